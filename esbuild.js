@@ -1,0 +1,92 @@
+// Builds the extension bundle, its lazily loaded modules, the simulator and the run-view script.
+// Usage: node esbuild.js [--production] [--watch]
+const esbuild = require('esbuild');
+const path = require('path');
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/**
+ * Modules that are heavy (undici, the simulator) are their own bundles in dist/ and are required
+ * on first use, so activation never pays for them. In source they are imported with a dynamic
+ * `import('…/name')`; here that import is rewritten to the sibling bundle `./name.js`.
+ */
+const lazyModules = {
+  'src/api/transport': 'transport',
+  'src/simulator/server': 'simulator',
+};
+
+const lazyModulesPlugin = {
+  name: 'lazy-modules',
+  setup(build) {
+    build.onResolve({ filter: /^\./ }, (args) => {
+      if (args.kind !== 'dynamic-import' && args.kind !== 'require-call') {
+        return undefined;
+      }
+      const resolved = path.relative(__dirname, path.resolve(args.resolveDir, args.path)).split(path.sep).join('/');
+      const bundle = lazyModules[resolved];
+      return bundle ? { path: `./${bundle}.js`, external: true } : undefined;
+    });
+  },
+};
+
+const problemMatcherPlugin = {
+  name: 'problem-matcher',
+  setup(build) {
+    build.onStart(() => watch && console.log('[watch] build started'));
+    build.onEnd((result) => {
+      for (const { text, location } of result.errors) {
+        console.error(`✘ [ERROR] ${text}`);
+        if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
+      }
+      if (watch) console.log('[watch] build finished');
+    });
+  },
+};
+
+const nodeOptions = {
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minify: production,
+  sourcemap: !production,
+  sourcesContent: false,
+  external: ['vscode'],
+  logLevel: 'warning',
+  plugins: [lazyModulesPlugin, problemMatcherPlugin],
+};
+
+const builds = [
+  { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
+  { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
+  { ...nodeOptions, entryPoints: { simulator: 'src/simulator/main.ts' }, outdir: 'dist' },
+  {
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    minify: production,
+    sourcemap: !production,
+    sourcesContent: false,
+    logLevel: 'warning',
+    entryPoints: { runView: 'src/views/webview/runView.ts' },
+    outdir: 'media/dist',
+    plugins: [problemMatcherPlugin],
+  },
+];
+
+async function main() {
+  const present = builds.filter((b) => Object.values(b.entryPoints).every((p) => require('fs').existsSync(p)));
+  if (watch) {
+    const contexts = await Promise.all(present.map((b) => esbuild.context(b)));
+    await Promise.all(contexts.map((c) => c.watch()));
+    return;
+  }
+  await Promise.all(present.map((b) => esbuild.build(b)));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,56 @@
+// One error type for every way a call to a crew can fail, with a kind the UI can act on.
+
+export type CrewApiErrorKind =
+  | 'unauthorized'
+  | 'notFound'
+  | 'missingInputs'
+  | 'badRequest'
+  | 'rateLimited'
+  | 'server'
+  | 'network'
+  | 'timeout'
+  | 'badResponse'
+  /** Refused before sending: insecure URL, redirect to elsewhere, body too large. */
+  | 'refused';
+
+export interface CrewApiErrorDetails {
+  status?: number;
+  /** Names of missing inputs (422), from either body family. */
+  missingInputs?: string[];
+  /** Milliseconds to wait before trying again (429/503 Retry-After). */
+  retryAfterMs?: number;
+  /** The server's own words, already stripped of anything secret. */
+  serverMessage?: string;
+}
+
+export class CrewApiError extends Error {
+  readonly kind: CrewApiErrorKind;
+  readonly status?: number;
+  readonly missingInputs?: string[];
+  readonly retryAfterMs?: number;
+  readonly serverMessage?: string;
+
+  constructor(kind: CrewApiErrorKind, message: string, details: CrewApiErrorDetails = {}) {
+    super(message);
+    this.name = 'CrewApiError';
+    this.kind = kind;
+    this.status = details.status;
+    this.missingInputs = details.missingInputs;
+    this.retryAfterMs = details.retryAfterMs;
+    this.serverMessage = details.serverMessage;
+  }
+
+  /** Worth trying a read again later (never used for kickoff or resume). */
+  get transient(): boolean {
+    return (
+      this.kind === 'network' ||
+      this.kind === 'timeout' ||
+      this.kind === 'rateLimited' ||
+      (this.kind === 'server' && (this.status === 502 || this.status === 503 || this.status === 504))
+    );
+  }
+}
+
+export function isCrewApiError(e: unknown): e is CrewApiError {
+  return e instanceof CrewApiError;
+}

@@ -1,0 +1,108 @@
+// Shapes the rest of the extension works with, independent of which body family the service sent.
+
+/** A run's state after normalisation (see the shared API notes, "Normalising a status"). */
+export type RunState =
+  | 'queued'
+  | 'running'
+  | 'awaitingFeedback'
+  | 'succeeded'
+  | 'failed'
+  | 'cancelled'
+  | 'notFound'
+  /** A state word we do not know: treated as still running, never as an end. */
+  | 'unknown';
+
+export const FINAL_STATES: ReadonlySet<RunState> = new Set(['succeeded', 'failed', 'cancelled']);
+
+export interface TaskOutput {
+  /** Task name (or description when the service sends no name). */
+  name: string;
+  output: string;
+  agent?: string;
+  description?: string;
+  taskId?: string;
+  executionTime?: number;
+}
+
+export interface Progress {
+  unit: 'task' | 'step';
+  completed?: number;
+  /** Absent or null: unknown total ("step N", not a percentage). */
+  total?: number | null;
+  current?: string;
+  currentAgent?: string;
+}
+
+/** The latest agent step, whichever of its fields the service sent. */
+export interface AgentStep {
+  prompt?: string;
+  thought?: string;
+  action?: string;
+  tool?: string;
+  toolInput?: string;
+  result?: string;
+}
+
+export interface FinalOutput {
+  /** `json` when the output parsed as JSON (object or array); `text` is then its pretty print. */
+  kind: 'json' | 'markdown';
+  text: string;
+  json?: unknown;
+}
+
+/** What a paused run asks a human to review. */
+export interface FeedbackRequest {
+  /** Task id for /resume when the body reveals it; otherwise the user must supply it. */
+  taskId?: string;
+  taskName?: string;
+  /** The task output to review. */
+  output?: string;
+}
+
+export interface StatusSnapshot {
+  state: RunState;
+  /** The state word as received (`state`, else `status`), before normalisation. */
+  rawState?: string;
+  /** The service's human message (live `status` when `state` is present, docs `message`). */
+  message?: string;
+  currentTask?: string;
+  currentAgent?: string;
+  progress?: Progress;
+  lastStep?: AgentStep;
+  /** `last_executed_task` of this body, when present. */
+  lastTask?: TaskOutput;
+  /** Per-task outputs this body carries (result.tasks, else tasks_output, else [lastTask]). */
+  tasks: TaskOutput[];
+  finalOutput?: FinalOutput;
+  error?: string;
+  usage?: Record<string, number>;
+  executionTime?: number;
+  /** Set when the run waits for human feedback. */
+  feedback?: FeedbackRequest;
+  /** The body as received, for the raw-JSON view. */
+  raw: unknown;
+}
+
+export interface KickoffRequest {
+  inputs: Record<string, string>;
+  meta?: Record<string, unknown>;
+  taskWebhookUrl?: string;
+  stepWebhookUrl?: string;
+  crewWebhookUrl?: string;
+}
+
+export interface ResumeRequest {
+  executionId: string;
+  taskId: string;
+  humanFeedback: string;
+  isApprove: boolean;
+  taskWebhookUrl?: string;
+  stepWebhookUrl?: string;
+  crewWebhookUrl?: string;
+}
+
+export type ResumeResult =
+  /** The run goes on under the same id; `status` as the service said it (resumed, retrying, completed). */
+  | { kind: 'resumed'; status?: string; message?: string }
+  /** The live service answered with a new kickoff id: follow the run under it. */
+  | { kind: 'continuedAs'; kickoffId: string };
