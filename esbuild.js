@@ -33,7 +33,9 @@ const lazyModulesPlugin = {
 const problemMatcherPlugin = {
   name: 'problem-matcher',
   setup(build) {
-    build.onStart(() => watch && console.log('[watch] build started'));
+    build.onStart(() => {
+      if (watch) console.log('[watch] build started');
+    });
     build.onEnd((result) => {
       for (const { text, location } of result.errors) {
         console.error(`✘ [ERROR] ${text}`);
