@@ -106,3 +106,12 @@ export type ResumeResult =
   | { kind: 'resumed'; status?: string; message?: string }
   /** The live service answered with a new kickoff id: follow the run under it. */
   | { kind: 'continuedAs'; kickoffId: string };
+
+/** What the poller needs from the API client (the client implements it). */
+export interface StatusSource {
+  /**
+   * GET /status/{kickoffId} on the crew at `crewUrl` (normalised base URL), normalised.
+   * Throws CrewApiError; a 404 or a `NOT FOUND` body is returned as state `notFound`, not thrown.
+   */
+  getStatus(crewUrl: string, kickoffId: string, signal?: AbortSignal): Promise<StatusSnapshot>;
+}
