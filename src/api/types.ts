@@ -22,6 +22,8 @@ export interface TaskOutput {
   description?: string;
   taskId?: string;
   executionTime?: number;
+  /** 2, 3, ... when this is a later output of a task already seen (retried after human feedback). */
+  attempt?: number;
 }
 
 export interface Progress {
@@ -57,6 +59,8 @@ export interface FeedbackRequest {
   taskName?: string;
   /** The task output to review. */
   output?: string;
+  /** `flow_id` of a flow waiting for feedback: flows may take feedback through the platform's HITL callback, not /resume. */
+  flowId?: string;
 }
 
 export interface StatusSnapshot {
@@ -73,6 +77,8 @@ export interface StatusSnapshot {
   lastTask?: TaskOutput;
   /** Per-task outputs this body carries (result.tasks, else tasks_output, else [lastTask]). */
   tasks: TaskOutput[];
+  /** Where `tasks` came from: a complete list (`result.tasks`, `tasks_output`) or only the latest task. */
+  tasksSource?: 'result' | 'tasks_output' | 'last_executed_task';
   finalOutput?: FinalOutput;
   error?: string;
   usage?: Record<string, number>;

@@ -1,0 +1,524 @@
+// Turns any GET /status body (documented or live family, see the shared API notes "Normalising a status")
+// into a StatusSnapshot. Pure and never throwing: a body we cannot read becomes state 'unknown' (keep
+// polling), never 'failed' or 'succeeded' — the run's end is never guessed.
+
+import { idString, isJsonObject, type JsonObject, nonBlankString, parseJsonLenient, safeStringify } from './bodies';
+import type {
+  AgentStep,
+  FeedbackRequest,
+  FinalOutput,
+  Progress,
+  RunState,
+  StatusSnapshot,
+  TaskOutput,
+} from './types';
+
+/** Name given to a task the service did not name (e.g. `last_executed_task` sent as a plain string). */
+export const UNNAMED_TASK = 'Unnamed task';
+
+const STATE_BY_WORD: ReadonlyMap<string, RunState> = new Map<string, RunState>([
+  ['PENDING', 'queued'],
+  ['QUEUED', 'queued'],
+  ['RECEIVED', 'queued'],
+  ['STARTED', 'running'],
+  ['RUNNING', 'running'],
+  ['RETRY', 'running'],
+  ['PAUSED', 'awaitingFeedback'],
+  ['PENDING_HUMAN_INPUT', 'awaitingFeedback'],
+  ['AWAITING_HUMAN_INPUT', 'awaitingFeedback'],
+  ['SUCCESS', 'succeeded'],
+  ['COMPLETED', 'succeeded'],
+  ['SUCCEEDED', 'succeeded'],
+  ['DONE', 'succeeded'],
+  ['FINISHED', 'succeeded'],
+  ['FAILED', 'failed'],
+  ['FAILURE', 'failed'],
+  ['ERROR', 'failed'],
+  ['REVOKED', 'cancelled'],
+  ['CANCELLED', 'cancelled'],
+  ['CANCELED', 'cancelled'],
+  ['STOPPED', 'cancelled'],
+  ['NOT_FOUND', 'notFound'],
+]);
+
+/** "not found", "Not-Found", " NOT FOUND " → 'notFound'; any word outside the table → 'unknown'. */
+export function normaliseStateWord(word: string): RunState {
+  if (typeof word !== 'string') {
+    return 'unknown';
+  }
+  const key = word.trim().toUpperCase().replace(/[\s-]+/g, '_');
+  return STATE_BY_WORD.get(key) ?? 'unknown';
+}
+
+/** Normalises one GET /status reply. `httpStatus` 404 means "not found" whatever the body says. */
+export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot {
+  const decoded = typeof body === 'string' ? parseJsonLenient(body) : undefined;
+  const fields: JsonObject = isJsonObject(body)
+    ? body
+    : decoded?.ok && isJsonObject(decoded.value)
+      ? decoded.value
+      : {};
+
+  // Rule 1: `state` when it is a non-empty string (live), else `status` (docs).
+  const liveStateWord = nonBlankString(fields['state'])?.trim();
+  const rawState = liveStateWord ?? nonBlankString(fields['status'])?.trim();
+  const state: RunState = httpStatus === 404 ? 'notFound' : rawState === undefined ? 'unknown' : normaliseStateWord(rawState);
+
+  // Live: `status` is the human message once `state` carries the state word.
+  const message =
+    (liveStateWord !== undefined ? nonBlankString(fields['status'])?.trim() : undefined) ??
+    nonBlankString(fields['message'])?.trim();
+
+  const progress = parseProgress(fields['progress']);
+  const lastTask = parseTask(fields['last_executed_task']);
+  const { tasks, tasksSource } = parseTasks(fields, lastTask);
+  const finalOutput = parseFinalOutput(fields, state, lastTask);
+
+  const snapshot: StatusSnapshot = {
+    state,
+    rawState,
+    message,
+    currentTask: labelText(fields['current_task']) ?? progress?.current,
+    currentAgent: labelText(fields['current_agent']) ?? progress?.currentAgent,
+    progress,
+    lastStep: parseStep(fields['last_step']),
+    lastTask,
+    tasks,
+    tasksSource,
+    finalOutput,
+    error: state === 'failed' ? failureText(fields, liveStateWord !== undefined) : undefined,
+    usage: parseUsage(fields['usage_metrics'] ?? fields['token_usage']),
+    executionTime: nonNegativeNumber(fields['execution_time']),
+    feedback: state === 'awaitingFeedback' ? parseFeedback(fields, lastTask, finalOutput) : undefined,
+    raw: body,
+  };
+  // `raw` stays even when the body itself was undefined: the key is part of the contract.
+  return { ...withoutUndefined(snapshot), raw: body };
+}
+
+/** Drops keys whose value is undefined so snapshots compare and serialise cleanly. */
+function withoutUndefined<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as (keyof T)[]) {
+    if (value[key] === undefined) {
+      delete value[key];
+    }
+  }
+  return value;
+}
+
+/** Any scalar or structure as display text; objects as compact JSON. */
+function toText(value: unknown): string | undefined {
+  if (typeof value === 'string') {
+    return value;
+  }
+  if (typeof value === 'number' || typeof value === 'boolean') {
+    return String(value);
+  }
+  if (typeof value === 'object' && value !== null) {
+    return safeStringify(value);
+  }
+  return undefined;
+}
+
+/** A short label: a non-blank string or number, or the `name`/`role` of an object. */
+function labelText(value: unknown): string | undefined {
+  if (isJsonObject(value)) {
+    return idString(value['name']) ?? idString(value['role']);
+  }
+  return idString(value);
+}
+
+/** Finite, non-negative number; numeric strings accepted because some gateways stringify numbers. */
+function nonNegativeNumber(value: unknown): number | undefined {
+  const number =
+    typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  return Number.isFinite(number) && number >= 0 ? number : undefined;
+}
+
+// Rule 6: docs {completed_tasks, total_tasks} or live {unit, completed, total, current, current_agent}.
+function parseProgress(value: unknown): Progress | undefined {
+  if (!isJsonObject(value)) {
+    return undefined;
+  }
+  const completed = nonNegativeNumber(value['completed']) ?? nonNegativeNumber(value['completed_tasks']);
+  // A null or missing total is "unknown total": show "step N", never a percentage.
+  const total = nonNegativeNumber('total' in value ? value['total'] : value['total_tasks']) ?? null;
+  const current = labelText(value['current']);
+  const currentAgent = labelText(value['current_agent']);
+  if (completed === undefined && total === null && current === undefined && currentAgent === undefined) {
+    return undefined;
+  }
+  const unitWord = typeof value['unit'] === 'string' ? value['unit'].trim().toLowerCase() : '';
+  const unit: Progress['unit'] = unitWord === 'task' || unitWord === 'step' ? unitWord : total === null ? 'step' : 'task';
+  return withoutUndefined<Progress>({ unit, completed, total, current, currentAgent });
+}
+
+/** `{prompt, thought, tool, tool_input, result}` or `{action, result}`; a bare string is taken as the action. */
+function parseStep(value: unknown): AgentStep | undefined {
+  if (typeof value === 'string') {
+    return value.trim() === '' ? undefined : { action: value };
+  }
+  if (!isJsonObject(value)) {
+    return undefined;
+  }
+  const step = withoutUndefined<AgentStep>({
+    prompt: toText(value['prompt']),
+    thought: toText(value['thought']),
+    action: toText(value['action']),
+    tool: toText(value['tool']),
+    toolInput: toText(value['tool_input'] ?? value['toolInput']),
+    result: toText(value['result']),
+  });
+  return Object.keys(step).length === 0 ? undefined : step;
+}
+
+/**
+ * One task's output from `last_executed_task`, `result.tasks[]` or `tasks_output[]`. A plain string is the
+ * task's output (crewAI prints a TaskOutput as its raw text); an object without any name, id or output
+ * (the `{}` placeholder) is no task at all.
+ */
+function parseTask(value: unknown): TaskOutput | undefined {
+  if (typeof value === 'string') {
+    return value.trim() === '' ? undefined : { name: UNNAMED_TASK, output: value };
+  }
+  if (!isJsonObject(value)) {
+    return undefined;
+  }
+  const name = nonBlankString(value['name'])?.trim();
+  const description = nonBlankString(value['description']);
+  const taskId = idString(value['task_id']) ?? idString(value['id']);
+  const output = toText(value['output'] ?? value['raw'] ?? value['json_dict']);
+  if (name === undefined && description === undefined && taskId === undefined && output === undefined) {
+    return undefined;
+  }
+  const agent = value['agent'];
+  return withoutUndefined<TaskOutput>({
+    name: name ?? description?.trim() ?? taskId ?? UNNAMED_TASK,
+    output: output ?? '',
+    agent: isJsonObject(agent) ? labelText(agent) : nonBlankString(agent)?.trim(),
+    description,
+    taskId,
+    executionTime: nonNegativeNumber(value['execution_time']),
+  });
+}
+
+function parseTaskList(value: unknown): TaskOutput[] {
+  if (!Array.isArray(value)) {
+    return [];
+  }
+  return value.map(parseTask).filter((task): task is TaskOutput => task !== undefined);
+}
+
+// Rule 5: result.tasks → tasks_output → this body's last_executed_task (empty lists fall through).
+function parseTasks(
+  fields: JsonObject,
+  lastTask: TaskOutput | undefined,
+): Pick<StatusSnapshot, 'tasks' | 'tasksSource'> {
+  const result = fields['result'];
+  const resultTasks = isJsonObject(result) ? parseTaskList(result['tasks']) : [];
+  if (resultTasks.length > 0) {
+    return { tasks: resultTasks, tasksSource: 'result' };
+  }
+  const tasksOutput = parseTaskList(fields['tasks_output']);
+  if (tasksOutput.length > 0) {
+    return { tasks: tasksOutput, tasksSource: 'tasks_output' };
+  }
+  return lastTask === undefined ? { tasks: [] } : { tasks: [lastTask], tasksSource: 'last_executed_task' };
+}
+
+const WHOLE_FENCED_BLOCK = /^```[ \t]*(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n?[ \t]*```$/i;
+
+function jsonOutput(value: unknown): FinalOutput {
+  return { kind: 'json', text: safeStringify(value, 2) ?? String(value), json: value };
+}
+
+function isStructured(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+/**
+ * Text that may carry JSON: JSON as is, then JSON in a ```json fence that is the whole text, else Markdown.
+ * Only objects and arrays count as JSON output; a fence inside prose stays prose (its words matter).
+ */
+export function interpretOutputText(text: string): FinalOutput | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') {
+    return undefined;
+  }
+  const direct = parseJsonLenient(trimmed);
+  if (direct.ok && isStructured(direct.value)) {
+    return jsonOutput(direct.value);
+  }
+  const fenced = WHOLE_FENCED_BLOCK.exec(trimmed);
+  if (fenced) {
+    const inner = parseJsonLenient(fenced[1]);
+    if (inner.ok && isStructured(inner.value)) {
+      return jsonOutput(inner.value);
+    }
+  }
+  return { kind: 'markdown', text };
+}
+
+/** Any JSON value as an output: strings interpreted, structures as JSON, scalars as text. */
+function outputFromValue(value: unknown): FinalOutput | undefined {
+  if (typeof value === 'string') {
+    return interpretOutputText(value);
+  }
+  if (isStructured(value)) {
+    return jsonOutput(value);
+  }
+  if (typeof value === 'number' || typeof value === 'boolean') {
+    return { kind: 'markdown', text: String(value) };
+  }
+  return undefined;
+}
+
+// Rule 4: result_json → result (docs object with `output`; live string) → last_executed_task.output.
+function parseFinalOutput(
+  fields: JsonObject,
+  state: RunState,
+  lastTask: TaskOutput | undefined,
+): FinalOutput | undefined {
+  const resultJson = fields['result_json'];
+  const isEmptyObject = isJsonObject(resultJson) && Object.keys(resultJson).length === 0;
+  const fromResultJson = isEmptyObject ? undefined : outputFromValue(resultJson);
+  if (fromResultJson !== undefined) {
+    return fromResultJson;
+  }
+  const result = fields['result'];
+  if (isJsonObject(result)) {
+    if (result['output'] !== undefined && result['output'] !== null) {
+      const fromOutput = outputFromValue(result['output']);
+      if (fromOutput !== undefined) {
+        return fromOutput;
+      }
+    }
+    // An object result without `output` is shown whole, unless it only carries the task list.
+    const otherKeys = Object.keys(result).filter((key) => key !== 'tasks' && key !== 'output');
+    if (otherKeys.length > 0) {
+      return jsonOutput(result);
+    }
+  } else {
+    const fromResult = outputFromValue(result);
+    if (fromResult !== undefined) {
+      return fromResult;
+    }
+  }
+  // While running, the last task's output is an intermediate result, not the run's final output.
+  if (state === 'succeeded' && lastTask !== undefined) {
+    return interpretOutputText(lastTask.output);
+  }
+  return undefined;
+}
+
+/** Docs `error` (text or `{message}`); live FAILED carries the exception text in `status`; else `message`. */
+function failureText(fields: JsonObject, statusIsMessage: boolean): string | undefined {
+  const error = fields['error'];
+  return (
+    nonBlankString(error)?.trim() ??
+    (isJsonObject(error) ? nonBlankString(error['message'])?.trim() : undefined) ??
+    (statusIsMessage ? nonBlankString(fields['status'])?.trim() : undefined) ??
+    nonBlankString(fields['message'])?.trim()
+  );
+}
+
+/** Token counts and the like: numeric entries only. */
+function parseUsage(value: unknown): Record<string, number> | undefined {
+  if (!isJsonObject(value)) {
+    return undefined;
+  }
+  const entries = Object.entries(value).filter(
+    (entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]),
+  );
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+/**
+ * What a paused run asks to review. Task id from `task_id`, `pending_task_id`, `last_executed_task.id`,
+ * `last_executed_task.task_id` (else the user pastes it); output from `last_executed_task.output`, the
+ * human-input webhook's `task_output`, else the result.
+ */
+function parseFeedback(
+  fields: JsonObject,
+  lastTask: TaskOutput | undefined,
+  finalOutput: FinalOutput | undefined,
+): FeedbackRequest {
+  const lastTaskFields = fields['last_executed_task'];
+  const taskId =
+    idString(fields['task_id']) ??
+    idString(fields['pending_task_id']) ??
+    (isJsonObject(lastTaskFields) ? idString(lastTaskFields['id']) ?? idString(lastTaskFields['task_id']) : undefined);
+  const lastOutput = lastTask !== undefined && lastTask.output.trim() !== '' ? lastTask.output : undefined;
+  return withoutUndefined<FeedbackRequest>({
+    taskId,
+    taskName: lastTask !== undefined && lastTask.name !== UNNAMED_TASK ? lastTask.name : undefined,
+    output: lastOutput ?? nonBlankString(toText(fields['task_output'])) ?? finalOutput?.text,
+    flowId: idString(fields['flow_id']),
+  });
+}
+
+// ---- Accumulating per-task outputs across polls ----
+
+function sameTask(a: TaskOutput, b: TaskOutput): boolean {
+  if (a.taskId !== undefined && b.taskId !== undefined) {
+    return a.taskId === b.taskId;
+  }
+  return a.name === b.name && a.name !== UNNAMED_TASK;
+}
+
+/** The same output of the same task; an unnamed entry matches on its output alone. */
+function sameEntry(a: TaskOutput, b: TaskOutput): boolean {
+  const sameOutput = a.output.trim() === b.output.trim();
+  return sameOutput && (sameTask(a, b) || a.name === UNNAMED_TASK || b.name === UNNAMED_TASK);
+}
+
+/** `preferred`'s fields win; `other` fills the gaps (and replaces a placeholder name). */
+function combine(preferred: TaskOutput, other: TaskOutput): TaskOutput {
+  const merged: TaskOutput = { ...other, ...withoutUndefined({ ...preferred }) };
+  if (merged.name === UNNAMED_TASK) {
+    merged.name = other.name;
+  }
+  return merged;
+}
+
+/** The attempt number for a new output of `task`, given the entries already kept; undefined for a first. */
+function nextAttempt(kept: readonly TaskOutput[], task: TaskOutput): number | undefined {
+  const earlier = kept.filter((entry) => sameTask(entry, task));
+  return earlier.length === 0 ? undefined : Math.max(...earlier.map((entry) => entry.attempt ?? 1)) + 1;
+}
+
+function appendIfNew(kept: readonly TaskOutput[], task: TaskOutput): TaskOutput[] {
+  const index = kept.findIndex((entry) => sameEntry(entry, task));
+  if (index >= 0) {
+    const updated = [...kept];
+    updated[index] = combine(kept[index], task);
+    return updated;
+  }
+  const attempt = nextAttempt(kept, task);
+  return [...kept, attempt === undefined ? task : { ...task, attempt }];
+}
+
+/**
+ * Accumulates the distinct per-task outputs seen while polling (rule 5). Pure: `known` is not modified.
+ *
+ * - Live bodies carry only the latest finished task; each distinct (task, output) pair is kept once, so
+ *   seeing the same snapshot twice changes nothing.
+ * - A task retried after human feedback (`is_approve: false`) that produces a different output is a NEW
+ *   entry with `attempt` 2, 3, …, not a replacement: the reviewer's rejected version stays visible and
+ *   nothing is lost when tasks cannot be told apart (a string `last_executed_task` has no name).
+ * - A complete list (`result.tasks` / `tasks_output`) wins: its order and fields are used, enriched with
+ *   what earlier snapshots knew. Earlier entries it lacks are kept — earlier attempts of a listed task
+ *   just before that task, entries of tasks it does not list at the end, in the order they were seen.
+ */
+export function mergeTaskOutputs(known: readonly TaskOutput[], snapshot: StatusSnapshot): TaskOutput[] {
+  const completeList = snapshot.tasksSource === 'result' || snapshot.tasksSource === 'tasks_output';
+  if (!completeList) {
+    return snapshot.tasks.reduce<TaskOutput[]>((kept, task) => appendIfNew(kept, task), [...known]);
+  }
+  const seen = snapshot.lastTask === undefined ? [...known] : appendIfNew(known, snapshot.lastTask);
+  const used = new Set<number>();
+  const merged: TaskOutput[] = [];
+  for (const listed of snapshot.tasks) {
+    const matchIndex = seen.findIndex((entry, index) => !used.has(index) && sameEntry(entry, listed));
+    seen.forEach((entry, index) => {
+      const isEarlierAttempt =
+        !used.has(index) &&
+        index !== matchIndex &&
+        (matchIndex < 0 || index < matchIndex) &&
+        sameTask(entry, listed) &&
+        !snapshot.tasks.some((other) => sameEntry(other, entry));
+      if (isEarlierAttempt) {
+        used.add(index);
+        merged.push(entry);
+      }
+    });
+    if (matchIndex >= 0) {
+      used.add(matchIndex);
+      merged.push(combine(listed, seen[matchIndex]));
+    } else {
+      const attempt = nextAttempt(merged, listed);
+      merged.push(attempt === undefined ? listed : { ...listed, attempt });
+    }
+  }
+  seen.forEach((entry, index) => {
+    if (!used.has(index)) {
+      merged.push(entry);
+    }
+  });
+  return merged;
+}
+
+// ---- Plain-English change lines for the output channel and the poller ----
+
+function describeState(snapshot: StatusSnapshot): string {
+  switch (snapshot.state) {
+    case 'queued':
+      return 'Run is queued';
+    case 'running':
+      return 'Run is running';
+    case 'awaitingFeedback': {
+      const taskName = snapshot.feedback?.taskName;
+      return taskName === undefined ? 'Run is waiting for human feedback' : `Run is waiting for human feedback on ${taskName}`;
+    }
+    case 'succeeded':
+      return 'Run succeeded';
+    case 'failed':
+      return 'Run failed';
+    case 'cancelled':
+      return 'Run was cancelled';
+    case 'notFound':
+      return 'Service does not know this run (it may still be starting, paused for review, or expired)';
+    case 'unknown':
+      return snapshot.rawState === undefined
+        ? 'Service sent a status without a state; still watching'
+        : `Service reported an unfamiliar state "${snapshot.rawState}"; still watching`;
+  }
+}
+
+function describeProgress(progress: Progress): string | undefined {
+  if (progress.completed === undefined) {
+    return undefined;
+  }
+  const units = progress.unit === 'step' ? 'steps' : 'tasks';
+  if (typeof progress.total === 'number') {
+    return `Progress: ${progress.completed} of ${progress.total} ${units}`;
+  }
+  return progress.unit === 'step' ? `Progress: step ${progress.completed}` : `Progress: ${progress.completed} ${units} done`;
+}
+
+/**
+ * Lines describing what meaningfully changed from `previous` to `next`: state (each new unfamiliar state
+ * word once), current task, progress counts, task outputs not in `previous`, error text. [] when nothing
+ * that matters changed (timestamps, messages, steps). Compares the two snapshots only.
+ */
+export function describeChanges(previous: StatusSnapshot | undefined, next: StatusSnapshot): string[] {
+  const lines: string[] = [];
+  const stateChanged =
+    previous === undefined ||
+    previous.state !== next.state ||
+    (next.state === 'unknown' && previous.rawState !== next.rawState);
+  if (stateChanged) {
+    lines.push(describeState(next));
+  }
+  if (next.currentTask !== undefined && next.currentTask !== previous?.currentTask) {
+    lines.push(next.currentAgent === undefined ? `Working on ${next.currentTask}` : `Working on ${next.currentTask} (${next.currentAgent})`);
+  }
+  const progressLine = next.progress === undefined ? undefined : describeProgress(next.progress);
+  const previousProgressLine = previous?.progress === undefined ? undefined : describeProgress(previous.progress);
+  if (progressLine !== undefined && progressLine !== previousProgressLine) {
+    lines.push(progressLine);
+  }
+  const previousTasks = previous?.tasks ?? [];
+  for (const task of next.tasks) {
+    if (previousTasks.some((entry) => sameEntry(entry, task))) {
+      continue;
+    }
+    const by = task.agent === undefined ? '' : ` (${task.agent})`;
+    const retried = previousTasks.some((entry) => sameTask(entry, task));
+    lines.push(retried ? `Task ${task.name} has a new output${by}` : `Task ${task.name} finished${by}`);
+  }
+  if (next.error !== undefined && next.error !== previous?.error) {
+    lines.push(`Error: ${next.error}`);
+  }
+  return lines;
+}
