@@ -21,6 +21,8 @@ export interface CrewApiErrorDetails {
   retryAfterMs?: number;
   /** The server's own words, already stripped of anything secret. */
   serverMessage?: string;
+  /** The parsed error body (token redacted), for callers that read more from it. */
+  body?: unknown;
 }
 
 export class CrewApiError extends Error {
@@ -29,6 +31,7 @@ export class CrewApiError extends Error {
   readonly missingInputs?: string[];
   readonly retryAfterMs?: number;
   readonly serverMessage?: string;
+  readonly body?: unknown;
 
   constructor(kind: CrewApiErrorKind, message: string, details: CrewApiErrorDetails = {}) {
     super(message);
@@ -38,6 +41,7 @@ export class CrewApiError extends Error {
     this.missingInputs = details.missingInputs;
     this.retryAfterMs = details.retryAfterMs;
     this.serverMessage = details.serverMessage;
+    this.body = details.body;
   }
 
   /** Worth trying a read again later (never used for kickoff or resume). */

@@ -1,0 +1,342 @@
+// The four calls of a deployed crew, with tolerant parsing and one typed error for every failure.
+import type { KickoffRequest, ResumeRequest, ResumeResult, StatusSnapshot, StatusSource } from './types';
+import { CrewApiError } from './errors';
+import { endpointUrl, normaliseCrewUrl, originOf } from './url';
+import { backoffDelay, jitter, parseRetryAfter } from './retry';
+import { normaliseStatus } from './normalize';
+import {
+  extractErrorMessage,
+  extractMissingInputs,
+  namesCamelCaseResumeFields,
+  parseInputsBody,
+  parseKickoffBody,
+  parseResumeBody,
+} from './bodies';
+import {
+  DEFAULT_NETWORK_SETTINGS,
+  isTransportFailure,
+  type HttpResponse,
+  type NetworkSettings,
+  type Transport,
+} from './transportTypes';
+
+export interface ReadRetryPolicy {
+  /** Attempts in all, the first included. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A Retry-After longer than this is not waited out here; the error goes to the caller. */
+  maxRetryAfterMs: number;
+}
+
+export interface CrewClientOptions {
+  /** The token stored for a normalised crew URL. */
+  getToken(crewUrl: string): Promise<string | undefined>;
+  /** Network settings, read on each new transport (see `resetTransport`). */
+  getNetworkSettings?(): NetworkSettings;
+  /** Replaces the undici transport (tests). */
+  createTransport?(settings: NetworkSettings): Transport | Promise<Transport>;
+  retry?: Partial<ReadRetryPolicy>;
+  sleep?(ms: number, signal?: AbortSignal): Promise<void>;
+  random?(): number;
+  userAgent?: string;
+}
+
+export interface CallOptions {
+  /** Use this token instead of the stored one (validating a token before saving it). */
+  token?: string;
+  signal?: AbortSignal;
+}
+
+const DEFAULT_RETRY: ReadRetryPolicy = { attempts: 3, baseDelayMs: 500, maxDelayMs: 5_000, maxRetryAfterMs: 30_000 };
+
+export class CrewClient implements StatusSource {
+  private transport?: Promise<Transport>;
+  private readonly retry: ReadRetryPolicy;
+
+  constructor(private readonly options: CrewClientOptions) {
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+  }
+
+  /** GET /inputs: the names of the inputs the crew expects. Also the way to validate a URL and token. */
+  async getInputs(crewUrl: string, call: CallOptions = {}): Promise<string[]> {
+    const response = await this.read(crewUrl, ['inputs'], call);
+    const inputs = parseInputsBody(parseJson(response));
+    if (!inputs) {
+      throw new CrewApiError('badResponse', `The crew at ${originOf(crewUrl)} answered /inputs with something that is not an input list.`, { status: response.status });
+    }
+    return inputs;
+  }
+
+  /** POST /kickoff. Never retried: after a timeout the run may have started. */
+  async kickoff(crewUrl: string, request: KickoffRequest, call: CallOptions = {}): Promise<string> {
+    const response = await this.send(crewUrl, ['kickoff'], 'POST', JSON.stringify(request), call);
+    const kickoffId = parseKickoffBody(parseJson(response));
+    if (!kickoffId) {
+      throw new CrewApiError('badResponse', 'The crew accepted the kickoff but its reply had no kickoff id.', { status: response.status });
+    }
+    return kickoffId;
+  }
+
+  /** GET /status/{id}, normalised. NOT FOUND (200 body or 404) is a state, not an error. */
+  async getStatus(crewUrl: string, kickoffId: string, signal?: AbortSignal): Promise<StatusSnapshot> {
+    try {
+      const response = await this.read(crewUrl, ['status', kickoffId], { signal });
+      const body = parseJson(response);
+      if (body === undefined) {
+        throw new CrewApiError('badResponse', 'The crew sent a status that is not valid JSON.', { status: response.status });
+      }
+      return normaliseStatus(body, response.status);
+    } catch (e) {
+      if (e instanceof CrewApiError && e.kind === 'notFound') {
+        return normaliseStatus(e.body ?? {}, 404);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * POST /resume. The documented snake_case body first; the live service wants camelCase and says
+   * so with a 422 naming `executionId`/`taskId`: then, and only then, once more in camelCase.
+   */
+  async resume(crewUrl: string, request: ResumeRequest, call: CallOptions = {}): Promise<ResumeResult> {
+    const webhooks = {
+      ...(request.taskWebhookUrl ? { taskWebhookUrl: request.taskWebhookUrl } : {}),
+      ...(request.stepWebhookUrl ? { stepWebhookUrl: request.stepWebhookUrl } : {}),
+      ...(request.crewWebhookUrl ? { crewWebhookUrl: request.crewWebhookUrl } : {}),
+    };
+    const documented = {
+      execution_id: request.executionId,
+      task_id: request.taskId,
+      human_feedback: request.humanFeedback,
+      is_approve: request.isApprove,
+      ...webhooks,
+    };
+    let response: HttpResponse;
+    try {
+      response = await this.send(crewUrl, ['resume'], 'POST', JSON.stringify(documented), call);
+    } catch (e) {
+      if (!(e instanceof CrewApiError && e.status === 422 && namesCamelCaseResumeFields(e.body))) {
+        throw e;
+      }
+      const camelCase = {
+        executionId: request.executionId,
+        taskId: request.taskId,
+        humanFeedback: request.humanFeedback,
+        isApprove: request.isApprove,
+        ...webhooks,
+      };
+      response = await this.send(crewUrl, ['resume'], 'POST', JSON.stringify(camelCase), call);
+    }
+    return parseResumeBody(parseJson(response)) ?? { kind: 'resumed' };
+  }
+
+  /** Drops pooled connections; the next call builds a transport from fresh settings. */
+  async resetTransport(): Promise<void> {
+    const previous = this.transport;
+    this.transport = undefined;
+    await (await previous?.catch(() => undefined))?.close();
+  }
+
+  async dispose(): Promise<void> {
+    await this.resetTransport();
+  }
+
+  private async read(crewUrl: string, path: string[], call: CallOptions): Promise<HttpResponse> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.send(crewUrl, path, 'GET', undefined, call);
+      } catch (e) {
+        const last = attempt + 1 >= this.retry.attempts;
+        if (!(e instanceof CrewApiError) || !e.transient || last || call.signal?.aborted) {
+          throw e;
+        }
+        if (e.retryAfterMs !== undefined && e.retryAfterMs > this.retry.maxRetryAfterMs) {
+          throw e;
+        }
+        const backoff = jitter(backoffDelay(attempt, this.retry.baseDelayMs, this.retry.maxDelayMs), 0.2, this.options.random);
+        await this.sleep(Math.max(backoff, e.retryAfterMs ?? 0), call.signal);
+      }
+    }
+  }
+
+  private async send(crewUrl: string, path: string[], method: 'GET' | 'POST', body: string | undefined, call: CallOptions): Promise<HttpResponse> {
+    const normalised = normaliseCrewUrl(crewUrl);
+    if (!normalised.ok) {
+      throw new CrewApiError('refused', describeUrlProblem(normalised.problem));
+    }
+    const baseUrl = normalised.url;
+    const token = call.token ?? (await this.options.getToken(baseUrl));
+    if (!token) {
+      throw new CrewApiError('unauthorized', 'No token is stored for this crew. Set its token first.');
+    }
+    const url = endpointUrl(baseUrl, ...path);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json',
+      'user-agent': this.options.userAgent ?? 'crew-runs',
+    };
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+    }
+    let response: HttpResponse;
+    try {
+      const transport = await this.getTransport();
+      response = await transport.request({ method, url, headers, body, signal: call.signal });
+    } catch (e) {
+      throw this.fromTransportFailure(e, token);
+    }
+    if (response.status >= 200 && response.status < 300) {
+      return response;
+    }
+    throw errorForResponse(response, url, token);
+  }
+
+  private fromTransportFailure(e: unknown, token: string): unknown {
+    if (!isTransportFailure(e)) {
+      return e;
+    }
+    const message = redact(e.message, token);
+    switch (e.transportFailure) {
+      case 'aborted': {
+        const abort = new Error(message);
+        abort.name = 'AbortError';
+        return abort;
+      }
+      case 'timeout':
+        return new CrewApiError('timeout', message);
+      case 'tooLarge':
+        return new CrewApiError('badResponse', message);
+      default:
+        return new CrewApiError('network', message);
+    }
+  }
+
+  private getTransport(): Promise<Transport> {
+    if (!this.transport) {
+      const settings = this.options.getNetworkSettings?.() ?? DEFAULT_NETWORK_SETTINGS;
+      this.transport = (async () => {
+        if (this.options.createTransport) {
+          return this.options.createTransport(settings);
+        }
+        // Loaded on the first request, not at activation (dist/transport.js in the bundle).
+        const { createTransport } = await import('./transport');
+        return createTransport(settings);
+      })();
+      this.transport.catch(() => (this.transport = undefined));
+    }
+    return this.transport;
+  }
+
+  private sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.options.sleep) {
+      return this.options.sleep(ms, signal);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, ms);
+      signal?.addEventListener('abort', () => {
+        clearTimeout(timer);
+        const abort = new Error('The request was cancelled.');
+        abort.name = 'AbortError';
+        reject(abort);
+      }, { once: true });
+    });
+  }
+}
+
+function parseJson(response: HttpResponse): unknown {
+  const text = response.bodyText.trim();
+  if (!text) {
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Never let a token reach a message, even when a server echoes it back. */
+function redact(text: string, token: string): string {
+  return token ? text.split(token).join('***') : text;
+}
+
+function errorForResponse(response: HttpResponse, url: string, token: string): CrewApiError {
+  const status = response.status;
+  const body = parseJson(response) ?? response.bodyText;
+  const serverMessage = (() => {
+    const message = extractErrorMessage(body);
+    return message ? redact(message, token) : undefined;
+  })();
+  const said = serverMessage ? `: ${serverMessage}` : '.';
+  const origin = originOf(url);
+  const details = { status, serverMessage, body: redactBody(body, token) };
+
+  if (status >= 300 && status < 400) {
+    const location = response.headers['location'];
+    const target = location ? ` to ${originOf(new URL(location, url).toString())}` : '';
+    return new CrewApiError(
+      'refused',
+      `The crew at ${origin} answered with a redirect${target}. Redirects are not followed, so that the token is only ever sent to the crew's own URL; check the URL.`,
+      { status },
+    );
+  }
+  switch (status) {
+    case 401:
+      return new CrewApiError('unauthorized', `The crew at ${origin} rejected the token (401).`, details);
+    case 403:
+      return new CrewApiError(
+        'unauthorized',
+        `The crew at ${origin} does not allow this with the stored token (403); a User Bearer Token can do less than the organization Bearer Token.`,
+        details,
+      );
+    case 404:
+      return new CrewApiError('notFound', `Not found at ${origin} (404)${said}`, details);
+    case 422: {
+      const missingInputs = extractMissingInputs(body);
+      if (missingInputs.length > 0) {
+        return new CrewApiError('missingInputs', `The crew needs these inputs: ${missingInputs.join(', ')}.`, { ...details, missingInputs });
+      }
+      return new CrewApiError('badRequest', `The crew rejected the request (422)${said}`, details);
+    }
+    case 400:
+      return new CrewApiError('badRequest', `The crew rejected the request (400)${said}`, details);
+    case 429:
+      return new CrewApiError('rateLimited', `The crew is limiting requests (429); try again shortly.`, {
+        ...details,
+        retryAfterMs: parseRetryAfter(response.headers['retry-after']),
+      });
+    default:
+      return new CrewApiError('server', `The crew's server failed (${status})${said}`, {
+        ...details,
+        retryAfterMs: status === 503 ? parseRetryAfter(response.headers['retry-after']) : undefined,
+      });
+  }
+}
+
+function redactBody(body: unknown, token: string): unknown {
+  if (!token) {
+    return body;
+  }
+  const text = JSON.stringify(body);
+  return text !== undefined && text.includes(token) ? JSON.parse(redact(text, JSON.stringify(token).slice(1, -1))) : body;
+}
+
+export function describeUrlProblem(problem: string): string {
+  switch (problem) {
+    case 'empty':
+      return 'Enter the crew URL.';
+    case 'unsupportedScheme':
+      return 'A crew URL starts with https://.';
+    case 'credentials':
+      return 'A crew URL must not contain a user name or password; the token is stored separately.';
+    case 'queryOrFragment':
+      return 'A crew URL has no query (?…) or fragment (#…); use its base URL.';
+    case 'insecureHttp':
+      return 'Plain http:// is only allowed for this machine (localhost); use https://.';
+    case 'tooLong':
+      return 'That URL is too long to be a crew URL.';
+    default:
+      return 'That is not a valid URL.';
+  }
+}

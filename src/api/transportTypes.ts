@@ -1,0 +1,66 @@
+// Types shared by the client and the lazily loaded transport, kept apart so that importing them
+// does not load undici.
+
+export interface NetworkSettings {
+  /** VS Code's `http.proxy`; empty means the environment's HTTPS_PROXY / HTTP_PROXY. */
+  proxy?: string;
+  /** VS Code's `http.proxyStrictSSL`. */
+  proxyStrictSSL: boolean;
+  /** VS Code's `http.proxyAuthorization`, sent to the proxy only. */
+  proxyAuthorization?: string;
+  /** PEM certificates trusted in addition to Node's roots (a corporate proxy's CA). */
+  extraCaCertificates: string[];
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** A larger body is an error, never an out-of-memory. */
+  maxResponseBytes: number;
+}
+
+export const DEFAULT_NETWORK_SETTINGS: NetworkSettings = {
+  proxyStrictSSL: true,
+  extraCaCertificates: [],
+  connectTimeoutMs: 15_000,
+  // Generous: a cold crew can take a while before the first byte.
+  headersTimeoutMs: 60_000,
+  bodyTimeoutMs: 60_000,
+  maxResponseBytes: 64 * 1024 * 1024,
+};
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Lower-case names. */
+  headers: Record<string, string | undefined>;
+  bodyText: string;
+}
+
+export interface Transport {
+  request(req: HttpRequest): Promise<HttpResponse>;
+  close(): Promise<void>;
+}
+
+export type TransportFailureKind = 'network' | 'timeout' | 'tooLarge' | 'aborted';
+
+/**
+ * What the transport rejects with. A plain Error with a tag rather than CrewApiError: the
+ * transport is a separate bundle, so `instanceof` across bundles would not hold.
+ */
+export interface TransportFailure extends Error {
+  transportFailure: TransportFailureKind;
+}
+
+export function transportFailure(kind: TransportFailureKind, message: string): TransportFailure {
+  return Object.assign(new Error(message), { transportFailure: kind });
+}
+
+export function isTransportFailure(e: unknown): e is TransportFailure {
+  return e instanceof Error && typeof (e as Partial<TransportFailure>).transportFailure === 'string';
+}

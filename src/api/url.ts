@@ -1,0 +1,94 @@
+// Crew base URLs: the identity a token is stored under, and the only origin it is ever sent to.
+
+export type CrewUrlProblem =
+  | 'empty'
+  | 'malformed'
+  | 'unsupportedScheme'
+  | 'credentials'
+  | 'queryOrFragment'
+  | 'insecureHttp'
+  | 'tooLong';
+
+export type CrewUrlResult = { ok: true; url: string } | { ok: false; problem: CrewUrlProblem };
+
+const MAX_URL_LENGTH = 2048;
+
+/**
+ * Normalises a crew base URL to `scheme://host[:port][/path]` with no trailing slash, lower-case
+ * host and no default port. Tokens are keyed by this string, so two spellings of the same crew
+ * share a token and a lookalike URL never does.
+ */
+export function normaliseCrewUrl(input: string): CrewUrlResult {
+  const text = input.trim();
+  if (!text) {
+    return { ok: false, problem: 'empty' };
+  }
+  if (text.length > MAX_URL_LENGTH) {
+    return { ok: false, problem: 'tooLong' };
+  }
+  if (/[\s\u0000-\u001f\u007f]/.test(text)) {
+    return { ok: false, problem: 'malformed' };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    return { ok: false, problem: 'malformed' };
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    return { ok: false, problem: 'unsupportedScheme' };
+  }
+  if (!parsed.hostname) {
+    return { ok: false, problem: 'malformed' };
+  }
+  if (parsed.username || parsed.password) {
+    return { ok: false, problem: 'credentials' };
+  }
+  // A query or fragment would be dropped or mangled when endpoint paths are appended.
+  if (parsed.search || parsed.hash || text.includes('?') || text.includes('#')) {
+    return { ok: false, problem: 'queryOrFragment' };
+  }
+  if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) {
+    return { ok: false, problem: 'insecureHttp' };
+  }
+  const path = parsed.pathname.replace(/\/+$/, '');
+  return { ok: true, url: `${parsed.protocol}//${parsed.host}${path}` };
+}
+
+/** Loopback only: 127.0.0.0/8, ::1 and localhost. Plain http is allowed nowhere else. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host === '::1') {
+    return true;
+  }
+  const octets = host.split('.');
+  return octets.length === 4 && octets[0] === '127' && octets.every((o) => /^\d{1,3}$/.test(o) && Number(o) <= 255);
+}
+
+/** The endpoint URL below a normalised base URL; path segments are escaped. */
+export function endpointUrl(crewUrl: string, ...segments: string[]): string {
+  return `${crewUrl}/${segments.map((s) => encodeURIComponent(s)).join('/')}`;
+}
+
+/** `https://host:port` of a URL, for messages that must not echo a full path or query. */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** A short name for a crew, defaulted from its host: `my-crew-1a2b.crewai.com` → `my-crew-1a2b`. */
+export function defaultCrewName(crewUrl: string): string {
+  try {
+    const { hostname, pathname } = new URL(crewUrl);
+    const lastPathSegment = pathname.split('/').filter(Boolean).pop();
+    if (lastPathSegment && isLoopbackHost(hostname)) {
+      return decodeURIComponent(lastPathSegment);
+    }
+    return hostname.split('.')[0] || hostname;
+  } catch {
+    return crewUrl;
+  }
+}
