@@ -1,0 +1,13 @@
+import type * as vscode from 'vscode';
+import type { CrewClient } from './api/client';
+import type { CrewRegistry } from './crews/crewRegistry';
+import type { TokenStore } from './crews/tokenStore';
+
+/** What the command and view modules share; built once in activate(). */
+export interface Services {
+  readonly context: vscode.ExtensionContext;
+  readonly log: vscode.LogOutputChannel;
+  readonly tokens: TokenStore;
+  readonly crews: CrewRegistry;
+  readonly client: CrewClient;
+}

@@ -1,0 +1,78 @@
+import * as vscode from 'vscode';
+import { CrewApiError } from '../api/errors';
+import { describeUrlProblem } from '../api/client';
+import type { CrewUrlProblem } from '../api/url';
+import type { TokenCheck } from '../crews/tokenRules';
+
+/** A failed call in plain words for a notification; never contains a token (the client redacts). */
+export function describeError(error: unknown, crewName: string): string {
+  if (!(error instanceof CrewApiError)) {
+    return vscode.l10n.t('Something went wrong talking to {0}: {1}', crewName, error instanceof Error ? error.message : String(error));
+  }
+  const server = error.serverMessage ? ` ${vscode.l10n.t('The crew said: "{0}"', error.serverMessage)}` : '';
+  switch (error.kind) {
+    case 'unauthorized':
+      return error.status === 403
+        ? vscode.l10n.t('{0} does not allow this with its stored token (403). A User Bearer Token can do less than the organization Bearer Token.', crewName)
+        : error.status === undefined
+          ? vscode.l10n.t('{0} has no token yet. Set its token first.', crewName)
+          : vscode.l10n.t('{0} rejected the token (401). It may have been reset on the crew\'s Status tab.', crewName);
+    case 'notFound':
+      return vscode.l10n.t('{0} does not know that run (404).', crewName) + server;
+    case 'missingInputs':
+      return vscode.l10n.t('{0} needs these inputs: {1}.', crewName, (error.missingInputs ?? []).join(', '));
+    case 'badRequest':
+      return vscode.l10n.t('{0} refused the request ({1}).', crewName, String(error.status ?? 400)) + server;
+    case 'rateLimited':
+      return error.retryAfterMs !== undefined
+        ? vscode.l10n.t('{0} is limiting requests; Crew Runs will try again in {1} s.', crewName, String(Math.ceil(error.retryAfterMs / 1000)))
+        : vscode.l10n.t('{0} is limiting requests; Crew Runs will try again shortly.', crewName);
+    case 'server':
+      return vscode.l10n.t('{0} had a server error ({1}).', crewName, String(error.status ?? 500)) + server;
+    case 'network':
+      return vscode.l10n.t('Could not reach {0}. {1}', crewName, error.message);
+    case 'timeout':
+      return vscode.l10n.t('{0} did not answer in time. A crew that has been idle can take a while to wake up.', crewName);
+    case 'badResponse':
+      return vscode.l10n.t('{0} sent a reply Crew Runs could not read. {1}', crewName, error.message);
+    case 'refused':
+      return error.message;
+  }
+}
+
+export function describeUrlProblemLocalized(problem: CrewUrlProblem): string {
+  switch (problem) {
+    case 'empty':
+      return vscode.l10n.t('Enter the crew URL, e.g. https://my-crew-1a2b3c.crewai.com');
+    case 'unsupportedScheme':
+      return vscode.l10n.t('A crew URL starts with https://');
+    case 'credentials':
+      return vscode.l10n.t('A crew URL must not contain a user name or password; the token is asked for next.');
+    case 'queryOrFragment':
+      return vscode.l10n.t('Use the crew\'s base URL, without ?query or #fragment.');
+    case 'insecureHttp':
+      return vscode.l10n.t('Plain http:// is only allowed for this machine (localhost); use https://');
+    case 'tooLong':
+      return vscode.l10n.t('That URL is too long to be a crew URL.');
+    case 'malformed':
+      return vscode.l10n.t('That is not a valid URL.');
+    default:
+      return describeUrlProblem(problem);
+  }
+}
+
+export function describeTokenProblem(check: TokenCheck): string | undefined {
+  if (check.ok) {
+    return undefined;
+  }
+  switch (check.problem) {
+    case 'empty':
+      return vscode.l10n.t('Paste the token from the crew\'s Status tab.');
+    case 'whitespace':
+      return vscode.l10n.t('A token has no spaces or line breaks; paste only the token.');
+    case 'control':
+      return vscode.l10n.t('The token contains control characters; paste only the token.');
+    case 'tooLong':
+      return vscode.l10n.t('That is too long to be a token.');
+  }
+}
