@@ -1,0 +1,74 @@
+// Crash-safe file writes: readers see either the old file or the new one, never a half-written one.
+
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+
+export const TEMP_SUFFIX = '.tmp';
+
+export function tempPathFor(target: string): string {
+  // Unique per writer, in the same directory so that rename stays on one file system (and stays atomic).
+  return `${target}.${process.pid}-${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`;
+}
+
+/** Writes `data` to a temp file, flushes it to disk, then renames it over `target`. */
+export async function writeFileAtomic(target: string, data: string): Promise<void> {
+  const temp = tempPathFor(target);
+  await writeAndSync(temp, data, 'w');
+  try {
+    await fs.rename(temp, target);
+  } catch (e) {
+    await fs.rm(temp, { force: true }).catch(() => undefined);
+    throw e;
+  }
+  await syncDirectory(path.dirname(target));
+}
+
+/**
+ * Creates `target` with `data` only if it does not exist yet, atomically and complete: the content is
+ * written to a temp file first and hard-linked into place (link fails with EEXIST if the name is taken).
+ * Returns false when the file already exists.
+ */
+export async function createFileExclusive(target: string, data: string): Promise<boolean> {
+  const temp = tempPathFor(target);
+  await writeAndSync(temp, data, 'wx');
+  try {
+    await fs.link(temp, target);
+    return true;
+  } catch (e) {
+    if (errorCode(e) === 'EEXIST') {
+      return false;
+    }
+    throw e;
+  } finally {
+    await fs.rm(temp, { force: true }).catch(() => undefined);
+  }
+}
+
+async function writeAndSync(file: string, data: string, flags: 'w' | 'wx'): Promise<void> {
+  const handle = await fs.open(file, flags);
+  try {
+    await handle.writeFile(data, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  // Makes the rename itself durable; not supported on every platform (Windows), where it is skipped.
+  try {
+    const handle = await fs.open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Best effort.
+  }
+}
+
+export function errorCode(e: unknown): string | undefined {
+  return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : undefined;
+}

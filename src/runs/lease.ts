@@ -1,0 +1,274 @@
+// Which window polls (and notifies about) a run. Every window shows every run, but several windows
+// polling the same run would multiply requests and notifications.
+//
+// One lease file per run, `<dir>/<runId>.lease` = {"owner": windowId, "expiresAt": epochMs}, renewed while
+// the window lives and taken over by another window once expired. Every change to a lease file happens
+// under a short per-run lock file (`<runId>.lock`), created with an atomic exclusive create (temp file +
+// hard link), so two windows racing for an expired lease cannot both win: the second finds the lock
+// taken, or — once it gets the lock — finds the first one's fresh lease.
+
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { Clock, systemClock } from '../util/clock';
+import { Emitter, Event } from '../util/event';
+import { createFileExclusive, errorCode, writeFileAtomic } from './atomicFile';
+import type { Logger } from './model';
+
+export interface LeaseOptions {
+  clock?: Clock;
+  /** How long a lease lasts without renewal. */
+  ttlMs?: number;
+  /** How often `startRenewing` renews owned leases. */
+  renewEveryMs?: number;
+  /** A lock older than this was left by a crashed window and may be broken. */
+  lockStaleMs?: number;
+}
+
+/** Content of `<runId>.lease`. */
+export interface LeaseFile {
+  owner: string;
+  expiresAt: number;
+}
+
+interface LockFile {
+  owner: string;
+  at: number;
+}
+
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+const DEFAULT_LOCK_STALE_MS = 10_000;
+const BUSY = Symbol('busy');
+
+export class LeaseManager {
+  private readonly clock: Clock;
+  private readonly ttlMs: number;
+  private readonly renewEveryMs: number;
+  private readonly lockStaleMs: number;
+  /** Run id → when our lease on it expires. */
+  private readonly owned = new Map<string, number>();
+  /** Serialises this window's own operations per run, so they never contend for the lock file. */
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private renewTimer: unknown;
+  private disposed = false;
+  private readonly lostEmitter = new Emitter<string[]>();
+
+  /** Runs whose lease another window took (ours had lapsed). */
+  readonly onDidLoseLeases: Event<string[]> = this.lostEmitter.event;
+
+  constructor(
+    private readonly dir: string,
+    readonly ownerId: string,
+    private readonly logger: Logger,
+    options: LeaseOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+    this.renewEveryMs = options.renewEveryMs ?? Math.floor(this.ttlMs / 3);
+    this.lockStaleMs = options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
+  }
+
+  /** True while this window holds an unexpired lease on the run. */
+  owns(runId: string): boolean {
+    const expiresAt = this.owned.get(runId);
+    return expiresAt !== undefined && this.clock.now() < expiresAt;
+  }
+
+  /** For the poller: poll runs we own, or can take because nobody else holds them. */
+  async canPoll(runId: string): Promise<boolean> {
+    return this.owns(runId) || this.tryAcquire(runId);
+  }
+
+  /** Takes the lease if it is free, expired, or already ours. */
+  tryAcquire(runId: string): Promise<boolean> {
+    return this.serialised(runId, async () => {
+      if (this.disposed) {
+        return false;
+      }
+      const result = await this.withLock(runId, async () => {
+        const current = await this.readLease(runId);
+        const now = this.clock.now();
+        if (current && current.owner !== this.ownerId && current.expiresAt > now) {
+          return false;
+        }
+        await this.writeLease(runId, now + this.ttlMs);
+        if (current && current.owner !== this.ownerId) {
+          this.logger.info(`Run ${runId}: took over the lease of window ${current.owner}, which had expired.`);
+        }
+        return true;
+      });
+      return result === true;
+    });
+  }
+
+  /** Extends every lease we hold; drops (and reports) those another window has taken. */
+  async renew(): Promise<string[]> {
+    const lost: string[] = [];
+    await Promise.all(
+      [...this.owned.keys()].map((runId) =>
+        this.serialised(runId, async () => {
+          // When the lock is busy for a moment, skip: our lease stays valid until it expires.
+          await this.withLock(runId, async () => {
+            const current = await this.readLease(runId);
+            if (current && current.owner !== this.ownerId) {
+              this.owned.delete(runId);
+              lost.push(runId);
+              return;
+            }
+            await this.writeLease(runId, this.clock.now() + this.ttlMs);
+          });
+        }).catch((e) => this.logger.warn(`Run ${runId}: could not renew the lease (${String(e)}).`)),
+      ),
+    );
+    if (lost.length) {
+      this.lostEmitter.fire(lost);
+    }
+    return lost;
+  }
+
+  /** Gives the run up (e.g. it ended or is no longer watched), so another window does not wait for expiry. */
+  release(runId: string): Promise<void> {
+    return this.serialised(runId, async () => {
+      if (!this.owned.delete(runId)) {
+        return;
+      }
+      await this.withLock(runId, async () => {
+        const current = await this.readLease(runId);
+        if (current?.owner === this.ownerId) {
+          await fs.rm(this.leasePath(runId), { force: true });
+        }
+      });
+    }).catch((e) => this.logger.warn(`Run ${runId}: could not release the lease (${String(e)}).`));
+  }
+
+  startRenewing(): void {
+    if (this.renewTimer !== undefined || this.disposed) {
+      return;
+    }
+    const tick = () => {
+      this.renewTimer = this.clock.setTimeout(() => {
+        void this.renew().finally(() => {
+          if (!this.disposed) {
+            tick();
+          }
+        });
+      }, this.renewEveryMs);
+    };
+    tick();
+  }
+
+  /** Stops renewing and releases every lease held. */
+  async dispose(): Promise<void> {
+    if (this.renewTimer !== undefined) {
+      this.clock.clearTimeout(this.renewTimer);
+      this.renewTimer = undefined;
+    }
+    const held = [...this.owned.keys()];
+    await Promise.all(held.map((runId) => this.release(runId)));
+    this.disposed = true;
+    this.lostEmitter.dispose();
+  }
+
+  // ---- internals ----
+
+  private leasePath(runId: string): string {
+    return path.join(this.dir, `${safeName(runId)}.lease`);
+  }
+
+  private lockPath(runId: string): string {
+    return path.join(this.dir, `${safeName(runId)}.lock`);
+  }
+
+  private async readLease(runId: string): Promise<LeaseFile | undefined> {
+    try {
+      const parsed = JSON.parse(await fs.readFile(this.leasePath(runId), 'utf8')) as Partial<LeaseFile>;
+      if (typeof parsed.owner === 'string' && typeof parsed.expiresAt === 'number') {
+        return { owner: parsed.owner, expiresAt: parsed.expiresAt };
+      }
+    } catch (e) {
+      if (errorCode(e) === 'ENOENT') {
+        return undefined;
+      }
+    }
+    // Unreadable (cannot happen with atomic writes, but a disk can lie): treat as expired.
+    return { owner: '', expiresAt: 0 };
+  }
+
+  private async writeLease(runId: string, expiresAt: number): Promise<void> {
+    const lease: LeaseFile = { owner: this.ownerId, expiresAt };
+    await writeFileAtomic(this.leasePath(runId), JSON.stringify(lease));
+    this.owned.set(runId, expiresAt);
+  }
+
+  private async withLock<T>(runId: string, work: () => Promise<T>): Promise<T | typeof BUSY> {
+    await fs.mkdir(this.dir, { recursive: true });
+    const lockPath = this.lockPath(runId);
+    const mine = JSON.stringify({ owner: this.ownerId, at: this.clock.now() } satisfies LockFile);
+    if (!(await createFileExclusive(lockPath, mine))) {
+      if (!(await this.breakStaleLock(lockPath)) || !(await createFileExclusive(lockPath, mine))) {
+        return BUSY;
+      }
+    }
+    try {
+      return await work();
+    } finally {
+      // Remove only our own lock: if we were so slow that it was broken as stale, the new one is someone else's.
+      const now = await fs.readFile(lockPath, 'utf8').catch(() => undefined);
+      if (now === mine) {
+        await fs.rm(lockPath, { force: true });
+      }
+    }
+  }
+
+  /**
+   * Removes a lock left by a crashed window. Moving it aside first (rename is atomic) and checking that
+   * what was moved is the stale lock we judged keeps two windows breaking it at once from removing a fresh one.
+   */
+  private async breakStaleLock(lockPath: string): Promise<boolean> {
+    const seen = await fs.readFile(lockPath, 'utf8').catch(() => undefined);
+    if (seen === undefined) {
+      return true; // Released meanwhile.
+    }
+    let at = 0;
+    try {
+      at = (JSON.parse(seen) as Partial<LockFile>).at ?? 0;
+    } catch {
+      // Unreadable lock: stale.
+    }
+    if (this.clock.now() - at < this.lockStaleMs) {
+      return false;
+    }
+    const aside = `${lockPath}.${this.ownerId}-${process.pid}.stale`;
+    try {
+      await fs.rename(lockPath, aside);
+    } catch {
+      return false;
+    }
+    const moved = await fs.readFile(aside, 'utf8').catch(() => undefined);
+    if (moved !== seen) {
+      // We moved a fresh lock: put it back unless a new one appeared.
+      await fs.link(aside, lockPath).catch(() => undefined);
+    } else {
+      this.logger.warn(`Broke a stale lease lock left by a closed window (${path.basename(lockPath)}).`);
+    }
+    await fs.rm(aside, { force: true });
+    return moved === seen;
+  }
+
+  private serialised<T>(runId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.chains.get(runId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const tail = next.catch(() => undefined);
+    this.chains.set(runId, tail);
+    void tail.then(() => {
+      if (this.chains.get(runId) === tail) {
+        this.chains.delete(runId);
+      }
+    });
+    return next;
+  }
+}
+
+/** Run ids are uuids; anything else is made safe for a file name. */
+function safeName(runId: string): string {
+  return runId.replace(/[^A-Za-z0-9_-]/g, '_');
+}

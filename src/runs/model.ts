@@ -1,0 +1,132 @@
+// The run model: a small summary per run kept in the index (shown in every window), and the heavy
+// details (outputs, raw body, history) kept in one file per run and read only when opened.
+
+import type { FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from '../api/types';
+import { FINAL_STATES } from '../api/types';
+
+/** Matches VS Code's LogOutputChannel, so the extension can pass its channel straight in. */
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** Why a run that has not ended is no longer watched. */
+export type StopReason =
+  /** The watch deadline passed: the run may still be going. */
+  | 'deadline'
+  /** The user chose Stop Watching. */
+  | 'user'
+  /** The service has not known the run for too long ("unknown or expired"). */
+  | 'expired'
+  /** The crew's token was refused; resumes once a token is supplied. */
+  | 'unauthorized';
+
+export interface RunRecord {
+  /** Local, stable id (uuid): survives the kickoff id changing on resume. */
+  id: string;
+  /** Normalised base URL: the crew's identity. */
+  crewUrl: string;
+  /** The crew's display name when the run started. */
+  crewName: string;
+  kickoffId: string;
+  /** Earlier kickoff ids of this run, oldest first (a resume may continue under a new id). */
+  previousKickoffIds: string[];
+  inputs: Record<string, string>;
+  /** Epoch milliseconds, like every time in this model. */
+  startedAt: number;
+  /** Last time anything in the record or its details changed. */
+  updatedAt: number;
+  finishedAt?: number;
+  state: RunState;
+  /** False after the watch deadline, Stop Watching, a refused token, expiry or a final state. */
+  watching: boolean;
+  stopReason?: StopReason;
+  /** When the current watch began (start, resume of watching, or a resume with feedback): the deadline counts from here. */
+  watchSince: number;
+  /** Latest transient problem in plain words; cleared on the next successful check. */
+  warning?: string;
+  needsFeedback: boolean;
+  /** The feedback wait was inferred (the service stopped listing a running run), not reported. */
+  feedbackInferred?: boolean;
+  message?: string;
+  progress?: Progress;
+  currentTask?: string;
+  /** Short label for lists, from the inputs or the start time. */
+  label: string;
+  /** Task id remembered for /resume. */
+  taskId?: string;
+  /** When the current kickoff id was assigned: the NOT FOUND grace period counts from here. */
+  kickoffIdSince: number;
+  /** The service has reported a real state (not NOT FOUND) for the current kickoff id. */
+  seenBySource: boolean;
+  /** First NOT FOUND of the current streak; cleared by any other state. */
+  notFoundSince?: number;
+}
+
+export interface StateChange {
+  state: RunState;
+  at: number;
+  message?: string;
+}
+
+export interface FeedbackRound {
+  at: number;
+  approve: boolean;
+  feedback: string;
+  taskId: string;
+  /** The output the human reviewed. */
+  output?: string;
+}
+
+export interface RunDetails {
+  lastSnapshot?: StatusSnapshot;
+  /** Every task output seen so far (live bodies only carry the latest one). */
+  tasks: TaskOutput[];
+  history: StateChange[];
+  finalOutput?: FinalOutput;
+  error?: string;
+  feedbackRounds: FeedbackRound[];
+}
+
+/** What the caller knows the moment a kickoff id arrives. */
+export interface NewRun {
+  crewUrl: string;
+  crewName: string;
+  kickoffId: string;
+  inputs: Record<string, string>;
+  /** Defaults to now. */
+  startedAt?: number;
+}
+
+export function emptyDetails(): RunDetails {
+  return { tasks: [], history: [], feedbackRounds: [] };
+}
+
+export function isFinished(run: Pick<RunRecord, 'state'>): boolean {
+  return FINAL_STATES.has(run.state);
+}
+
+/** A run the poller should be checking. */
+export function isActive(run: Pick<RunRecord, 'state' | 'watching'>): boolean {
+  return run.watching && !isFinished(run);
+}
+
+/** May be dropped by the history cap: it ended, or the service no longer knows it. */
+export function isDisposable(run: Pick<RunRecord, 'state' | 'stopReason' | 'watching'>): boolean {
+  return isFinished(run) || (!run.watching && run.stopReason === 'expired');
+}
+
+const LABEL_MAX = 40;
+
+export function runLabel(inputs: Record<string, string>, startedAt: number): string {
+  for (const value of Object.values(inputs)) {
+    const text = String(value).replace(/\s+/g, ' ').trim();
+    if (text) {
+      return text.length > LABEL_MAX ? `${text.slice(0, LABEL_MAX - 1).trimEnd()}…` : text;
+    }
+  }
+  const t = new Date(startedAt);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `Run of ${t.getFullYear()}-${pad(t.getMonth() + 1)}-${pad(t.getDate())} ${pad(t.getHours())}:${pad(t.getMinutes())}`;
+}

@@ -1,0 +1,534 @@
+// One scheduler for every watched, unfinished run: a due time per run, a single timer, a cap on
+// requests in flight per crew. Results go into the RunStore, whose change events drive the UI.
+
+import { CrewApiError, isCrewApiError } from '../api/errors';
+import type { StatusSnapshot, StatusSource } from '../api/types';
+import type { Clock } from '../util/clock';
+import { Disposable, Emitter, Event } from '../util/event';
+import { isActive, isFinished, Logger, RunRecord } from './model';
+import type { RunStore } from './runStore';
+
+/** Says whether this window may poll a run (see LeaseManager); `release` when it stops polling it. */
+export interface RunOwnership {
+  canPoll(runId: string): boolean | Promise<boolean>;
+  release?(runId: string): void | Promise<void>;
+}
+
+export interface PollerOptions {
+  /** Delay before the first poll of a run (after kickoff, resume, window reload). */
+  firstDelayMs?: number;
+  /** Interval after a poll that saw a meaningful change. */
+  fastIntervalMs?: number;
+  backoffFactor?: number;
+  maxIntervalMs?: number;
+  /** ±fraction applied to every delay, so runs (and windows) do not poll in lockstep. */
+  jitter?: number;
+  /** Returns [0, 1), like Math.random. */
+  random?: () => number;
+  /** Delays are multiplied by this while the window is not focused. */
+  unfocusedFactor?: number;
+  maxConcurrentPerCrew?: number;
+  /** NOT FOUND for a run never reported by the service is normal this long after kickoff. */
+  notFoundGraceMs?: number;
+  /** NOT FOUND lasting this long means "unknown or expired". */
+  notFoundExpiryMs?: number;
+  /** Stop watching (not failing) a run this long after its watch began. */
+  watchDeadlineMs?: number;
+  /** Consecutive failed checks after which the warning says so and polling drops to the slow interval. */
+  failuresBeforeSlow?: number;
+  /** How soon to ask again whether this window may poll a run it does not own. */
+  ownershipRecheckMs?: number;
+}
+
+export interface PollResult {
+  runId: string;
+  ok: boolean;
+  durationMs: number;
+  /** Plain-English lines for what changed (only when ok). */
+  changes?: string[];
+  error?: string;
+}
+
+export const POLLER_DEFAULTS: Required<Omit<PollerOptions, 'random'>> = {
+  firstDelayMs: 1_500,
+  fastIntervalMs: 1_500,
+  backoffFactor: 1.5,
+  maxIntervalMs: 15_000,
+  jitter: 0.2,
+  unfocusedFactor: 2,
+  maxConcurrentPerCrew: 4,
+  notFoundGraceMs: 2 * 60_000,
+  notFoundExpiryMs: 24 * 60 * 60_000,
+  watchDeadlineMs: 24 * 60 * 60_000,
+  failuresBeforeSlow: 3,
+  ownershipRecheckMs: 15_000,
+};
+
+interface Schedule {
+  runId: string;
+  crewUrl: string;
+  /** Current base interval, before jitter and the focus factor. */
+  intervalMs: number;
+  /** When the current delay started counting. */
+  from: number;
+  /** Base delay from `from`; the effective delay also applies jitter and focus. */
+  delayMs: number;
+  jitterFactor: number;
+  /** Retry-After for this run. */
+  notBefore: number;
+  consecutiveFailures: number;
+  inFlight?: AbortController;
+}
+
+interface CrewState {
+  inFlight: number;
+  /** Retry-After of a 429: the whole crew waits. */
+  notBefore: number;
+  /** The token was refused; nothing of this crew is polled until resumeCrew. */
+  paused: boolean;
+}
+
+export class RunPoller implements Disposable {
+  private readonly options: Required<Omit<PollerOptions, 'random'>>;
+  private readonly random: () => number;
+  private readonly schedules = new Map<string, Schedule>();
+  private readonly crews = new Map<string, CrewState>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly pollEmitter = new Emitter<PollResult>();
+  private readonly needTokenEmitter = new Emitter<string>();
+  private timer: unknown;
+  private timerDueAt = Infinity;
+  private focused = true;
+  private started = false;
+  private disposed = false;
+  private storeSubscription?: Disposable;
+
+  /** After every status request (for tests and benchmarks). */
+  readonly onDidPoll: Event<PollResult> = this.pollEmitter.event;
+  /** A crew refused its token: ask the user for a new one, then call resumeCrew. Fired once per crew until then. */
+  readonly onDidNeedToken: Event<string> = this.needTokenEmitter.event;
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly source: StatusSource,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly ownership: RunOwnership = { canPoll: () => true },
+    options: PollerOptions = {},
+  ) {
+    this.options = { ...POLLER_DEFAULTS, ...stripUndefined(options) };
+    this.random = options.random ?? Math.random;
+  }
+
+  /** Resumes every unfinished, watched run (e.g. after a window reload) and follows store changes. */
+  start(): void {
+    if (this.started || this.disposed) {
+      return;
+    }
+    this.started = true;
+    this.storeSubscription = this.store.onDidChange((e) => this.syncWithStore(e.runIds));
+    for (const run of this.store.list()) {
+      if (isActive(run)) {
+        this.schedule(run, this.options.firstDelayMs);
+      } else if (!isFinished(run) && run.stopReason === 'unauthorized') {
+        // The token may have been fixed while the window was closed: try once more.
+        this.track(this.store.setWatching(run.id, true).then(() => this.scheduleById(run.id, this.options.firstDelayMs)));
+      }
+    }
+    this.arm();
+  }
+
+  /** Start polling a run soon (right after kickoff), watching it again if needed. */
+  watch(runId: string): void {
+    const run = this.store.get(runId);
+    if (!run || isFinished(run) || this.disposed) {
+      return;
+    }
+    if (this.crewState(run.crewUrl).paused) {
+      this.track(this.store.setWatching(runId, false, 'unauthorized'));
+      return;
+    }
+    if (!run.watching) {
+      this.track(this.store.setWatching(runId, true).then(() => this.scheduleById(runId, this.options.firstDelayMs)));
+      return;
+    }
+    this.scheduleById(runId, this.options.firstDelayMs);
+  }
+
+  /** Something happened (a resume): check this run soon, at the fast pace. */
+  pokeRun(runId: string): void {
+    this.watch(runId);
+  }
+
+  async stopWatching(runId: string): Promise<void> {
+    this.unschedule(runId);
+    await this.track(this.store.setWatching(runId, false, 'user'));
+  }
+
+  async resumeWatching(runId: string): Promise<void> {
+    const run = this.store.get(runId);
+    if (!run || isFinished(run)) {
+      return;
+    }
+    await this.track(this.store.setWatching(runId, true));
+    this.scheduleById(runId, this.options.firstDelayMs);
+  }
+
+  /** A new token was supplied for the crew: poll its paused runs again. */
+  async resumeCrew(crewUrl: string): Promise<void> {
+    const crew = this.crewState(crewUrl);
+    crew.paused = false;
+    const paused = this.store.list(crewUrl).filter((r) => !isFinished(r) && !r.watching && r.stopReason === 'unauthorized');
+    for (const run of paused) {
+      await this.track(this.store.setWatching(run.id, true));
+      this.scheduleById(run.id, this.options.firstDelayMs);
+    }
+  }
+
+  setFocused(focused: boolean): void {
+    if (this.focused !== focused) {
+      this.focused = focused;
+      this.arm();
+    }
+  }
+
+  /** Resolves once no poll or store write started by the poller is in progress (for tests). */
+  async whenIdle(): Promise<void> {
+    while (this.pending.size > 0) {
+      await Promise.allSettled([...this.pending]);
+    }
+  }
+
+  /** The run ids currently scheduled (for tests and the status bar). */
+  scheduledRunIds(): string[] {
+    return [...this.schedules.keys()];
+  }
+
+  /** When the run will next be polled, if scheduled. */
+  nextPollAt(runId: string): number | undefined {
+    const s = this.schedules.get(runId);
+    return s && this.effectiveDueAt(s);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.clearTimer();
+    this.storeSubscription?.dispose();
+    for (const s of this.schedules.values()) {
+      s.inFlight?.abort();
+    }
+    this.schedules.clear();
+    this.pollEmitter.dispose();
+    this.needTokenEmitter.dispose();
+  }
+
+  // ---- scheduling ----
+
+  private syncWithStore(runIds: string[]): void {
+    for (const id of runIds) {
+      const run = this.store.get(id);
+      if (!run || !isActive(run)) {
+        if (this.schedules.has(id)) {
+          this.unschedule(id);
+        }
+      } else if (!this.schedules.has(id) && !this.crewState(run.crewUrl).paused) {
+        // A run added here or by another window: poll it if we may.
+        this.schedule(run, this.options.firstDelayMs);
+      }
+    }
+    this.arm();
+  }
+
+  private scheduleById(runId: string, delayMs: number): void {
+    const run = this.store.get(runId);
+    if (run && isActive(run)) {
+      this.schedule(run, delayMs);
+    }
+  }
+
+  private schedule(run: RunRecord, delayMs: number): void {
+    if (this.disposed) {
+      return;
+    }
+    const existing = this.schedules.get(run.id);
+    const s: Schedule = existing ?? {
+      runId: run.id,
+      crewUrl: run.crewUrl,
+      intervalMs: this.options.fastIntervalMs,
+      from: 0,
+      delayMs: 0,
+      jitterFactor: 1,
+      notBefore: 0,
+      consecutiveFailures: 0,
+    };
+    s.crewUrl = run.crewUrl;
+    s.intervalMs = this.options.fastIntervalMs;
+    this.setDelay(s, delayMs);
+    this.schedules.set(run.id, s);
+    this.arm();
+  }
+
+  private setDelay(s: Schedule, delayMs: number): void {
+    s.from = this.clock.now();
+    s.delayMs = delayMs;
+    s.jitterFactor = 1 + (this.random() * 2 - 1) * this.options.jitter;
+  }
+
+  private unschedule(runId: string): void {
+    const s = this.schedules.get(runId);
+    if (!s) {
+      return;
+    }
+    s.inFlight?.abort();
+    this.schedules.delete(runId);
+    if (this.ownership.release) {
+      this.track(Promise.resolve(this.ownership.release(runId)));
+    }
+    this.arm();
+  }
+
+  private effectiveDueAt(s: Schedule): number {
+    const focusFactor = this.focused ? 1 : this.options.unfocusedFactor;
+    const due = s.from + s.delayMs * s.jitterFactor * focusFactor;
+    return Math.max(due, s.notBefore, this.crewState(s.crewUrl).notBefore);
+  }
+
+  private crewState(crewUrl: string): CrewState {
+    let crew = this.crews.get(crewUrl);
+    if (!crew) {
+      crew = { inFlight: 0, notBefore: 0, paused: false };
+      this.crews.set(crewUrl, crew);
+    }
+    return crew;
+  }
+
+  /** Starts every due poll the caps allow, then sets the one timer for the next due time. */
+  private arm(): void {
+    if (!this.started || this.disposed) {
+      return;
+    }
+    const now = this.clock.now();
+    const waiting = [...this.schedules.values()]
+      .filter((s) => !s.inFlight && !this.crewState(s.crewUrl).paused)
+      .map((s) => ({ s, due: this.effectiveDueAt(s) }))
+      .sort((a, b) => a.due - b.due);
+    let next = Infinity;
+    for (const { s, due } of waiting) {
+      const crew = this.crewState(s.crewUrl);
+      if (crew.inFlight >= this.options.maxConcurrentPerCrew) {
+        continue; // Re-armed when one of the crew's requests finishes.
+      }
+      if (due <= now) {
+        this.pollNow(s);
+      } else {
+        next = Math.min(next, due);
+      }
+    }
+    if (next !== this.timerDueAt) {
+      this.clearTimer();
+      if (next !== Infinity) {
+        this.timerDueAt = next;
+        this.timer = this.clock.setTimeout(() => {
+          this.timer = undefined;
+          this.timerDueAt = Infinity;
+          this.arm();
+        }, Math.max(0, next - now));
+      }
+    }
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) {
+      this.clock.clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    this.timerDueAt = Infinity;
+  }
+
+  // ---- polling ----
+
+  private pollNow(s: Schedule): void {
+    const controller = new AbortController();
+    s.inFlight = controller;
+    const crew = this.crewState(s.crewUrl);
+    crew.inFlight++;
+    this.track(
+      this.poll(s, controller).finally(() => {
+        crew.inFlight--;
+        if (s.inFlight === controller) {
+          s.inFlight = undefined;
+        }
+        this.arm();
+      }),
+    );
+  }
+
+  private async poll(s: Schedule, controller: AbortController): Promise<void> {
+    const run = this.store.get(s.runId);
+    if (!run || !isActive(run)) {
+      this.unschedule(s.runId);
+      return;
+    }
+    const now = this.clock.now();
+    if (now - run.watchSince >= this.options.watchDeadlineMs) {
+      this.logger.info(`Run ${run.id}: watch deadline passed; it may still be running.`);
+      this.unschedule(run.id);
+      await this.store.setWatching(run.id, false, 'deadline');
+      return;
+    }
+    if (!(await this.mayPoll(run.id))) {
+      this.setDelay(s, this.options.ownershipRecheckMs);
+      return;
+    }
+    if (controller.signal.aborted || this.disposed) {
+      return;
+    }
+    const kickoffId = run.kickoffId;
+    let snapshot: StatusSnapshot;
+    try {
+      snapshot = await this.source.getStatus(run.crewUrl, kickoffId, controller.signal);
+    } catch (e) {
+      if (controller.signal.aborted || this.disposed) {
+        return;
+      }
+      if (isCrewApiError(e) && e.kind === 'notFound') {
+        snapshot = { state: 'notFound', tasks: [], raw: e.body ?? null, message: e.serverMessage };
+      } else {
+        await this.handleFailure(s, run, e, now);
+        return;
+      }
+    }
+    if (controller.signal.aborted || this.disposed || this.store.get(run.id)?.kickoffId !== kickoffId) {
+      // Stopped meanwhile, or a resume moved the run to a new kickoff id: this answer is stale.
+      return;
+    }
+    let changes: string[];
+    try {
+      changes = await this.store.applySnapshot(run.id, snapshot);
+    } catch (e) {
+      // Could not save (disk full?): back off like any failed check rather than retrying at once.
+      await this.handleFailure(s, run, e, now);
+      return;
+    }
+    const durationMs = this.clock.now() - now;
+    this.pollEmitter.fire({ runId: run.id, ok: true, durationMs, changes });
+    s.consecutiveFailures = 0;
+    s.notBefore = 0;
+    if (run.warning !== undefined) {
+      await this.store.setWarning(run.id, undefined);
+    }
+    await this.afterSnapshot(s, snapshot, changes);
+  }
+
+  private async mayPoll(runId: string): Promise<boolean> {
+    try {
+      return await this.ownership.canPoll(runId);
+    } catch (e) {
+      this.logger.warn(`Run ${runId}: cannot tell whether this window owns it (${String(e)}).`);
+      return false;
+    }
+  }
+
+  private async afterSnapshot(s: Schedule, snapshot: StatusSnapshot, changes: string[]): Promise<void> {
+    const run = this.store.get(s.runId);
+    if (!run || !isActive(run)) {
+      this.unschedule(s.runId);
+      return;
+    }
+    const now = this.clock.now();
+    if (snapshot.state === 'notFound') {
+      const expired = run.seenBySource
+        ? now - (run.notFoundSince ?? now) >= this.options.notFoundExpiryMs
+        : now - run.kickoffIdSince >= this.options.notFoundGraceMs;
+      if (expired) {
+        this.logger.info(`Run ${run.id}: the service does not know kickoff ${run.kickoffId}; stopped watching (unknown or expired).`);
+        this.unschedule(run.id);
+        await this.store.markExpired(run.id);
+        return;
+      }
+    }
+    if (run.state === 'awaitingFeedback') {
+      // Nothing moves until someone answers; keep checking slowly to notice a resume from elsewhere.
+      s.intervalMs = this.options.maxIntervalMs;
+    } else if (changes.length > 0) {
+      s.intervalMs = this.options.fastIntervalMs;
+    } else {
+      s.intervalMs = this.grow(s.intervalMs);
+    }
+    this.setDelay(s, s.intervalMs);
+  }
+
+  private async handleFailure(s: Schedule, run: RunRecord, e: unknown, startedAt: number): Promise<void> {
+    const durationMs = this.clock.now() - startedAt;
+    const reason = e instanceof Error ? e.message : String(e);
+    this.pollEmitter.fire({ runId: run.id, ok: false, durationMs, error: reason });
+    if (isCrewApiError(e) && e.kind === 'unauthorized') {
+      await this.pauseCrew(run.crewUrl);
+      return;
+    }
+    if (!isCrewApiError(e)) {
+      this.logger.error(`Run ${run.id}: status check failed unexpectedly: ${reason}`);
+    }
+    s.consecutiveFailures++;
+    const slow = s.consecutiveFailures >= this.options.failuresBeforeSlow;
+    s.intervalMs = slow ? this.options.maxIntervalMs : this.grow(s.intervalMs);
+    this.setDelay(s, s.intervalMs);
+    const now = this.clock.now();
+    if (isCrewApiError(e) && e.retryAfterMs !== undefined && e.retryAfterMs > 0) {
+      s.notBefore = now + e.retryAfterMs;
+      if (e.kind === 'rateLimited' || e.status === 429) {
+        const crew = this.crewState(run.crewUrl);
+        crew.notBefore = Math.max(crew.notBefore, now + e.retryAfterMs);
+      }
+    }
+    const warning = slow
+      ? `${s.consecutiveFailures} status checks in a row failed (${describeError(e)}); still trying every ${Math.round(s.intervalMs / 1000)} s.`
+      : `Last status check failed (${describeError(e)}); retrying.`;
+    this.logger.warn(`Run ${run.id}: ${warning}`);
+    await this.store.setWarning(run.id, warning);
+  }
+
+  private async pauseCrew(crewUrl: string): Promise<void> {
+    const crew = this.crewState(crewUrl);
+    const firstTime = !crew.paused;
+    crew.paused = true;
+    const runs = this.store.list(crewUrl).filter(isActive);
+    for (const run of runs) {
+      this.schedules.get(run.id)?.inFlight?.abort();
+      this.schedules.delete(run.id);
+    }
+    for (const run of runs) {
+      await this.store.setWatching(run.id, false, 'unauthorized');
+    }
+    if (firstTime) {
+      this.logger.warn(`Crew ${crewUrl} refused its token; its runs are paused until a new token is given.`);
+      this.needTokenEmitter.fire(crewUrl);
+    }
+    this.arm();
+  }
+
+  private grow(intervalMs: number): number {
+    return Math.min(intervalMs * this.options.backoffFactor, this.options.maxIntervalMs);
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    const tracked = promise.catch((e) => {
+      this.logger.error(`Run poller: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined as T;
+    });
+    this.pending.add(tracked);
+    void tracked.finally(() => this.pending.delete(tracked));
+    return tracked;
+  }
+}
+
+function describeError(e: unknown): string {
+  if (e instanceof CrewApiError) {
+    return e.status ? `${e.kind}, HTTP ${e.status}` : e.kind;
+  }
+  return e instanceof Error ? e.message : String(e);
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
