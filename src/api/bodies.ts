@@ -306,7 +306,13 @@ function looksLikeHtml(text: string): boolean {
   return /<\s*(html|head|body|title|h1|p|div|center|!doctype)\b/i.test(text);
 }
 
+/** Visible text of a gateway error page: the <body> (the <title> usually repeats its heading), else all. */
 function htmlToText(html: string): string {
+  const bodyText = stripTags(/<body\b[^>]*>([\s\S]*?)(?:<\/body\s*>|$)/i.exec(html)?.[1] ?? '');
+  return bodyText.trim() !== '' ? bodyText : stripTags(html);
+}
+
+function stripTags(html: string): string {
   return html
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ')
