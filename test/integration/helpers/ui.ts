@@ -1,0 +1,88 @@
+// Extension-host side of the UI bridge (protocol in uiBridgeProtocol.ts): ask the runner's
+// Playwright page to type, press keys, take screenshots or read DOM text.
+import * as fs from 'fs';
+import * as path from 'path';
+import {
+  FramesResult,
+  ScreenshotResult,
+  TextResult,
+  UI_BRIDGE_DIR_ENV,
+  UI_REQUEST_MARKER,
+  UiReply,
+  UiRequestBody,
+  UiRequestType,
+  UiResultMap,
+} from './uiBridgeProtocol';
+
+/** How long to wait for the runner's answer on top of any wait inside the request itself. */
+const REPLY_MARGIN_MS = 15_000;
+let requestCounter = 0;
+
+/** True when running under the browser runner, which serves the bridge. */
+export function uiBridgeAvailable(): boolean {
+  return Boolean(process.env[UI_BRIDGE_DIR_ENV]);
+}
+
+async function request<T extends UiRequestType>(body: Extract<UiRequestBody, { type: T }>, waitMs = 0): Promise<UiResultMap[T]> {
+  const dir = process.env[UI_BRIDGE_DIR_ENV];
+  if (!dir) {
+    throw new Error(`UI bridge unavailable: ${UI_BRIDGE_DIR_ENV} is not set (only the browser runner provides it; guard with ui.available())`);
+  }
+  const id = `ui-${process.pid}-${Date.now()}-${++requestCounter}`;
+  const file = path.join(dir, `${id}.json`);
+  console.log(`${UI_REQUEST_MARKER}${JSON.stringify({ id, ...body })}`);
+
+  const timeoutMs = waitMs + REPLY_MARGIN_MS;
+  const deadline = Date.now() + timeoutMs;
+  while (!fs.existsSync(file)) {
+    if (Date.now() > deadline) {
+      throw new Error(`UI bridge: no reply to '${body.type}' request ${id} within ${timeoutMs} ms (is the runner reading the host's console?)`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const reply = JSON.parse(fs.readFileSync(file, 'utf8')) as UiReply<T>;
+  fs.rmSync(file, { force: true });
+  if (!reply.ok) {
+    throw new Error(`UI bridge: ${reply.error}`);
+  }
+  return reply.result;
+}
+
+export const ui = {
+  available: uiBridgeAvailable,
+
+  /** Types into whatever has keyboard focus in the workbench (e.g. a quick input box). */
+  async type(text: string, options: { enter?: boolean } = {}): Promise<void> {
+    await request<'type'>({ type: 'type', text, enter: options.enter });
+  },
+
+  /** Presses a Playwright key chord: "Enter", "Escape", "ArrowDown", "Control+Shift+P". */
+  async press(key: string): Promise<void> {
+    await request<'press'>({ type: 'press', key });
+  },
+
+  /** Saves test-results/<name>.png (of `selector`'s element, or the page) and measures it. */
+  screenshot(name: string, options: { selector?: string } = {}): Promise<ScreenshotResult> {
+    return request<'screenshot'>({ type: 'screenshot', name, selector: options.selector }, 5000);
+  },
+
+  /** innerText of the first element matching a CSS selector, e.g. '.quick-input-widget'. */
+  async text(selector: string, options: { timeoutMs?: number } = {}): Promise<string> {
+    const result: TextResult = await request<'text'>({ type: 'text', selector, timeoutMs: options.timeoutMs }, options.timeoutMs ?? 5000);
+    return result.text;
+  },
+
+  /** Body text of the first frame (webviews live in nested iframes) whose text contains `contains`. */
+  frameText(contains: string, options: { timeoutMs?: number } = {}): Promise<FramesResult> {
+    return request<'frames'>({ type: 'frames', contains, timeoutMs: options.timeoutMs }, options.timeoutMs ?? 5000);
+  },
+};
+
+/** Well-known workbench selectors, so tests do not scatter them. */
+export const selectors = {
+  sideBar: '.part.sidebar',
+  panel: '.part.panel',
+  quickInput: '.quick-input-widget',
+  notifications: '.notifications-toasts',
+  statusBar: '.part.statusbar',
+} as const;

@@ -1,0 +1,120 @@
+// The UI bridge's wire format, shared by the extension-host side (helpers/ui.ts) and the
+// Playwright side (runner/uiBridge.ts). No `vscode` import here: the runner compiles it too.
+//
+// A test in the extension host asks the page for something by logging ONE line:
+//   @@UI {"id":"…","type":"press","key":"Escape"}
+// The runner sees the line in `codeAutomationLog`, acts with Playwright and writes the reply as
+// `<id>.json` (atomically: write a temp file, then rename) into the directory named by
+// CREW_RUNS_UI_BRIDGE_DIR. The host-side helper polls for that file until its deadline.
+
+/** Prefix of a bridge request line in the extension host's console output. */
+export const UI_REQUEST_MARKER = '@@UI ';
+
+/** Environment variable (server → extension host) naming the reply directory. */
+export const UI_BRIDGE_DIR_ENV = 'CREW_RUNS_UI_BRIDGE_DIR';
+
+/** Prefix of the line the suite entry logs with its final mocha counts. */
+export const RESULT_MARKER = '@@RESULT ';
+
+export interface SuiteResult {
+  passed: number;
+  failed: number;
+  pending: number;
+}
+
+export interface TypeRequest {
+  type: 'type';
+  /** Typed with the keyboard into whatever has focus (e.g. a quick input). */
+  text: string;
+  /** Press Enter afterwards. */
+  enter?: boolean;
+}
+
+export interface PressRequest {
+  type: 'press';
+  /** A Playwright key chord: "Enter", "Escape", "ArrowDown", "Control+Shift+P". */
+  key: string;
+}
+
+export interface ScreenshotRequest {
+  type: 'screenshot';
+  /** File name without extension; saved as test-results/<name>.png. */
+  name: string;
+  /** Measure (and clip to) this element instead of the whole page. */
+  selector?: string;
+}
+
+export interface TextRequest {
+  type: 'text';
+  /** CSS selector; the first match's innerText is returned. */
+  selector: string;
+  /** How long the runner waits for the selector to appear (default 5000 ms). */
+  timeoutMs?: number;
+}
+
+export interface FramesRequest {
+  type: 'frames';
+  /** Substring to look for in the body text of the page's frames (webviews are nested iframes). */
+  contains: string;
+  /** How long the runner keeps looking (default 5000 ms). */
+  timeoutMs?: number;
+}
+
+export type UiRequestBody = TypeRequest | PressRequest | ScreenshotRequest | TextRequest | FramesRequest;
+export type UiRequestType = UiRequestBody['type'];
+export type UiRequest = UiRequestBody & { id: string };
+
+export interface ScreenshotResult {
+  /** Absolute path of the saved PNG. */
+  path: string;
+  bytes: number;
+  width: number;
+  height: number;
+  /** Distinct RGB colours inside the measured region: 1 means blank. */
+  distinctColours: number;
+}
+
+export interface TextResult {
+  text: string;
+}
+
+export interface FramesResult {
+  text: string;
+  url: string;
+}
+
+/** What each request type answers with. */
+export interface UiResultMap {
+  type: Record<string, never>;
+  press: Record<string, never>;
+  screenshot: ScreenshotResult;
+  text: TextResult;
+  frames: FramesResult;
+}
+
+export type UiReply<T extends UiRequestType = UiRequestType> =
+  | { id: string; ok: true; result: UiResultMap[T] }
+  | { id: string; ok: false; error: string };
+
+const REQUEST_TYPES: readonly UiRequestType[] = ['type', 'press', 'screenshot', 'text', 'frames'];
+
+/** Parses a console line into a request, or undefined when the line is not one. */
+export function parseUiRequest(line: string): UiRequest | undefined {
+  const start = line.indexOf(UI_REQUEST_MARKER);
+  if (start < 0) {
+    return undefined;
+  }
+  try {
+    const value: unknown = JSON.parse(line.slice(start + UI_REQUEST_MARKER.length));
+    if (typeof value !== 'object' || value === null) {
+      return undefined;
+    }
+    const candidate = value as { id?: unknown; type?: unknown };
+    if (typeof candidate.id !== 'string' || !REQUEST_TYPES.includes(candidate.type as UiRequestType)) {
+      return undefined;
+    }
+    return value as UiRequest;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,54 @@
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import { EXTENSION_ID, contributedCommands, getExtension, readExtensionHostLog, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+
+describe('Activation', () => {
+  it('is installed and activates without errors', async () => {
+    const extension = getExtension();
+    const wasActive = extension.isActive;
+    const started = performance.now();
+    await extension.activate();
+    const elapsed = performance.now() - started;
+    assert.ok(extension.isActive, 'extension is active');
+
+    // Recorded for the eye, not asserted: timings vary with the machine.
+    console.log(
+      wasActive
+        ? '      activation: already active when the suite started (onStartupFinished)'
+        : `      activation: activate() took ${elapsed.toFixed(0)} ms`,
+    );
+
+    const hostLog = readExtensionHostLog();
+    if (hostLog !== undefined) {
+      const failures = hostLog.split('\n').filter((line) => line.includes(`Activating extension '${EXTENSION_ID}' failed`) || line.includes(`Activating extension ${EXTENSION_ID} failed`));
+      assert.deepStrictEqual(failures, [], 'no activation errors in the extension host log');
+    }
+  });
+
+  it('registers every command the manifest contributes', async () => {
+    const contributed = contributedCommands();
+    assert.ok(contributed.length > 0, 'the manifest contributes commands');
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const missing = contributed.filter((command) => !registered.has(command));
+    assert.deepStrictEqual(missing, [], 'contributed commands without a registration');
+  });
+
+  it('opens the Crew Runs view container and renders it', async function () {
+    if (!ui.available()) {
+      this.skip(); // Needs the browser runner's page.
+    }
+    await showCrewRunsView();
+    const sideBarText = await waitFor(
+      async () => {
+        const text = await ui.text(selectors.sideBar);
+        return /crews/i.test(text) ? text : undefined;
+      },
+      { message: "the side bar showing the 'Crews' view" },
+    );
+    assert.match(sideBarText, /crew runs/i, 'side bar shows the Crew Runs container title');
+
+    const shot = await ui.screenshot('activation-crew-runs-view', { selector: selectors.sideBar });
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
+    assert.ok(shot.distinctColours > 2, `side bar screenshot looks blank (${shot.distinctColours} distinct colours)`);
+  });
+});

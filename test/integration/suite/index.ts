@@ -1,0 +1,59 @@
+// Entry the extension host loads (extensionTestsPath): runs every *.test.js beside this file with
+// mocha and rejects on failures, which the runner turns into a non-zero exit.
+import * as fs from 'fs';
+import * as path from 'path';
+import { format } from 'util';
+import MochaModule = require('mocha');
+import { RESULT_MARKER, SuiteResult } from '../helpers/uiBridgeProtocol';
+
+// mocha is an ES module package: require() yields the class itself (Node 24) or a namespace
+// whose default is the class (Node 20/22).
+const Mocha: typeof MochaModule = (MochaModule as typeof MochaModule & { default?: typeof MochaModule }).default ?? MochaModule;
+
+function testFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      return entry.isDirectory() ? testFiles(full) : entry.name.endsWith('.test.js') ? [full] : [];
+    })
+    .sort();
+}
+
+export function run(): Promise<void> {
+  // The host forwards console.log's arguments unformatted; without this the spec reporter's
+  // lines arrive as "%s (%dms)" templates.
+  Mocha.reporters.Base.consoleLog = (...args: unknown[]) => console.log(format(...args));
+
+  const grep = process.env.CREW_RUNS_TEST_GREP || undefined;
+  const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', color: false, timeout: 60_000, grep });
+  for (const file of testFiles(__dirname)) {
+    mocha.addFile(file);
+  }
+  if (grep) {
+    console.log(`only tests matching ${JSON.stringify(grep)} (CREW_RUNS_TEST_GREP)`);
+  }
+
+  return new Promise((resolve, reject) => {
+    try {
+      const runner = mocha.run((failures) => {
+        const stats = runner.stats;
+        const result: SuiteResult = {
+          passed: stats?.passes ?? 0,
+          failed: stats?.failures ?? failures,
+          pending: stats?.pending ?? 0,
+        };
+        console.log(`${RESULT_MARKER}${JSON.stringify(result)}`);
+        if (failures > 0) {
+          reject(new Error(`${failures} integration test(s) failed`));
+        } else {
+          resolve();
+        }
+      });
+    } catch (error) {
+      // A test file that throws while loading lands here.
+      console.error(error);
+      reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  });
+}
