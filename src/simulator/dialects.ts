@@ -1,0 +1,302 @@
+// The two body families of /work/shared/api/crew-api.md: `live` (what deployed crews answer:
+// FastAPI errors, upper-case `state`, `result` as a string) and `docs` (the published OpenAPI:
+// lower-case `status`, `result.output`, `{error, message}` errors).
+
+import type { CompletedTask, SimRun } from './runEngine';
+import type { Dialect, LivePausedState } from './types';
+
+/** An answer before it is written; `body` strings go out as text/plain unless a content type is set. */
+export interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  body: string | object;
+}
+
+const json = (status: number, body: object, headers?: Record<string, string>): Reply => ({ status, body, headers });
+
+export const LIVE_NOT_FOUND_STATUS = { state: 'NOT FOUND', status: 'Task not found or Invalid kickoff id' };
+
+export function routeNotFound(dialect: Dialect): Reply {
+  return dialect === 'live'
+    ? json(404, { detail: 'Not Found' })
+    : json(404, { error: 'Not Found', message: 'The requested resource was not found' });
+}
+
+export function methodNotAllowed(dialect: Dialect, allowed: string): Reply {
+  const headers = { Allow: allowed };
+  return dialect === 'live'
+    ? json(405, { detail: 'Method Not Allowed' }, headers)
+    : json(405, { error: 'Method Not Allowed', message: `Use ${allowed}` }, headers);
+}
+
+export function unauthorized(dialect: Dialect): Reply {
+  return dialect === 'live'
+    ? json(401, { detail: 'Invalid or missing authentication credentials' })
+    : json(401, { error: 'Unauthorized', message: 'Invalid or missing bearer token' });
+}
+
+export function forbidden(dialect: Dialect): Reply {
+  return dialect === 'live'
+    ? json(403, { detail: 'Not enough permissions' })
+    : json(403, { error: 'Forbidden', message: 'This token is not allowed to resume executions' });
+}
+
+/** Live answers a body that is not JSON with FastAPI's bare 500; the docs promise a 400. */
+export function malformedJson(dialect: Dialect): Reply {
+  return dialect === 'live'
+    ? { status: 500, body: 'Internal Server Error' }
+    : json(400, { error: 'Bad Request', message: 'Request body is not valid JSON' });
+}
+
+export function bodyTooLarge(dialect: Dialect): Reply {
+  return dialect === 'live'
+    ? json(413, { detail: 'Request body too large' })
+    : json(413, { error: 'Payload Too Large', message: 'Request body too large' });
+}
+
+export function missingInputs(dialect: Dialect, names: string[]): Reply {
+  return dialect === 'live'
+    ? json(422, { detail: `Missing inputs: ${names.join(', ')}` })
+    : json(422, { error: 'Validation Error', message: 'Missing required inputs', details: { missing_inputs: names } });
+}
+
+export function tooManyRequests(dialect: Dialect, retryAfterSeconds: number): Reply {
+  const headers = { 'Retry-After': String(retryAfterSeconds) };
+  return dialect === 'live'
+    ? json(429, { detail: 'Too Many Requests' }, headers)
+    : json(429, { error: 'Too Many Requests', message: 'Rate limit exceeded' }, headers);
+}
+
+export function inputsReply(names: string[]): Reply {
+  return json(200, { inputs: names });
+}
+
+export function kickoffReply(kickoffId: string): Reply {
+  return json(200, { kickoff_id: kickoffId });
+}
+
+/** Unknown, expired or hidden kickoff id: live says so with HTTP 200, the docs with a 404. */
+export function statusNotFound(dialect: Dialect, kickoffId: string): Reply {
+  return dialect === 'live'
+    ? json(200, { ...LIVE_NOT_FOUND_STATUS })
+    : json(404, { error: 'Execution not found', message: `No execution found with ID: ${kickoffId}` });
+}
+
+// --- POST /resume -------------------------------------------------------------------------------
+
+/** Live: FastAPI's validation error for a body without the camelCase fields. */
+export function liveResumeValidation(missingFields: string[]): Reply {
+  return json(422, {
+    detail: missingFields.map((field) => ({ type: 'missing', loc: ['body', field], msg: 'Field required', input: null })),
+  });
+}
+
+export function docsResumeValidation(missingFields: string[]): Reply {
+  return json(422, { error: 'Validation Error', message: 'Missing required fields', details: { missing_fields: missingFields } });
+}
+
+export function executionNotFound(dialect: Dialect): Reply {
+  return dialect === 'live' ? json(404, { detail: 'Execution not found' }) : json(404, { error: 'Not Found', message: 'Execution ID not found' });
+}
+
+export function taskNotFound(dialect: Dialect): Reply {
+  return dialect === 'live' ? json(404, { detail: 'Task not found' }) : json(404, { error: 'Not Found', message: 'Task ID not found' });
+}
+
+export function notPendingHumanInput(dialect: Dialect): Reply {
+  const message = 'Execution is not in pending human input state';
+  return dialect === 'live' ? json(400, { detail: message }) : json(400, { error: 'Invalid Request', message });
+}
+
+export function docsResumeReply(status: 'resumed' | 'retrying' | 'completed'): Reply {
+  const messages = {
+    resumed: 'Execution resumed successfully',
+    retrying: 'Task will be retried with your feedback',
+    completed: 'Execution completed',
+  };
+  return json(200, { status, message: messages[status] });
+}
+
+// --- GET /status --------------------------------------------------------------------------------
+
+export interface StatusOptions {
+  dialect: Dialect;
+  livePausedState: LivePausedState;
+  exposeTaskId: boolean;
+  liveLastExecutedTaskAsString: boolean;
+  liveOmitProgress: boolean;
+}
+
+/** `run` must already be advanced to `now`. */
+export function statusReply(run: SimRun, now: number, options: StatusOptions): Reply {
+  return options.dialect === 'live' ? liveStatus(run, now, options) : docsStatus(run, now, options);
+}
+
+const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+const seconds = (ms: number): number => Math.round(ms) / 1000;
+
+function usageMetrics(run: SimRun): Record<string, number> {
+  const completionTokens = run.completed.reduce((sum, task) => sum + Math.ceil(task.output.length / 4), 0);
+  const promptTokens = run.completed.reduce((sum, task) => sum + 350 + 120 * task.index, 0);
+  return {
+    total_tokens: promptTokens + completionTokens,
+    prompt_tokens: promptTokens,
+    cached_prompt_tokens: 0,
+    completion_tokens: completionTokens,
+    successful_requests: run.completed.length * 2,
+  };
+}
+
+const THOUGHTS = ['I should gather what is already known.', 'I have enough material; now I structure it.', 'I can now give a great answer.'];
+
+/** A plausible latest agent step for the running task (it changes three times per task). */
+function liveLastStep(run: SimRun, now: number): object | null {
+  const task = run.currentTask;
+  if (run.phase !== 'running' || !task) {
+    return null;
+  }
+  const duration = run.taskDurationMs(run.currentTaskIndex);
+  const step = duration > 0 ? Math.min(2, Math.floor(((now - run.phaseStartedAt) / duration) * 3)) : 0;
+  if (run.kind === 'flow') {
+    return { action: `${task.name}: step ${step + 1}`, result: `${task.agent} is working (${step + 1}/3)` };
+  }
+  return {
+    prompt: run.taskDescription(run.currentTaskIndex),
+    thought: `Thought: ${THOUGHTS[step]}`,
+    tool: step < 2 ? 'search_tool' : null,
+    tool_input: step < 2 ? JSON.stringify({ query: task.name.replace(/_/g, ' ') }) : null,
+    result: `${task.agent}: step ${step + 1} of 3 done`,
+  };
+}
+
+function liveExecutedTask(run: SimRun, task: CompletedTask, options: StatusOptions): object | string {
+  if (options.liveLastExecutedTaskAsString) {
+    return task.output;
+  }
+  return {
+    // The only place a paused live run reveals the id POST /resume needs (when the knob allows).
+    ...(run.phase === 'paused' && options.exposeTaskId ? { id: run.taskIds[task.index] } : {}),
+    name: task.name,
+    description: run.taskDescription(task.index),
+    expected_output: run.expectedOutput(task.index),
+    output: task.output,
+    agent: task.agent,
+    kickoff_id: run.kickoffId,
+    meta: run.meta ?? {},
+  };
+}
+
+function liveProgress(run: SimRun, now: number, options: StatusOptions): object | null {
+  if (options.liveOmitProgress || run.phase === 'pending' || run.phase === 'failed' || run.runningSince === undefined) {
+    return null;
+  }
+  const isFlow = run.kind === 'flow';
+  const total = run.tasks.length;
+  const current = run.phase === 'succeeded' ? undefined : run.currentTask;
+  return {
+    unit: isFlow ? 'step' : 'task',
+    completed: run.completed.length,
+    total: isFlow ? null : total,
+    remaining: isFlow ? null : total - run.completed.length,
+    current: current?.name ?? null,
+    current_agent: current?.agent ?? null,
+    started_at: iso(run.runningSince),
+    updated_at: iso(run.updatedAt),
+    duration_seconds: seconds((run.finishedAt ?? now) - run.runningSince),
+  };
+}
+
+const LIVE_MESSAGES = { pending: 'Task is pending', running: 'Task is Running' } as const;
+
+function liveStatus(run: SimRun, now: number, options: StatusOptions): Reply {
+  if (run.phase === 'paused' && options.livePausedState === 'NOT FOUND') {
+    return json(200, { ...LIVE_NOT_FOUND_STATUS });
+  }
+  const last = run.lastCompleted;
+  const succeeded = run.phase === 'succeeded';
+  let state: string;
+  let message: string | null;
+  switch (run.phase) {
+    case 'pending':
+    case 'running':
+      state = run.phase.toUpperCase();
+      message = LIVE_MESSAGES[run.phase];
+      break;
+    case 'paused':
+      state = 'PAUSED';
+      message = `Waiting for human input on task '${run.currentTask?.name}'`;
+      break;
+    case 'succeeded':
+      state = 'SUCCESS';
+      message = null;
+      break;
+    case 'failed':
+      state = 'FAILED';
+      message = run.failure ?? 'Exception';
+      break;
+  }
+  return json(200, {
+    state,
+    status: message,
+    result: succeeded && last ? last.output : null,
+    result_json: succeeded && last?.json !== undefined ? last.json : null,
+    progress: liveProgress(run, now, options),
+    last_executed_task: last ? liveExecutedTask(run, last, options) : null,
+    last_step: liveLastStep(run, now),
+    ...(succeeded
+      ? {
+          tasks_output: run.completed.map((task) => ({
+            name: task.name,
+            description: run.taskDescription(task.index),
+            expected_output: run.expectedOutput(task.index),
+            summary: `${run.taskDescription(task.index).slice(0, 60)}...`,
+            raw: task.output,
+            json_dict: task.json ?? null,
+            agent: task.agent,
+            output_format: task.json === undefined ? 'raw' : 'json',
+          })),
+        }
+      : {}),
+    usage_metrics: usageMetrics(run),
+    execution_origin: run.origin,
+  });
+}
+
+function docsStatus(run: SimRun, now: number, options: StatusOptions): Reply {
+  const progress = { completed_tasks: run.completed.length, total_tasks: run.kind === 'flow' ? null : run.tasks.length };
+  const executionTime = seconds((run.finishedAt ?? now) - run.createdAt);
+  switch (run.phase) {
+    case 'pending':
+      // The docs know no queued state: a run that has not started is "running" with no current task.
+      return json(200, { status: 'running', current_task: null, progress });
+    case 'running':
+      return json(200, { status: 'running', current_task: run.currentTask?.name ?? null, progress });
+    case 'paused': {
+      const last = run.lastCompleted;
+      return json(200, {
+        status: 'pending_human_input',
+        message: `Waiting for human input on task '${run.currentTask?.name}'`,
+        current_task: run.currentTask?.name ?? null,
+        ...(options.exposeTaskId ? { task_id: run.taskIds[run.currentTaskIndex] } : {}),
+        task_output: last?.output ?? null,
+        progress,
+      });
+    }
+    case 'succeeded':
+      return json(200, {
+        status: 'completed',
+        result: {
+          output: run.lastCompleted?.output ?? '',
+          tasks: run.completed.map((task) => ({
+            task_id: task.name,
+            output: task.output,
+            agent: task.agent,
+            execution_time: seconds(task.finishedAt - task.startedAt),
+          })),
+        },
+        execution_time: executionTime,
+      });
+    case 'failed':
+      return json(200, { status: 'error', error: run.failure ?? 'Task execution failed', execution_time: executionTime });
+  }
+}

@@ -1,0 +1,260 @@
+// One simulated run. Its state is a pure function of time: `advance(now)` replays what happened
+// since the last look, so there are no timers to leak, and `finishedAt` is the exact moment the
+// run ended, not the moment somebody polled.
+
+import { randomUUID } from 'node:crypto';
+import { interpolate, placeholderValues, renderOutput } from './outputs';
+import type { CompletedTaskInfo, ResumeRecord, RunInfo, Scenario, SimRunPhase, TaskConfig } from './types';
+
+export interface CompletedTask extends CompletedTaskInfo {
+  index: number;
+  /** Set for `{ json }` outputs. */
+  json?: unknown;
+}
+
+export interface RunSetup {
+  crewId: string;
+  kind: 'crew' | 'flow';
+  /** Snapshot: changing the crew later does not change a run in flight. */
+  tasks: TaskConfig[];
+  inputs: Record<string, unknown>;
+  defaults?: Record<string, string>;
+  meta?: unknown;
+  scenario: Scenario;
+  failureMessage?: string;
+  timeScale: number;
+  pendingMs: number;
+  notFoundForMs: number;
+  now: number;
+}
+
+/** Index of the task that raises, or -1. */
+function failingTaskIndex(scenario: Scenario): number {
+  if (scenario === 'fail') {
+    return 0;
+  }
+  const match = /^failAtTask:(\d+)$/.exec(scenario);
+  return match ? Number(match[1]) : -1;
+}
+
+export class SimRun {
+  readonly id: string;
+  readonly kickoffIds: string[];
+  readonly crewId: string;
+  readonly kind: 'crew' | 'flow';
+  readonly tasks: readonly TaskConfig[];
+  /** A UUID per task, stable across retries: what POST /resume calls `task_id`. */
+  readonly taskIds: readonly string[];
+  readonly inputs: Record<string, unknown>;
+  readonly meta: unknown;
+  readonly scenario: Scenario;
+  readonly createdAt: number;
+  readonly completed: CompletedTask[] = [];
+  readonly resumes: ResumeRecord[] = [];
+
+  phase: SimRunPhase = 'pending';
+  /** Start of the current phase: pending, or the running task. */
+  phaseStartedAt: number;
+  /** When the run first left PENDING (progress.started_at). */
+  runningSince?: number;
+  /** When anything last changed (progress.updated_at). */
+  updatedAt: number;
+  currentTaskIndex = 0;
+  finishedAt?: number;
+  failure?: string;
+  /** `hitl-resume` once a live resume gave the run a new kickoff id. */
+  origin: 'api' | 'hitl-resume' = 'api';
+
+  private readonly placeholderValues: Record<string, string>;
+  private readonly failingTask: number;
+  private readonly failureMessage?: string;
+  private readonly timeScale: number;
+  private readonly pendingMs: number;
+  private readonly notFoundUntil: number;
+  private readonly feedbackByTask: string[][];
+
+  constructor(setup: RunSetup) {
+    this.id = randomUUID();
+    this.kickoffIds = [this.id];
+    this.crewId = setup.crewId;
+    this.kind = setup.kind;
+    this.tasks = setup.tasks.map((task) => ({ ...task }));
+    this.taskIds = this.tasks.map(() => randomUUID());
+    this.inputs = setup.inputs;
+    this.meta = setup.meta;
+    this.scenario = setup.scenario;
+    this.createdAt = setup.now;
+    this.phaseStartedAt = setup.now;
+    this.updatedAt = setup.now;
+    this.placeholderValues = placeholderValues(setup.inputs, setup.defaults);
+    this.failingTask = failingTaskIndex(setup.scenario);
+    this.failureMessage = setup.failureMessage;
+    this.timeScale = setup.timeScale;
+    this.pendingMs = setup.pendingMs * setup.timeScale;
+    this.notFoundUntil = setup.now + (setup.scenario === 'notFoundAfterKickoff' ? setup.notFoundForMs * setup.timeScale : 0);
+    this.feedbackByTask = this.tasks.map(() => []);
+  }
+
+  get kickoffId(): string {
+    return this.kickoffIds[this.kickoffIds.length - 1];
+  }
+
+  get currentTask(): TaskConfig | undefined {
+    return this.tasks[this.currentTaskIndex];
+  }
+
+  get lastCompleted(): CompletedTask | undefined {
+    return this.completed[this.completed.length - 1];
+  }
+
+  /** Whether /status should pretend not to know this run (scenarios, not the paused knob). */
+  hiddenAt(now: number): boolean {
+    return this.scenario === 'lost' || now < this.notFoundUntil;
+  }
+
+  /** The task's description as the agent saw it: placeholders filled in. */
+  taskDescription(index: number): string {
+    const task = this.tasks[index];
+    return interpolate(task.description ?? `Complete the ${task.name.replace(/_/g, ' ')}.`, this.placeholderValues);
+  }
+
+  expectedOutput(index: number): string | null {
+    const expected = this.tasks[index].expectedOutput;
+    return expected === undefined ? null : interpolate(expected, this.placeholderValues);
+  }
+
+  /** Real ms the given task takes. */
+  taskDurationMs(index: number): number {
+    return Math.max(0, this.tasks[index].durationMs * this.timeScale);
+  }
+
+  /** Replays every transition due by `now`. */
+  advance(now: number): void {
+    for (;;) {
+      if (this.phase === 'pending') {
+        const end = this.phaseStartedAt + this.pendingMs;
+        if (now < end) {
+          return;
+        }
+        this.runningSince ??= end;
+        this.startTaskOrFinish(end);
+        continue;
+      }
+      if (this.phase !== 'running') {
+        return;
+      }
+      const index = this.currentTaskIndex;
+      if (this.scenario === 'hang' && index === this.tasks.length - 1) {
+        return;
+      }
+      const end = this.phaseStartedAt + this.taskDurationMs(index);
+      if (now < end) {
+        return;
+      }
+      if (index === this.failingTask) {
+        this.phase = 'failed';
+        this.failure = this.failureMessage ?? `ValueError: Simulated failure in task '${this.tasks[index].name}'`;
+        this.finish(end);
+        return;
+      }
+      this.completeTask(index, end);
+      if (this.tasks[index].humanInput) {
+        this.phase = 'paused';
+        return;
+      }
+      this.currentTaskIndex = index + 1;
+      this.startTaskOrFinish(end);
+    }
+  }
+
+  /** Human approved the paused task. `continueAfterPending`: a live resume starts a new (pending) task. */
+  approve(now: number, continueAfterPending: boolean): SimRunPhase {
+    this.currentTaskIndex += 1;
+    this.continueAt(now, continueAfterPending);
+    return this.phase;
+  }
+
+  /** Human asked for changes: the paused task runs again with the feedback, then pauses again. */
+  retry(now: number, feedback: string, continueAfterPending: boolean): void {
+    this.feedbackByTask[this.currentTaskIndex].push(feedback);
+    this.completed.pop();
+    this.continueAt(now, continueAfterPending);
+  }
+
+  /** A live resume: the run goes on under a new kickoff id. */
+  addKickoffId(id: string): void {
+    this.kickoffIds.push(id);
+    this.origin = 'hitl-resume';
+  }
+
+  info(): RunInfo {
+    return {
+      id: this.id,
+      kickoffId: this.kickoffId,
+      kickoffIds: [...this.kickoffIds],
+      crewId: this.crewId,
+      inputs: this.inputs,
+      scenario: this.scenario,
+      phase: this.phase,
+      createdAt: this.createdAt,
+      finishedAt: this.finishedAt,
+      currentTaskIndex: this.currentTaskIndex,
+      completedTasks: this.completed.map(({ name, agent, output, startedAt, finishedAt, feedback }) => ({
+        name,
+        agent,
+        output,
+        startedAt,
+        finishedAt,
+        feedback: [...feedback],
+      })),
+      pausedTaskId: this.phase === 'paused' ? this.taskIds[this.currentTaskIndex] : undefined,
+      pausedTaskName: this.phase === 'paused' ? this.tasks[this.currentTaskIndex].name : undefined,
+      resumes: [...this.resumes],
+      failure: this.failure,
+    };
+  }
+
+  private continueAt(now: number, continueAfterPending: boolean): void {
+    this.updatedAt = now;
+    if (continueAfterPending) {
+      this.phase = 'pending';
+      this.phaseStartedAt = now;
+    } else {
+      this.startTaskOrFinish(now);
+    }
+  }
+
+  private startTaskOrFinish(at: number): void {
+    this.updatedAt = at;
+    if (this.currentTaskIndex >= this.tasks.length) {
+      this.phase = 'succeeded';
+      this.finish(at);
+      return;
+    }
+    this.phase = 'running';
+    this.phaseStartedAt = at;
+  }
+
+  private completeTask(index: number, at: number): void {
+    const task = this.tasks[index];
+    const feedback = [...this.feedbackByTask[index]];
+    let { text, json } = renderOutput(task.output, this.placeholderValues);
+    if (feedback.length > 0) {
+      if (json !== null && typeof json === 'object' && !Array.isArray(json)) {
+        // A JSON output stays parseable: the revision goes into a field, not a trailing line.
+        json = { ...json, revised_after_feedback: feedback.map((item) => `Revised after feedback: ${item}`) };
+        text = JSON.stringify(json, null, 2);
+      } else {
+        json = undefined;
+        text = [text, '', ...feedback.map((item) => `Revised after feedback: ${item}`)].join('\n');
+      }
+    }
+    this.completed.push({ index, name: task.name, agent: task.agent, output: text, json, startedAt: this.phaseStartedAt, finishedAt: at, feedback });
+    this.updatedAt = at;
+  }
+
+  private finish(at: number): void {
+    this.finishedAt = at;
+    this.updatedAt = at;
+  }
+}

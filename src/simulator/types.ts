@@ -1,0 +1,243 @@
+// Configuration and inspection types of the crew simulator. Everything a config file may hold is
+// JSON-compatible, so the same objects work in tests, in the extension and in `--config file.json`.
+
+/** Which family of bodies a crew answers with (see /work/shared/api/crew-api.md). */
+export type Dialect = 'live' | 'docs';
+
+/**
+ * What a run does:
+ * - `ok` (default): every task succeeds.
+ * - `fail`: the first task raises (same as `failAtTask:0`).
+ * - `failAtTask:N`: task N (0-based) raises when it would have finished; earlier tasks succeed.
+ * - `notFoundAfterKickoff`: /status says "not found" for `notFoundForMs` after kickoff, then runs normally.
+ * - `hang`: the last task never finishes (the run stays RUNNING forever).
+ * - `lost`: /status says "not found" for the whole life of the run (an expired or unknown id).
+ */
+export type Scenario = 'ok' | 'fail' | `failAtTask:${number}` | 'notFoundAfterKickoff' | 'hang' | 'lost';
+
+/**
+ * A task's output. `{placeholders}` in strings (also in JSON string leaves) are replaced by the
+ * kickoff's inputs, falling back to the crew's `defaults`; unknown placeholders stay as they are.
+ * - string: Markdown or plain text.
+ * - `{ json }`: a JSON value; live `result` is its text and `result_json` the value.
+ * - `{ fencedJson }`: JSON wrapped in a ```json fence, as LLMs often answer; live `result_json` is null.
+ * - `{ repeat, bytes }`: `repeat` repeated until the output is `bytes` characters long (large outputs).
+ */
+export type TaskOutputSpec = string | { json: unknown } | { fencedJson: unknown } | { repeat: string; bytes: number };
+
+export interface TaskConfig {
+  /** Task name (`research_task`), or the method name for a flow step. */
+  name: string;
+  agent: string;
+  description?: string;
+  expectedOutput?: string;
+  /** Simulated duration; multiplied by the simulator's `timeScale`. */
+  durationMs: number;
+  output: TaskOutputSpec;
+  /** Pause the run for human feedback after this task finishes (POST /resume continues it). */
+  humanInput?: boolean;
+}
+
+/** How the live dialect shows a run waiting for human input. */
+export type LivePausedState = 'PAUSED' | 'NOT FOUND';
+
+/** Per-response behaviour that can be set for the whole simulator and overridden per crew. */
+export interface ResponseBehaviour {
+  /** Default `live`. */
+  dialect?: Dialect;
+  /**
+   * Default `PAUSED` (the platform guide). `NOT FOUND` is what the live service was seen to answer
+   * while a human-input task waited: the same body as for an unknown id.
+   */
+  livePausedState?: LivePausedState;
+  /**
+   * Default true: while paused, the task id for /resume is in the status body (live:
+   * `last_executed_task.id`, docs: top-level `task_id`). False: the user must paste it.
+   */
+  exposeTaskId?: boolean;
+}
+
+export interface CrewConfig extends ResponseBehaviour {
+  /** URL path segment: the crew's base URL is `<origin>/<id>`. */
+  id: string;
+  name: string;
+  kind: 'crew' | 'flow';
+  /** GET /inputs. Crews: all required. Flows: state fields (often with `id`), none required. */
+  inputs: string[];
+  /** Values for placeholders the kickoff did not send (a flow's default state). */
+  defaults?: Record<string, string>;
+  tasks: TaskConfig[];
+  /** Random per start when absent. */
+  orgToken?: string;
+  /** Random per start when absent. */
+  userToken?: string;
+  /** Default true. False: the user token gets 403 on POST /resume (it is "user-scoped, fewer permissions"). */
+  userTokenCanResume?: boolean;
+  scenario?: Scenario;
+  /** Exception text of a failing run; default `ValueError: Simulated failure in task '<name>'`. */
+  failureMessage?: string;
+  /** Simulated time a run stays PENDING after kickoff (and after a live resume); default 1500. */
+  pendingMs?: number;
+  /** For `notFoundAfterKickoff`: simulated time /status answers "not found"; default 3000. */
+  notFoundForMs?: number;
+  /** Requests per second this crew accepts (all endpoints); above it: 429 with Retry-After. */
+  rateLimitPerSecond?: number;
+  /** Answer every request of this crew with `302 Location: <redirectTo><endpoint path>` (security tests). */
+  redirectTo?: string;
+  /**
+   * Live only: like the observed service, POST /resume with an unknown execution id answers 200 with a
+   * new kickoff id whose run fails ("'NoneType' object is not subscriptable"). Default false: 404.
+   */
+  liveResumeAcceptsUnknownExecution?: boolean;
+  /** Live only: send `last_executed_task` as a plain string (its output), as some deployments do. */
+  liveLastExecutedTaskAsString?: boolean;
+  /** Live only: send `progress: null` (older runtimes). */
+  liveOmitProgress?: boolean;
+  /** Faults for this crew only, merged over the simulator's. */
+  faults?: FaultOptions;
+}
+
+/** Read faults: answers a flaky gateway or network gives to GET /inputs and GET /status. */
+export type ReadFaultKind =
+  /** Plain-text 500 Internal Server Error. */
+  | '500'
+  /** 502 with an HTML body, as a gateway sends. */
+  | '502html'
+  /** 503 with Retry-After. */
+  | '503'
+  /** 429 with Retry-After. */
+  | '429'
+  /** The socket is destroyed without an answer. */
+  | 'reset'
+  /** 200 with a body that is not valid JSON. */
+  | 'malformed'
+  /** Content-Length larger than the body sent, then the connection closes. */
+  | 'truncated'
+  /** The answer is held for `stallMs`, then sent (if the client still waits). */
+  | 'stall';
+
+export const READ_FAULT_KINDS: readonly ReadFaultKind[] = ['500', '502html', '503', '429', 'reset', 'malformed', 'truncated', 'stall'];
+
+/** Network-level faults. Their durations are real milliseconds: `timeScale` does not apply. */
+export interface FaultOptions {
+  /** Added to every response. */
+  latencyMs?: number;
+  /** Added to the first request to a crew after it has idled for `idleAfterMs` (and to its very first). */
+  coldStartMs?: number;
+  /** Default 300 000 (5 minutes). */
+  idleAfterMs?: number;
+  /** Probability (0..1) that a GET /inputs or GET /status gets a read fault instead of its answer. */
+  readFaultRate?: number;
+  /** The kinds chosen among (uniformly, by the seeded PRNG); default all of READ_FAULT_KINDS. */
+  readFaultKinds?: ReadFaultKind[];
+  /** How long a `stall` holds the answer; default 10 000. */
+  stallMs?: number;
+  /** Retry-After (seconds) on 429/503 faults and rate limiting; default 1. */
+  retryAfterSeconds?: number;
+}
+
+export interface SimulatorOptions extends ResponseBehaviour {
+  /** Default 127.0.0.1 (loopback only). */
+  host?: string;
+  /** Default 0: a random free port. */
+  port?: number;
+  /** Multiplies every simulated duration (task, pending, not-found window); default 1. */
+  timeScale?: number;
+  /** Default: the demo crews (with fresh random tokens). */
+  crews?: CrewConfig[];
+  faults?: FaultOptions;
+  /** Seed of the PRNG that picks faults; default random. Same seed, same request order: same faults. */
+  seed?: number;
+}
+
+/** A crew as served: where it is and the tokens it accepts. */
+export interface ServedCrew {
+  id: string;
+  name: string;
+  kind: 'crew' | 'flow';
+  /** Base URL, no trailing slash. */
+  url: string;
+  orgToken: string;
+  userToken: string;
+}
+
+export type Endpoint = 'inputs' | 'kickoff' | 'status' | 'resume' | 'other';
+
+export interface RequestLogEntry {
+  /** Real ms timestamp when the request arrived. */
+  time: number;
+  /** Undefined when the path names no crew. */
+  crewId?: string;
+  endpoint: Endpoint;
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  /** HTTP status sent; 0 when no answer was sent (reset, or the client went away). */
+  status: number;
+  hasAuthorization: boolean;
+  /** Which token was presented; the token itself is never stored. */
+  tokenKind: 'org' | 'user' | 'invalid' | 'none';
+  /** What the simulator did instead of the normal answer, if anything. */
+  fault?: ReadFaultKind | 'rateLimit' | 'redirect';
+  /** Real ms from arrival to the end of the answer. */
+  durationMs: number;
+}
+
+export type ResumeStyle = 'snake' | 'camel' | 'mixed' | 'neither';
+
+export interface ResumeRecord {
+  time: number;
+  crewId: string;
+  /** Body as received (parsed JSON; the raw text when it did not parse). */
+  body: unknown;
+  style: ResumeStyle;
+  /** HTTP status answered. */
+  status: number;
+  /** What the resume did, when accepted. */
+  action?: 'approve' | 'retry';
+  /** The run it applied to (its original kickoff id), when one was found. */
+  runId?: string;
+  /** Live: the new kickoff id answered. */
+  newKickoffId?: string;
+}
+
+/** Where a run is, in the simulator's own words (not a dialect's). */
+export type SimRunPhase = 'pending' | 'running' | 'paused' | 'succeeded' | 'failed';
+
+export interface CompletedTaskInfo {
+  name: string;
+  agent: string;
+  /** The output text as the service shows it (`raw`). */
+  output: string;
+  /** Real ms timestamps. */
+  startedAt: number;
+  finishedAt: number;
+  /** Feedback that produced this output (retries after `is_approve: false`). */
+  feedback: string[];
+}
+
+export interface RunInfo {
+  /** The original kickoff id. */
+  id: string;
+  /** The id the run currently answers to (live resumes give it a new one). */
+  kickoffId: string;
+  /** Every id the run had, original first. */
+  kickoffIds: string[];
+  crewId: string;
+  inputs: Record<string, unknown>;
+  scenario: Scenario;
+  phase: SimRunPhase;
+  /** Real ms timestamps. */
+  createdAt: number;
+  /** When the simulated run reached SUCCESS or FAILED (computed exactly, not when someone looked). */
+  finishedAt?: number;
+  /** Index of the task running, or paused after. */
+  currentTaskIndex: number;
+  completedTasks: CompletedTaskInfo[];
+  /** While paused: the id POST /resume expects. */
+  pausedTaskId?: string;
+  pausedTaskName?: string;
+  /** Accepted resumes of this run. */
+  resumes: ResumeRecord[];
+  failure?: string;
+}
