@@ -199,6 +199,11 @@ export class RunPoller implements Disposable {
     }
   }
 
+  /** Polls and store writes started by the poller and not yet finished (for tests with a fake clock). */
+  get pendingOperations(): number {
+    return this.pending.size;
+  }
+
   /** The run ids currently scheduled (for tests and the status bar). */
   scheduledRunIds(): string[] {
     return [...this.schedules.keys()];

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describeChanges, mergeTaskOutputs } from '../api/normalize';
-import type { StatusSnapshot } from '../api/types';
+import type { StatusSnapshot, TaskOutput } from '../api/types';
 import { Clock, systemClock } from '../util/clock';
 import { Emitter, Event } from '../util/event';
 import { errorCode, TEMP_SUFFIX, writeFileAtomic } from './atomicFile';
@@ -220,7 +220,7 @@ export class RunStore {
       const now = this.clock.now();
       const details = await this.loadDetails(id);
       const record: RunRecord = { ...before };
-      const effective = this.interpret(record, snapshot, now);
+      const effective = this.interpret(record, snapshot, now, details.tasks.at(-1));
       const describeFrom = details.lastSnapshot;
 
       record.message = effective.message;
@@ -370,7 +370,7 @@ export class RunStore {
   // ---- internals ----
 
   /** Works out what a status means for this run; updates the record's NOT FOUND bookkeeping. */
-  private interpret(record: RunRecord, snapshot: StatusSnapshot, now: number): StatusSnapshot {
+  private interpret(record: RunRecord, snapshot: StatusSnapshot, now: number, lastKnownTask?: TaskOutput): StatusSnapshot {
     if (snapshot.state !== 'notFound') {
       record.seenBySource = true;
       record.notFoundSince = undefined;
@@ -383,7 +383,8 @@ export class RunStore {
       return { ...snapshot, state: record.state, message: record.message };
     }
     record.feedbackInferred = true;
-    const lastTask = snapshot.lastTask ?? undefined;
+    // A NOT FOUND body says nothing about the task: offer the last output seen for review.
+    const lastTask = snapshot.lastTask ?? lastKnownTask;
     return {
       ...snapshot,
       state: 'awaitingFeedback',
