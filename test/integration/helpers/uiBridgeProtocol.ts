@@ -13,6 +13,9 @@ export const UI_REQUEST_MARKER = '@@UI ';
 /** Environment variable (server → extension host) naming the reply directory. */
 export const UI_BRIDGE_DIR_ENV = 'CREW_RUNS_UI_BRIDGE_DIR';
 
+/** Line the suite entry logs when mocha starts: the runner prints host output from there on. */
+export const SUITE_START_MARKER = '@@SUITE-START';
+
 /** Prefix of the line the suite entry logs with its final mocha counts. */
 export const RESULT_MARKER = '@@RESULT ';
 

@@ -8,14 +8,15 @@
 //   CREW_RUNS_TEST_GREP        only run tests whose full title matches (passed to the suite)
 //   CREW_RUNS_TEST_TIMEOUT_MS  overall limit for server + browser + suite (default 600000)
 //   CREW_RUNS_TEST_CACHE_DIR   where Node 24 and the server are installed (default .vscode-test)
-//   CREW_RUNS_TEST_VERBOSE=1   also print the workbench's own log lines
+//   CREW_RUNS_TEST_VERBOSE=1   print every workbench log line, not just the suite's output
+//                              (all of them are always in test-results/workbench.log)
 import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { format } from 'util';
 import { chromium, Browser, Page } from 'playwright-core';
-import { RESULT_MARKER, SuiteResult, UI_BRIDGE_DIR_ENV, parseUiRequest } from '../helpers/uiBridgeProtocol';
+import { RESULT_MARKER, SUITE_START_MARKER, SuiteResult, UI_BRIDGE_DIR_ENV, parseUiRequest } from '../helpers/uiBridgeProtocol';
 import { ensureChromium, ensureServerInstalled } from './install';
 import { freeLoopbackPort, killProcessGroup, survivors } from './processes';
 import { UiBridge } from './uiBridge';
@@ -53,6 +54,16 @@ const USER_SETTINGS = {
   'update.mode': 'none',
   'git.enabled': false,
 };
+
+/**
+ * Workbench log lines that reach codeAutomationLog alongside the host's console while the suite
+ * runs, and are expected offline. They stay in test-results/workbench.log.
+ */
+const WORKBENCH_NOISE = [
+  /^\s+at .*https?:\/\/127\.0\.0\.1:\d+\//, // stack frames of workbench code
+  /^\[(AccountPolicyGate|AgentHost[^\]]*|Service Worker|reconnection-grace-time)\]/,
+  /ENOTFOUND|Timed out waiting for authentication provider/,
+];
 
 function log(message: string): void {
   console.log(`[integration] ${message}`);
@@ -175,6 +186,8 @@ async function main(): Promise<number> {
 
   let exitCode = 1;
   let result: SuiteResult | undefined;
+  let suiteStarted = false;
+  const recentLines: string[] = [];
   try {
     log(`starting VS Code server on 127.0.0.1:${port}…`);
     const server = await Promise.race([startServer(nodeBin, serverMain, port, run.tempDir, bridgeDir), timedOut]);
@@ -204,15 +217,25 @@ async function main(): Promise<number> {
         resolve(code);
       });
     });
+    // Both the workbench's log and the extension host's console arrive here. Before the suite
+    // starts it is all workbench chatter: keep it in the file and stream the suite's lines.
+    const workbenchLog = fs.createWriteStream(path.join(resultsDir, 'workbench.log'));
     await page.exposeFunction('codeAutomationLog', (level: string, args: unknown) => {
       for (const line of formatLogArgs(args).split('\n')) {
+        workbenchLog.write(`[${level}] ${line}\n`);
+        recentLines.push(`[${level}] ${line}`);
+        recentLines.splice(0, recentLines.length - 40);
         const request = parseUiRequest(line);
         if (request) {
           bridge.handle(request);
         } else if (line.startsWith(RESULT_MARKER)) {
           result = JSON.parse(line.slice(RESULT_MARKER.length)) as SuiteResult;
-        } else if (verbose || level !== 'trace') {
-          console.log(verbose ? `[${level}] ${line}` : line);
+        } else if (line.startsWith(SUITE_START_MARKER)) {
+          suiteStarted = true;
+        } else if (verbose) {
+          console.log(`[${level}] ${line}`);
+        } else if (suiteStarted && !WORKBENCH_NOISE.some((pattern) => pattern.test(line))) {
+          console.log(line);
         }
       }
     });
@@ -238,6 +261,10 @@ async function main(): Promise<number> {
   } finally {
     clearTimeout(timer);
     if (exitCode !== 0) {
+      if (!suiteStarted && !verbose && recentLines.length > 0) {
+        console.error(`[integration] the suite never started; last workbench log lines:\n${recentLines.join('\n')}`);
+      }
+      console.error('[integration] full workbench log: test-results/workbench.log, server output: test-results/server.log');
       await saveFailureScreenshot();
     }
     await cleanup();

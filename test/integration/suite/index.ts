@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { format } from 'util';
 import MochaModule = require('mocha');
-import { RESULT_MARKER, SuiteResult } from '../helpers/uiBridgeProtocol';
+import { RESULT_MARKER, SUITE_START_MARKER, SuiteResult } from '../helpers/uiBridgeProtocol';
 
 // mocha is an ES module package: require() yields the class itself (Node 24) or a namespace
 // whose default is the class (Node 20/22).
@@ -30,6 +30,7 @@ export function run(): Promise<void> {
   for (const file of testFiles(__dirname)) {
     mocha.addFile(file);
   }
+  console.log(SUITE_START_MARKER);
   if (grep) {
     console.log(`only tests matching ${JSON.stringify(grep)} (CREW_RUNS_TEST_GREP)`);
   }
