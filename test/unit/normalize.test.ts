@@ -547,6 +547,17 @@ describe('mergeTaskOutputs', () => {
     assert.deepEqual(mergeTaskOutputs([], snapshot), snapshot.tasks);
   });
 
+  it('keeps plain-string tasks with different outputs as separate tasks, not attempts', () => {
+    let known: TaskOutput[] = [];
+    known = mergeTaskOutputs(known, running('First output'));
+    known = mergeTaskOutputs(known, running('Second output'));
+    known = mergeTaskOutputs(known, running('Second output'));
+    assert.deepEqual(known, [
+      { name: UNNAMED_TASK, output: 'First output' },
+      { name: UNNAMED_TASK, output: 'Second output' },
+    ]);
+  });
+
   it('tells tasks apart by id when both sides have one', () => {
     let known: TaskOutput[] = [];
     known = mergeTaskOutputs(known, running({ id: 't1', name: 'same', output: 'one' }));
