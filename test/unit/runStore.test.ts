@@ -1,0 +1,280 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { RunState, StatusSnapshot } from '../../src/api/types';
+import type { Logger } from '../../src/runs/model';
+import { DEFAULT_INDEX_KEY, KeyValueStore, RunStore, StoredIndex } from '../../src/runs/runStore';
+import { FakeClock } from './helpers/fakeClock';
+
+const CREW = 'https://crew-a.example.com';
+const OTHER_CREW = 'https://crew-b.example.com';
+
+function snap(state: RunState, extra: Partial<StatusSnapshot> = {}): StatusSnapshot {
+  return { state, tasks: [], raw: { state }, ...extra };
+}
+
+/** Stores JSON like VS Code's Memento; several stores may share one, like windows share globalState. */
+function memoryKv(): KeyValueStore & { data: Map<string, string> } {
+  const data = new Map<string, string>();
+  return {
+    data,
+    get: <T>(key: string) => (data.has(key) ? (JSON.parse(data.get(key)!) as T) : undefined),
+    update: async (key, value) => {
+      data.set(key, JSON.stringify(value));
+    },
+  };
+}
+
+function recordingLogger(): Logger & { warnings: string[] } {
+  const warnings: string[] = [];
+  return { warnings, info: () => undefined, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) };
+}
+
+describe('RunStore', () => {
+  let dir: string;
+  let clock: FakeClock;
+  let kv: ReturnType<typeof memoryKv>;
+  let logger: ReturnType<typeof recordingLogger>;
+  let store: RunStore;
+  let events: string[][];
+
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crew-store-'));
+    clock = new FakeClock(1_700_000_000_000);
+    kv = memoryKv();
+    logger = recordingLogger();
+    store = await openStore();
+    events = [];
+    store.onDidChange((e) => events.push(e.runIds));
+  });
+
+  afterEach(async () => {
+    await store.flush();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  async function openStore(maxRunsPerCrew?: number): Promise<RunStore> {
+    const s = new RunStore(kv, dir, logger, { clock, maxRunsPerCrew });
+    await s.load();
+    return s;
+  }
+
+  function add(kickoffId: string, crewUrl = CREW, inputs: Record<string, string> = { topic: `Topic ${kickoffId}` }) {
+    return store.add({ crewUrl, crewName: 'Writers', kickoffId, inputs });
+  }
+
+  async function finish(id: string) {
+    await store.applySnapshot(id, snap('succeeded', { finalOutput: { kind: 'markdown', text: 'ok' } }));
+  }
+
+  it('records a run at kickoff and lists newest first, per crew', async () => {
+    const first = await add('k1');
+    await clock.advance(1_000);
+    const second = await add('k2');
+    await clock.advance(1_000);
+    const other = await add('k3', OTHER_CREW, {});
+    assert.deepEqual(store.list().map((r) => r.kickoffId), ['k3', 'k2', 'k1']);
+    assert.deepEqual(store.list(CREW).map((r) => r.id), [second.id, first.id]);
+    assert.equal(store.findByKickoffId('k3')?.id, other.id);
+    assert.equal(first.state, 'queued');
+    assert.equal(first.watching, true);
+    assert.equal(first.label, 'Topic k1');
+    assert.match(other.label, /^Run of \d{4}-\d\d-\d\d \d\d:\d\d$/);
+    assert.equal(first.id.length, 36);
+    const index = kv.get<StoredIndex>(DEFAULT_INDEX_KEY)!;
+    assert.equal(index.version, 1);
+    assert.deepEqual(index.runs.map((r) => r.kickoffId).sort(), ['k1', 'k2', 'k3']);
+  });
+
+  it('applies a snapshot: change lines, history only on change, final output kept', async () => {
+    const run = await add('k1');
+    const task = { name: 'research', output: 'Notes' };
+    const lines = await store.applySnapshot(run.id, snap('running', { lastTask: task, tasks: [task], currentTask: 'write' }));
+    assert.ok(lines.length >= 2, lines.join('|'));
+    assert.deepEqual(await store.applySnapshot(run.id, snap('running', { lastTask: task, tasks: [task], currentTask: 'write' })), []);
+    await clock.advance(5_000);
+    await store.applySnapshot(run.id, snap('succeeded', { finalOutput: { kind: 'markdown', text: '# Report' } }));
+    await store.applySnapshot(run.id, snap('succeeded'));
+    const record = store.get(run.id)!;
+    assert.equal(record.state, 'succeeded');
+    assert.equal(record.watching, false);
+    assert.equal(record.finishedAt, clock.now());
+    assert.equal(record.currentTask, undefined);
+    const details = await store.readDetails(run.id);
+    assert.deepEqual(details.history.map((h) => h.state), ['queued', 'running', 'succeeded']);
+    assert.equal(details.finalOutput?.text, '# Report');
+    assert.deepEqual(details.tasks.map((t) => t.output), ['Notes']);
+    assert.equal(JSON.stringify(kv.get(DEFAULT_INDEX_KEY)).includes('Notes'), false, 'outputs stay out of the index');
+  });
+
+  it('fires change events carrying only the runs that changed, and none when nothing did', async () => {
+    const a = await add('k1');
+    const b = await add('k2');
+    events.length = 0;
+    await store.applySnapshot(a.id, snap('running'));
+    await store.applySnapshot(a.id, snap('running'));
+    await store.setWarning(b.id, 'Network down');
+    await store.setWarning(b.id, 'Network down');
+    assert.deepEqual(events, [[a.id], [b.id]]);
+  });
+
+  it('writes detail files atomically: no temp files left, and a crash leftover loads cleanly', async () => {
+    const intact = await add('k1');
+    const broken = await add('k2');
+    await store.applySnapshot(intact.id, snap('running', { tasks: [{ name: 't', output: 'kept' }] }));
+    await store.applySnapshot(broken.id, snap('running', { tasks: [{ name: 't', output: 'lost' }] }));
+    await store.flush();
+    const runsDir = path.join(dir, 'runs');
+    assert.deepEqual((await fs.readdir(runsDir)).sort(), [`${intact.id}.json`, `${broken.id}.json`].sort());
+
+    // Simulate a crash: a half-written temp file beside a detail file truncated by a non-atomic writer.
+    const brokenFile = path.join(runsDir, `${broken.id}.json`);
+    const text = await fs.readFile(brokenFile, 'utf8');
+    await fs.writeFile(brokenFile, text.slice(0, Math.floor(text.length / 2)));
+    const oldTemp = path.join(runsDir, `${intact.id}.json.999-dead.tmp`);
+    const freshTemp = path.join(runsDir, `${broken.id}.json.998-beef.tmp`);
+    await fs.writeFile(oldTemp, '{"version":1,"ta');
+    await fs.writeFile(freshTemp, '{"version":1,"ta');
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    await fs.utimes(oldTemp, anHourAgo, anHourAgo);
+
+    const reopened = await openStore();
+    assert.deepEqual(reopened.list().map((r) => r.id).sort(), [intact.id, broken.id].sort());
+    assert.deepEqual((await reopened.readDetails(intact.id)).tasks.map((t) => t.output), ['kept']);
+    const empty = await reopened.readDetails(broken.id);
+    assert.deepEqual(empty, { tasks: [], history: [], feedbackRounds: [] });
+    assert.equal(logger.warnings.filter((w) => w.includes(broken.id)).length, 1);
+    const left = await fs.readdir(runsDir);
+    assert.equal(left.includes(path.basename(oldTemp)), false, 'crash leftover removed');
+    assert.equal(left.includes(path.basename(freshTemp)), true, 'a temp file that may be another window\u2019s write is left alone');
+    // The broken run can still be updated afterwards.
+    await reopened.applySnapshot(broken.id, snap('failed', { error: 'boom' }));
+    assert.equal((await reopened.readDetails(broken.id)).error, 'boom');
+    await reopened.flush();
+  });
+
+  it('a missing detail file reads as empty details', async () => {
+    const run = await add('k1');
+    await store.flush();
+    await fs.rm(path.join(dir, 'runs', `${run.id}.json`));
+    const reopened = await openStore();
+    assert.deepEqual((await reopened.readDetails(run.id)).history, []);
+    assert.equal(reopened.get(run.id)?.kickoffId, 'k1');
+  });
+
+  it('serialises writes to one run: concurrent snapshots all land, file stays valid', async () => {
+    const run = await add('k1');
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.applySnapshot(run.id, snap('running', { lastTask: { name: `t${i}`, output: `o${i}` }, tasks: [{ name: `t${i}`, output: `o${i}` }] }))),
+    );
+    await store.flush();
+    const onDisk = JSON.parse(await fs.readFile(path.join(dir, 'runs', `${run.id}.json`), 'utf8'));
+    assert.equal(onDisk.version, 1);
+    assert.equal(onDisk.runId, run.id);
+    assert.equal(onDisk.tasks.length, 20);
+  });
+
+  it('caps history per crew by dropping the oldest finished runs, never an unfinished one', async () => {
+    store = await openStore(5);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await add(`k${i}`)).id);
+      await clock.advance(1_000);
+    }
+    const otherCrew = await add('x', OTHER_CREW);
+    await finish(otherCrew.id);
+    await finish(ids[3]);
+    await finish(ids[1]);
+    await store.setMaxRunsPerCrew(4);
+    // k1 is the oldest finished run; k0 is older but still going.
+    assert.deepEqual(store.list(CREW).map((r) => r.kickoffId), ['k4', 'k3', 'k2', 'k0']);
+    await store.flush();
+    await assert.rejects(fs.stat(path.join(dir, 'runs', `${ids[1]}.json`)));
+    await store.setMaxRunsPerCrew(2);
+    // Only one finished run left to drop: the unfinished ones stay even though that is over the cap.
+    assert.deepEqual(store.list(CREW).map((r) => r.kickoffId), ['k4', 'k2', 'k0']);
+    assert.equal(store.get(otherCrew.id)?.kickoffId, 'x', 'other crews are counted apart');
+    assert.deepEqual(kv.get<StoredIndex>(DEFAULT_INDEX_KEY)!.runs.map((r) => r.kickoffId).sort(), ['k0', 'k2', 'k4', 'x']);
+    // A new run pushes out a finished one as soon as there is one.
+    await finish(ids[4]);
+    await add('k5');
+    assert.deepEqual(store.list(CREW).map((r) => r.kickoffId), ['k5', 'k2', 'k0']);
+  });
+
+  it('continueAs keeps the run and remembers the old kickoff id', async () => {
+    const run = await add('old');
+    await store.applySnapshot(run.id, snap('awaitingFeedback', { feedback: { taskId: 'task-1' } }));
+    await clock.advance(10_000);
+    await store.continueAs(run.id, 'new');
+    const r = store.get(run.id)!;
+    assert.equal(r.kickoffId, 'new');
+    assert.deepEqual(r.previousKickoffIds, ['old']);
+    assert.equal(r.needsFeedback, false);
+    assert.equal(r.state, 'queued');
+    assert.equal(r.seenBySource, false);
+    assert.equal(r.kickoffIdSince, clock.now());
+    assert.equal(r.taskId, 'task-1');
+    assert.equal(store.findByKickoffId('old')?.id, run.id);
+    assert.equal(store.findByKickoffId('new')?.id, run.id);
+    assert.equal(store.list().length, 1);
+  });
+
+  it('records feedback rounds in the details, not the index', async () => {
+    const run = await add('k1');
+    await store.applySnapshot(run.id, snap('awaitingFeedback'));
+    await store.addFeedbackRound(run.id, { at: clock.now(), approve: false, feedback: 'Shorter please', taskId: 't-9', output: 'Long draft' });
+    const r = store.get(run.id)!;
+    assert.equal(r.needsFeedback, false);
+    assert.equal(r.state, 'running');
+    assert.equal(r.taskId, 't-9');
+    const details = await store.readDetails(run.id);
+    assert.deepEqual(details.feedbackRounds, [{ at: clock.now(), approve: false, feedback: 'Shorter please', taskId: 't-9', output: 'Long draft' }]);
+  });
+
+  it('reload sees another instance\u2019s changes and reports only those runs', async () => {
+    const mine = await add('k1');
+    const otherWindow = await openStore();
+    const theirs = await otherWindow.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k2', inputs: {} });
+    await otherWindow.applySnapshot(mine.id, snap('running'));
+    events.length = 0;
+    store.reload();
+    assert.deepEqual(events.map((e) => [...e].sort()), [[mine.id, theirs.id].sort()]);
+    assert.equal(store.get(theirs.id)?.kickoffId, 'k2');
+    assert.equal(store.get(mine.id)?.state, 'running');
+    assert.deepEqual((await store.readDetails(mine.id)).history.map((h) => h.state), ['queued', 'running']);
+    store.reload();
+    assert.equal(events.length, 1, 'nothing new, no event');
+
+    // Writing here must not drop the other window's run from the shared index.
+    await otherWindow.remove(theirs.id);
+    await store.setWarning(mine.id, 'Slow');
+    assert.deepEqual(kv.get<StoredIndex>(DEFAULT_INDEX_KEY)!.runs.map((r) => r.id), [mine.id]);
+    store.reload();
+    assert.equal(store.get(theirs.id), undefined);
+    await otherWindow.flush();
+  });
+
+  it('remove deletes the record and its file', async () => {
+    const run = await add('k1');
+    events.length = 0;
+    await store.remove(run.id);
+    assert.equal(store.get(run.id), undefined);
+    assert.deepEqual(events, [[run.id]]);
+    await assert.rejects(fs.stat(path.join(dir, 'runs', `${run.id}.json`)));
+  });
+
+  it('setWatching: stop with a reason, resume restarts the watch clock, never watches a final run', async () => {
+    const run = await add('k1');
+    await store.setWatching(run.id, false, 'user');
+    assert.equal(store.get(run.id)?.stopReason, 'user');
+    await clock.advance(60_000);
+    await store.setWatching(run.id, true);
+    assert.equal(store.get(run.id)?.watching, true);
+    assert.equal(store.get(run.id)?.stopReason, undefined);
+    assert.equal(store.get(run.id)?.watchSince, clock.now());
+    await finish(run.id);
+    await store.setWatching(run.id, true);
+    assert.equal(store.get(run.id)?.watching, false);
+  });
+});
