@@ -26,6 +26,8 @@ describe('Activation', () => {
   });
 
   it('registers every command the manifest contributes', async () => {
+    // Activation is onStartupFinished, which may not have fired yet when this test runs alone.
+    await getExtension().activate();
     const contributed = contributedCommands();
     assert.ok(contributed.length > 0, 'the manifest contributes commands');
     const registered = new Set(await vscode.commands.getCommands(true));

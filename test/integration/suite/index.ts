@@ -4,11 +4,25 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { format } from 'util';
 import MochaModule = require('mocha');
+import { ui } from '../helpers/ui';
 import { RESULT_MARKER, SUITE_START_MARKER, SuiteResult } from '../helpers/uiBridgeProtocol';
 
 // mocha is an ES module package: require() yields the class itself (Node 24) or a namespace
 // whose default is the class (Node 20/22).
 const Mocha: typeof MochaModule = (MochaModule as typeof MochaModule & { default?: typeof MochaModule }).default ?? MochaModule;
+
+/** out/ → repo root: compiled tests map back to test/integration/suite/<same path>.ts. */
+const sourceDir = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'integration', 'suite');
+
+/** tsc never deletes outputs: a compiled test whose .ts is gone would still run. */
+function hasSource(compiled: string): boolean {
+  const source = path.join(sourceDir, path.relative(__dirname, compiled)).replace(/\.js$/, '.ts');
+  if (fs.existsSync(source)) {
+    return true;
+  }
+  console.log(`skipping stale ${path.relative(process.cwd(), compiled)}: ${source} no longer exists`);
+  return false;
+}
 
 function testFiles(dir: string): string[] {
   return fs
@@ -21,16 +35,30 @@ function testFiles(dir: string): string[] {
 }
 
 export function run(): Promise<void> {
+  console.log(SUITE_START_MARKER);
   // The host forwards console.log's arguments unformatted; without this the spec reporter's
   // lines arrive as "%s (%dms)" templates.
   Mocha.reporters.Base.consoleLog = (...args: unknown[]) => console.log(format(...args));
 
   const grep = process.env.CREW_RUNS_TEST_GREP || undefined;
   const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', color: false, timeout: 60_000, grep });
-  for (const file of testFiles(__dirname)) {
+  for (const file of testFiles(__dirname).filter(hasSource)) {
     mocha.addFile(file);
   }
-  console.log(SUITE_START_MARKER);
+  // A picture of the workbench at the moment a test failed, while the page still shows it.
+  mocha.suite.afterEach(async function () {
+    const test = this.currentTest;
+    if (test?.state === 'failed' && ui.available()) {
+      const name = `failed-${test.fullTitle().replace(/[^\w-]+/g, '-').slice(0, 80)}`;
+      try {
+        const shot = await ui.screenshot(name);
+        console.log(`      failure screenshot: ${path.relative(process.cwd(), shot.path)}`);
+      } catch (error) {
+        console.log(`      (no failure screenshot: ${error instanceof Error ? error.message : String(error)})`);
+      }
+    }
+  });
+
   if (grep) {
     console.log(`only tests matching ${JSON.stringify(grep)} (CREW_RUNS_TEST_GREP)`);
   }
