@@ -62,7 +62,10 @@ const nodeOptions = {
 const builds = [
   { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
   { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
-  { ...nodeOptions, entryPoints: { simulator: 'src/simulator/main.ts' }, outdir: 'dist' },
+  // The simulator library, loaded lazily by the extension for the demo crews…
+  { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
+  // …and its command line (`npm run simulator`).
+  { ...nodeOptions, entryPoints: { 'simulator-cli': 'src/simulator/main.ts' }, outdir: 'dist' },
   {
     bundle: true,
     format: 'iife',
@@ -78,7 +81,19 @@ const builds = [
   },
 ];
 
+/** The run view's icon font: copied beside the page script (media/ is the webview's only resource root). */
+function copyCodicons() {
+  const fs = require('fs');
+  const from = path.join(__dirname, 'node_modules', '@vscode', 'codicons', 'dist');
+  const to = path.join(__dirname, 'media', 'dist', 'codicons');
+  fs.mkdirSync(to, { recursive: true });
+  for (const file of ['codicon.css', 'codicon.ttf']) {
+    fs.copyFileSync(path.join(from, file), path.join(to, file));
+  }
+}
+
 async function main() {
+  copyCodicons();
   const present = builds.filter((b) => Object.values(b.entryPoints).every((p) => require('fs').existsSync(p)));
   if (watch) {
     const contexts = await Promise.all(present.map((b) => esbuild.context(b)));

@@ -1,11 +1,101 @@
 import * as vscode from 'vscode';
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { CrewClient } from './api/client';
+import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
+import { registerCrewCommands } from './commands/crewCommands';
+import { DemoCrews } from './commands/demoCommands';
+import { offerEnvironmentImport } from './commands/environmentImport';
+import { registerKickoffCommands } from './commands/kickoffCommands';
+import { registerRunCommands } from './commands/runCommands';
+import { CrewRegistry } from './crews/crewRegistry';
+import { InputPresets } from './crews/inputPresets';
+import { TokenStore } from './crews/tokenStore';
+import { LeaseManager } from './runs/lease';
+import { RunPoller } from './runs/poller';
+import { RunStore } from './runs/runStore';
+import type { Services } from './services';
+import { createTestApi } from './testApi';
+import { systemClock } from './util/clock';
+import { CrewsTreeProvider } from './views/crewsTree';
+import { RunReporter } from './views/runReporter';
+import { RunsStatusBar } from './views/statusBar';
 
-export function activate(context: vscode.ExtensionContext): void {
+let demo: DemoCrews | undefined;
+
+export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel('Crew Runs', { log: true });
+  const settings = () => vscode.workspace.getConfiguration('crewRuns');
+  const tokens = new TokenStore(context.secrets);
+  const crews = new CrewRegistry(tokens, log);
+  const client = new CrewClient({
+    getToken: (url) => tokens.get(url),
+    getNetworkSettings: () => readNetworkSettings(log),
+    userAgent: `crew-runs/${context.extension.packageJSON.version ?? 'dev'}`,
+  });
+  const globalState = { get: <T>(key: string) => context.globalState.get<T>(key), update: async (key: string, value: unknown) => context.globalState.update(key, value) };
+  const storageDir = context.globalStorageUri.fsPath;
+  const runs = new RunStore(globalState, storageDir, log, { maxRunsPerCrew: settings().get('maxRunsPerCrew', 50) });
+  // Several windows share the runs; a lease decides which one polls and notifies each run.
+  const leases = new LeaseManager(path.join(storageDir, 'leases'), randomUUID(), log);
+  const poller = new RunPoller(runs, client, systemClock, log, leases, {
+    maxIntervalMs: settings().get('pollMaxIntervalSeconds', 15) * 1000,
+    unfocusedFactor: settings().get('pollUnfocusedFactor', 2),
+    watchDeadlineMs: settings().get('watchDeadlineHours', 24) * 3_600_000,
+  });
+  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState) };
+  const tree = new CrewsTreeProvider(crews, runs);
+  const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
+  demo = new DemoCrews(services);
+  const reporter = new RunReporter(services);
+
   context.subscriptions.push(
     log,
-    vscode.commands.registerCommand('crewRuns.showLog', () => log.show(true)),
+    tokens,
+    crews,
+    tree,
+    treeView,
+    reporter,
+    new RunsStatusBar(runs),
+    { dispose: () => poller.dispose() },
+    { dispose: () => void leases.dispose() },
+    { dispose: () => runs.dispose() },
+    { dispose: () => void client.dispose() },
+    ...registerCrewCommands(services),
+    ...registerKickoffCommands(services),
+    ...registerRunCommands(services),
+    ...demo.register(),
+    vscode.window.onDidChangeWindowState((state) => {
+      poller.setFocused(state.focused);
+      if (state.focused) {
+        runs.reload(); // Another window may have changed the runs meanwhile.
+      }
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (affectsNetworkSettings(e)) {
+        void client.resetTransport();
+      }
+      if (e.affectsConfiguration('crewRuns.maxRunsPerCrew')) {
+        void runs.setMaxRunsPerCrew(settings().get('maxRunsPerCrew', 50));
+      }
+    }),
   );
+  poller.setFocused(vscode.window.state.focused);
+
+  // Loading reads files: done after activation returns, then runs in flight are picked up again.
+  void runs.load().then(
+    () => {
+      leases.startRenewing();
+      poller.start();
+      void offerEnvironmentImport(services);
+    },
+    (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
+  );
+
+  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, demo, reporter }) : undefined;
 }
 
-export function deactivate(): void {}
+export async function deactivate(): Promise<void> {
+  await demo?.dispose();
+  demo = undefined;
+}

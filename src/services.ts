@@ -1,7 +1,10 @@
 import type * as vscode from 'vscode';
 import type { CrewClient } from './api/client';
 import type { CrewRegistry } from './crews/crewRegistry';
+import type { InputPresets } from './crews/inputPresets';
 import type { TokenStore } from './crews/tokenStore';
+import type { RunPoller } from './runs/poller';
+import type { RunStore } from './runs/runStore';
 
 /** What the command and view modules share; built once in activate(). */
 export interface Services {
@@ -10,4 +13,7 @@ export interface Services {
   readonly tokens: TokenStore;
   readonly crews: CrewRegistry;
   readonly client: CrewClient;
+  readonly runs: RunStore;
+  readonly poller: RunPoller;
+  readonly presets: InputPresets;
 }

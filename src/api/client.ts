@@ -219,8 +219,10 @@ export class CrewClient implements StatusSource {
         if (this.options.createTransport) {
           return this.options.createTransport(settings);
         }
-        // Loaded on the first request, not at activation (dist/transport.js in the bundle).
-        const { createTransport } = await import('./transport');
+        // Loaded on the first request, not at activation (dist/transport.js in the bundle). A plain
+        // require, so the bundle loads it synchronously as CommonJS, like the extension itself.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { createTransport } = require('./transport') as typeof import('./transport');
         return createTransport(settings);
       })();
       this.transport.catch(() => (this.transport = undefined));

@@ -1,0 +1,35 @@
+import * as vscode from 'vscode';
+import { readFileSync } from 'node:fs';
+import { DEFAULT_NETWORK_SETTINGS, type NetworkSettings } from './transportTypes';
+
+/**
+ * undici does not go through VS Code's proxy support, so VS Code's own proxy settings are read
+ * here and handed to undici's proxy agent. Read when a transport is built, not at activation.
+ */
+export function readNetworkSettings(log: vscode.LogOutputChannel): NetworkSettings {
+  const http = vscode.workspace.getConfiguration('http');
+  const crewRuns = vscode.workspace.getConfiguration('crewRuns');
+  const extraCaCertificates: string[] = [];
+  for (const file of crewRuns.get<string[]>('extraCaCertificates', [])) {
+    try {
+      extraCaCertificates.push(readFileSync(file, 'utf8'));
+    } catch (error) {
+      log.warn(`Could not read the CA certificate file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return {
+    ...DEFAULT_NETWORK_SETTINGS,
+    proxy: http.get<string>('proxy') || undefined,
+    proxyStrictSSL: http.get<boolean>('proxyStrictSSL', true),
+    proxyAuthorization: http.get<string | null>('proxyAuthorization') ?? undefined,
+    extraCaCertificates,
+    headersTimeoutMs: Math.max(5, crewRuns.get<number>('requestTimeoutSeconds', 60)) * 1000,
+    bodyTimeoutMs: Math.max(5, crewRuns.get<number>('requestTimeoutSeconds', 60)) * 1000,
+  };
+}
+
+export function affectsNetworkSettings(e: vscode.ConfigurationChangeEvent): boolean {
+  return ['http.proxy', 'http.proxyStrictSSL', 'http.proxyAuthorization', 'crewRuns.extraCaCertificates', 'crewRuns.requestTimeoutSeconds'].some((s) =>
+    e.affectsConfiguration(s),
+  );
+}

@@ -1,0 +1,38 @@
+import * as vscode from 'vscode';
+import { defaultCrewName, normaliseCrewUrl } from '../api/url';
+import { checkToken } from '../crews/tokenRules';
+import type { Services } from '../services';
+
+const OFFERED_KEY = 'crewRuns.environmentImportOffered';
+
+/**
+ * CrewAI's own tools read CREWAI_API_URL and CREWAI_BEARER_TOKEN. When they are set for a crew
+ * we do not know yet, offer once to import it.
+ */
+export async function offerEnvironmentImport(services: Services, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const url = env.CREWAI_API_URL;
+  const token = env.CREWAI_BEARER_TOKEN;
+  if (!url || !token) {
+    return;
+  }
+  const normalised = normaliseCrewUrl(url);
+  const checked = checkToken(token);
+  if (!normalised.ok || !checked.ok || services.crews.get(normalised.url)) {
+    return;
+  }
+  const offered = services.context.globalState.get<string[]>(OFFERED_KEY, []);
+  if (offered.includes(normalised.url)) {
+    return;
+  }
+  await services.context.globalState.update(OFFERED_KEY, [...offered, normalised.url]);
+  const importCrew = vscode.l10n.t('Import Crew');
+  const choice = await vscode.window.showInformationMessage(
+    vscode.l10n.t('CREWAI_API_URL and CREWAI_BEARER_TOKEN are set for {0}. Add it to your crews? The token goes to VS Code\'s secret storage.', normalised.url),
+    importCrew,
+    vscode.l10n.t('Not Now'),
+  );
+  if (choice === importCrew) {
+    await vscode.commands.executeCommand('crewRuns.addCrew', { url: normalised.url, name: defaultCrewName(normalised.url), token: checked.token });
+    await vscode.commands.executeCommand('crewRuns.checkConnection', normalised.url);
+  }
+}

@@ -1,0 +1,113 @@
+// Remembered inputs per crew: the last used values and named presets. Plain values, never tokens.
+import type { KeyValueStore } from '../runs/runStore';
+
+export interface InputPreset {
+  name: string;
+  inputs: Record<string, string>;
+}
+
+interface CrewInputMemory {
+  last?: Record<string, string>;
+  presets: InputPreset[];
+}
+
+const KEY = 'crewRuns.inputMemory';
+const MAX_PRESETS_PER_CREW = 50;
+
+export class InputPresets {
+  constructor(private readonly store: KeyValueStore) {}
+
+  lastUsed(crewUrl: string): Record<string, string> | undefined {
+    return this.memory(crewUrl).last;
+  }
+
+  presets(crewUrl: string): readonly InputPreset[] {
+    return this.memory(crewUrl).presets;
+  }
+
+  async rememberLastUsed(crewUrl: string, inputs: Record<string, string>): Promise<void> {
+    await this.change(crewUrl, (m) => ({ ...m, last: { ...inputs } }));
+  }
+
+  /** Saves or replaces (same name) a preset. */
+  async savePreset(crewUrl: string, preset: InputPreset): Promise<void> {
+    await this.change(crewUrl, (m) => ({
+      ...m,
+      presets: [...m.presets.filter((p) => p.name !== preset.name), { name: preset.name, inputs: { ...preset.inputs } }]
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .slice(0, MAX_PRESETS_PER_CREW),
+    }));
+  }
+
+  async deletePreset(crewUrl: string, name: string): Promise<void> {
+    await this.change(crewUrl, (m) => ({ ...m, presets: m.presets.filter((p) => p.name !== name) }));
+  }
+
+  async renamePreset(crewUrl: string, from: string, to: string): Promise<void> {
+    await this.change(crewUrl, (m) => ({
+      ...m,
+      presets: m.presets.filter((p) => p.name !== to).map((p) => (p.name === from ? { ...p, name: to } : p)),
+    }));
+  }
+
+  private all(): Record<string, CrewInputMemory> {
+    const value = this.store.get<Record<string, CrewInputMemory>>(KEY);
+    return value && typeof value === 'object' ? value : {};
+  }
+
+  private memory(crewUrl: string): CrewInputMemory {
+    const stored = this.all()[crewUrl];
+    return {
+      last: isStringRecord(stored?.last) ? stored.last : undefined,
+      presets: Array.isArray(stored?.presets) ? stored.presets.filter((p) => typeof p?.name === 'string' && isStringRecord(p.inputs)) : [],
+    };
+  }
+
+  private async change(crewUrl: string, update: (m: CrewInputMemory) => CrewInputMemory): Promise<void> {
+    const all = this.all();
+    await this.store.update(KEY, { ...all, [crewUrl]: update(this.memory(crewUrl)) });
+  }
+}
+
+export function isStringRecord(value: unknown): value is Record<string, string> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+
+export type InputsFromJson = { ok: true; inputs: Record<string, string> } | { ok: false; reason: 'notJson' | 'notObject' | 'notStrings' };
+
+/**
+ * Inputs from JSON text: an object of strings, or `{"inputs": {...}}` as in a kickoff body.
+ * Numbers and booleans are accepted as their text (the service takes strings only).
+ */
+export function inputsFromJson(text: string): InputsFromJson {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'notJson' };
+  }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'inputs' in value) {
+    value = (value as { inputs: unknown }).inputs;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, reason: 'notObject' };
+  }
+  const inputs: Record<string, string> = {};
+  for (const [name, v] of Object.entries(value)) {
+    if (typeof v === 'string') {
+      inputs[name] = v;
+    } else if (typeof v === 'number' || typeof v === 'boolean') {
+      inputs[name] = String(v);
+    } else {
+      return { ok: false, reason: 'notStrings' };
+    }
+  }
+  return { ok: true, inputs };
+}
+
+/** Rules for one input value; `id` of a flow is optional and better left empty. */
+export function isOptionalInput(name: string): boolean {
+  return name === 'id';
+}
+
+export const MAX_INPUT_VALUE_LENGTH = 1_000_000;

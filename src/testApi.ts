@@ -1,0 +1,23 @@
+import type { Services } from './services';
+import type { DemoCrews } from './commands/demoCommands';
+import type { CrewsTreeProvider } from './views/crewsTree';
+import type { RunReporter } from './views/runReporter';
+
+/**
+ * What activate() returns when CREW_RUNS_TEST_HOOKS=1 (integration tests only). It gives the
+ * models, never a token: the token store is deliberately not part of it.
+ */
+export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; demo: DemoCrews; reporter: RunReporter }) {
+  return {
+    runs: services.runs,
+    crews: services.crews,
+    poller: services.poller,
+    presets: services.presets,
+    tree: parts.tree,
+    demo: parts.demo,
+    logUri: services.context.logUri,
+    globalStorageUri: services.context.globalStorageUri,
+  };
+}
+
+export type CrewRunsTestApi = ReturnType<typeof createTestApi>;

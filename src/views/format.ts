@@ -1,0 +1,52 @@
+import * as vscode from 'vscode';
+import type { RunState } from '../api/types';
+
+export function stateLabel(state: RunState): string {
+  switch (state) {
+    case 'queued':
+      return vscode.l10n.t('queued');
+    case 'running':
+      return vscode.l10n.t('running');
+    case 'awaitingFeedback':
+      return vscode.l10n.t('needs feedback');
+    case 'succeeded':
+      return vscode.l10n.t('succeeded');
+    case 'failed':
+      return vscode.l10n.t('failed');
+    case 'cancelled':
+      return vscode.l10n.t('cancelled');
+    case 'notFound':
+      return vscode.l10n.t('not found');
+    case 'unknown':
+      return vscode.l10n.t('running (unrecognised state)');
+  }
+}
+
+/** `42s`, `3m 05s`, `1h 02m`. */
+export function formatElapsed(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) {
+    return `${seconds}s`;
+  }
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) {
+    return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
+  }
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** `just now`, `5 min ago`, `3 h ago`, or a date. */
+export function formatRelative(at: number, now = Date.now()): string {
+  const minutes = Math.floor((now - at) / 60_000);
+  if (minutes < 1) {
+    return vscode.l10n.t('just now');
+  }
+  if (minutes < 60) {
+    return vscode.l10n.t('{0} min ago', minutes);
+  }
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) {
+    return vscode.l10n.t('{0} h ago', hours);
+  }
+  return new Date(at).toLocaleDateString();
+}

@@ -1,0 +1,130 @@
+import * as vscode from 'vscode';
+import { isFinished, type RunRecord } from '../runs/model';
+import type { PollResult } from '../runs/poller';
+import type { Services } from '../services';
+import { setTokenInteractively } from '../commands/crewCommands';
+
+type NotificationLevel = 'all' | 'failuresAndFeedback' | 'off';
+
+/** Largest final output written to the log; the run view and Open Output in Editor show all of it. */
+const MAX_LOGGED_OUTPUT = 20_000;
+
+/**
+ * Tells the user what the runs polled by this window do: a log line per meaningful change, the
+ * final output once, a notification when a run ends or waits for feedback. Only the window that
+ * polls a run reports it, so several windows never notify twice.
+ */
+export class RunReporter implements vscode.Disposable {
+  private readonly lastSeen = new Map<string, { state: RunRecord['state']; needsFeedback: boolean }>();
+  /** Last problem logged per run, so a flaky network does not flood the log with the same line. */
+  private readonly lastProblem = new Map<string, string>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly services: Services) {
+    for (const run of services.runs.list()) {
+      this.lastSeen.set(run.id, { state: run.state, needsFeedback: run.needsFeedback });
+    }
+    this.disposables.push(
+      services.poller.onDidPoll((result) => void this.onPoll(result)),
+      services.poller.onDidNeedToken((crewUrl) => void this.onNeedToken(crewUrl)),
+    );
+  }
+
+  /** A run this window just started: remember its state so its first transition is reported. */
+  track(run: RunRecord): void {
+    this.lastSeen.set(run.id, { state: run.state, needsFeedback: run.needsFeedback });
+  }
+
+  dispose(): void {
+    vscode.Disposable.from(...this.disposables).dispose();
+  }
+
+  private async onPoll(result: PollResult): Promise<void> {
+    const run = this.services.runs.get(result.runId);
+    if (!run) {
+      return;
+    }
+    const prefix = `[${run.crewName} · ${run.label}]`;
+    if (!result.ok) {
+      const problem = result.error ?? 'unknown problem';
+      if (this.lastProblem.get(run.id) !== problem) {
+        this.lastProblem.set(run.id, problem);
+        this.services.log.warn(`${prefix} Status check failed: ${problem} (still watching)`);
+      }
+      return;
+    }
+    if (this.lastProblem.delete(run.id)) {
+      this.services.log.info(`${prefix} Status checks work again.`);
+    }
+    for (const line of result.changes ?? []) {
+      this.services.log.info(`${prefix} ${line}`);
+    }
+    const before = this.lastSeen.get(run.id);
+    const now = { state: run.state, needsFeedback: run.needsFeedback };
+    this.lastSeen.set(run.id, now);
+    const ended = isFinished(run) && (!before || before.state !== run.state);
+    const startedWaiting = run.needsFeedback && !before?.needsFeedback;
+    if (ended) {
+      await this.logFinalOutput(run, prefix);
+      this.notify(run, run.state === 'succeeded' ? 'success' : 'failure');
+    } else if (startedWaiting) {
+      this.notify(run, 'feedback');
+    }
+  }
+
+  private async logFinalOutput(run: RunRecord, prefix: string): Promise<void> {
+    const details = await this.services.runs.readDetails(run.id);
+    if (run.state === 'succeeded' && details.finalOutput) {
+      const text = details.finalOutput.text;
+      const shown = text.length > MAX_LOGGED_OUTPUT ? `${text.slice(0, MAX_LOGGED_OUTPUT)}\n… (${text.length - MAX_LOGGED_OUTPUT} more characters: open the run to see all)` : text;
+      this.services.log.info(`${prefix} Final output:\n${shown}`);
+    } else if (details.error) {
+      this.services.log.error(`${prefix} ${details.error}`);
+    }
+  }
+
+  private notify(run: RunRecord, kind: 'success' | 'failure' | 'feedback'): void {
+    const level = vscode.workspace.getConfiguration('crewRuns').get<NotificationLevel>('notifications', 'all');
+    if (level === 'off' || (level === 'failuresAndFeedback' && kind === 'success')) {
+      return;
+    }
+    const open = vscode.l10n.t('Open Run');
+    const showOutput = vscode.l10n.t('Show Output');
+    const feedback = vscode.l10n.t('Give Feedback');
+    let shown: Thenable<string | undefined>;
+    if (kind === 'success') {
+      shown = vscode.window.showInformationMessage(vscode.l10n.t('{0} on {1} succeeded.', run.label, run.crewName), open, showOutput);
+    } else if (kind === 'failure') {
+      shown = vscode.window.showErrorMessage(
+        run.state === 'cancelled' ? vscode.l10n.t('{0} on {1} was cancelled.', run.label, run.crewName) : vscode.l10n.t('{0} on {1} failed.', run.label, run.crewName),
+        open,
+        showOutput,
+      );
+    } else {
+      shown = vscode.window.showWarningMessage(vscode.l10n.t('{0} on {1} is waiting for your feedback.', run.label, run.crewName), feedback, open);
+    }
+    void shown.then((choice) => {
+      if (choice === open) {
+        void vscode.commands.executeCommand('crewRuns.openRun', { runId: run.id });
+      } else if (choice === showOutput) {
+        this.services.log.show(true);
+      } else if (choice === feedback) {
+        void vscode.commands.executeCommand('crewRuns.giveFeedback', { runId: run.id });
+      }
+    });
+  }
+
+  private async onNeedToken(crewUrl: string): Promise<void> {
+    const crew = this.services.crews.get(crewUrl);
+    this.services.crews.setHealth(crewUrl, 'tokenRejected');
+    const name = crew?.name ?? crewUrl;
+    const setToken = vscode.l10n.t('Set Token…');
+    const choice = await vscode.window.showErrorMessage(
+      vscode.l10n.t('{0} rejected its token; watching its runs is paused until you set a new one.', name),
+      setToken,
+    );
+    if (choice === setToken && crew && (await setTokenInteractively(this.services, crew))) {
+      await this.services.poller.resumeCrew(crewUrl);
+    }
+  }
+}
