@@ -101,8 +101,12 @@ describe('LeaseManager', () => {
 
   it('renews on its own timer', async () => {
     assert.equal(await windowA.tryAcquire(RUN), true);
-    // Let each renewal's file work finish (real time) before fake time moves on.
-    clock.settle = () => new Promise((r) => setTimeout(r, 20));
+    // Before fake time moves on, let each renewal finish its file work: it re-arms its timer when done.
+    clock.settle = async () => {
+      for (let waited = 0; clock.pendingTimers === 0 && waited < 5_000; waited += 5) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
     windowA.startRenewing();
     for (let i = 0; i < 6; i++) {
       await clock.advance(10_000);
