@@ -38,7 +38,9 @@ export function activate(context: vscode.ExtensionContext) {
   const runs = new RunStore(globalState, storageDir, log, { maxRunsPerCrew: settings().get('maxRunsPerCrew', 50) });
   // Several windows share the runs; a lease decides which one polls and notifies each run.
   const leases = new LeaseManager(path.join(storageDir, 'leases'), randomUUID(), log);
-  const poller = new RunPoller(runs, client, systemClock, log, leases, {
+  // The reporter writes the user-facing lines (deduplicated); the poller's own notes stay at debug level.
+  const pollerLog = { info: (m: string) => log.debug(m), warn: (m: string) => log.debug(m), error: (m: string) => log.error(m) };
+  const poller = new RunPoller(runs, client, systemClock, pollerLog, leases, {
     maxIntervalMs: settings().get('pollMaxIntervalSeconds', 15) * 1000,
     unfocusedFactor: settings().get('pollUnfocusedFactor', 2),
     watchDeadlineMs: settings().get('watchDeadlineHours', 24) * 3_600_000,
