@@ -92,19 +92,7 @@ function copyCodicons() {
   }
 }
 
-/** The run view's icon font: copied beside the page script (media/ is the webview's only resource root). */
-function copyCodicons() {
-  const fs = require('fs');
-  const from = path.join(__dirname, 'node_modules', '@vscode', 'codicons', 'dist');
-  const to = path.join(__dirname, 'media', 'dist', 'codicons');
-  fs.mkdirSync(to, { recursive: true });
-  for (const file of ['codicon.css', 'codicon.ttf']) {
-    fs.copyFileSync(path.join(from, file), path.join(to, file));
-  }
-}
-
 async function main() {
-  copyCodicons();
   copyCodicons();
   const present = builds.filter((b) => Object.values(b.entryPoints).every((p) => require('fs').existsSync(p)));
   if (watch) {
