@@ -2,4 +2,4 @@
 export { waitFor, WaitForOptions } from './waitFor';
 export { ui, uiBridgeAvailable, selectors } from './ui';
 export { EXTENSION_ID, getExtension, getExtensionApi, contributedCommands, executeCommand, showCrewRunsView } from './extension';
-export { LOG_CHANNEL_NAME, readLog, waitForLog, readExtensionHostLog } from './log';
+export { LOG_CHANNEL_NAME, channelLogFile, readLog, waitForLog, readExtensionHostLog } from './log';

@@ -9,8 +9,8 @@ import { waitFor, WaitForOptions } from './waitFor';
 
 export const LOG_CHANNEL_NAME = 'Crew Runs';
 
-/** Set by the browser runner: the server's data dir, under which its logs live. */
-const SERVER_DATA_DIR_ENV = 'CREW_RUNS_TEST_SERVER_DATA_DIR';
+/** Set by the browser runner: the server's logs folder (<user-data-dir>/logs). */
+const LOGS_DIR_ENV = 'CREW_RUNS_TEST_LOGS_DIR';
 
 function filesUnder(root: string, accept: (file: string) => boolean): string[] {
   let entries: fs.Dirent[];
@@ -29,13 +29,16 @@ function newest(files: string[]): string | undefined {
   return files.map((file) => ({ file, mtime: fs.statSync(file).mtimeMs })).sort((a, b) => b.mtime - a.mtime)[0]?.file;
 }
 
-/** The test API may expose the log folder (`logUri`); otherwise search the server's logs. */
-async function channelLogFile(): Promise<string | undefined> {
+/**
+ * Path of the channel's log file, or undefined when it cannot be located. The test API may expose
+ * the log folder (`logUri`); otherwise the runner's logs folder is searched.
+ */
+export async function channelLogFile(): Promise<string | undefined> {
   const api = await getExtensionApi<{ logUri?: unknown } | undefined>();
   if (api?.logUri instanceof vscode.Uri) {
     return path.join(api.logUri.fsPath, `${LOG_CHANNEL_NAME}.log`);
   }
-  const root = process.env[SERVER_DATA_DIR_ENV];
+  const root = process.env[LOGS_DIR_ENV];
   if (!root) {
     return undefined;
   }
@@ -51,13 +54,16 @@ export async function readLog(): Promise<string> {
   if (file) {
     return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
   }
+  if (process.env[LOGS_DIR_ENV]) {
+    return ''; // The channel creates its file with its first line.
+  }
   const document = vscode.workspace.textDocuments.find(
     (doc) => doc.uri.scheme === 'output' && doc.uri.path.includes(LOG_CHANNEL_NAME),
   );
   if (document) {
     return document.getText();
   }
-  throw new Error(`cannot locate the '${LOG_CHANNEL_NAME}' log: no log file under ${SERVER_DATA_DIR_ENV} and no output document (run crewRuns.showLog first)`);
+  throw new Error(`cannot locate the '${LOG_CHANNEL_NAME}' log: no log file under ${LOGS_DIR_ENV} and no output document (run crewRuns.showLog first)`);
 }
 
 /** Waits until the channel's log contains `expected`; returns the whole log. */
@@ -71,9 +77,9 @@ export function waitForLog(expected: string | RegExp, options: WaitForOptions = 
   );
 }
 
-/** The extension host's own log (activation errors land here), or undefined when not found. */
+/** The extension host's own log (remoteexthost.log; activation errors land here), or undefined when not found. */
 export function readExtensionHostLog(): string | undefined {
-  const root = process.env[SERVER_DATA_DIR_ENV];
+  const root = process.env[LOGS_DIR_ENV];
   if (!root) {
     return undefined;
   }

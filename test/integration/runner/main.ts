@@ -131,7 +131,7 @@ async function startServer(nodeBin: string, serverMain: string, port: number, te
     ...process.env,
     CREW_RUNS_TEST_HOOKS: '1',
     [UI_BRIDGE_DIR_ENV]: bridgeDir,
-    CREW_RUNS_TEST_SERVER_DATA_DIR: serverDataDir,
+    CREW_RUNS_TEST_LOGS_DIR: path.join(userDataDir, 'logs'), // where the server puts every log
     CREW_RUNS_TEST_GREP: process.env.CREW_RUNS_TEST_GREP ?? '',
   };
   const serverLog = fs.createWriteStream(path.join(resultsDir, 'server.log'));

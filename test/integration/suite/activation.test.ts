@@ -19,6 +19,8 @@ describe('Activation', () => {
     );
 
     const hostLog = readExtensionHostLog();
+    // The browser runner always provides the logs folder; the desktop route may not.
+    assert.ok(hostLog !== undefined || !ui.available(), 'the extension host log is found');
     if (hostLog !== undefined) {
       const failures = hostLog.split('\n').filter((line) => line.includes(`Activating extension '${EXTENSION_ID}' failed`) || line.includes(`Activating extension ${EXTENSION_ID} failed`));
       assert.deepStrictEqual(failures, [], 'no activation errors in the extension host log');

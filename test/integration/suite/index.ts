@@ -37,8 +37,9 @@ function testFiles(dir: string): string[] {
 export function run(): Promise<void> {
   console.log(SUITE_START_MARKER);
   // The host forwards console.log's arguments unformatted; without this the spec reporter's
-  // lines arrive as "%s (%dms)" templates.
-  Mocha.reporters.Base.consoleLog = (...args: unknown[]) => console.log(format(...args));
+  // lines arrive as "%s (%dms)" templates. Colour codes go too: mocha's ✔/✖ symbols carry them
+  // whenever CI=true, even with `color: false`.
+  Mocha.reporters.Base.consoleLog = (...args: unknown[]) => console.log(format(...args).replace(/\x1b\[[0-9;]*m/g, ''));
 
   const grep = process.env.CREW_RUNS_TEST_GREP || undefined;
   const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', color: false, timeout: 60_000, grep });
