@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { CrewClient } from './api/client';
 import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
 import { registerCrewCommands } from './commands/crewCommands';
+import { registerFeedbackCommands } from './commands/feedbackCommands';
 import { DemoCrews } from './commands/demoCommands';
 import { offerEnvironmentImport } from './commands/environmentImport';
 import { registerKickoffCommands } from './commands/kickoffCommands';
@@ -18,6 +19,7 @@ import type { Services } from './services';
 import { createTestApi } from './testApi';
 import { systemClock } from './util/clock';
 import { CrewsTreeProvider } from './views/crewsTree';
+import { FeedbackReviews } from './views/feedbackReview';
 import { RunReporter } from './views/runReporter';
 import { RunsStatusBar } from './views/statusBar';
 
@@ -50,6 +52,7 @@ export function activate(context: vscode.ExtensionContext) {
   const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
   demo = new DemoCrews(services);
   const reporter = new RunReporter(services);
+  const reviews = new FeedbackReviews();
 
   context.subscriptions.push(
     log,
@@ -58,6 +61,7 @@ export function activate(context: vscode.ExtensionContext) {
     tree,
     treeView,
     reporter,
+    reviews,
     new RunsStatusBar(runs),
     { dispose: () => poller.dispose() },
     { dispose: () => void leases.dispose() },
@@ -66,6 +70,7 @@ export function activate(context: vscode.ExtensionContext) {
     ...registerCrewCommands(services),
     ...registerKickoffCommands(services),
     ...registerRunCommands(services),
+    ...registerFeedbackCommands(services, reviews),
     ...demo.register(),
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
@@ -94,7 +99,7 @@ export function activate(context: vscode.ExtensionContext) {
     (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
   );
 
-  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, demo, reporter }) : undefined;
+  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, demo, reporter, reviews }) : undefined;
 }
 
 export async function deactivate(): Promise<void> {

@@ -2,12 +2,13 @@ import type { Services } from './services';
 import type { DemoCrews } from './commands/demoCommands';
 import type { CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
+import type { FeedbackReviews } from './views/feedbackReview';
 
 /**
  * What activate() returns when CREW_RUNS_TEST_HOOKS=1 (integration tests only). It gives the
  * models, never a token: the token store is deliberately not part of it.
  */
-export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; demo: DemoCrews; reporter: RunReporter }) {
+export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews }) {
   return {
     runs: services.runs,
     crews: services.crews,
@@ -15,6 +16,7 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     presets: services.presets,
     tree: parts.tree,
     demo: parts.demo,
+    reviews: parts.reviews,
     logUri: services.context.logUri,
     globalStorageUri: services.context.globalStorageUri,
   };

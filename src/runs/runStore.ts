@@ -317,6 +317,11 @@ export class RunStore {
     });
   }
 
+  /** The task id for /resume when the status does not reveal it (typed by the user). */
+  async setTaskId(id: string, taskId: string): Promise<void> {
+    await this.updateRecord(id, (r) => (r.taskId === taskId ? r : { ...r, taskId }));
+  }
+
   /** Feedback was sent: the run is expected to go on (the next status confirms it). */
   async addFeedbackRound(id: string, round: FeedbackRound): Promise<void> {
     await this.updateRecord(id, (r) => ({

@@ -1,0 +1,196 @@
+import * as vscode from 'vscode';
+import { CrewApiError } from '../api/errors';
+import type { RunRecord } from '../runs/model';
+import type { Services } from '../services';
+import { describeError } from '../views/errorMessages';
+import { FeedbackReviews, type ReviewRound, type ReviewThread } from '../views/feedbackReview';
+import { setTokenInteractively } from './crewCommands';
+import { runFromArgument } from './pickRun';
+
+const waiting = (run: RunRecord) => run.needsFeedback;
+
+export function registerFeedbackCommands(services: Services, reviews: FeedbackReviews): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand('crewRuns.giveFeedback', async (arg?: unknown) => {
+      const run = await runFromArgument(services, arg, vscode.l10n.t('Give feedback to which run?'), waiting);
+      return run ? openReview(services, reviews, run) : undefined;
+    }),
+    vscode.commands.registerCommand('crewRuns.feedback.approve', (reply: vscode.CommentReply) => sendFromThread(services, reviews, reply, true)),
+    vscode.commands.registerCommand('crewRuns.feedback.requestChanges', (reply: vscode.CommentReply) => sendFromThread(services, reviews, reply, false)),
+    vscode.commands.registerCommand('crewRuns.approveRun', async (arg?: unknown) => {
+      const run = await runFromArgument(services, arg, vscode.l10n.t('Approve which run?'), waiting);
+      if (!run) {
+        return false;
+      }
+      const feedback = await vscode.window.showInputBox({
+        title: vscode.l10n.t('Approve and Continue: {0}', run.label),
+        prompt: vscode.l10n.t('Optional feedback for the crew. Enter to approve.'),
+        ignoreFocusOut: true,
+      });
+      return feedback === undefined ? false : send(services, run, true, feedback);
+    }),
+    vscode.commands.registerCommand('crewRuns.requestChanges', async (arg?: unknown) => {
+      const run = await runFromArgument(services, arg, vscode.l10n.t('Request changes to which run?'), waiting);
+      if (!run) {
+        return false;
+      }
+      const feedback = await vscode.window.showInputBox({
+        title: vscode.l10n.t('Request Changes: {0}', run.label),
+        prompt: vscode.l10n.t('What should the task do differently? The crew redoes it with this feedback.'),
+        ignoreFocusOut: true,
+        validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('Say what should change.')),
+      });
+      return feedback === undefined ? false : send(services, run, false, feedback.trim());
+    }),
+  ];
+}
+
+/** Opens the output to review in a read-only document with a comment thread for the feedback. */
+async function openReview(services: Services, reviews: FeedbackReviews, run: RunRecord): Promise<ReviewThread | undefined> {
+  if (!run.needsFeedback) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('{0} is not waiting for feedback.', run.label));
+    return undefined;
+  }
+  const details = await services.runs.readDetails(run.id);
+  const request = details.lastSnapshot?.feedback;
+  const lastTask = details.tasks[details.tasks.length - 1];
+  const round: ReviewRound = {
+    runId: run.id,
+    round: details.feedbackRounds.length + 1,
+    crewName: run.crewName,
+    runLabel: run.label,
+    taskName: request?.taskName ?? lastTask?.name,
+    output:
+      request?.output ??
+      lastTask?.output ??
+      vscode.l10n.t('(The crew did not send the output to review. Open the run to see what it has produced so far.)'),
+  };
+  return reviews.open(run, round);
+}
+
+async function sendFromThread(services: Services, reviews: FeedbackReviews, reply: vscode.CommentReply, approve: boolean): Promise<boolean> {
+  const review = reviews.reviewOf(reply.thread);
+  const run = review && services.runs.get(review.round.runId);
+  if (!review || !run) {
+    void vscode.window.showErrorMessage(vscode.l10n.t('This review belongs to a run that is no longer in the history.'));
+    return false;
+  }
+  if (review.sent) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('This round was already answered.'));
+    return false;
+  }
+  const feedback = (reply.text.trim() || review.draft || '').trim();
+  if (!approve && !feedback) {
+    void vscode.window.showWarningMessage(vscode.l10n.t('Write in the reply box what should change, then choose Request Changes.'));
+    return false;
+  }
+  return send(services, run, approve, feedback, review, reviews);
+}
+
+/** POST /resume with everything the notes ask for; errors keep the reviewer's text. */
+async function send(services: Services, run: RunRecord, approve: boolean, feedback: string, review?: ReviewThread, reviews?: FeedbackReviews): Promise<boolean> {
+  const details = await services.runs.readDetails(run.id);
+  const taskId = run.taskId ?? details.lastSnapshot?.feedback?.taskId ?? (await askTaskId(services, run));
+  if (!taskId) {
+    if (review) {
+      reviews?.keepDraft(review, feedback, vscode.l10n.t('no task ID'));
+    }
+    return false;
+  }
+  const output = review?.round.output ?? details.lastSnapshot?.feedback?.output;
+  try {
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: approve ? vscode.l10n.t('Approving {0}…', run.label) : vscode.l10n.t('Sending feedback on {0}…', run.label) },
+      () => services.client.resume(run.crewUrl, { executionId: run.kickoffId, taskId, humanFeedback: feedback, isApprove: approve }),
+    );
+    await services.runs.addFeedbackRound(run.id, { at: Date.now(), approve, feedback, taskId, output });
+    if (result.kind === 'continuedAs') {
+      await services.runs.continueAs(run.id, result.kickoffId);
+      services.log.info(`[${run.crewName} · ${run.label}] Continues under kickoff id ${result.kickoffId}.`);
+    }
+    services.log.info(`[${run.crewName} · ${run.label}] ${approve ? 'Approved' : 'Requested changes'}${feedback ? `: ${feedback}` : ''}`);
+    services.poller.pokeRun(run.id);
+    if (review && reviews) {
+      reviews.markSent(review, approve, feedback);
+    }
+    vscode.window.setStatusBarMessage(approve ? vscode.l10n.t('Approved: {0} goes on', run.label) : vscode.l10n.t('Sent back: {0} redoes the task', run.label), 5000);
+    return true;
+  } catch (error) {
+    services.log.warn(`[${run.crewName} · ${run.label}] Feedback not sent: ${error instanceof Error ? error.message : String(error)}`);
+    if (review) {
+      reviews?.keepDraft(review, feedback, error instanceof CrewApiError ? error.kind : vscode.l10n.t('error'));
+    }
+    return handleSendError(services, run, error, approve, feedback, review, reviews);
+  }
+}
+
+async function handleSendError(
+  services: Services,
+  run: RunRecord,
+  error: unknown,
+  approve: boolean,
+  feedback: string,
+  review?: ReviewThread,
+  reviews?: FeedbackReviews,
+): Promise<boolean> {
+  const retry = vscode.l10n.t('Retry');
+  const resend = () => send(services, services.runs.get(run.id) ?? run, approve, feedback, review, reviews);
+  if (!(error instanceof CrewApiError)) {
+    if ((await vscode.window.showErrorMessage(describeError(error, run.crewName), retry)) === retry) {
+      return resend();
+    }
+    return false;
+  }
+  switch (error.kind) {
+    case 'badRequest':
+      // Typically "not in pending human input state": someone answered already, or the run moved on.
+      services.poller.pokeRun(run.id);
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t('{0} is not waiting for feedback anymore (someone may have answered already). Crew Runs checks its status again; your text is kept in the review.', run.label) +
+          (error.serverMessage ? ` (${error.serverMessage})` : ''),
+      );
+      return false;
+    case 'notFound': {
+      const enter = vscode.l10n.t('Enter Task ID…');
+      const choice = await vscode.window.showErrorMessage(
+        vscode.l10n.t('{0} does not know this run or task (404). If the task ID was typed, check it.', run.crewName),
+        enter,
+      );
+      if (choice === enter && (await askTaskId(services, run, true))) {
+        return resend();
+      }
+      return false;
+    }
+    case 'unauthorized': {
+      const setToken = vscode.l10n.t('Set Token…');
+      const crew = services.crews.get(run.crewUrl);
+      if ((await vscode.window.showErrorMessage(describeError(error, run.crewName), setToken)) === setToken && crew && (await setTokenInteractively(services, crew))) {
+        return resend();
+      }
+      return false;
+    }
+    default:
+      if ((await vscode.window.showErrorMessage(vscode.l10n.t('{0} Your feedback was not sent and is kept.', describeError(error, run.crewName)), retry)) === retry) {
+        return resend();
+      }
+      return false;
+  }
+}
+
+/** The service did not reveal the task id: ask for it, say where to find it, and remember it. */
+async function askTaskId(services: Services, run: RunRecord, again = false): Promise<string | undefined> {
+  const value = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Task ID for {0}', run.label),
+    prompt: vscode.l10n.t(
+      'The crew did not say which task waits. Find its ID in the CrewAI dashboard (open the execution; the paused task shows its ID) or in the human-input webhook payload (task_id).',
+    ),
+    value: again ? run.taskId : undefined,
+    ignoreFocusOut: true,
+    validateInput: (text) => (/^[\w.:-]{1,200}$/.test(text.trim()) ? undefined : vscode.l10n.t('Paste the task ID (letters, digits and dashes).')),
+  });
+  const taskId = value?.trim();
+  if (taskId) {
+    await services.runs.setTaskId(run.id, taskId);
+  }
+  return taskId;
+}

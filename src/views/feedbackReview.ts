@@ -1,0 +1,151 @@
+import * as vscode from 'vscode';
+import type { RunRecord } from '../runs/model';
+
+export const REVIEW_SCHEME = 'crew-review';
+
+/** What one review round shows: the output a paused task asks a human to check. */
+export interface ReviewRound {
+  runId: string;
+  round: number;
+  crewName: string;
+  runLabel: string;
+  taskName?: string;
+  output: string;
+}
+
+export interface ReviewThread {
+  thread: vscode.CommentThread;
+  round: ReviewRound;
+  /** Set once feedback went out: the thread is then read-only. */
+  sent: boolean;
+  /** Feedback that could not be sent yet; kept so nothing typed is lost. */
+  draft?: string;
+}
+
+class ReviewComment implements vscode.Comment {
+  constructor(
+    public body: string | vscode.MarkdownString,
+    public author: vscode.CommentAuthorInformation,
+    public label?: string,
+    public contextValue?: string,
+  ) {}
+  mode = vscode.CommentMode.Preview;
+  timestamp = new Date();
+}
+
+/**
+ * The review documents (read-only Markdown, one per round) and their comment threads: the thread
+ * says which crew, run and task waits; its reply box takes the feedback; the thread's buttons
+ * (contributed to `comments/commentThread/context`) send it.
+ */
+export class FeedbackReviews implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly controller = vscode.comments.createCommentController('crewRuns.feedback', vscode.l10n.t('Crew Runs Feedback'));
+  private readonly rounds = new Map<string, ReviewRound>();
+  private readonly threads = new Map<string, ReviewThread>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor() {
+    this.controller.options = {
+      placeHolder: vscode.l10n.t('Feedback for the crew (optional when approving)'),
+      prompt: vscode.l10n.t('Write feedback…'),
+    };
+    this.disposables.push(this.controller, vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this));
+  }
+
+  static uriFor(runId: string, round: number): vscode.Uri {
+    return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${runId}/review-${round}.md` });
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    const round = this.rounds.get(uri.toString());
+    if (!round) {
+      return vscode.l10n.t('This review is no longer open. Use "Crew Runs: Give Feedback…" to review the run again.');
+    }
+    const title = round.taskName ?? vscode.l10n.t('Task output');
+    return `# ${title}\n\n<!-- ${round.crewName} · ${round.runLabel} · ${vscode.l10n.t('review round {0}', round.round)} -->\n\n${round.output}\n`;
+  }
+
+  /** Opens (or reveals) the review of a round, with its thread. */
+  async open(run: RunRecord, round: ReviewRound): Promise<ReviewThread> {
+    const uri = FeedbackReviews.uriFor(run.id, round.round);
+    this.rounds.set(uri.toString(), round);
+    let review = this.threads.get(uri.toString());
+    if (!review) {
+      const thread = this.controller.createCommentThread(uri, new vscode.Range(0, 0, 0, 0), [
+        new ReviewComment(
+          new vscode.MarkdownString(
+            vscode.l10n.t(
+              '**{0}** is waiting for your review of **{1}** (run "{2}", round {3}). Approve to continue the run, or request changes to have the task redone with your feedback.',
+              escape(round.crewName),
+              escape(round.taskName ?? vscode.l10n.t('the last task')),
+              escape(round.runLabel),
+              round.round,
+            ),
+          ),
+          { name: 'Crew Runs' },
+        ),
+      ]);
+      thread.label = vscode.l10n.t('Review: {0}', round.taskName ?? round.runLabel);
+      thread.contextValue = 'crewRunsReview';
+      thread.canReply = true;
+      thread.collapsibleState = vscode.CommentThreadCollapsibleState.Expanded;
+      review = { thread, round, sent: false };
+      this.threads.set(uri.toString(), review);
+    }
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(document, 'markdown');
+    await vscode.window.showTextDocument(document, { preview: false });
+    return review;
+  }
+
+  /** The review a comment command was run on. */
+  reviewOf(thread: vscode.CommentThread): ReviewThread | undefined {
+    return [...this.threads.values()].find((r) => r.thread === thread);
+  }
+
+  /** The open, unsent review of a run, if any (for tests and the run view). */
+  openReviewOf(runId: string): ReviewThread | undefined {
+    return [...this.threads.values()].find((r) => r.round.runId === runId && !r.sent);
+  }
+
+  /** Shows what was sent, and closes the round. */
+  markSent(review: ReviewThread, approve: boolean, feedback: string): void {
+    review.sent = true;
+    const verdict = approve ? vscode.l10n.t('Approved') : vscode.l10n.t('Requested changes');
+    const body = new vscode.MarkdownString();
+    body.appendMarkdown(`**${verdict}**`);
+    if (feedback) {
+      body.appendMarkdown('\n\n');
+      body.appendText(feedback);
+    }
+    review.thread.comments = [...review.thread.comments, new ReviewComment(body, { name: vscode.l10n.t('You') })];
+    review.thread.canReply = false;
+    review.thread.contextValue = 'crewRunsReviewSent';
+    review.thread.state = vscode.CommentThreadState.Resolved;
+    review.thread.collapsibleState = vscode.CommentThreadCollapsibleState.Collapsed;
+  }
+
+  /** Keeps text that could not be sent visible in the thread, so nothing typed is lost. */
+  keepDraft(review: ReviewThread, feedback: string, problem: string): void {
+    if (!feedback) {
+      return;
+    }
+    review.draft = feedback;
+    const body = new vscode.MarkdownString();
+    body.appendMarkdown(`*${escape(vscode.l10n.t('Not sent: {0}', problem))}*\n\n`);
+    body.appendText(feedback);
+    const others = review.thread.comments.filter((c) => c.contextValue !== 'draft');
+    review.thread.comments = [...others, new ReviewComment(body, { name: vscode.l10n.t('Draft') }, vscode.l10n.t('draft'), 'draft')];
+  }
+
+  dispose(): void {
+    for (const review of this.threads.values()) {
+      review.thread.dispose();
+    }
+    vscode.Disposable.from(...this.disposables).dispose();
+  }
+}
+
+function escape(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+}
