@@ -87,6 +87,8 @@ interface Run {
   page?: Page;
   tempDir?: string;
   cleaned?: Promise<void>;
+  /** A signal arrived: cleanup is under way, failures after it are expected. */
+  interrupted?: boolean;
 }
 
 const run: Run = {};
@@ -196,7 +198,15 @@ async function main(): Promise<number> {
       server.once('exit', (code, signal) => reject(new Error(`server exited during the run (${signal ?? code}); see test-results/server.log`))),
     );
 
-    run.browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: CHROMIUM_ARGS });
+    // Playwright's own signal handlers exit the process before our cleanup kills the server.
+    run.browser = await chromium.launch({
+      executablePath: chromiumPath,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
     const context = await run.browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     run.page = page;
@@ -256,11 +266,14 @@ async function main(): Promise<number> {
       saveWorkbenchLogs(workbenchLogs);
     }
   } catch (error) {
-    console.error(`[integration] ${error instanceof Error ? error.message : String(error)}`);
+    if (!run.interrupted) {
+      // Playwright appends a multi-line call log; its first line says what failed.
+      console.error(`[integration] ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    }
     exitCode = 1;
   } finally {
     clearTimeout(timer);
-    if (exitCode !== 0) {
+    if (exitCode !== 0 && !run.interrupted) {
       if (!suiteStarted && !verbose && recentLines.length > 0) {
         console.error(`[integration] the suite never started; last workbench log lines:\n${recentLines.join('\n')}`);
       }
@@ -313,10 +326,12 @@ function saveWorkbenchLogs(logs: { relativePath: string; contents: string }[]): 
   }
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+for (const signal of Object.keys(SIGNAL_EXIT_CODES) as (keyof typeof SIGNAL_EXIT_CODES)[]) {
   process.once(signal, () => {
     console.error(`[integration] ${signal}: cleaning up…`);
-    void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    run.interrupted = true;
+    void cleanup().finally(() => process.exit(SIGNAL_EXIT_CODES[signal]));
   });
 }
 
