@@ -1,0 +1,28 @@
+// ESLint flat config: typescript-eslint's recommended rules plus the few this project relies on.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'media/dist/**', '.vscode-test/**', 'node_modules/**', 'test-results/**', 'bench-results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      // The extension logs through its LogOutputChannel; console is for the simulator CLI and tests.
+      'no-console': 'error',
+      eqeqeq: ['error', 'always'],
+      curly: 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+  {
+    files: ['src/simulator/main.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
+  },
+);
