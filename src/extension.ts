@@ -95,6 +95,9 @@ export function activate(context: vscode.ExtensionContext) {
       leases.startRenewing();
       poller.start();
       void offerEnvironmentImport(services);
+      if (process.env.CREW_RUNS_DEMO === '1') {
+        void demo?.start(); // `npm run demo`: the demo crews are ready without a click.
+      }
     },
     (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
   );

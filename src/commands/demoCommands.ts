@@ -21,7 +21,7 @@ export class DemoCrews implements vscode.Disposable {
     );
     for (const crew of simulator.crews) {
       await this.services.tokens.set(crew.url, crew.orgToken, 'organization');
-      this.services.crews.addDemoCrew({ url: crew.url, name: vscode.l10n.t('{0} (demo)', crew.name) });
+      this.services.crews.addDemoCrew({ url: crew.url, name: crew.name });
       this.services.crews.setHealth(crew.url, 'ready');
     }
     this.services.log.info(`Demo crews running at ${simulator.origin}: ${simulator.crews.map((c) => c.name).join(', ')}.`);
