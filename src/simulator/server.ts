@@ -337,6 +337,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const taskId = dialect === 'live' ? fields.taskId : pick('task_id', 'taskId');
     const feedbackValue = dialect === 'live' ? fields.humanFeedback : pick('human_feedback', 'humanFeedback');
     const approveValue = dialect === 'live' ? fields.isApprove : pick('is_approve', 'isApprove');
+    // Link the attempt to its run even when it is refused, so tests can see what a client tried.
+    const namedRun = runs.get(String(fields.executionId ?? fields.execution_id ?? ''));
+    if (namedRun?.crewId === config.id) {
+      record.runId = namedRun.id;
+    }
     const missing = [
       ...(typeof executionId === 'string' && executionId ? [] : [dialect === 'live' ? 'executionId' : 'execution_id']),
       ...(typeof taskId === 'string' && taskId ? [] : [dialect === 'live' ? 'taskId' : 'task_id']),
@@ -354,7 +359,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       }
       return answer(dialects.executionNotFound(dialect));
     }
-    record.runId = run.id;
     run.advance(now);
     if (run.phase !== 'paused') {
       return answer(dialects.notPendingHumanInput(dialect));
