@@ -41,6 +41,8 @@ export interface RunPanelInspection {
   pageReport?: PageReport;
   /** Reports received from the page so far. */
   reports: number;
+  /** Full `init` messages sent (one per page load: open, reveal after hidden, restore). */
+  inits: number;
   /** The page has said `ready` and been sent its `init`. */
   ready: boolean;
   visible: boolean;
@@ -63,6 +65,7 @@ interface PanelEntry {
   lastMessageBytes: number;
   maxMessageBytes: number;
   reports: number;
+  inits: number;
   pageReport?: PageReport;
   disposables: vscode.Disposable[];
 }
@@ -154,9 +157,20 @@ export class RunPanelManager implements vscode.Disposable {
       maxMessageBytes: entry.maxMessageBytes,
       pageReport: entry.pageReport,
       reports: entry.reports,
+      inits: entry.inits,
       ready: entry.ready && !entry.needInit,
       visible: entry.panel.visible,
     };
+  }
+
+  /** Renders the whole final output in the run's panel (as its Show All button does). */
+  showAll(runId: string): boolean {
+    const entry = this.entries.get(runId);
+    if (!entry?.ready) {
+      return false;
+    }
+    this.post(entry, { type: 'showAll' });
+    return true;
   }
 
   /** Test hook: closes a run's panel. */
@@ -195,6 +209,7 @@ export class RunPanelManager implements vscode.Disposable {
       lastMessageBytes: 0,
       maxMessageBytes: 0,
       reports: 0,
+      inits: 0,
       disposables: [],
     };
     this.entries.set(runId, entry);
@@ -301,6 +316,7 @@ export class RunPanelManager implements vscode.Disposable {
     }
     if (entry.needInit || !entry.view) {
       entry.needInit = false;
+      entry.inits++;
       this.post(entry, { type: 'init', strings: pageStrings(), view: next, now: Date.now() });
     } else {
       const patch = diffViews(entry.view, next);

@@ -121,7 +121,9 @@ export type HostMessage =
   | { type: 'init'; strings: PageStrings; view: RunView; now: number }
   | { type: 'update'; patch: ViewPatch; now: number }
   | { type: 'outputChunk'; target: OutputTarget; key: string; segment: number; text: string; last: boolean }
-  | { type: 'raw'; text: string; truncated: boolean; length: number };
+  | { type: 'raw'; text: string; truncated: boolean; length: number }
+  /** Renders the whole final output, as the Show All button does. */
+  | { type: 'showAll' };
 
 export type PageAction =
   | 'copyOutput'

@@ -646,6 +646,13 @@ function handle(message: HostMessage): void {
       handleRaw(message);
       rendered = false;
       break;
+    case 'showAll': {
+      const final = view?.final;
+      if (final && final.previewSegments < final.segmentCount && !loading.has('final')) {
+        startShowAll('final', final, byId('final'), byId('finalMore'));
+      }
+      break;
+    }
   }
   messagesHandled++;
   if (rendered) {
