@@ -1,4 +1,4 @@
-// The two body families of /work/shared/api/crew-api.md: `live` (what deployed crews answer:
+// The two body families of the API notes (crew-api.md): `live` (what deployed crews answer:
 // FastAPI errors, upper-case `state`, `result` as a string) and `docs` (the published OpenAPI:
 // lower-case `status`, `result.output`, `{error, message}` errors).
 

@@ -1,4 +1,4 @@
-// CLI: `npm run simulator -- [flags]` (or `node dist/simulator.js [flags]`). Starts the simulator on
+// CLI: `npm run simulator -- [flags]` (or `node dist/simulator-cli.js [flags]`, built by esbuild.js). Starts the simulator on
 // loopback, prints each crew's URL and tokens, and stops cleanly on Ctrl+C.
 
 import { readFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { isReadFaultKind } from './faults';
 import { startSimulator } from './server';
 import type { CrewConfig, FaultOptions, SimulatorOptions } from './types';
 
-const USAGE = `Usage: node dist/simulator.js [flags]
+const USAGE = `Usage: npm run simulator -- [flags]   (or: node dist/simulator-cli.js [flags])
 
   --port N             port to listen on (default 8787; 0 = random)
   --host H             address to bind (default 127.0.0.1)

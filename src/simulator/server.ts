@@ -1,6 +1,9 @@
 /**
  * Crew simulator: a real HTTP server (node:http only) that behaves like deployed CrewAI crews, so the
- * extension can be tried and tested without a network. Bodies follow /work/shared/api/crew-api.md.
+ * extension can be tried and tested without a network. Bodies follow the team's API notes (crew-api.md).
+ *
+ * In-process: `import { startSimulator } from '…/simulator/server'` (bundled as dist/simulator.js).
+ * CLI: ./main.ts (dist/simulator-cli.js, `npm run simulator -- --help`).
  *
  * API
  *   startSimulator(options?: SimulatorOptions): Promise<Simulator>

@@ -1,7 +1,7 @@
 // Configuration and inspection types of the crew simulator. Everything a config file may hold is
 // JSON-compatible, so the same objects work in tests, in the extension and in `--config file.json`.
 
-/** Which family of bodies a crew answers with (see /work/shared/api/crew-api.md). */
+/** Which family of bodies a crew answers with (see the API notes, crew-api.md). */
 export type Dialect = 'live' | 'docs';
 
 /**
