@@ -9,6 +9,7 @@ import { DemoCrews } from './commands/demoCommands';
 import { offerEnvironmentImport } from './commands/environmentImport';
 import { registerKickoffCommands } from './commands/kickoffCommands';
 import { registerRunCommands } from './commands/runCommands';
+import { registerRunViewCommands } from './commands/runViewCommands';
 import { CrewRegistry } from './crews/crewRegistry';
 import { InputPresets } from './crews/inputPresets';
 import { TokenStore } from './crews/tokenStore';
@@ -20,6 +21,8 @@ import { createTestApi } from './testApi';
 import { systemClock } from './util/clock';
 import { CrewsTreeProvider } from './views/crewsTree';
 import { FeedbackReviews } from './views/feedbackReview';
+import { RunOutputDocuments } from './views/outputDocuments';
+import { RunPanelManager } from './views/runPanel';
 import { RunReporter } from './views/runReporter';
 import { RunsStatusBar } from './views/statusBar';
 
@@ -53,6 +56,10 @@ export function activate(context: vscode.ExtensionContext) {
   demo = new DemoCrews(services);
   const reporter = new RunReporter(services);
   const reviews = new FeedbackReviews();
+  // Loading reads files: done after activation returns; panels restored by a reload wait for it.
+  const loaded = runs.load();
+  const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded });
+  const documents = new RunOutputDocuments(runs);
 
   context.subscriptions.push(
     log,
@@ -62,6 +69,10 @@ export function activate(context: vscode.ExtensionContext) {
     treeView,
     reporter,
     reviews,
+    panels,
+    panels.registerSerializer(),
+    documents,
+    documents.register(),
     new RunsStatusBar(runs),
     { dispose: () => poller.dispose() },
     { dispose: () => void leases.dispose() },
@@ -71,6 +82,7 @@ export function activate(context: vscode.ExtensionContext) {
     ...registerKickoffCommands(services),
     ...registerRunCommands(services),
     ...registerFeedbackCommands(services, reviews),
+    ...registerRunViewCommands(services, panels, documents),
     ...demo.register(),
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
@@ -89,8 +101,8 @@ export function activate(context: vscode.ExtensionContext) {
   );
   poller.setFocused(vscode.window.state.focused);
 
-  // Loading reads files: done after activation returns, then runs in flight are picked up again.
-  void runs.load().then(
+  // Then runs in flight are picked up again.
+  void loaded.then(
     () => {
       leases.startRenewing();
       poller.start();
@@ -102,7 +114,7 @@ export function activate(context: vscode.ExtensionContext) {
     (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
   );
 
-  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, demo, reporter, reviews }) : undefined;
+  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, demo, reporter, reviews, panels }) : undefined;
 }
 
 export async function deactivate(): Promise<void> {

@@ -3,12 +3,13 @@ import type { DemoCrews } from './commands/demoCommands';
 import type { CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
 import type { FeedbackReviews } from './views/feedbackReview';
+import type { RunPanelManager } from './views/runPanel';
 
 /**
  * What activate() returns when CREW_RUNS_TEST_HOOKS=1 (integration tests only). It gives the
  * models, never a token: the token store is deliberately not part of it.
  */
-export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews }) {
+export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager }) {
   return {
     runs: services.runs,
     crews: services.crews,
@@ -17,6 +18,7 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     tree: parts.tree,
     demo: parts.demo,
     reviews: parts.reviews,
+    panels: parts.panels,
     logUri: services.context.logUri,
     globalStorageUri: services.context.globalStorageUri,
   };
