@@ -94,13 +94,12 @@ function copyCodicons() {
 
 async function main() {
   copyCodicons();
-  const present = builds.filter((b) => Object.values(b.entryPoints).every((p) => require('fs').existsSync(p)));
   if (watch) {
-    const contexts = await Promise.all(present.map((b) => esbuild.context(b)));
+    const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
     await Promise.all(contexts.map((c) => c.watch()));
     return;
   }
-  await Promise.all(present.map((b) => esbuild.build(b)));
+  await Promise.all(builds.map((b) => esbuild.build(b)));
 }
 
 main().catch((e) => {
