@@ -93,6 +93,12 @@ function copyCodicons() {
 }
 
 async function main() {
+  if (production) {
+    // A packaged build must not carry a development build's source maps.
+    for (const dir of ['dist', 'media/dist']) {
+      require('fs').rmSync(path.join(__dirname, dir), { recursive: true, force: true });
+    }
+  }
   copyCodicons();
   if (watch) {
     const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
