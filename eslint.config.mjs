@@ -12,6 +12,8 @@ export default tseslint.config(
       // The extension logs through its LogOutputChannel; console is for the simulator CLI and tests.
       'no-console': 'error',
       eqeqeq: ['error', 'always'],
+      // Input validation here looks for control characters on purpose.
+      'no-control-regex': 'off',
       curly: 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
@@ -23,6 +25,7 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
     languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
   },
 );

@@ -12,6 +12,7 @@ import {
   parseKickoffBody,
   parseResumeBody,
 } from './bodies';
+import type * as TransportModule from './transport';
 import {
   DEFAULT_NETWORK_SETTINGS,
   isTransportFailure,
@@ -222,7 +223,7 @@ export class CrewClient implements StatusSource {
         // Loaded on the first request, not at activation (dist/transport.js in the bundle). A plain
         // require, so the bundle loads it synchronously as CommonJS, like the extension itself.
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { createTransport } = require('./transport') as typeof import('./transport');
+        const { createTransport } = require('./transport') as typeof TransportModule;
         return createTransport(settings);
       })();
       this.transport.catch(() => (this.transport = undefined));

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
+import type * as SimulatorModule from '../simulator/server';
 import type { Simulator } from '../simulator/server';
 import type { Services } from '../services';
 
@@ -50,7 +51,7 @@ export class DemoCrews implements vscode.Disposable {
       this.simulator = (async () => {
         // Loaded only now (dist/simulator.js): activation never pays for it.
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { startSimulator, demoCrews } = require('../simulator/server') as typeof import('../simulator/server');
+        const { startSimulator, demoCrews } = require('../simulator/server') as typeof SimulatorModule;
         const tokenFor = () => randomBytes(24).toString('base64url');
         return startSimulator({
           host: '127.0.0.1',

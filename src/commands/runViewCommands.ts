@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { Logger, RunDetails, RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { formatRelative, stateLabel } from '../views/format';
-import { finalAsMarkdown, finalAsText, RunOutputDocuments } from '../views/outputDocuments';
+import { finalAsMarkdown, finalAsText, type RunOutputDocuments } from '../views/outputDocuments';
 import type { RunPanelManager } from '../views/runPanel';
 
 /** The part of Services these commands use. */

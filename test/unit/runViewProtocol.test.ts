@@ -9,7 +9,7 @@ import {
   isSafeLink,
   outputView,
   parsePageMessage,
-  RunView,
+  type RunView,
   SegmentCache,
   segmentContent,
   segmentText,
@@ -314,9 +314,9 @@ describe('run view protocol: buildView and diffViews', () => {
     const tasks: { name: string; output: string }[] = [];
     const history: { state: (typeof states)[number]; at: number }[] = [];
     for (let i = 0; i < 40; i++) {
-      if (i % 3 === 0) tasks.push({ name: `t${i}`, output: `out ${i}` });
-      if (i % 5 === 0) history.push({ state: states[(i / 5) % states.length], at: i });
-      if (i % 11 === 0 && tasks.length > 1) tasks.reverse();
+      if (i % 3 === 0) {tasks.push({ name: `t${i}`, output: `out ${i}` });}
+      if (i % 5 === 0) {history.push({ state: states[(i / 5) % states.length], at: i });}
+      if (i % 11 === 0 && tasks.length > 1) {tasks.reverse();}
       const next = buildView(
         record({ state: states[i % states.length], message: i % 2 ? `m${i}` : undefined, progress: i % 4 ? { unit: 'task', completed: i, total: i % 3 ? 40 : null } : undefined }),
         details({ tasks: [...tasks], history: [...history], finalOutput: i > 30 ? { kind: 'json', text: `{"i": ${i}}`, json: { i } } : undefined }),

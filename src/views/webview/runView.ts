@@ -7,17 +7,17 @@ import {
   applyPatch,
   fill,
   formatDuration,
-  HostMessage,
+  type HostMessage,
   isSafeLink,
-  OutputTarget,
-  OutputView,
-  PageMessage,
-  PageReport,
-  PageStringKey,
-  PageStrings,
-  RunView,
-  TaskView,
-  ViewPatch,
+  type OutputTarget,
+  type OutputView,
+  type PageMessage,
+  type PageReport,
+  type PageStringKey,
+  type PageStrings,
+  type RunView,
+  type TaskView,
+  type ViewPatch,
 } from './protocol';
 
 interface VsCodeApi {
@@ -81,10 +81,10 @@ type Child = Node | string | undefined | false;
 
 function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: { id?: string; class?: string; title?: string; ariaLabel?: string } = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
-  if (props.id) element.id = props.id;
-  if (props.class) element.className = props.class;
-  if (props.title) element.title = props.title;
-  if (props.ariaLabel) element.setAttribute('aria-label', props.ariaLabel);
+  if (props.id) {element.id = props.id;}
+  if (props.class) {element.className = props.class;}
+  if (props.title) {element.title = props.title;}
+  if (props.ariaLabel) {element.setAttribute('aria-label', props.ariaLabel);}
   for (const child of children) {
     if (child !== undefined && child !== false) {
       element.append(child);
@@ -102,8 +102,8 @@ function icon(name: string): HTMLElement {
 function button(label: string, iconName: string | undefined, onClick: () => void, options: { id?: string; iconOnly?: boolean; class?: string } = {}): HTMLButtonElement {
   const b = h('button', { id: options.id, class: options.class ?? (options.iconOnly ? 'icon-button' : 'button'), title: options.iconOnly ? label : undefined, ariaLabel: options.iconOnly ? label : undefined });
   b.type = 'button';
-  if (iconName) b.append(icon(iconName));
-  if (!options.iconOnly) b.append(h('span', {}, label));
+  if (iconName) {b.append(icon(iconName));}
+  if (!options.iconOnly) {b.append(h('span', {}, label));}
   b.addEventListener('click', onClick);
   return b;
 }
@@ -133,8 +133,8 @@ function details(id: string, summary: Child[], ...body: Child[]): HTMLDetailsEle
   }
   d.addEventListener('toggle', () => {
     const open = new Set(uiState.open ?? []);
-    if (d.open) open.add(id);
-    else open.delete(id);
+    if (d.open) {open.add(id);}
+    else {open.delete(id);}
     saveUiState({ open: [...open] });
   });
   return d;
@@ -156,9 +156,9 @@ function buildSkeleton(): void {
   const raw = details('raw', [t('raw')], h('p', { id: 'rawNote', class: 'muted' }), h('pre', { id: 'rawText', class: 'raw' }));
   raw.addEventListener('toggle', () => {
     saveUiState({ rawOpen: raw.open });
-    if (raw.open) requestRaw();
+    if (raw.open) {requestRaw();}
   });
-  if (uiState.rawOpen) raw.open = true;
+  if (uiState.rawOpen) {raw.open = true;}
 
   root.replaceChildren(
     h(
@@ -221,7 +221,7 @@ function fieldList(list: HTMLElement, entries: [string, string | undefined][]): 
 }
 
 function renderSummary(): void {
-  if (!view) return;
+  if (!view) {return;}
   const s = view.summary;
   document.title = `${s.crewName}: ${s.label}`;
   byId('title').textContent = `${s.crewName}: ${s.label}`;
@@ -289,7 +289,7 @@ function renderSummary(): void {
 
   const inputs = Object.entries(s.inputs);
   fieldList(byId('inputsList'), inputs.map(([k, v]) => [k, String(v)]));
-  if (!inputs.length) byId('inputsList').replaceChildren(h('p', { class: 'muted' }, t('noInputs')));
+  if (!inputs.length) {byId('inputsList').replaceChildren(h('p', { class: 'muted' }, t('noInputs')));}
 
   const usage = Object.entries(s.usage ?? {});
   fieldList(byId('usageList'), usage.map(([k, v]) => [k, typeof v === 'number' ? v.toLocaleString() : String(v)]));
@@ -300,16 +300,16 @@ function renderSummary(): void {
 }
 
 function tick(): void {
-  if (!view) return;
+  if (!view) {return;}
   const s = view.summary;
   const end = s.finishedAt ?? Date.now() + clockOffset;
   byId('elapsed').textContent = t(s.finishedAt ? 'took' : 'elapsed', formatDuration(end - s.startedAt));
 }
 
 function renderHistory(from: number): void {
-  if (!view) return;
+  if (!view) {return;}
   const list = byId('timeline');
-  while (list.children.length > from) list.lastElementChild?.remove();
+  while (list.children.length > from) {list.lastElementChild?.remove();}
   for (const entry of view.history.slice(list.children.length)) {
     list.append(
       h(
@@ -335,7 +335,7 @@ function taskTitle(task: TaskView, index: number): Child[] {
 }
 
 function renderTasks(from: number): void {
-  if (!view) return;
+  if (!view) {return;}
   const list = byId('tasks');
   while (list.children.length > from) {
     const last = list.lastElementChild as HTMLElement;
@@ -354,7 +354,7 @@ function renderTasks(from: number): void {
 }
 
 function renderFinal(): void {
-  if (!view) return;
+  if (!view) {return;}
   const body = byId('final');
   const more = byId('finalMore');
   forgetOutput(body);
@@ -370,7 +370,7 @@ function renderFinal(): void {
 }
 
 function renderRounds(from: number): void {
-  if (!view) return;
+  if (!view) {return;}
   const list = byId('rounds');
   while (list.children.length > from) {
     const last = list.lastElementChild as HTMLElement;
@@ -418,15 +418,15 @@ function scanPiece(container: Element, piece: Element): void {
   const all = [piece, ...Array.from(piece.querySelectorAll('*'))];
   for (const element of all) {
     const tag = element.tagName.toLowerCase();
-    if (tag === 'script') scan.scripts++;
-    if (element.matches(UNSAFE_SELECTOR)) scan.unsafe++;
+    if (tag === 'script') {scan.scripts++;}
+    if (element.matches(UNSAFE_SELECTOR)) {scan.unsafe++;}
     for (const attr of Array.from(element.attributes)) {
-      if (attr.name.toLowerCase().startsWith('on')) scan.handlers++;
+      if (attr.name.toLowerCase().startsWith('on')) {scan.handlers++;}
     }
     if (tag === 'a') {
       scan.links++;
       const href = element.getAttribute('href');
-      if (href !== null && !isSafeLink(href)) scan.unsafeLinks++;
+      if (href !== null && !isSafeLink(href)) {scan.unsafeLinks++;}
     }
   }
   scan.textLength += piece.textContent?.length ?? 0;
@@ -437,7 +437,7 @@ function forgetOutput(container: Element | null): void {
   if (container) {
     scans.delete(container);
     for (const [target, state] of loading) {
-      if (state.body === container) loading.delete(target);
+      if (state.body === container) {loading.delete(target);}
     }
   }
 }
@@ -556,7 +556,7 @@ function handleRaw(message: Extract<HostMessage, { type: 'raw' }>): void {
 // ---- report ----
 
 function report(): void {
-  if (!view) return;
+  if (!view) {return;}
   const total = { scripts: 0, handlers: 0, unsafe: 0, links: 0, unsafeLinks: 0 };
   for (const container of Array.from(document.querySelectorAll('.output'))) {
     const scan = scans.get(container);
@@ -596,18 +596,18 @@ function report(): void {
 // ---- messages ----
 
 function applyUpdate(patch: ViewPatch): void {
-  if (!view) return;
+  if (!view) {return;}
   view = applyPatch(view, patch);
   if (patch.set || patch.unset || patch.final !== undefined) {
     renderSummary();
   }
-  if (patch.history) renderHistory(patch.history.from);
-  if (patch.tasks) renderTasks(patch.tasks.from);
-  if (patch.final !== undefined) renderFinal();
-  if (patch.feedbackRounds) renderRounds(patch.feedbackRounds.from);
+  if (patch.history) {renderHistory(patch.history.from);}
+  if (patch.tasks) {renderTasks(patch.tasks.from);}
+  if (patch.final !== undefined) {renderFinal();}
+  if (patch.feedbackRounds) {renderRounds(patch.feedbackRounds.from);}
   if (patch.set?.updatedAt !== undefined) {
     rawStale = true;
-    if (byId<HTMLDetailsElement>('raw').open) requestRaw();
+    if (byId<HTMLDetailsElement>('raw').open) {requestRaw();}
   }
 }
 
@@ -629,7 +629,7 @@ function handle(message: HostMessage): void {
       renderTasks(0);
       renderFinal();
       renderRounds(0);
-      if (byId<HTMLDetailsElement>('raw').open) requestRaw();
+      if (byId<HTMLDetailsElement>('raw').open) {requestRaw();}
       if (!restoredScroll && uiState.scrollY) {
         restoredScroll = true;
         window.scrollTo(0, uiState.scrollY);
@@ -671,7 +671,7 @@ window.addEventListener('message', (event: MessageEvent) => {
 // Links in outputs: never navigate; ask the host, which checks the URL again.
 function onLinkActivate(event: MouseEvent): void {
   const target = event.target instanceof Element ? event.target.closest('a') : null;
-  if (!target) return;
+  if (!target) {return;}
   event.preventDefault();
   const href = target.getAttribute('href');
   if (href && isSafeLink(href) && target.closest('.output')) {

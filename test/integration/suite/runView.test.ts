@@ -198,7 +198,7 @@ describe('Run view', function () {
     const before = r.messagesHandled;
     let started = Date.now();
     await api.runs.setWarning(run.id, 'A small change');
-    r = await waitForReport(run.id, (x) => x.messagesHandled > before, 'the page handling an update', 5000);
+    await waitForReport(run.id, (x) => x.messagesHandled > before, 'the page handling an update', 5000);
     console.log(`      update with a 5 MB output on the page: ${Date.now() - started} ms`);
 
     // Show All renders the rest in segments.
