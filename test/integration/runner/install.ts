@@ -64,7 +64,8 @@ export function ensureServerInstalled(cacheDir: string): ServerInstall {
   }
 
   const started = Date.now();
-  log(`installing Node ${NODE_MAJOR} and code-server ${CODE_SERVER_VERSION} into ${path.relative(process.cwd(), prefix) || prefix} (first run only)…`);
+  const shown = path.relative(process.cwd(), prefix);
+  log(`installing Node ${NODE_MAJOR} and code-server ${CODE_SERVER_VERSION} into ${shown.startsWith('..') ? prefix : shown} (first run only)…`);
   // Whatever is there is incomplete or stale: start clean.
   fs.rmSync(prefix, { recursive: true, force: true });
   fs.mkdirSync(prefix, { recursive: true });

@@ -169,6 +169,12 @@ async function main(): Promise<number> {
   }
 
   fs.mkdirSync(resultsDir, { recursive: true });
+  // Failure evidence from an earlier run would be misleading next to this one's.
+  for (const entry of fs.readdirSync(resultsDir)) {
+    if (/^(failure|failed)-.*\.png$/.test(entry) || entry === 'workbench-logs') {
+      fs.rmSync(path.join(resultsDir, entry), { recursive: true, force: true });
+    }
+  }
   const { nodeBin, serverMain } = ensureServerInstalled(cacheDir);
   const chromiumPath = ensureChromium();
   if (!fs.existsSync(`${suiteEntry}.js`)) {
