@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID, getExtensionApi } from './extension';
-import { waitFor, WaitForOptions } from './waitFor';
+import { waitFor, type WaitForOptions } from './waitFor';
 
 export const LOG_CHANNEL_NAME = 'Crew Runs';
 

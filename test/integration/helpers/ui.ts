@@ -3,15 +3,15 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import {
-  FramesResult,
-  ScreenshotResult,
-  TextResult,
+  type FramesResult,
+  type ScreenshotResult,
+  type TextResult,
   UI_BRIDGE_DIR_ENV,
   UI_REQUEST_MARKER,
-  UiReply,
-  UiRequestBody,
-  UiRequestType,
-  UiResultMap,
+  type UiReply,
+  type UiRequestBody,
+  type UiRequestType,
+  type UiResultMap,
 } from './uiBridgeProtocol';
 
 /** How long to wait for the runner's answer on top of any wait inside the request itself. */

@@ -10,13 +10,13 @@
 //   CREW_RUNS_TEST_CACHE_DIR   where Node 24 and the server are installed (default .vscode-test)
 //   CREW_RUNS_TEST_VERBOSE=1   print every workbench log line, not just the suite's output
 //                              (all of them are always in test-results/workbench.log)
-import { ChildProcess, spawn } from 'child_process';
+import { type ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { format } from 'util';
-import { chromium, Browser, Page } from 'playwright-core';
-import { RESULT_MARKER, SUITE_START_MARKER, SuiteResult, UI_BRIDGE_DIR_ENV, parseUiRequest } from '../helpers/uiBridgeProtocol';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { RESULT_MARKER, SUITE_START_MARKER, type SuiteResult, UI_BRIDGE_DIR_ENV, parseUiRequest } from '../helpers/uiBridgeProtocol';
 import { ensureChromium, ensureServerInstalled } from './install';
 import { freeLoopbackPort, killProcessGroup, survivors } from './processes';
 import { UiBridge } from './uiBridge';

@@ -4,23 +4,31 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import {
-  FramesRequest,
-  FramesResult,
-  ScreenshotRequest,
-  ScreenshotResult,
-  TextRequest,
-  TextResult,
-  UiReply,
-  UiRequest,
+  type FramesRequest,
+  type FramesResult,
+  type ScreenshotRequest,
+  type ScreenshotResult,
+  type TextRequest,
+  type TextResult,
+  type UiReply,
+  type UiRequest,
 } from '../helpers/uiBridgeProtocol';
 
 const DEFAULT_WAIT_MS = 5000;
+
+interface BrowserElement {
+  innerText: string;
+  textContent: string | null;
+  getClientRects(): { length: number };
+  cloneNode(deep: true): BrowserElement;
+  querySelectorAll(selector: string): { forEach(callback: (node: { remove(): void }) => void): void };
+}
 
 /** The few browser globals used inside page.evaluate (the runner compiles without the DOM lib). */
 interface BrowserGlobals {
   Image: new () => { src: string; naturalWidth: number; naturalHeight: number; decode(): Promise<void> };
   document: {
-    body: { innerText: string } | null;
+    body: BrowserElement | null;
     createElement(tag: 'canvas'): {
       width: number;
       height: number;
@@ -141,7 +149,20 @@ export class UiBridge {
         }
         let text: string;
         try {
-          text = await frame.evaluate(() => (globalThis as unknown as BrowserGlobals).document.body?.innerText ?? '');
+          text = await frame.evaluate(() => {
+            const body = (globalThis as unknown as BrowserGlobals).document.body;
+            if (!body) {
+              return '';
+            }
+            if (body.getClientRects().length > 0) {
+              return body.innerText;
+            }
+            // innerText of a frame that is not rendered (VS Code's hidden helper iframes) falls
+            // back to textContent, scripts included: drop those so they never match.
+            const copy = body.cloneNode(true);
+            copy.querySelectorAll('script, style, template, noscript').forEach((node) => node.remove());
+            return copy.textContent ?? '';
+          });
         } catch {
           continue; // A frame that navigated or detached meanwhile.
         }

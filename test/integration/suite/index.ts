@@ -3,13 +3,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { format } from 'util';
-import MochaModule = require('mocha');
+import MochaImport from 'mocha';
 import { ui } from '../helpers/ui';
-import { RESULT_MARKER, SUITE_START_MARKER, SuiteResult } from '../helpers/uiBridgeProtocol';
+import { RESULT_MARKER, SUITE_START_MARKER, type SuiteResult } from '../helpers/uiBridgeProtocol';
 
 // mocha is an ES module package: require() yields the class itself (Node 24) or a namespace
-// whose default is the class (Node 20/22).
-const Mocha: typeof MochaModule = (MochaModule as typeof MochaModule & { default?: typeof MochaModule }).default ?? MochaModule;
+// whose default is the class (Node 20/22), so the default import may be one level too high.
+const Mocha: typeof MochaImport = (MochaImport as typeof MochaImport & { default?: typeof MochaImport }).default ?? MochaImport;
 
 /** out/ → repo root: compiled tests map back to test/integration/suite/<same path>.ts. */
 const sourceDir = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'integration', 'suite');
