@@ -191,6 +191,7 @@ async function main(): Promise<number> {
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms (CREW_RUNS_TEST_TIMEOUT_MS)`)), timeoutMs);
   });
+  timedOut.catch(() => undefined); // Seen by the races below; never an unhandled rejection.
 
   let exitCode = 1;
   let result: SuiteResult | undefined;
@@ -203,6 +204,8 @@ async function main(): Promise<number> {
     const serverExited = new Promise<never>((_, reject) =>
       server.once('exit', (code, signal) => reject(new Error(`server exited during the run (${signal ?? code}); see test-results/server.log`))),
     );
+    // Only raced later: an exit before then must not become an unhandled rejection (and skip cleanup).
+    serverExited.catch(() => undefined);
 
     // Playwright's own signal handlers exit the process before our cleanup kills the server.
     run.browser = await chromium.launch({
