@@ -1,0 +1,235 @@
+// Small shared utilities for the crews and kickoff suites: the typed test API, the quick input and
+// notifications as the user sees them (through the UI bridge), and clean-up of what a test adds.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import type { CrewRunsTestApi } from '../../../../src/testApi';
+import { executeCommand, getExtensionApi, selectors, ui, waitFor } from '../../helpers';
+
+export type Api = CrewRunsTestApi;
+
+export async function testApi(): Promise<Api> {
+  const api = await getExtensionApi<Api | undefined>();
+  assert.ok(api?.crews && api.runs && api.tree, 'the test API is exported (CREW_RUNS_TEST_HOOKS=1)');
+  return api;
+}
+
+/** Generous deadlines: another suite may run on this 2-core machine at the same time. */
+export const SLOW = { timeoutMs: 30_000 } as const;
+
+/** Text of the visible quick input, or undefined when none is shown. */
+export async function quickInputText(): Promise<string | undefined> {
+  try {
+    return await ui.text(`${selectors.quickInput}:visible`, { timeoutMs: 300 });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits until the visible quick input's text matches (its title, prompt, items, validation message). */
+export function waitForQuickInput(expected: string | RegExp, message?: string): Promise<string> {
+  return waitFor(
+    async () => {
+      const text = await quickInputText();
+      return text !== undefined && (typeof expected === 'string' ? text.includes(expected) : expected.test(text)) ? text : undefined;
+    },
+    { message: message ?? `quick input showing ${String(expected)}`, intervalMs: 200, ...SLOW },
+  );
+}
+
+export function waitForQuickInputClosed(): Promise<boolean> {
+  return waitFor(async () => (await quickInputText()) === undefined, { message: 'the quick input to close', intervalMs: 200, ...SLOW });
+}
+
+/** Replaces the value of the focused input box with `text` (typed) and optionally presses Enter. */
+export async function replaceValue(text: string, options: { enter?: boolean } = {}): Promise<void> {
+  await ui.press('Control+a');
+  await ui.press('Backspace');
+  if (text) {
+    await ui.type(text);
+  }
+  if (options.enter) {
+    await ui.press('Enter');
+  }
+}
+
+/**
+ * Text of the notifications as listed in the notification center. Toasts are never drawn under the
+ * runner (VS Code skips them with --enable-smoke-test-driver), so the center is where they show.
+ */
+export async function notificationsText(): Promise<string> {
+  await executeCommand('notifications.showList');
+  try {
+    return await ui.text('.notifications-center', { timeoutMs: 2000 });
+  } catch {
+    return '';
+  } finally {
+    await executeCommand('notifications.hideList');
+  }
+}
+
+export function waitForNotification(expected: string | RegExp): Promise<string> {
+  let last = '';
+  return waitFor(
+    async () => {
+      last = await notificationsText();
+      return (typeof expected === 'string' ? last.includes(expected) : expected.test(last)) ? last : undefined;
+    },
+    { message: `a notification matching ${String(expected)} (center: ${JSON.stringify(last.replace(/\s+/g, ' ').slice(0, 300))})`, intervalMs: 500, ...SLOW },
+  );
+}
+
+/**
+ * Presses the primary (first) button of the newest notification: what Ctrl+Shift+A does for a
+ * keyboard user (notification.acceptPrimaryAction; its keybinding needs a drawn toast or focus).
+ */
+export async function acceptNewestNotification(): Promise<void> {
+  await executeCommand('notification.acceptPrimaryAction');
+}
+
+export async function clearNotifications(): Promise<void> {
+  await executeCommand('notifications.clearAll');
+}
+
+export interface ModalCall {
+  message: string;
+  detail?: string;
+  items: string[];
+}
+
+/**
+ * Modal dialogs are refused by the workbench under --enable-smoke-test-driver ("DialogService:
+ * refused to show dialog in tests"), so they cannot be answered on screen. This answers the next
+ * modal showWarningMessage with `answer` (the tests share the extension's `vscode` object) and
+ * records what it asked; non-modal calls pass through.
+ */
+export function answerModal(answer: string | undefined): { calls: ModalCall[]; dispose(): void } {
+  const window = vscode.window as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const original = window.showWarningMessage;
+  const calls: ModalCall[] = [];
+  window.showWarningMessage = (...args: unknown[]) => {
+    const options = args[1] as { modal?: boolean; detail?: string } | undefined;
+    if (typeof options === 'object' && options?.modal) {
+      calls.push({ message: String(args[0]), detail: options.detail, items: args.slice(2).map(String) });
+      return Promise.resolve(answer);
+    }
+    return original.apply(vscode.window, args);
+  };
+  return { calls, dispose: () => (window.showWarningMessage = original) };
+}
+
+/** Closes whatever quick input is open (tests that fail midway must not leave one behind). */
+export async function closeQuickInput(): Promise<void> {
+  for (let i = 0; i < 5 && (await quickInputText()) !== undefined; i++) {
+    await executeCommand('workbench.action.closeQuickOpen');
+  }
+}
+
+/** The crews tree's root rows as the user sees them: label, description, contextValue. */
+export async function crewRows(api: Api): Promise<{ label: string; url: string; description: string; contextValue: string }[]> {
+  const nodes = await api.tree.getChildren();
+  const rows = [];
+  for (const node of nodes ?? []) {
+    if (node.type !== 'crew') {
+      continue;
+    }
+    const item = await api.tree.getTreeItem(node);
+    rows.push({
+      label: typeof item.label === 'string' ? item.label : (item.label?.label ?? ''),
+      url: node.crew.url,
+      description: String(item.description ?? ''),
+      contextValue: item.contextValue ?? '',
+    });
+  }
+  return rows;
+}
+
+export async function crewRow(api: Api, url: string) {
+  return (await crewRows(api)).find((row) => row.url === url);
+}
+
+/** Waits until the crew's tree row has this description (e.g. 'ready', 'token missing'). */
+export function waitForCrewDescription(api: Api, url: string, description: string) {
+  return waitFor(
+    async () => {
+      const row = await crewRow(api, url);
+      return row?.description === description ? row : undefined;
+    },
+    { message: `crew ${url} described as '${description}'`, ...SLOW },
+  ).catch(async (error: Error) => {
+    const row = await crewRow(api, url);
+    throw new Error(`${error.message}; last row: ${JSON.stringify(row)}`);
+  });
+}
+
+/** Forgets every user crew, workspace crew and demo crew a suite added. Tokens go through the commands. */
+export async function removeAllCrews(api: Api): Promise<void> {
+  for (const crew of api.crews.list()) {
+    if (await api.crews.hasToken(crew.url)) {
+      await executeCommand('crewRuns.forgetToken', crew.url);
+    }
+  }
+  await vscode.workspace.getConfiguration().update('crewRuns.crews', undefined, vscode.ConfigurationTarget.Global);
+  if (vscode.workspace.workspaceFolders?.length) {
+    await vscode.workspace.getConfiguration().update('crewRuns.crews', undefined, vscode.ConfigurationTarget.Workspace);
+  }
+  api.crews.clearDemoCrews();
+}
+
+/** Removes every run of these crews from the store. */
+export async function removeRunsOf(api: Api, urls: string[]): Promise<void> {
+  for (const run of api.runs.list()) {
+    if (urls.includes(run.crewUrl)) {
+      await api.runs.remove(run.id);
+    }
+  }
+}
+
+/** The run folder of this test run (parent of user-data), where the server keeps every file it writes. */
+export function runTempDir(): string | undefined {
+  const logs = process.env.CREW_RUNS_TEST_LOGS_DIR;
+  return logs ? path.dirname(path.dirname(logs)) : undefined;
+}
+
+export function userSettingsFile(): string | undefined {
+  const logs = process.env.CREW_RUNS_TEST_LOGS_DIR;
+  return logs ? path.join(path.dirname(logs), 'User', 'settings.json') : undefined;
+}
+
+/** Files under `root` (recursively) whose content contains `needle`. */
+export function filesContaining(root: string, needle: string, skip: (file: string) => boolean = () => false): { files: number; hits: string[] } {
+  let files = 0;
+  const hits: string[] = [];
+  const visit = (dir: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (skip(full)) {
+        continue;
+      }
+      if (entry.isDirectory()) {
+        visit(full);
+      } else if (entry.isFile()) {
+        try {
+          if (fs.statSync(full).size > 50_000_000) {
+            continue;
+          }
+          files++;
+          if (fs.readFileSync(full).includes(needle)) {
+            hits.push(full);
+          }
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+    }
+  };
+  visit(root);
+  return { files, hits };
+}
