@@ -27,6 +27,17 @@ export class RunReporter implements vscode.Disposable {
     this.disposables.push(
       services.poller.onDidPoll((result) => void this.onPoll(result)),
       services.poller.onDidNeedToken((crewUrl) => void this.onNeedToken(crewUrl)),
+      // Feedback sent here (or a resume) ends the wait without a poll: forget it, so that the next
+      // wait (another review round) is reported even when the very next poll already sees it.
+      services.runs.onDidChange(({ runIds }) => {
+        for (const id of runIds) {
+          const seen = this.lastSeen.get(id);
+          const run = services.runs.get(id);
+          if (seen?.needsFeedback && run && !run.needsFeedback) {
+            this.lastSeen.set(id, { ...seen, needsFeedback: false });
+          }
+        }
+      }),
     );
   }
 
