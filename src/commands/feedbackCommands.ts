@@ -59,7 +59,8 @@ async function openReview(services: Services, reviews: FeedbackReviews, run: Run
     round: details.feedbackRounds.length + 1,
     crewName: run.crewName,
     runLabel: run.label,
-    taskName: request?.taskName ?? lastTask?.name,
+    // Docs bodies name the paused task only in current_task.
+    taskName: request?.taskName ?? (run.feedbackInferred ? undefined : details.lastSnapshot?.currentTask) ?? lastTask?.name,
     output:
       request?.output ??
       lastTask?.output ??
