@@ -351,7 +351,8 @@ function parseFeedback(
   const lastOutput = lastTask !== undefined && lastTask.output.trim() !== '' ? lastTask.output : undefined;
   return withoutUndefined<FeedbackRequest>({
     taskId,
-    taskName: lastTask !== undefined && lastTask.name !== UNNAMED_TASK ? lastTask.name : undefined,
+    // Docs bodies name the waiting task in current_task and carry no last_executed_task.
+    taskName: (lastTask !== undefined && lastTask.name !== UNNAMED_TASK ? lastTask.name : undefined) ?? labelText(fields['current_task']),
     output: lastOutput ?? nonBlankString(toText(fields['task_output'])) ?? finalOutput?.text,
     flowId: idString(fields['flow_id']),
   });

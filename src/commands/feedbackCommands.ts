@@ -65,6 +65,10 @@ async function openReview(services: Services, reviews: FeedbackReviews, run: Run
       request?.output ??
       lastTask?.output ??
       vscode.l10n.t('(The crew did not send the output to review. Open the run to see what it has produced so far.)'),
+    // The live service hides a paused run entirely: what we show is the last output it did reveal.
+    note: run.feedbackInferred
+      ? vscode.l10n.t('The crew stopped reporting this run, which is how it shows a task waiting for review. It did not send the waiting task\'s output; below is the last output it did send. The crew\'s dashboard shows the task itself.')
+      : undefined,
   };
   return reviews.open(run, round);
 }

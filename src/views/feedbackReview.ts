@@ -11,6 +11,8 @@ export interface ReviewRound {
   runLabel: string;
   taskName?: string;
   output: string;
+  /** Shown above the output when it may not be the output under review. */
+  note?: string;
 }
 
 export interface ReviewThread {
@@ -62,7 +64,8 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
       return vscode.l10n.t('This review is no longer open. Use "Crew Runs: Give Feedback…" to review the run again.');
     }
     const title = round.taskName ?? vscode.l10n.t('Task output');
-    return `# ${title}\n\n<!-- ${round.crewName} · ${round.runLabel} · ${vscode.l10n.t('review round {0}', round.round)} -->\n\n${round.output}\n`;
+    const note = round.note ? `> ${round.note}\n\n` : '';
+    return `# ${title}\n\n<!-- ${round.crewName} · ${round.runLabel} · ${vscode.l10n.t('review round {0}', round.round)} -->\n\n${note}${round.output}\n`;
   }
 
   /** Opens (or reveals) the review of a round, with its thread. */

@@ -68,7 +68,12 @@ export class RunReporter implements vscode.Disposable {
       this.services.log.info(`${prefix} Status checks work again.`);
     }
     for (const line of result.changes ?? []) {
-      this.services.log.info(`${prefix} ${line}`);
+      // A run's error is worth the error level, and once.
+      if (line.startsWith('Error: ')) {
+        this.services.log.error(`${prefix} ${line.slice('Error: '.length)}`);
+      } else {
+        this.services.log.info(`${prefix} ${line}`);
+      }
     }
     const before = this.lastSeen.get(run.id);
     const now = { state: run.state, needsFeedback: run.needsFeedback };
@@ -89,8 +94,6 @@ export class RunReporter implements vscode.Disposable {
       const text = details.finalOutput.text;
       const shown = text.length > MAX_LOGGED_OUTPUT ? `${text.slice(0, MAX_LOGGED_OUTPUT)}\n… (${text.length - MAX_LOGGED_OUTPUT} more characters: open the run to see all)` : text;
       this.services.log.info(`${prefix} Final output:\n${shown}`);
-    } else if (details.error) {
-      this.services.log.error(`${prefix} ${details.error}`);
     }
   }
 
