@@ -8,6 +8,7 @@
 //   CREW_RUNS_TEST_GREP        only run tests whose full title matches (passed to the suite)
 //   CREW_RUNS_TEST_TIMEOUT_MS  overall limit for server + browser + suite (default 600000)
 //   CREW_RUNS_TEST_CACHE_DIR   where Node 24 and the server are installed (default .vscode-test)
+//   CREW_RUNS_TEST_RESULTS_DIR screenshots and logs (default test-results; give concurrent runs their own)
 //   CREW_RUNS_TEST_VERBOSE=1   print every workbench log line, not just the suite's output
 //                              (all of them are always in test-results/workbench.log)
 import { type ChildProcess, spawn } from 'child_process';
@@ -22,7 +23,7 @@ import { freeLoopbackPort, killProcessGroup, survivors } from './processes';
 import { UiBridge } from './uiBridge';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
-const resultsDir = path.join(repoRoot, 'test-results');
+const resultsDir = path.resolve(process.env.CREW_RUNS_TEST_RESULTS_DIR ?? path.join(repoRoot, 'test-results'));
 const cacheDir = path.resolve(process.env.CREW_RUNS_TEST_CACHE_DIR ?? path.join(repoRoot, '.vscode-test'));
 const suiteEntry = path.join(repoRoot, 'out', 'test', 'integration', 'suite', 'index');
 const workspaceFolder = path.join(repoRoot, 'test', 'integration', 'fixtures', 'workspace');
@@ -197,12 +198,14 @@ async function main(): Promise<number> {
   let result: SuiteResult | undefined;
   let suiteStarted = false;
   const recentLines: string[] = [];
+  // Tally from the spec reporter's streamed lines, for a closing line when the suite never ends.
+  const tally: SuiteResult = { passed: 0, failed: 0, pending: 0 };
   try {
     log(`starting VS Code server on 127.0.0.1:${port}…`);
     const server = await Promise.race([startServer(nodeBin, serverMain, port, run.tempDir, bridgeDir), timedOut]);
     log(`server listening (${seconds(started)}); opening the workbench in headless chromium…`);
     const serverExited = new Promise<never>((_, reject) =>
-      server.once('exit', (code, signal) => reject(new Error(`server exited during the run (${signal ?? code}); see test-results/server.log`))),
+      server.once('exit', (code, signal) => reject(new Error(`server exited during the run (${signal ?? code}); see server.log in ${resultsDir}`))),
     );
     // Only raced later: an exit before then must not become an unhandled rejection (and skip cleanup).
     serverExited.catch(() => undefined);
@@ -256,6 +259,9 @@ async function main(): Promise<number> {
         } else if (suiteStarted && !WORKBENCH_NOISE.some((pattern) => pattern.test(line))) {
           console.log(line);
         }
+        if (suiteStarted) {
+          countSpecLine(line, tally);
+        }
       }
     });
 
@@ -286,13 +292,18 @@ async function main(): Promise<number> {
       if (!suiteStarted && !verbose && recentLines.length > 0) {
         console.error(`[integration] the suite never started; last workbench log lines:\n${recentLines.join('\n')}`);
       }
-      console.error('[integration] full workbench log: test-results/workbench.log, server output: test-results/server.log');
+      const shown = path.relative(repoRoot, resultsDir);
+      console.error(`[integration] full workbench log: ${shown}/workbench.log, server output: ${shown}/server.log`);
       await saveFailureScreenshot();
     }
     await cleanup();
   }
 
-  if (result) {
+  if (!result && suiteStarted) {
+    console.error('[integration] the suite did not finish: the test it was in counts as failed');
+    console.log(`integration: ${tally.passed} passed, ${tally.failed + 1} failed, ${tally.pending} skipped`);
+    exitCode = exitCode === 0 ? 1 : exitCode;
+  } else if (result) {
     // The plain closing line CI reads.
     console.log(`integration: ${result.passed} passed, ${result.failed} failed, ${result.pending} skipped`);
     if (exitCode === 0 && result.passed === 0 && !process.env.CREW_RUNS_TEST_GREP) {
@@ -305,6 +316,17 @@ async function main(): Promise<number> {
   }
   log(`${exitCode === 0 ? 'passed' : 'FAILED'} in ${seconds(started)}`);
   return exitCode;
+}
+
+/** Mocha spec reporter: "    ✔ title", "    1) title" (before the summary), "    - title". */
+function countSpecLine(line: string, tally: SuiteResult): void {
+  if (/^\s+✔ /.test(line)) {
+    tally.passed++;
+  } else if (/^\s+\d+\) /.test(line) && tally.failed < Number(line.trim().split(')')[0])) {
+    tally.failed++; // The summary repeats "1) Suite" lines: count each number once.
+  } else if (/^\s+- /.test(line)) {
+    tally.pending++;
+  }
 }
 
 async function saveFailureScreenshot(): Promise<void> {
