@@ -22,18 +22,7 @@ export function stateLabel(state: RunState): string {
   }
 }
 
-/** `42s`, `3m 05s`, `1h 02m`. */
-export function formatElapsed(ms: number): string {
-  const seconds = Math.max(0, Math.floor(ms / 1000));
-  if (seconds < 60) {
-    return `${seconds}s`;
-  }
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) {
-    return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
-  }
-  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
-}
+export { formatDuration as formatElapsed } from '../util/duration';
 
 /** `just now`, `5 min ago`, `3 h ago`, or a date. */
 export function formatRelative(at: number, now = Date.now()): string {

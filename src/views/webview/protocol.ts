@@ -608,18 +608,7 @@ export function applyPatch(view: RunView, patch: ViewPatch): RunView {
 
 // ---- formatting shared by the page ----
 
-/** `42s`, `3m 05s`, `1h 02m` (as src/views/format.ts). */
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, Math.floor(ms / 1000));
-  if (seconds < 60) {
-    return `${seconds}s`;
-  }
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) {
-    return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
-  }
-  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
-}
+export { formatDuration } from '../../util/duration';
 
 /** `{0}` style placeholders, as vscode.l10n.t. */
 export function fill(template: string, ...args: (string | number)[]): string {
