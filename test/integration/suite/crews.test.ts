@@ -46,6 +46,7 @@ function userSetting(): unknown {
 }
 
 describe('Crews and tokens', function () {
+  this.timeout(180_000);
   let api: Api;
   let sim: Simulator;
   const url = (id: string) => sim.crewUrl(id);

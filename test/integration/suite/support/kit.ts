@@ -29,13 +29,16 @@ export async function quickInputText(): Promise<string | undefined> {
 
 /** Waits until the visible quick input's text matches (its title, prompt, items, validation message). */
 export function waitForQuickInput(expected: string | RegExp, message?: string): Promise<string> {
+  let last: string | undefined;
   return waitFor(
     async () => {
-      const text = await quickInputText();
+      const text = (last = await quickInputText());
       return text !== undefined && (typeof expected === 'string' ? text.includes(expected) : expected.test(text)) ? text : undefined;
     },
     { message: message ?? `quick input showing ${String(expected)}`, intervalMs: 200, ...SLOW },
-  );
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}; the quick input showed ${JSON.stringify(last?.slice(0, 300))}`);
+  });
 }
 
 export function waitForQuickInputClosed(): Promise<boolean> {
@@ -81,11 +84,14 @@ export function waitForNotification(expected: string | RegExp): Promise<string> 
 }
 
 /**
- * Presses the primary (first) button of the newest notification: what Ctrl+Shift+A does for a
- * keyboard user (notification.acceptPrimaryAction; its keybinding needs a drawn toast or focus).
+ * Presses the primary (first) button of the newest notification: the notification center (its
+ * list takes focus, newest first), then notification.acceptPrimaryAction (Ctrl+Shift+A's command;
+ * the key itself did not reach it through the page).
  */
 export async function acceptNewestNotification(): Promise<void> {
+  await executeCommand('notifications.showList');
   await executeCommand('notification.acceptPrimaryAction');
+  await executeCommand('notifications.hideList');
 }
 
 export async function clearNotifications(): Promise<void> {
@@ -171,7 +177,7 @@ export async function removeAllCrews(api: Api): Promise<void> {
     }
   }
   await vscode.workspace.getConfiguration().update('crewRuns.crews', undefined, vscode.ConfigurationTarget.Global);
-  if (vscode.workspace.workspaceFolders?.length) {
+  if (vscode.workspace.getConfiguration().inspect('crewRuns.crews')?.workspaceValue !== undefined) {
     await vscode.workspace.getConfiguration().update('crewRuns.crews', undefined, vscode.ConfigurationTarget.Workspace);
   }
   api.crews.clearDemoCrews();

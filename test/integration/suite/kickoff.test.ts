@@ -1,0 +1,387 @@
+// Issue "Kick off": the multi-step Kick Off flow driven through the real quick inputs — typing each
+// input, Back, the review step, errors that come back to it (422, 413, 401, network), presets, Run
+// Again, inputs from a JSON editor, and how few keystrokes a repeated kickoff of the demo crew takes.
+import * as assert from 'assert';
+import * as net from 'net';
+import * as vscode from 'vscode';
+import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
+import { executeCommand, selectors, ui, waitFor } from '../helpers';
+import {
+  acceptNewestNotification,
+  Api,
+  clearNotifications,
+  closeQuickInput,
+  quickInputText,
+  removeAllCrews,
+  removeRunsOf,
+  replaceValue,
+  SLOW,
+  testApi,
+  waitForNotification,
+  waitForQuickInput,
+} from './support/kit';
+
+function crewConfigs(): CrewConfig[] {
+  const [research] = demoCrews();
+  const copy = (id: string, name: string, extra: Partial<CrewConfig> = {}): CrewConfig => ({ ...structuredClone(research), id, name, ...extra });
+  return [
+    copy('research', 'Research'),
+    copy('strict', 'Strict'),
+    copy('docs', 'Docs', { dialect: 'docs' }),
+    copy('auth', 'Auth'),
+  ];
+}
+
+const NAMES: Record<string, string> = { research: 'Research (kick)', strict: 'Strict (kick)', docs: 'Docs (kick)', auth: 'Auth (kick)', net: 'Net (kick)' };
+
+describe('Kick off', function () {
+  this.timeout(180_000);
+  let api: Api;
+  let sim: Simulator;
+  let netSim: Simulator | undefined;
+  let blackHole: net.Server | undefined;
+  let backVia = '';
+  const url = (id: string) => (id === 'net' ? netUrl : sim.crewUrl(id));
+  let netUrl = '';
+  const kickoffs = (s: Simulator, id: string) => s.requestLog.entries.filter((e) => e.crewId === id && e.endpoint === 'kickoff');
+
+  before(async function () {
+    if (!ui.available()) {
+      this.skip(); // Drives quick inputs through the browser runner's page.
+    }
+    api = await testApi();
+    await removeAllCrews(api);
+    sim = await startSimulator({ timeScale: 0.01, crews: crewConfigs() });
+    netSim = await startSimulator({ timeScale: 0.01, crews: [{ ...crewConfigs()[0], id: 'net', name: 'Net' }] });
+    netUrl = netSim.crewUrl('net');
+    for (const crew of sim.crews) {
+      await executeCommand('crewRuns.addCrew', { url: crew.url, name: NAMES[crew.id], token: crew.orgToken });
+    }
+    await executeCommand('crewRuns.addCrew', { url: netUrl, name: NAMES.net, token: netSim.crews[0].orgToken });
+    await clearNotifications();
+  });
+
+  /** Closes (reverting) every editor, so no JSON editor offers itself unless a test opens one. */
+  async function closeEditors(): Promise<void> {
+    for (let i = 0; i < 10 && vscode.window.visibleTextEditors.length > 0; i++) {
+      await executeCommand('workbench.action.revertAndCloseActiveEditor');
+    }
+    await executeCommand('workbench.action.closeAllEditors');
+  }
+
+  beforeEach(closeEditors);
+
+  afterEach(async () => {
+    await closeQuickInput();
+    await clearNotifications();
+  });
+
+  after(async () => {
+    if (!api) {
+      return;
+    }
+    if (backVia) {
+      console.log(`      (quick input Back was pressed via ${backVia})`);
+    }
+    await removeRunsOf(api, [...(sim ? sim.crews.map((c) => c.url) : []), netUrl]);
+    for (const crew of api.crews.list()) {
+      for (const preset of api.presets.presets(crew.url)) {
+        await api.presets.deletePreset(crew.url, preset.name);
+      }
+    }
+    await removeAllCrews(api);
+    await vscode.workspace.getConfiguration().update('crewRuns.notifications', undefined, vscode.ConfigurationTarget.Global);
+    await api.demo.dispose();
+    await closeEditors();
+    await sim?.close();
+    await netSim?.close();
+    await new Promise<void>((resolve) => (blackHole ? blackHole.close(() => resolve()) : resolve()));
+  });
+
+  const inputStep = (crew: string, name: string, step: number, total: number) => waitForQuickInput(`Kick Off ${NAMES[crew]}: ${name} (${step}/${total})`);
+  const reviewStep = (crew: string, total = 3) => waitForQuickInput(`Kick Off ${NAMES[crew]}: review (${total}/${total})`);
+
+  /** Palette-like start: pick the crew by typing its name in the crew quick pick. */
+  async function startKickoff(crew: string): Promise<{ done: Promise<string | undefined> }> {
+    const done = executeCommand<string | undefined>('crewRuns.kickOff');
+    await waitForQuickInput(NAMES.research, 'the crew quick pick');
+    await ui.type(NAMES[crew]);
+    await ui.press('Enter');
+    return { done }; // Wrapped: an async function would otherwise wait for the whole kickoff.
+  }
+
+  /** Picks a starting point by typing part of its label. */
+  async function startFrom(crew: string, label: string): Promise<void> {
+    await waitForQuickInput(new RegExp(`Kick Off ${NAMES[crew].replace(/[()]/g, '\\$&')}\\n[\\s\\S]*${label}`), 'the starting point');
+    await ui.type(label);
+    await ui.press('Enter');
+  }
+
+  /** Presses the quick input's Back: its keybinding if it works in this page, else its command. */
+  async function pressBack(expected: string): Promise<void> {
+    if (backVia !== 'workbench.action.quickInputBack') {
+      await ui.press('Control+Alt+Minus');
+      const moved = await waitFor(async () => (await quickInputText())?.includes(expected), { timeoutMs: 3000 }).catch(() => false);
+      if (moved) {
+        backVia = 'keybinding Ctrl+Alt+-';
+        return;
+      }
+    }
+    backVia = 'workbench.action.quickInputBack';
+    await executeCommand('workbench.action.quickInputBack');
+    await waitForQuickInput(expected);
+  }
+
+  it('happy path: pick the crew, type each input, review, Enter → a run with the typed inputs', async () => {
+    const before = kickoffs(sim, 'research').length;
+    const { done } = await startKickoff('research');
+    // No last values, no presets, no JSON editor: straight to the first input.
+    const topicStep = await inputStep('research', 'topic', 1, 3);
+    assert.match(topicStep, /"topic" is required\./, 'an empty required input says so');
+    await ui.type('AI agents', { enter: true });
+    await inputStep('research', 'audience', 2, 3);
+    await ui.type('engineers', { enter: true });
+    const review = await reviewStep('research');
+    assert.match(review, /Kick Off\s+Research \(kick\)/);
+    assert.match(review, /topic\s*AI agents/);
+    assert.match(review, /audience\s*engineers/);
+    await ui.press('Enter');
+    const runId = await done;
+    assert.ok(runId, 'the command returned the run id');
+    const run = api.runs.get(runId);
+    assert.deepStrictEqual(run?.inputs, { topic: 'AI agents', audience: 'engineers' });
+    assert.strictEqual(kickoffs(sim, 'research').length, before + 1, 'one POST /kickoff');
+    assert.deepStrictEqual(sim.getRun(run.kickoffId)?.inputs, { topic: 'AI agents', audience: 'engineers' });
+    assert.deepStrictEqual(api.presets.lastUsed(url('research')), { topic: 'AI agents', audience: 'engineers' });
+    const crewNode = (await api.tree.getChildren())?.find((n) => n.type === 'crew' && n.crew.url === url('research'));
+    assert.ok(crewNode, 'the crew is in the tree');
+    const runNodes = await api.tree.getChildren(crewNode);
+    assert.ok(runNodes?.some((n) => n.type === 'run' && n.runId === runId), 'the run is under its crew in the tree');
+    await waitForNotification(`Started ${run.label} on Research (kick).`);
+    await ui.screenshot('kickoff-run-in-tree', { selector: selectors.sideBar });
+  });
+
+  it('Back goes to the previous input with its value kept, and from the review to the last input', async () => {
+    const { done } = await startKickoff('research');
+    await startFrom('research', 'Enter new values');
+    await inputStep('research', 'topic', 1, 3);
+    await ui.type('first topic', { enter: true });
+    await inputStep('research', 'audience', 2, 3);
+    await pressBack('topic (1/3)');
+    await ui.press('Enter'); // Keeps "first topic".
+    await inputStep('research', 'audience', 2, 3);
+    await ui.type('first audience', { enter: true });
+    const review = await reviewStep('research');
+    assert.match(review, /topic\s*first topic/);
+    await pressBack('audience (1/2)');
+    await replaceValue('second audience', { enter: true });
+    const again = await reviewStep('research');
+    assert.match(again, /audience\s*second audience/);
+    await ui.press('Enter');
+    const runId = await done;
+    assert.deepStrictEqual(api.runs.get(runId!)?.inputs, { topic: 'first topic', audience: 'second audience' });
+  });
+
+  it('422: asks again for only the missing input, then kicks off', async () => {
+    // GET /inputs lists only topic; by the time of the kickoff the crew requires audience too.
+    sim.updateCrew('strict', { inputs: ['topic'] });
+    const { done } = await startKickoff('strict');
+    await inputStep('strict', 'topic', 1, 2);
+    sim.updateCrew('strict', { inputs: ['topic', 'audience'] });
+    await ui.type('only topic', { enter: true });
+    await reviewStep('strict', 2);
+    await ui.press('Enter');
+    const missingStep = await inputStep('strict', 'audience', 1, 2);
+    assert.doesNotMatch(missingStep, /topic \(/, 'only the missing input is asked');
+    await ui.type('late audience', { enter: true });
+    const review = await reviewStep('strict', 3);
+    assert.match(review, /topic\s*only topic/);
+    assert.match(review, /audience\s*late audience/);
+    await ui.press('Enter');
+    const runId = await done;
+    assert.deepStrictEqual(api.runs.get(runId!)?.inputs, { topic: 'only topic', audience: 'late audience' });
+    assert.deepStrictEqual(kickoffs(sim, 'strict').map((e) => e.status), [422, 200]);
+    await waitForNotification('Strict (kick) needs these inputs: audience.');
+  });
+
+  it('401 at kickoff offers Set Token, keeps the values, and the kickoff then works', async () => {
+    const { done } = await startKickoff('auth');
+    await inputStep('auth', 'topic', 1, 3);
+    sim.updateCrew('auth', { orgToken: 'rotated-token-0001' }); // Reset on the crew's Status tab meanwhile.
+    await ui.type('auth topic', { enter: true });
+    await inputStep('auth', 'audience', 2, 3);
+    await ui.type('auth audience', { enter: true });
+    await reviewStep('auth');
+    await ui.press('Enter');
+    await waitForNotification('Auth (kick) rejected the token (401)');
+    await acceptNewestNotification(); // "Set Token…"
+    await waitForQuickInput('Set Token for Auth (kick)');
+    await ui.press('Enter'); // Organization
+    await waitForQuickInput('Paste the token');
+    await ui.type('rotated-token-0001', { enter: true });
+    const review = await reviewStep('auth');
+    assert.match(review, /topic\s*auth topic/);
+    assert.match(review, /audience\s*auth audience/);
+    await ui.press('Enter');
+    const runId = await done;
+    assert.deepStrictEqual(api.runs.get(runId!)?.inputs, { topic: 'auth topic', audience: 'auth audience' });
+    assert.deepStrictEqual(kickoffs(sim, 'auth').map((e) => [e.status, e.tokenKind]), [[401, 'invalid'], [200, 'org']]);
+  });
+
+  it('a network failure at kickoff offers Track a Kickoff ID and never retries the kickoff', async () => {
+    const { done } = await startKickoff('net');
+    await inputStep('net', 'topic', 1, 3);
+    // The crew goes away; in its place a server that takes each connection, notes its request line and drops it.
+    const port = Number(new URL(netUrl).port);
+    await netSim!.close();
+    netSim = undefined;
+    const requestLines: string[] = [];
+    blackHole = net.createServer((socket) => {
+      socket.once('data', (chunk) => {
+        requestLines.push(chunk.toString('utf8').split('\r\n')[0]);
+        socket.destroy();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      blackHole!.once('error', reject);
+      blackHole!.listen(port, '127.0.0.1', () => resolve());
+    });
+    await ui.type('net topic', { enter: true });
+    await inputStep('net', 'audience', 2, 3);
+    await ui.type('net audience', { enter: true });
+    await reviewStep('net');
+    await ui.press('Enter');
+    const warning = await waitForNotification('The run may or may not have started');
+    assert.match(warning, /Could not reach Net \(kick\)/);
+    await acceptNewestNotification(); // "Track a Kickoff ID…"
+    await waitForQuickInput('Track a Kickoff ID on Net (kick)');
+    await ui.type('net-kickoff-0001', { enter: true });
+    const runId = await done;
+    assert.strictEqual(runId, undefined, 'the kickoff itself started nothing');
+    const tracked = api.runs.list(netUrl).find((r) => r.kickoffId === 'net-kickoff-0001');
+    assert.ok(tracked, 'the tracked kickoff id is a run of the crew');
+    assert.deepStrictEqual(requestLines.filter((l) => l.includes('/kickoff')), ['POST /net/kickoff HTTP/1.1'], 'exactly one kickoff attempt');
+  });
+
+  it('presets: Save as Preset from the review, then kick off from Manage Presets', async () => {
+    const crewUrl = url('research');
+    const last = api.presets.lastUsed(crewUrl);
+    assert.ok(last, 'an earlier test left last used values');
+    const { done: cancelled } = await startKickoff('research');
+    await startFrom('research', 'Last used inputs');
+    await reviewStep('research'); // Complete values go straight to the review.
+    await ui.type('Save as Preset');
+    await ui.press('Enter');
+    await waitForQuickInput('Save Inputs as Preset');
+    await ui.type('Weekly digest', { enter: true });
+    await reviewStep('research');
+    await ui.type('Cancel');
+    await ui.press('Enter');
+    assert.strictEqual(await cancelled, undefined);
+    assert.deepStrictEqual(api.presets.presets(crewUrl), [{ name: 'Weekly digest', inputs: last }]);
+
+    const before = kickoffs(sim, 'research').length;
+    const managed = executeCommand('crewRuns.managePresets', crewUrl);
+    await waitForQuickInput('Presets of Research (kick)');
+    await ui.press('Enter');
+    await reviewStep('research');
+    await ui.press('Enter');
+    await managed;
+    assert.strictEqual(kickoffs(sim, 'research').length, before + 1);
+    const newest = api.runs.list(crewUrl).sort((a, b) => b.startedAt - a.startedAt)[0];
+    assert.deepStrictEqual(newest.inputs, last);
+  });
+
+  it('Run Again starts a new run with the same inputs; Run Again with Edited Inputs changes one', async () => {
+    const crewUrl = url('research');
+    const original = api.runs.list(crewUrl).find((r) => r.inputs.topic === 'AI agents');
+    assert.ok(original, 'the happy-path run');
+    const againId = await executeCommand<string | undefined>('crewRuns.runAgain', { runId: original.id });
+    assert.ok(againId && againId !== original.id);
+    const again = api.runs.get(againId)!;
+    assert.notStrictEqual(again.kickoffId, original.kickoffId);
+    assert.deepStrictEqual(again.inputs, { topic: 'AI agents', audience: 'engineers' });
+    assert.deepStrictEqual(sim.getRun(again.kickoffId)?.inputs, { topic: 'AI agents', audience: 'engineers' });
+
+    const edited = executeCommand<string | undefined>('crewRuns.runAgainWithEditedInputs', { runId: original.id });
+    await reviewStep('research');
+    await ui.type('topic');
+    await ui.press('Enter');
+    await inputStep('research', 'topic', 1, 2);
+    await replaceValue('AI agents, edited', { enter: true });
+    const review = await reviewStep('research');
+    assert.match(review, /topic\s*AI agents, edited/);
+    await ui.press('Enter');
+    const editedId = await edited;
+    assert.deepStrictEqual(api.runs.get(editedId!)?.inputs, { topic: 'AI agents, edited', audience: 'engineers' });
+  });
+
+  it('inputs from the JSON in the active editor', async () => {
+    const document = await vscode.workspace.openTextDocument({ content: '{"topic": "x", "audience": "y"}', language: 'json' });
+    await vscode.window.showTextDocument(document);
+    const { done } = await startKickoff('strict');
+    await startFrom('strict', 'From the JSON in the active editor');
+    const review = await reviewStep('strict');
+    assert.match(review, /topic\s*x\b/);
+    assert.match(review, /audience\s*y\b/);
+    await ui.press('Enter');
+    const runId = await done;
+    const run = api.runs.get(runId!);
+    assert.deepStrictEqual(run?.inputs, { topic: 'x', audience: 'y' });
+    assert.deepStrictEqual(sim.getRun(run.kickoffId)?.inputs, { topic: 'x', audience: 'y' });
+  });
+
+  it('a second kickoff of the demo crew from the palette, with last values remembered, takes few keystrokes', async () => {
+    await removeAllCrews(api); // Only the demo crews in the crew pick.
+    const urls = await executeCommand<string[]>('crewRuns.tryDemoCrew');
+    const researchUrl = urls.find((u) => u.endsWith('/research-crew'))!;
+    // The first kickoff from the palette, typing the values.
+    await ui.press('Control+Shift+P');
+    await waitForQuickInput(/./, 'the command palette');
+    await ui.type('Crew Runs: Kick Off Crew');
+    await waitForQuickInput('Kick Off Crew');
+    await ui.press('Enter');
+    await waitForQuickInput('Research Crew', 'the crew pick');
+    await ui.press('Enter');
+    await waitForQuickInput('Kick Off Research Crew: topic (1/3)');
+    await ui.type('palette topic', { enter: true });
+    await waitForQuickInput('Kick Off Research Crew: audience (2/3)');
+    await ui.type('palette audience', { enter: true });
+    await waitForQuickInput('Kick Off Research Crew: review (3/3)');
+    await ui.press('Enter');
+    const firstId = await waitFor(() => api.runs.list(researchUrl)[0]?.id, { message: 'the first run', ...SLOW });
+    await clearNotifications();
+
+    // The second: count every key pressed after the palette opens.
+    let keystrokes = 0;
+    const press = async (key: string) => {
+      keystrokes++;
+      await ui.press(key);
+    };
+    await ui.press('Control+Shift+P'); // Opens the palette: not counted.
+    const palette = await waitForQuickInput(/Crew Runs/, 'the command palette');
+    const firstCommand = palette.split('\n').find((line) => /:/.test(line)) ?? '';
+    console.log(`      palette opens with: ${JSON.stringify(palette.split('\n').slice(0, 3))}`);
+    if (!/Kick Off Crew/.test(firstCommand)) {
+      for (const key of 'kick off') {
+        await press(key === ' ' ? 'Space' : key);
+      }
+      await waitForQuickInput('Kick Off Crew');
+    }
+    await press('Enter');
+    await waitForQuickInput('Research Crew', 'the crew pick');
+    await press('Enter'); // The first crew is Research Crew.
+    await waitForQuickInput('Last used inputs');
+    await press('Enter');
+    await waitForQuickInput('Kick Off Research Crew: review (3/3)');
+    await press('Enter');
+    const secondId = await waitFor(
+      () => api.runs.list(researchUrl).find((r) => r.id !== firstId)?.id,
+      { message: 'the second run', ...SLOW },
+    );
+    console.log(`      keystrokes after the palette opened: ${keystrokes}`);
+    assert.deepStrictEqual(api.runs.get(secondId)?.inputs, { topic: 'palette topic', audience: 'palette audience' });
+    assert.ok(keystrokes < 10, `${keystrokes} keystrokes`);
+    await removeRunsOf(api, urls);
+  });
+});
