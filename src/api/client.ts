@@ -195,6 +195,12 @@ export class CrewClient implements StatusSource {
 
   private fromTransportFailure(e: unknown, token: string): unknown {
     if (!isTransportFailure(e)) {
+      // Not the transport's own tagged failure (a bug, or a transport that failed to load): its
+      // message could still quote the request, so the token is taken out of it too.
+      if (e instanceof Error && token && (e.message.includes(token) || e.stack?.includes(token))) {
+        e.message = redact(e.message, token);
+        e.stack = e.stack === undefined ? undefined : redact(e.stack, token);
+      }
       return e;
     }
     const message = redact(e.message, token);
@@ -276,8 +282,7 @@ function errorForResponse(response: HttpResponse, url: string, token: string): C
   const details = { status, serverMessage, body: redactBody(body, token) };
 
   if (status >= 300 && status < 400) {
-    const location = response.headers['location'];
-    const target = location ? ` to ${originOf(new URL(location, url).toString())}` : '';
+    const target = redirectTarget(response.headers['location'], url);
     return new CrewApiError(
       'refused',
       `The crew at ${origin} answered with a redirect${target}. Redirects are not followed, so that the token is only ever sent to the crew's own URL; check the URL.`,
@@ -314,6 +319,20 @@ function errorForResponse(response: HttpResponse, url: string, token: string): C
         ...details,
         retryAfterMs: status === 503 ? parseRetryAfter(response.headers['retry-after']) : undefined,
       });
+  }
+}
+
+/** ` to https://other.example` for a redirect's Location, or '' when it names no usable origin. */
+function redirectTarget(location: string | undefined, requestUrl: string): string {
+  if (!location) {
+    return '';
+  }
+  try {
+    const origin = new URL(location, requestUrl).origin;
+    return origin && origin !== 'null' ? ` to ${origin}` : '';
+  } catch {
+    // A malformed Location is still a redirect, refused like any other.
+    return '';
   }
 }
 
