@@ -36,6 +36,53 @@ export function safeStringify(value: unknown, indent?: number): string | undefin
   }
 }
 
+/**
+ * Deepest nesting of JSON kept as a structure. JSON.parse reads any depth, but JSON.stringify and
+ * structured cloning overflow the stack a few thousand levels down, and a run's snapshot is stored
+ * as JSON: a hostile body nested deeper would make the run unstorable.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** Whether objects/arrays nest deeper than `max` levels. Iterative: safe on any depth. */
+export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) {
+      continue;
+    }
+    if (depth >= max) {
+      return true;
+    }
+    for (const child of Array.isArray(current) ? current : Object.values(current)) {
+      if (typeof child === 'object' && child !== null) {
+        stack.push([child, depth + 1]);
+      }
+    }
+  }
+  return false;
+}
+
+/** The value with every structure deeper than `max` levels replaced by a short note; the value itself when within. */
+export function clipJsonDepth(value: unknown, max = MAX_JSON_DEPTH): unknown {
+  if (!exceedsJsonDepth(value, max)) {
+    return value;
+  }
+  const clip = (current: unknown, depth: number): unknown => {
+    if (typeof current !== 'object' || current === null) {
+      return current;
+    }
+    if (depth >= max) {
+      return `[nested deeper than ${max} levels; not shown]`;
+    }
+    if (Array.isArray(current)) {
+      return current.map((item) => clip(item, depth + 1));
+    }
+    return Object.fromEntries(Object.entries(current).map(([key, item]) => [key, clip(item, depth + 1)]));
+  };
+  return clip(value, 0);
+}
+
 export function parseJsonLenient(text: string): { ok: true; value: unknown } | { ok: false } {
   // A BOM or surrounding whitespace is common from gateways and files; neither changes the meaning.
   const trimmed = text.replace(/^\uFEFF/, '').trim();

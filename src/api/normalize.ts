@@ -2,7 +2,7 @@
 // into a StatusSnapshot. Pure and never throwing: a body we cannot read becomes state 'unknown' (keep
 // polling), never 'failed' or 'succeeded' — the run's end is never guessed.
 
-import { idString, isJsonObject, type JsonObject, nonBlankString, parseJsonLenient, safeStringify } from './bodies';
+import { clipJsonDepth, exceedsJsonDepth, idString, isJsonObject, type JsonObject, nonBlankString, parseJsonLenient, safeStringify } from './bodies';
 import type {
   AgentStep,
   FeedbackRequest,
@@ -90,10 +90,11 @@ export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot
     usage: parseUsage(fields['usage_metrics'] ?? fields['token_usage']),
     executionTime: nonNegativeNumber(fields['execution_time']),
     feedback: state === 'awaitingFeedback' ? parseFeedback(fields, lastTask, finalOutput) : undefined,
-    raw: body,
+    raw: clipJsonDepth(body),
   };
   // `raw` stays even when the body itself was undefined: the key is part of the contract.
-  return { ...withoutUndefined(snapshot), raw: body };
+  // A body nested too deep to store is kept clipped (see MAX_JSON_DEPTH).
+  return { ...withoutUndefined(snapshot), raw: snapshot.raw };
 }
 
 /** Drops keys whose value is undefined so snapshots compare and serialise cleanly. */
@@ -228,8 +229,15 @@ function parseTasks(
 
 const WHOLE_FENCED_BLOCK = /^```[ \t]*(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n?[ \t]*```$/i;
 
-function jsonOutput(value: unknown): FinalOutput {
-  return { kind: 'json', text: safeStringify(value, 2) ?? String(value), json: value };
+/**
+ * A JSON output. One nested too deep to print or store keeps its source text (or a clipped print)
+ * and no structure: "[object Object]" or a run that cannot be saved would be worse.
+ */
+function jsonOutput(value: unknown, sourceText?: string): FinalOutput {
+  if (exceedsJsonDepth(value)) {
+    return { kind: 'json', text: sourceText ?? safeStringify(clipJsonDepth(value), 2) ?? '' };
+  }
+  return { kind: 'json', text: safeStringify(value, 2) ?? sourceText ?? String(value), json: value };
 }
 
 function isStructured(value: unknown): value is object {
@@ -247,13 +255,13 @@ export function interpretOutputText(text: string): FinalOutput | undefined {
   }
   const direct = parseJsonLenient(trimmed);
   if (direct.ok && isStructured(direct.value)) {
-    return jsonOutput(direct.value);
+    return jsonOutput(direct.value, trimmed);
   }
   const fenced = WHOLE_FENCED_BLOCK.exec(trimmed);
   if (fenced) {
     const inner = parseJsonLenient(fenced[1]);
     if (inner.ok && isStructured(inner.value)) {
-      return jsonOutput(inner.value);
+      return jsonOutput(inner.value, fenced[1].trim());
     }
   }
   return { kind: 'markdown', text };
@@ -281,7 +289,9 @@ function parseFinalOutput(
 ): FinalOutput | undefined {
   const resultJson = fields['result_json'];
   const isEmptyObject = isJsonObject(resultJson) && Object.keys(resultJson).length === 0;
-  const fromResultJson = isEmptyObject ? undefined : outputFromValue(resultJson);
+  // Too deep to keep as a structure: the live `result` string carries the same output as text.
+  const tooDeep = typeof fields['result'] === 'string' && exceedsJsonDepth(resultJson);
+  const fromResultJson = isEmptyObject || tooDeep ? undefined : outputFromValue(resultJson);
   if (fromResultJson !== undefined) {
     return fromResultJson;
   }
