@@ -8,7 +8,8 @@ const MAX_TOKEN_LENGTH = 4096;
 
 /** Accepts a token as pasted: trims it and drops a leading "Bearer " copied along with it. */
 export function checkToken(input: string): TokenCheck {
-  const token = input.trim().replace(/^bearer\s+/i, '');
+  // "Bearer" alone (the prefix copied without its token) is no token either.
+  const token = input.trim().replace(/^bearer(\s+|$)/i, '');
   if (!token) {
     return { ok: false, problem: 'empty' };
   }
