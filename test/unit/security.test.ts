@@ -1,0 +1,351 @@
+// Security and hostile-input rules that need no VS Code: crew identity and trust, URL and token
+// rules, inputs JSON, the Markdown renderer against a hostile corpus, the client's redirect refusal
+// and token redaction, and hostile bodies (deep JSON, invalid UTF-8) through the real transport.
+import * as assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { CrewClient } from '../../src/api/client';
+import { CrewApiError } from '../../src/api/errors';
+import { normaliseStatus } from '../../src/api/normalize';
+import { createTransport } from '../../src/api/transport';
+import { DEFAULT_NETWORK_SETTINGS, type HttpResponse } from '../../src/api/transportTypes';
+import { normaliseCrewUrl } from '../../src/api/url';
+import { readCrews } from '../../src/crews/crewConfig';
+import { inputsFromJson } from '../../src/crews/inputPresets';
+import { checkToken } from '../../src/crews/tokenRules';
+import { createMarkdown, validateLink } from '../../src/views/webview/markdown';
+import { isSafeLink } from '../../src/views/webview/protocol';
+import { BAD_CREW_URLS, deepArrayText, deepJsonText, deepMarkdown, invalidUtf8StatusBody, XSS_CORPUS, XSS_MARKER, XSS_PAYLOADS } from '../fixtures/hostileCorpus';
+
+const CANARY = 'CANARYunit9d41e7b2c6a8f305';
+
+const md = createMarkdown();
+
+/** Tags that must never come out of the renderer, whatever the input. */
+const FORBIDDEN_TAG = /<(script|img|svg|iframe|style|object|embed|form|input|button|meta|base|link|math|video|audio|source|details|body|frame|frameset|textarea|select|animate|foreignobject)\b/i;
+
+function hrefs(html: string): string[] {
+  return [...html.matchAll(/<a\s[^>]*href="([^"]*)"/g)].map((m) => m[1]);
+}
+
+function assertInertHtml(input: string, html: string): void {
+  assert.doesNotMatch(html, FORBIDDEN_TAG, `${input.slice(0, 80)} → ${html.slice(0, 300)}`);
+  assert.doesNotMatch(html, /<[^>]+\son[a-z]+\s*=/i, `event handler attribute: ${input.slice(0, 80)} → ${html.slice(0, 300)}`);
+  assert.doesNotMatch(html, /<[^>]+\s(style|srcdoc|xlink:href|formaction|action)\s*=/i, `dangerous attribute: ${input.slice(0, 80)} → ${html.slice(0, 300)}`);
+  for (const href of hrefs(html)) {
+    assert.ok(validateLink(href) && /^https?:\/\//i.test(href), `unsafe link ${href} from ${input.slice(0, 80)}`);
+  }
+}
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+}
+
+interface Recorded {
+  method: string;
+  path: string;
+  authorization: boolean;
+  carriesCanary: boolean;
+}
+
+/** A local server that records what reached it (never the token itself) and answers with `reply`. */
+async function recordingServer(reply: (req: IncomingMessage, res: ServerResponse) => void) {
+  const requests: Recorded[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    const auth = req.headers.authorization ?? '';
+    requests.push({ method: req.method ?? '', path: req.url ?? '', authorization: auth !== '', carriesCanary: auth.includes(CANARY) });
+    req.resume();
+    reply(req, res);
+  });
+  server.on('connection', (s) => sockets.add(s));
+  const port = await listen(server);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => {
+      sockets.forEach((s) => s.destroy());
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function clientWith(token: string, respond?: (url: string) => HttpResponse | Promise<HttpResponse>) {
+  return new CrewClient({
+    getToken: async () => token,
+    sleep: async () => undefined,
+    ...(respond ? { createTransport: () => ({ request: async (r) => respond(r.url), close: async () => undefined }) } : {}),
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (e) {
+    return e;
+  }
+  assert.fail('expected the call to fail');
+}
+
+function everyText(error: unknown): string {
+  if (error instanceof CrewApiError) {
+    return [error.message, error.serverMessage ?? '', JSON.stringify(error.body ?? null), error.stack ?? ''].join('\n');
+  }
+  return error instanceof Error ? `${error.message}\n${error.stack ?? ''}` : String(error);
+}
+
+describe('security: crews, trust and identity', () => {
+  it('an untrusted workspace contributes no crew at all, even one named like a user crew', () => {
+    const user = [{ name: 'Research', url: 'https://research-1a2b.crewai.com' }];
+    const workspace = [
+      { name: 'Research', url: 'https://evil.example.com' },
+      { name: 'Other', url: 'https://other.example.com' },
+    ];
+    const untrusted = readCrews(user, workspace, false);
+    assert.deepEqual(untrusted.crews, [{ name: 'Research', url: 'https://research-1a2b.crewai.com', source: 'user' }]);
+    assert.equal(untrusted.hiddenWorkspaceCrews, 2);
+  });
+
+  it('a trusted workspace crew named like a user crew is a different crew (its own URL, so its own token key)', () => {
+    const trusted = readCrews([{ name: 'Research', url: 'https://research-1a2b.crewai.com/' }], [{ name: 'Research', url: 'https://evil.example.com' }], true);
+    assert.deepEqual(
+      trusted.crews.map((c) => [c.name, c.url, c.source]),
+      [
+        ['Research', 'https://research-1a2b.crewai.com', 'user'],
+        ['Research', 'https://evil.example.com', 'workspace'],
+      ],
+    );
+  });
+
+  it('a workspace entry cannot turn into a lookalike of a user crew by spelling (case, port, slash, dot segments)', () => {
+    const userUrl = 'https://research-1a2b.crewai.com';
+    for (const spelling of ['HTTPS://Research-1A2B.crewai.com:443/', 'https://research-1a2b.crewai.com/x/..', 'https://research-1a2b.crewai.com//']) {
+      const result = readCrews([{ name: 'R', url: userUrl }], [{ name: 'W', url: spelling }], true);
+      // Same origin and path: the same crew (the user's entry wins), never a second crew sharing a name.
+      assert.deepEqual(result.crews.map((c) => [c.url, c.source]), [[userUrl, 'user']], spelling);
+    }
+    const other = readCrews([{ name: 'R', url: userUrl }], [{ name: 'R', url: 'https://research-1a2b.crewai.com.evil.example' }], true);
+    assert.deepEqual(other.crews.map((c) => c.url), [userUrl, 'https://research-1a2b.crewai.com.evil.example']);
+  });
+
+  it('workspace entries with unusable URLs are reported, not used', () => {
+    const result = readCrews(undefined, [{ name: 'x', url: 'http://crew.example.com' }, { name: 'y', url: 'https://a:b@crew.example.com' }, 'junk', { name: 'z' }], true);
+    assert.deepEqual(result.crews, []);
+    assert.equal(result.problems.length, 4);
+  });
+});
+
+describe('security: URL and token rules', () => {
+  it('refuses every bad crew URL of the corpus with its problem', () => {
+    for (const { url } of BAD_CREW_URLS) {
+      const result = normaliseCrewUrl(url);
+      assert.equal(result.ok, false, `${url.slice(0, 60)} was accepted`);
+    }
+  });
+
+  it('allows plain http only to loopback, in any spelling of it, and never to a name that merely starts like it', () => {
+    for (const ok of ['http://127.0.0.1:8080', 'http://localhost:1', 'http://[::1]:2', 'http://127.1', 'http://2130706433']) {
+      const result = normaliseCrewUrl(ok);
+      assert.ok(result.ok, ok);
+      assert.match(result.url, /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/, ok);
+    }
+    for (const bad of ['http://localhost.evil.example', 'http://127.0.0.1.nip.io', 'http://0.0.0.0', 'http://[::ffff:7f00:1]', 'http://10.0.0.1']) {
+      assert.deepEqual(normaliseCrewUrl(bad), { ok: false, problem: 'insecureHttp' }, bad);
+    }
+  });
+
+  it('keys a token by where requests really go: backslashes, IDN and zero-width characters normalise to the real host', () => {
+    // The URL a token is stored under is the one requests are sent to; there is no second parse.
+    assert.deepEqual(normaliseCrewUrl('https:\\\\crew.example.com'), { ok: true, url: 'https://crew.example.com' });
+    assert.deepEqual(normaliseCrewUrl('https://exämple.com'), { ok: true, url: 'https://xn--exmple-cua.com' });
+    assert.deepEqual(normaliseCrewUrl('https://crew.example.com\\@evil.example'), { ok: true, url: 'https://crew.example.com/@evil.example' });
+  });
+
+  it('refuses empty, blank, multi-line, control-character and oversized tokens', () => {
+    for (const bad of ['', '   ', '\n', 'abc\ndef', 'abc def', 'abc\u0000def', 'abc\u001bdef', 'a'.repeat(4097), 'Bearer ', 'Bearer  \t']) {
+      assert.equal(checkToken(bad).ok, false, JSON.stringify(bad.slice(0, 20)));
+    }
+    assert.deepEqual(checkToken(`  Bearer ${CANARY}\n`), { ok: true, token: CANARY });
+  });
+});
+
+describe('security: inputs JSON from an editor', () => {
+  it('accepts only an object of strings (numbers and booleans as text)', () => {
+    for (const bad of ['[]', '["a"]', 'null', '"text"', '42', '{"inputs": []}', '{"inputs": null}', '{"a": {"b": "c"}}', '{"a": ["x"]}', '{"a": null}', deepJsonText(50)]) {
+      const result = inputsFromJson(bad);
+      assert.equal(result.ok, false, bad.slice(0, 40));
+    }
+    for (const bad of ['{', '{"a": "b",}', "{'a': 'b'}", '']) {
+      assert.deepEqual(inputsFromJson(bad), { ok: false, reason: 'notJson' }, bad);
+    }
+    assert.deepEqual(inputsFromJson('{"inputs": {"topic": "AI", "n": 3, "b": true}}'), { ok: true, inputs: { topic: 'AI', n: '3', b: 'true' } });
+  });
+
+  it('does not let a "__proto__" key change the inputs object', () => {
+    const result = inputsFromJson('{"__proto__": {"polluted": "yes"}, "topic": "AI"}');
+    assert.equal(result.ok, false, 'an object value is refused (inputs are text)');
+    const text = inputsFromJson('{"__proto__": "x", "topic": "AI"}');
+    assert.ok(text.ok);
+    assert.equal(Object.getPrototypeOf(text.inputs), Object.prototype, 'the prototype is untouched');
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+});
+
+describe('security: Markdown of untrusted output', () => {
+  it('renders every payload of the corpus inert, one by one', () => {
+    for (const payload of XSS_PAYLOADS) {
+      assertInertHtml(payload, md.render(payload));
+    }
+  });
+
+  it('renders the whole corpus inert, keeps the markup visible as text and the one safe link', () => {
+    const html = md.render(XSS_CORPUS);
+    assertInertHtml('corpus', html);
+    assert.ok(html.includes(`&lt;script&gt;window.parent.postMessage(&quot;${XSS_MARKER}&quot;`), 'the script tag is shown as text');
+    assert.ok(hrefs(html).includes('https://example.com/ok'), 'the safe link is a link');
+    assert.ok(!hrefs(html).some((h) => /^(javascript|command|vscode|file|data|vbscript):/i.test(h)));
+  });
+
+  it('only absolute http(s) URLs are safe links', () => {
+    for (const bad of ['javascript:alert(1)', ' javascript:alert(1)', 'JAVASCRIPT:alert(1)', 'command:workbench.action.quit', 'vscode://x', 'file:///etc/passwd', 'data:text/html,x', '//evil.example', '/relative', '#frag', 'https://', 'java\nscript:alert(1)']) {
+      assert.equal(isSafeLink(bad), false, bad);
+    }
+    for (const good of ['https://example.com', 'HTTP://EXAMPLE.COM/x?y#z', ' https://example.com ']) {
+      assert.equal(isSafeLink(good), true, good);
+    }
+  });
+
+  it('survives deeply nested Markdown and a 10 MB text without throwing', () => {
+    let started = Date.now();
+    assertInertHtml('deep markdown', md.render(deepMarkdown(10_000)));
+    assert.ok(Date.now() - started < 10_000, `deep Markdown took ${Date.now() - started} ms`);
+    started = Date.now();
+    const big = md.render(`${'<b>x</b> [l](javascript:alert(1)) '.repeat(20_000)}\n\n`.repeat(16));
+    assertInertHtml('big', big.slice(0, 10_000));
+    assert.doesNotMatch(big, /<b>|href="javascript/);
+    assert.ok(Date.now() - started < 20_000, `a large output took ${Date.now() - started} ms`);
+  });
+});
+
+describe('security: the client and hostile servers', () => {
+  let target: Awaited<ReturnType<typeof recordingServer>>;
+  const closers: (() => Promise<void>)[] = [];
+
+  before(async () => {
+    target = await recordingServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ inputs: ['topic'], kickoff_id: 'stolen' }));
+    });
+    closers.push(target.close);
+  });
+  after(async () => {
+    for (const close of closers) {
+      await close();
+    }
+  });
+
+  for (const status of [301, 302, 303, 307, 308]) {
+    it(`a ${status} redirect to another origin is refused, and the other origin receives nothing`, async () => {
+      const redirecting = await recordingServer((req, res) => {
+        res.statusCode = status;
+        res.setHeader('location', `${target.url}${req.url ?? '/'}`);
+        res.end();
+      });
+      closers.push(redirecting.close);
+      const client = new CrewClient({ getToken: async () => CANARY, sleep: async () => undefined, createTransport: (s) => createTransport(s, {}) });
+      for (const call of [() => client.getInputs(redirecting.url), () => client.kickoff(redirecting.url, { inputs: { topic: 't' } }), () => client.getStatus(redirecting.url, 'k1')]) {
+        const error = await failure(call());
+        assert.ok(error instanceof CrewApiError, String(error));
+        assert.equal(error.kind, 'refused');
+        assert.ok(!everyText(error).includes(CANARY));
+      }
+      assert.deepEqual(target.requests, [], 'nothing reached the redirect target');
+      assert.ok(redirecting.requests.every((r) => r.carriesCanary), 'the crew itself did get its token');
+      await client.dispose();
+    });
+  }
+
+  it('a redirect with a malformed or odd Location is still a clean refusal', async () => {
+    for (const location of ['http://[', 'javascript:alert(1)', '//evil.example/x', `https://evil.example/?t=${CANARY}`, '']) {
+      const client = clientWith(CANARY, () => ({ status: 302, headers: { location }, bodyText: '' }));
+      const error = await failure(client.getInputs('https://crew.example.com'));
+      assert.ok(error instanceof CrewApiError, `${location}: ${String(error)}`);
+      assert.equal(error.kind, 'refused', location);
+      assert.ok(!everyText(error).includes(CANARY), location);
+    }
+  });
+
+  it('no error message, server message or body carries the token, whatever the server echoes', async () => {
+    const echoes = [JSON.stringify({ detail: `bad token ${CANARY}` }), `plain ${CANARY}`, JSON.stringify({ detail: [{ loc: ['header'], msg: `Bearer ${CANARY}` }] }), JSON.stringify({ error: 'x', message: `x${CANARY}x`, details: { token: CANARY } }), `<html><body>${CANARY}</body></html>`];
+    for (const body of echoes) {
+      for (const status of [400, 401, 403, 404, 422, 429, 500, 502, 503]) {
+        const client = clientWith(CANARY, () => ({ status, headers: {}, bodyText: body }));
+        for (const call of [() => client.kickoff('https://crew.example.com', { inputs: {} }), () => client.getInputs('https://crew.example.com')]) {
+          const error = await failure(call());
+          assert.ok(!everyText(error).includes(CANARY), `${status} ${body}: ${everyText(error).slice(0, 300)}`);
+        }
+      }
+    }
+  });
+
+  it('a transport that fails with the token in its message never passes it on', async () => {
+    const failing = (error: Error) => new CrewClient({ getToken: async () => CANARY, sleep: async () => undefined, createTransport: () => ({ request: async () => Promise.reject(error), close: async () => undefined }) });
+    for (const error of [Object.assign(new Error(`boom ${CANARY}`), { transportFailure: 'network' }), new Error(`raw ${CANARY}`), new TypeError(`type ${CANARY}`)]) {
+      const seen = await failure(failing(error).getInputs('https://crew.example.com'));
+      assert.ok(!everyText(seen).includes(CANARY), everyText(seen));
+    }
+  });
+
+  it('a status nested 10,000 levels deep is read, shown as text and can be stored', async () => {
+    const deep = deepJsonText(10_000);
+    const bodies = [`{"state":"SUCCESS","status":null,"result":${JSON.stringify(deep)}}`, `{"state":"SUCCESS","status":null,"result_json":${deep}}`, `{"state":"SUCCESS","status":null,"result":${JSON.stringify(deepArrayText(100_000))}}`, `{"status":"completed","result":{"output":${deep}}}`];
+    for (const bodyText of bodies) {
+      const client = clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText }));
+      const snapshot = await client.getStatus('https://crew.example.com', 'k');
+      assert.equal(snapshot.state, 'succeeded');
+      assert.ok(snapshot.finalOutput, 'a final output');
+      assert.notEqual(snapshot.finalOutput.text, '[object Object]', 'the output is text, not "[object Object]"');
+      assert.ok(snapshot.finalOutput.text.length > 1000, `the output text is kept (${snapshot.finalOutput.text.length} characters)`);
+      // The run store persists snapshots and outputs as JSON: that must not throw.
+      assert.doesNotThrow(() => JSON.stringify(snapshot));
+      assert.doesNotThrow(() => structuredClone(snapshot));
+    }
+    // Without the client (a body handed straight to the normaliser) the output still reads as text.
+    const direct = normaliseStatus({ state: 'SUCCESS', result: deep });
+    assert.ok(direct.finalOutput && direct.finalOutput.text.length >= deep.length);
+    assert.doesNotThrow(() => JSON.stringify(direct.finalOutput));
+  });
+
+  it('invalid UTF-8 in a body becomes U+FFFD; the words around it are kept', async () => {
+    const server = await recordingServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(invalidUtf8StatusBody());
+    });
+    closers.push(server.close);
+    const client = new CrewClient({ getToken: async () => CANARY, sleep: async () => undefined, createTransport: (s) => createTransport(s, {}) });
+    const snapshot = await client.getStatus(server.url, 'k');
+    assert.equal(snapshot.state, 'succeeded');
+    const text = snapshot.finalOutput?.text ?? '';
+    assert.match(text, /^start-of-output .*word0.*word4 end-of-output$/s);
+    assert.ok(text.includes('\uFFFD'));
+    await client.dispose();
+  });
+
+  it('a body over the size cap is dropped with a clear error, not held', async () => {
+    const server = await recordingServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(`{"state":"SUCCESS","result":"${'x'.repeat(2 * 1024 * 1024)}"}`);
+    });
+    closers.push(server.close);
+    const client = new CrewClient({
+      getToken: async () => CANARY,
+      sleep: async () => undefined,
+      retry: { attempts: 1 },
+      createTransport: () => createTransport({ ...DEFAULT_NETWORK_SETTINGS, maxResponseBytes: 1024 * 1024 }, {}),
+    });
+    const error = await failure(client.getStatus(server.url, 'k'));
+    assert.ok(error instanceof CrewApiError && error.kind === 'badResponse', String(error));
+    assert.match(error.message, /more than 1 MB/);
+    await client.dispose();
+  });
+});
