@@ -2,11 +2,12 @@
 // Uses the same VS Code server as the integration tests (installed into .vscode-test/ on first
 // use). The extension starts the demo crews itself (CREW_RUNS_DEMO=1) and puts their tokens into
 // its SecretStorage, exactly as "Try the Demo Crew" does. Runs until Ctrl+C, then stops it all.
-import { spawn } from 'child_process';
+import type { ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { ensureServerInstalled } from '../test/integration/runner/install';
 import { freeLoopbackPort, killProcessGroup } from '../test/integration/runner/processes';
+import { startVsCodeServer } from '../test/integration/runner/server';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const cacheDir = path.resolve(process.env.CREW_RUNS_TEST_CACHE_DIR ?? path.join(repoRoot, '.vscode-test'));
@@ -36,51 +37,36 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(workspace, 'inputs.json'), JSON.stringify({ topic: 'AI agents in code editors', audience: 'developers' }, null, 2) + '\n');
 
   const port = Number(process.env.CREW_RUNS_DEMO_PORT) || (await freeLoopbackPort());
-  const server = spawn(
-    nodeBin,
-    [
-      serverMain,
-      '--host', '127.0.0.1',
-      '--port', String(port),
-      '--without-connection-token',
-      '--accept-server-license-terms',
-      // Lets the page load the extension from this folder (extensionDevelopmentPath).
-      '--enable-smoke-test-driver',
-      '--disable-telemetry',
-      '--user-data-dir', userDataDir,
-      '--server-data-dir', path.join(demoDir, 'server-data'),
-      '--extensions-dir', path.join(demoDir, 'extensions'),
-    ],
-    { env: { ...process.env, CREW_RUNS_DEMO: '1' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const serverLog = fs.createWriteStream(path.join(demoDir, 'server.log'));
-  server.stdout?.pipe(serverLog);
-  server.stderr?.pipe(serverLog);
-
+  const serverLogFile = path.join(demoDir, 'server.log');
+  fs.rmSync(serverLogFile, { force: true });
+  let stopping = false;
   const stop = async (code: number) => {
+    stopping = true;
     console.log('\nStopping the VS Code server and the demo crews…');
-    if (server.pid !== undefined) {
+    if (server?.pid !== undefined) {
       await killProcessGroup(server.pid);
     }
     process.exit(code);
   };
+  let server: ChildProcess | undefined;
   process.once('SIGINT', () => void stop(0));
   process.once('SIGTERM', () => void stop(0));
-  server.once('exit', (code) => {
-    console.error(`The VS Code server stopped (${code}); see ${path.relative(process.cwd(), path.join(demoDir, 'server.log'))}`);
-    process.exit(1);
+  server = await startVsCodeServer({
+    nodeBin,
+    serverMain,
+    port,
+    userDataDir,
+    serverDataDir: path.join(demoDir, 'server-data'),
+    extensionsDir: path.join(demoDir, 'extensions'),
+    env: { ...process.env, CREW_RUNS_DEMO: '1' },
+    logFile: serverLogFile,
+    onSpawn: (child) => (server = child),
   });
-
-  await new Promise<void>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`the VS Code server did not start within 60 s:\n${seen}`)), 60_000);
-    server.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (/listening on/i.test(seen)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
+  server.once('exit', (code) => {
+    if (!stopping) {
+      console.error(`The VS Code server stopped (${code}); see ${path.relative(process.cwd(), serverLogFile)}`);
+      process.exit(1);
+    }
   });
 
   const authority = `127.0.0.1:${port}`;

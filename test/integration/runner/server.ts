@@ -1,0 +1,84 @@
+// Starts VS Code's server (from code-server, see install.ts) the way both the integration runner and
+// `npm run demo` need it: loopback only, no connection token, the smoke-test driver on (it lets the
+// page load an extension from a folder and run tests), and its data in the given folders.
+import { type ChildProcess, spawn } from 'child_process';
+import * as fs from 'fs';
+import { killProcessGroup } from './processes';
+
+export interface VsCodeServerOptions {
+  /** Node to run the server with (install.ts: Node 24). */
+  nodeBin: string;
+  /** .../lib/vscode/out/server-main.js */
+  serverMain: string;
+  port: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  userDataDir: string;
+  serverDataDir: string;
+  extensionsDir: string;
+  /** The whole environment of the server; whatever the server gets, its extension hosts get. */
+  env: NodeJS.ProcessEnv;
+  /** Server stdout and stderr go here (appended). */
+  logFile: string;
+  cwd?: string;
+  /** How long to wait for "listening on" (default 60 s). */
+  startTimeoutMs?: number;
+  /** Called with the child right after the spawn, before it listens (so a Ctrl+C meanwhile can stop it). */
+  onSpawn?: (server: ChildProcess) => void;
+}
+
+/**
+ * Spawns the server in its own process group (it forks helpers that hold its pipes open: stop it
+ * with killProcessGroup(server.pid)) and resolves once it listens. If it exits or does not listen in
+ * time, its group is killed and the promise rejects with what it printed.
+ */
+export async function startVsCodeServer(options: VsCodeServerOptions): Promise<ChildProcess> {
+  const args = [
+    options.serverMain,
+    '--host', options.host ?? '127.0.0.1',
+    '--port', String(options.port),
+    '--without-connection-token',
+    '--accept-server-license-terms',
+    // Lets the page load the extension from a folder (extensionDevelopmentPath) and run tests.
+    '--enable-smoke-test-driver',
+    '--disable-telemetry',
+    '--user-data-dir', options.userDataDir,
+    '--server-data-dir', options.serverDataDir,
+    '--extensions-dir', options.extensionsDir,
+  ];
+  const log = fs.createWriteStream(options.logFile, { flags: 'a' });
+  const server = spawn(options.nodeBin, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stdout?.pipe(log, { end: false });
+  server.stderr?.pipe(log, { end: false });
+  server.once('exit', () => log.end());
+  options.onSpawn?.(server);
+
+  const timeoutMs = options.startTimeoutMs ?? 60_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let seen = '';
+      const timer = setTimeout(() => reject(new Error(`the VS Code server did not report listening within ${timeoutMs / 1000} s:\n${seen}`)), timeoutMs);
+      server.stdout?.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (/listening on/i.test(seen)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      server.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      server.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`the VS Code server exited early (${signal ?? code}):\n${seen}`));
+      });
+    });
+  } catch (error) {
+    if (server.pid !== undefined) {
+      await killProcessGroup(server.pid);
+    }
+    throw error;
+  }
+  return server;
+}
