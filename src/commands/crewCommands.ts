@@ -189,6 +189,7 @@ async function addCrewInteractively(services: Services): Promise<Crew | undefine
         step,
         totalSteps,
         value: url || 'https://',
+        quietUntilEdited: !url,
         prompt: vscode.l10n.t('The crew\'s base URL, from its Status tab in CrewAI (e.g. https://my-crew-1a2b3c.crewai.com).'),
         validate: (value) => {
           const result = normaliseCrewUrl(value);

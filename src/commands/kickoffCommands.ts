@@ -125,7 +125,7 @@ async function kickOffInteractively(services: Services, crew: Crew, startFrom?: 
   let toAsk: string[] = inputNames.some((n) => !isOptionalInput(n) && !draft?.[n]?.trim()) ? inputNames : [];
   for (;;) {
     if (toAsk.length > 0) {
-      const asked = await askInputs(crew, toAsk, draft, inputNames.length);
+      const asked = await askInputs(crew, toAsk, draft, inputNames);
       if (!asked) {
         return undefined;
       }
@@ -221,23 +221,25 @@ const editInEditorButton: vscode.QuickInputButton = {
 };
 
 /** One step per input, with Back between them; returns the new draft or undefined when cancelled. */
-async function askInputs(crew: Crew, names: string[], start: Draft, totalInputs: number): Promise<Draft | undefined> {
+async function askInputs(crew: Crew, names: string[], start: Draft, allNames: string[]): Promise<Draft | undefined> {
   const draft = { ...start };
   let index = 0;
   while (index < names.length) {
     const name = names[index];
     const optional = isOptionalInput(name);
     const multiLine = draft[name]?.includes('\n');
+    // Steps count over all inputs, also when only some are asked again (after a 422, or from the review).
+    const position = allNames.indexOf(name) + 1 || index + 1;
     const answer = await askText({
       title: vscode.l10n.t('Kick Off {0}: {1}', crew.name, name),
-      step: index + 1,
-      totalSteps: names.length + 1,
+      step: position,
+      totalSteps: allNames.length + 1,
       value: multiLine ? oneLine(draft[name], 200) : draft[name],
       prompt: optional
         ? vscode.l10n.t('Optional. For flows, "id" restores a saved state; leave it empty to start fresh.')
         : multiLine
           ? vscode.l10n.t('This value has several lines; press Enter to keep it, or use the editor button to change it.')
-          : vscode.l10n.t('Value of "{0}" ({1} of {2}). Enter to continue.', name, String(index + 1), String(totalInputs)),
+          : vscode.l10n.t('Value of "{0}" ({1} of {2}). Enter to continue.', name, String(position), String(allNames.length)),
       canGoBack: index > 0,
       buttons: [editInEditorButton],
       validate: (value) => {

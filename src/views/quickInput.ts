@@ -17,6 +17,8 @@ export interface TextStep {
   password?: boolean;
   /** Shows a Back button. */
   canGoBack?: boolean;
+  /** No validation message for the prefilled value (a placeholder like `https://`) until it is edited. */
+  quietUntilEdited?: boolean;
   buttons?: vscode.QuickInputButton[];
   /** Returns a message when the value is not acceptable; undefined when it is. */
   validate?(value: string): string | undefined;
@@ -38,7 +40,9 @@ export function askText(options: TextStep): Promise<StepResult<string>> {
   const validate = (value: string) => {
     box.validationMessage = options.validate?.(value);
   };
-  validate(box.value);
+  if (!options.quietUntilEdited) {
+    validate(box.value);
+  }
   return new Promise((resolve) => {
     let settled = false;
     const finish = (result: StepResult<string>) => {

@@ -173,7 +173,7 @@ describe('Kick off', function () {
     await ui.type('first audience', { enter: true });
     const review = await reviewStep('research');
     assert.match(review, /topic\s*first topic/);
-    await pressBack('audience (1/2)');
+    await pressBack('audience (2/3)');
     await replaceValue('second audience', { enter: true });
     const again = await reviewStep('research');
     assert.match(again, /audience\s*second audience/);
@@ -191,7 +191,7 @@ describe('Kick off', function () {
     await ui.type('only topic', { enter: true });
     await reviewStep('strict', 2);
     await ui.press('Enter');
-    const missingStep = await inputStep('strict', 'audience', 1, 2);
+    const missingStep = await inputStep('strict', 'audience', 2, 3);
     assert.doesNotMatch(missingStep, /topic \(/, 'only the missing input is asked');
     await ui.type('late audience', { enter: true });
     const review = await reviewStep('strict', 3);
@@ -307,7 +307,7 @@ describe('Kick off', function () {
     await reviewStep('research');
     await ui.type('topic');
     await ui.press('Enter');
-    await inputStep('research', 'topic', 1, 2);
+    await inputStep('research', 'topic', 1, 3);
     await replaceValue('AI agents, edited', { enter: true });
     const review = await reviewStep('research');
     assert.match(review, /topic\s*AI agents, edited/);
