@@ -103,6 +103,11 @@ export function taskNotFound(dialect: Dialect): Reply {
   return dialect === 'live' ? json(404, { detail: 'Task not found' }) : json(404, { error: 'Not Found', message: 'Task ID not found' });
 }
 
+/** 400 for a body that is JSON but not acceptable input. */
+export function badInput(dialect: Dialect, message: string): Reply {
+  return dialect === 'live' ? json(400, { detail: message }) : json(400, { error: 'Invalid Request', message });
+}
+
 export function notPendingHumanInput(dialect: Dialect): Reply {
   const message = 'Execution is not in pending human input state';
   return dialect === 'live' ? json(400, { detail: message }) : json(400, { error: 'Invalid Request', message });

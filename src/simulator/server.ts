@@ -275,6 +275,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
     // Like the live service: inputs outside the `inputs` wrapper do not count.
     const inputs = isRecord(parsed.value) && isRecord(parsed.value.inputs) ? parsed.value.inputs : {};
+    // A crew that validates its inputs' format answers 400, like the documented "bad input format".
+    const tooLong = config.maxInputLength === undefined ? undefined : Object.keys(inputs).find((name) => String(inputs[name]).length > config.maxInputLength!);
+    if (tooLong !== undefined) {
+      return dialects.badInput(dialect, `Input '${tooLong}' is too long (at most ${config.maxInputLength} characters)`);
+    }
     if (config.kind === 'crew') {
       const missing = config.inputs.filter((name) => inputs[name] === undefined || inputs[name] === null).sort();
       if (missing.length > 0) {

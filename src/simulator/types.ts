@@ -80,6 +80,8 @@ export interface CrewConfig extends ResponseBehaviour {
   pendingMs?: number;
   /** For `notFoundAfterKickoff`: simulated time /status answers "not found"; default 3000. */
   notFoundForMs?: number;
+  /** POST /kickoff answers 400 when an input value is longer than this (a crew that checks its inputs). */
+  maxInputLength?: number;
   /** Requests per second this crew accepts (all endpoints); above it: 429 with Retry-After. */
   rateLimitPerSecond?: number;
   /** Answer every request of this crew with `302 Location: <redirectTo><endpoint path>` (security tests). */

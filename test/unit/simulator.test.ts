@@ -318,6 +318,18 @@ describe('crew simulator', function () {
       assert.equal(docs.json.error, 'Bad Request');
     });
 
+    it('answers 400 in either family when a crew checks its inputs and one is too long', async () => {
+      sim.updateCrew('alpha', { maxInputLength: 5 });
+      const live = await call(sim, 'alpha', '/kickoff', { body: { inputs: { topic: 'Go', audience: 'far too long' } } });
+      assert.equal(live.status, 400);
+      assert.deepEqual(live.json, { detail: "Input 'audience' is too long (at most 5 characters)" });
+      sim.updateCrew('alpha', { dialect: 'docs' });
+      const docs = await call(sim, 'alpha', '/kickoff', { body: { inputs: { topic: 'Go', audience: 'far too long' } } });
+      assert.equal(docs.status, 400);
+      assert.deepEqual(docs.json, { error: 'Invalid Request', message: "Input 'audience' is too long (at most 5 characters)" });
+      sim.updateCrew('alpha', { maxInputLength: undefined });
+    });
+
     it('starts a flow with an empty body (no input is required)', async () => {
       const answer = await call(sim, 'flow', '/kickoff', { method: 'POST' });
       assert.equal(answer.status, 200);
