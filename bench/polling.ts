@@ -27,6 +27,22 @@ export interface PollingScenarioResult {
   cpuMsPerRunMinute: number;
   realSeconds: number;
   undetected: number;
+  /** Real ms from the final status arriving to the store showing it (fsync'd writes), median and max. */
+  storeApplyMedianMs: number;
+  storeApplyMaxMs: number;
+}
+
+/** Notes the real time a final status first arrived for each kickoff id. */
+class FinalSeenSource implements StatusSource {
+  readonly seen = new Map<string, number>();
+  constructor(private readonly inner: StatusSource, private readonly clock: ScaledClock) {}
+  async getStatus(crewUrl: string, kickoffId: string, signal?: AbortSignal): Promise<StatusSnapshot> {
+    const snapshot = await this.inner.getStatus(crewUrl, kickoffId, signal);
+    if (isFinished({ state: snapshot.state }) && !this.seen.has(kickoffId)) {
+      this.seen.set(kickoffId, this.clock.realNow());
+    }
+    return snapshot;
+  }
 }
 
 function makeClient(clock: ScaledClock): CrewClient {
@@ -107,6 +123,7 @@ export async function pollingScenario(kind: PollerKind, durationMs: number, runs
   const dir = tempDir(`poll-${kind}`);
   const store = await openStore(dir, clock);
   const client = makeClient(clock);
+  const source = new FinalSeenSource(client, clock);
   const finals = watchFinals(store, clock, runs);
   const started = Date.now();
   const cpu0 = process.cpuUsage();
@@ -114,7 +131,7 @@ export async function pollingScenario(kind: PollerKind, durationMs: number, runs
   let stopNaive = false;
   try {
     if (kind === 'adaptive') {
-      poller = new RunPoller(store, client, clock, quietLogger);
+      poller = new RunPoller(store, source, clock, quietLogger);
       poller.start();
     }
     const kicked = await kickOffAll(client, sim, crews.map((c) => c.id), 1);
@@ -133,7 +150,7 @@ export async function pollingScenario(kind: PollerKind, durationMs: number, runs
         let over = false;
         const check = async (): Promise<void> => {
           try {
-            const snapshot = await client.getStatus(t.crewUrl, t.kickoffId);
+            const snapshot = await source.getStatus(t.crewUrl, t.kickoffId);
             if (!over) {
               await store.applySnapshot(t.runId, snapshot);
             }
@@ -170,16 +187,22 @@ export async function pollingScenario(kind: PollerKind, durationMs: number, runs
     const cpu = process.cpuUsage(cpu0);
     const realSeconds = (Date.now() - started) / 1000;
     const [simRuns, log] = await Promise.all([sim.runs(), sim.log()]);
+    // Detection latency in simulated time: until the final status arrived, real time is scaled
+    // (the poller's waits and the request's round trip); from there to the store showing it (an
+    // fsync'd file write and the index update) is a fixed real cost, counted unscaled.
     const latencies: number[] = [];
+    const applyMs: number[] = [];
     let undetected = 0;
     for (const t of tracked) {
       const info = simRuns.find((r) => r.kickoffIds.includes(t.kickoffId));
-      const seen = finals.detected.get(t.kickoffId);
-      if (info?.finishedAt === undefined || seen === undefined) {
+      const shown = finals.detected.get(t.kickoffId);
+      const arrived = source.seen.get(t.kickoffId);
+      if (info?.finishedAt === undefined || shown === undefined || arrived === undefined) {
         undetected++;
         continue;
       }
-      latencies.push(Math.max(0, seen - info.finishedAt) * speed);
+      applyMs.push(Math.max(0, shown - arrived));
+      latencies.push(Math.max(0, arrived - info.finishedAt) * speed + Math.max(0, shown - arrived));
     }
     const statusRequests = log.filter((e) => e.endpoint === 'status');
     const simMinutes = (realSeconds * speed) / 60;
@@ -195,6 +218,8 @@ export async function pollingScenario(kind: PollerKind, durationMs: number, runs
       cpuMsPerRunMinute: (cpu.user + cpu.system) / 1000 / simMinutes / runs,
       realSeconds,
       undetected,
+      storeApplyMedianMs: median(applyMs),
+      storeApplyMaxMs: Math.max(...applyMs),
     };
   } finally {
     stopNaive = true;

@@ -27,6 +27,8 @@ import { RunReporter } from './views/runReporter';
 import { RunsStatusBar } from './views/statusBar';
 
 let demo: DemoCrews | undefined;
+/** Stops polling and gives up this window's leases; awaited by deactivate (see there). */
+let releaseRuns: (() => Promise<void>) | undefined;
 
 export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel('Crew Runs', { log: true });
@@ -100,6 +102,10 @@ export function activate(context: vscode.ExtensionContext) {
     }),
   );
   poller.setFocused(vscode.window.state.focused);
+  releaseRuns = async () => {
+    poller.dispose();
+    await leases.dispose();
+  };
 
   // Then runs in flight are picked up again.
   void loaded.then(
@@ -114,10 +120,13 @@ export function activate(context: vscode.ExtensionContext) {
     (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
   );
 
-  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, demo, reporter, reviews, panels }) : undefined;
+  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels }) : undefined;
 }
 
 export async function deactivate(): Promise<void> {
-  await demo?.dispose();
+  // Awaited here, not in a disposable: the host does not wait for what a dispose() starts, so the
+  // leases outlived a reload and the reloaded window could not poll its runs until they expired.
+  await Promise.all([demo?.dispose(), releaseRuns?.()]);
   demo = undefined;
+  releaseRuns = undefined;
 }

@@ -1,6 +1,7 @@
+import type * as vscode from 'vscode';
 import type { Services } from './services';
 import type { DemoCrews } from './commands/demoCommands';
-import type { CrewsTreeProvider } from './views/crewsTree';
+import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
 import type { FeedbackReviews } from './views/feedbackReview';
 import type { RunPanelManager } from './views/runPanel';
@@ -9,13 +10,14 @@ import type { RunPanelManager } from './views/runPanel';
  * What activate() returns when CREW_RUNS_TEST_HOOKS=1 (integration tests only). It gives the
  * models, never a token: the token store is deliberately not part of it.
  */
-export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager }) {
+export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager }) {
   return {
     runs: services.runs,
     crews: services.crews,
     poller: services.poller,
     presets: services.presets,
     tree: parts.tree,
+    treeView: parts.treeView,
     demo: parts.demo,
     reviews: parts.reviews,
     panels: parts.panels,

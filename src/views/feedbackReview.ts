@@ -65,7 +65,8 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
     }
     const title = round.taskName ?? vscode.l10n.t('Task output');
     const note = round.note ? `> ${round.note}\n\n` : '';
-    return `# ${title}\n\n<!-- ${round.crewName} · ${round.runLabel} · ${vscode.l10n.t('review round {0}', round.round)} -->\n\n${note}${round.output}\n`;
+    const context = `*${escape(round.crewName)} · ${escape(round.runLabel)} · ${vscode.l10n.t('review round {0}', round.round)}*`;
+    return `# ${title}\n\n${context}\n\n${note}${round.output}\n`;
   }
 
   /** Opens (or reveals) the review of a round, with its thread. */

@@ -1,0 +1,220 @@
+// Bench harness: the real extension (production build) and an empty extension, both activated by a
+// command event, loaded together in VS Code's server + headless chromium (the integration runner's
+// set-up: its install.ts and processes.ts are reused; the few lines that start the server are
+// copied, with bench settings). One page load = one fresh extension host = one activation round.
+import { type ChildProcess, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { format } from 'util';
+import { chromium, type Browser } from 'playwright-core';
+import { ensureChromium, ensureServerInstalled } from '../../test/integration/runner/install';
+import { freeLoopbackPort, killProcessGroup } from '../../test/integration/runner/processes';
+import { layOutEmptyExtension, layOutRealExtension, repoRoot } from '../bundle';
+import { RESULT_PREFIX } from './protocol';
+
+const USER_SETTINGS = {
+  'security.workspace.trust.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'workbench.startupEditor': 'none',
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'chat.disableAIFeatures': true,
+  'chat.commandCenter.enabled': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'update.mode': 'none',
+  'git.enabled': false,
+};
+
+export interface HarnessRound {
+  round: number;
+  emptyFirst: boolean;
+  realActivateMs?: number;
+  emptyActivateMs?: number;
+  tree?: { runs: number; children: number; firstChildrenMs: number; medianChildrenMs: number; heapGrowthBytes: number; seedMs: number };
+  runView?: {
+    openToRenderedMs: number;
+    pageRenderMs: number;
+    previewChars: number;
+    showAllMs: number;
+    allChars: number;
+    bigMaxMessageBytes: number;
+    updateSizes: number[];
+    updateMedianBytes: number;
+    updateMaxBytes: number;
+    liveMaxMessageBytes: number;
+  };
+  error?: string;
+}
+
+function log(message: string): void {
+  console.log(`[bench] ${message}`);
+}
+
+async function startServer(nodeBin: string, serverMain: string, port: number, tempDir: string, controlDir: string): Promise<ChildProcess> {
+  const userDataDir = path.join(tempDir, 'user-data');
+  fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+  const args = [
+    serverMain,
+    '--host', '127.0.0.1',
+    '--port', String(port),
+    '--without-connection-token',
+    '--accept-server-license-terms',
+    '--enable-smoke-test-driver',
+    '--disable-telemetry',
+    '--user-data-dir', userDataDir,
+    '--server-data-dir', path.join(tempDir, 'server-data'),
+    '--extensions-dir', path.join(tempDir, 'extensions'),
+  ];
+  const env: NodeJS.ProcessEnv = { ...process.env, CREW_RUNS_TEST_HOOKS: '1', CREW_RUNS_BENCH_CONTROL_DIR: controlDir };
+  const serverLog = fs.createWriteStream(path.join(tempDir, 'server.log'));
+  const server = spawn(nodeBin, args, { cwd: tempDir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stdout?.pipe(serverLog, { end: false });
+  server.stderr?.pipe(serverLog, { end: false });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`server did not report listening within 60 s:\n${seen}`)), 60_000);
+    server.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (/listening on/i.test(seen)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    server.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited early (${signal ?? code}):\n${seen}`));
+    });
+  });
+  return server;
+}
+
+/**
+ * `builtDir` holds the production dist/ and media/dist/ (see bundle.ts). Runs `rounds` page loads;
+ * the last also measures the tree and the run view.
+ */
+export async function runHarness(builtDir: string, rounds: number, historyRuns: number): Promise<HarnessRound[]> {
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    throw new Error('the bench harness needs Linux x64 (VS Code server + headless chromium)');
+  }
+  const { nodeBin, serverMain } = ensureServerInstalled(path.resolve(process.env.CREW_RUNS_TEST_CACHE_DIR ?? path.join(repoRoot, '.vscode-test')));
+  const chromiumPath = ensureChromium();
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-bench-vscode-'));
+  const controlDir = path.join(tempDir, 'control');
+  // The web payload honours only one extensionDevelopmentPath: both measured extensions are
+  // installed (same loading path for both); the development path is a manifest-only placeholder.
+  const extensionsDir = path.join(tempDir, 'extensions');
+  const realExt = path.join(extensionsDir, 'crew-runs.crew-runs-0.1.0');
+  const emptyExt = path.join(extensionsDir, 'crew-runs-bench.empty-extension-0.0.1');
+  const hostExt = path.join(tempDir, 'ext-bench-host');
+  const workspace = path.join(tempDir, 'workspace');
+  fs.mkdirSync(controlDir);
+  fs.mkdirSync(workspace);
+  layOutRealExtension(builtDir, realExt, 'crewRuns.benchActivate');
+  layOutEmptyExtension(emptyExt, 'empty-extension', 'crewRunsBench.emptyActivate');
+  fs.mkdirSync(hostExt);
+  fs.writeFileSync(
+    path.join(hostExt, 'package.json'),
+    JSON.stringify({ name: 'bench-host', publisher: 'crew-runs-bench', version: '0.0.1', engines: { vscode: '^1.96.0' } }, null, 2),
+  );
+  const suiteEntry = path.join(__dirname, 'suite');
+
+  let server: ChildProcess | undefined;
+  let browser: Browser | undefined;
+  const results: HarnessRound[] = [];
+  try {
+    const port = await freeLoopbackPort();
+    const started = Date.now();
+    server = await startServer(nodeBin, serverMain, port, tempDir, controlDir);
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const mintKey = Buffer.from(Array.from({ length: 32 }, () => Math.floor(Math.random() * 256)));
+    await context.route('**/mint-key', (route) => route.fulfill({ status: 200, body: mintKey }));
+    const authority = `127.0.0.1:${port}`;
+    const payload = [
+      ['extensionDevelopmentPath', `vscode-remote://${authority}${hostExt}`],
+      ['extensionTestsPath', `vscode-remote://${authority}${suiteEntry}`],
+      ['skipWelcome', 'true'],
+    ];
+    const url = `http://${authority}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    log(`VS Code server up in ${((Date.now() - started) / 1000).toFixed(1)} s; ${rounds} activation rounds (one page load each)…`);
+
+    for (let round = 0; round < rounds; round++) {
+      const last = round === rounds - 1;
+      fs.writeFileSync(path.join(controlDir, 'control.json'), JSON.stringify({ round, emptyFirst: round % 2 === 0, measureViews: last, historyRuns }));
+      const page = await context.newPage();
+      let result: HarnessRound | undefined;
+      const exited = new Promise<number>((resolve) => {
+        void page.exposeFunction('codeAutomationExit', (code: number) => resolve(code));
+      });
+      await page.exposeFunction('codeAutomationLog', (_level: string, args: unknown) => {
+        const text = Array.isArray(args) ? format(...(args as unknown[])) : typeof args === 'string' ? args : format(args);
+        for (const line of text.split('\n')) {
+          if (line.startsWith(RESULT_PREFIX)) {
+            result = JSON.parse(line.slice(RESULT_PREFIX.length)) as HarnessRound;
+          }
+        }
+      });
+      if (process.env.CREW_RUNS_BENCH_VERBOSE === '1') {
+        page.on('console', (m) => console.log(`[page ${m.type()}] ${m.text().slice(0, 300)}`));
+      }
+      const roundStarted = Date.now();
+      await page.goto(url, { waitUntil: 'domcontentloaded' });
+      const timeout = new Promise<number>((resolve) => setTimeout(() => resolve(-1), last ? 240_000 : 90_000));
+      const code = await Promise.race([exited, timeout]);
+      await page.close().catch(() => undefined);
+      if (code === -1) {
+        throw new Error(`round ${round} timed out (see ${path.join(tempDir, 'server.log')})`);
+      }
+      if (!result) {
+        throw new Error(`round ${round}: the bench suite reported nothing (exit ${code})`);
+      }
+      if (result.error) {
+        throw new Error(`round ${round}: ${result.error}`);
+      }
+      log(
+        `round ${round + 1}/${rounds} (${((Date.now() - roundStarted) / 1000).toFixed(1)} s): activate() empty ${result.emptyActivateMs?.toFixed(2)} ms, Crew Runs ${result.realActivateMs?.toFixed(2)} ms`,
+      );
+      results.push(result);
+    }
+  } finally {
+    await browser?.close().catch(() => undefined);
+    if (server?.pid !== undefined) {
+      await killProcessGroup(server.pid);
+    }
+    if (process.env.CREW_RUNS_BENCH_KEEP === '1') {
+      log(`kept ${tempDir}`);
+    } else {
+      fs.rmSync(tempDir, { recursive: true, force: true });
+    }
+  }
+  return results;
+}
+
+if (require.main === module) {
+  void (async () => {
+    const { buildProduction } = await import('../bundle');
+    const built = fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-bench-build-'));
+    try {
+      await buildProduction(built);
+      const rounds = await runHarness(built, Number(process.argv[2] ?? 2), Number(process.argv[3] ?? 200));
+      console.log(JSON.stringify(rounds, null, 2));
+    } finally {
+      fs.rmSync(built, { recursive: true, force: true });
+    }
+  })().catch((e) => {
+    console.error(e);
+    process.exitCode = 1;
+  });
+}

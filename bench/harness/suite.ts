@@ -1,0 +1,208 @@
+// Runs INSIDE the VS Code extension host (extensionTestsPath of the bench harness, ./run.ts).
+// Each page load is one round: it times `activate()` of the empty extension and of Crew Runs (the
+// order alternates between rounds). The last round also measures the tree with 2,000 runs and the
+// run view. Results go to the runner as one `BENCH_RESULT {json}` console line.
+import * as fs from 'fs';
+import * as path from 'path';
+import { performance } from 'perf_hooks';
+import * as v8 from 'v8';
+import * as vm from 'vm';
+import * as vscode from 'vscode';
+import { normaliseStatus } from '../../src/api/normalize';
+import type { CrewRunsTestApi } from '../../src/testApi';
+import { EMPTY_ID, HISTORY_CREW_URL, REAL_ID, RESULT_PREFIX } from './protocol';
+
+
+interface Control {
+  round: number;
+  emptyFirst: boolean;
+  measureViews: boolean;
+  historyRuns: number;
+}
+
+function forceGc(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  return () => {
+    gc();
+    gc();
+  };
+}
+
+async function timeActivation(id: string): Promise<number> {
+  const extension = vscode.extensions.getExtension(id);
+  if (!extension) {
+    const loaded = vscode.extensions.all.filter((e) => !e.id.startsWith('vscode.')).map((e) => e.id);
+    throw new Error(`extension ${id} is not loaded (loaded: ${loaded.join(', ')})`);
+  }
+  if (extension.isActive) {
+    throw new Error(`extension ${id} was already active: its activation cannot be timed`);
+  }
+  const started = performance.now();
+  await extension.activate();
+  return performance.now() - started;
+}
+
+async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== (false as unknown)) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function measureTree(api: CrewRunsTestApi, historyRuns: number) {
+  const gc = forceGc();
+  const settings = vscode.workspace.getConfiguration('crewRuns');
+  await settings.update('notifications', 'off', vscode.ConfigurationTarget.Global);
+  await settings.update('maxRunsPerCrew', 2000, vscode.ConfigurationTarget.Global);
+  await settings.update('crews', [{ name: 'History crew', url: HISTORY_CREW_URL }], vscode.ConfigurationTarget.Global);
+  const crew = await waitFor(() => api.crews.list().find((c) => c.name === 'History crew'), 'the history crew');
+  await waitFor(() => api.runs.maxRunsPerCrew === 2000 || undefined, 'the history cap of 2000');
+
+  gc();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const paragraph = 'The crew found that llamas are social animals and hum to each other. ';
+  const seedStarted = performance.now();
+  // Through the real store API: each run is added, then finishes with a ~3 KB output.
+  const batch = 100;
+  for (let start = 0; start < historyRuns; start += batch) {
+    await Promise.all(
+      Array.from({ length: Math.min(batch, historyRuns - start) }, async (_, j) => {
+        const i = start + j;
+        const run = await api.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId: `history-${i}-${Date.now()}`, inputs: { topic: `topic ${i}` } });
+        await api.runs.applySnapshot(
+          run.id,
+          normaliseStatus({ state: 'SUCCESS', status: null, result: `# Report ${i}\n\n${paragraph.repeat(43)}` }),
+        );
+      }),
+    );
+  }
+  await api.runs.flush();
+  const seedMs = performance.now() - seedStarted;
+  await new Promise((resolve) => setTimeout(resolve, 500)); // let change events and view refreshes settle
+  gc();
+  const heapAfter = process.memoryUsage().heapUsed;
+
+  const roots = await api.tree.getChildren();
+  const crewNode = roots.find((n) => n.type === 'crew' && n.crew.url === crew.url);
+  if (!crewNode) {
+    throw new Error('the history crew is not in the tree');
+  }
+  const rounds: number[] = [];
+  let count = 0;
+  for (let round = 0; round < 6; round++) {
+    const started = performance.now();
+    const children = await api.tree.getChildren(crewNode);
+    await Promise.all(children.map((child) => api.tree.getTreeItem(child)));
+    rounds.push(performance.now() - started);
+    count = children.length;
+  }
+  return { runs: api.runs.list(crew.url).length, children: count, firstChildrenMs: rounds[0], medianChildrenMs: median(rounds.slice(1)), heapGrowthBytes: heapAfter - heapBefore, seedMs, crewUrl: crew.url };
+}
+
+async function measureRunView(api: CrewRunsTestApi, crewUrl: string) {
+  const panels = api.panels;
+  const report = (id: string) => panels.inspect(id)?.pageReport;
+
+  // 5 MB final output: Open Run → the page reports the final output rendered.
+  const big = await api.runs.add({ crewUrl, crewName: 'History crew', kickoffId: `big-${Date.now()}`, inputs: { topic: 'big' } });
+  const paragraph = 'The crew wrote a very long report. It has **bold** words, `code` and a [link](https://example.com/p).\n\n';
+  const text = `# Big report\n\n${paragraph.repeat(Math.ceil((5 * 1024 * 1024) / paragraph.length))}`;
+  await api.runs.applySnapshot(big.id, normaliseStatus({ state: 'SUCCESS', status: null, result: text }));
+  await api.runs.flush();
+  const opened = performance.now();
+  await vscode.commands.executeCommand('crewRuns.openRun', { runId: big.id });
+  const first = await waitFor(() => (report(big.id)?.hasFinalOutput ? report(big.id) : undefined), 'the 5 MB output rendered');
+  const openToRenderedMs = performance.now() - opened;
+  const showAllStarted = performance.now();
+  panels.showAll(big.id);
+  const all = await waitFor(() => (report(big.id)?.finalOutputComplete ? report(big.id) : undefined), 'all of the 5 MB output', 120_000);
+  const showAllMs = performance.now() - showAllStarted;
+  const bigInspect = panels.inspect(big.id)!;
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+
+  // A run in progress: the size of each update message after the first full `init`.
+  const live = await api.runs.add({ crewUrl, crewName: 'History crew', kickoffId: `live-${Date.now()}`, inputs: { topic: 'live' } });
+  await api.runs.setWatching(live.id, false, 'user'); // driven here, not polled
+  await vscode.commands.executeCommand('crewRuns.openRun', { runId: live.id });
+  await waitFor(() => (report(live.id)?.stateText ? true : undefined), 'the live run page');
+  const taskOutput = (n: number) => `## Task ${n}\n\n${'Findings about llamas, with **some** markdown and a [link](https://example.com). '.repeat(20)}`;
+  const bodies: Record<string, unknown>[] = [];
+  const total = 5;
+  for (let done = 0; done < total; done++) {
+    const current = `task_${done}`;
+    bodies.push({ state: 'RUNNING', status: 'Task is Running', progress: { unit: 'task', completed: done, total, current, current_agent: `Agent ${done}` } });
+    bodies.push({
+      state: 'RUNNING',
+      status: 'Task is Running',
+      progress: { unit: 'task', completed: done, total, current, current_agent: `Agent ${done}` },
+      last_step: { thought: `Thinking about step ${done}`, tool: 'search', tool_input: `llamas ${done}`, result: 'Llamas are camelids.' },
+    });
+    bodies.push({
+      state: 'RUNNING',
+      status: 'Task is Running',
+      progress: { unit: 'task', completed: done + 1, total, current: `task_${done + 1}`, current_agent: `Agent ${done + 1}` },
+      last_executed_task: { name: current, description: `Task ${done}`, output: taskOutput(done), agent: `Agent ${done}` },
+    });
+  }
+  const sizes: number[] = [];
+  for (const body of bodies) {
+    const before = panels.inspect(live.id)!.sentMessages;
+    await api.runs.applySnapshot(live.id, normaliseStatus(body));
+    const sent = await waitFor(() => {
+      const i = panels.inspect(live.id)!;
+      return i.sentMessages > before ? i : undefined;
+    }, 'an update message', 10_000).catch(() => undefined);
+    if (sent) {
+      sizes.push(sent.lastMessageBytes);
+    }
+  }
+  const liveInspect = panels.inspect(live.id)!;
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  return {
+    openToRenderedMs,
+    pageRenderMs: first.renderMs,
+    previewChars: first.finalOutputTextLength,
+    showAllMs,
+    allChars: all.finalOutputTextLength,
+    bigMaxMessageBytes: bigInspect.maxMessageBytes,
+    updateSizes: sizes,
+    updateMedianBytes: median(sizes),
+    updateMaxBytes: Math.max(...sizes),
+    liveMaxMessageBytes: liveInspect.maxMessageBytes,
+  };
+}
+
+export async function run(): Promise<void> {
+  const controlFile = path.join(process.env.CREW_RUNS_BENCH_CONTROL_DIR ?? '', 'control.json');
+  const control = JSON.parse(fs.readFileSync(controlFile, 'utf8')) as Control;
+  const result: Record<string, unknown> = { round: control.round, emptyFirst: control.emptyFirst };
+  try {
+    const order = control.emptyFirst ? [EMPTY_ID, REAL_ID] : [REAL_ID, EMPTY_ID];
+    for (const id of order) {
+      result[id === REAL_ID ? 'realActivateMs' : 'emptyActivateMs'] = await timeActivation(id);
+    }
+    if (control.measureViews) {
+      const api = (await vscode.extensions.getExtension(REAL_ID)!.activate()) as CrewRunsTestApi | undefined;
+      if (!api?.runs) {
+        throw new Error('no test API: CREW_RUNS_TEST_HOOKS=1 must reach the extension host');
+      }
+      await waitFor(() => (api.poller ? true : undefined), 'the api');
+      const tree = await measureTree(api, control.historyRuns);
+      result.tree = tree;
+      result.runView = await measureRunView(api, tree.crewUrl);
+    }
+  } catch (error) {
+    result.error = error instanceof Error ? error.stack ?? error.message : String(error);
+  }
+  console.log(RESULT_PREFIX + JSON.stringify(result));
+}

@@ -1,0 +1,144 @@
+// Item 4 in plain Node (run with --expose-gc): 2,000 finished runs in history, each with a few-KB
+// output in its detail file. Times RunStore.load() + list(crewUrl) + the real CrewsTreeProvider's
+// getChildren(crew) and getTreeItem() of every child (with a stub of the few vscode classes it
+// uses), and the heap held after loading. Prints one JSON line.
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { RunRecord } from '../src/runs/model';
+import type { StoredDetails, StoredIndex } from '../src/runs/runStore';
+import { DEFAULT_INDEX_KEY } from '../src/runs/runStore';
+import { MemoryKv, openStore, tempDir } from './lib/fixtures';
+import { installVscodeStub } from './lib/vscodeStub';
+
+export const HISTORY_CREW_URL = 'http://127.0.0.1:9/history-crew';
+
+/** A finished run as the store keeps it, and its details with a ~`outputBytes` final output. */
+export function historyRun(i: number, crewUrl: string, outputBytes = 3000): { record: RunRecord; details: StoredDetails } {
+  const id = randomUUID();
+  const startedAt = Date.UTC(2025, 0, 1) + i * 60_000;
+  const finishedAt = startedAt + 300_000;
+  const output = `# Report ${i}\n\n` + 'The crew found that llamas are social animals and hum to each other. '.repeat(Math.ceil(outputBytes / 70));
+  const record: RunRecord = {
+    id,
+    crewUrl,
+    crewName: 'History crew',
+    kickoffId: randomUUID(),
+    previousKickoffIds: [],
+    inputs: { topic: `topic ${i}` },
+    startedAt,
+    updatedAt: finishedAt,
+    finishedAt,
+    state: i % 10 === 0 ? 'failed' : 'succeeded',
+    watching: false,
+    watchSince: startedAt,
+    needsFeedback: false,
+    message: i % 10 === 0 ? 'ValueError: simulated' : undefined,
+    progress: { unit: 'task', completed: 3, total: 3 } as RunRecord['progress'],
+    label: `topic ${i}`,
+    kickoffIdSince: startedAt,
+    seenBySource: true,
+  };
+  const tasks = [0, 1, 2].map((t) => ({ name: `task_${t}`, agent: `Agent ${t}`, output: output.slice(0, 1000) }));
+  const details: StoredDetails = {
+    version: 1,
+    runId: id,
+    tasks,
+    history: [
+      { state: 'queued', at: startedAt },
+      { state: 'running', at: startedAt + 1500 },
+      { state: record.state, at: finishedAt },
+    ],
+    finalOutput: { kind: 'markdown', text: output } as StoredDetails['finalOutput'],
+    feedbackRounds: [],
+  };
+  return { record, details };
+}
+
+/** Writes the index into `kv` and the detail files under `dir`, as the store itself would have. */
+export async function seedHistory(kv: MemoryKv, dir: string, count: number, crewUrl: string): Promise<void> {
+  fs.mkdirSync(path.join(dir, 'runs'), { recursive: true });
+  const runs: RunRecord[] = [];
+  for (let i = 0; i < count; i++) {
+    const { record, details } = historyRun(i, crewUrl);
+    runs.push(record);
+    fs.writeFileSync(path.join(dir, 'runs', `${record.id}.json`), JSON.stringify(details));
+  }
+  const index: StoredIndex = { version: 1, runs };
+  await kv.update(DEFAULT_INDEX_KEY, index);
+}
+
+function gc(): void {
+  const g = (globalThis as { gc?: () => void }).gc;
+  if (!g) {
+    throw new Error('run with --expose-gc');
+  }
+  g();
+  g();
+}
+
+async function main(): Promise<void> {
+  installVscodeStub();
+  // Loaded after the stub is in place.
+  const { CrewsTreeProvider } = await import('../src/views/crewsTree');
+  const count = Number(process.argv[2] ?? 2000);
+  const dir = tempDir('history');
+  try {
+    const kv = new MemoryKv();
+    await seedHistory(kv, dir, count, HISTORY_CREW_URL);
+    const crew = { name: 'History crew', url: HISTORY_CREW_URL, source: 'settings' };
+    const crews = {
+      list: () => [crew],
+      get: (url: string) => (url === crew.url ? crew : undefined),
+      onDidChange: () => ({ dispose: () => undefined }),
+      hasToken: async () => true,
+      healthOf: () => 'ready',
+    };
+    gc();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const t0 = performance.now();
+    const store = await openStore(dir, undefined, kv);
+    const loadMs = performance.now() - t0;
+    const tree = new CrewsTreeProvider(crews as never, store);
+    const rounds: number[] = [];
+    const listRounds: number[] = [];
+    let children: unknown[] = [];
+    for (let round = 0; round < 7; round++) {
+      const l0 = performance.now();
+      store.list(HISTORY_CREW_URL);
+      listRounds.push(performance.now() - l0);
+      const c0 = performance.now();
+      children = (await tree.getChildren({ type: 'crew', crew } as never)) as unknown[];
+      await Promise.all(children.map((child) => tree.getTreeItem(child as never)));
+      rounds.push(performance.now() - c0);
+    }
+    gc();
+    const heapAfter = process.memoryUsage().heapUsed;
+    const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+    console.log(
+      JSON.stringify({
+        runs: count,
+        children: children.length,
+        loadMs,
+        firstChildrenMs: rounds[0],
+        medianChildrenMs: sorted(rounds)[Math.floor(rounds.length / 2)],
+        medianListMs: sorted(listRounds)[Math.floor(listRounds.length / 2)],
+        heapGrowthBytes: heapAfter - heapBefore,
+        detailFilesBytes: fs.readdirSync(path.join(dir, 'runs')).reduce((n, f) => n + fs.statSync(path.join(dir, 'runs', f)).size, 0),
+        keepAlive: [store, tree].length,
+      }),
+    );
+    tree.dispose();
+    store.dispose();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

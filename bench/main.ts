@@ -1,0 +1,409 @@
+// `npm run bench`: every benchmark of Crew Runs, one table at the end (also written as JSON to
+// bench-results/<timestamp>.json and bench-results/latest.json). A report, not a test: it exits 0
+// when targets are missed and non-zero only when a benchmark itself could not run.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { buildProduction, repoRoot, type BundleReport } from './bundle';
+import { runHarness, type HarnessRound } from './harness/run';
+import { manyRunsScenario, pollingScenario, type ManyRunsResult, type PollingScenarioResult } from './polling';
+import { median, round } from './lib/stats';
+
+interface Row {
+  item: string;
+  figure: string;
+  value: number | string;
+  unit: string;
+  target: string;
+  /** Whether the value meets its target; undefined when it has none. */
+  met?: boolean;
+  reference?: string;
+  referenceValue?: number | string;
+  /** value / referenceValue. */
+  ratio?: number;
+  note?: string;
+}
+
+const rows: Row[] = [];
+const raw: Record<string, unknown> = {};
+const failures: string[] = [];
+
+function log(message: string): void {
+  console.log(`[bench] ${message}`);
+}
+
+async function step<T>(name: string, work: () => Promise<T>): Promise<T | undefined> {
+  const started = Date.now();
+  log(`${name}…`);
+  try {
+    const result = await work();
+    log(`${name}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return result;
+  } catch (error) {
+    failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`[bench] ${name} FAILED: ${error instanceof Error ? error.stack : String(error)}`);
+    return undefined;
+  }
+}
+
+const kb = (bytes: number) => round(bytes / 1024, 1);
+const ratio = (a: number, b: number) => (b > 0 ? round(a / b, 2) : undefined);
+
+function bundleRows(b: BundleReport): void {
+  rows.push({
+    item: '1 Activation',
+    figure: 'main bundle (production, minified)',
+    value: kb(b.mainBytes),
+    unit: 'KB',
+    target: '< 150 KB',
+    met: b.mainBytes < 150 * 1024,
+    reference: 'lazy transport.js (undici)',
+    referenceValue: kb(b.transportBytes),
+    ratio: ratio(b.mainBytes, b.transportBytes),
+  });
+  const outside = !b.hasUndici && !b.hasMarkdownIt;
+  rows.push({
+    item: '1 Activation',
+    figure: 'undici / markdown-it among main bundle inputs (metafile)',
+    value: `${b.hasUndici ? 'undici IN' : 'undici out'}, ${b.hasMarkdownIt ? 'markdown-it IN' : 'markdown-it out'}`,
+    unit: '',
+    target: 'both out',
+    met: outside,
+    note: `${b.inputs} inputs; node_modules packages: ${Object.keys(b.packages).join(', ') || 'none'}`,
+  });
+}
+
+function activationRows(rounds: HarnessRound[]): void {
+  const real = rounds.map((r) => r.realActivateMs!).filter((x) => x !== undefined);
+  const empty = rounds.map((r) => r.emptyActivateMs!).filter((x) => x !== undefined);
+  const own = rounds.map((r) => r.realActivateMs! - r.emptyActivateMs!);
+  const realMedian = median(real);
+  const emptyMedian = median(empty);
+  raw.activation = { real, empty };
+  rows.push({
+    item: '1 Activation',
+    figure: `load + activate() in VS Code (median of ${real.length} hosts)`,
+    value: round(realMedian, 1),
+    unit: 'ms',
+    target: '< 15 ms and ≤ 3× empty',
+    met: realMedian < 15 && realMedian <= 3 * emptyMedian,
+    reference: 'empty extension, same hosts',
+    referenceValue: round(emptyMedian, 1),
+    ratio: ratio(realMedian, emptyMedian),
+    note: `≤ 3× empty: ${realMedian <= 3 * emptyMedian ? 'met' : 'MISSED'}; < 15 ms: ${realMedian < 15 ? 'met' : 'MISSED'}; rounds real ${real.map((x) => round(x, 1)).join('/')}, empty ${empty.map((x) => round(x, 1)).join('/')}`,
+  });
+  rows.push({
+    item: '1 Activation',
+    figure: "extension's own share (real − empty, median per host)",
+    value: round(median(own), 1),
+    unit: 'ms',
+    target: '(info)',
+    reference: 'empty extension',
+    referenceValue: round(emptyMedian, 1),
+    ratio: ratio(median(own), emptyMedian),
+  });
+}
+
+function pollingRows(label: string, ours: PollingScenarioResult, naive: PollingScenarioResult, latencyTargetMs: number, requestShare?: number): void {
+  rows.push({
+    item: '2 Polling',
+    figure: `${label} run: status requests per run (${ours.runs} runs, ×${ours.speed})`,
+    value: round(ours.requestsPerRun, 1),
+    unit: 'req',
+    target: requestShare === undefined ? '(info)' : `≤ ${requestShare * 100}% of naive`,
+    met: requestShare === undefined ? undefined : ours.requestsPerRun <= requestShare * naive.requestsPerRun,
+    reference: `naive 1 s poller (${naive.runs} runs)`,
+    referenceValue: round(naive.requestsPerRun, 1),
+    ratio: ratio(ours.requestsPerRun, naive.requestsPerRun),
+  });
+  rows.push({
+    item: '2 Polling',
+    figure: `${label} run: detection latency p95 (median ${round(ours.latencyMedianMs / 1000, 2)} s)`,
+    value: round(ours.latencyP95Ms / 1000, 2),
+    unit: 's',
+    target: `≤ ${latencyTargetMs / 1000} s`,
+    met: ours.latencyP95Ms <= latencyTargetMs && ours.undetected === 0,
+    reference: 'naive 1 s poller p95',
+    referenceValue: round(naive.latencyP95Ms / 1000, 2),
+    ratio: ratio(ours.latencyP95Ms, naive.latencyP95Ms),
+    note: ours.undetected || naive.undetected ? `undetected: ours ${ours.undetected}, naive ${naive.undetected}` : undefined,
+  });
+}
+
+function manyRows(m: ManyRunsResult, naive20: PollingScenarioResult | undefined): void {
+  rows.push({
+    item: '3 Many runs',
+    figure: `peak requests/s per crew (any 1 simulated s; ${m.runs} runs, ${m.crews} crews)`,
+    value: m.peakRequestsPerSecond,
+    unit: 'req/s',
+    target: `≤ ${m.rateLimitPerSecond} (crew limit)`,
+    met: m.peakRequestsPerSecond <= m.rateLimitPerSecond,
+    reference: 'crew rate limit',
+    referenceValue: m.rateLimitPerSecond,
+    ratio: ratio(m.peakRequestsPerSecond, m.rateLimitPerSecond),
+  });
+  rows.push({
+    item: '3 Many runs',
+    figure: `mean requests/s per crew (${round(m.simulatedMinutes, 1)} simulated min)`,
+    value: round(m.meanRequestsPerSecond, 2),
+    unit: 'req/s',
+    target: `≤ ${m.rateLimitPerSecond}`,
+    met: m.meanRequestsPerSecond <= m.rateLimitPerSecond,
+    reference: 'crew rate limit',
+    referenceValue: m.rateLimitPerSecond,
+    ratio: ratio(m.meanRequestsPerSecond, m.rateLimitPerSecond),
+  });
+  rows.push({
+    item: '3 Many runs',
+    figure: 'peak requests in flight per crew',
+    value: m.peakInFlight,
+    unit: '',
+    target: '≤ 4',
+    met: m.peakInFlight <= 4,
+    reference: 'poller cap',
+    referenceValue: 4,
+    ratio: ratio(m.peakInFlight, 4),
+  });
+  rows.push({
+    item: '3 Many runs',
+    figure: `429 answers (of ${m.statusRequests} requests)`,
+    value: m.rateLimited,
+    unit: '',
+    target: '0',
+    met: m.rateLimited === 0,
+    reference: 'requests',
+    referenceValue: m.statusRequests,
+    ratio: ratio(m.rateLimited, m.statusRequests),
+    note: m.undetected ? `${m.undetected} runs not seen finished` : undefined,
+  });
+  const naivePerMinute = naive20 ? naive20.cpuMsPerRunMinute * m.runs : undefined;
+  rows.push({
+    item: '3 Many runs',
+    figure: `CPU time per simulated minute (${m.runs} runs; poller+client+store)`,
+    value: round(m.cpuMsPerSimMinute, 0),
+    unit: 'ms',
+    target: '(info)',
+    reference: naivePerMinute === undefined ? undefined : `naive 1 s poller × ${m.runs} runs (from item 2)`,
+    referenceValue: naivePerMinute === undefined ? undefined : round(naivePerMinute, 0),
+    ratio: naivePerMinute === undefined ? undefined : ratio(m.cpuMsPerSimMinute, naivePerMinute),
+  });
+}
+
+interface NodeHistory {
+  runs: number;
+  children: number;
+  loadMs: number;
+  firstChildrenMs: number;
+  medianChildrenMs: number;
+  medianListMs: number;
+  heapGrowthBytes: number;
+  detailFilesBytes: number;
+}
+
+function historyRows(node: NodeHistory | undefined, host: HarnessRound['tree'] | undefined): void {
+  if (host) {
+    rows.push({
+      item: '4 History',
+      figure: `tree children of a crew with ${host.runs} runs, VS Code (first call; getChildren + getTreeItem)`,
+      value: round(host.firstChildrenMs, 1),
+      unit: 'ms',
+      target: '< 20 ms',
+      met: host.firstChildrenMs < 20,
+      reference: 'same, later calls (median)',
+      referenceValue: round(host.medianChildrenMs, 1),
+      ratio: ratio(host.firstChildrenMs, host.medianChildrenMs),
+    });
+    rows.push({
+      item: '4 History',
+      figure: `heap growth in the extension host for ${host.runs} runs`,
+      value: round(host.heapGrowthBytes / 1048576, 1),
+      unit: 'MB',
+      target: '< 20 MB',
+      met: host.heapGrowthBytes < 20 * 1048576,
+      reference: node ? 'detail files on disk (Node part)' : undefined,
+      referenceValue: node ? round(node.detailFilesBytes / 1048576, 1) : undefined,
+      ratio: node ? ratio(host.heapGrowthBytes, node.detailFilesBytes) : undefined,
+    });
+  }
+  if (node) {
+    rows.push({
+      item: '4 History',
+      figure: `Node: load() + first tree children (${node.runs} runs, cold)`,
+      value: round(node.loadMs + node.firstChildrenMs, 1),
+      unit: 'ms',
+      target: '< 20 ms',
+      met: node.loadMs + node.firstChildrenMs < 20,
+      reference: 'warm children (median)',
+      referenceValue: round(node.medianChildrenMs, 1),
+      ratio: ratio(node.loadMs + node.firstChildrenMs, node.medianChildrenMs),
+      note: `load ${round(node.loadMs, 1)} ms, first children ${round(node.firstChildrenMs, 1)} ms, list() ${round(node.medianListMs, 2)} ms`,
+    });
+    rows.push({
+      item: '4 History',
+      figure: `Node: heap growth after load (${node.runs} runs, gc forced)`,
+      value: round(node.heapGrowthBytes / 1048576, 1),
+      unit: 'MB',
+      target: '< 20 MB',
+      met: node.heapGrowthBytes < 20 * 1048576,
+      reference: 'detail files on disk',
+      referenceValue: round(node.detailFilesBytes / 1048576, 1),
+      ratio: ratio(node.heapGrowthBytes, node.detailFilesBytes),
+    });
+  }
+}
+
+function runViewRows(v: NonNullable<HarnessRound['runView']>): void {
+  rows.push({
+    item: '5 Run view',
+    figure: 'Open Run → 5 MB final output rendered (preview)',
+    value: round(v.openToRenderedMs, 0),
+    unit: 'ms',
+    target: '< 500 ms',
+    met: v.openToRenderedMs < 500,
+    reference: "page's own render time",
+    referenceValue: v.pageRenderMs,
+    ratio: ratio(v.openToRenderedMs, v.pageRenderMs),
+    note: `${v.previewChars} characters shown first; Show All renders all ${v.allChars} in ${round(v.showAllMs, 0)} ms; largest message ${kb(v.bigMaxMessageBytes)} KB`,
+  });
+  rows.push({
+    item: '5 Run view',
+    figure: `update message while a run progresses (median of ${v.updateSizes.length}; max ${kb(v.updateMaxBytes)} KB)`,
+    value: kb(v.updateMedianBytes),
+    unit: 'KB',
+    target: '< 5 KB',
+    met: v.updateMedianBytes < 5 * 1024 && v.updateMaxBytes < 5 * 1024,
+    reference: 'largest message of that run (init)',
+    referenceValue: kb(v.liveMaxMessageBytes),
+    ratio: ratio(v.updateMedianBytes, v.liveMaxMessageBytes),
+  });
+}
+
+function formatTable(): string {
+  const header = ['item', 'figure', 'value', 'target', 'ok', 'reference', 'ratio'];
+  const body = rows.map((r) => [
+    r.item,
+    r.figure,
+    `${r.value}${r.unit ? ` ${r.unit}` : ''}`,
+    r.target,
+    r.met === undefined ? '' : r.met ? 'yes' : 'MISSED',
+    r.reference ? `${r.referenceValue ?? ''}${typeof r.referenceValue === 'number' && r.unit ? ` ${r.unit}` : ''} (${r.reference})` : '',
+    r.ratio === undefined ? '' : `${r.ratio}×`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  const out = [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)];
+  const notes = rows.filter((r) => r.note).map((r) => `- ${r.figure}: ${r.note}`);
+  return [...out, '', ...notes].join('\n');
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const only = process.env.CREW_RUNS_BENCH_ONLY?.split(',');
+  const want = (name: string) => !only || only.includes(name);
+  const builtDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-bench-build-'));
+  try {
+    const bundle = await step('1 production bundle', () => buildProduction(builtDir));
+    if (bundle) {
+      raw.bundle = bundle;
+      bundleRows(bundle);
+    }
+
+    const polling: Record<string, PollingScenarioResult> = {};
+    if (want('polling')) {
+      // [label, simulated duration, speed, our runs, naive runs, latency target]
+      const plans: [string, number, number, number, number, number, number | undefined][] = [
+        ['10 s', 10_000, 10, 20, 20, 1_500, undefined],
+        ['2 min', 120_000, 50, 20, 10, 15_000, undefined],
+        ['20 min', 1_200_000, 100, 20, 5, 15_000, 0.15],
+      ];
+      for (const [label, duration, speed, ourRuns, naiveRuns, latencyTarget, share] of plans) {
+        const ours = await step(`2 polling, ${label} runs, our poller`, () => pollingScenario('adaptive', duration, ourRuns, speed));
+        const naive = await step(`2 polling, ${label} runs, naive 1 s poller`, () => pollingScenario('naive', duration, naiveRuns, speed));
+        if (ours && naive) {
+          polling[label] = ours;
+          polling[`${label} naive`] = naive;
+          pollingRows(label, ours, naive, latencyTarget, share);
+        }
+      }
+      raw.polling = polling;
+    }
+
+    if (want('many')) {
+      const many = await step('3 many runs (200 runs, 5 crews, 10 req/s per crew)', () => manyRunsScenario(200, 5, 10, 100));
+      if (many) {
+        raw.many = many;
+        manyRows(many, polling['20 min naive']);
+      }
+    }
+
+    let nodeHistory: NodeHistory | undefined;
+    if (want('history')) {
+      nodeHistory = await step('4 history in plain Node (2,000 runs)', async () => {
+        const child = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'history.js'), '2000'], { encoding: 'utf8' });
+        if (child.status !== 0) {
+          throw new Error(`history.js exited ${child.status}: ${child.stderr}`);
+        }
+        return JSON.parse(child.stdout.trim().split('\n').pop()!) as NodeHistory;
+      });
+      raw.nodeHistory = nodeHistory;
+    }
+
+    let harness: HarnessRound[] | undefined;
+    if (want('vscode') && bundle) {
+      harness = await step('1, 4, 5 in VS Code (5 hosts; the last also measures tree and run view)', () => runHarness(builtDir, 5, 2000));
+      raw.harness = harness;
+    }
+    if (harness) {
+      activationRows(harness);
+    }
+    historyRows(nodeHistory, harness?.at(-1)?.tree);
+    const runView = harness?.at(-1)?.runView;
+    if (runView) {
+      runViewRows(runView);
+    }
+  } finally {
+    fs.rmSync(builtDir, { recursive: true, force: true });
+  }
+
+  const seconds = (Date.now() - started) / 1000;
+  const itemOrder = (r: Row) => r.item;
+  rows.sort((a, b) => itemOrder(a).localeCompare(itemOrder(b)));
+  const report = {
+    date: new Date().toISOString(),
+    durationSeconds: round(seconds, 1),
+    machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, platform: `${process.platform}-${process.arch}` },
+    rows,
+    missed: rows.filter((r) => r.met === false).map((r) => r.figure),
+    failures,
+    raw,
+  };
+  const resultsDir = path.join(repoRoot, 'bench-results');
+  fs.mkdirSync(resultsDir, { recursive: true });
+  const stamp = report.date.replace(/[:.]/g, '-');
+  const json = JSON.stringify(report, null, 2);
+  fs.writeFileSync(path.join(resultsDir, `${stamp}.json`), json);
+  fs.writeFileSync(path.join(resultsDir, 'latest.json'), json);
+
+  console.log('');
+  console.log(`Crew Runs benchmarks — ${report.date}, ${report.machine.cpus} cores, Node ${process.version}, ${round(seconds, 0)} s`);
+  console.log(formatTable());
+  console.log('');
+  console.log(`${report.missed.length} target(s) missed${report.missed.length ? `: ${report.missed.join('; ')}` : ''}.`);
+  console.log(`Written to bench-results/${stamp}.json and bench-results/latest.json`);
+  if (failures.length) {
+    console.error(`\nBENCH FAILED (${failures.length}):\n  ${failures.join('\n  ')}`);
+    return 1;
+  }
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,91 @@
+// The README's pictures, taken from the real UI while the demo crews run: the Crews view with runs
+// and tasks, a kickoff input step, the run view of a finished run and the feedback thread.
+// Saved as test-results/readme-*.png; `npm run screenshots` copies them into docs/images/.
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
+import { executeCommand, selectors, ui, waitFor } from '../helpers';
+import { type Api, closeQuickInput, removeAllCrews, removeRunsOf, testApi, waitForQuickInput } from './support/kit';
+
+describe('README pictures', function () {
+  this.timeout(240_000);
+  let api: Api;
+  let sim: Simulator;
+
+  before(async function () {
+    if (!ui.available()) {
+      this.skip();
+    }
+    api = await testApi();
+    await removeAllCrews(api);
+    // The demo crews, faster: a run takes a few seconds instead of half a minute.
+    sim = await startSimulator({ timeScale: 0.15, crews: demoCrews() });
+    for (const crew of sim.crews) {
+      await executeCommand('crewRuns.addCrew', { url: crew.url, name: crew.name, token: crew.orgToken });
+      await executeCommand('crewRuns.checkConnection', crew.url);
+    }
+    await vscode.workspace.getConfiguration().update('crewRuns.notifications', 'off', vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    await closeQuickInput().catch(() => undefined);
+    if (api) {
+      await removeRunsOf(api, sim.crews.map((c) => c.url));
+      await removeAllCrews(api);
+    }
+    await vscode.workspace.getConfiguration().update('crewRuns.notifications', undefined, vscode.ConfigurationTarget.Global);
+    await executeCommand('workbench.action.closeAllEditors');
+    await sim?.close();
+  });
+
+  const crewUrl = (id: string) => sim.crewUrl(id);
+  const finished = (runId: string) => waitFor(() => ['succeeded', 'failed'].includes(api.runs.get(runId)?.state ?? ''), { timeoutMs: 90_000, message: 'the run to finish' });
+
+  it('the Crews view with runs and their tasks', async () => {
+    const research = await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl('research-crew'), inputs: { topic: 'AI agents in code editors', audience: 'developers' } });
+    const flow = await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl('idea-flow'), inputs: { topic: 'release notes', count: '5' } });
+    await finished(research);
+    await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl('research-crew'), inputs: { topic: 'Vector databases', audience: 'architects' } });
+    await waitFor(() => api.runs.get(flow)?.state === 'succeeded' || api.runs.get(flow)?.state === 'running', { timeoutMs: 60_000 });
+    await executeCommand('workbench.view.extension.crewRuns');
+    await api.treeView.reveal(api.tree.runNode(research), { expand: true, focus: false, select: false });
+    await waitFor(async () => (await api.tree.getChildren(api.tree.runNode(research)) as unknown[]).length === 3, { timeoutMs: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 500)); // Let the tree paint its icons.
+    const shot = await ui.screenshot('readme-crews-tree', { selector: selectors.sideBar });
+    assert.ok(shot.distinctColours > 10, 'the side bar is not blank');
+  });
+
+  it('a kickoff input step', async () => {
+    const done = executeCommand('crewRuns.kickOff', crewUrl('research-crew'));
+    await waitForQuickInput('Last used inputs');
+    await ui.press('ArrowDown');
+    await ui.press('Enter'); // Enter new values
+    await waitForQuickInput('Kick Off Research Crew: topic (1/3)');
+    await ui.type('Prompt injection defences');
+    const shot = await ui.screenshot('readme-kickoff-step');
+    assert.ok(shot.distinctColours > 10);
+    await closeQuickInput();
+    assert.strictEqual(await done, undefined, 'cancelled: no run started');
+  });
+
+  it('the run view of a finished run', async () => {
+    const run = api.runs.list(crewUrl('research-crew')).find((r) => r.state === 'succeeded');
+    assert.ok(run, 'a finished research run');
+    await executeCommand('workbench.action.closeAllEditors');
+    await executeCommand('crewRuns.openRun', { runId: run.id });
+    await waitFor(() => api.panels.inspect(run.id)?.pageReport?.hasFinalOutput, { timeoutMs: 20_000, message: 'the run view rendering the output' });
+    const shot = await ui.screenshot('readme-run-view');
+    assert.ok(shot.distinctColours > 10);
+  });
+
+  it('the feedback thread of a paused task', async () => {
+    await executeCommand('workbench.action.closeAllEditors');
+    const runId = await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl('review-crew'), inputs: { topic: 'our new release' } });
+    await waitFor(() => api.runs.get(runId)?.needsFeedback, { timeoutMs: 90_000, message: 'the review crew to ask for feedback' });
+    await executeCommand('crewRuns.giveFeedback', { runId });
+    await waitFor(() => api.reviews.openReviewOf(runId), { timeoutMs: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const shot = await ui.screenshot('readme-feedback');
+    assert.ok(shot.distinctColours > 10);
+  });
+});
