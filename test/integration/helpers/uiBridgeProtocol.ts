@@ -19,6 +19,37 @@ export const SUITE_START_MARKER = '@@SUITE-START';
 /** Prefix of the line the suite entry logs with its final mocha counts. */
 export const RESULT_MARKER = '@@RESULT ';
 
+// ---- Window reloads (see helpers/reload.ts and the runner's header) ----
+
+/** Environment variable (server → extension host): a directory that survives window reloads, for the phase state. */
+export const STATE_DIR_ENV = 'CREW_RUNS_TEST_STATE_DIR';
+
+/** Environment variables (server → extension host) choosing the compiled test files of a session (comma-separated, relative to the suite folder). */
+export const ONLY_FILES_ENV = 'CREW_RUNS_TEST_ONLY_FILES';
+export const SKIP_FILES_ENV = 'CREW_RUNS_TEST_SKIP_FILES';
+
+/**
+ * A test file containing this text (a comment is enough; tsc keeps comments) reloads the window:
+ * the runner gives it a session of its own, after the main one.
+ */
+export const RELOAD_SESSION_MARKER = '@crew-runs-reload-session';
+
+/** Prefix of the line a phase logs with its mocha counts so far, right before it reloads the window. */
+export const PHASE_RESULT_MARKER = '@@PHASE-RESULT ';
+
+/** Name of the phase state file in the state directory. */
+export const STATE_FILE = 'state.json';
+
+/** Content of the phase state file; written by the extension host, read by the runner for its messages. */
+export interface PhaseState {
+  /** The phase the next suite start is in (0 before the first reload). */
+  phase: number;
+  /** One entry per reload: which phase asked for it, from which extension host, when. */
+  reloads: { fromPhase: number; pid: number; at: number }[];
+  /** What tests before a reload recorded for the tests after it. */
+  data: Record<string, unknown>;
+}
+
 export interface SuiteResult {
   passed: number;
   failed: number;
@@ -63,7 +94,20 @@ export interface FramesRequest {
   timeoutMs?: number;
 }
 
-export type UiRequestBody = TypeRequest | PressRequest | ScreenshotRequest | TextRequest | FramesRequest;
+export interface ReloadRequest {
+  type: 'reload';
+  /** The phase that asks; the runner expects phase + 1 to start next. */
+  phase: number;
+  /**
+   * 'command' (default): the runner answers, then the test runs workbench.action.reloadWindow, as a
+   * user would (the workbench saves its UI state first, so editors and webviews are restored).
+   * 'page': the runner reloads the browser page itself, like F5 (the web workbench cannot save its
+   * state during unload: only what it saved before, every 5 s while idle, is restored).
+   */
+  via?: 'command' | 'page';
+}
+
+export type UiRequestBody = TypeRequest | PressRequest | ScreenshotRequest | TextRequest | FramesRequest | ReloadRequest;
 export type UiRequestType = UiRequestBody['type'];
 export type UiRequest = UiRequestBody & { id: string };
 
@@ -93,13 +137,15 @@ export interface UiResultMap {
   screenshot: ScreenshotResult;
   text: TextResult;
   frames: FramesResult;
+  /** Never answered: the extension host that asked is gone once it is served. */
+  reload: Record<string, never>;
 }
 
 export type UiReply<T extends UiRequestType = UiRequestType> =
   | { id: string; ok: true; result: UiResultMap[T] }
   | { id: string; ok: false; error: string };
 
-const REQUEST_TYPES: readonly UiRequestType[] = ['type', 'press', 'screenshot', 'text', 'frames'];
+const REQUEST_TYPES: readonly UiRequestType[] = ['type', 'press', 'screenshot', 'text', 'frames', 'reload'];
 
 /** Parses a console line into a request, or undefined when the line is not one. */
 export function parseUiRequest(line: string): UiRequest | undefined {

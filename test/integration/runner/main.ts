@@ -4,22 +4,62 @@
 // workbench's smoke-test hooks run the suite and report its exit code to the page. Elsewhere it
 // delegates to @vscode/test-electron (electron.ts), which downloads VS Code.
 //
+// Sessions. A session is one VS Code server (own temp folder: user data, globalState, secrets,
+// logs) and one browser context + page. The "main" session runs every test file except those that
+// reload the window; each file containing RELOAD_SESSION_MARKER ('@crew-runs-reload-session', see
+// helpers/uiBridgeProtocol.ts) then gets a session of its own, one after the other, so a reload
+// never disturbs other suites and each starts from empty state. The suite entry learns its files
+// from CREW_RUNS_TEST_ONLY_FILES / CREW_RUNS_TEST_SKIP_FILES.
+//
+// Window reloads (helpers/reload.ts). A reload session also gets CREW_RUNS_TEST_STATE_DIR, a folder
+// that outlives extension hosts. A test asks for a reload by writing the next phase number into the
+// state file there, logging its mocha counts so far (@@PHASE-RESULT) and a bridge request
+// `{type: 'reload'}`. The runner then reloads the page (page.reload(): same browser context, so the
+// workbench's SecretStorage key — our fixed /mint-key answer — and its IndexedDB survive;
+// globalState and globalStorage files live on the server and survive anyway). The smoke-test
+// driver reads extensionTestsPath from the URL again, so the new extension host runs the suite entry
+// again: phase N+1. Exits reported while a reload is under way belong to the old page and are
+// ignored; only the exit of a phase that did not ask for a reload ends the session. The session's
+// counts are the sum over its phases (cut-short phases from @@PHASE-RESULT, the last from @@RESULT),
+// and the closing `integration: N passed, N failed, N skipped` line sums every session.
+// Limits: a phase that asks for a reload must start its successor within
+// CREW_RUNS_TEST_RELOAD_TIMEOUT_MS; anything a test keeps in memory (e.g. an in-process simulator)
+// dies with its extension host — reload suites keep such things in processes of their own and
+// their addresses in the state dir; the electron route cannot reload (reload suites skip there).
+//
 // Environment:
 //   CREW_RUNS_TEST_GREP        only run tests whose full title matches (passed to the suite)
-//   CREW_RUNS_TEST_TIMEOUT_MS  overall limit for server + browser + suite (default 600000)
+//   CREW_RUNS_TEST_TIMEOUT_MS  limit per session for server + browser + suite (default 600000)
+//   CREW_RUNS_TEST_RELOAD_TIMEOUT_MS  limit from a reload request to the next phase's start (default 120000)
+//   CREW_RUNS_TEST_SESSIONS    only these sessions, comma-separated: main, and reload suites by file
+//                              name without .test.js (e.g. "chaos"); default all
 //   CREW_RUNS_TEST_CACHE_DIR   where Node 24 and the server are installed (default .vscode-test)
 //   CREW_RUNS_TEST_RESULTS_DIR screenshots and logs (default test-results; give concurrent runs their own)
 //   CREW_RUNS_TEST_VERBOSE=1   print every workbench log line, not just the suite's output
-//                              (all of them are always in test-results/workbench.log)
-import { type ChildProcess, spawn } from 'child_process';
+//                              (all of them are always in test-results/workbench.log; other
+//                              sessions write workbench-<session>.log, server-<session>.log)
+import type { ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { format } from 'util';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { RESULT_MARKER, SUITE_START_MARKER, type SuiteResult, UI_BRIDGE_DIR_ENV, parseUiRequest } from '../helpers/uiBridgeProtocol';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  ONLY_FILES_ENV,
+  PHASE_RESULT_MARKER,
+  RELOAD_SESSION_MARKER,
+  RESULT_MARKER,
+  SKIP_FILES_ENV,
+  STATE_DIR_ENV,
+  SUITE_START_MARKER,
+  type ReloadRequest,
+  type SuiteResult,
+  UI_BRIDGE_DIR_ENV,
+  parseUiRequest,
+} from '../helpers/uiBridgeProtocol';
 import { ensureChromium, ensureServerInstalled } from './install';
-import { freeLoopbackPort, killProcessGroup, survivors } from './processes';
+import { freeLoopbackPort, killProcessGroup, pidsMentioning, survivors } from './processes';
+import { startVsCodeServer } from './server';
 import { UiBridge } from './uiBridge';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
@@ -28,6 +68,7 @@ const cacheDir = path.resolve(process.env.CREW_RUNS_TEST_CACHE_DIR ?? path.join(
 const suiteEntry = path.join(repoRoot, 'out', 'test', 'integration', 'suite', 'index');
 const workspaceFolder = path.join(repoRoot, 'test', 'integration', 'fixtures', 'workspace');
 const timeoutMs = Number(process.env.CREW_RUNS_TEST_TIMEOUT_MS ?? 600_000);
+const reloadTimeoutMs = Number(process.env.CREW_RUNS_TEST_RELOAD_TIMEOUT_MS ?? 120_000);
 const verbose = process.env.CREW_RUNS_TEST_VERBOSE === '1';
 
 const CHROMIUM_ARGS = [
@@ -82,84 +123,121 @@ function formatLogArgs(args: unknown): string {
   return typeof args === 'string' ? args : format(args);
 }
 
-interface Run {
+
+interface SessionSpec {
+  /** 'main', or a reload suite's file name without .test.js. */
+  name: string;
+  /** Compiled test files (relative to the suite folder) this session runs, or undefined for all … */
+  onlyFiles?: string[];
+  /** … but these. */
+  skipFiles?: string[];
+  /** Gets a state dir and may reload the window. */
+  reloads: boolean;
+}
+
+interface SessionOutcome {
+  name: string;
+  exitCode: number;
+  /** Summed over the phases. */
+  counts: SuiteResult;
+  /** The last phase reported its result (otherwise the counts come partly from the spec lines). */
+  complete: boolean;
+  suiteStarted: boolean;
+  phases: number;
+  seconds: number;
+}
+
+interface LiveSession {
+  name: string;
   server?: ChildProcess;
-  browser?: Browser;
+  context?: BrowserContext;
   page?: Page;
-  tempDir?: string;
+  tempDir: string;
+  cleaned?: Promise<void>;
+}
+
+interface Run {
+  browser?: Browser;
+  sessions: LiveSession[];
   cleaned?: Promise<void>;
   /** A signal arrived: cleanup is under way, failures after it are expected. */
   interrupted?: boolean;
 }
 
-const run: Run = {};
+const run: Run = { sessions: [] };
 
-async function cleanup(): Promise<void> {
-  run.cleaned ??= (async () => {
-    await run.browser?.close().catch(() => undefined);
-    if (run.server?.pid !== undefined) {
-      await killProcessGroup(run.server.pid);
+async function cleanupSession(session: LiveSession): Promise<void> {
+  session.cleaned ??= (async () => {
+    await session.context?.close().catch(() => undefined);
+    if (session.server?.pid !== undefined) {
+      await killProcessGroup(session.server.pid);
     }
-    const left = survivors(run.server?.pid, run.tempDir ?? '\0');
+    // Detached helpers a suite started (e.g. a simulator that outlives reloads) name the temp folder.
+    for (const pid of pidsMentioning(session.tempDir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    const left = survivors(session.server?.pid, session.tempDir);
     if (left.length > 0) {
       console.error(`[integration] WARNING: processes left behind:\n  ${left.join('\n  ')}`);
     }
-    if (run.tempDir) {
-      fs.rmSync(run.tempDir, { recursive: true, force: true });
+    fs.rmSync(session.tempDir, { recursive: true, force: true });
+  })();
+  return session.cleaned;
+}
+
+async function cleanup(): Promise<void> {
+  run.cleaned ??= (async () => {
+    await Promise.all(run.sessions.map((session) => session.context?.close().catch(() => undefined)));
+    await run.browser?.close().catch(() => undefined);
+    for (const session of run.sessions) {
+      await cleanupSession(session);
     }
   })();
   return run.cleaned;
 }
 
-async function startServer(nodeBin: string, serverMain: string, port: number, tempDir: string, bridgeDir: string): Promise<ChildProcess> {
-  const userDataDir = path.join(tempDir, 'user-data');
-  const serverDataDir = path.join(tempDir, 'server-data');
-  fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
-  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+/** Log files of a session: the main one keeps the historical names. */
+function sessionFile(session: string, base: string, ext: string): string {
+  return path.join(resultsDir, session === 'main' ? `${base}.${ext}` : `${base}-${session}.${ext}`);
+}
 
-  const args = [
-    serverMain,
-    '--host', '127.0.0.1',
-    '--port', String(port),
-    '--without-connection-token',
-    '--accept-server-license-terms',
-    '--enable-smoke-test-driver',
-    '--disable-telemetry',
-    '--user-data-dir', userDataDir,
-    '--server-data-dir', serverDataDir,
-    '--extensions-dir', path.join(tempDir, 'extensions'),
-  ];
-  // Whatever the server gets, the extension host gets.
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    CREW_RUNS_TEST_HOOKS: '1',
-    [UI_BRIDGE_DIR_ENV]: bridgeDir,
-    CREW_RUNS_TEST_LOGS_DIR: path.join(userDataDir, 'logs'), // where the server puts every log
-    CREW_RUNS_TEST_GREP: process.env.CREW_RUNS_TEST_GREP ?? '',
-  };
-  const serverLog = fs.createWriteStream(path.join(resultsDir, 'server.log'));
-  // Own process group: the server forks helpers that hold its pipes open; we kill the group.
-  const server = spawn(nodeBin, args, { cwd: repoRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  run.server = server;
-  server.stdout?.pipe(serverLog, { end: false });
-  server.stderr?.pipe(serverLog, { end: false });
-
-  await new Promise<void>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`server did not report listening within 60 s:\n${seen}`)), 60_000);
-    server.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (/listening on/i.test(seen)) {
-        clearTimeout(timer);
-        resolve();
+/** The compiled test files (relative to the suite folder, '/'-separated) that reload the window. */
+function reloadSuiteFiles(): string[] {
+  const dir = path.dirname(suiteEntry);
+  const found: string[] = [];
+  const visit = (folder: string) => {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) {
+        visit(full);
+      } else if (entry.name.endsWith('.test.js') && fs.readFileSync(full, 'utf8').includes(RELOAD_SESSION_MARKER)) {
+        found.push(path.relative(dir, full).split(path.sep).join('/'));
       }
-    });
-    server.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited early (${signal ?? code}):\n${seen}`));
-    });
-  });
-  return server;
+    }
+  };
+  visit(dir);
+  return found.sort();
+}
+
+function sessionSpecs(): SessionSpec[] {
+  const reloadFiles = reloadSuiteFiles();
+  const specs: SessionSpec[] = [
+    { name: 'main', skipFiles: reloadFiles, reloads: false },
+    ...reloadFiles.map((file) => ({ name: file.replace(/\.test\.js$/, '').replace(/\//g, '-'), onlyFiles: [file], reloads: true })),
+  ];
+  const wanted = (process.env.CREW_RUNS_TEST_SESSIONS ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  if (wanted.length === 0) {
+    return specs;
+  }
+  const unknown = wanted.filter((name) => !specs.some((spec) => spec.name === name));
+  if (unknown.length > 0) {
+    throw new Error(`CREW_RUNS_TEST_SESSIONS names unknown session(s) ${unknown.join(', ')}; known: ${specs.map((spec) => spec.name).join(', ')}`);
+  }
+  return specs.filter((spec) => wanted.includes(spec.name));
 }
 
 async function main(): Promise<number> {
@@ -172,7 +250,7 @@ async function main(): Promise<number> {
   fs.mkdirSync(resultsDir, { recursive: true });
   // Failure evidence from an earlier run would be misleading next to this one's.
   for (const entry of fs.readdirSync(resultsDir)) {
-    if (/^(failure|failed)-.*\.png$/.test(entry) || entry === 'workbench-logs') {
+    if (/^(failure|failed)-.*\.png$/.test(entry) || /^workbench-logs/.test(entry)) {
       fs.rmSync(path.join(resultsDir, entry), { recursive: true, force: true });
     }
   }
@@ -181,11 +259,83 @@ async function main(): Promise<number> {
   if (!fs.existsSync(`${suiteEntry}.js`)) {
     throw new Error(`${suiteEntry}.js is missing: run 'tsc -p .' first`);
   }
+  const specs = sessionSpecs();
 
   const started = Date.now();
-  run.tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-it-'));
-  const bridgeDir = path.join(run.tempDir, 'ui-bridge');
+  // Playwright's own signal handlers exit the process before our cleanup kills the server.
+  run.browser = await chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+  });
+
+  const outcomes: SessionOutcome[] = [];
+  for (const spec of specs) {
+    if (run.interrupted) {
+      break;
+    }
+    if (specs.length > 1) {
+      log(`session ${spec.name}${spec.onlyFiles ? ` (${spec.onlyFiles.join(', ')})` : ''}`);
+    }
+    outcomes.push(await runSession(spec, nodeBin, serverMain));
+  }
+  await cleanup();
+
+  const total: SuiteResult = { passed: 0, failed: 0, pending: 0 };
+  let exitCode = 0;
+  for (const outcome of outcomes) {
+    total.passed += outcome.counts.passed;
+    total.failed += outcome.counts.failed;
+    total.pending += outcome.counts.pending;
+    if (outcome.exitCode !== 0) {
+      exitCode = outcome.exitCode;
+    }
+    if (outcomes.length > 1) {
+      const { passed, failed, pending } = outcome.counts;
+      const phases = outcome.phases > 1 ? `, ${outcome.phases} phases` : '';
+      log(`session ${outcome.name}: ${passed} passed, ${failed} failed, ${pending} skipped${phases} (${outcome.seconds.toFixed(1)} s)${outcome.exitCode === 0 ? '' : ' — FAILED'}`);
+    }
+  }
+  if (outcomes.some((outcome) => outcome.suiteStarted)) {
+    // The plain closing line CI reads.
+    console.log(`integration: ${total.passed} passed, ${total.failed} failed, ${total.pending} skipped`);
+  }
+  if (exitCode === 0 && total.passed === 0 && !process.env.CREW_RUNS_TEST_GREP) {
+    console.error('[integration] the suite ran no test');
+    exitCode = 1;
+  }
+  log(`${exitCode === 0 ? 'passed' : 'FAILED'} in ${seconds(started)}`);
+  return exitCode;
+}
+
+function addCounts(into: SuiteResult, from: SuiteResult): void {
+  into.passed += from.passed;
+  into.failed += from.failed;
+  into.pending += from.pending;
+}
+
+function parseMarker<T>(line: string, marker: string): T | undefined {
+  try {
+    const text = line.slice(marker.length).trim();
+    return text ? (JSON.parse(text) as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string): Promise<SessionOutcome> {
+  const started = Date.now();
+  const session: LiveSession = { name: spec.name, tempDir: fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-it-')) };
+  run.sessions.push(session);
+  const bridgeDir = path.join(session.tempDir, 'ui-bridge');
   fs.mkdirSync(bridgeDir);
+  const stateDir = path.join(session.tempDir, 'state');
+  if (spec.reloads) {
+    fs.mkdirSync(stateDir);
+  }
   const port = await freeLoopbackPort();
 
   let timer: NodeJS.Timeout | undefined;
@@ -193,55 +343,118 @@ async function main(): Promise<number> {
     timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms (CREW_RUNS_TEST_TIMEOUT_MS)`)), timeoutMs);
   });
   timedOut.catch(() => undefined); // Seen by the races below; never an unhandled rejection.
+  let reloadTimer: NodeJS.Timeout | undefined;
+  let failReload: (error: Error) => void = () => undefined;
+  const reloadFailed = new Promise<never>((_, reject) => {
+    failReload = reject;
+  });
+  reloadFailed.catch(() => undefined);
 
   let exitCode = 1;
-  let result: SuiteResult | undefined;
   let suiteStarted = false;
+  let phase = -1;
+  /** Set from a reload request until the next phase starts. */
+  let reloading: { fromPhase: number; at: number } | undefined;
+  /** Counts of the phases a reload cut short. */
+  const earlier: SuiteResult = { passed: 0, failed: 0, pending: 0 };
+  let phaseResult: SuiteResult | undefined;
+  let result: SuiteResult | undefined;
   const recentLines: string[] = [];
-  // Tally from the spec reporter's streamed lines, for a closing line when the suite never ends.
-  const tally: SuiteResult = { passed: 0, failed: 0, pending: 0 };
+  // Tally of the current phase from the spec reporter's streamed lines, for when it never reports.
+  let tally: SuiteResult = { passed: 0, failed: 0, pending: 0 };
+  let workbenchLogs: { relativePath: string; contents: string }[] = [];
+
   try {
+    const userDataDir = path.join(session.tempDir, 'user-data');
+    fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+    fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+    const serverLogFile = sessionFile(spec.name, 'server', 'log');
+    fs.rmSync(serverLogFile, { force: true });
     log(`starting VS Code server on 127.0.0.1:${port}…`);
-    const server = await Promise.race([startServer(nodeBin, serverMain, port, run.tempDir, bridgeDir), timedOut]);
+    const server = await Promise.race([
+      startVsCodeServer({
+        nodeBin,
+        serverMain,
+        port,
+        userDataDir,
+        serverDataDir: path.join(session.tempDir, 'server-data'),
+        extensionsDir: path.join(session.tempDir, 'extensions'),
+        cwd: repoRoot,
+        logFile: serverLogFile,
+        onSpawn: (child) => (session.server = child),
+        // Whatever the server gets, the extension host gets.
+        env: {
+          ...process.env,
+          CREW_RUNS_TEST_HOOKS: '1',
+          [UI_BRIDGE_DIR_ENV]: bridgeDir,
+          CREW_RUNS_TEST_LOGS_DIR: path.join(userDataDir, 'logs'), // where the server puts every log
+          CREW_RUNS_TEST_GREP: process.env.CREW_RUNS_TEST_GREP ?? '',
+          [STATE_DIR_ENV]: spec.reloads ? stateDir : '',
+          [ONLY_FILES_ENV]: spec.onlyFiles?.join(',') ?? '',
+          [SKIP_FILES_ENV]: spec.skipFiles?.join(',') ?? '',
+        },
+      }),
+      timedOut,
+    ]);
     log(`server listening (${seconds(started)}); opening the workbench in headless chromium…`);
     const serverExited = new Promise<never>((_, reject) =>
-      server.once('exit', (code, signal) => reject(new Error(`server exited during the run (${signal ?? code}); see server.log in ${resultsDir}`))),
+      server.once('exit', (code, signal) => reject(new Error(`server exited during the run (${signal ?? code}); see ${path.basename(serverLogFile)} in ${resultsDir}`))),
     );
     // Only raced later: an exit before then must not become an unhandled rejection (and skip cleanup).
     serverExited.catch(() => undefined);
 
-    // Playwright's own signal handlers exit the process before our cleanup kills the server.
-    run.browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-    });
+    if (!run.browser) {
+      throw new Error('the browser is not running');
+    }
     const context = await run.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    session.context = context;
     const page = await context.newPage();
-    run.page = page;
-    const bridge = new UiBridge(page, bridgeDir, resultsDir);
-    const browserLog = fs.createWriteStream(path.join(resultsDir, 'browser-console.log'));
+    session.page = page;
+    const browserLog = fs.createWriteStream(sessionFile(spec.name, 'browser-console', 'log'));
+    const workbenchLog = fs.createWriteStream(sessionFile(spec.name, 'workbench', 'log'));
     page.on('console', (message) => browserLog.write(`[${message.type()}] ${message.text()}\n`));
     page.on('pageerror', (error) => browserLog.write(`[pageerror] ${error.stack ?? error.message}\n`));
 
+    const reloadPage = async (request: ReloadRequest): Promise<void> => {
+      // The phase's counts so far; the spec lines when it could not say.
+      addCounts(earlier, phaseResult ?? tally);
+      phaseResult = undefined;
+      reloading = { fromPhase: request.phase, at: Date.now() };
+      workbenchLog.write(`[integration] reload (${request.via ?? 'command'}) requested by phase ${request.phase}\n`);
+      log(`reloading the window (${request.via === 'page' ? 'page.reload()' : 'Reload Window'}, phase ${request.phase} → ${request.phase + 1})…`);
+      reloadTimer = setTimeout(
+        () => failReload(new Error(`phase ${request.phase + 1} did not start within ${reloadTimeoutMs} ms of the reload (CREW_RUNS_TEST_RELOAD_TIMEOUT_MS)`)),
+        reloadTimeoutMs,
+      );
+      if (request.via !== 'page') {
+        return; // The test runs workbench.action.reloadWindow once answered.
+      }
+      try {
+        await page.reload({ waitUntil: 'domcontentloaded', timeout: reloadTimeoutMs });
+      } catch (error) {
+        failReload(new Error(`the page did not reload: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`));
+      }
+    };
+    const bridge = new UiBridge(page, bridgeDir, resultsDir, reloadPage);
+
     // The workbench keys its SecretStorage with bytes from POST /mint-key, which the bare server
-    // refuses; answer with fixed bytes for this run so secrets survive reloads.
+    // refuses; answer with fixed bytes for this session so secrets survive reloads.
     const mintKey = Buffer.from(Array.from({ length: 32 }, () => Math.floor(Math.random() * 256)));
     await page.route('**/mint-key', (route) => route.fulfill({ status: 200, body: mintKey }));
 
-    let workbenchLogs: { relativePath: string; contents: string }[] = [];
-    const suiteExit = new Promise<number>((resolve) => {
-      void page.exposeFunction('codeAutomationExit', (code: number, logs?: { relativePath: string; contents: string }[]) => {
-        workbenchLogs = logs ?? [];
-        resolve(code);
-      });
+    let resolveExit: (code: number) => void = () => undefined;
+    const suiteExit = new Promise<number>((resolve) => (resolveExit = resolve));
+    await page.exposeFunction('codeAutomationExit', (code: number, logs?: { relativePath: string; contents: string }[]) => {
+      if (reloading) {
+        // The old page's extension host stopping: not the suite's result.
+        workbenchLog.write(`[integration] exit ${code} reported during the reload from phase ${reloading.fromPhase}: ignored\n`);
+        return;
+      }
+      workbenchLogs = logs ?? [];
+      resolveExit(code);
     });
     // Both the workbench's log and the extension host's console arrive here. Before the suite
     // starts it is all workbench chatter: keep it in the file and stream the suite's lines.
-    const workbenchLog = fs.createWriteStream(path.join(resultsDir, 'workbench.log'));
     await page.exposeFunction('codeAutomationLog', (level: string, args: unknown) => {
       for (const line of formatLogArgs(args).split('\n')) {
         workbenchLog.write(`[${level}] ${line}\n`);
@@ -251,9 +464,20 @@ async function main(): Promise<number> {
         if (request) {
           bridge.handle(request);
         } else if (line.startsWith(RESULT_MARKER)) {
-          result = JSON.parse(line.slice(RESULT_MARKER.length)) as SuiteResult;
+          result = parseMarker<SuiteResult>(line, RESULT_MARKER);
+        } else if (line.startsWith(PHASE_RESULT_MARKER)) {
+          phaseResult = parseMarker<SuiteResult>(line, PHASE_RESULT_MARKER);
         } else if (line.startsWith(SUITE_START_MARKER)) {
+          const start = parseMarker<{ phase?: number }>(line, SUITE_START_MARKER);
+          const next = start?.phase ?? phase + 1;
+          if (reloading) {
+            clearTimeout(reloadTimer);
+            log(`phase ${next} started ${((Date.now() - reloading.at) / 1000).toFixed(1)} s after the reload request`);
+            reloading = undefined;
+          }
+          phase = next;
           suiteStarted = true;
+          tally = { passed: 0, failed: 0, pending: 0 };
         } else if (verbose) {
           console.log(`[${level}] ${line}`);
         } else if (suiteStarted && !WORKBENCH_NOISE.some((pattern) => pattern.test(line))) {
@@ -275,10 +499,10 @@ async function main(): Promise<number> {
     await Promise.race([page.goto(url, { waitUntil: 'domcontentloaded' }), timedOut, serverExited]);
     log(`workbench page loaded (${seconds(started)}); running the suite…`);
 
-    exitCode = await Promise.race([suiteExit, timedOut, serverExited]);
+    exitCode = await Promise.race([suiteExit, timedOut, serverExited, reloadFailed]);
     await bridge.idle();
     if (exitCode !== 0) {
-      saveWorkbenchLogs(workbenchLogs);
+      saveWorkbenchLogs(workbenchLogs, spec.name);
     }
   } catch (error) {
     if (!run.interrupted) {
@@ -288,34 +512,43 @@ async function main(): Promise<number> {
     exitCode = 1;
   } finally {
     clearTimeout(timer);
+    clearTimeout(reloadTimer);
     if (exitCode !== 0 && !run.interrupted) {
       if (!suiteStarted && !verbose && recentLines.length > 0) {
         console.error(`[integration] the suite never started; last workbench log lines:\n${recentLines.join('\n')}`);
       }
       const shown = path.relative(repoRoot, resultsDir);
-      console.error(`[integration] full workbench log: ${shown}/workbench.log, server output: ${shown}/server.log`);
-      await saveFailureScreenshot();
+      console.error(
+        `[integration] full workbench log: ${shown}/${path.basename(sessionFile(spec.name, 'workbench', 'log'))}, server output: ${shown}/${path.basename(sessionFile(spec.name, 'server', 'log'))}`,
+      );
+      await saveFailureScreenshot(session.page);
     }
-    await cleanup();
+    await cleanupSession(session);
   }
 
-  if (!result && suiteStarted) {
-    console.error('[integration] the suite did not finish: the test it was in counts as failed');
-    console.log(`integration: ${tally.passed} passed, ${tally.failed + 1} failed, ${tally.pending} skipped`);
-    exitCode = exitCode === 0 ? 1 : exitCode;
-  } else if (result) {
-    // The plain closing line CI reads.
-    console.log(`integration: ${result.passed} passed, ${result.failed} failed, ${result.pending} skipped`);
-    if (exitCode === 0 && result.passed === 0 && !process.env.CREW_RUNS_TEST_GREP) {
-      console.error('[integration] the suite ran no test');
+  const counts: SuiteResult = { ...earlier };
+  if (result && !reloading) {
+    addCounts(counts, result);
+    if (exitCode === 0 && result.failed > 0) {
       exitCode = 1;
     }
+  } else if (suiteStarted) {
+    console.error(`[integration] the suite did not finish${phase > 0 ? ` (phase ${phase})` : ''}: the test it was in counts as failed`);
+    addCounts(counts, reloading ? { passed: 0, failed: 1, pending: 0 } : { ...tally, failed: tally.failed + 1 });
+    exitCode = exitCode === 0 ? 1 : exitCode;
   } else if (exitCode === 0) {
     console.error('[integration] the suite exited 0 but reported no result');
     exitCode = 1;
   }
-  log(`${exitCode === 0 ? 'passed' : 'FAILED'} in ${seconds(started)}`);
-  return exitCode;
+  return {
+    name: spec.name,
+    exitCode,
+    counts,
+    complete: result !== undefined,
+    suiteStarted,
+    phases: phase + 1,
+    seconds: (Date.now() - started) / 1000,
+  };
 }
 
 /** Mocha spec reporter: "    ✔ title", "    1) title" (before the summary), "    - title". */
@@ -329,21 +562,21 @@ function countSpecLine(line: string, tally: SuiteResult): void {
   }
 }
 
-async function saveFailureScreenshot(): Promise<void> {
-  if (!run.page) {
+async function saveFailureScreenshot(page: Page | undefined): Promise<void> {
+  if (!page || page.isClosed()) {
     return;
   }
   const file = path.join(resultsDir, `failure-${new Date().toISOString().replace(/[:.]/g, '-')}.png`);
   try {
-    await run.page.screenshot({ path: file, timeout: 10_000 });
+    await page.screenshot({ path: file, timeout: 10_000 });
     log(`screenshot of the workbench saved to ${path.relative(repoRoot, file)}`);
   } catch (error) {
     console.error(`[integration] could not save a screenshot: ${String(error)}`);
   }
 }
 
-function saveWorkbenchLogs(logs: { relativePath: string; contents: string }[]): void {
-  const dir = path.join(resultsDir, 'workbench-logs');
+function saveWorkbenchLogs(logs: { relativePath: string; contents: string }[], session: string): void {
+  const dir = path.join(resultsDir, session === 'main' ? 'workbench-logs' : `workbench-logs-${session}`);
   for (const entry of logs) {
     const file = path.join(dir, entry.relativePath);
     if (!file.startsWith(dir + path.sep)) {

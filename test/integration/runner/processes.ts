@@ -64,3 +64,10 @@ export async function killProcessGroup(groupId: number, graceMs = 3000): Promise
   }
   signalGroup(groupId, 'SIGKILL');
 }
+
+/** Live processes whose command line mentions `marker` (e.g. a run's temp folder), by pid. */
+export function pidsMentioning(marker: string): number[] {
+  return listProcesses()
+    .filter((row) => row.pid !== process.pid && !row.state.startsWith('Z') && !row.args.startsWith('ps ') && row.args.includes(marker))
+    .map((row) => row.pid);
+}

@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import {
   type FramesRequest,
   type FramesResult,
+  type ReloadRequest,
   type ScreenshotRequest,
   type ScreenshotResult,
   type TextRequest,
@@ -48,6 +49,8 @@ export class UiBridge {
     private readonly page: Page,
     private readonly replyDir: string,
     private readonly resultsDir: string,
+    /** Serves `reload` requests (the runner reloads the page and expects the next phase). */
+    private readonly onReload?: (request: ReloadRequest) => Promise<void>,
   ) {}
 
   handle(request: UiRequest): void {
@@ -94,6 +97,12 @@ export class UiBridge {
         return this.text(request);
       case 'frames':
         return this.frames(request);
+      case 'reload':
+        if (!this.onReload) {
+          throw new Error('this runner session cannot reload the window');
+        }
+        await this.onReload(request);
+        return {};
     }
   }
 

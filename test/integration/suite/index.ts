@@ -1,11 +1,14 @@
 // Entry the extension host loads (extensionTestsPath): runs every *.test.js beside this file with
-// mocha and rejects on failures, which the runner turns into a non-zero exit.
+// mocha and rejects on failures, which the runner turns into a non-zero exit. The browser runner
+// may choose the files of a session (CREW_RUNS_TEST_ONLY_FILES / CREW_RUNS_TEST_SKIP_FILES), and
+// runs this entry again in every phase of a suite that reloads the window (helpers/reload.ts).
 import * as fs from 'fs';
 import * as path from 'path';
 import { format } from 'util';
 import MochaImport from 'mocha';
+import { reload, setPhaseStatsProvider } from '../helpers/reload';
 import { ui } from '../helpers/ui';
-import { RESULT_MARKER, SUITE_START_MARKER, type SuiteResult } from '../helpers/uiBridgeProtocol';
+import { ONLY_FILES_ENV, RESULT_MARKER, SKIP_FILES_ENV, SUITE_START_MARKER, type SuiteResult } from '../helpers/uiBridgeProtocol';
 
 // mocha is an ES module package: require() yields the class itself (Node 24) or a namespace
 // whose default is the class (Node 20/22), so the default import may be one level too high.
@@ -34,8 +37,21 @@ function testFiles(dir: string): string[] {
     .sort();
 }
 
+/** Compiled test files relative to this folder, as the runner names them. */
+function fileList(env: string): string[] | undefined {
+  const value = process.env[env];
+  return value ? value.split(',').map((name) => name.trim()).filter(Boolean) : undefined;
+}
+
+function chosen(compiled: string): boolean {
+  const name = path.relative(__dirname, compiled).split(path.sep).join('/');
+  const only = fileList(ONLY_FILES_ENV);
+  return (!only || only.includes(name)) && !(fileList(SKIP_FILES_ENV) ?? []).includes(name);
+}
+
 export function run(): Promise<void> {
-  console.log(SUITE_START_MARKER);
+  const phase = reload.available() ? reload.phase() : 0;
+  console.log(`${SUITE_START_MARKER} ${JSON.stringify({ phase, pid: process.pid })}`);
   // The host forwards console.log's arguments unformatted; without this the spec reporter's
   // lines arrive as "%s (%dms)" templates. Colour codes go too: mocha's ✔/✖ symbols carry them
   // whenever CI=true, even with `color: false`.
@@ -43,7 +59,7 @@ export function run(): Promise<void> {
 
   const grep = process.env.CREW_RUNS_TEST_GREP || undefined;
   const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', color: false, timeout: 60_000, grep });
-  for (const file of testFiles(__dirname).filter(hasSource)) {
+  for (const file of testFiles(__dirname).filter(chosen).filter(hasSource)) {
     mocha.addFile(file);
   }
   // A picture of the workbench at the moment a test failed, while the page still shows it.
@@ -73,13 +89,15 @@ export function run(): Promise<void> {
           failed: stats?.failures ?? failures,
           pending: stats?.pending ?? 0,
         };
-        console.log(`${RESULT_MARKER}${JSON.stringify(result)}`);
+        console.log(`${RESULT_MARKER}${JSON.stringify({ ...result, phase })}`);
         if (failures > 0) {
           reject(new Error(`${failures} integration test(s) failed`));
         } else {
           resolve();
         }
       });
+      // A reload cuts this phase short: its counts so far are logged before the host goes.
+      setPhaseStatsProvider(() => ({ passed: runner.stats?.passes ?? 0, failed: runner.stats?.failures ?? 0, pending: runner.stats?.pending ?? 0 }));
     } catch (error) {
       // A test file that throws while loading lands here.
       console.error(error);
