@@ -187,6 +187,8 @@ export async function run(): Promise<void> {
   const control = JSON.parse(fs.readFileSync(controlFile, 'utf8')) as Control;
   const result: Record<string, unknown> = { round: control.round, emptyFirst: control.emptyFirst };
   try {
+    // The workbench is still starting up around a fresh host (2 cores): let it settle first.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
     const order = control.emptyFirst ? [EMPTY_ID, REAL_ID] : [REAL_ID, EMPTY_ID];
     for (const id of order) {
       result[id === REAL_ID ? 'realActivateMs' : 'emptyActivateMs'] = await timeActivation(id);
