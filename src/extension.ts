@@ -102,6 +102,10 @@ export function activate(context: vscode.ExtensionContext) {
     }),
   );
   poller.setFocused(vscode.window.state.focused);
+  // Runs another window started show up here even if this window is never focused, and this window
+  // can take them over should that one close.
+  const otherWindows = setInterval(() => runs.reload(), 30_000);
+  context.subscriptions.push({ dispose: () => clearInterval(otherWindows) });
   releaseRuns = async () => {
     poller.dispose();
     await leases.dispose();
