@@ -9,8 +9,8 @@
 
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { Clock, systemClock } from '../util/clock';
-import { Emitter, Event } from '../util/event';
+import { type Clock, systemClock } from '../util/clock';
+import { Emitter, type Event } from '../util/event';
 import { createFileExclusive, errorCode, writeFileAtomic } from './atomicFile';
 import type { Logger } from './model';
 

@@ -4,8 +4,8 @@
 import { CrewApiError, isCrewApiError } from '../api/errors';
 import type { StatusSnapshot, StatusSource } from '../api/types';
 import type { Clock } from '../util/clock';
-import { Disposable, Emitter, Event } from '../util/event';
-import { isActive, isFinished, Logger, RunRecord } from './model';
+import { type Disposable, Emitter, type Event } from '../util/event';
+import { isActive, isFinished, type Logger, type RunRecord } from './model';
 import type { RunStore } from './runStore';
 
 /** Says whether this window may poll a run (see LeaseManager); `release` when it stops polling it. */
@@ -19,6 +19,8 @@ export interface PollerOptions {
   firstDelayMs?: number;
   /** Interval after a poll that saw a meaningful change. */
   fastIntervalMs?: number;
+  /** After a run is (re)scheduled it is polled at the fast interval this long, changed or not: short runs end soon. */
+  fastPhaseMs?: number;
   backoffFactor?: number;
   maxIntervalMs?: number;
   /** ±fraction applied to every delay, so runs (and windows) do not poll in lockstep. */
@@ -50,8 +52,10 @@ export interface PollResult {
 }
 
 export const POLLER_DEFAULTS: Required<Omit<PollerOptions, 'random'>> = {
-  firstDelayMs: 1_500,
-  fastIntervalMs: 1_500,
+  // ±20% jitter keeps the fast interval within 1.5 s, so a short run's end is seen within about that.
+  firstDelayMs: 1_250,
+  fastIntervalMs: 1_250,
+  fastPhaseMs: 20_000,
   backoffFactor: 1.5,
   maxIntervalMs: 15_000,
   jitter: 0.2,
@@ -77,6 +81,8 @@ interface Schedule {
   /** Retry-After for this run. */
   notBefore: number;
   consecutiveFailures: number;
+  /** Until then the run is polled at the fast interval even when nothing changes. */
+  fastUntil: number;
   inFlight?: AbortController;
 }
 
@@ -265,9 +271,11 @@ export class RunPoller implements Disposable {
       jitterFactor: 1,
       notBefore: 0,
       consecutiveFailures: 0,
+      fastUntil: 0,
     };
     s.crewUrl = run.crewUrl;
     s.intervalMs = this.options.fastIntervalMs;
+    s.fastUntil = this.clock.now() + delayMs + this.options.fastPhaseMs;
     this.setDelay(s, delayMs);
     this.schedules.set(run.id, s);
     this.arm();
@@ -294,7 +302,9 @@ export class RunPoller implements Disposable {
 
   private effectiveDueAt(s: Schedule): number {
     const focusFactor = this.focused ? 1 : this.options.unfocusedFactor;
-    const due = s.from + s.delayMs * s.jitterFactor * focusFactor;
+    // Jitter may shorten a wait at the cap but never stretch it past the cap.
+    const jittered = Math.min(s.delayMs * s.jitterFactor, Math.max(s.delayMs, this.options.maxIntervalMs));
+    const due = s.from + jittered * focusFactor;
     return Math.max(due, s.notBefore, this.crewState(s.crewUrl).notBefore);
   }
 
@@ -455,7 +465,7 @@ export class RunPoller implements Disposable {
     if (run.state === 'awaitingFeedback') {
       // Nothing moves until someone answers; keep checking slowly to notice a resume from elsewhere.
       s.intervalMs = this.options.maxIntervalMs;
-    } else if (changes.length > 0) {
+    } else if (changes.length > 0 || now < s.fastUntil) {
       s.intervalMs = this.options.fastIntervalMs;
     } else {
       s.intervalMs = this.grow(s.intervalMs);

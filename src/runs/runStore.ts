@@ -6,20 +6,20 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describeChanges, mergeTaskOutputs } from '../api/normalize';
 import type { StatusSnapshot, TaskOutput } from '../api/types';
-import { Clock, systemClock } from '../util/clock';
-import { Emitter, Event } from '../util/event';
+import { type Clock, systemClock } from '../util/clock';
+import { Emitter, type Event } from '../util/event';
 import { errorCode, TEMP_SUFFIX, writeFileAtomic } from './atomicFile';
 import {
   emptyDetails,
-  FeedbackRound,
+  type FeedbackRound,
   isDisposable,
   isFinished,
-  Logger,
-  NewRun,
-  RunDetails,
-  RunRecord,
+  type Logger,
+  type NewRun,
+  type RunDetails,
+  type RunRecord,
   runLabel,
-  StopReason,
+  type StopReason,
 } from './model';
 
 /** The part of VS Code's Memento the store needs. */
@@ -586,7 +586,7 @@ export class RunStore {
   }
 
   private async removeStaleTempFiles(): Promise<void> {
-    let names: string[] = [];
+    let names: string[];
     try {
       names = await fs.readdir(this.runsDir);
     } catch {

@@ -24,6 +24,9 @@ export function stateLabel(state: RunState): string {
 
 export { formatDuration as formatElapsed } from '../util/duration';
 
+// One formatter for all runs: toLocaleDateString builds a new one per call, which a long history feels.
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+
 /** `just now`, `5 min ago`, `3 h ago`, or a date. */
 export function formatRelative(at: number, now = Date.now()): string {
   const minutes = Math.floor((now - at) / 60_000);
@@ -37,5 +40,5 @@ export function formatRelative(at: number, now = Date.now()): string {
   if (hours < 24) {
     return vscode.l10n.t('{0} h ago', hours);
   }
-  return new Date(at).toLocaleDateString();
+  return dateFormat.format(at);
 }

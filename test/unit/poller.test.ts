@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import { CrewApiError } from '../../src/api/errors';
 import type { RunState, StatusSnapshot, StatusSource } from '../../src/api/types';
 import type { Logger } from '../../src/runs/model';
-import { PollerOptions, PollResult, RunOwnership, RunPoller } from '../../src/runs/poller';
-import { KeyValueStore, RunStore } from '../../src/runs/runStore';
+import { type PollerOptions, type PollResult, type RunOwnership, RunPoller } from '../../src/runs/poller';
+import { type KeyValueStore, RunStore } from '../../src/runs/runStore';
 import { FakeClock } from './helpers/fakeClock';
 
 const CREW_A = 'https://crew-a.example.com';
@@ -132,7 +132,8 @@ describe('RunPoller', () => {
   });
 
   function makePoller(options: PollerOptions = {}, ownership?: RunOwnership, onStore = store): RunPoller {
-    const p = new RunPoller(onStore, source, clock, logger, ownership, { random: () => 0.5, ...options });
+    // The timings these tests were written for; the fast phase and product defaults have tests of their own.
+    const p = new RunPoller(onStore, source, clock, logger, ownership, { random: () => 0.5, firstDelayMs: 1_500, fastIntervalMs: 1_500, fastPhaseMs: 0, ...options });
     p.onDidPoll((e) => polls.push(e));
     // Let IO finish, but do not wait for requests that only the fake clock can complete.
     clock.settle = async () => {
@@ -164,6 +165,29 @@ describe('RunPoller', () => {
     await clock.advance(70_000);
     assert.deepEqual(gaps(source.callsFor('k1')), [1_500, 2_250, 3_375, 5_062.5, 7_593.75, 11_390.625, 15_000, 15_000]);
     assert.equal(store.get(run.id)?.state, 'running');
+  });
+
+  it('polls at the fast interval through the fast phase, then backs off (product defaults)', async () => {
+    await addRun('k1');
+    source.script('k1', () => snap('running'));
+    makePoller({ firstDelayMs: undefined, fastIntervalMs: undefined, fastPhaseMs: undefined }).start();
+    await clock.advance(1_250 + 20_000 + 10_000);
+    const gapsSeen = gaps(source.callsFor('k1'));
+    assert.equal(source.callsFor('k1')[0], t0 + 1_250);
+    // 1.25 s until 20 s after the first poll was due, then ×1.5.
+    assert.deepEqual(gapsSeen.slice(0, 16), Array(16).fill(1_250));
+    assert.deepEqual(gapsSeen.slice(16, 18), [1_875, 2_812.5]);
+  });
+
+  it('never lets jitter stretch a wait past the cap', async () => {
+    await addRun('k1');
+    source.script('k1', () => snap('running'));
+    makePoller({ random: () => 0.999_999 }).start();
+    await clock.advance(200_000);
+    const gapsSeen = gaps(source.callsFor('k1'));
+    assert.ok(gapsSeen.length > 10);
+    assert.ok(Math.max(...gapsSeen) <= 15_000, `longest gap ${Math.max(...gapsSeen)}`);
+    assert.equal(gapsSeen[gapsSeen.length - 1], 15_000);
   });
 
   it('returns to the fast interval when something meaningful changes', async () => {

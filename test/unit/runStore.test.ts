@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunState, StatusSnapshot } from '../../src/api/types';
 import type { Logger } from '../../src/runs/model';
-import { DEFAULT_INDEX_KEY, KeyValueStore, RunStore, StoredIndex } from '../../src/runs/runStore';
+import { DEFAULT_INDEX_KEY, type KeyValueStore, RunStore, type StoredIndex } from '../../src/runs/runStore';
 import { FakeClock } from './helpers/fakeClock';
 
 const CREW = 'https://crew-a.example.com';
