@@ -41,17 +41,26 @@ class ReviewComment implements vscode.Comment {
  * (contributed to `comments/commentThread/context`) send it.
  */
 export class FeedbackReviews implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly controller = vscode.comments.createCommentController('crewRuns.feedback', vscode.l10n.t('Crew Runs Feedback'));
+  private commentController?: vscode.CommentController;
   private readonly rounds = new Map<string, ReviewRound>();
   private readonly threads = new Map<string, ReviewThread>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor() {
-    this.controller.options = {
-      placeHolder: vscode.l10n.t('Feedback for the crew (optional when approving)'),
-      prompt: vscode.l10n.t('Write feedback…'),
-    };
-    this.disposables.push(this.controller, vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this));
+    this.disposables.push(vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this));
+  }
+
+  /** Created on the first review, not at activation. */
+  private get controller(): vscode.CommentController {
+    if (!this.commentController) {
+      this.commentController = vscode.comments.createCommentController('crewRuns.feedback', vscode.l10n.t('Crew Runs Feedback'));
+      this.commentController.options = {
+        placeHolder: vscode.l10n.t('Feedback for the crew (optional when approving)'),
+        prompt: vscode.l10n.t('Write feedback…'),
+      };
+      this.disposables.push(this.commentController);
+    }
+    return this.commentController;
   }
 
   static uriFor(runId: string, round: number): vscode.Uri {
