@@ -21,7 +21,11 @@ export function registerKickoffCommands(services: Services): vscode.Disposable[]
     vscode.commands.registerCommand('crewRuns.kickOff', async (arg?: unknown) => {
       if (isKickOffArguments(arg)) {
         const crew = services.crews.get(arg.crew) ?? pickCrewByUrl(services, arg.crew);
-        return crew ? (await kickOffDirectly(services, crew, arg.inputs))?.id : undefined;
+        if (!crew) {
+          void vscode.window.showErrorMessage(vscode.l10n.t('No crew at {0}. Add it first.', arg.crew));
+          return undefined;
+        }
+        return (await kickOffDirectly(services, crew, arg.inputs))?.id;
       }
       const crew = await pickCrew(services.crews, arg, vscode.l10n.t('Kick off which crew?'));
       return crew ? (await kickOffInteractively(services, crew))?.id : undefined;
@@ -422,6 +426,12 @@ async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<
 async function kickOffDirectly(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord | undefined> {
   if (!isStringRecord(inputs)) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Inputs must be an object of input names to text values.'));
+    return undefined;
+  }
+  const tooLong = Object.keys(inputs).find((name) => inputs[name].length > MAX_INPUT_VALUE_LENGTH);
+  if (tooLong !== undefined) {
+    // The same limit as the input boxes: a value this large is a paste gone wrong, not an input.
+    void vscode.window.showErrorMessage(vscode.l10n.t('The value of "{0}" is too long (over {1} characters).', tooLong, String(MAX_INPUT_VALUE_LENGTH)));
     return undefined;
   }
   try {

@@ -121,7 +121,8 @@ const LABEL_MAX = 40;
 
 export function runLabel(inputs: Record<string, string>, startedAt: number): string {
   for (const value of Object.values(inputs)) {
-    const text = String(value).replace(/\s+/g, ' ').trim();
+    // Labels reach the tree, panel titles and log lines: no control characters (ANSI escapes) there.
+    const text = String(value).replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
     if (text) {
       return text.length > LABEL_MAX ? `${text.slice(0, LABEL_MAX - 1).trimEnd()}…` : text;
     }
