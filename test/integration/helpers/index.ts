@@ -2,5 +2,5 @@
 export { waitFor, WaitForOptions } from './waitFor';
 export { ui, uiBridgeAvailable, selectors } from './ui';
 export { EXTENSION_ID, getExtension, getExtensionApi, contributedCommands, executeCommand, showCrewRunsView } from './extension';
-export { LOG_CHANNEL_NAME, channelLogFile, readLog, waitForLog, readExtensionHostLog } from './log';
+export { LOG_CHANNEL_NAME, channelLogFile, channelLogFiles, readLog, readAllLogs, waitForLog, readExtensionHostLog, readExtensionHostLogs } from './log';
 export { reload, reloadSuite, ReloadSteps, setPhaseStatsProvider } from './reload';

@@ -86,3 +86,37 @@ export function readExtensionHostLog(): string | undefined {
   const file = newest(filesUnder(root, (f) => /exthost\d*\.log$/.test(path.basename(f))));
   return file ? fs.readFileSync(file, 'utf8') : undefined;
 }
+
+/**
+ * Every "Crew Runs" channel log file under the runner's logs folder, oldest first: a window reload
+ * starts a new log folder, so a suite that reloads finds each window's lines in its own file.
+ */
+export function channelLogFiles(): string[] {
+  const root = process.env[LOGS_DIR_ENV];
+  if (!root) {
+    return [];
+  }
+  return filesUnder(root, (file) => path.basename(file) === `${LOG_CHANNEL_NAME}.log` && path.basename(path.dirname(file)) === EXTENSION_ID)
+    .map((file) => ({ file, mtime: fs.statSync(file).mtimeMs }))
+    .sort((a, b) => a.mtime - b.mtime)
+    .map((entry) => entry.file);
+}
+
+/** The channel's lines of every window so far (see channelLogFiles), oldest window first. */
+export function readAllLogs(): string {
+  return channelLogFiles()
+    .map((file) => fs.readFileSync(file, 'utf8'))
+    .join('\n');
+}
+
+/** Every extension host log so far (one per extension host: reloads add some), oldest first. */
+export function readExtensionHostLogs(): { file: string; text: string }[] {
+  const root = process.env[LOGS_DIR_ENV];
+  if (!root) {
+    return [];
+  }
+  return filesUnder(root, (f) => /exthost\d*\.log$/.test(path.basename(f)))
+    .map((file) => ({ file, mtime: fs.statSync(file).mtimeMs }))
+    .sort((a, b) => a.mtime - b.mtime)
+    .map(({ file }) => ({ file, text: fs.readFileSync(file, 'utf8') }));
+}

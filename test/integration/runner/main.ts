@@ -250,7 +250,7 @@ async function main(): Promise<number> {
   fs.mkdirSync(resultsDir, { recursive: true });
   // Failure evidence from an earlier run would be misleading next to this one's.
   for (const entry of fs.readdirSync(resultsDir)) {
-    if (/^(failure|failed)-.*\.png$/.test(entry) || /^workbench-logs/.test(entry)) {
+    if (/^(failure|failed)-.*\.png$/.test(entry) || /^(workbench-logs|state-)/.test(entry)) {
       fs.rmSync(path.join(resultsDir, entry), { recursive: true, force: true });
     }
   }
@@ -522,6 +522,13 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
         `[integration] full workbench log: ${shown}/${path.basename(sessionFile(spec.name, 'workbench', 'log'))}, server output: ${shown}/${path.basename(sessionFile(spec.name, 'server', 'log'))}`,
       );
       await saveFailureScreenshot(session.page);
+      if (spec.reloads && fs.existsSync(stateDir)) {
+        // The phase state and what helpers kept there (e.g. a simulator's log) explain a failure.
+        const saved = path.join(resultsDir, `state-${spec.name}`);
+        fs.rmSync(saved, { recursive: true, force: true });
+        fs.cpSync(stateDir, saved, { recursive: true });
+        log(`state dir saved to ${path.relative(repoRoot, saved)}/`);
+      }
     }
     await cleanupSession(session);
   }
