@@ -105,7 +105,13 @@ async function main(): Promise<void> {
       void exit(0);
     }
   }, 2000).unref();
-  process.on('SIGTERM', () => void exit(0));
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      console.log(`exiting: ${signal}`);
+      void exit(0);
+    });
+  }
+  process.on('exit', (code) => console.log(`exit ${code}`));
 }
 
 main().catch((error: unknown) => {
