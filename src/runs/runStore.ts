@@ -223,6 +223,9 @@ export class RunStore {
       const effective = this.interpret(record, snapshot, now, details.tasks.at(-1));
       const describeFrom = details.lastSnapshot;
 
+      // A status arrived: a warning about failed checks is over. Cleared in this same write, or a
+      // finished run was saved with it first and kept it when the window closed before the next write.
+      record.warning = undefined;
       record.message = effective.message;
       record.progress = effective.progress;
       record.currentTask = effective.currentTask;
