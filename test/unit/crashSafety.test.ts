@@ -180,4 +180,18 @@ describe('Crash safety (SIGKILL while writing)', function () {
       }
     }
   });
+
+  it('saves a run that ends with no warning left from failed checks: nothing stale survives a crash right after', async () => {
+    const kv = fileKv(kvFile);
+    const store = new RunStore(kv, storageDir, recordingLogger());
+    await store.load();
+    const run = await store.add({ crewUrl: 'https://crash.example.com', crewName: 'Crash', kickoffId: 'k-warn', inputs: {} });
+    await store.setWarning(run.id, 'Last status check failed (server, HTTP 500); retrying.');
+    await store.applySnapshot(run.id, { state: 'succeeded', tasks: [], raw: {}, finalOutput: { kind: 'markdown', text: 'done' } });
+    // The window goes now, before the poller's own "clear the warning" write: what was saved is all there is.
+    const after = new RunStore(fileKv(kvFile), storageDir, recordingLogger());
+    await after.load();
+    assert.equal(after.get(run.id)?.state, 'succeeded');
+    assert.equal(after.get(run.id)?.warning, undefined, 'a finished run is never polled again: a stale warning would stay forever');
+  });
 });
