@@ -226,7 +226,8 @@ reloadSuite('Chaos', function (s) {
     const perRun = entries.map((entry) => {
       const prefix = `[Chaos ${CREWS.find((c) => c.id === entry.crewId)!.name} · ${entry.topic}] `;
       const lines = log.split('\n').filter((line) => line.includes(prefix));
-      return { topic: entry.topic, warnings: lines.filter((l) => /\[warning\]/.test(l)).map((l) => l.slice(l.indexOf(prefix) + prefix.length)), lines };
+      const faultedChecks = requests.filter((r) => r.endpoint === 'status' && r.fault && r.path.endsWith(`/${entry.kickoffId}`)).length;
+      return { topic: entry.topic, faultedChecks, warnings: lines.filter((l) => /\[warning\]/.test(l)).map((l) => l.slice(l.indexOf(prefix) + prefix.length)), lines };
     });
     const warnings = perRun.flatMap((r) => r.warnings);
     const problems = [...new Set(warnings.map((w) => /^Status check failed: (.*) \(still watching\)$/.exec(w)?.[1] ?? `UNEXPECTED: ${w}`))];
@@ -235,10 +236,16 @@ reloadSuite('Chaos', function (s) {
     assert.ok(kinds.length >= 6, `most fault kinds were injected (${kinds.join(', ')})`);
     assert.ok(warnings.length > 0, 'faults show in the log');
     assert.ok(problems.every((p) => !p.startsWith('UNEXPECTED')), `every warning is a status-check problem: ${JSON.stringify(problems)}`);
-    assert.ok(problems.length >= 3, 'the warnings tell different faults apart');
-    assert.ok(warnings.length <= faulted + entries.length, `no more warnings (${warnings.length}) than faulted checks (${faulted}) plus one per run`);
-    const noisy = perRun.filter((r) => r.warnings.length > MAX_WARNINGS_PER_RUN).map((r) => [r.topic, r.warnings.length]);
-    assert.deepStrictEqual(noisy, [], `at most ${MAX_WARNINGS_PER_RUN} warning lines per run`);
+    // Each names what went wrong (the client retries some faults itself: not all kinds surface).
+    const named = /JSON|\b50[0-4]\b|429|reset|timed? ?out|closed|incomplete|truncated|reach/i;
+    assert.deepStrictEqual(problems.filter((p) => !named.test(p)), [], 'every problem names its fault');
+    // Without flooding: a warning needs a failed check of that very run, and a run's problems are told once in a row.
+    const flooding = perRun.filter((r) => r.warnings.length > r.faultedChecks || r.warnings.length > MAX_WARNINGS_PER_RUN);
+    assert.deepStrictEqual(
+      flooding.map((r) => [r.topic, r.warnings.length, r.faultedChecks]),
+      [],
+      `no run has more warning lines than faulted checks, nor more than ${MAX_WARNINGS_PER_RUN}`,
+    );
     const ends = perRun.map((r) => r.lines.filter((l) => /Run (succeeded|failed)$/.test(l)).length);
     assert.ok(ends.every((n) => n === 1), `each run's end logged once (${JSON.stringify(ends)})`);
   });
