@@ -108,3 +108,22 @@ function sameUrl(a: string, b: string): boolean {
   const nb = normaliseCrewUrl(b);
   return na.ok && nb.ok ? na.url === nb.url : a === b;
 }
+
+/**
+ * How many crews a settings file (JSON with comments) defines under `crewRuns.crews`, also inside a
+ * .code-workspace file's "settings". Only counted, never used: see CrewRegistry.
+ */
+export function countCrewEntries(text: string): number {
+  const json = text
+    .replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_match, string: string | undefined) => string ?? '')
+    .replace(/,(\s*[}\]])/g, '$1');
+  try {
+    const parsed = JSON.parse(json) as Record<string, unknown>;
+    const settings = (parsed.settings ?? parsed) as Record<string, unknown>;
+    const crews = settings['crewRuns.crews'];
+    return Array.isArray(crews) ? crews.length : 0;
+  } catch {
+    // Unreadable: say something is there if the key appears at all.
+    return text.includes('"crewRuns.crews"') ? 1 : 0;
+  }
+}

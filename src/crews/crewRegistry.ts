@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { readCrews, renamed, withCrew, withoutCrew, type Crew } from './crewConfig';
+import { countCrewEntries, readCrews, renamed, withCrew, withoutCrew, type Crew } from './crewConfig';
 import type { TokenStore } from './tokenStore';
 
 export type CrewHealth = 'unknown' | 'checking' | 'ready' | 'noToken' | 'tokenRejected' | 'unreachable';
@@ -30,6 +30,7 @@ export class CrewRegistry implements vscode.Disposable {
         }
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.reload()),
+      ...this.watchUntrustedWorkspaceSettings(),
       tokens.onDidChange((url) => {
         this.tokenPresence.delete(url);
         this.health.delete(url);
@@ -137,5 +138,48 @@ export class CrewRegistry implements vscode.Disposable {
     this.hiddenWorkspaceCrews = result.hiddenWorkspaceCrews;
     void vscode.commands.executeCommand('setContext', 'crewRuns.hiddenWorkspaceCrews', result.hiddenWorkspaceCrews > 0);
     this.changed.fire();
+    if (!vscode.workspace.isTrusted) {
+      void this.countHiddenWorkspaceCrews();
+    }
   }
+
+  /**
+   * In an untrusted window VS Code does not even show us the workspace value of a restricted
+   * setting, so the files are read (never used) just to tell the user that crews are hidden.
+   */
+  private async countHiddenWorkspaceCrews(): Promise<void> {
+    let count = 0;
+    for (const file of workspaceSettingsFiles()) {
+      try {
+        count += countCrewEntries(new TextDecoder().decode(await vscode.workspace.fs.readFile(file)));
+      } catch {
+        // No settings file: nothing hidden there.
+      }
+    }
+    if (count !== this.hiddenWorkspaceCrews && !vscode.workspace.isTrusted) {
+      this.hiddenWorkspaceCrews = count;
+      void vscode.commands.executeCommand('setContext', 'crewRuns.hiddenWorkspaceCrews', count > 0);
+      this.changed.fire();
+    }
+  }
+
+  private watchUntrustedWorkspaceSettings(): vscode.Disposable[] {
+    if (vscode.workspace.isTrusted) {
+      return [];
+    }
+    return (vscode.workspace.workspaceFolders ?? []).map((folder) => {
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '.vscode/settings.json'));
+      const recount = () => void this.countHiddenWorkspaceCrews();
+      watcher.onDidCreate(recount);
+      watcher.onDidChange(recount);
+      watcher.onDidDelete(recount);
+      return watcher;
+    });
+  }
+}
+
+function workspaceSettingsFiles(): vscode.Uri[] {
+  const files = (vscode.workspace.workspaceFolders ?? []).map((folder) => vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'));
+  const workspaceFile = vscode.workspace.workspaceFile;
+  return workspaceFile && workspaceFile.scheme !== 'untitled' ? [...files, workspaceFile] : files;
 }

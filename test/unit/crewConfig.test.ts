@@ -91,3 +91,13 @@ describe('input presets', () => {
     assert.deepEqual(inputsFromJson('{oops'), { ok: false, reason: 'notJson' });
   });
 });
+
+describe('hidden workspace crews', () => {
+  it('are counted in settings files with comments and trailing commas, and in .code-workspace files', async () => {
+    const { countCrewEntries } = await import('../../src/crews/crewConfig');
+    assert.equal(countCrewEntries('{\n // a comment\n "crewRuns.crews": [{ "name": "a // not a comment", "url": "https://x" },], /* x */ }'), 1);
+    assert.equal(countCrewEntries('{ "folders": [], "settings": { "crewRuns.crews": [{}, {}] } }'), 2);
+    assert.equal(countCrewEntries('{ "editor.tabSize": 2 }'), 0);
+    assert.equal(countCrewEntries('{ broken "crewRuns.crews"'), 1);
+  });
+});

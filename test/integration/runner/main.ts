@@ -35,10 +35,11 @@
 //                              name without .test.js (e.g. "chaos"); default all
 //   CREW_RUNS_TEST_CACHE_DIR   where Node 24 and the server are installed (default .vscode-test)
 //   CREW_RUNS_TEST_RESULTS_DIR screenshots and logs (default test-results; give concurrent runs their own)
+//   CREW_RUNS_TEST_VSIX        test this packaged .vsix, installed into the server, with the activation suite only
 //   CREW_RUNS_TEST_VERBOSE=1   print every workbench log line, not just the suite's output
 //                              (all of them are always in test-results/workbench.log; other
 //                              sessions write workbench-<session>.log, server-<session>.log)
-import type { ChildProcess } from 'child_process';
+import { type ChildProcess, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -133,6 +134,10 @@ interface SessionSpec {
   skipFiles?: string[];
   /** Gets a state dir and may reload the window. */
   reloads: boolean;
+  /** User settings on top of USER_SETTINGS. */
+  settings?: Record<string, unknown>;
+  /** Install this .vsix into the server and test the installed extension instead of this folder. */
+  vsix?: string;
 }
 
 interface SessionOutcome {
@@ -224,10 +229,17 @@ function reloadSuiteFiles(): string[] {
 }
 
 function sessionSpecs(): SessionSpec[] {
+  const vsix = process.env.CREW_RUNS_TEST_VSIX;
+  if (vsix) {
+    // The packaged extension, installed as a user would: it must activate and register its commands.
+    return [{ name: 'vsix', onlyFiles: ['activation.test.js'], reloads: false, vsix: path.resolve(vsix) }];
+  }
   const reloadFiles = reloadSuiteFiles();
   const specs: SessionSpec[] = [
     { name: 'main', skipFiles: reloadFiles, reloads: false },
     ...reloadFiles.map((file) => ({ name: file.replace(/\.test\.js$/, '').replace(/\//g, '-'), onlyFiles: [file], reloads: true })),
+    // Workspace Trust on and the test folder not trusted (Restricted Mode): workspace crews must stay hidden.
+    { name: 'untrusted', onlyFiles: ['security.test.js'], reloads: false, settings: { 'security.workspace.trust.enabled': true } },
   ];
   const wanted = (process.env.CREW_RUNS_TEST_SESSIONS ?? '').split(',').map((name) => name.trim()).filter(Boolean);
   if (wanted.length === 0) {
@@ -326,6 +338,34 @@ function parseMarker<T>(line: string, marker: string): T | undefined {
   }
 }
 
+/** Installs a .vsix with the server's own CLI, as `code --install-extension` would. */
+function installVsix(nodeBin: string, serverMain: string, vsix: string, userDataDir: string, serverDataDir: string, extensionsDir: string): void {
+  if (!fs.existsSync(vsix)) {
+    throw new Error(`${vsix} does not exist: run npm run package first`);
+  }
+  const result = spawnSync(
+    nodeBin,
+    [serverMain, '--install-extension', vsix, '--user-data-dir', userDataDir, '--server-data-dir', serverDataDir, '--extensions-dir', extensionsDir, '--accept-server-license-terms'],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
+  const installed = fs.existsSync(extensionsDir) && fs.readdirSync(extensionsDir).some((name) => name.startsWith('crew-runs.crew-runs-'));
+  if (result.status !== 0 || !installed) {
+    throw new Error(`installing ${path.basename(vsix)} failed (exit ${result.status}):\n${result.stdout}${result.stderr}`);
+  }
+  log(`installed ${path.basename(vsix)} into the server's extensions`);
+}
+
+/**
+ * The smoke-test driver only runs tests with a development extension; when the extension under
+ * test is the installed .vsix, that is an empty manifest.
+ */
+function placeholderExtension(tempDir: string): string {
+  const dir = path.join(tempDir, 'placeholder-extension');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'placeholder', publisher: 'crew-runs-test', version: '0.0.0', engines: { vscode: '^1.96.0' } }));
+  return dir;
+}
+
 async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string): Promise<SessionOutcome> {
   const started = Date.now();
   const session: LiveSession = { name: spec.name, tempDir: fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-it-')) };
@@ -367,7 +407,11 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
   try {
     const userDataDir = path.join(session.tempDir, 'user-data');
     fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
-    fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+    fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...spec.settings }, null, 2));
+    const extensionsDir = path.join(session.tempDir, 'extensions');
+    if (spec.vsix) {
+      installVsix(nodeBin, serverMain, spec.vsix, userDataDir, path.join(session.tempDir, 'server-data'), extensionsDir);
+    }
     const serverLogFile = sessionFile(spec.name, 'server', 'log');
     fs.rmSync(serverLogFile, { force: true });
     log(`starting VS Code server on 127.0.0.1:${port}…`);
@@ -378,7 +422,7 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
         port,
         userDataDir,
         serverDataDir: path.join(session.tempDir, 'server-data'),
-        extensionsDir: path.join(session.tempDir, 'extensions'),
+        extensionsDir,
         cwd: repoRoot,
         logFile: serverLogFile,
         onSpawn: (child) => (session.server = child),
@@ -392,6 +436,7 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
           [STATE_DIR_ENV]: spec.reloads ? stateDir : '',
           [ONLY_FILES_ENV]: spec.onlyFiles?.join(',') ?? '',
           [SKIP_FILES_ENV]: spec.skipFiles?.join(',') ?? '',
+          CREW_RUNS_TEST_VSIX_INSTALLED: spec.vsix ? '1' : '',
         },
       }),
       timedOut,
@@ -491,7 +536,7 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
 
     const authority = `127.0.0.1:${port}`;
     const payload = [
-      ['extensionDevelopmentPath', `vscode-remote://${authority}${repoRoot}`],
+      ['extensionDevelopmentPath', `vscode-remote://${authority}${spec.vsix ? placeholderExtension(session.tempDir) : repoRoot}`],
       ['extensionTestsPath', `vscode-remote://${authority}${suiteEntry}`],
       ['skipWelcome', 'true'],
     ];

@@ -27,6 +27,15 @@ describe('Activation', () => {
     }
   });
 
+  it('is the packaged extension when the runner installed a .vsix', function () {
+    if (process.env.CREW_RUNS_TEST_VSIX_INSTALLED !== '1') {
+      this.skip(); // Only in `npm run test:package`.
+    }
+    const extension = getExtension();
+    assert.match(extension.extensionPath, /[/\\]extensions[/\\]crew-runs\.crew-runs-\d/, 'loaded from the extensions folder, not from the source tree');
+    assert.ok(!extension.extensionPath.startsWith(process.cwd()), `not the development copy (${extension.extensionPath})`);
+  });
+
   it('registers every command the manifest contributes', async () => {
     // Activation is onStartupFinished, which may not have fired yet when this test runs alone.
     await getExtension().activate();
