@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'media/dist/**', '.vscode-test/**', 'node_modules/**', 'test-results/**', 'bench-results/**'] },
+  { ignores: ['dist/**', 'out/**', 'out-bench/**', 'crew-runs.vsix', 'media/dist/**', '.vscode-test/**', 'node_modules/**', 'test-results/**', 'bench-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -4,6 +4,7 @@
 // Also lays out the extension copies the harness loads (./harness/run.ts).
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
@@ -131,7 +132,7 @@ export function layOutEmptyExtension(target: string, name: string, activationCom
 
 if (require.main === module) {
   void (async () => {
-    const out = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'crew-runs-bundle-'));
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-bundle-'));
     console.log(await buildProduction(out));
     fs.rmSync(out, { recursive: true, force: true });
   })();

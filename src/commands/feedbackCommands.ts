@@ -3,7 +3,7 @@ import { CrewApiError } from '../api/errors';
 import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
-import { FeedbackReviews, type ReviewRound, type ReviewThread } from '../views/feedbackReview';
+import { type FeedbackReviews, type ReviewRound, type ReviewThread } from '../views/feedbackReview';
 import { setTokenInteractively } from './crewCommands';
 import { runFromArgument } from './pickRun';
 

@@ -10,7 +10,7 @@ import { executeCommand, readLog, selectors, showCrewRunsView, ui, waitFor } fro
 import {
   acceptNewestNotification,
   answerModal,
-  Api,
+  type Api,
   clearNotifications,
   closeQuickInput,
   crewRows,

@@ -9,7 +9,7 @@ import { demoCrews, startSimulator } from '../../../src/simulator/server';
 import type { ReviewThread } from '../../../src/views/feedbackReview';
 import { executeCommand, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import {
-  Api,
+  type Api,
   MessageSpy,
   addSimulatorCrews,
   cleanUp,

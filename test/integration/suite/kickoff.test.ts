@@ -8,7 +8,7 @@ import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../.
 import { executeCommand, selectors, ui, waitFor } from '../helpers';
 import {
   acceptNewestNotification,
-  Api,
+  type Api,
   clearNotifications,
   closeQuickInput,
   quickInputText,

@@ -6,7 +6,7 @@ import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import { executeCommand, selectors, showCrewRunsView, ui, waitFor, waitForLog } from '../helpers';
 import {
-  Api,
+  type Api,
   MessageSpy,
   addSimulatorCrews,
   childItems,
@@ -310,8 +310,8 @@ describe('Monitoring', function () {
   it('ends ten runs on three crews in their true states, with one notification each', async () => {
     try {
       const plan: { crew: string; topic: string; scenario?: CrewConfig['scenario']; expected: 'succeeded' | 'failed' }[] = [];
-      for (let i = 1; i <= 4; i++) plan.push({ crew: 'ten-a', topic: `Ten-${i}`, expected: 'succeeded' });
-      for (let i = 5; i <= 7; i++) plan.push({ crew: 'ten-b', topic: `Ten-${i}`, expected: 'failed' });
+      for (let i = 1; i <= 4; i++) {plan.push({ crew: 'ten-a', topic: `Ten-${i}`, expected: 'succeeded' });}
+      for (let i = 5; i <= 7; i++) {plan.push({ crew: 'ten-b', topic: `Ten-${i}`, expected: 'failed' });}
       plan.push({ crew: 'ten-c', topic: 'Ten-8', scenario: 'ok', expected: 'succeeded' });
       plan.push({ crew: 'ten-c', topic: 'Ten-9', scenario: 'failAtTask:1', expected: 'failed' });
       plan.push({ crew: 'ten-c', topic: 'Ten-10', scenario: 'ok', expected: 'succeeded' });
