@@ -7,21 +7,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ensureServerInstalled } from '../test/integration/runner/install';
 import { freeLoopbackPort, killProcessGroup } from '../test/integration/runner/processes';
-import { startVsCodeServer } from '../test/integration/runner/server';
+import { QUIET_USER_SETTINGS, startVsCodeServer } from '../test/integration/runner/server';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const cacheDir = path.resolve(process.env.CREW_RUNS_TEST_CACHE_DIR ?? path.join(repoRoot, '.vscode-test'));
 const demoDir = path.join(cacheDir, 'demo');
 
-const SETTINGS = {
-  'security.workspace.trust.enabled': false,
-  'telemetry.telemetryLevel': 'off',
-  'workbench.startupEditor': 'none',
-  'workbench.secondarySideBar.defaultVisibility': 'hidden',
-  'chat.disableAIFeatures': true,
-  'extensions.autoCheckUpdates': false,
-  'update.mode': 'none',
-};
 
 async function main(): Promise<void> {
   const { nodeBin, serverMain } = ensureServerInstalled(cacheDir);
@@ -31,7 +22,7 @@ async function main(): Promise<void> {
   fs.mkdirSync(workspace, { recursive: true });
   const settingsFile = path.join(userDataDir, 'User', 'settings.json');
   if (!fs.existsSync(settingsFile)) {
-    fs.writeFileSync(settingsFile, JSON.stringify(SETTINGS, null, 2));
+    fs.writeFileSync(settingsFile, JSON.stringify(QUIET_USER_SETTINGS, null, 2));
   }
   // Something to try "From the JSON in the active editor" with.
   fs.writeFileSync(path.join(workspace, 'inputs.json'), JSON.stringify({ topic: 'AI agents in code editors', audience: 'developers' }, null, 2) + '\n');

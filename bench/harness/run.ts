@@ -10,24 +10,10 @@ import { format } from 'util';
 import { chromium, type Browser } from 'playwright-core';
 import { ensureChromium, ensureServerInstalled } from '../../test/integration/runner/install';
 import { freeLoopbackPort, killProcessGroup } from '../../test/integration/runner/processes';
+import { QUIET_USER_SETTINGS as USER_SETTINGS } from '../../test/integration/runner/server';
 import { layOutEmptyExtension, layOutRealExtension, repoRoot } from '../bundle';
 import { RESULT_PREFIX } from './protocol';
 
-const USER_SETTINGS = {
-  'security.workspace.trust.enabled': false,
-  'telemetry.telemetryLevel': 'off',
-  'workbench.startupEditor': 'none',
-  'workbench.welcomePage.walkthroughs.openOnInstall': false,
-  'workbench.tips.enabled': false,
-  'workbench.enableExperiments': false,
-  'workbench.secondarySideBar.defaultVisibility': 'hidden',
-  'chat.disableAIFeatures': true,
-  'chat.commandCenter.enabled': false,
-  'extensions.autoCheckUpdates': false,
-  'extensions.autoUpdate': false,
-  'update.mode': 'none',
-  'git.enabled': false,
-};
 
 export interface HarnessRound {
   round: number;

@@ -60,7 +60,7 @@ import {
 } from '../helpers/uiBridgeProtocol';
 import { ensureChromium, ensureServerInstalled } from './install';
 import { freeLoopbackPort, killProcessGroup, pidsMentioning, survivors } from './processes';
-import { startVsCodeServer } from './server';
+import { QUIET_USER_SETTINGS as USER_SETTINGS, startVsCodeServer } from './server';
 import { UiBridge } from './uiBridge';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
@@ -81,22 +81,6 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-/** Keeps the run free of Restricted Mode, chat/AI panels, welcome pages and telemetry. */
-const USER_SETTINGS = {
-  'security.workspace.trust.enabled': false,
-  'telemetry.telemetryLevel': 'off',
-  'workbench.startupEditor': 'none',
-  'workbench.welcomePage.walkthroughs.openOnInstall': false,
-  'workbench.tips.enabled': false,
-  'workbench.enableExperiments': false,
-  'workbench.secondarySideBar.defaultVisibility': 'hidden',
-  'chat.disableAIFeatures': true,
-  'chat.commandCenter.enabled': false,
-  'extensions.autoCheckUpdates': false,
-  'extensions.autoUpdate': false,
-  'update.mode': 'none',
-  'git.enabled': false,
-};
 
 /**
  * Workbench log lines that reach codeAutomationLog alongside the host's console while the suite

@@ -5,6 +5,23 @@ import { type ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import { killProcessGroup } from './processes';
 
+/** User settings that keep a run free of Restricted Mode, chat/AI panels, welcome pages and telemetry. */
+export const QUIET_USER_SETTINGS: Readonly<Record<string, unknown>> = {
+  'security.workspace.trust.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'workbench.startupEditor': 'none',
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'chat.disableAIFeatures': true,
+  'chat.commandCenter.enabled': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'update.mode': 'none',
+  'git.enabled': false,
+};
+
 export interface VsCodeServerOptions {
   /** Node to run the server with (install.ts: Node 24). */
   nodeBin: string;
