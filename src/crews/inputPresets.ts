@@ -12,6 +12,7 @@ interface CrewInputMemory {
 }
 
 const KEY = 'crewRuns.inputMemory';
+const MAX_REMEMBERED_VALUE = 32 * 1024;
 const MAX_PRESETS_PER_CREW = 50;
 
 export class InputPresets {
@@ -25,8 +26,10 @@ export class InputPresets {
     return this.memory(crewUrl).presets;
   }
 
+  /** Values longer than MAX_REMEMBERED_VALUE are left out: global state is meant for small things. */
   async rememberLastUsed(crewUrl: string, inputs: Record<string, string>): Promise<void> {
-    await this.change(crewUrl, (m) => ({ ...m, last: { ...inputs } }));
+    const small = Object.fromEntries(Object.entries(inputs).filter(([, value]) => value.length <= MAX_REMEMBERED_VALUE));
+    await this.change(crewUrl, (m) => ({ ...m, last: small }));
   }
 
   /** Saves or replaces (same name) a preset. */

@@ -82,6 +82,12 @@ describe('input presets', () => {
     assert.equal(presets.presets('https://b.example.com').length, 1);
   });
 
+  it('does not remember very long values as last used', async () => {
+    const presets = new InputPresets(memoryStore());
+    await presets.rememberLastUsed('https://a.example.com', { topic: 'AI', pasted: 'x'.repeat(40_000) });
+    assert.deepEqual(presets.lastUsed('https://a.example.com'), { topic: 'AI' });
+  });
+
   it('reads inputs from JSON objects of strings, or a kickoff body', () => {
     assert.deepEqual(inputsFromJson('{"topic":"AI","year":2026,"draft":true}'), { ok: true, inputs: { topic: 'AI', year: '2026', draft: 'true' } });
     assert.deepEqual(inputsFromJson('{"inputs":{"topic":"AI"},"meta":{}}'), { ok: true, inputs: { topic: 'AI' } });
