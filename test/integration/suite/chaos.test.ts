@@ -237,7 +237,8 @@ reloadSuite('Chaos', function (s) {
     assert.ok(warnings.length > 0, 'faults show in the log');
     assert.ok(problems.every((p) => !p.startsWith('UNEXPECTED')), `every warning is a status-check problem: ${JSON.stringify(problems)}`);
     // Each names what went wrong (the client retries some faults itself: not all kinds surface).
-    const named = /JSON|\b50[0-4]\b|429|reset|timed? ?out|closed|incomplete|truncated|reach/i;
+    // A stall the client gave up on reads "did not answer in time".
+    const named = /JSON|\b50[0-4]\b|429|reset|timed? ?out|in time|closed|incomplete|truncated|reach/i;
     assert.deepStrictEqual(problems.filter((p) => !named.test(p)), [], 'every problem names its fault');
     // Without flooding: a warning needs a failed check of that very run, and a run's problems are told once in a row.
     const flooding = perRun.filter((r) => r.warnings.length > r.faultedChecks || r.warnings.length > MAX_WARNINGS_PER_RUN);
