@@ -90,6 +90,10 @@ const WORKBENCH_NOISE = [
   /^\s+at .*https?:\/\/127\.0\.0\.1:\d+\//, // stack frames of workbench code
   /^\[(AccountPolicyGate|AgentHost[^\]]*|Service Worker|reconnection-grace-time)\]/,
   /ENOTFOUND|Timed out waiting for authentication provider/,
+  // Connection chatter after a window reload, and workbench file probes cancelled at shutdown.
+  /^(Resolved connection token|Creating a socket) /,
+  /^Unable to read file '.*' \(Canceled: Canceled\)/,
+  /^\[lifecycle\] Long running operations during shutdown/,
 ];
 
 function log(message: string): void {
