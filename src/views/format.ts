@@ -24,8 +24,9 @@ export function stateLabel(state: RunState): string {
 
 export { formatDuration as formatElapsed } from '../util/duration';
 
-// One formatter for all runs: toLocaleDateString builds a new one per call, which a long history feels.
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+// One formatter for all runs (toLocaleDateString builds one per call, which a long history feels),
+// built on first use: creating it costs ~10 ms, too much for activation.
+let dateFormat: Intl.DateTimeFormat | undefined;
 
 /** `just now`, `5 min ago`, `3 h ago`, or a date. */
 export function formatRelative(at: number, now = Date.now()): string {
@@ -40,5 +41,6 @@ export function formatRelative(at: number, now = Date.now()): string {
   if (hours < 24) {
     return vscode.l10n.t('{0} h ago', hours);
   }
+  dateFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
   return dateFormat.format(at);
 }
