@@ -33,8 +33,9 @@ const twoTasks = (pendingMs: number, taskMs: number): Pick<CrewConfig, 'pendingM
 });
 
 const CREWS: CrewConfig[] = [
-  // Long enough to be seen queued, then running, by a poller that starts at 1.5 s.
-  { id: 'alpha', name: 'Alpha', ...twoTasks(2500, 2500) },
+  // Long enough to be seen queued, then running (also in the status bar's DOM, read through the
+  // UI bridge, which is slow on a loaded 2-core machine).
+  { id: 'alpha', name: 'Alpha', ...twoTasks(4000, 6000) },
   { id: 'broken', name: 'Broken', ...twoTasks(500, 1000), scenario: 'fail', failureMessage: 'ValueError: the data source is down' },
   { id: 'late', name: 'Late', ...twoTasks(500, 4000), scenario: 'notFoundAfterKickoff', notFoundForMs: 5000 },
   { id: 'lost', name: 'Lost', ...twoTasks(500, 1000), scenario: 'lost' },

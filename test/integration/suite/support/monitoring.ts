@@ -110,10 +110,11 @@ export async function waitForStatusBar(check: (text: string) => boolean, message
       last = await statusBarText();
       return check(last) ? last : undefined;
     },
-    { message: `${message} (status bar: ${JSON.stringify(last.replace(/\s+/g, ' '))})`, timeoutMs, intervalMs: 300 },
-  ).catch(async (error) => {
+    { message, timeoutMs, intervalMs: 300 },
+  ).catch(async (error: Error) => {
     await ui.screenshot('monitoring-status-bar-wait-failed').catch(() => undefined);
-    throw error;
+    // The text read last, not the one when the wait began.
+    throw new Error(`${error.message} (status bar: ${JSON.stringify(last.replace(/\s+/g, ' '))})`);
   });
 }
 
