@@ -1,4 +1,4 @@
-// Pure, never-throwing parsers for the bodies of GET /inputs, POST /kickoff, POST /resume and error replies.
+// Pure, never-throwing parsers for the bodies of POST /kickoff, POST /resume and error replies (GET /inputs: ./inputsBody).
 // Both body families exist (documented and live, see the shared API notes): parse tolerantly, and say
 // "don't know" (undefined) rather than guess.
 
@@ -97,32 +97,12 @@ export function parseJsonLenient(text: string): { ok: true; value: unknown } | {
 }
 
 /** The transport may hand over a body as text: read JSON out of it when it is JSON, else keep the text. */
-function decodeBody(body: unknown): unknown {
+export function decodeBody(body: unknown): unknown {
   if (typeof body !== 'string') {
     return body;
   }
   const parsed = parseJsonLenient(body);
   return parsed.ok ? parsed.value : body;
-}
-
-/**
- * Input names from GET /inputs, deduplicated in order, or undefined when the body is not an inputs reply.
- * The service sends `{"inputs": [names]}`. Names come from prompt placeholders, so they are kept verbatim
- * (spaces, quotes) because they are the keys the kickoff must send back; only blank names are dropped.
- * Tolerated as well: a bare array of names, and — as a fallback only — the keys of an `inputs` object.
- * The notes warn against clients that *expect* a map and break on the array; reading the array first and
- * a map's keys second never repeats that mistake and keeps the kickoff form usable if a typed map appears.
- */
-export function parseInputsBody(body: unknown): string[] | undefined {
-  const decoded = decodeBody(body);
-  const list = Array.isArray(decoded) ? decoded : isJsonObject(decoded) ? decoded['inputs'] : undefined;
-  if (Array.isArray(list)) {
-    return dedupe(list.map(inputName).filter((name): name is string => name !== undefined));
-  }
-  if (isJsonObject(list)) {
-    return dedupe(Object.keys(list).filter((name) => name.trim() !== ''));
-  }
-  return undefined;
 }
 
 function inputName(entry: unknown): string | undefined {
@@ -136,13 +116,20 @@ function dedupe(names: readonly string[]): string[] {
   return [...new Set(names)];
 }
 
-/** The kickoff id from POST /kickoff (`kickoff_id`; camelCase tolerated), or undefined. */
+/** Where a kickoff reply may carry the run's id: the hosted service, then what self-hosted servers use. */
+export const KICKOFF_ID_KEYS = ['kickoff_id', 'kickoffId', 'id', 'task_id', 'execution_id', 'run_id'] as const;
+
+/** The run id from POST /kickoff (the first of KICKOFF_ID_KEYS present), or undefined. */
 export function parseKickoffBody(body: unknown): string | undefined {
+  return idUnder(body, KICKOFF_ID_KEYS);
+}
+
+function idUnder(body: unknown, keys: readonly string[]): string | undefined {
   const decoded = decodeBody(body);
   if (!isJsonObject(decoded)) {
     return undefined;
   }
-  return idString(decoded['kickoff_id']) ?? idString(decoded['kickoffId']);
+  return keys.map((key) => idString(decoded[key])).find((id) => id !== undefined);
 }
 
 /**
@@ -156,7 +143,8 @@ export function parseResumeBody(body: unknown): ResumeResult | undefined {
   if (!isJsonObject(decoded)) {
     return undefined;
   }
-  const kickoffId = parseKickoffBody(decoded);
+  // Only the kickoff id keys: a resume reply's `task_id` or `execution_id` names the old run or its task.
+  const kickoffId = idUnder(decoded, ['kickoff_id', 'kickoffId']);
   if (kickoffId !== undefined) {
     return { kind: 'continuedAs', kickoffId };
   }
@@ -279,32 +267,32 @@ function missingFromFastApiEntry(entry: unknown): string | undefined {
 export function extractErrorMessage(body: unknown): string | undefined {
   const decoded = decodeBody(body);
   if (typeof decoded === 'string') {
-    return cleanText(looksLikeHtml(decoded) ? htmlToText(decoded) : decoded);
+    return clipText(looksLikeHtml(decoded) ? htmlToText(decoded) : decoded);
   }
   if (Array.isArray(decoded)) {
-    return fastApiDetailText(decoded) ?? cleanText(safeStringify(decoded) ?? '');
+    return fastApiDetailText(decoded) ?? clipText(safeStringify(decoded) ?? '');
   }
   if (!isJsonObject(decoded)) {
     return undefined;
   }
   const detail = decoded['detail'];
   if (typeof detail === 'string' && detail.trim() !== '') {
-    return cleanText(detail);
+    return clipText(detail);
   }
   if (Array.isArray(detail)) {
     const text = fastApiDetailText(detail);
     if (text !== undefined) {
-      return cleanText(text);
+      return clipText(text);
     }
   }
   const docsText = docsErrorText(decoded);
   if (docsText !== undefined) {
-    return cleanText(docsText);
+    return clipText(docsText);
   }
   if (Object.keys(decoded).length === 0) {
     return undefined;
   }
-  return cleanText(safeStringify(decoded) ?? '');
+  return clipText(safeStringify(decoded) ?? '');
 }
 
 function docsErrorText(body: JsonObject): string | undefined {
@@ -373,7 +361,7 @@ function stripTags(html: string): string {
 }
 
 /** One line, trimmed, at most MAX_ERROR_MESSAGE_LENGTH characters (an ellipsis marks a cut); blank → undefined. */
-function cleanText(text: string): string | undefined {
+export function clipText(text: string): string | undefined {
   const oneLine = text.replace(/\s+/g, ' ').trim();
   if (oneLine === '') {
     return undefined;

@@ -1,5 +1,5 @@
 // The four calls of a deployed crew, with tolerant parsing and one typed error for every failure.
-import type { KickoffRequest, ResumeRequest, ResumeResult, StatusSnapshot, StatusSource } from './types';
+import type { CrewInputs, KickoffRequest, ResumeRequest, ResumeResult, StatusSnapshot, StatusSource } from './types';
 import { CrewApiError } from './errors';
 import { endpointUrl, normaliseCrewUrl, originOf } from './url';
 import { backoffDelay, jitter, parseRetryAfter } from './retry';
@@ -8,10 +8,12 @@ import {
   extractErrorMessage,
   extractMissingInputs,
   namesCamelCaseResumeFields,
-  parseInputsBody,
+  clipText,
+  KICKOFF_ID_KEYS,
   parseKickoffBody,
   parseResumeBody,
 } from './bodies';
+import { parseInputsBody } from './inputsBody';
 import type * as TransportModule from './transport';
 import {
   DEFAULT_NETWORK_SETTINGS,
@@ -59,14 +61,27 @@ export class CrewClient implements StatusSource {
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
   }
 
-  /** GET /inputs: the names of the inputs the crew expects. Also the way to validate a URL and token. */
-  async getInputs(crewUrl: string, call: CallOptions = {}): Promise<string[]> {
-    const response = await this.read(crewUrl, ['inputs'], call);
+  /**
+   * GET /inputs: the inputs the crew expects. Also the way to validate a URL and token. A crew that
+   * answers 404/405 (no such route) or a body that is no input list has answered all the same: it
+   * just does not describe its inputs.
+   */
+  async getInputs(crewUrl: string, call: CallOptions = {}): Promise<CrewInputs> {
+    let response: HttpResponse;
+    try {
+      response = await this.read(crewUrl, ['inputs'], call);
+    } catch (e) {
+      if (e instanceof CrewApiError && (e.status === 404 || e.status === 405)) {
+        return { described: false, reason: e.serverMessage ?? `HTTP ${e.status}` };
+      }
+      throw e;
+    }
     const inputs = parseInputsBody(parseJson(response));
     if (!inputs) {
-      throw new CrewApiError('badResponse', `The crew at ${originOf(crewUrl)} answered /inputs with something that is not an input list.`, { status: response.status });
+      const sent = clipText(await this.redacted(crewUrl, call, response.bodyText));
+      return { described: false, reason: sent === undefined ? 'an empty reply' : `a reply that is no input list: ${sent}` };
     }
-    return inputs;
+    return { described: true, inputs };
   }
 
   /** POST /kickoff. Never retried: after a timeout the run may have started. */
@@ -74,7 +89,12 @@ export class CrewClient implements StatusSource {
     const response = await this.send(crewUrl, ['kickoff'], 'POST', JSON.stringify(request), call);
     const kickoffId = parseKickoffBody(parseJson(response));
     if (!kickoffId) {
-      throw new CrewApiError('badResponse', 'The crew accepted the kickoff but its reply had no kickoff id.', { status: response.status });
+      const sent = clipText(await this.redacted(crewUrl, call, response.bodyText));
+      throw new CrewApiError(
+        'badResponse',
+        `The crew accepted the kickoff but its reply named no run id (looked for ${KICKOFF_ID_KEYS.join(', ')}); it sent ${sent === undefined ? 'an empty reply' : `"${sent}"`}.`,
+        { status: response.status, serverMessage: sent, origin: originOf(crewUrl) },
+      );
     }
     return kickoffId;
   }
@@ -141,6 +161,13 @@ export class CrewClient implements StatusSource {
 
   async dispose(): Promise<void> {
     await this.resetTransport();
+  }
+
+  /** A body a server sent back, with the token taken out of it (a server may echo a request). */
+  private async redacted(crewUrl: string, call: CallOptions, text: string): Promise<string> {
+    const normalised = normaliseCrewUrl(crewUrl);
+    const token = call.token ?? (normalised.ok ? await this.options.getToken(normalised.url) : undefined);
+    return token ? redact(text, token) : text;
   }
 
   private async read(crewUrl: string, path: string[], call: CallOptions): Promise<HttpResponse> {
@@ -272,14 +299,14 @@ function redact(text: string, token: string): string {
 
 function errorForResponse(response: HttpResponse, url: string, token: string): CrewApiError {
   const status = response.status;
+  const origin = originOf(url);
   const body = parseJson(response) ?? response.bodyText;
   const serverMessage = (() => {
     const message = extractErrorMessage(body);
     return message ? redact(message, token) : undefined;
   })();
   const said = serverMessage ? `: ${serverMessage}` : '.';
-  const origin = originOf(url);
-  const details = { status, serverMessage, body: redactBody(body, token) };
+  const details = { status, serverMessage, body: redactBody(body, token), origin };
 
   if (status >= 300 && status < 400) {
     const target = redirectTarget(response.headers['location'], url);

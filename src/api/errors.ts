@@ -23,6 +23,8 @@ export interface CrewApiErrorDetails {
   serverMessage?: string;
   /** The parsed error body (token redacted), for callers that read more from it. */
   body?: unknown;
+  /** Origin of the crew that answered (advice for the hosted service is only given to hosted crews). */
+  origin?: string;
 }
 
 export class CrewApiError extends Error {
@@ -32,6 +34,7 @@ export class CrewApiError extends Error {
   readonly retryAfterMs?: number;
   readonly serverMessage?: string;
   readonly body?: unknown;
+  readonly origin?: string;
 
   constructor(kind: CrewApiErrorKind, message: string, details: CrewApiErrorDetails = {}) {
     super(message);
@@ -42,6 +45,7 @@ export class CrewApiError extends Error {
     this.retryAfterMs = details.retryAfterMs;
     this.serverMessage = details.serverMessage;
     this.body = details.body;
+    this.origin = details.origin;
   }
 
   /** Worth trying a read again later (never used for kickoff or resume). */

@@ -85,9 +85,38 @@ export interface StatusSnapshot {
   executionTime?: number;
   /** Set when the run waits for human feedback. */
   feedback?: FeedbackRequest;
+  /**
+   * Not found was an HTTP 404 (the server's own words in `message`), not the hosted service's
+   * `200 {state: "NOT FOUND"}` body: after a run was seen, the server forgot it.
+   */
+  httpNotFound?: boolean;
   /** The body as received, for the raw-JSON view. */
   raw: unknown;
 }
+
+/** One input a crew takes, with whatever the crew said about it (hosted crews give names only). */
+export interface InputSpec {
+  name: string;
+  /** Shown as the prompt of the input's step. */
+  description?: string;
+  /** The step's initial value. */
+  default?: string;
+  /** The only values the crew accepts: offered as picks. */
+  enum?: string[];
+  /** Undefined when the crew does not say: then every input is required but a flow's `id`. */
+  required?: boolean;
+  /** The declared type word (`string`, `integer`, …), shown as a hint; every value is sent as text. */
+  type?: string;
+}
+
+/** What GET /inputs told about a crew's inputs. */
+export type CrewInputs =
+  | { described: true; inputs: InputSpec[] }
+  /**
+   * The crew answered and took the token, but does not describe its inputs (no /inputs route, or a
+   * body that is no input list): the user names them. `reason` is in the server's words when it gave any.
+   */
+  | { described: false; reason: string };
 
 export interface KickoffRequest {
   inputs: Record<string, string>;

@@ -92,3 +92,12 @@ export function defaultCrewName(crewUrl: string): string {
     return crewUrl;
   }
 }
+
+/** A crew on CrewAI's hosted service (`https://<name>-<hash>.crewai.com`), where its Status tab holds URL and tokens. */
+export function isHostedCrew(url: string | undefined): boolean {
+  try {
+    return url !== undefined && /(^|\.)crewai\.com$/i.test(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { CrewApiError } from '../api/errors';
+import type { CrewInputs } from '../api/types';
 import { defaultCrewName, normaliseCrewUrl } from '../api/url';
 import type { Crew } from '../crews/crewConfig';
 import { checkToken, type TokenKind } from '../crews/tokenRules';
@@ -80,9 +81,9 @@ export function registerCrewCommands(services: Services): vscode.Disposable[] {
       const result = await checkConnection(services, crew);
       if (result.ok) {
         void vscode.window.showInformationMessage(
-          result.inputs.length
-            ? vscode.l10n.t('{0} is ready. It expects: {1}.', crew.name, result.inputs.join(', '))
-            : vscode.l10n.t('{0} is ready. It expects no inputs.', crew.name),
+          result.inputs.described
+            ? vscode.l10n.t('{0} is ready. {1}', crew.name, describeInputs(result.inputs))
+            : vscode.l10n.t('{0} is connected; {1}', crew.name, describeInputs(result.inputs)),
         );
       } else {
         await offerFix(services, crew, result.error);
@@ -92,7 +93,16 @@ export function registerCrewCommands(services: Services): vscode.Disposable[] {
   ];
 }
 
-export type ConnectionCheck = { ok: true; inputs: string[] } | { ok: false; error: unknown };
+export type ConnectionCheck = { ok: true; inputs: CrewInputs } | { ok: false; error: unknown };
+
+/** What a crew said about its inputs, as the end of a sentence. */
+function describeInputs(inputs: CrewInputs): string {
+  if (!inputs.described) {
+    return vscode.l10n.t('this crew does not describe its inputs ({0}). Kick Off asks for their names and values.', inputs.reason);
+  }
+  const names = inputs.inputs.map((spec) => spec.name);
+  return names.length ? vscode.l10n.t('It expects: {0}.', names.join(', ')) : vscode.l10n.t('It expects no inputs.');
+}
 
 /** GET /inputs under a progress indicator; the crew's health in the tree follows the answer. */
 export async function checkConnection(services: Services, crew: Crew, token?: string): Promise<ConnectionCheck> {
@@ -112,7 +122,9 @@ export async function checkConnection(services: Services, crew: Crew, token?: st
       },
     );
     crews.setHealth(crew.url, 'ready');
-    log.info(`Connection to ${crew.name} (${crew.url}) is fine; inputs: ${inputs.join(', ') || '(none)'}`);
+    log.info(
+      `Connection to ${crew.name} (${crew.url}) is fine; inputs: ${inputs.described ? inputs.inputs.map((spec) => spec.name).join(', ') || '(none)' : `not described (${inputs.reason})`}`,
+    );
     return { ok: true, inputs };
   } catch (error) {
     crews.setHealth(crew.url, healthAfter(error));
@@ -274,11 +286,12 @@ async function addCrewInteractively(services: Services): Promise<Crew | undefine
         }
       }
       await saveCrew(services, crew, answer.value, kind, check.ok);
-      const inputs = check.ok ? check.inputs : undefined;
       void vscode.window.showInformationMessage(
-        inputs
-          ? vscode.l10n.t('Added {0}. It expects: {1}.', name, inputs.join(', ') || vscode.l10n.t('no inputs'))
-          : vscode.l10n.t('Added {0}. Check its connection once it can be reached.', name),
+        !check.ok
+          ? vscode.l10n.t('Added {0}. Check its connection once it can be reached.', name)
+          : check.inputs.described
+            ? vscode.l10n.t('Added {0}. {1}', name, describeInputs(check.inputs))
+            : vscode.l10n.t('Added {0}: connected; {1}', name, describeInputs(check.inputs)),
       );
       return crew;
     }

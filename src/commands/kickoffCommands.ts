@@ -1,12 +1,14 @@
 import * as vscode from 'vscode';
 import { CrewApiError } from '../api/errors';
 import type { Crew } from '../crews/crewConfig';
-import { inputsFromJson, isOptionalInput, isStringRecord, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
+import type { CrewInputs, InputSpec } from '../api/types';
+import { inputsFromJson, isRequiredInput, isStringRecord, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
 import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
-import { askPick, askText } from '../views/quickInput';
+import { askPick } from '../views/quickInput';
 import { setTokenInteractively } from './crewCommands';
+import { askInputName, askInputs, askInputsJson, type Draft, oneLine } from './kickoffSteps';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
 
@@ -72,10 +74,10 @@ function crewOfRun(services: Services, run: RunRecord): Crew | undefined {
 }
 
 /** GET /inputs under progress; undefined (after telling the user) when it fails. */
-async function fetchInputNames(services: Services, crew: Crew): Promise<string[] | undefined> {
+async function fetchInputs(services: Services, crew: Crew): Promise<CrewInputs | undefined> {
   for (;;) {
     try {
-      const names = await vscode.window.withProgress(
+      const inputs = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Asking {0} which inputs it needs…', crew.name), cancellable: true },
         (_p, cancellation) => {
           const abort = new AbortController();
@@ -84,7 +86,10 @@ async function fetchInputNames(services: Services, crew: Crew): Promise<string[]
         },
       );
       services.crews.setHealth(crew.url, 'ready');
-      return names;
+      if (!inputs.described) {
+        services.log.info(`${crew.name} does not describe its inputs (${inputs.reason}); asking for them by hand.`);
+      }
+      return inputs;
     } catch (error) {
       if (error instanceof Error && error.name === 'AbortError') {
         return undefined;
@@ -107,56 +112,72 @@ async function fetchInputNames(services: Services, crew: Crew): Promise<string[]
   }
 }
 
-type Draft = Record<string, string>;
-
 /**
  * The full flow: starting point → one step per input (Back, edit in editor) → review → kickoff.
- * Every error path comes back to the review with the values typed so far.
+ * Every error path comes back to the review with the values typed so far. A crew that does not
+ * describe its inputs gets them named by hand (one by one, or as JSON) from the review.
  */
 async function kickOffInteractively(services: Services, crew: Crew, startFrom?: Draft): Promise<RunRecord | undefined> {
-  const names = await fetchInputNames(services, crew);
-  if (!names) {
+  const described = await fetchInputs(services, crew);
+  if (!described) {
     return undefined;
   }
-  let draft: Draft | undefined = startFrom ? { ...startFrom } : await chooseStartingPoint(services, crew, names);
+  const byHand = !described.described;
+  let draft: Draft | undefined = startFrom ? { ...startFrom } : await chooseStartingPoint(services, crew, described);
   if (!draft) {
     return undefined;
   }
-  let inputNames = [...names];
-  // Inputs the draft carries that the crew no longer lists are dropped, so the kickoff matches /inputs.
-  draft = Object.fromEntries(inputNames.map((n) => [n, draft?.[n] ?? '']));
+  // By hand, the inputs are those of the starting point; else inputs the draft carries that the
+  // crew no longer lists are dropped, so the kickoff matches /inputs.
+  let specs: InputSpec[] = described.described ? described.inputs : Object.keys(draft).map((name) => ({ name }));
+  draft = Object.fromEntries(specs.map((spec) => [spec.name, draft?.[spec.name] ?? '']));
   // A complete starting point (last used, a preset, a run's inputs) goes straight to the review.
-  let toAsk: string[] = inputNames.some((n) => !isOptionalInput(n) && !draft?.[n]?.trim()) ? inputNames : [];
+  let toAsk: InputSpec[] = specs.some((spec) => isRequiredInput(spec) && !draft?.[spec.name]?.trim()) ? specs : [];
   for (;;) {
     if (toAsk.length > 0) {
-      const asked = await askInputs(crew, toAsk, draft, inputNames);
+      const asked = await askInputs(crew, toAsk, draft, specs);
       if (!asked) {
         return undefined;
       }
       draft = asked;
       toAsk = [];
     }
-    const review = await reviewStep(services, crew, inputNames, draft);
-    if (review.kind === 'cancel') {
-      return undefined;
+    const review = await reviewStep(services, crew, specs, draft, byHand ? described.reason : undefined);
+    switch (review.kind) {
+      case 'cancel':
+        return undefined;
+      case 'edit':
+        toAsk = specs.filter((spec) => spec.name === review.name);
+        continue;
+      case 'back':
+        toAsk = specs.slice(-1);
+        continue;
+      case 'add': {
+        const name = await askInputName(crew, specs);
+        if (name !== undefined) {
+          specs = [...specs, { name }];
+          toAsk = specs.slice(-1);
+        }
+        continue;
+      }
+      case 'json': {
+        const fromJson = await askInputsJson(crew, draft);
+        if (fromJson !== undefined) {
+          specs = [...specs, ...Object.keys(fromJson).filter((name) => !specs.some((spec) => spec.name === name)).map((name) => ({ name }))];
+          draft = { ...draft, ...fromJson };
+        }
+        continue;
+      }
     }
-    if (review.kind === 'edit') {
-      toAsk = [review.name];
-      continue;
-    }
-    if (review.kind === 'back') {
-      toAsk = inputNames.length ? [inputNames[inputNames.length - 1]] : [];
-      continue;
-    }
-    const inputs = inputsToSend(inputNames, draft);
+    const inputs = inputsToSend(specs, draft);
     const outcome = await sendKickoff(services, crew, inputs);
     if (outcome.kind === 'started') {
       return outcome.run;
     }
     if (outcome.kind === 'missing') {
       // Ask only for what the crew says is missing, adding names it did not list in /inputs.
-      inputNames = [...inputNames, ...outcome.names.filter((n) => !inputNames.includes(n))];
-      toAsk = outcome.names;
+      specs = [...specs, ...outcome.names.filter((n) => !specs.some((spec) => spec.name === n)).map((name) => ({ name, required: true }))];
+      toAsk = specs.filter((spec) => outcome.names.includes(spec.name));
       continue;
     }
     if (outcome.kind === 'stop') {
@@ -166,7 +187,8 @@ async function kickOffInteractively(services: Services, crew: Crew, startFrom?: 
   }
 }
 
-async function chooseStartingPoint(services: Services, crew: Crew, names: string[]): Promise<Draft | undefined> {
+async function chooseStartingPoint(services: Services, crew: Crew, inputs: CrewInputs): Promise<Draft | undefined> {
+  const names = inputs.described ? inputs.inputs.map((spec) => spec.name) : undefined;
   type Item = vscode.QuickPickItem & { draft?: Draft; fromEditor?: boolean };
   const items: Item[] = [];
   const last = services.presets.lastUsed(crew.url);
@@ -181,7 +203,7 @@ async function chooseStartingPoint(services: Services, crew: Crew, names: string
   if (editorText && editorText.length < 5_000_000 && /^\s*\{/.test(editorText)) {
     items.push({ label: `$(json) ${vscode.l10n.t('From the JSON in the active editor')}`, fromEditor: true });
   }
-  if (names.length === 0 || items.length === 1) {
+  if (names?.length === 0 || items.length === 1) {
     return {};
   }
   const choice = await askPick({
@@ -200,132 +222,70 @@ async function chooseStartingPoint(services: Services, crew: Crew, names: string
           ? vscode.l10n.t('The active editor does not hold valid JSON.')
           : vscode.l10n.t('The JSON must be an object of input names to text values, e.g. {"topic": "AI"}.'),
       );
-      return chooseStartingPoint(services, crew, names);
+      return chooseStartingPoint(services, crew, inputs);
     }
     return parsed.inputs;
   }
   return choice.value.draft ? { ...choice.value.draft } : {};
 }
 
-function summarise(inputs: Draft, names: string[]): string {
-  return names
+/** The values of a starting point, for the crew's inputs (all of them when it does not describe them). */
+function summarise(inputs: Draft, names: string[] | undefined): string {
+  return (names ?? Object.keys(inputs))
     .filter((n) => inputs[n])
     .map((n) => `${n}: ${oneLine(inputs[n], 30)}`)
     .join(' · ');
 }
 
-function oneLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
+type ReviewChoice =
+  | { kind: 'kickoff' }
+  | { kind: 'edit'; name: string }
+  | { kind: 'back' }
+  | { kind: 'cancel' }
+  | { kind: 'add' }
+  | { kind: 'json' };
 
-const editInEditorButton: vscode.QuickInputButton = {
-  iconPath: new vscode.ThemeIcon('go-to-file'),
-  tooltip: vscode.l10n.t('Edit in an editor (for long or multi-line text)'),
-};
-
-/** One step per input, with Back between them; returns the new draft or undefined when cancelled. */
-async function askInputs(crew: Crew, names: string[], start: Draft, allNames: string[]): Promise<Draft | undefined> {
-  const draft = { ...start };
-  let index = 0;
-  while (index < names.length) {
-    const name = names[index];
-    const optional = isOptionalInput(name);
-    const multiLine = draft[name]?.includes('\n');
-    // Steps count over all inputs, also when only some are asked again (after a 422, or from the review).
-    const position = allNames.indexOf(name) + 1 || index + 1;
-    const answer = await askText({
-      title: vscode.l10n.t('Kick Off {0}: {1}', crew.name, name),
-      step: position,
-      totalSteps: allNames.length + 1,
-      value: multiLine ? oneLine(draft[name], 200) : draft[name],
-      prompt: optional
-        ? vscode.l10n.t('Optional. For flows, "id" restores a saved state; leave it empty to start fresh.')
-        : multiLine
-          ? vscode.l10n.t('This value has several lines; press Enter to keep it, or use the editor button to change it.')
-          : vscode.l10n.t('Value of "{0}" ({1} of {2}). Enter to continue.', name, String(position), String(allNames.length)),
-      canGoBack: index > 0,
-      buttons: [editInEditorButton],
-      validate: (value) => {
-        if (multiLine && value === oneLine(draft[name], 200)) {
-          return undefined;
-        }
-        if (!optional && !value.trim()) {
-          return vscode.l10n.t('"{0}" is required.', name);
-        }
-        if (value.length > MAX_INPUT_VALUE_LENGTH) {
-          return vscode.l10n.t('That value is too long.');
-        }
-        return undefined;
-      },
-    });
-    if (answer.kind === 'cancel') {
-      return undefined;
-    }
-    if (answer.kind === 'back') {
-      index--;
-      continue;
-    }
-    if (answer.kind === 'button') {
-      const edited = await editInEditor(name, multiLine && answer.value === oneLine(draft[name], 200) ? draft[name] : answer.value);
-      if (edited !== undefined) {
-        draft[name] = edited;
-      }
-      continue;
-    }
-    if (!(multiLine && answer.value === oneLine(draft[name], 200))) {
-      draft[name] = answer.value;
-    }
-    index++;
-  }
-  return draft;
-}
-
-/** Opens the value in an untitled editor; the text of that editor becomes the value when the user says so. */
-async function editInEditor(name: string, value: string): Promise<string | undefined> {
-  const document = await vscode.workspace.openTextDocument({ content: value, language: 'markdown' });
-  await vscode.window.showTextDocument(document, { preview: false });
-  const use = vscode.l10n.t('Use This Text');
-  const choice = await vscode.window.showInformationMessage(
-    vscode.l10n.t('Edit the value of "{0}" in the editor, then choose Use This Text.', name),
-    use,
-    vscode.l10n.t('Discard'),
-  );
-  const text = document.getText();
-  if (vscode.window.activeTextEditor?.document === document) {
-    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-  }
-  return choice === use ? text : undefined;
-}
-
-type ReviewChoice = { kind: 'kickoff' } | { kind: 'edit'; name: string } | { kind: 'back' } | { kind: 'cancel' };
-
-async function reviewStep(services: Services, crew: Crew, names: string[], draft: Draft): Promise<ReviewChoice> {
+/**
+ * The last step: Kick Off, or pick an input to change. `undescribed` (the crew's words on why it lists no
+ * inputs) adds the ways to name inputs by hand.
+ */
+async function reviewStep(services: Services, crew: Crew, specs: InputSpec[], draft: Draft, undescribed?: string): Promise<ReviewChoice> {
   for (;;) {
-    type Item = vscode.QuickPickItem & { action: 'kickoff' | 'edit' | 'preset' | 'cancel'; name?: string };
-    const missing = names.filter((n) => !isOptionalInput(n) && !draft[n]?.trim());
+    type Item = vscode.QuickPickItem & { action: 'kickoff' | 'edit' | 'preset' | 'cancel' | 'add' | 'json'; name?: string };
+    const missing = specs.filter((spec) => isRequiredInput(spec) && !draft[spec.name]?.trim()).map((spec) => spec.name);
+    const byHand: Item[] =
+      undescribed === undefined
+        ? []
+        : [
+            { label: `$(add) ${vscode.l10n.t('Add an Input…')}`, description: vscode.l10n.t('its name, then its value'), action: 'add' },
+            { label: `$(json) ${vscode.l10n.t('Enter Inputs as JSON…')}`, description: '{"topic": "AI"}', action: 'json' },
+          ];
     const items: Item[] = [
       missing.length
         ? { label: `$(warning) ${vscode.l10n.t('Fill in {0} first', missing.join(', '))}`, action: 'edit', name: missing[0] }
         : { label: `$(rocket) ${vscode.l10n.t('Kick Off')}`, description: crew.name, action: 'kickoff' },
       { label: vscode.l10n.t('Inputs'), kind: vscode.QuickPickItemKind.Separator, action: 'edit' },
-      ...names.map((name) => ({
-        label: `$(edit) ${name}`,
-        description: draft[name] ? oneLine(draft[name], 80) : vscode.l10n.t('(empty)'),
+      ...specs.map((spec) => ({
+        label: `$(edit) ${spec.name}`,
+        description: draft[spec.name] ? oneLine(draft[spec.name], 80) : isRequiredInput(spec) ? vscode.l10n.t('(empty)') : vscode.l10n.t('(empty, optional)'),
         action: 'edit' as const,
-        name,
+        name: spec.name,
       })),
+      ...byHand,
       { label: '', kind: vscode.QuickPickItemKind.Separator, action: 'cancel' },
       { label: `$(save) ${vscode.l10n.t('Save as Preset…')}`, action: 'preset' },
       { label: `$(close) ${vscode.l10n.t('Cancel')}`, action: 'cancel' },
     ];
     const choice = await askPick({
       title: vscode.l10n.t('Kick Off {0}: review', crew.name),
-      step: names.length + 1,
-      totalSteps: names.length + 1,
-      placeholder: vscode.l10n.t('Enter to kick off, or pick an input to change it'),
+      step: specs.length + 1,
+      totalSteps: specs.length + 1,
+      placeholder:
+        undescribed === undefined
+          ? vscode.l10n.t('Enter to kick off, or pick an input to change it')
+          : vscode.l10n.t('{0} does not describe its inputs ({1}): add them by name, or as JSON', crew.name, undescribed),
       items,
-      canGoBack: names.length > 0,
+      canGoBack: specs.length > 0,
       matchOnDescription: false,
     });
     if (choice.kind === 'back') {
@@ -334,20 +294,26 @@ async function reviewStep(services: Services, crew: Crew, names: string[], draft
     if (choice.kind !== 'value' || choice.value.action === 'cancel') {
       return { kind: 'cancel' };
     }
-    if (choice.value.action === 'preset') {
-      await savePreset(services, crew.url, inputsToSend(names, draft));
-      continue;
-    }
-    if (choice.value.action === 'edit' && choice.value.name) {
-      return { kind: 'edit', name: choice.value.name };
+    switch (choice.value.action) {
+      case 'preset':
+        await savePreset(services, crew.url, inputsToSend(specs, draft));
+        continue;
+      case 'add':
+      case 'json':
+        return { kind: choice.value.action };
+      case 'edit':
+        if (choice.value.name) {
+          return { kind: 'edit', name: choice.value.name };
+        }
+        break;
     }
     return { kind: 'kickoff' };
   }
 }
 
 /** The inputs as sent: every listed input, except an empty optional one (a flow's `id`). */
-function inputsToSend(names: string[], draft: Draft): Draft {
-  return Object.fromEntries(names.filter((n) => !(isOptionalInput(n) && !draft[n])).map((n) => [n, draft[n] ?? '']));
+function inputsToSend(specs: InputSpec[], draft: Draft): Draft {
+  return Object.fromEntries(specs.filter((spec) => isRequiredInput(spec) || draft[spec.name]).map((spec) => [spec.name, draft[spec.name] ?? '']));
 }
 
 type KickoffOutcome =

@@ -1,4 +1,5 @@
 // Remembered inputs per crew: the last used values and named presets. Plain values, never tokens.
+import type { InputSpec } from '../api/types';
 import type { KeyValueStore } from '../runs/runStore';
 
 export interface InputPreset {
@@ -108,9 +109,12 @@ export function inputsFromJson(text: string): InputsFromJson {
   return { ok: true, inputs };
 }
 
-/** Rules for one input value; `id` of a flow is optional and better left empty. */
-export function isOptionalInput(name: string): boolean {
-  return name === 'id';
+/**
+ * Whether an input needs a value: what the crew said, else every listed input but a flow's `id`
+ * (optional and better left empty, see the API notes).
+ */
+export function isRequiredInput(spec: InputSpec): boolean {
+  return spec.required ?? spec.name !== 'id';
 }
 
 export const MAX_INPUT_VALUE_LENGTH = 1_000_000;

@@ -4,12 +4,16 @@ import {
   extractMissingInputs,
   MAX_ERROR_MESSAGE_LENGTH,
   namesCamelCaseResumeFields,
-  parseInputsBody,
   parseJsonLenient,
   parseKickoffBody,
   parseResumeBody,
 } from '../../src/api/bodies';
+import { parseInputsBody } from '../../src/api/inputsBody';
+import type { InputSpec } from '../../src/api/types';
 import { errorBodies, inputsBodies, kickoffBodies, resumeBodies } from '../fixtures/crewApiBodies';
+
+/** Only the names of what parseInputsBody read (undefined stays undefined). */
+const inputNames = (body: unknown): string[] | undefined => parseInputsBody(body)?.map((spec: InputSpec) => spec.name);
 
 const garbage: unknown[] = [null, undefined, 0, 42, true, '', 'text', [], [null], {}, { a: { b: null } }];
 
@@ -31,31 +35,101 @@ describe('parseJsonLenient', () => {
 
 describe('parseInputsBody', () => {
   it('reads the documented list', () => {
-    assert.deepEqual(parseInputsBody(inputsBodies.docs.body), ['budget', 'interests', 'duration', 'age']);
+    assert.deepEqual(inputNames(inputsBodies.docs.body), ['budget', 'interests', 'duration', 'age']);
   });
 
   it('reads a flow state-field list as is (the caller decides about `id`)', () => {
-    assert.deepEqual(parseInputsBody(inputsBodies.flowStateFields.body), ['topic', 'count', 'id', 'history']);
+    assert.deepEqual(inputNames(inputsBodies.flowStateFields.body), ['topic', 'count', 'id', 'history']);
   });
 
   it('keeps odd names verbatim, dedupes, drops blanks and non-names, stringifies numbers', () => {
-    assert.deepEqual(parseInputsBody(inputsBodies.oddNames.body), ['target audience', "author's name", 'topic', '3']);
+    assert.deepEqual(inputNames(inputsBodies.oddNames.body), ['target audience', "author's name", 'topic', '3']);
   });
 
   it('reads an empty list as no inputs (not as a wrong shape)', () => {
-    assert.deepEqual(parseInputsBody(inputsBodies.empty.body), []);
+    assert.deepEqual(inputNames(inputsBodies.empty.body), []);
   });
 
-  it('falls back to the keys of an inputs map', () => {
-    assert.deepEqual(parseInputsBody(inputsBodies.mapOfTypes.body), ['topic', 'year']);
+  it('reads an inputs map of name → type word as names with their type', () => {
+    assert.deepEqual(parseInputsBody(inputsBodies.mapOfTypes.body), [
+      { name: 'topic', type: 'string' },
+      { name: 'year', type: 'string' },
+    ]);
+  });
+
+  it('reads a single list of names under any other key', () => {
+    for (const key of ['parameters', 'fields', 'input_names']) {
+      assert.deepEqual(parseInputsBody({ [key]: ['topic', 'audience'], crew: 'research', version: 2 }), [{ name: 'topic' }, { name: 'audience' }], key);
+    }
+  });
+
+  it('reads a list of input objects, bare or under a key, with type, description, required and default', () => {
+    const list = [
+      { name: 'topic', type: 'string', description: 'What to research', required: true },
+      { name: 'audience', description: 'Who reads it', required: false, default: 'engineers' },
+      { name: 'depth', type: 'integer', default: 3, optional: true },
+      { name: 'topic', description: 'a duplicate' },
+    ];
+    const expected: InputSpec[] = [
+      { name: 'topic', type: 'string', description: 'What to research', required: true },
+      { name: 'audience', description: 'Who reads it', required: false, default: 'engineers' },
+      { name: 'depth', type: 'integer', default: '3', required: false },
+    ];
+    assert.deepEqual(parseInputsBody(list), expected);
+    assert.deepEqual(parseInputsBody({ inputs: list }), expected);
+    assert.deepEqual(parseInputsBody({ parameters: list }), expected);
+  });
+
+  it('reads a JSON Schema: properties in order, required names, descriptions, defaults and enums', () => {
+    const schema = {
+      title: 'ResearchInputs',
+      type: 'object',
+      properties: {
+        topic: { type: 'string', title: 'Topic', description: 'What to research' },
+        tone: { type: 'string', enum: ['formal', 'casual', 'formal'], default: 'formal' },
+        audience: { type: 'string', title: 'Audience' },
+      },
+      required: ['topic', 'audience'],
+    };
+    assert.deepEqual(parseInputsBody(schema), [
+      { name: 'topic', type: 'string', description: 'What to research', required: true },
+      { name: 'tone', type: 'string', default: 'formal', enum: ['formal', 'casual'], required: false },
+      { name: 'audience', type: 'string', description: 'Audience', required: true },
+    ]);
+    assert.deepEqual(parseInputsBody({ inputs: schema })?.map((spec) => spec.name), ['topic', 'tone', 'audience']);
+  });
+
+  it('reads a schema without `required`: a default makes an input optional, else it is not said', () => {
+    assert.deepEqual(parseInputsBody({ properties: { topic: {}, year: { default: 2026 } } }), [{ name: 'topic' }, { name: 'year', default: '2026', required: false }]);
+  });
+
+  it('reads a map of name → description, type word or property object', () => {
+    assert.deepEqual(parseInputsBody({ topic: 'The subject to research', year: 'int', tone: { enum: ['formal', 'casual'] } }), [
+      { name: 'topic', description: 'The subject to research' },
+      { name: 'year', type: 'int' },
+      { name: 'tone', enum: ['formal', 'casual'] },
+    ]);
+  });
+
+  it('does not read error bodies or unrelated objects as inputs', () => {
+    for (const body of [
+      { detail: 'Not Found' },
+      { detail: [{ loc: ['query', 'x'], msg: 'field required' }] },
+      { error: 'Not Found', message: 'The requested resource was not found' },
+      { status: 'ok', count: 3 },
+      { a: { b: null } },
+      '<html><body>Welcome to nginx!</body></html>',
+    ]) {
+      assert.equal(parseInputsBody(body), undefined, JSON.stringify(body));
+    }
   });
 
   it('accepts a bare array of names', () => {
-    assert.deepEqual(parseInputsBody(inputsBodies.bareArray.body), ['topic', 'year']);
+    assert.deepEqual(inputNames(inputsBodies.bareArray.body), ['topic', 'year']);
   });
 
   it('accepts the body as JSON text', () => {
-    assert.deepEqual(parseInputsBody('{"inputs": ["a", "a", "b"]}'), ['a', 'b']);
+    assert.deepEqual(inputNames('{"inputs": ["a", "a", "b"]}'), ['a', 'b']);
   });
 
   it('returns undefined for wrong shapes', () => {

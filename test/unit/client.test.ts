@@ -98,7 +98,7 @@ for (const dialect of ['live', 'docs'] as const) {
     });
 
     it('lists inputs', async () => {
-      assert.deepEqual(await client.getInputs(url), ['topic', 'audience']);
+      assert.deepEqual(await client.getInputs(url), { described: true, inputs: [{ name: 'topic' }, { name: 'audience' }] });
     });
 
     it('kicks off and follows a run to its final output', async () => {
@@ -202,7 +202,7 @@ describe('CrewClient retries and faults', () => {
       const sleeps: number[] = [];
       // The fault clears while the client waits to retry.
       const { client } = clientFor(sim, { sleep: async (ms) => void (sleeps.push(ms), sim.setFaults({})) });
-      assert.deepEqual(await client.getInputs(url), ['topic', 'audience']);
+      assert.deepEqual(await client.getInputs(url), { described: true, inputs: [{ name: 'topic' }, { name: 'audience' }] });
       assert.equal(sleeps.length, 1, kind);
       assert.equal(sleeps[0], 500, 'first backoff is the base delay (jitter centred)');
       await client.dispose();
@@ -326,6 +326,69 @@ describe('CrewClient never lets a token leave its crew', () => {
     assert.equal(connections, 4, 'reads are retried: 3 attempts');
     await client.dispose();
     await closeServer(resetting, sockets);
+  });
+
+  /** A one-route server: every request gets `status` with `body` (JSON unless a string). */
+  async function answering(status: number, body: unknown): Promise<{ url: string; close(): Promise<void> }> {
+    const sockets = new Set<Socket>();
+    const server = createServer((req, res) => {
+      res.statusCode = status;
+      res.setHeader('content-type', typeof body === 'string' ? 'text/html' : 'application/json');
+      res.end(typeof body === 'string' ? body : JSON.stringify(body).replace('ECHO', String(req.headers.authorization)));
+    });
+    server.on('connection', (s) => sockets.add(s));
+    const port = await listen(server);
+    return { url: `http://127.0.0.1:${port}`, close: () => closeServer(server, sockets) };
+  }
+
+  it('reads a 404 or 405 on /inputs, or a body that is no input list, as "connected; inputs not described"', async () => {
+    const cases: [number, unknown, RegExp][] = [
+      [404, { detail: 'Not Found' }, /^Not Found$/],
+      [405, { detail: 'Method Not Allowed' }, /^Method Not Allowed$/],
+      [405, '', /^HTTP 405$/],
+      [200, '<html><body><h1>Crew server</h1></body></html>', /no input list: <html><body><h1>Crew server/],
+      [200, { status: 'ok' }, /no input list: \{"status":"ok"\}/],
+    ];
+    for (const [status, body, reason] of cases) {
+      const server = await answering(status, body);
+      const { client } = clientFor(undefined, { getToken: async () => 'inputs-canary-token' });
+      const inputs = await client.getInputs(server.url);
+      assert.equal(inputs.described, false, `${status} ${JSON.stringify(body)}`);
+      assert.match(inputs.described ? '' : inputs.reason, reason);
+      await client.dispose();
+      await server.close();
+    }
+  });
+
+  it('still reports a rejected token on /inputs as unauthorized', async () => {
+    const server = await answering(401, { detail: 'Invalid token' });
+    const { client } = clientFor(undefined, { getToken: async () => 'inputs-canary-token' });
+    await expectError(client.getInputs(server.url), 'unauthorized');
+    await client.dispose();
+    await server.close();
+  });
+
+  it('reads the kickoff id under any of the keys self-hosted servers use', async () => {
+    for (const key of ['kickoff_id', 'kickoffId', 'id', 'task_id', 'execution_id', 'run_id']) {
+      const server = await answering(200, { [key]: 'run-42', status: 'accepted' });
+      const { client } = clientFor(undefined, { getToken: async () => 'kickoff-canary-token' });
+      assert.equal(await client.kickoff(server.url, { inputs: {} }), 'run-42', key);
+      await client.dispose();
+      await server.close();
+    }
+  });
+
+  it('a kickoff reply without an id is an error naming what the server sent (clipped, token redacted)', async () => {
+    const server = await answering(200, { status: 'accepted', echo: 'ECHO', padding: 'x'.repeat(1000) });
+    const { client } = clientFor(undefined, { getToken: async () => 'kickoff-canary-token' });
+    const error = await expectError(client.kickoff(server.url, { inputs: {} }), 'badResponse');
+    assert.match(error.message, /named no run id \(looked for kickoff_id, kickoffId, id, task_id, execution_id, run_id\); it sent "\{"status":"accepted"/);
+    assert.ok(!error.message.includes('kickoff-canary-token'), 'the echoed token is redacted');
+    assert.match(error.message, /Bearer \*\*\*/);
+    assert.ok(error.message.length < 600, 'the body is clipped');
+    await client.dispose();
+    await server.close();
+    TOKENS.push('kickoff-canary-token', 'inputs-canary-token');
   });
 
   it('no error message seen in these tests contains a token', () => {

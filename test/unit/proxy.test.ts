@@ -91,7 +91,7 @@ describe('CrewClient behind a proxy', function () {
 
   it('tunnels through http.proxy and trusts the extra CA certificate', async () => {
     const c = client({ proxy: proxyUrl, extraCaCertificates: [certificate], proxyAuthorization: 'Basic dXNlcjpwYXNz' });
-    assert.deepEqual(await c.getInputs('https://crew.test'), ['topic']);
+    assert.deepEqual(await c.getInputs('https://crew.test'), { described: true, inputs: [{ name: 'topic' }] });
     assert.deepEqual(connects, ['crew.test:443']);
     assert.deepEqual(authorizations, [`Bearer ${TOKEN}`], 'the token reaches the crew, inside the tunnel');
     assert.deepEqual(proxyAuthorizations, ['Basic dXNlcjpwYXNz'], 'http.proxyAuthorization goes to the proxy');
@@ -100,7 +100,7 @@ describe('CrewClient behind a proxy', function () {
 
   it('uses HTTPS_PROXY from the environment when http.proxy is empty', async () => {
     const c = client({ extraCaCertificates: [certificate] }, { HTTPS_PROXY: proxyUrl });
-    assert.deepEqual(await c.getInputs('https://crew.test'), ['topic']);
+    assert.deepEqual(await c.getInputs('https://crew.test'), { described: true, inputs: [{ name: 'topic' }] });
     assert.deepEqual(connects, ['crew.test:443']);
     await c.dispose();
   });
@@ -120,7 +120,7 @@ describe('CrewClient behind a proxy', function () {
 
   it('accepts it with http.proxyStrictSSL off', async () => {
     const c = client({ proxy: proxyUrl, proxyStrictSSL: false });
-    assert.deepEqual(await c.getInputs('https://crew.test'), ['topic']);
+    assert.deepEqual(await c.getInputs('https://crew.test'), { described: true, inputs: [{ name: 'topic' }] });
     await c.dispose();
   });
 

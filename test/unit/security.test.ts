@@ -280,9 +280,16 @@ describe('security: the client and hostile servers', () => {
     for (const body of echoes) {
       for (const status of [400, 401, 403, 404, 422, 429, 500, 502, 503]) {
         const client = clientWith(CANARY, () => ({ status, headers: {}, bodyText: body }));
-        for (const call of [() => client.kickoff('https://crew.example.com', { inputs: {} }), () => client.getInputs('https://crew.example.com')]) {
+        const calls = [() => client.kickoff('https://crew.example.com', { inputs: {} }), ...(status === 404 ? [] : [() => client.getInputs('https://crew.example.com')])];
+        for (const call of calls) {
           const error = await failure(call());
           assert.ok(!everyText(error).includes(CANARY), `${status} ${body}: ${everyText(error).slice(0, 300)}`);
+        }
+        if (status === 404) {
+          // A 404 on /inputs is an answer ("does not describe its inputs"), in the server's words: redacted too.
+          const inputs = await client.getInputs('https://crew.example.com');
+          assert.equal(inputs.described, false);
+          assert.ok(!JSON.stringify(inputs).includes(CANARY), `${body}: ${JSON.stringify(inputs)}`);
         }
       }
     }
