@@ -2,7 +2,8 @@
 // into a StatusSnapshot. Pure and never throwing: a body we cannot read becomes state 'unknown' (keep
 // polling), never 'failed' or 'succeeded' — the run's end is never guessed.
 
-import { clipJsonDepth, exceedsJsonDepth, idString, isJsonObject, type JsonObject, nonBlankString, parseJsonLenient, safeStringify } from './bodies';
+import { clipJsonDepth, exceedsJsonDepth, extractErrorMessage, idString, isJsonObject, type JsonObject, nonBlankString, parseJsonLenient, safeStringify } from './bodies';
+import { crewOutputOf, crewOutputValue, taskOutputValue } from './crewOutput';
 import type {
   AgentStep,
   FeedbackRequest,
@@ -50,7 +51,10 @@ export function normaliseStateWord(word: string): RunState {
   return STATE_BY_WORD.get(key) ?? 'unknown';
 }
 
-/** Normalises one GET /status reply. `httpStatus` 404 means "not found" whatever the body says. */
+/**
+ * Normalises one GET /status reply. `httpStatus` 404 means "not found" whatever the body says; its
+ * message is then the server's own words.
+ */
 export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot {
   const decoded = typeof body === 'string' ? parseJsonLenient(body) : undefined;
   const fields: JsonObject = isJsonObject(body)
@@ -66,13 +70,16 @@ export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot
 
   // Live: `status` is the human message once `state` carries the state word.
   const message =
-    (liveStateWord !== undefined ? nonBlankString(fields['status'])?.trim() : undefined) ??
-    nonBlankString(fields['message'])?.trim();
+    httpStatus === 404
+      ? extractErrorMessage(body)
+      : ((liveStateWord !== undefined ? nonBlankString(fields['status'])?.trim() : undefined) ?? nonBlankString(fields['message'])?.trim());
+  // Self-hosted servers return crewai's CrewOutput as `result` (or `output`).
+  const crewOutput = crewOutputOf(fields);
 
   const progress = parseProgress(fields['progress']);
   const lastTask = parseTask(fields['last_executed_task']);
-  const { tasks, tasksSource } = parseTasks(fields, lastTask);
-  const finalOutput = parseFinalOutput(fields, state, lastTask);
+  const { tasks, tasksSource } = parseTasks(fields, lastTask, crewOutput);
+  const finalOutput = parseFinalOutput(fields, state, lastTask, crewOutput);
 
   const snapshot: StatusSnapshot = {
     state,
@@ -87,9 +94,10 @@ export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot
     tasksSource,
     finalOutput,
     error: state === 'failed' ? failureText(fields, liveStateWord !== undefined) : undefined,
-    usage: parseUsage(fields['usage_metrics'] ?? fields['token_usage']),
-    executionTime: nonNegativeNumber(fields['execution_time']),
+    usage: parseUsage(fields['usage_metrics'] ?? fields['token_usage'] ?? crewOutput?.['token_usage']),
+    executionTime: ['execution_time', 'duration_seconds', 'elapsed'].map((key) => nonNegativeNumber(fields[key])).find((n) => n !== undefined),
     feedback: state === 'awaitingFeedback' ? parseFeedback(fields, lastTask, finalOutput) : undefined,
+    httpNotFound: httpStatus === 404 ? true : undefined,
     raw: clipJsonDepth(body),
   };
   // `raw` stays even when the body itself was undefined: the key is part of the contract.
@@ -188,13 +196,15 @@ function parseTask(value: unknown): TaskOutput | undefined {
   const name = nonBlankString(value['name'])?.trim();
   const description = nonBlankString(value['description']);
   const taskId = idString(value['task_id']) ?? idString(value['id']);
-  const output = toText(value['output'] ?? value['raw'] ?? value['json_dict']);
-  if (name === undefined && description === undefined && taskId === undefined && output === undefined) {
+  // Docs `output`; crewai's TaskOutput: `raw`, else `json_dict`, else `pydantic` (never its `messages`).
+  const output = toText(value['output'] ?? taskOutputValue(value));
+  const summary = nonBlankString(value['summary'])?.trim();
+  if (name === undefined && description === undefined && taskId === undefined && output === undefined && summary === undefined) {
     return undefined;
   }
   const agent = value['agent'];
   return withoutUndefined<TaskOutput>({
-    name: name ?? description?.trim() ?? taskId ?? UNNAMED_TASK,
+    name: name ?? summary ?? description?.trim() ?? taskId ?? UNNAMED_TASK,
     output: output ?? '',
     agent: isJsonObject(agent) ? labelText(agent) : nonBlankString(agent)?.trim(),
     description,
@@ -210,17 +220,20 @@ function parseTaskList(value: unknown): TaskOutput[] {
   return value.map(parseTask).filter((task): task is TaskOutput => task !== undefined);
 }
 
-// Rule 5: result.tasks → tasks_output → this body's last_executed_task (empty lists fall through).
+// Rule 5: result.tasks → tasks_output (of the body, else of its CrewOutput) → this body's last_executed_task
+// (empty lists fall through).
 function parseTasks(
   fields: JsonObject,
   lastTask: TaskOutput | undefined,
+  crewOutput: JsonObject | undefined,
 ): Pick<StatusSnapshot, 'tasks' | 'tasksSource'> {
   const result = fields['result'];
   const resultTasks = isJsonObject(result) ? parseTaskList(result['tasks']) : [];
   if (resultTasks.length > 0) {
     return { tasks: resultTasks, tasksSource: 'result' };
   }
-  const tasksOutput = parseTaskList(fields['tasks_output']);
+  const topLevel = parseTaskList(fields['tasks_output']);
+  const tasksOutput = topLevel.length > 0 ? topLevel : parseTaskList(crewOutput?.['tasks_output']);
   if (tasksOutput.length > 0) {
     return { tasks: tasksOutput, tasksSource: 'tasks_output' };
   }
@@ -281,11 +294,13 @@ function outputFromValue(value: unknown): FinalOutput | undefined {
   return undefined;
 }
 
-// Rule 4: result_json → result (docs object with `output`; live string) → last_executed_task.output.
+// Rule 4: result_json → a CrewOutput's json_dict, pydantic or raw → result (docs object with `output`;
+// live string) → last_executed_task.output.
 function parseFinalOutput(
   fields: JsonObject,
   state: RunState,
   lastTask: TaskOutput | undefined,
+  crewOutput: JsonObject | undefined,
 ): FinalOutput | undefined {
   const resultJson = fields['result_json'];
   const isEmptyObject = isJsonObject(resultJson) && Object.keys(resultJson).length === 0;
@@ -295,7 +310,12 @@ function parseFinalOutput(
   if (fromResultJson !== undefined) {
     return fromResultJson;
   }
-  const result = fields['result'];
+  if (crewOutput !== undefined) {
+    // Never the object dumped whole: an empty CrewOutput has no output yet.
+    return outputFromValue(crewOutputValue(crewOutput)) ?? (state === 'succeeded' && lastTask !== undefined ? interpretOutputText(lastTask.output) : undefined);
+  }
+  // A self-hosted server may name it `output`.
+  const result = fields['result'] ?? fields['output'];
   if (isJsonObject(result)) {
     if (result['output'] !== undefined && result['output'] !== null) {
       const fromOutput = outputFromValue(result['output']);

@@ -104,11 +104,12 @@ describe('normaliseStatus: documented family', () => {
     });
   });
 
-  it('treats HTTP 404 as not found and keeps the docs message', () => {
+  it('treats HTTP 404 as not found, marked as an HTTP 404, with the server\'s own words', () => {
     const reply = statusBodies.docsNotFound404;
     assert.deepEqual(parse(reply), {
       state: 'notFound',
-      message: 'No execution found with ID: 1234',
+      message: 'Execution not found: No execution found with ID: 1234',
+      httpNotFound: true,
       tasks: [],
       raw: reply.body,
     });
@@ -326,6 +327,91 @@ describe('normaliseStatus: live family', () => {
 
   it('reads a number result as text and ignores an empty result_json object', () => {
     assert.deepEqual(normaliseStatus({ state: 'SUCCESS', result: 42, result_json: {} }).finalOutput, { kind: 'markdown', text: '42' });
+  });
+});
+
+describe('normaliseStatus: self-hosted servers returning crewai\'s own objects', () => {
+  const messages = [{ role: 'system', content: 'You are a researcher' }, { role: 'assistant', content: 'x'.repeat(5000) }];
+  const taskOutputs = [
+    { description: 'Research AI agents for engineers', name: 'research_task', expected_output: 'Notes', summary: 'Research AI agents...', raw: '# Notes', pydantic: null, json_dict: null, agent: 'Researcher', output_format: 'raw', messages },
+    { description: 'Score the findings', name: null, expected_output: 'JSON', summary: 'Score the findings...', raw: '{"score": 9}', pydantic: null, json_dict: { score: 9 }, agent: 'Analyst', output_format: 'json', messages },
+    { description: 'Write the report', name: 'report_task', summary: 'Write the report...', raw: '# Report\n\nAll good.', agent: 'Writer', output_format: 'raw', messages },
+  ];
+  const tokenUsage = { total_tokens: 1250, prompt_tokens: 800, cached_prompt_tokens: 100, completion_tokens: 450, successful_requests: 6 };
+  const crewOutput = { raw: '# Report\n\nAll good.', pydantic: null, json_dict: null, tasks_output: taskOutputs, token_usage: tokenUsage };
+
+  it('a CrewOutput result: the final output is `raw` as Markdown, never the object dumped', () => {
+    const snapshot = normaliseStatus({ id: 'r1', status: 'completed', result: crewOutput, duration_seconds: 42.5 });
+    assert.equal(snapshot.state, 'succeeded');
+    assert.deepEqual(snapshot.finalOutput, { kind: 'markdown', text: '# Report\n\nAll good.' });
+  });
+
+  it('prefers json_dict, then pydantic, then raw', () => {
+    const json = normaliseStatus({ status: 'completed', result: { ...crewOutput, json_dict: { verdict: 'ship' }, pydantic: { verdict: 'model' } } });
+    assert.deepEqual(json.finalOutput?.json, { verdict: 'ship' });
+    const pydantic = normaliseStatus({ status: 'completed', result: { ...crewOutput, pydantic: { verdict: 'model' } } });
+    assert.deepEqual(pydantic.finalOutput?.json, { verdict: 'model' });
+    const emptyDict = normaliseStatus({ status: 'completed', result: { ...crewOutput, json_dict: {} } });
+    assert.equal(emptyDict.finalOutput?.kind, 'markdown');
+  });
+
+  it('reads its tasks_output as the task outputs (raw, else json_dict; summary names an unnamed task), without the messages', () => {
+    const snapshot = normaliseStatus({ status: 'completed', result: crewOutput });
+    assert.equal(snapshot.tasksSource, 'tasks_output');
+    assert.deepEqual(
+      snapshot.tasks.map((task) => [task.name, task.agent, task.output]),
+      [
+        ['research_task', 'Researcher', '# Notes'],
+        ['Score the findings...', 'Analyst', '{"score": 9}'],
+        ['report_task', 'Writer', '# Report\n\nAll good.'],
+      ],
+    );
+    assert.ok(!JSON.stringify(snapshot.tasks).includes('You are a researcher'), 'LLM messages are not task output');
+    assert.ok(JSON.stringify(snapshot.raw).includes('You are a researcher'), 'but they stay in the raw body');
+  });
+
+  it('a TaskOutput with an empty raw falls back to its json_dict', () => {
+    const snapshot = normaliseStatus({ status: 'completed', result: { raw: 'done', tasks_output: [{ name: 't', raw: '', json_dict: { a: 1 } }] } });
+    assert.equal(snapshot.tasks[0].output, '{"a":1}');
+  });
+
+  it('reads its token_usage as the run\'s token usage', () => {
+    assert.deepEqual(normaliseStatus({ status: 'completed', result: crewOutput }).usage, tokenUsage);
+  });
+
+  it('reads a CrewOutput under `output` as well, and a flow\'s plain value there', () => {
+    const snapshot = normaliseStatus({ state: 'Completed', output: crewOutput });
+    assert.equal(snapshot.state, 'succeeded');
+    assert.equal(snapshot.finalOutput?.text, '# Report\n\nAll good.');
+    assert.equal(snapshot.tasks.length, 3);
+    assert.equal(normaliseStatus({ status: 'completed', output: 'Flow finished: 3 ideas' }).finalOutput?.text, 'Flow finished: 3 ideas');
+  });
+
+  it('a CrewOutput with nothing in it yet gives no output rather than the object', () => {
+    assert.equal(normaliseStatus({ status: 'running', result: { raw: '', json_dict: null, tasks_output: [] } }).finalOutput, undefined);
+  });
+
+  it('reads duration_seconds, execution_time and elapsed as the duration', () => {
+    assert.equal(normaliseStatus({ status: 'completed', duration_seconds: 42.5 }).executionTime, 42.5);
+    assert.equal(normaliseStatus({ status: 'completed', execution_time: 7 }).executionTime, 7);
+    assert.equal(normaliseStatus({ status: 'running', elapsed: '12.25' }).executionTime, 12.25);
+  });
+
+  it('reads state words in any case', () => {
+    const cases: [string, RunState][] = [['running', 'running'], ['Running', 'running'], ['completed', 'succeeded'], ['Completed', 'succeeded'], ['error', 'failed'], ['ERROR', 'failed'], ['pending', 'queued'], ['cancelled', 'cancelled']];
+    for (const [word, state] of cases) {
+      assert.equal(normaliseStatus({ status: word }).state, state, word);
+    }
+  });
+
+  it('a bare HTTP 404 is not found in the server\'s words, marked as HTTP, unlike the hosted NOT FOUND body', () => {
+    const forgotten = normaliseStatus({ detail: 'Run 1234 not found' }, 404);
+    assert.equal(forgotten.state, 'notFound');
+    assert.equal(forgotten.httpNotFound, true);
+    assert.equal(forgotten.message, 'Run 1234 not found');
+    const hosted = normaliseStatus({ state: 'NOT FOUND', status: 'Task not found or Invalid kickoff id' }, 200);
+    assert.equal(hosted.state, 'notFound');
+    assert.equal(hosted.httpNotFound, undefined);
   });
 });
 
