@@ -498,7 +498,10 @@ function describeState(snapshot: StatusSnapshot): string {
     case 'cancelled':
       return 'Run was cancelled';
     case 'notFound':
-      return 'Service does not know this run (it may still be starting, paused for review, or expired)';
+      // A bare HTTP 404 for a run seen before carries the store's account of it (the server forgot the run).
+      return snapshot.httpNotFound && snapshot.message !== undefined
+        ? snapshot.message
+        : 'Service does not know this run (it may still be starting, paused for review, or expired)';
     case 'unknown':
       return snapshot.rawState === undefined
         ? 'Service sent a status without a state; still watching'

@@ -6,6 +6,7 @@ import type { StatusSnapshot, StatusSource } from '../api/types';
 import type { Clock } from '../util/clock';
 import { type Disposable, Emitter, type Event } from '../util/event';
 import { isActive, isFinished, type Logger, type RunRecord } from './model';
+import { isForgotten, notFoundWatchOver } from './notFound';
 import type { RunStore } from './runStore';
 
 /** Says whether this window may poll a run (see LeaseManager); `release` when it stops polling it. */
@@ -451,16 +452,13 @@ export class RunPoller implements Disposable {
       return;
     }
     const now = this.clock.now();
-    if (snapshot.state === 'notFound') {
-      const expired = run.seenBySource
-        ? now - (run.notFoundSince ?? now) >= this.options.notFoundExpiryMs
-        : now - run.kickoffIdSince >= this.options.notFoundGraceMs;
-      if (expired) {
-        this.logger.info(`Run ${run.id}: the service does not know kickoff ${run.kickoffId}; stopped watching (unknown or expired).`);
-        this.unschedule(run.id);
-        await this.store.markExpired(run.id);
-        return;
-      }
+    const limits = { graceMs: this.options.notFoundGraceMs, expiryMs: this.options.notFoundExpiryMs };
+    if (snapshot.state === 'notFound' && notFoundWatchOver(run, snapshot, now, limits)) {
+      this.logger.info(`Run ${run.id}: the service does not know kickoff ${run.kickoffId}; stopped watching (unknown or expired).`);
+      this.unschedule(run.id);
+      // A forgotten run keeps its message, in the server's words.
+      await this.store.markExpired(run.id, isForgotten(run, snapshot) ? run.message : undefined);
+      return;
     }
     if (run.state === 'awaitingFeedback') {
       // Nothing moves until someone answers; keep checking slowly to notice a resume from elsewhere.

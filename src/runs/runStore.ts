@@ -9,6 +9,7 @@ import type { StatusSnapshot, TaskOutput } from '../api/types';
 import { type Clock, systemClock } from '../util/clock';
 import { Emitter, type Event } from '../util/event';
 import { errorCode, TEMP_SUFFIX, writeFileAtomic } from './atomicFile';
+import { forgottenRun, isForgotten } from './notFound';
 import {
   emptyDetails,
   type FeedbackRound,
@@ -258,8 +259,11 @@ export class RunStore {
     return lines;
   }
 
-  /** The service forgot the run for too long: stop watching as "unknown or expired", never as failed. */
-  async markExpired(id: string): Promise<void> {
+  /**
+   * The service forgot the run for too long: stop watching as "unknown or expired", never as failed.
+   * `message` replaces the generic one (a forgotten run keeps the server's words).
+   */
+  async markExpired(id: string, message = EXPIRED_MESSAGE): Promise<void> {
     await this.updateRecord(id, (r) => isFinished(r) ? r : ({
       ...r,
       state: 'notFound',
@@ -267,11 +271,11 @@ export class RunStore {
       stopReason: 'expired',
       needsFeedback: false,
       feedbackInferred: undefined,
-      message: EXPIRED_MESSAGE,
+      message,
     }), (d, r) => {
       const last = d.history[d.history.length - 1];
       if (last?.state !== r.state) {
-        d.history.push({ state: r.state, at: this.clock.now(), message: EXPIRED_MESSAGE });
+        d.history.push({ state: r.state, at: this.clock.now(), message });
       }
     });
   }
@@ -389,6 +393,11 @@ export class RunStore {
     if (!record.seenBySource) {
       // Just after kickoff the service may not list the run yet: keep what we have.
       return { ...snapshot, state: record.state, message: record.message };
+    }
+    if (isForgotten(record, snapshot)) {
+      // A bare HTTP 404: the server forgot the run; nothing says it waits for feedback.
+      record.feedbackInferred = undefined;
+      return forgottenRun(record, snapshot);
     }
     record.feedbackInferred = true;
     // A NOT FOUND body says nothing about the task: offer the last output seen for review.

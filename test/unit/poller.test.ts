@@ -380,6 +380,38 @@ describe('RunPoller', () => {
     assert.equal(expired.needsFeedback, false);
   });
 
+  it('reads a bare HTTP 404 after running as a run the server forgot (its words), not as feedback, keeps what was seen, stops after the grace period', async () => {
+    const run = await addRun('k1');
+    source.script('k1', (n) =>
+      n < 2
+        ? snap('running', { progress: { unit: 'task', completed: 1, total: 3 }, lastTask: { name: 'research', output: 'Notes' }, tasks: [{ name: 'research', output: 'Notes' }] })
+        : snap('notFound', { httpNotFound: true, message: 'Run k1 not found', raw: { detail: 'Run k1 not found' } }),
+    );
+    const changes: string[][] = [];
+    const p = makePoller({ notFoundGraceMs: 2 * 60_000, notFoundExpiryMs: 24 * 60 * 60_000 });
+    p.onDidPoll((e) => e.changes && changes.push(e.changes));
+    p.start();
+    await clock.advance(1_500 + 1_500 + 2_250);
+    const r = store.get(run.id)!;
+    assert.equal(r.state, 'notFound');
+    assert.equal(r.needsFeedback, false);
+    assert.equal(r.feedbackInferred, undefined);
+    assert.match(r.message ?? '', /no longer knows this run/);
+    assert.match(r.message ?? '', /"Run k1 not found"/);
+    assert.doesNotMatch(r.message ?? '', /feedback/);
+    assert.deepEqual(r.progress, { unit: 'task', completed: 1, total: 3 }, 'what was seen is kept');
+    assert.ok(changes.at(-1)!.some((line) => /no longer knows this run/.test(line)), JSON.stringify(changes.at(-1)));
+    const details = await store.readDetails(run.id);
+    assert.deepEqual(details.tasks.map((t) => t.output), ['Notes']);
+    assert.equal(r.watching, true, 'still watched during the grace period (a server may come back)');
+    await clock.advance(2 * 60_000 + 15_000);
+    const stopped = store.get(run.id)!;
+    assert.equal(stopped.watching, false);
+    assert.equal(stopped.stopReason, 'expired');
+    assert.equal(stopped.state, 'notFound');
+    assert.match(stopped.message ?? '', /"Run k1 not found"/, 'the server\'s words stay');
+  });
+
   it('notices a resume from elsewhere while awaiting feedback', async () => {
     const run = await addRun('k1');
     let resumed = false;
