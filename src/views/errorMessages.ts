@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { CrewApiError } from '../api/errors';
 import { describeUrlProblem } from '../api/client';
+import { isHostedCrew } from '../api/url';
 import type { CrewUrlProblem } from '../api/url';
 import type { TokenCheck } from '../crews/tokenRules';
 
@@ -10,17 +11,25 @@ export function describeError(error: unknown, crewName: string): string {
     return vscode.l10n.t('Something went wrong talking to {0}: {1}', crewName, error instanceof Error ? error.message : String(error));
   }
   const server = error.serverMessage ? ` ${vscode.l10n.t('The crew said: "{0}"', error.serverMessage)}` : '';
+  // Advice about the hosted service's Status tab and token kinds only makes sense for a hosted crew.
+  const hosted = isHostedCrew(error.origin);
   switch (error.kind) {
     case 'unauthorized':
-      return error.status === 403
-        ? vscode.l10n.t('{0} does not allow this with its stored token (403). A User Bearer Token can do less than the organization Bearer Token.', crewName)
-        : error.status === undefined
-          ? vscode.l10n.t('{0} has no token yet. Set its token first.', crewName)
-          : vscode.l10n.t('{0} rejected the token (401). It may have been reset on the crew\'s Status tab.', crewName);
+      if (error.status === undefined) {
+        return vscode.l10n.t('{0} has no token yet. Set its token first.', crewName);
+      }
+      if (error.status === 403) {
+        return (hosted
+          ? vscode.l10n.t('{0} does not allow this with its stored token (403). A User Bearer Token can do less than the organization Bearer Token.', crewName)
+          : vscode.l10n.t('{0} does not allow this with its stored token (403).', crewName)) + server;
+      }
+      return (hosted
+        ? vscode.l10n.t('{0} rejected the token (401). It may have been reset on the crew\'s Status tab.', crewName)
+        : vscode.l10n.t('{0} rejected the token (401).', crewName)) + server;
     case 'notFound':
-      return vscode.l10n.t('{0} does not know that run (404).', crewName) + server;
+      return vscode.l10n.t('{0} answered 404 (not found).', crewName) + server;
     case 'missingInputs':
-      return vscode.l10n.t('{0} needs these inputs: {1}.', crewName, (error.missingInputs ?? []).join(', '));
+      return vscode.l10n.t('{0} needs these inputs: {1}.', crewName, (error.missingInputs ?? []).join(', ')) + server;
     case 'badRequest':
       return vscode.l10n.t('{0} refused the request ({1}).', crewName, String(error.status ?? 400)) + server;
     case 'rateLimited':

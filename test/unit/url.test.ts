@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { defaultCrewName, endpointUrl, isLoopbackHost, normaliseCrewUrl } from '../../src/api/url';
+import { defaultCrewName, endpointUrl, isHostedCrew, isLoopbackHost, normaliseCrewUrl } from '../../src/api/url';
 import { backoffDelay, jitter, parseRetryAfter } from '../../src/api/retry';
 
 describe('crew URLs', () => {
@@ -71,5 +71,15 @@ describe('backoff arithmetic', () => {
     assert.equal(parseRetryAfter('Wed, 31 Dec 2025 00:00:10 GMT', now), 0);
     assert.equal(parseRetryAfter('soon'), undefined);
     assert.equal(parseRetryAfter(undefined), undefined);
+  });
+});
+
+describe('isHostedCrew', () => {
+  it('is true for crews on the hosted service only', () => {
+    assert.equal(isHostedCrew('https://my-crew-1a2b3c.crewai.com'), true);
+    assert.equal(isHostedCrew('https://MY-CREW.CrewAI.com/'), true);
+    for (const url of ['http://127.0.0.1:8787/crew', 'https://crews.example.com', 'https://crewai.com.evil.example', 'https://notcrewai.com', 'not a url', undefined]) {
+      assert.equal(isHostedCrew(url), false, String(url));
+    }
   });
 });
