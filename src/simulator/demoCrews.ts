@@ -1,5 +1,6 @@
 // The crews the simulator serves when given none: enough variety to try every feature of the
-// extension (Markdown and JSON outputs, human feedback, a flow with open-ended progress).
+// extension (Markdown and JSON outputs, human feedback, a flow with open-ended progress, a self-hosted
+// server's bodies).
 // A run takes about 15–30 s at time scale 1. Tokens are left out so every start draws new ones.
 
 import type { CrewConfig } from './types';
@@ -168,7 +169,24 @@ const ideaFlow: CrewConfig = {
   ],
 };
 
+/**
+ * The research crew as a team would serve it themselves (a FastAPI app around `crew.kickoff()`): a
+ * JSON Schema for /inputs with descriptions, a default and allowed values; crewai's CrewOutput as the result.
+ */
+const selfHostedCrew: CrewConfig = {
+  ...researchCrew,
+  id: 'selfhosted-crew',
+  name: 'Self-hosted Crew',
+  dialect: 'selfhosted',
+  inputs: ['topic', 'audience', 'tone'],
+  inputDetails: {
+    topic: { description: 'The subject to research, e.g. "AI agents in healthcare"' },
+    audience: { description: 'Who will read the report', default: 'engineering leads' },
+    tone: { description: 'How the report should sound', enum: ['neutral', 'upbeat', 'critical'], default: 'neutral' },
+  },
+};
+
 /** Fresh copies, so a caller may change them freely. */
 export function demoCrews(): CrewConfig[] {
-  return structuredClone([researchCrew, reviewCrew, ideaFlow]);
+  return structuredClone([researchCrew, reviewCrew, ideaFlow, selfHostedCrew]);
 }

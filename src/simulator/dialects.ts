@@ -1,9 +1,12 @@
-// The two body families of the API notes (crew-api.md): `live` (what deployed crews answer:
-// FastAPI errors, upper-case `state`, `result` as a string) and `docs` (the published OpenAPI:
-// lower-case `status`, `result.output`, `{error, message}` errors).
+// The body families of the API notes (crew-api.md): `live` (what deployed crews answer:
+// FastAPI errors, upper-case `state`, `result` as a string), `docs` (the published OpenAPI:
+// lower-case `status`, `result.output`, `{error, message}` errors) and `selfhosted` (a FastAPI app
+// wrapping `crew.kickoff()`; its own bodies are in ./selfHosted). A new family adds its errors'
+// style to ERROR_STYLE and its endpoints to the tables below.
 
 import type { CompletedTask, SimRun } from './runEngine';
-import type { Dialect, LivePausedState } from './types';
+import { selfHostedInputs, selfHostedKickoff, selfHostedNotFound, selfHostedStatus } from './selfHosted';
+import type { CrewConfig, Dialect, LivePausedState } from './types';
 
 /** An answer before it is written; `body` strings go out as text/plain unless a content type is set. */
 export interface Reply {
@@ -14,72 +17,85 @@ export interface Reply {
 
 const json = (status: number, body: object, headers?: Record<string, string>): Reply => ({ status, body, headers });
 
+/** Whose error bodies a dialect sends: FastAPI's `{detail}` or the documented `{error, message}`. */
+const ERROR_STYLE: Record<Dialect, 'fastapi' | 'docs'> = { live: 'fastapi', docs: 'docs', selfhosted: 'fastapi' };
+const fastApi = (dialect: Dialect): boolean => ERROR_STYLE[dialect] === 'fastapi';
+
 export const LIVE_NOT_FOUND_STATUS = { state: 'NOT FOUND', status: 'Task not found or Invalid kickoff id' };
 
 export function routeNotFound(dialect: Dialect): Reply {
-  return dialect === 'live'
+  return fastApi(dialect)
     ? json(404, { detail: 'Not Found' })
     : json(404, { error: 'Not Found', message: 'The requested resource was not found' });
 }
 
 export function methodNotAllowed(dialect: Dialect, allowed: string): Reply {
   const headers = { Allow: allowed };
-  return dialect === 'live'
+  return fastApi(dialect)
     ? json(405, { detail: 'Method Not Allowed' }, headers)
     : json(405, { error: 'Method Not Allowed', message: `Use ${allowed}` }, headers);
 }
 
 export function unauthorized(dialect: Dialect): Reply {
-  return dialect === 'live'
+  return fastApi(dialect)
     ? json(401, { detail: 'Invalid or missing authentication credentials' })
     : json(401, { error: 'Unauthorized', message: 'Invalid or missing bearer token' });
 }
 
 export function forbidden(dialect: Dialect): Reply {
-  return dialect === 'live'
+  return fastApi(dialect)
     ? json(403, { detail: 'Not enough permissions' })
     : json(403, { error: 'Forbidden', message: 'This token is not allowed to resume executions' });
 }
 
 /** Live answers a body that is not JSON with FastAPI's bare 500; the docs promise a 400. */
 export function malformedJson(dialect: Dialect): Reply {
-  return dialect === 'live'
+  return fastApi(dialect)
     ? { status: 500, body: 'Internal Server Error' }
     : json(400, { error: 'Bad Request', message: 'Request body is not valid JSON' });
 }
 
 export function bodyTooLarge(dialect: Dialect): Reply {
-  return dialect === 'live'
+  return fastApi(dialect)
     ? json(413, { detail: 'Request body too large' })
     : json(413, { error: 'Payload Too Large', message: 'Request body too large' });
 }
 
 export function missingInputs(dialect: Dialect, names: string[]): Reply {
-  return dialect === 'live'
+  return fastApi(dialect)
     ? json(422, { detail: `Missing inputs: ${names.join(', ')}` })
     : json(422, { error: 'Validation Error', message: 'Missing required inputs', details: { missing_inputs: names } });
 }
 
 export function tooManyRequests(dialect: Dialect, retryAfterSeconds: number): Reply {
   const headers = { 'Retry-After': String(retryAfterSeconds) };
-  return dialect === 'live'
+  return fastApi(dialect)
     ? json(429, { detail: 'Too Many Requests' }, headers)
     : json(429, { error: 'Too Many Requests', message: 'Rate limit exceeded' }, headers);
 }
 
-export function inputsReply(names: string[]): Reply {
-  return json(200, { inputs: names });
+export function inputsReply(dialect: Dialect, crew: Pick<CrewConfig, 'name' | 'inputs' | 'inputDetails' | 'selfHostedInputs'>): Reply {
+  return dialect === 'selfhosted' ? selfHostedInputs(crew) : json(200, { inputs: [...crew.inputs] });
 }
 
+/** The hosted service's answer carrying a kickoff id (POST /kickoff, and a live POST /resume). */
 export function kickoffReply(kickoffId: string): Reply {
   return json(200, { kickoff_id: kickoffId });
 }
 
-/** Unknown, expired or hidden kickoff id: live says so with HTTP 200, the docs with a 404. */
+export function kickoffAccepted(dialect: Dialect, kickoffId: string): Reply {
+  return dialect === 'selfhosted' ? selfHostedKickoff(kickoffId) : kickoffReply(kickoffId);
+}
+
+const STATUS_NOT_FOUND: Record<Dialect, (kickoffId: string) => Reply> = {
+  live: () => json(200, { ...LIVE_NOT_FOUND_STATUS }),
+  docs: (kickoffId) => json(404, { error: 'Execution not found', message: `No execution found with ID: ${kickoffId}` }),
+  selfhosted: selfHostedNotFound,
+};
+
+/** Unknown, expired or hidden kickoff id: live says so with HTTP 200, the docs and self-hosted servers with a 404. */
 export function statusNotFound(dialect: Dialect, kickoffId: string): Reply {
-  return dialect === 'live'
-    ? json(200, { ...LIVE_NOT_FOUND_STATUS })
-    : json(404, { error: 'Execution not found', message: `No execution found with ID: ${kickoffId}` });
+  return STATUS_NOT_FOUND[dialect](kickoffId);
 }
 
 // --- POST /resume -------------------------------------------------------------------------------
@@ -96,21 +112,21 @@ export function docsResumeValidation(missingFields: string[]): Reply {
 }
 
 export function executionNotFound(dialect: Dialect): Reply {
-  return dialect === 'live' ? json(404, { detail: 'Execution not found' }) : json(404, { error: 'Not Found', message: 'Execution ID not found' });
+  return fastApi(dialect) ? json(404, { detail: 'Execution not found' }) : json(404, { error: 'Not Found', message: 'Execution ID not found' });
 }
 
 export function taskNotFound(dialect: Dialect): Reply {
-  return dialect === 'live' ? json(404, { detail: 'Task not found' }) : json(404, { error: 'Not Found', message: 'Task ID not found' });
+  return fastApi(dialect) ? json(404, { detail: 'Task not found' }) : json(404, { error: 'Not Found', message: 'Task ID not found' });
 }
 
 /** 400 for a body that is JSON but not acceptable input. */
 export function badInput(dialect: Dialect, message: string): Reply {
-  return dialect === 'live' ? json(400, { detail: message }) : json(400, { error: 'Invalid Request', message });
+  return fastApi(dialect) ? json(400, { detail: message }) : json(400, { error: 'Invalid Request', message });
 }
 
 export function notPendingHumanInput(dialect: Dialect): Reply {
   const message = 'Execution is not in pending human input state';
-  return dialect === 'live' ? json(400, { detail: message }) : json(400, { error: 'Invalid Request', message });
+  return fastApi(dialect) ? json(400, { detail: message }) : json(400, { error: 'Invalid Request', message });
 }
 
 export function docsResumeReply(status: 'resumed' | 'retrying' | 'completed'): Reply {
@@ -132,9 +148,15 @@ export interface StatusOptions {
   liveOmitProgress: boolean;
 }
 
+const STATUS: Record<Dialect, (run: SimRun, now: number, options: StatusOptions) => Reply> = {
+  live: (run, now, options) => liveStatus(run, now, options),
+  docs: (run, now, options) => docsStatus(run, now, options),
+  selfhosted: (run, now, options) => selfHostedStatus(run, now, { exposeTaskId: options.exposeTaskId, usage: usageMetrics(run) }),
+};
+
 /** `run` must already be advanced to `now`. */
 export function statusReply(run: SimRun, now: number, options: StatusOptions): Reply {
-  return options.dialect === 'live' ? liveStatus(run, now, options) : docsStatus(run, now, options);
+  return STATUS[options.dialect](run, now, options);
 }
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());

@@ -5,13 +5,13 @@ import { readFileSync } from 'node:fs';
 import { demoCrews } from './demoCrews';
 import { isReadFaultKind } from './faults';
 import { startSimulator } from './server';
-import type { CrewConfig, FaultOptions, SimulatorOptions } from './types';
+import { type CrewConfig, DIALECTS, type FaultOptions, type SimulatorOptions } from './types';
 
 const USAGE = `Usage: npm run simulator -- [flags]   (or: node dist/simulator-cli.js [flags])
 
   --port N             port to listen on (default 8787; 0 = random)
   --host H             address to bind (default 127.0.0.1)
-  --dialect D          live (default) or docs
+  --dialect D          live (default), docs or selfhosted
   --time-scale N       multiply every simulated duration (0.1 = ten times faster)
   --config FILE        JSON: simulator options ({ crews, faults, dialect, ... }) or an array of crews
   --paused-state S     how live shows a run waiting for feedback: PAUSED (default) or NOT_FOUND
@@ -69,10 +69,11 @@ function parseArgs(argv: string[]): SimulatorOptions | 'help' {
         break;
       case '--dialect': {
         const dialect = value();
-        if (dialect !== 'live' && dialect !== 'docs') {
-          throw new UsageError(`--dialect must be live or docs, got ${dialect ?? 'nothing'}`);
+        const known = DIALECTS.find((d) => d === dialect);
+        if (known === undefined) {
+          throw new UsageError(`--dialect must be one of ${DIALECTS.join(', ')}, got ${dialect ?? 'nothing'}`);
         }
-        flags.dialect = dialect;
+        flags.dialect = known;
         break;
       }
       case '--time-scale':

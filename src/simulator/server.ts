@@ -7,7 +7,7 @@
  *
  * API
  *   startSimulator(options?: SimulatorOptions): Promise<Simulator>
- *     options: host ('127.0.0.1'), port (0 = random), dialect ('live' | 'docs', default 'live'),
+ *     options: host ('127.0.0.1'), port (0 = random), dialect ('live' | 'docs' | 'selfhosted', default 'live'),
  *     livePausedState ('PAUSED' | 'NOT FOUND', default 'PAUSED'), exposeTaskId (default true),
  *     timeScale (default 1; multiplies every simulated duration), crews (default demoCrews()),
  *     faults (FaultOptions), seed (fault PRNG; default random). See ./types for every field.
@@ -54,6 +54,7 @@ import type { Reply } from './dialects';
 import { DEFAULT_IDLE_AFTER_MS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_STALL_MS, RateLimiter, faultReply, pickReadFault, seededRandom } from './faults';
 import { RequestLog } from './requestLog';
 import { SimRun } from './runEngine';
+import { isRequiredDetail } from './selfHosted';
 import type {
   CrewConfig,
   Dialect,
@@ -110,6 +111,13 @@ interface RequestContext {
 }
 
 const newToken = (): string => randomBytes(16).toString('hex');
+
+/** The defaults a self-hosted crew's schema declares fill its placeholders like a flow's defaults. */
+function schemaDefaults(config: CrewConfig): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(config.inputDetails ?? {}).flatMap(([name, details]) => (details.default === undefined ? [] : [[name, details.default]])),
+  );
+}
 
 function validateCrews(crews: CrewConfig[]): void {
   const seen = new Set<string>();
@@ -281,7 +289,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return dialects.badInput(dialect, `Input '${tooLong}' is too long (at most ${config.maxInputLength} characters)`);
     }
     if (config.kind === 'crew') {
-      const missing = config.inputs.filter((name) => inputs[name] === undefined || inputs[name] === null).sort();
+      // A self-hosted crew's schema may make inputs optional (a default): those may be left out.
+      const required = (name: string) => dialect !== 'selfhosted' || isRequiredDetail(config.inputDetails?.[name]);
+      const missing = config.inputs.filter((name) => required(name) && (inputs[name] === undefined || inputs[name] === null)).sort();
       if (missing.length > 0) {
         return dialects.missingInputs(dialect, missing);
       }
@@ -291,7 +301,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       kind: config.kind,
       tasks: config.tasks,
       inputs,
-      defaults: config.defaults,
+      defaults: { ...schemaDefaults(config), ...config.defaults },
       meta: isRecord(parsed.value) ? parsed.value.meta : undefined,
       scenario: config.scenario ?? 'ok',
       failureMessage: config.failureMessage,
@@ -301,7 +311,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       now: Date.now(),
     });
     runs.set(run.id, run);
-    return dialects.kickoffReply(run.id);
+    return dialects.kickoffAccepted(dialect, run.id);
   }
 
   function status(crew: CrewState, kickoffId: string): Reply {
@@ -433,7 +443,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
     switch (ctx.endpoint) {
       case 'inputs':
-        return dialects.inputsReply([...ctx.crew.config.inputs]);
+        return dialects.inputsReply(dialect, ctx.crew.config);
       case 'status':
         return status(ctx.crew, decodeURIComponent(ctx.rest[1]));
       case 'kickoff':

@@ -1,8 +1,24 @@
 // Configuration and inspection types of the crew simulator. Everything a config file may hold is
 // JSON-compatible, so the same objects work in tests, in the extension and in `--config file.json`.
 
-/** Which family of bodies a crew answers with (see the API notes, crew-api.md). */
-export type Dialect = 'live' | 'docs';
+/**
+ * Which family of bodies a crew answers with (see the API notes, crew-api.md): the hosted service as
+ * it answers (`live`), as documented (`docs`), or a self-hosted server wrapping `crew.kickoff()`
+ * (`selfhosted`: FastAPI errors, a JSON Schema for /inputs, `{id}` from /kickoff, lower-case states,
+ * crewai's CrewOutput as the result, HTTP 404 for an unknown or forgotten run).
+ */
+export type Dialect = 'live' | 'docs' | 'selfhosted';
+
+export const DIALECTS: readonly Dialect[] = ['live', 'docs', 'selfhosted'];
+
+/** What a self-hosted server says about one input in its /inputs schema. */
+export interface InputDetails {
+  description?: string;
+  default?: string;
+  enum?: string[];
+  /** Default: required unless it has a default. */
+  required?: boolean;
+}
 
 /**
  * What a run does:
@@ -66,6 +82,13 @@ export interface CrewConfig extends ResponseBehaviour {
   inputs: string[];
   /** Values for placeholders the kickoff did not send (a flow's default state). */
   defaults?: Record<string, string>;
+  /** Self-hosted only: descriptions, defaults, allowed values of the inputs in its /inputs schema. */
+  inputDetails?: Record<string, InputDetails>;
+  /**
+   * Self-hosted only: how GET /inputs answers: `schema` (default; a JSON Schema), `absent` (no such
+   * route: 404) or `unreadable` (200 with an HTML page).
+   */
+  selfHostedInputs?: 'schema' | 'absent' | 'unreadable';
   tasks: TaskConfig[];
   /** Random per start when absent. */
   orgToken?: string;

@@ -1,6 +1,8 @@
 // The crew simulator, exercised over real HTTP with node's global fetch as the client.
 
 import * as assert from 'node:assert/strict';
+import { parseInputsBody } from '../../src/api/inputsBody';
+import { normaliseStatus } from '../../src/api/normalize';
 import { demoCrews, startSimulator, type CrewConfig, type ReadFaultKind, type Simulator } from '../../src/simulator/server';
 
 const SCALE = 0.01;
@@ -145,6 +147,8 @@ describe('crew simulator', function () {
         liveLastExecutedTaskAsString: undefined,
         liveOmitProgress: undefined,
         notFoundForMs: undefined,
+        inputDetails: undefined,
+        selfHostedInputs: undefined,
       });
     }
   });
@@ -170,7 +174,7 @@ describe('crew simulator', function () {
       try {
         assert.deepEqual(
           first.crews.map((crew) => crew.id),
-          ['research-crew', 'review-crew', 'idea-flow'],
+          ['research-crew', 'review-crew', 'idea-flow', 'selfhosted-crew'],
         );
         const tokens = [...first.crews, ...second.crews].flatMap((crew) => [crew.orgToken, crew.userToken]);
         assert.equal(new Set(tokens).size, tokens.length);
@@ -524,6 +528,94 @@ describe('crew simulator', function () {
       const answer = await call(sim, 'alpha', '/status/abc');
       assert.equal(answer.status, 404);
       assert.deepEqual(answer.json, { error: 'Execution not found', message: 'No execution found with ID: abc' });
+    });
+  });
+
+  describe('self-hosted dialect', () => {
+    beforeEach(() => {
+      sim.updateCrew('alpha', {
+        dialect: 'selfhosted',
+        inputDetails: { topic: { description: 'What to research' }, audience: { description: 'Who reads it', default: 'everyone', enum: ['everyone', 'CTOs'] } },
+      });
+    });
+
+    it('describes its inputs with a JSON Schema, which the client reads with descriptions, defaults and enums', async () => {
+      const answer = await call(sim, 'alpha', '/inputs');
+      assert.equal(answer.status, 200);
+      assert.deepEqual(answer.json.required, ['topic']);
+      assert.equal(answer.json.inputs, undefined, 'not the hosted shape');
+      assert.deepEqual(parseInputsBody(answer.json), [
+        { name: 'topic', type: 'string', description: 'What to research', required: true },
+        { name: 'audience', type: 'string', description: 'Who reads it', default: 'everyone', enum: ['everyone', 'CTOs'], required: false },
+      ]);
+    });
+
+    it('can have no /inputs route (404) or an unreadable one (an HTML page)', async () => {
+      sim.updateCrew('alpha', { selfHostedInputs: 'absent' });
+      const absent = await call(sim, 'alpha', '/inputs');
+      assert.equal(absent.status, 404);
+      assert.deepEqual(absent.json, { detail: 'Not Found' });
+      sim.updateCrew('alpha', { selfHostedInputs: 'unreadable' });
+      const page = await call(sim, 'alpha', '/inputs');
+      assert.equal(page.status, 200);
+      assert.match(page.text, /^<html>/);
+      assert.equal(parseInputsBody(page.text), undefined);
+    });
+
+    it('answers a kickoff with the id under `id`; an input with a default may be left out', async () => {
+      const answer = await call(sim, 'alpha', '/kickoff', { body: { inputs: { topic: 'Rust' } } });
+      assert.equal(answer.status, 202, answer.text);
+      assert.match(answer.json.id, UUID);
+      assert.equal(answer.json.kickoff_id, undefined);
+      const done = (await pollStatus(sim, 'alpha', answer.json.id, docsStatus('completed'))).pop()!.json;
+      assert.equal(done.result.tasks_output[0].raw, '# Notes on Rust for everyone', 'the schema default fills the placeholder');
+    });
+
+    it('runs with lower-case states and elapsed, and finishes with a CrewOutput: raw, json_dict, tasks_output with messages, token_usage', async () => {
+      const answer = await call(sim, 'alpha', '/kickoff', { body: { inputs: { topic: 'Rust', audience: 'CTOs' } } });
+      const id = answer.json.id as string;
+      const seen = await pollStatus(sim, 'alpha', id, docsStatus('completed'));
+      const running = seen.find((a) => a.json.status === 'running')!;
+      assert.equal(typeof running.json.elapsed, 'number');
+      assert.deepEqual(running.json.progress.total, 3);
+      const done = seen[seen.length - 1].json;
+      assert.equal(typeof done.duration_seconds, 'number');
+      assert.deepEqual(Object.keys(done.result).sort(), ['json_dict', 'pydantic', 'raw', 'tasks_output', 'token_usage']);
+      assert.equal(done.result.raw, 'Final report on Rust');
+      assert.equal(done.result.tasks_output.length, 3);
+      assert.deepEqual(done.result.tasks_output[1].json_dict, { topic: 'Rust', score: 7 });
+      assert.ok(done.result.tasks_output.every((task: { messages: unknown[] }) => task.messages.length === 3));
+      assert.deepEqual(Object.keys(done.result.token_usage).sort(), ['cached_prompt_tokens', 'completion_tokens', 'prompt_tokens', 'successful_requests', 'total_tokens']);
+      const snapshot = normaliseStatus(done, 200);
+      assert.equal(snapshot.state, 'succeeded');
+      assert.deepEqual(snapshot.finalOutput, { kind: 'markdown', text: 'Final report on Rust' });
+      assert.deepEqual(snapshot.tasks.map((task) => task.name), ['research_task', 'analysis_task', 'writing_task']);
+      assert.equal(snapshot.usage?.total_tokens, done.result.token_usage.total_tokens);
+    });
+
+    it('says error with the exception text', async () => {
+      sim.updateCrew('alpha', { scenario: 'fail', failureMessage: 'ValueError: boom' });
+      const id = (await call(sim, 'alpha', '/kickoff', { body: { inputs: { topic: 'Rust' } } })).json.id as string;
+      const failed = (await pollStatus(sim, 'alpha', id, docsStatus('error'))).pop()!.json;
+      assert.equal(failed.error, 'ValueError: boom');
+    });
+
+    it('answers an unknown (or forgotten) run with a bare HTTP 404 in FastAPI\'s shape, and errors likewise', async () => {
+      const answer = await call(sim, 'alpha', '/status/abc');
+      assert.equal(answer.status, 404);
+      assert.deepEqual(answer.json, { detail: 'Run abc not found' });
+      const unauthorized = await call(sim, 'alpha', '/inputs', { token: 'wrong' });
+      assert.equal(unauthorized.status, 401);
+      assert.equal(typeof unauthorized.json.detail, 'string');
+      const missing = await call(sim, 'alpha', '/kickoff', { body: { inputs: {} } });
+      assert.equal(missing.status, 422);
+      assert.deepEqual(missing.json, { detail: 'Missing inputs: topic' });
+    });
+
+    it('is served by a demo crew', () => {
+      const crew = demoCrews().find((c) => c.dialect === 'selfhosted');
+      assert.ok(crew, 'a demo crew speaks the self-hosted dialect');
+      assert.ok(Object.values(crew.inputDetails ?? {}).some((details) => details.enum !== undefined && details.default !== undefined));
     });
   });
 
