@@ -78,7 +78,8 @@ export class CrewClient implements StatusSource {
     }
     const inputs = parseInputsBody(parseJson(response));
     if (!inputs) {
-      const sent = clipText(await this.redacted(crewUrl, call, response.bodyText));
+      // Its words as text (an HTML page's visible text), clipped.
+      const sent = extractErrorMessage(await this.redacted(crewUrl, call, response.bodyText));
       return { described: false, reason: sent === undefined ? 'an empty reply' : `a reply that is no input list: ${sent}` };
     }
     return { described: true, inputs };
