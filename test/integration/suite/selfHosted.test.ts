@@ -8,11 +8,14 @@ import {
   type Api,
   clearNotifications,
   closeQuickInput,
+  pickInQuickInput,
+  pressInQuickInput,
   removeAllCrews,
   removeRunsOf,
   replaceValue,
   SLOW,
   testApi,
+  typeInQuickInput,
   waitForNotification,
   waitForQuickInput,
 } from './support/kit';
@@ -74,13 +77,13 @@ describe('Self-hosted crews', function () {
     await waitForQuickInput('Add Crew (1/4)');
     await replaceValue(url);
     await waitForQuickInput("The crew's base URL", 'the URL accepted');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter');
     await waitForQuickInput('Add Crew (2/4)');
     await replaceValue(name, { enter: true });
     await waitForQuickInput('Add Crew (3/4)');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', { activeItem: 'Organization Bearer Token' });
     await waitForQuickInput('Paste the token');
-    await ui.type(token, { enter: true });
+    await typeInQuickInput(token, { enter: true });
     await done;
   }
 
@@ -90,8 +93,7 @@ describe('Self-hosted crews', function () {
     return {
       done: (async () => {
         await waitForQuickInput(name, 'the crew pick');
-        await ui.type(name);
-        await ui.press('Enter');
+        await pickInQuickInput(name);
         return done;
       })(),
     };
@@ -106,17 +108,17 @@ describe('Self-hosted crews', function () {
     const topic = await waitForQuickInput('Kick Off Schema Crew: topic (1/4)');
     assert.match(topic, /The subject to research/, 'the description is the prompt');
     assert.match(topic, /"topic" is required\./, 'a required input says so');
-    await ui.type('Edge AI', { enter: true });
+    await typeInQuickInput('Edge AI', { when: 'topic (1/4)', enter: true });
     const audience = await waitForQuickInput('Kick Off Schema Crew: audience (2/4)');
     assert.match(audience, /Who will read the report/);
     assert.match(audience, /Optional/, 'an input with a default is optional');
-    await ui.press('Enter'); // The default, offered as the value.
+    await pressInQuickInput('Enter', { when: 'audience (2/4)' }); // The default, offered as the value.
     const tone = await waitForQuickInput('Kick Off Schema Crew: tone (3/4)');
     assert.match(tone, /neutral[\s\S]*upbeat[\s\S]*critical/, 'allowed values are picks');
-    await ui.type('upbeat', { enter: true });
+    await pickInQuickInput('upbeat', { when: 'tone (3/4)' });
     const review = await waitForQuickInput('Kick Off Schema Crew: review (4/4)');
     assert.match(review, /audience\s*engineering leads/);
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', { when: 'review (4/4)', activeItem: 'Kick Off' });
     const runId = await done;
     assert.ok(runId, 'a run started');
     const run = api.runs.get(runId)!;
@@ -168,15 +170,14 @@ describe('Self-hosted crews', function () {
     const { done } = startKickoff('Opaque Crew');
     const review = await waitForQuickInput('Kick Off Opaque Crew: review');
     assert.match(review, /does not describe its inputs/);
-    await ui.type('Add an Input');
-    await ui.press('Enter');
+    await pickInQuickInput('Add an Input', { when: 'Kick Off Opaque Crew: review' });
     await waitForQuickInput('Kick Off Opaque Crew: add an input');
-    await ui.type('topic', { enter: true });
+    await typeInQuickInput('topic', { when: 'add an input', enter: true });
     await waitForQuickInput('Kick Off Opaque Crew: topic (1/2)');
-    await ui.type('typed by hand', { enter: true });
+    await typeInQuickInput('typed by hand', { when: 'topic (1/2)', enter: true });
     const reviewAgain = await waitForQuickInput('Kick Off Opaque Crew: review (2/2)');
     assert.match(reviewAgain, /topic\s*typed by hand/);
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', { when: 'review (2/2)', activeItem: 'Kick Off' });
     const runId = await done;
     assert.ok(runId, 'a run started');
     assert.deepStrictEqual(sim.getRun(api.runs.get(runId)!.kickoffId)?.inputs, { topic: 'typed by hand' });
