@@ -8,7 +8,8 @@ import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
 import { askPick } from '../views/quickInput';
 import { setTokenInteractively } from './crewCommands';
-import { askInputName, askInputs, askInputsJson, type Draft, oneLine } from './kickoffSteps';
+import { askInputName, askInputs, askInputsJson, type Draft, inputsToSend, oneLine } from './kickoffSteps';
+import { sendKickoff, startRun, trackKickoffId } from './kickoffSend';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
 
@@ -311,84 +312,6 @@ async function reviewStep(services: Services, crew: Crew, specs: InputSpec[], dr
   }
 }
 
-/** The inputs as sent: every listed input, except an empty optional one (a flow's `id`). */
-function inputsToSend(specs: InputSpec[], draft: Draft): Draft {
-  return Object.fromEntries(specs.filter((spec) => isRequiredInput(spec) || draft[spec.name]).map((spec) => [spec.name, draft[spec.name] ?? '']));
-}
-
-type KickoffOutcome =
-  | { kind: 'started'; run: RunRecord }
-  | { kind: 'missing'; names: string[] }
-  | { kind: 'review' }
-  | { kind: 'stop' };
-
-async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promise<KickoffOutcome> {
-  try {
-    const run = await startRun(services, crew, inputs);
-    return { kind: 'started', run };
-  } catch (error) {
-    services.log.warn(`Kickoff of ${crew.name} failed: ${error instanceof Error ? error.message : String(error)}`);
-    if (!(error instanceof CrewApiError)) {
-      void vscode.window.showErrorMessage(describeError(error, crew.name));
-      return { kind: 'review' };
-    }
-    switch (error.kind) {
-      case 'missingInputs':
-        void vscode.window.showWarningMessage(describeError(error, crew.name));
-        return { kind: 'missing', names: error.missingInputs ?? [] };
-      case 'unauthorized': {
-        const setToken = vscode.l10n.t('Set Token…');
-        const choice = await vscode.window.showErrorMessage(describeError(error, crew.name), setToken, vscode.l10n.t('Back to Review'));
-        if (choice === setToken) {
-          await setTokenInteractively(services, crew);
-        }
-        return { kind: 'review' };
-      }
-      case 'network':
-      case 'timeout': {
-        // The request may have reached the crew: never retry by ourselves, or the run could start twice.
-        const track = vscode.l10n.t('Track a Kickoff ID…');
-        const review = vscode.l10n.t('Back to Review');
-        const choice = await vscode.window.showWarningMessage(
-          vscode.l10n.t('{0} The run may or may not have started. If it did, find its kickoff ID in the crew\'s dashboard and track it here; kicking off again could start it twice.', describeError(error, crew.name)),
-          { modal: false },
-          track,
-          review,
-        );
-        if (choice === track) {
-          await trackKickoffId(services, crew);
-          return { kind: 'stop' };
-        }
-        return choice === review ? { kind: 'review' } : { kind: 'stop' };
-      }
-      default: {
-        const review = vscode.l10n.t('Back to Review');
-        const choice = await vscode.window.showErrorMessage(describeError(error, crew.name), review);
-        return choice === review ? { kind: 'review' } : { kind: 'stop' };
-      }
-    }
-  }
-}
-
-/** POST /kickoff under progress, then record the run at once and start watching it. */
-async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord> {
-  const kickoffId = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Kicking off {0}…', crew.name) },
-    () => services.client.kickoff(crew.url, { inputs }),
-  );
-  const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs });
-  services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId}).`);
-  services.poller.watch(run.id);
-  await services.presets.rememberLastUsed(crew.url, inputs);
-  const open = vscode.l10n.t('Open Run');
-  void vscode.window.showInformationMessage(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open).then((choice) => {
-    if (choice === open) {
-      void vscode.commands.executeCommand('crewRuns.openRun', { runId: run.id });
-    }
-  });
-  return run;
-}
-
 async function kickOffDirectly(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord | undefined> {
   if (!isStringRecord(inputs)) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Inputs must be an object of input names to text values.'));
@@ -414,32 +337,6 @@ async function kickOffDirectly(services: Services, crew: Crew, inputs: Draft): P
     void vscode.window.showErrorMessage(describeError(error, crew.name));
     return undefined;
   }
-}
-
-async function trackKickoffId(services: Services, crew: Crew): Promise<RunRecord | undefined> {
-  const id = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Track a Kickoff ID on {0}', crew.name),
-    prompt: vscode.l10n.t('The kickoff ID of a run started elsewhere (the crew\'s dashboard, an API call).'),
-    placeHolder: 'e.g. 6f140412-8094-43fc-a6f0-70e65f912172',
-    ignoreFocusOut: true,
-    validateInput: (value) => {
-      const text = value.trim();
-      if (!text) {
-        return vscode.l10n.t('Paste a kickoff ID.');
-      }
-      if (!/^[A-Za-z0-9._:-]{1,200}$/.test(text)) {
-        return vscode.l10n.t('A kickoff ID has only letters, digits and dashes.');
-      }
-      return services.runs.findByKickoffId(text) ? vscode.l10n.t('That run is already in the list.') : undefined;
-    },
-  });
-  if (!id) {
-    return undefined;
-  }
-  const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId: id.trim(), inputs: {} });
-  services.log.info(`[${crew.name}] Tracking kickoff id ${run.kickoffId}.`);
-  services.poller.watch(run.id);
-  return run;
 }
 
 async function savePreset(services: Services, crewUrl: string, inputs: Draft): Promise<void> {

@@ -9,6 +9,11 @@ import { askPick, askText } from '../views/quickInput';
 
 export type Draft = Record<string, string>;
 
+/** The inputs as sent: every listed input, except an empty optional one (a flow's `id`). */
+export function inputsToSend(specs: InputSpec[], draft: Draft): Draft {
+  return Object.fromEntries(specs.filter((spec) => isRequiredInput(spec) || draft[spec.name]).map((spec) => [spec.name, draft[spec.name] ?? '']));
+}
+
 export function oneLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;

@@ -1,0 +1,111 @@
+// Starting a run: POST /kickoff (never retried; after a network failure the run may have started),
+// recording the run the moment its id arrives, and following a run started elsewhere by its id.
+import * as vscode from 'vscode';
+import { CrewApiError } from '../api/errors';
+import type { Crew } from '../crews/crewConfig';
+import type { RunRecord } from '../runs/model';
+import type { Services } from '../services';
+import { describeError } from '../views/errorMessages';
+import { setTokenInteractively } from './crewCommands';
+import type { Draft } from './kickoffSteps';
+
+export type KickoffOutcome =
+  | { kind: 'started'; run: RunRecord }
+  | { kind: 'missing'; names: string[] }
+  | { kind: 'review' }
+  | { kind: 'stop' };
+
+/** POST /kickoff from the wizard: what went wrong decides where the wizard goes next. */
+export async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promise<KickoffOutcome> {
+  try {
+    const run = await startRun(services, crew, inputs);
+    return { kind: 'started', run };
+  } catch (error) {
+    services.log.warn(`Kickoff of ${crew.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (!(error instanceof CrewApiError)) {
+      void vscode.window.showErrorMessage(describeError(error, crew.name));
+      return { kind: 'review' };
+    }
+    switch (error.kind) {
+      case 'missingInputs':
+        void vscode.window.showWarningMessage(describeError(error, crew.name));
+        return { kind: 'missing', names: error.missingInputs ?? [] };
+      case 'unauthorized': {
+        const setToken = vscode.l10n.t('Set Token…');
+        const choice = await vscode.window.showErrorMessage(describeError(error, crew.name), setToken, vscode.l10n.t('Back to Review'));
+        if (choice === setToken) {
+          await setTokenInteractively(services, crew);
+        }
+        return { kind: 'review' };
+      }
+      case 'network':
+      case 'timeout': {
+        // The request may have reached the crew: never retry by ourselves, or the run could start twice.
+        const track = vscode.l10n.t('Track a Kickoff ID…');
+        const review = vscode.l10n.t('Back to Review');
+        const choice = await vscode.window.showWarningMessage(
+          vscode.l10n.t('{0} The run may or may not have started. If it did, find its kickoff ID in the crew\'s dashboard and track it here; kicking off again could start it twice.', describeError(error, crew.name)),
+          { modal: false },
+          track,
+          review,
+        );
+        if (choice === track) {
+          await trackKickoffId(services, crew);
+          return { kind: 'stop' };
+        }
+        return choice === review ? { kind: 'review' } : { kind: 'stop' };
+      }
+      default: {
+        const review = vscode.l10n.t('Back to Review');
+        const choice = await vscode.window.showErrorMessage(describeError(error, crew.name), review);
+        return choice === review ? { kind: 'review' } : { kind: 'stop' };
+      }
+    }
+  }
+}
+
+/** POST /kickoff under progress, then record the run at once and start watching it. */
+export async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord> {
+  const kickoffId = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Kicking off {0}…', crew.name) },
+    () => services.client.kickoff(crew.url, { inputs }),
+  );
+  const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs });
+  services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId}).`);
+  services.poller.watch(run.id);
+  await services.presets.rememberLastUsed(crew.url, inputs);
+  const open = vscode.l10n.t('Open Run');
+  void vscode.window.showInformationMessage(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open).then((choice) => {
+    if (choice === open) {
+      void vscode.commands.executeCommand('crewRuns.openRun', { runId: run.id });
+    }
+  });
+  return run;
+}
+
+/** Follow a run started elsewhere by its kickoff id. */
+export async function trackKickoffId(services: Services, crew: Crew): Promise<RunRecord | undefined> {
+  const id = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Track a Kickoff ID on {0}', crew.name),
+    prompt: vscode.l10n.t('The kickoff ID of a run started elsewhere (the crew\'s dashboard, an API call).'),
+    placeHolder: 'e.g. 6f140412-8094-43fc-a6f0-70e65f912172',
+    ignoreFocusOut: true,
+    validateInput: (value) => {
+      const text = value.trim();
+      if (!text) {
+        return vscode.l10n.t('Paste a kickoff ID.');
+      }
+      if (!/^[A-Za-z0-9._:-]{1,200}$/.test(text)) {
+        return vscode.l10n.t('A kickoff ID has only letters, digits and dashes.');
+      }
+      return services.runs.findByKickoffId(text) ? vscode.l10n.t('That run is already in the list.') : undefined;
+    },
+  });
+  if (!id) {
+    return undefined;
+  }
+  const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId: id.trim(), inputs: {} });
+  services.log.info(`[${crew.name}] Tracking kickoff id ${run.kickoffId}.`);
+  services.poller.watch(run.id);
+  return run;
+}
