@@ -258,6 +258,7 @@ async function reviewStep(services: Services, crew: Crew, specs: InputSpec[], dr
       undescribed === undefined
         ? []
         : [
+            { label: vscode.l10n.t('This crew does not describe its inputs'), kind: vscode.QuickPickItemKind.Separator, action: 'add' },
             { label: `$(add) ${vscode.l10n.t('Add an Input…')}`, description: vscode.l10n.t('its name, then its value'), action: 'add' },
             { label: `$(json) ${vscode.l10n.t('Enter Inputs as JSON…')}`, description: '{"topic": "AI"}', action: 'json' },
           ];
