@@ -150,7 +150,9 @@ describe('Self-hosted crews', function () {
     assert.ok(page.finalOutputTextLength > 100 && page.finalOutputTextLength <= report.length, `rendered ${page.finalOutputTextLength} of ${report.length} characters`);
     const shot = await ui.screenshot('selfhosted-run-view');
     assert.ok(shot.distinctColours > 10, 'the run view is not blank');
-    console.log(`      run view screenshot: ${shot.path}`);
+    await ui.press('End'); // The page has the focus: its tasks and token usage are further down.
+    const bottom = await ui.screenshot('selfhosted-run-view-bottom');
+    console.log(`      run view screenshots: ${shot.path}, ${bottom.path}`);
   });
 
   it('a crew whose /inputs is unreadable is connected, and kicks off with inputs typed by hand', async () => {
