@@ -6,10 +6,21 @@
 //
 // Sessions. A session is one VS Code server (own temp folder: user data, globalState, secrets,
 // logs) and one browser context + page. The "main" session runs every test file except those that
-// reload the window; each file containing RELOAD_SESSION_MARKER ('@crew-runs-reload-session', see
-// helpers/uiBridgeProtocol.ts) then gets a session of its own, one after the other, so a reload
-// never disturbs other suites and each starts from empty state. The suite entry learns its files
-// from CREW_RUNS_TEST_ONLY_FILES / CREW_RUNS_TEST_SKIP_FILES.
+// reload the window or ask for a session of their own; each file containing RELOAD_SESSION_MARKER
+// ('@crew-runs-reload-session') or OWN_SESSION_MARKER ('@crew-runs-own-session', see
+// helpers/uiBridgeProtocol.ts) then gets a session of its own, one after the other, so a reload or
+// a second window never disturbs other suites and each starts from empty state. The suite entry
+// learns its files from CREW_RUNS_TEST_ONLY_FILES / CREW_RUNS_TEST_SKIP_FILES.
+//
+// UI bridge (uiBridge.ts): tests log requests, this runner acts with Playwright. Keys for a quick
+// input carry a guard the runner checks right before acting (open — not in its 150 ms close
+// animation —, focused, showing the expected text; after typing, the box holds the text; before
+// Enter, the wanted item is active), so no key lands before the UI is where the test thinks it is.
+//
+// Second windows (windows.ts). A test can open another page of the session's browser context on
+// the same folder: a second VS Code window with its own extension host, sharing globalState,
+// secrets and the extension's storage. Its host runs a peer agent instead of the suite
+// (suite/support/peerAgent.ts), reached through files; closing it waits for its host to exit.
 //
 // Window reloads (helpers/reload.ts). A reload session also gets CREW_RUNS_TEST_STATE_DIR, a folder
 // that outlives extension hosts. A test asks for a reload by writing the next phase number into the
