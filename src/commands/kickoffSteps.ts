@@ -89,6 +89,9 @@ async function askValue(step: Step, draft: Draft): Promise<StepAnswer> {
     step: step.position,
     totalSteps: step.total + 1,
     value: shown,
+    // VS Code shows a validation message instead of the prompt: the crew's description comes first,
+    // "required" once the user edits or presses Enter.
+    quietUntilEdited: spec.description !== undefined && !multiLine,
     prompt: multiLine
       ? vscode.l10n.t('This value has several lines; press Enter to keep it, or use the editor button to change it.')
       : promptFor(step),
