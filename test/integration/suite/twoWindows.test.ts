@@ -69,8 +69,9 @@ describe('Two windows', function () {
     throw new Error(`${error.message}; window A: ${JSON.stringify(inA)}; window B: ${JSON.stringify(inB)}; the crew: ${JSON.stringify(atCrew && { phase: atCrew.phase })}`);
   }
 
-  function messagesAbout(messages: ShownMessage[], text: string): ShownMessage[] {
-    return messages.filter((m) => m.message === text);
+  /** Notifications about a run (its label and crew, however quoted) saying `what`. */
+  function messagesAbout(messages: ShownMessage[], label: string, crewName: string, what: RegExp): ShownMessage[] {
+    return messages.filter((m) => m.message.includes(label) && m.message.includes(crewName) && what.test(m.message));
   }
 
   before(async function () {
@@ -202,17 +203,18 @@ describe('Two windows', function () {
       ['approve'],
       'the crew accepted one resume',
     );
-    const waitingText = `${waiting.label} on ${names.review} is waiting for your feedback.`;
-    const doneText = `${waiting.label} on ${names.review} succeeded.`;
+    const waitingFor = (messages: ShownMessage[]) => messagesAbout(messages, waiting.label, names.review, /waiting for your feedback/);
+    const succeeded = (messages: ShownMessage[]) => messagesAbout(messages, waiting.label, names.review, /succeeded/);
     const all = await waitFor(
       async () => {
         const messages = [...spy.shown, ...(await windowA().messages())];
-        return messagesAbout(messages, doneText).length > 0 ? messages : undefined;
+        return succeeded(messages).length > 0 ? messages : undefined;
       },
-      { message: `a "${doneText}" notification in either window`, timeoutMs: 30_000, intervalMs: 500 },
+      { message: 'a "… succeeded." notification in either window', timeoutMs: 30_000, intervalMs: 500 },
     );
-    assert.strictEqual(messagesAbout(all, waitingText).length, 1, `"${waitingText}" once in both windows together (${JSON.stringify(all.map((m) => m.message))})`);
-    assert.strictEqual(messagesAbout(all, doneText).length, 1, `"${doneText}" once in both windows together`);
+    const seen = JSON.stringify(all.map((m) => m.message));
+    assert.strictEqual(waitingFor(all).length, 1, `"… is waiting for your feedback." once in both windows together (${seen})`);
+    assert.strictEqual(succeeded(all).length, 1, `"… succeeded." once in both windows together (${seen})`);
   });
 
   it('closing window A hands its runs to window B within one lease period', async () => {
@@ -238,9 +240,9 @@ describe('Two windows', function () {
 
     const done = await waitFor(() => api.runs.get(runId)?.state === 'succeeded' && api.runs.get(runId), { message: 'window B follows the run to its end', timeoutMs: 90_000, intervalMs: 250 });
     assert.strictEqual(done.watching, false);
-    const doneText = `${label} on ${names.handoff} succeeded.`;
-    await waitFor(() => messagesAbout(spy.shown, doneText).length > 0, { message: `window B notifies "${doneText}"`, timeoutMs: 15_000 });
-    assert.strictEqual(messagesAbout(spy.shown, doneText).length, 1, 'once');
-    assert.strictEqual(messagesAbout(messagesOfA, doneText).length, 0, 'window A had not (it was still running)');
+    const succeeded = (messages: ShownMessage[]) => messagesAbout(messages, label, names.handoff, /succeeded/);
+    await waitFor(() => succeeded(spy.shown).length > 0, { message: `window B notifies "${label} … succeeded."`, timeoutMs: 15_000 });
+    assert.strictEqual(succeeded(spy.shown).length, 1, 'once');
+    assert.strictEqual(succeeded(messagesOfA).length, 0, 'window A had not (it was still running)');
   });
 });
