@@ -3,6 +3,7 @@
 // on request. Every message from the page is validated before anything is done with it.
 
 import { randomBytes } from 'node:crypto';
+import { inertLine } from '../util/inertText';
 import * as vscode from 'vscode';
 import type { Logger, RunDetails, RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
@@ -425,7 +426,7 @@ export class RunPanelManager implements vscode.Disposable {
 }
 
 export function panelTitle(record: Pick<RunRecord, 'crewName' | 'label'>): string {
-  return `${record.crewName}: ${record.label}`;
+  return inertLine(`${record.crewName}: ${record.label}`);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

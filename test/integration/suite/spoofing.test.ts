@@ -1,0 +1,128 @@
+// Issue 14, finding 1 — a crew's words never become a command link, an icon or a bidi trick in VS Code's own UI.
+// A crew whose /inputs names, failure message and run label carry `[Open](command:…)`, `$(alert)` and bidi
+// controls: every notification, the quick pick of runs and the tree show them as text (read from the real DOM).
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import type { CrewRunsTestApi } from '../../../src/testApi';
+import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
+import { SPOOF_INPUT_NAME } from '../../fixtures/hostileCorpus';
+import { executeCommand, getExtensionApi, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+
+type Api = CrewRunsTestApi;
+
+const TOKEN = 'spoofing-crew-token-0001';
+const LINK = '[Dashboard](command:workbench.action.quickOpen?%5B%22%3E%22%5D)';
+const CREW_NAME = `Spoof ${LINK} $(alert)`;
+const RUN_VALUE = `Quarterly ${LINK} $(alert) \u202Ereport\u202C`;
+const FAILURE = `ValueError: see ${LINK} $(alert) for details`;
+const SLOW = { timeoutMs: 60_000, intervalMs: 200 } as const;
+const WORD_JOINER = /\u2060/g;
+
+/** True when `selector` matches a visible element within a short wait (the bridge reads the real DOM). */
+async function present(selector: string): Promise<boolean> {
+  try {
+    await ui.text(selector, { timeoutMs: 1500 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What the reader sees: the DOM's text without the invisible word joiners. */
+async function visibleText(selector: string, expected: string): Promise<string> {
+  return waitFor(async () => {
+    const text = (await ui.text(selector, { timeoutMs: 1000 }).catch(() => '')).replace(WORD_JOINER, '');
+    return text.includes(expected) ? text : undefined;
+  }, { message: `${selector} showing ${expected}`, ...SLOW });
+}
+
+const MESSAGE_LINK = `${selectors.notifications} .notification-list-item-message a`;
+
+describe('Spoofing: a crew\'s words stay text', function () {
+  this.timeout(240_000);
+  let api: Api;
+  let sim: Simulator;
+  let crewUrl: string;
+  let runId: string | undefined;
+
+  before(async function () {
+    if (!ui.available()) {
+      this.skip();
+    }
+    const exported = await getExtensionApi<Api | undefined>();
+    assert.ok(exported?.runs && exported.crews, 'the test API is exported (CREW_RUNS_TEST_HOOKS=1)');
+    api = exported;
+    const [research] = demoCrews();
+    sim = await startSimulator({
+      timeScale: 0.05,
+      crews: [{ ...structuredClone(research), id: 'spoof', name: 'Spoof', orgToken: TOKEN, inputs: ['topic', SPOOF_INPUT_NAME], scenario: 'fail', failureMessage: FAILURE }],
+    });
+    crewUrl = sim.crewUrl('spoof');
+    await executeCommand('crewRuns.addCrew', { url: crewUrl, name: CREW_NAME, token: TOKEN });
+    await executeCommand('notifications.clearAll');
+  });
+
+  afterEach(async () => {
+    await ui.press('Escape').catch(() => undefined);
+    await executeCommand('notifications.clearAll');
+  });
+
+  after(async () => {
+    if (api) {
+      if (runId) {
+        await api.poller.stopWatching(runId).catch(() => undefined);
+        await api.runs.remove(runId).catch(() => undefined);
+      }
+      if (crewUrl && api.crews.get(crewUrl)) {
+        await executeCommand('crewRuns.forgetToken', crewUrl);
+        const setting = vscode.workspace.getConfiguration().inspect<{ url: string }[]>('crewRuns.crews')?.globalValue ?? [];
+        const rest = setting.filter((c) => c.url !== crewUrl);
+        await vscode.workspace.getConfiguration().update('crewRuns.crews', rest.length ? rest : undefined, vscode.ConfigurationTarget.Global);
+      }
+    }
+    await sim?.close();
+  });
+
+  it('input names from /inputs show as text in the notification: no link element, no icon', async () => {
+    assert.strictEqual(await executeCommand('crewRuns.checkConnection', crewUrl), true);
+    const text = await visibleText(selectors.notifications, 'is ready');
+    assert.ok(text.includes('[Open](command:workbench.action.quickOpen'), `the link shows literally: ${text}`);
+    assert.ok(text.includes('$(alert)'), `the icon syntax shows literally: ${text}`);
+    assert.ok(!/[\u202A-\u202E\u2066-\u2069]/.test(text), 'no bidi control reaches the notification');
+    assert.strictEqual(await present(MESSAGE_LINK), false, 'the notification message has no link element');
+    assert.strictEqual(await present(`${selectors.notifications} .codicon-alert`), false, 'no $(alert) icon in the notification');
+  });
+
+  it('a 422 listing the crew\'s input names and a failed run\'s message show as text', async () => {
+    // The kickoff leaves out the hostile input: the crew answers 422 naming it.
+    const refused = executeCommand('crewRuns.kickOff', { crew: crewUrl, inputs: { topic: RUN_VALUE } });
+    const missing = await visibleText(selectors.notifications, 'needs these inputs');
+    assert.ok(missing.includes('[Open](command:'), `the missing input shows literally: ${missing}`);
+    assert.strictEqual(await present(MESSAGE_LINK), false, 'the 422 notification has no link element');
+    await executeCommand('notifications.clearAll');
+    assert.strictEqual(await refused, undefined, 'no run was started');
+
+    runId = await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl, inputs: { topic: RUN_VALUE, [SPOOF_INPUT_NAME]: 'x' } });
+    assert.ok(runId, 'the kickoff started a run');
+    const failed = await visibleText(selectors.notifications, 'for details');
+    assert.ok(failed.includes(LINK), `the failure message shows literally: ${failed}`);
+    assert.strictEqual(await present(MESSAGE_LINK), false, 'the failure notification has no link element');
+    assert.strictEqual(await present(`${selectors.notifications} .codicon-alert`), false, 'no icon in the failure notification');
+  });
+
+  it('the quick pick of runs and the tree show the run label and crew name as text, without icons', async () => {
+    assert.ok(runId, 'the previous test started a run');
+    const picking = executeCommand('crewRuns.openRun');
+    const picked = await visibleText(selectors.quickInput, 'Quarterly');
+    assert.ok(picked.includes('$(alert)'), `the label's icon syntax shows literally: ${picked}`);
+    assert.ok(!/[\u202A-\u202E]/.test(picked), 'no bidi control in the quick pick');
+    assert.strictEqual(await present(`${selectors.quickInput} .codicon-alert`), false, 'no $(alert) icon in the quick pick');
+    await ui.press('Escape');
+    await picking;
+
+    await showCrewRunsView();
+    const tree = await visibleText(selectors.sideBar, 'Quarterly');
+    assert.ok(tree.includes(CREW_NAME), `the crew name shows literally: ${tree}`);
+    assert.strictEqual(await present(`${selectors.sideBar} .codicon-alert`), false, 'no $(alert) icon in the tree');
+  });
+});
