@@ -4,6 +4,7 @@ import { CrewApiError } from './errors';
 import { endpointUrl, normaliseCrewUrl, originOf } from './url';
 import { backoffDelay, jitter, parseRetryAfter } from './retry';
 import { normaliseStatus } from './normalize';
+import { redact, redactResponse } from './redact';
 import {
   extractErrorMessage,
   extractMissingInputs,
@@ -183,7 +184,8 @@ export class CrewClient implements StatusSource {
     let response: HttpResponse;
     try {
       const transport = await this.getTransport();
-      response = await transport.request({ method, url, headers, body, signal: call.signal });
+      // Redacted before anything reads it: messages are cut to length, bodies stored, logged and shown.
+      response = redactResponse(await transport.request({ method, url, headers, body, signal: call.signal }), token);
     } catch (e) {
       throw this.fromTransportFailure(e, token);
     }
@@ -265,11 +267,6 @@ function parseJson(response: HttpResponse): unknown {
   }
 }
 
-/** Never let a token reach a message, even when a server echoes it back. */
-function redact(text: string, token: string): string {
-  return token ? text.split(token).join('***') : text;
-}
-
 function errorForResponse(response: HttpResponse, url: string, token: string): CrewApiError {
   const status = response.status;
   const body = parseJson(response) ?? response.bodyText;
@@ -279,7 +276,7 @@ function errorForResponse(response: HttpResponse, url: string, token: string): C
   })();
   const said = serverMessage ? `: ${serverMessage}` : '.';
   const origin = originOf(url);
-  const details = { status, serverMessage, body: redactBody(body, token) };
+  const details = { status, serverMessage, body };
 
   if (status >= 300 && status < 400) {
     const target = redirectTarget(response.headers['location'], url);
@@ -334,14 +331,6 @@ function redirectTarget(location: string | undefined, requestUrl: string): strin
     // A malformed Location is still a redirect, refused like any other.
     return '';
   }
-}
-
-function redactBody(body: unknown, token: string): unknown {
-  if (!token) {
-    return body;
-  }
-  const text = JSON.stringify(body);
-  return text !== undefined && text.includes(token) ? JSON.parse(redact(text, JSON.stringify(token).slice(1, -1))) : body;
 }
 
 export function describeUrlProblem(problem: string): string {

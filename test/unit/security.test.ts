@@ -349,3 +349,71 @@ describe('security: the client and hostile servers', () => {
     await client.dispose();
   });
 });
+
+describe('security: redaction before any cut, in every body (issue 14, finding 5)', () => {
+  /** Every 8-character piece of the token: a cut message must not keep even part of it. */
+  function leaksPart(text: string, token: string): string | undefined {
+    for (let i = 0; i + 8 <= token.length; i++) {
+      if (text.includes(token.slice(i, i + 8))) {
+        return token.slice(i, i + 8);
+      }
+    }
+    return undefined;
+  }
+
+  it('a long server message is redacted before it is cut to length: no piece of the token survives', async () => {
+    for (const padding of [250, 270, 285, 295, 299]) {
+      const body = JSON.stringify({ detail: `${'x'.repeat(padding)} ${CANARY} tail` });
+      for (const status of [400, 404, 422, 500]) {
+        const error = await failure(clientWith(CANARY, () => ({ status, headers: {}, bodyText: body })).getInputs('https://crew.example.com'));
+        assert.equal(leaksPart(everyText(error), CANARY), undefined, `${status}, ${padding} characters before the token`);
+      }
+    }
+  });
+
+  it('the 422 "missing inputs" message and list never carry the token', async () => {
+    const bodies = [
+      JSON.stringify({ detail: [{ loc: ['body', 'inputs', CANARY], msg: 'field required', type: 'missing' }] }),
+      JSON.stringify({ error: 'Missing required inputs', details: { missing_inputs: [CANARY, 'topic'] } }),
+      JSON.stringify({ detail: `Missing required inputs: ${CANARY}, topic` }),
+    ];
+    for (const bodyText of bodies) {
+      const error = await failure(clientWith(CANARY, () => ({ status: 422, headers: {}, bodyText })).kickoff('https://crew.example.com', { inputs: {} }));
+      assert.ok(error instanceof CrewApiError, String(error));
+      assert.equal(leaksPart([everyText(error), ...(error.missingInputs ?? [])].join('\n'), CANARY), undefined, `${bodyText}: ${error.message}`);
+    }
+  });
+
+  it('a token with a quote or a backslash is redacted in every form a body carries it (raw, JSON-escaped, \\u-escaped)', async () => {
+    for (const token of ['CANARYq"uote7d41e7b2c6a8', 'CANARYback\\slash9d41e7b2', 'CANARYboth"\\5c6a8f305']) {
+      const escaped = JSON.stringify(token).slice(1, -1);
+      const unicode = [...token].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+      const bodies = [JSON.stringify({ detail: `bad token ${token}` }), `{"detail":"x${escaped}x","details":{"t":"${unicode}"}}`, `plain ${token} text`];
+      for (const bodyText of bodies) {
+        for (const status of [400, 422, 500]) {
+          const error = await failure(clientWith(token, () => ({ status, headers: {}, bodyText })).getInputs('https://crew.example.com'));
+          const text = everyText(error);
+          for (const form of [token, escaped, JSON.stringify(token)]) {
+            assert.ok(!text.includes(form), `${status} ${bodyText}: ${text.slice(0, 300)}`);
+          }
+        }
+      }
+    }
+  });
+
+  it('2xx bodies are redacted too: a status, an inputs list and a kickoff id that echo the token never carry it', async () => {
+    const unicode = [...CANARY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const statusBodies = [
+      JSON.stringify({ state: 'SUCCESS', status: 'done', result: `the token was ${CANARY}`, result_json: { token: CANARY }, last_executed_task: { id: 't', name: CANARY, output: CANARY } }),
+      `{"state":"RUNNING","status":"x","result":"${unicode}"}`,
+    ];
+    for (const bodyText of statusBodies) {
+      const snapshot = await clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText })).getStatus('https://crew.example.com', 'k1');
+      assert.equal(leaksPart(JSON.stringify(snapshot), CANARY), undefined, JSON.stringify(snapshot).slice(0, 300));
+    }
+    const inputs = await clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ inputs: ['topic', CANARY] }) })).getInputs('https://crew.example.com');
+    assert.equal(leaksPart(inputs.join(','), CANARY), undefined);
+    const kickoffId = await clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ kickoff_id: `k-${CANARY}` }) })).kickoff('https://crew.example.com', { inputs: {} });
+    assert.equal(leaksPart(kickoffId, CANARY), undefined);
+  });
+});

@@ -37,7 +37,8 @@ const CANARY_WRONG = 'CANARYsecWRONG5d4c3b2a19f8e7';
 const CANARY_DEAD = 'CANARYsecDEAD4e5f6a7b8c9d0e1';
 const CANARY_REDIRECT = 'CANARYsecREDIR1a2b3c4d5e6f70';
 const CANARY_SHARED = 'CANARYsecSHARED9a8b7c6d5e4f3';
-const ALL_CANARIES = [CANARY_A, CANARY_B, CANARY_WRONG, CANARY_DEAD, CANARY_REDIRECT, CANARY_SHARED];
+const CANARY_ECHO = 'CANARYsecECHO"q\\b5e4f3a2b1c0';
+const ALL_CANARIES = [CANARY_A, CANARY_B, CANARY_WRONG, CANARY_DEAD, CANARY_REDIRECT, CANARY_SHARED, CANARY_ECHO, JSON.stringify(CANARY_ECHO).slice(1, -1)];
 const SETTING = 'crewRuns.crews';
 const SLOW = { timeoutMs: 60_000, intervalMs: 200 } as const;
 
@@ -49,6 +50,8 @@ function crewConfigs(): CrewConfig[] {
     { ...structuredClone(research), id: 'sec-wrong', name: 'Sec Wrong' },
     { ...structuredClone(research), id: 'sec-redirect', name: 'Sec Redirect', orgToken: CANARY_REDIRECT },
     { ...structuredClone(research), id: 'sec-lookalike', name: 'Sec Lookalike', orgToken: CANARY_SHARED },
+    // Echoes the Authorization header in every 2xx status body (its token has a quote and a backslash).
+    { ...structuredClone(research), id: 'sec-echo', name: 'Sec Echo', orgToken: CANARY_ECHO, echoToken: true },
   ];
 }
 
@@ -208,6 +211,17 @@ describe('Security: tokens', function () {
     await waitForRunState(api, runA, (r) => r.state === 'succeeded', 'A succeeded');
     await waitForRunState(api, runB, (r) => r.state === 'succeeded', 'B succeeded');
 
+    // 3b. A crew that echoes the token in every 2xx status body, polled to the end (issue 14, finding 5).
+    const urlEcho = sim.crewUrl('sec-echo');
+    await executeCommand('crewRuns.addCrew', { url: urlEcho, name: 'Sec Echo', token: CANARY_ECHO });
+    const runEcho = await executeCommand<string>('crewRuns.kickOff', { crew: urlEcho, inputs: { topic: 'canary echo', audience: 'a' } });
+    assert.ok(runEcho, 'kickoff of the echoing crew started a run');
+    runIds.push(runEcho);
+    await waitForRunState(api, runEcho, (r) => r.state === 'succeeded', 'the echoing crew\'s run succeeded');
+    await executeCommand('crewRuns.openRun', { runId: runEcho });
+    await waitFor(() => api.panels.inspect(runEcho)?.pageReport?.hasFinalOutput, { message: 'the run view of the echoing crew rendered', ...SLOW });
+    assert.match(JSON.stringify([api.runs.get(runEcho), await api.runs.readDetails(runEcho)]), /Bearer \*\*\*/, 'the echoed token was seen and redacted (positive control)');
+
     // 4. Errors: 401 with a wrong canary-like token, 422 (missing input), a network failure.
     assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.checkConnection', sim.crewUrl('sec-wrong')), /Sec Wrong rejected the token \(401\)/), false);
     assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.kickOff', { crew: sim.crewUrl('sec-wrong'), inputs: { topic: 't', audience: 'a' } }), /Sec Wrong rejected the token/), undefined);
@@ -236,7 +250,7 @@ describe('Security: tokens', function () {
     const documents: string[] = [];
     const inspections = [];
     let frames = '';
-    for (const runId of [runA, runB]) {
+    for (const runId of [runA, runB, runEcho]) {
       await executeCommand('crewRuns.openOutputInEditor', { runId });
       await executeCommand('crewRuns.openTaskOutput', { runId, index: 0 });
       await executeCommand('crewRuns.openRun', { runId });
@@ -308,6 +322,7 @@ describe('Security: tokens', function () {
     assert.deepStrictEqual(result.hits, [], 'no surface holds a canary token');
     // Positive control: the scan would have found a token where one is (the simulator did receive them).
     assert.ok(sim.requestLog.entries.some((e) => e.crewId === 'sec-a' && e.tokenKind === 'org'));
+    assert.ok(sim.requestLog.entries.some((e) => e.crewId === 'sec-echo' && e.endpoint === 'status' && e.status === 200 && e.tokenKind === 'org'), 'the echoing crew answered status with the token');
     assert.ok(sim.requestLog.entries.some((e) => e.crewId === 'sec-b' && e.endpoint === 'resume' && e.tokenKind === 'org'), 'the resume carried the token to its crew');
   });
 
