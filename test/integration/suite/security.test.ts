@@ -37,8 +37,9 @@ const CANARY_WRONG = 'CANARYsecWRONG5d4c3b2a19f8e7';
 const CANARY_DEAD = 'CANARYsecDEAD4e5f6a7b8c9d0e1';
 const CANARY_REDIRECT = 'CANARYsecREDIR1a2b3c4d5e6f70';
 const CANARY_SHARED = 'CANARYsecSHARED9a8b7c6d5e4f3';
+const CANARY_HISTORY = 'CANARYsecHIST7a6b5c4d3e2f10';
 const CANARY_ECHO = 'CANARYsecECHO"q\\b5e4f3a2b1c0';
-const ALL_CANARIES = [CANARY_A, CANARY_B, CANARY_WRONG, CANARY_DEAD, CANARY_REDIRECT, CANARY_SHARED, CANARY_ECHO, JSON.stringify(CANARY_ECHO).slice(1, -1)];
+const ALL_CANARIES = [CANARY_A, CANARY_B, CANARY_WRONG, CANARY_DEAD, CANARY_REDIRECT, CANARY_SHARED, CANARY_HISTORY, CANARY_ECHO, JSON.stringify(CANARY_ECHO).slice(1, -1)];
 const SETTING = 'crewRuns.crews';
 const SLOW = { timeoutMs: 60_000, intervalMs: 200 } as const;
 
@@ -51,6 +52,7 @@ function crewConfigs(): CrewConfig[] {
     { ...structuredClone(research), id: 'sec-redirect', name: 'Sec Redirect', orgToken: CANARY_REDIRECT },
     { ...structuredClone(research), id: 'sec-lookalike', name: 'Sec Lookalike', orgToken: CANARY_SHARED },
     // Echoes the Authorization header in every 2xx status body (its token has a quote and a backslash).
+    { ...structuredClone(research), id: 'sec-history', name: 'Sec History', orgToken: CANARY_HISTORY },
     { ...structuredClone(research), id: 'sec-echo', name: 'Sec Echo', orgToken: CANARY_ECHO, echoToken: true },
   ];
 }
@@ -418,6 +420,48 @@ describe('Security: tokens', function () {
       assert.ok(!api.crews.list().some((c) => c.source === 'workspace'), 'no workspace crew is listed');
       assert.strictEqual(await executeCommand('crewRuns.kickOff', { crew: lookalikeUrl, inputs: { topic: 't', audience: 'a' } }), undefined);
       assert.deepStrictEqual(recorder.requests.filter((r) => r.path.startsWith('/untrusted')), []);
+    } finally {
+      fs.rmSync(file, { force: true });
+      removeEmptyWorkspaceSettings();
+    }
+  });
+
+  it('a workspace with hostile crewRuns.* numbers changes neither the history nor the polling pace', async () => {
+    const url = sim.crewUrl('sec-history');
+    await executeCommand('crewRuns.addCrew', { url, name: 'Sec History', token: CANARY_HISTORY });
+    for (const topic of ['one', 'two', 'three']) {
+      const runId = await executeCommand<string>('crewRuns.kickOff', { crew: url, inputs: { topic, audience: 'a' } });
+      assert.ok(runId, `kickoff ${topic}`);
+      runIds.push(runId);
+      await waitForRunState(api, runId, (r) => r.state === 'succeeded', `run ${topic} succeeded`);
+    }
+    const history = api.runs.list(url).map((r) => r.id).sort();
+    const capBefore = api.runs.maxRunsPerCrew;
+    assert.ok(history.length >= 3 && capBefore >= 3, `three finished runs kept (cap ${capBefore})`);
+    const hostile = { 'crewRuns.maxRunsPerCrew': 1, 'crewRuns.pollMaxIntervalSeconds': 0, 'crewRuns.pollUnfocusedFactor': 0, 'crewRuns.watchDeadlineHours': 0, 'crewRuns.requestTimeoutSeconds': 0 };
+    const file = workspaceSettingsFile();
+    assert.ok(file && !fs.existsSync(file), 'a workspace folder without settings');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // Written as a cloned repository would bring it (in an untrusted window the API may not write it).
+    fs.writeFileSync(file, JSON.stringify(hostile, null, 2));
+    try {
+      // VS Code fires the change to the extension as it takes the new values in: once they are visible, it was handled.
+      await waitFor(() => vscode.workspace.getConfiguration('crewRuns').inspect('pollMaxIntervalSeconds')?.workspaceValue === 0, { message: 'the workspace numbers read by VS Code', ...SLOW });
+      assert.strictEqual(api.runs.maxRunsPerCrew, capBefore, 'the history cap is the user\'s');
+      await api.runs.flush();
+      assert.deepStrictEqual(api.runs.list(url).map((r) => r.id).sort(), history, 'no run was deleted from the history');
+      const applied = api.settings();
+      assert.strictEqual(applied.maxRunsPerCrew, capBefore);
+      if (!vscode.workspace.isTrusted) {
+        const user = (key: string) => vscode.workspace.getConfiguration('crewRuns').inspect(key)?.globalValue;
+        assert.strictEqual(applied.pollMaxIntervalSeconds, user('pollMaxIntervalSeconds') ?? 15, 'an untrusted workspace does not set the polling pace');
+        assert.strictEqual(applied.pollUnfocusedFactor, user('pollUnfocusedFactor') ?? 2);
+        assert.strictEqual(applied.requestTimeoutSeconds, user('requestTimeoutSeconds') ?? 60);
+        assert.strictEqual(applied.watchDeadlineHours, user('watchDeadlineHours') ?? 24);
+      } else {
+        // A trusted workspace may set them, within range: never a poll loop without a pause.
+        assert.deepStrictEqual([applied.pollMaxIntervalSeconds, applied.pollUnfocusedFactor, applied.requestTimeoutSeconds, applied.watchDeadlineHours], [2, 1, 5, 0.1]);
+      }
     } finally {
       fs.rmSync(file, { force: true });
       removeEmptyWorkspaceSettings();

@@ -36,7 +36,34 @@ async function visibleText(selector: string, expected: string): Promise<string> 
   }, { message: `${selector} showing ${expected}`, ...SLOW });
 }
 
-const MESSAGE_LINK = `${selectors.notifications} .notification-list-item-message a`;
+/** Reads the notification center (toasts may hide before they are read), closing it again. */
+async function inCenter<T>(read: () => Promise<T>): Promise<T> {
+  await executeCommand('notifications.showList');
+  try {
+    return await read();
+  } finally {
+    await executeCommand('notifications.hideList');
+  }
+}
+
+const CENTER = '.notifications-center';
+
+/** The notification center's text once it shows `expected`, and whether any of its messages holds a link or an icon. */
+async function notification(expected: string): Promise<{ text: string; link: boolean; icon: boolean }> {
+  return waitFor(
+    () =>
+      inCenter(async () => {
+        const text = (await ui.text(CENTER, { timeoutMs: 1000 }).catch(() => '')).replace(WORD_JOINER, '');
+        if (!text.includes(expected)) {
+          return undefined;
+        }
+        return { text, link: await present(MESSAGE_LINK), icon: await present(`${CENTER} .notification-list-item-message .codicon-alert`) };
+      }),
+    { message: `a notification showing ${expected}`, ...SLOW },
+  );
+}
+
+const MESSAGE_LINK = '.notifications-center .notification-list-item-message a';
 
 describe('Spoofing: a crew\'s words stay text', function () {
   this.timeout(240_000);
@@ -85,29 +112,29 @@ describe('Spoofing: a crew\'s words stay text', function () {
 
   it('input names from /inputs show as text in the notification: no link element, no icon', async () => {
     assert.strictEqual(await executeCommand('crewRuns.checkConnection', crewUrl), true);
-    const text = await visibleText(selectors.notifications, 'is ready');
+    const { text, link, icon } = await notification('is ready');
+    assert.strictEqual(link, false, `the notification message has no link element (${text})`);
+    assert.strictEqual(icon, false, 'no $(alert) icon in the notification');
     assert.ok(text.includes('[Open](command:workbench.action.quickOpen'), `the link shows literally: ${text}`);
     assert.ok(text.includes('$(alert)'), `the icon syntax shows literally: ${text}`);
     assert.ok(!/[\u202A-\u202E\u2066-\u2069]/.test(text), 'no bidi control reaches the notification');
-    assert.strictEqual(await present(MESSAGE_LINK), false, 'the notification message has no link element');
-    assert.strictEqual(await present(`${selectors.notifications} .codicon-alert`), false, 'no $(alert) icon in the notification');
   });
 
   it('a 422 listing the crew\'s input names and a failed run\'s message show as text', async () => {
     // The kickoff leaves out the hostile input: the crew answers 422 naming it.
     const refused = executeCommand('crewRuns.kickOff', { crew: crewUrl, inputs: { topic: RUN_VALUE } });
-    const missing = await visibleText(selectors.notifications, 'needs these inputs');
-    assert.ok(missing.includes('[Open](command:'), `the missing input shows literally: ${missing}`);
-    assert.strictEqual(await present(MESSAGE_LINK), false, 'the 422 notification has no link element');
+    const missing = await notification('needs these inputs');
+    assert.strictEqual(missing.link, false, `the 422 notification has no link element (${missing.text})`);
+    assert.ok(missing.text.includes('[Open](command:'), `the missing input shows literally: ${missing.text}`);
     await executeCommand('notifications.clearAll');
     assert.strictEqual(await refused, undefined, 'no run was started');
 
     runId = await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl, inputs: { topic: RUN_VALUE, [SPOOF_INPUT_NAME]: 'x' } });
     assert.ok(runId, 'the kickoff started a run');
-    const failed = await visibleText(selectors.notifications, 'for details');
-    assert.ok(failed.includes(LINK), `the failure message shows literally: ${failed}`);
-    assert.strictEqual(await present(MESSAGE_LINK), false, 'the failure notification has no link element');
-    assert.strictEqual(await present(`${selectors.notifications} .codicon-alert`), false, 'no icon in the failure notification');
+    const failed = await notification('for details');
+    assert.strictEqual(failed.link, false, `the failure notification has no link element (${failed.text})`);
+    assert.strictEqual(failed.icon, false, 'no icon in the failure notification');
+    assert.ok(failed.text.includes(LINK), `the failure message shows literally: ${failed.text}`);
   });
 
   it('the quick pick of runs and the tree show the run label and crew name as text, without icons', async () => {
