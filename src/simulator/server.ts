@@ -635,6 +635,10 @@ function echoAuthorization(reply: Reply, authorization: string): Reply {
   const echo = (value: unknown): unknown => (typeof value === 'string' ? `${value} [${authorization}]` : value);
   const body: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(reply.body)) {
+    if (key === 'state') {
+      body[key] = value; // the state stays readable: the run goes on and its bodies keep echoing
+      continue;
+    }
     const nested = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, echo(v)])) : undefined;
     body[key] = nested ?? (Array.isArray(value) ? value.map(echo) : echo(value));
   }

@@ -438,7 +438,9 @@ describe('Security: tokens', function () {
     const history = api.runs.list(url).map((r) => r.id).sort();
     const capBefore = api.runs.maxRunsPerCrew;
     assert.ok(history.length >= 3 && capBefore >= 3, `three finished runs kept (cap ${capBefore})`);
-    const hostile = { 'crewRuns.maxRunsPerCrew': 1, 'crewRuns.pollMaxIntervalSeconds': 0, 'crewRuns.pollUnfocusedFactor': 0, 'crewRuns.watchDeadlineHours': 0, 'crewRuns.requestTimeoutSeconds': 0 };
+    // crewRuns.notifications is neither restricted nor user-only, so VS Code shows its workspace value even to an
+    // untrusted window: once it does, the whole file was taken in.
+    const hostile = { 'crewRuns.notifications': 'failuresAndFeedback', 'crewRuns.maxRunsPerCrew': 1, 'crewRuns.pollMaxIntervalSeconds': 0, 'crewRuns.pollUnfocusedFactor': 0, 'crewRuns.watchDeadlineHours': 0, 'crewRuns.requestTimeoutSeconds': 0 };
     const file = workspaceSettingsFile();
     assert.ok(file && !fs.existsSync(file), 'a workspace folder without settings');
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -446,7 +448,7 @@ describe('Security: tokens', function () {
     fs.writeFileSync(file, JSON.stringify(hostile, null, 2));
     try {
       // VS Code fires the change to the extension as it takes the new values in: once they are visible, it was handled.
-      await waitFor(() => vscode.workspace.getConfiguration('crewRuns').inspect('pollMaxIntervalSeconds')?.workspaceValue === 0, { message: 'the workspace numbers read by VS Code', ...SLOW });
+      await waitFor(() => vscode.workspace.getConfiguration('crewRuns').inspect('notifications')?.workspaceValue === 'failuresAndFeedback', { message: 'the workspace settings read by VS Code', ...SLOW });
       assert.strictEqual(api.runs.maxRunsPerCrew, capBefore, 'the history cap is the user\'s');
       await api.runs.flush();
       assert.deepStrictEqual(api.runs.list(url).map((r) => r.id).sort(), history, 'no run was deleted from the history');

@@ -14,7 +14,7 @@ const TOKEN = 'spoofing-crew-token-0001';
 const LINK = '[Dashboard](command:workbench.action.quickOpen?%5B%22%3E%22%5D)';
 const CREW_NAME = `Spoof ${LINK} $(alert)`;
 const RUN_VALUE = `Quarterly ${LINK} $(alert) \u202Ereport\u202C`;
-const FAILURE = `ValueError: see ${LINK} $(alert) for details`;
+const FAILURE = `ValueError: see ${LINK} $(alert) for details`; // shown in the run's tooltip and view
 const SLOW = { timeoutMs: 60_000, intervalMs: 200 } as const;
 const WORD_JOINER = /\u2060/g;
 
@@ -131,7 +131,8 @@ describe('Spoofing: a crew\'s words stay text', function () {
 
     runId = await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl, inputs: { topic: RUN_VALUE, [SPOOF_INPUT_NAME]: 'x' } });
     assert.ok(runId, 'the kickoff started a run');
-    const failed = await notification('for details');
+    // "<label> on <crew> failed.": both carry the link and the icon.
+    const failed = await notification(' failed.');
     assert.strictEqual(failed.link, false, `the failure notification has no link element (${failed.text})`);
     assert.strictEqual(failed.icon, false, 'no icon in the failure notification');
     assert.ok(failed.text.includes(LINK), `the failure message shows literally: ${failed.text}`);
@@ -148,6 +149,7 @@ describe('Spoofing: a crew\'s words stay text', function () {
     await picking;
 
     await showCrewRunsView();
+    await api.treeView.reveal(api.tree.runNode(runId), { select: false, focus: false });
     const tree = await visibleText(selectors.sideBar, 'Quarterly');
     assert.ok(tree.includes(CREW_NAME), `the crew name shows literally: ${tree}`);
     assert.strictEqual(await present(`${selectors.sideBar} .codicon-alert`), false, 'no $(alert) icon in the tree');
