@@ -246,6 +246,9 @@ export class RunPanelManager implements vscode.Disposable {
       `style-src ${webview.cspSource}`,
       `font-src ${webview.cspSource}`,
       `script-src 'nonce-${nonce}'`,
+      // No <base> can redirect relative URLs and no form can post anywhere, whatever the page ends up holding.
+      "base-uri 'none'",
+      "form-action 'none'",
     ].join('; ');
     return `<!DOCTYPE html>
 <html lang="${escapeHtml(vscode.env.language)}">
@@ -467,6 +470,8 @@ export function pageStrings(): PageStrings {
     stepResult: t('Result'),
     timeline: t('Timeline'),
     tasks: t('Task outputs'),
+    tasksHidden: t('{0} more tasks are not shown here; the raw status JSON has what the crew sent.'),
+    usageHidden: t('{0} more usage figures are not shown.'),
     taskAttempt: t('attempt {0}'),
     taskAgent: t('by {0}'),
     taskTime: t('{0}s'),

@@ -262,6 +262,7 @@ describe('Security: tokens', function () {
       assert.ok(inspection, 'the run view is open');
       assert.match(inspection.html, /default-src 'none'/);
       assert.match(inspection.html, /script-src 'nonce-[0-9a-f]{32}'/);
+      assert.match(inspection.html, /base-uri 'none'; form-action 'none'/);
       assert.doesNotMatch(inspection.html, /unsafe-inline|unsafe-eval/);
       inspections.push(inspection);
       if (ui.available()) {
