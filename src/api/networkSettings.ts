@@ -27,6 +27,8 @@ export function readNetworkSettings(log: vscode.LogOutputChannel): NetworkSettin
     extraCaCertificates,
     headersTimeoutMs: timeoutSeconds * 1000,
     bodyTimeoutMs: timeoutSeconds * 1000,
+    // A slow start and a slow body each get the time limit; together, twice that.
+    totalTimeoutMs: timeoutSeconds * 2000,
   };
 }
 

@@ -52,6 +52,13 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
 
   return {
     async request(req: HttpRequest): Promise<HttpResponse> {
+      // A total deadline over headers and body: undici's timeouts only bound the gaps between bytes.
+      const deadline = AbortSignal.timeout(settings.totalTimeoutMs);
+      const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+      const failure = (e: unknown) =>
+        deadline.aborted && !req.signal?.aborted
+          ? transportFailure('timeout', `The crew at ${originOf(req.url)} did not finish answering in time (${Math.round(settings.totalTimeoutMs / 1000)} s in all).`)
+          : toTransportFailure(e, req.url);
       let response: Awaited<ReturnType<typeof request>>;
       try {
         response = await request(req.url, {
@@ -59,12 +66,12 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
           headers: req.headers,
           body: req.body,
           dispatcher: dispatcherFor(req.url),
-          signal: req.signal,
+          signal,
           headersTimeout: settings.headersTimeoutMs,
           bodyTimeout: settings.bodyTimeoutMs,
         });
       } catch (e) {
-        throw toTransportFailure(e, req.url);
+        throw failure(e);
       }
       const chunks: Buffer[] = [];
       let size = 0;
@@ -81,7 +88,7 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
           chunks.push(chunk as Buffer);
         }
       } catch (e) {
-        throw isOwnFailure(e) ? e : toTransportFailure(e, req.url);
+        throw isOwnFailure(e) ? e : failure(e);
       }
       const headers: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(response.headers)) {

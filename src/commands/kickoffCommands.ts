@@ -364,14 +364,15 @@ async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promi
     return { kind: 'started', run };
   } catch (error) {
     services.log.warn(`Kickoff of ${crew.name} failed: ${error instanceof Error ? error.message : String(error)}`);
-    if (!(error instanceof CrewApiError)) {
+    const cancelled = error instanceof Error && error.name === 'AbortError';
+    if (!(error instanceof CrewApiError) && !cancelled) {
       void showError(describeError(error, crew.name));
       return { kind: 'review' };
     }
-    switch (error.kind) {
+    switch (cancelled ? 'cancelled' : (error as CrewApiError).kind) {
       case 'missingInputs':
         void showWarning(describeError(error, crew.name));
-        return { kind: 'missing', names: error.missingInputs ?? [] };
+        return { kind: 'missing', names: (error as CrewApiError).missingInputs ?? [] };
       case 'unauthorized': {
         const setToken = vscode.l10n.t('Set Token…');
         const choice = await showError(describeError(error, crew.name), setToken, vscode.l10n.t('Back to Review'));
@@ -380,13 +381,16 @@ async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promi
         }
         return { kind: 'review' };
       }
+      case 'cancelled':
       case 'network':
       case 'timeout': {
-        // The request may have reached the crew: never retry by ourselves, or the run could start twice.
+        // The request may have reached the crew (also when cancelled after it was sent): never retry by ourselves,
+        // or the run could start twice.
         const track = vscode.l10n.t('Track a Kickoff ID…');
         const review = vscode.l10n.t('Back to Review');
+        const lead = cancelled ? vscode.l10n.t('Kickoff of {0} cancelled.', crew.name) : describeError(error, crew.name);
         const choice = await showWarning(
-          vscode.l10n.t('{0} The run may or may not have started. If it did, find its kickoff ID in the crew\'s dashboard and track it here; kicking off again could start it twice.', describeError(error, crew.name)),
+          vscode.l10n.t('{0} The run may or may not have started. If it did, find its kickoff ID in the crew\'s dashboard and track it here; kicking off again could start it twice.', lead),
           { modal: false },
           track,
           review,
@@ -409,8 +413,12 @@ async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promi
 /** POST /kickoff under progress, then record the run at once and start watching it. */
 async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord> {
   const kickoffId = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Kicking off {0}…', crew.name)) },
-    () => services.client.kickoff(crew.url, { inputs }),
+    { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Kicking off {0}…', crew.name)), cancellable: true },
+    (_progress, cancel) => {
+      const abort = new AbortController();
+      cancel.onCancellationRequested(() => abort.abort());
+      return services.client.kickoff(crew.url, { inputs }, { signal: abort.signal });
+    },
   );
   const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs });
   services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId}).`);

@@ -15,7 +15,7 @@ import { inputsFromJson } from '../../src/crews/inputPresets';
 import { checkToken } from '../../src/crews/tokenRules';
 import { createMarkdown, validateLink } from '../../src/views/webview/markdown';
 import { isSafeLink } from '../../src/views/webview/protocol';
-import { BAD_CREW_URLS, deepArrayText, deepJsonText, deepMarkdown, invalidUtf8StatusBody, XSS_CORPUS, XSS_MARKER, XSS_PAYLOADS } from '../fixtures/hostileCorpus';
+import { BAD_CREW_URLS, deepArrayText, drippingBody, deepJsonText, deepMarkdown, invalidUtf8StatusBody, XSS_CORPUS, XSS_MARKER, XSS_PAYLOADS } from '../fixtures/hostileCorpus';
 
 const CANARY = 'CANARYunit9d41e7b2c6a8f305';
 
@@ -415,5 +415,47 @@ describe('security: redaction before any cut, in every body (issue 14, finding 5
     assert.equal(leaksPart(inputs.join(','), CANARY), undefined);
     const kickoffId = await clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ kickoff_id: `k-${CANARY}` }) })).kickoff('https://crew.example.com', { inputs: {} });
     assert.equal(leaksPart(kickoffId, CANARY), undefined);
+  });
+});
+
+describe('security: every request has a total deadline (issue 14, finding 7)', () => {
+  it('a body dripping one byte at a time ends as a timeout once the total deadline passes, and frees the request', async () => {
+    const server = createServer(drippingBody(50));
+    const sockets = new Set<Socket>();
+    server.on('connection', (s) => sockets.add(s));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // The gap between bytes (50 ms) never reaches the body timeout; only the total deadline can end it.
+    const settings = { ...DEFAULT_NETWORK_SETTINGS, bodyTimeoutMs: 5_000, headersTimeoutMs: 5_000, totalTimeoutMs: 1_000 };
+    const client = new CrewClient({ getToken: async () => CANARY, sleep: async () => undefined, retry: { attempts: 1 }, createTransport: () => createTransport(settings, {}) });
+    try {
+      const error = await failure(client.getStatus(url, 'k1'));
+      assert.ok(error instanceof CrewApiError && error.kind === 'timeout', String(error));
+      assert.match(error.message, /did not finish answering in time/);
+      assert.ok(!everyText(error).includes(CANARY));
+    } finally {
+      await client.dispose();
+      sockets.forEach((s) => s.destroy());
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('the caller can still cancel before the deadline (an abort, not a timeout)', async () => {
+    const server = createServer(drippingBody(50));
+    const sockets = new Set<Socket>();
+    server.on('connection', (s) => sockets.add(s));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const client = new CrewClient({ getToken: async () => CANARY, sleep: async () => undefined, retry: { attempts: 1 }, createTransport: () => createTransport({ ...DEFAULT_NETWORK_SETTINGS, totalTimeoutMs: 60_000 }, {}) });
+    const controller = new AbortController();
+    server.once('request', () => setImmediate(() => controller.abort())); // once the server has started answering
+    try {
+      const error = await failure(client.kickoff(url, { inputs: {} }, { signal: controller.signal }));
+      assert.ok(error instanceof Error && error.name === 'AbortError', String(error));
+    } finally {
+      await client.dispose();
+      sockets.forEach((s) => s.destroy());
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
