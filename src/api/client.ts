@@ -1,7 +1,7 @@
 // The four calls of a deployed crew, with tolerant parsing and one typed error for every failure.
 import type { KickoffRequest, ResumeRequest, ResumeResult, StatusSnapshot, StatusSource } from './types';
 import { CrewApiError } from './errors';
-import { endpointUrl, normaliseCrewUrl, originOf } from './url';
+import { endpointUrl, isPlausibleKickoffId, normaliseCrewUrl, originOf } from './url';
 import { backoffDelay, jitter, parseRetryAfter } from './retry';
 import { normaliseStatus } from './normalize';
 import { redact, redactResponse } from './redact';
@@ -77,7 +77,7 @@ export class CrewClient implements StatusSource {
     if (!kickoffId) {
       throw new CrewApiError('badResponse', 'The crew accepted the kickoff but its reply had no kickoff id.', { status: response.status });
     }
-    return kickoffId;
+    return plausibleKickoffId(kickoffId, response.status);
   }
 
   /** GET /status/{id}, normalised. NOT FOUND (200 body or 404) is a state, not an error. */
@@ -130,7 +130,8 @@ export class CrewClient implements StatusSource {
       };
       response = await this.send(crewUrl, ['resume'], 'POST', JSON.stringify(camelCase), call);
     }
-    return parseResumeBody(parseJson(response)) ?? { kind: 'resumed' };
+    const result = parseResumeBody(parseJson(response)) ?? { kind: 'resumed' };
+    return result.kind === 'continuedAs' ? { ...result, kickoffId: plausibleKickoffId(result.kickoffId, response.status) } : result;
   }
 
   /** Drops pooled connections; the next call builds a transport from fresh settings. */
@@ -253,6 +254,14 @@ export class CrewClient implements StatusSource {
       }, { once: true });
     });
   }
+}
+
+/** A kickoff id is stored, shown and put in URLs: one that does not look like an id is refused, not quoted. */
+function plausibleKickoffId(id: string, status: number): string {
+  if (!isPlausibleKickoffId(id)) {
+    throw new CrewApiError('badResponse', `The crew's reply named a kickoff id Crew Runs cannot use (${id.length} characters, or characters an id does not have).`, { status });
+  }
+  return id;
 }
 
 function parseJson(response: HttpResponse): unknown {

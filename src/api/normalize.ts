@@ -13,6 +13,7 @@ import type {
   TaskOutput,
 } from './types';
 import { describeNewTasks, UNNAMED_TASK } from './taskMerge';
+import { stripControls } from '../util/inertText';
 
 export { mergeTaskOutputs, MAX_TASK_OUTPUTS, UNNAMED_TASK } from './taskMerge';
 
@@ -185,7 +186,9 @@ function parseTask(value: unknown): TaskOutput | undefined {
   if (!isJsonObject(value)) {
     return undefined;
   }
-  const name = nonBlankString(value['name'])?.trim();
+  // Bidi and control characters would make a name read as something else (in the tree, the log, the run view).
+  const rawName = nonBlankString(value['name']);
+  const name = rawName === undefined ? undefined : nonBlankString(stripControls(rawName))?.trim();
   const description = nonBlankString(value['description']);
   const taskId = idString(value['task_id']) ?? idString(value['id']);
   const output = toText(value['output'] ?? value['raw'] ?? value['json_dict']);

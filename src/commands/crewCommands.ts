@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { CrewApiError } from '../api/errors';
-import { defaultCrewName, normaliseCrewUrl } from '../api/url';
+import { defaultCrewName, normaliseCrewUrl, originOf } from '../api/url';
 import type { Crew } from '../crews/crewConfig';
 import { checkToken, type TokenKind } from '../crews/tokenRules';
 import type { Services } from '../services';
@@ -147,12 +147,14 @@ export async function offerFix(services: Services, crew: Crew, error: unknown): 
 }
 
 export async function setTokenInteractively(services: Services, crew: Crew): Promise<boolean> {
-  const kind = await askTokenKind(vscode.l10n.t('Set Token for {0}', crew.name), undefined, undefined, (await services.tokens.kind(crew.url)) ?? 'organization');
+  // The URL in every token prompt: a workspace crew may be named like the user's own at another address.
+  const title = vscode.l10n.t('Set Token for {0} ({1})', crew.name, crew.url);
+  const kind = await askTokenKind(title, undefined, undefined, (await services.tokens.kind(crew.url)) ?? 'organization');
   if (kind.kind !== 'value') {
     return false;
   }
   for (;;) {
-    const token = await askToken(vscode.l10n.t('Set Token for {0}', crew.name));
+    const token = await askToken(title, crew.url);
     if (token.kind !== 'value') {
       return false;
     }
@@ -246,7 +248,7 @@ async function addCrewInteractively(services: Services): Promise<Crew | undefine
       kind = answer.value;
       step = 4;
     } else {
-      const answer = await askToken(title, step, totalSteps);
+      const answer = await askToken(title, url, step, totalSteps);
       if (answer.kind === 'back') {
         step = 3;
         continue;
@@ -327,13 +329,13 @@ function askTokenKind(title: string, step: number | undefined, totalSteps: numbe
   }).then((r) => (r.kind === 'value' ? { kind: 'value' as const, value: r.value.tokenKind } : r));
 }
 
-function askToken(title: string, step?: number, totalSteps?: number) {
+function askToken(title: string, crewUrl: string, step?: number, totalSteps?: number) {
   return askText({
     title,
     step,
     totalSteps,
     password: true,
-    prompt: vscode.l10n.t('Paste the token. It is kept in VS Code\'s secret storage and sent only to this crew\'s URL.'),
+    prompt: vscode.l10n.t('Paste the token for {0}. It is kept in VS Code\'s secret storage and sent only to {1}.', crewUrl, originOf(crewUrl)),
     canGoBack: step !== undefined && step > 1,
     validate: (value) => describeTokenProblem(checkToken(value)),
   }).then((r) => {

@@ -10,6 +10,7 @@ import { setTokenInteractively } from './crewCommands';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
 import { showError, showInfo, showWarning } from '../views/notify';
+import { isPlausibleKickoffId } from '../api/url';
 import { inertLine } from '../util/inertText';
 
 /** Lets tests and scripts kick off without prompts: `{ crew: url, inputs }`. */
@@ -471,7 +472,7 @@ async function trackKickoffId(services: Services, crew: Crew): Promise<RunRecord
       if (!text) {
         return vscode.l10n.t('Paste a kickoff ID.');
       }
-      if (!/^[A-Za-z0-9._:-]{1,200}$/.test(text)) {
+      if (!isPlausibleKickoffId(text)) {
         return vscode.l10n.t('A kickoff ID has only letters, digits and dashes.');
       }
       return services.runs.findByKickoffId(text) ? vscode.l10n.t('That run is already in the list.') : undefined;

@@ -8,6 +8,7 @@ import { formatRelative, stateLabel } from '../views/format';
 import { finalAsMarkdown, finalAsText, type RunOutputDocuments } from '../views/outputDocuments';
 import type { RunPanelManager } from '../views/runPanel';
 import { showError, showInfo, showWarning } from '../views/notify';
+import { safeFileName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
 
 /** The part of Services these commands use. */
@@ -126,7 +127,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       }
       const isJson = details.finalOutput.kind === 'json';
       const base = vscode.workspace.workspaceFolders?.[0]?.uri;
-      const name = `${fileSafe(`${run.crewName} ${run.label}`)}.${isJson ? 'json' : 'md'}`;
+      const name = `${safeFileName(`${run.crewName} ${run.label}`)}.${isJson ? 'json' : 'md'}`;
       const markdown = vscode.l10n.t('Markdown');
       const json = vscode.l10n.t('JSON');
       const target = await vscode.window.showSaveDialog({
@@ -213,7 +214,3 @@ function outputJsonDocument(run: RunRecord, details: RunDetails): string {
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
-function fileSafe(name: string): string {
-  const cleaned = name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 80);
-  return cleaned || 'output';
-}

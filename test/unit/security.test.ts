@@ -13,6 +13,7 @@ import { normaliseCrewUrl } from '../../src/api/url';
 import { readCrews } from '../../src/crews/crewConfig';
 import { inputsFromJson } from '../../src/crews/inputPresets';
 import { checkToken } from '../../src/crews/tokenRules';
+import { safeFileName } from '../../src/util/fileName';
 import { createMarkdown, validateLink } from '../../src/views/webview/markdown';
 import { isSafeLink } from '../../src/views/webview/protocol';
 import { BAD_CREW_URLS, deepArrayText, drippingBody, deepJsonText, deepMarkdown, invalidUtf8StatusBody, XSS_CORPUS, XSS_MARKER, XSS_PAYLOADS } from '../fixtures/hostileCorpus';
@@ -413,8 +414,10 @@ describe('security: redaction before any cut, in every body (issue 14, finding 5
     }
     const inputs = await clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ inputs: ['topic', CANARY] }) })).getInputs('https://crew.example.com');
     assert.equal(leaksPart(inputs.join(','), CANARY), undefined);
-    const kickoffId = await clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ kickoff_id: `k-${CANARY}` }) })).kickoff('https://crew.example.com', { inputs: {} });
-    assert.equal(leaksPart(kickoffId, CANARY), undefined);
+    // A kickoff id echoing the token is redacted, and then no longer an id: refused without quoting it.
+    const kickoff = await failure(clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ kickoff_id: `k-${CANARY}` }) })).kickoff('https://crew.example.com', { inputs: {} }));
+    assert.ok(kickoff instanceof CrewApiError && kickoff.kind === 'badResponse', String(kickoff));
+    assert.equal(leaksPart(everyText(kickoff), CANARY), undefined);
   });
 });
 
@@ -457,5 +460,39 @@ describe('security: every request has a total deadline (issue 14, finding 7)', (
       sockets.forEach((s) => s.destroy());
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('security: smaller rules (issue 14, finding 9)', () => {
+  it('refuses a token with non-ASCII characters at entry (it could never be sent in a header)', () => {
+    for (const token of ['tökén-abc', 'abc\u202Edef', 'abc—def', '🔑abc']) {
+      const check = checkToken(token);
+      assert.ok(!check.ok && check.problem === 'nonAscii', `${JSON.stringify(token)}: ${JSON.stringify(check)}`);
+    }
+    assert.deepEqual(checkToken('abc.DEF_123-~+/='), { ok: true, token: 'abc.DEF_123-~+/=' });
+  });
+
+  it('a kickoff id must look like one: bounded length, no markup, no controls', async () => {
+    for (const id of ['a'.repeat(40 * 1024 * 1024), 'x'.repeat(300), '<script>alert(1)</script>', 'id with spaces', 'evil\u202Eid', 'new\nline', '../../etc']) {
+      const client = clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ kickoff_id: id }) }));
+      const error = await failure(client.kickoff('https://crew.example.com', { inputs: {} }));
+      assert.ok(error instanceof CrewApiError && error.kind === 'badResponse', `${id.slice(0, 30)}: ${String(error).slice(0, 200)}`);
+      assert.ok(error.message.length < 400, 'the message does not quote the id');
+    }
+    for (const id of ['6f140412-8094-43fc-a6f0-70e65f912172', 'abc_DEF.123:45', '42']) {
+      const client = clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ kickoff_id: id }) }));
+      assert.equal(await client.kickoff('https://crew.example.com', { inputs: {} }), id);
+    }
+    const resumed = clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ kickoff_id: 'y'.repeat(100_000) }) }));
+    const error = await failure(resumed.resume('https://crew.example.com', { executionId: 'e', taskId: 't', humanFeedback: '', isApprove: true }));
+    assert.ok(error instanceof CrewApiError && error.kind === 'badResponse', String(error).slice(0, 200));
+  });
+
+  it('task names and the Save As default name carry no bidi or control characters', () => {
+    const snapshot = normaliseStatus({ state: 'RUNNING', last_executed_task: { name: 'report\u202Etxt.exe\u202C\u2066x\u2069', output: 'o' } }, 200);
+    assert.equal(snapshot.lastTask?.name, 'reporttxt.exex');
+    assert.equal(snapshot.tasks[0].name, 'reporttxt.exex');
+    assert.equal(safeFileName('Crew\u202E: evil\u202C run/1\u0007'), 'Crew evil run 1');
+    assert.equal(safeFileName('\u202E\u202C'), 'output');
   });
 });

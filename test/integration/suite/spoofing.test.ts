@@ -154,4 +154,16 @@ describe('Spoofing: a crew\'s words stay text', function () {
     assert.ok(tree.includes(CREW_NAME), `the crew name shows literally: ${tree}`);
     assert.strictEqual(await present(`${selectors.sideBar} .codicon-alert`), false, 'no $(alert) icon in the tree');
   });
+
+  it('every Set Token prompt shows the crew\'s URL and the origin the token goes to (finding 9)', async () => {
+    const origin = new URL(crewUrl).origin;
+    const setting = executeCommand('crewRuns.setToken', crewUrl);
+    const kindStep = await visibleText(selectors.quickInput, crewUrl);
+    assert.ok(kindStep.includes('Set Token for'), kindStep);
+    await ui.press('Enter');
+    const tokenStep = await visibleText(selectors.quickInput, `sent only to ${origin}`);
+    assert.ok(tokenStep.includes(crewUrl), tokenStep);
+    await ui.press('Escape');
+    assert.strictEqual(await setting, false, 'nothing was saved');
+  });
 });
