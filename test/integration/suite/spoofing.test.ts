@@ -141,11 +141,11 @@ describe('Spoofing: a crew\'s words stay text', function () {
   it('the quick pick of runs and the tree show the run label and crew name as text, without icons', async () => {
     assert.ok(runId, 'the previous test started a run');
     const picking = executeCommand('crewRuns.openRun');
-    const picked = await visibleText(selectors.quickInput, 'Quarterly');
+    const picked = await visibleText(selectors.openQuickInput, 'Quarterly');
     assert.ok(picked.includes('$(alert)'), `the label's icon syntax shows literally: ${picked}`);
     assert.ok(!/[\u202A-\u202E]/.test(picked), 'no bidi control in the quick pick');
-    assert.strictEqual(await present(`${selectors.quickInput} .codicon-alert`), false, 'no $(alert) icon in the quick pick');
-    await ui.press('Escape');
+    assert.strictEqual(await present(`${selectors.openQuickInput} .codicon-alert`), false, 'no $(alert) icon in the quick pick');
+    await ui.press('Escape', { quickInput: { contains: 'Quarterly' } });
     await picking;
 
     await showCrewRunsView();
@@ -158,12 +158,12 @@ describe('Spoofing: a crew\'s words stay text', function () {
   it('every Set Token prompt shows the crew\'s URL and the origin the token goes to (finding 9)', async () => {
     const origin = new URL(crewUrl).origin;
     const setting = executeCommand('crewRuns.setToken', crewUrl);
-    const kindStep = await visibleText(selectors.quickInput, crewUrl);
+    const kindStep = await visibleText(selectors.openQuickInput, crewUrl);
     assert.ok(kindStep.includes('Set Token for'), kindStep);
-    await ui.press('Enter');
-    const tokenStep = await visibleText(selectors.quickInput, `sent only to ${origin}`);
+    await ui.press('Enter', { quickInput: { contains: 'Which kind of token' } });
+    const tokenStep = await visibleText(selectors.openQuickInput, `sent only to ${origin}`);
     assert.ok(tokenStep.includes(crewUrl), tokenStep);
-    await ui.press('Escape');
+    await ui.press('Escape', { quickInput: { contains: 'sent only to' } });
     assert.strictEqual(await setting, false, 'nothing was saved');
   });
 });
