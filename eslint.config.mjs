@@ -27,8 +27,8 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
-          selector: 'MemberExpression[property.name=/^show(Information|Warning|Error)Message$/]',
-          message: 'Use showInfo/showWarning/showError from src/views/notify.ts: they make untrusted text inert.',
+          selector: 'MemberExpression[property.name=/^(show(Information|Warning|Error)Message|setStatusBarMessage)$/]',
+          message: 'Use showInfo/showWarning/showError/showStatusMessage from src/views/notify.ts: they make untrusted text inert.',
         },
       ],
     },

@@ -7,7 +7,7 @@ import type { Services } from '../services';
 import { askPick, askText } from '../views/quickInput';
 import { describeError, describeTokenProblem, describeUrlProblemLocalized } from '../views/errorMessages';
 import { pickCrew } from './pickCrew';
-import { showError, showInfo, showWarning } from '../views/notify';
+import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 
 /** Arguments that let tests and the demo script add a crew without prompts. */
@@ -71,7 +71,7 @@ export function registerCrewCommands(services: Services): vscode.Disposable[] {
       const crew = await pickCrew(crews, arg, vscode.l10n.t('Copy the URL of which crew?'));
       if (crew) {
         await vscode.env.clipboard.writeText(crew.url);
-        vscode.window.setStatusBarMessage(vscode.l10n.t('Copied {0}', crew.url), 3000);
+        showStatusMessage(vscode.l10n.t('Copied {0}', crew.url), 3000);
       }
     }),
     vscode.commands.registerCommand('crewRuns.checkConnection', async (arg?: unknown) => {

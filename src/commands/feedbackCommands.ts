@@ -6,7 +6,7 @@ import { describeError } from '../views/errorMessages';
 import { type FeedbackReviews, type ReviewRound, type ReviewThread } from '../views/feedbackReview';
 import { setTokenInteractively } from './crewCommands';
 import { runFromArgument } from './pickRun';
-import { showError, showInfo, showWarning } from '../views/notify';
+import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 
 const waiting = (run: RunRecord) => run.needsFeedback;
@@ -120,7 +120,7 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
     if (review && reviews) {
       reviews.markSent(review, approve, feedback);
     }
-    vscode.window.setStatusBarMessage(approve ? vscode.l10n.t('Approved: {0} goes on', run.label) : vscode.l10n.t('Sent back: {0} redoes the task', run.label), 5000);
+    showStatusMessage(approve ? vscode.l10n.t('Approved: {0} goes on', run.label) : vscode.l10n.t('Sent back: {0} redoes the task', run.label), 5000);
     return true;
   } catch (error) {
     services.log.warn(`[${run.crewName} · ${run.label}] Feedback not sent: ${error instanceof Error ? error.message : String(error)}`);

@@ -9,7 +9,7 @@ import { askPick, askText } from '../views/quickInput';
 import { setTokenInteractively } from './crewCommands';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
-import { showError, showInfo, showWarning } from '../views/notify';
+import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { isPlausibleKickoffId } from '../api/url';
 import { inertLine } from '../util/inertText';
 
@@ -495,7 +495,7 @@ async function savePreset(services: Services, crewUrl: string, inputs: Draft): P
   });
   if (name?.trim()) {
     await services.presets.savePreset(crewUrl, { name: name.trim(), inputs });
-    vscode.window.setStatusBarMessage(vscode.l10n.t('Saved preset {0}', name.trim()), 3000);
+    showStatusMessage(vscode.l10n.t('Saved preset {0}', name.trim()), 3000);
   }
 }
 

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { isFinished } from '../runs/model';
 import type { Services } from '../services';
 import { runFromArgument } from './pickRun';
-import { showWarning } from '../views/notify';
+import { showStatusMessage, showWarning } from '../views/notify';
 
 export function registerRunCommands(services: Services): vscode.Disposable[] {
   const { runs, poller } = services;
@@ -42,7 +42,7 @@ export function registerRunCommands(services: Services): vscode.Disposable[] {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Copy the kickoff ID of which run?'));
       if (run) {
         await vscode.env.clipboard.writeText(run.kickoffId);
-        vscode.window.setStatusBarMessage(vscode.l10n.t('Copied kickoff ID {0}', run.kickoffId), 3000);
+        showStatusMessage(vscode.l10n.t('Copied kickoff ID {0}', run.kickoffId), 3000);
       }
     }),
     vscode.commands.registerCommand('crewRuns.showLog', () => services.log.show(true)),

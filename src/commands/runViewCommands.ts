@@ -7,7 +7,7 @@ import type { RunStore } from '../runs/runStore';
 import { formatRelative, stateLabel } from '../views/format';
 import { finalAsMarkdown, finalAsText, type RunOutputDocuments } from '../views/outputDocuments';
 import type { RunPanelManager } from '../views/runPanel';
-import { showError, showInfo, showWarning } from '../views/notify';
+import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { safeFileName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
 
@@ -115,7 +115,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
         return false;
       }
       await vscode.env.clipboard.writeText(finalAsText(details.finalOutput));
-      vscode.window.setStatusBarMessage(vscode.l10n.t('Output copied.'), 3000);
+      showStatusMessage(vscode.l10n.t('Output copied.'), 3000);
       return true;
     }),
 

@@ -23,6 +23,7 @@ import {
   segmentContent,
   SegmentCache,
 } from './webview/protocol';
+import { showStatusMessage } from './notify';
 
 export const RUN_VIEW_TYPE = 'crewRuns.run';
 
@@ -358,7 +359,7 @@ export class RunPanelManager implements vscode.Disposable {
           const record = this.deps.runs.get(entry.runId);
           if (record) {
             await vscode.env.clipboard.writeText(record.kickoffId);
-            vscode.window.setStatusBarMessage(vscode.l10n.t('Kickoff ID copied.'), 3000);
+            showStatusMessage(vscode.l10n.t('Kickoff ID copied.'), 3000);
           }
           return;
         }
