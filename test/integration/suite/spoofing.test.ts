@@ -160,7 +160,7 @@ describe('Spoofing: a crew\'s words stay text', function () {
     const setting = executeCommand('crewRuns.setToken', crewUrl);
     const kindStep = await visibleText(selectors.openQuickInput, crewUrl);
     assert.ok(kindStep.includes('Set Token for'), kindStep);
-    await ui.press('Enter', { quickInput: { contains: 'Which kind of token' } });
+    await ui.press('Enter', { quickInput: { contains: 'Organization Bearer Token' } });
     const tokenStep = await visibleText(selectors.openQuickInput, `sent only to ${origin}`);
     assert.ok(tokenStep.includes(crewUrl), tokenStep);
     await ui.press('Escape', { quickInput: { contains: 'sent only to' } });
