@@ -1,9 +1,10 @@
 // The four calls of a deployed crew, with tolerant parsing and one typed error for every failure.
 import type { CrewInputs, KickoffRequest, ResumeRequest, ResumeResult, StatusSnapshot, StatusSource } from './types';
 import { CrewApiError } from './errors';
-import { endpointUrl, normaliseCrewUrl, originOf } from './url';
+import { endpointUrl, isPlausibleKickoffId, normaliseCrewUrl, originOf } from './url';
 import { backoffDelay, jitter, parseRetryAfter } from './retry';
 import { normaliseStatus } from './normalize';
+import { redact, redactResponse } from './redact';
 import {
   extractErrorMessage,
   extractMissingInputs,
@@ -79,7 +80,7 @@ export class CrewClient implements StatusSource {
     const inputs = parseInputsBody(parseJson(response));
     if (!inputs) {
       // Its words as text (an HTML page's visible text), clipped.
-      const sent = extractErrorMessage(await this.redacted(crewUrl, call, response.bodyText));
+      const sent = extractErrorMessage(response.bodyText);
       return { described: false, reason: sent === undefined ? 'an empty reply' : `a reply that is no input list: ${sent}` };
     }
     return { described: true, inputs };
@@ -90,14 +91,14 @@ export class CrewClient implements StatusSource {
     const response = await this.send(crewUrl, ['kickoff'], 'POST', JSON.stringify(request), call);
     const kickoffId = parseKickoffBody(parseJson(response));
     if (!kickoffId) {
-      const sent = clipText(await this.redacted(crewUrl, call, response.bodyText));
+      const sent = clipText(response.bodyText);
       throw new CrewApiError(
         'badResponse',
         `The crew accepted the kickoff but its reply named no run id (looked for ${KICKOFF_ID_KEYS.join(', ')}); it sent ${sent === undefined ? 'an empty reply' : `"${sent}"`}.`,
         { status: response.status, serverMessage: sent, origin: originOf(crewUrl) },
       );
     }
-    return kickoffId;
+    return plausibleKickoffId(kickoffId, response.status);
   }
 
   /** GET /status/{id}, normalised. NOT FOUND (200 body or 404) is a state, not an error. */
@@ -150,7 +151,8 @@ export class CrewClient implements StatusSource {
       };
       response = await this.send(crewUrl, ['resume'], 'POST', JSON.stringify(camelCase), call);
     }
-    return parseResumeBody(parseJson(response)) ?? { kind: 'resumed' };
+    const result = parseResumeBody(parseJson(response)) ?? { kind: 'resumed' };
+    return result.kind === 'continuedAs' ? { ...result, kickoffId: plausibleKickoffId(result.kickoffId, response.status) } : result;
   }
 
   /** Drops pooled connections; the next call builds a transport from fresh settings. */
@@ -162,13 +164,6 @@ export class CrewClient implements StatusSource {
 
   async dispose(): Promise<void> {
     await this.resetTransport();
-  }
-
-  /** A body a server sent back, with the token taken out of it (a server may echo a request). */
-  private async redacted(crewUrl: string, call: CallOptions, text: string): Promise<string> {
-    const normalised = normaliseCrewUrl(crewUrl);
-    const token = call.token ?? (normalised.ok ? await this.options.getToken(normalised.url) : undefined);
-    return token ? redact(text, token) : text;
   }
 
   private async read(crewUrl: string, path: string[], call: CallOptions): Promise<HttpResponse> {
@@ -211,7 +206,8 @@ export class CrewClient implements StatusSource {
     let response: HttpResponse;
     try {
       const transport = await this.getTransport();
-      response = await transport.request({ method, url, headers, body, signal: call.signal });
+      // Redacted before anything reads it: messages are cut to length, bodies stored, logged and shown.
+      response = redactResponse(await transport.request({ method, url, headers, body, signal: call.signal }), token);
     } catch (e) {
       throw this.fromTransportFailure(e, token);
     }
@@ -281,6 +277,14 @@ export class CrewClient implements StatusSource {
   }
 }
 
+/** A kickoff id is stored, shown and put in URLs: one that does not look like an id is refused, not quoted. */
+function plausibleKickoffId(id: string, status: number): string {
+  if (!isPlausibleKickoffId(id)) {
+    throw new CrewApiError('badResponse', `The crew's reply named a kickoff id Crew Runs cannot use (${id.length} characters, or characters an id does not have).`, { status });
+  }
+  return id;
+}
+
 function parseJson(response: HttpResponse): unknown {
   const text = response.bodyText.trim();
   if (!text) {
@@ -293,11 +297,6 @@ function parseJson(response: HttpResponse): unknown {
   }
 }
 
-/** Never let a token reach a message, even when a server echoes it back. */
-function redact(text: string, token: string): string {
-  return token ? text.split(token).join('***') : text;
-}
-
 function errorForResponse(response: HttpResponse, url: string, token: string): CrewApiError {
   const status = response.status;
   const origin = originOf(url);
@@ -307,7 +306,7 @@ function errorForResponse(response: HttpResponse, url: string, token: string): C
     return message ? redact(message, token) : undefined;
   })();
   const said = serverMessage ? `: ${serverMessage}` : '.';
-  const details = { status, serverMessage, body: redactBody(body, token), origin };
+  const details = { status, serverMessage, body, origin };
 
   if (status >= 300 && status < 400) {
     const target = redirectTarget(response.headers['location'], url);
@@ -362,14 +361,6 @@ function redirectTarget(location: string | undefined, requestUrl: string): strin
     // A malformed Location is still a redirect, refused like any other.
     return '';
   }
-}
-
-function redactBody(body: unknown, token: string): unknown {
-  if (!token) {
-    return body;
-  }
-  const text = JSON.stringify(body);
-  return text !== undefined && text.includes(token) ? JSON.parse(redact(text, JSON.stringify(token).slice(1, -1))) : body;
 }
 
 export function describeUrlProblem(problem: string): string {

@@ -12,6 +12,8 @@ import { askInputName, askInputs, askInputsJson, type Draft, inputsToSend, oneLi
 import { sendKickoff, startRun, trackKickoffId } from './kickoffSend';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
+import { showError, showInfo, showStatusMessage } from '../views/notify';
+import { inertLine } from '../util/inertText';
 
 /** Lets tests and scripts kick off without prompts: `{ crew: url, inputs }`. */
 export interface KickOffArguments {
@@ -25,7 +27,7 @@ export function registerKickoffCommands(services: Services): vscode.Disposable[]
       if (isKickOffArguments(arg)) {
         const crew = services.crews.get(arg.crew) ?? pickCrewByUrl(services, arg.crew);
         if (!crew) {
-          void vscode.window.showErrorMessage(vscode.l10n.t('No crew at {0}. Add it first.', arg.crew));
+          void showError(vscode.l10n.t('No crew at {0}. Add it first.', arg.crew));
           return undefined;
         }
         return (await kickOffDirectly(services, crew, arg.inputs))?.id;
@@ -69,7 +71,7 @@ function pickCrewByUrl(services: Services, url: string): Crew | undefined {
 function crewOfRun(services: Services, run: RunRecord): Crew | undefined {
   const crew = services.crews.get(run.crewUrl);
   if (!crew) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('{0} is no longer in your crews; add it again to run it.', run.crewName));
+    void showError(vscode.l10n.t('{0} is no longer in your crews; add it again to run it.', run.crewName));
   }
   return crew;
 }
@@ -79,7 +81,7 @@ async function fetchInputs(services: Services, crew: Crew): Promise<CrewInputs |
   for (;;) {
     try {
       const inputs = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Asking {0} which inputs it needs…', crew.name), cancellable: true },
+        { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Asking {0} which inputs it needs…', crew.name)), cancellable: true },
         (_p, cancellation) => {
           const abort = new AbortController();
           cancellation.onCancellationRequested(() => abort.abort());
@@ -99,14 +101,14 @@ async function fetchInputs(services: Services, crew: Crew): Promise<CrewInputs |
       if (error instanceof CrewApiError && error.kind === 'unauthorized') {
         services.crews.setHealth(crew.url, 'tokenRejected');
         const setToken = vscode.l10n.t('Set Token…');
-        if ((await vscode.window.showErrorMessage(describeError(error, crew.name), setToken)) === setToken && (await setTokenInteractively(services, crew))) {
+        if ((await showError(describeError(error, crew.name), setToken)) === setToken && (await setTokenInteractively(services, crew))) {
           continue;
         }
         return undefined;
       }
       services.crews.setHealth(crew.url, 'unreachable');
       const retry = vscode.l10n.t('Try Again');
-      if ((await vscode.window.showErrorMessage(describeError(error, crew.name), retry)) !== retry) {
+      if ((await showError(describeError(error, crew.name), retry)) !== retry) {
         return undefined;
       }
     }
@@ -197,7 +199,7 @@ async function chooseStartingPoint(services: Services, crew: Crew, inputs: CrewI
     items.push({ label: `$(history) ${vscode.l10n.t('Last used inputs')}`, description: summarise(last, names), draft: last });
   }
   for (const preset of services.presets.presets(crew.url)) {
-    items.push({ label: `$(bookmark) ${preset.name}`, description: summarise(preset.inputs, names), draft: preset.inputs });
+    items.push({ label: `$(bookmark) ${inertLine(preset.name)}`, description: summarise(preset.inputs, names), draft: preset.inputs });
   }
   items.push({ label: `$(edit) ${vscode.l10n.t('Enter new values')}`, draft: {} });
   const editorText = vscode.window.activeTextEditor?.document.getText();
@@ -218,7 +220,7 @@ async function chooseStartingPoint(services: Services, crew: Crew, inputs: CrewI
   if (choice.value.fromEditor) {
     const parsed = inputsFromJson(vscode.window.activeTextEditor?.document.getText() ?? '');
     if (!parsed.ok) {
-      void vscode.window.showErrorMessage(
+      void showError(
         parsed.reason === 'notJson'
           ? vscode.l10n.t('The active editor does not hold valid JSON.')
           : vscode.l10n.t('The JSON must be an object of input names to text values, e.g. {"topic": "AI"}.'),
@@ -234,7 +236,7 @@ async function chooseStartingPoint(services: Services, crew: Crew, inputs: CrewI
 function summarise(inputs: Draft, names: string[] | undefined): string {
   return (names ?? Object.keys(inputs))
     .filter((n) => inputs[n])
-    .map((n) => `${n}: ${oneLine(inputs[n], 30)}`)
+    .map((n) => `${inertLine(n)}: ${oneLine(inputs[n], 30)}`)
     .join(' · ');
 }
 
@@ -264,11 +266,11 @@ async function reviewStep(services: Services, crew: Crew, specs: InputSpec[], dr
           ];
     const items: Item[] = [
       missing.length
-        ? { label: `$(warning) ${vscode.l10n.t('Fill in {0} first', missing.join(', '))}`, action: 'edit', name: missing[0] }
-        : { label: `$(rocket) ${vscode.l10n.t('Kick Off')}`, description: crew.name, action: 'kickoff' },
+        ? { label: `$(warning) ${vscode.l10n.t('Fill in {0} first', inertLine(missing.join(', ')))}`, action: 'edit', name: missing[0] }
+        : { label: `$(rocket) ${vscode.l10n.t('Kick Off')}`, description: inertLine(crew.name), action: 'kickoff' },
       { label: vscode.l10n.t('Inputs'), kind: vscode.QuickPickItemKind.Separator, action: 'edit' },
       ...specs.map((spec) => ({
-        label: `$(edit) ${spec.name}`,
+        label: `$(edit) ${inertLine(spec.name)}`,
         description: draft[spec.name] ? oneLine(draft[spec.name], 80) : isRequiredInput(spec) ? vscode.l10n.t('(empty)') : vscode.l10n.t('(empty, optional)'),
         action: 'edit' as const,
         name: spec.name,
@@ -285,7 +287,7 @@ async function reviewStep(services: Services, crew: Crew, specs: InputSpec[], dr
       placeholder:
         undescribed === undefined
           ? vscode.l10n.t('Enter to kick off, or pick an input to change it')
-          : vscode.l10n.t('{0} does not describe its inputs ({1}): add them by name, or as JSON', crew.name, undescribed),
+          : inertLine(vscode.l10n.t('{0} does not describe its inputs ({1}): add them by name, or as JSON', crew.name, undescribed)),
       items,
       canGoBack: specs.length > 0,
       matchOnDescription: false,
@@ -315,13 +317,13 @@ async function reviewStep(services: Services, crew: Crew, specs: InputSpec[], dr
 
 async function kickOffDirectly(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord | undefined> {
   if (!isStringRecord(inputs)) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Inputs must be an object of input names to text values.'));
+    void showError(vscode.l10n.t('Inputs must be an object of input names to text values.'));
     return undefined;
   }
   const tooLong = Object.keys(inputs).find((name) => inputs[name].length > MAX_INPUT_VALUE_LENGTH);
   if (tooLong !== undefined) {
     // The same limit as the input boxes: a value this large is a paste gone wrong, not an input.
-    void vscode.window.showErrorMessage(vscode.l10n.t('The value of "{0}" is too long (over {1} characters).', tooLong, String(MAX_INPUT_VALUE_LENGTH)));
+    void showError(vscode.l10n.t('The value of "{0}" is too long (over {1} characters).', tooLong, String(MAX_INPUT_VALUE_LENGTH)));
     return undefined;
   }
   try {
@@ -330,12 +332,12 @@ async function kickOffDirectly(services: Services, crew: Crew, inputs: Draft): P
     services.log.warn(`Kickoff of ${crew.name} failed: ${error instanceof Error ? error.message : String(error)}`);
     if (error instanceof CrewApiError && error.kind === 'missingInputs') {
       const fill = vscode.l10n.t('Fill In…');
-      if ((await vscode.window.showErrorMessage(describeError(error, crew.name), fill)) === fill) {
+      if ((await showError(describeError(error, crew.name), fill)) === fill) {
         return kickOffInteractively(services, crew, inputs);
       }
       return undefined;
     }
-    void vscode.window.showErrorMessage(describeError(error, crew.name));
+    void showError(describeError(error, crew.name));
     return undefined;
   }
 }
@@ -348,7 +350,7 @@ async function savePreset(services: Services, crewUrl: string, inputs: Draft): P
   });
   if (name?.trim()) {
     await services.presets.savePreset(crewUrl, { name: name.trim(), inputs });
-    vscode.window.setStatusBarMessage(vscode.l10n.t('Saved preset {0}', name.trim()), 3000);
+    showStatusMessage(vscode.l10n.t('Saved preset {0}', name.trim()), 3000);
   }
 }
 
@@ -358,13 +360,13 @@ async function managePresets(services: Services, crew: Crew): Promise<void> {
   for (;;) {
     const presets = services.presets.presets(crew.url);
     if (presets.length === 0) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('{0} has no presets yet. Save one from the review step of Kick Off.', crew.name));
+      void showInfo(vscode.l10n.t('{0} has no presets yet. Save one from the review step of Kick Off.', crew.name));
       return;
     }
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { name: string }>();
-    pick.title = vscode.l10n.t('Presets of {0}', crew.name);
+    pick.title = inertLine(vscode.l10n.t('Presets of {0}', crew.name));
     pick.placeholder = vscode.l10n.t('Enter to kick off with a preset; use the buttons to rename or delete');
-    pick.items = presets.map((p) => ({ label: p.name, description: oneLine(Object.values(p.inputs).join(' · '), 80), name: p.name, buttons: [renameButton, deleteButton] }));
+    pick.items = presets.map((p) => ({ label: inertLine(p.name), description: oneLine(Object.values(p.inputs).join(' · '), 80), name: p.name, buttons: [renameButton, deleteButton] }));
     const result = await new Promise<{ action: 'use' | 'rename' | 'delete'; name: string } | undefined>((resolve) => {
       pick.onDidAccept(() => resolve(pick.selectedItems[0] ? { action: 'use', name: pick.selectedItems[0].name } : undefined));
       pick.onDidTriggerItemButton((e) => resolve({ action: e.button === deleteButton ? 'delete' : 'rename', name: e.item.name }));

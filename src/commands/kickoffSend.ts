@@ -5,7 +5,10 @@ import { CrewApiError } from '../api/errors';
 import type { Crew } from '../crews/crewConfig';
 import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
+import { isPlausibleKickoffId } from '../api/url';
 import { describeError } from '../views/errorMessages';
+import { showError, showInfo, showWarning } from '../views/notify';
+import { inertLine } from '../util/inertText';
 import { setTokenInteractively } from './crewCommands';
 import type { Draft } from './kickoffSteps';
 
@@ -22,29 +25,33 @@ export async function sendKickoff(services: Services, crew: Crew, inputs: Draft)
     return { kind: 'started', run };
   } catch (error) {
     services.log.warn(`Kickoff of ${crew.name} failed: ${error instanceof Error ? error.message : String(error)}`);
-    if (!(error instanceof CrewApiError)) {
-      void vscode.window.showErrorMessage(describeError(error, crew.name));
+    const cancelled = error instanceof Error && error.name === 'AbortError';
+    if (!(error instanceof CrewApiError) && !cancelled) {
+      void showError(describeError(error, crew.name));
       return { kind: 'review' };
     }
-    switch (error.kind) {
+    switch (cancelled ? 'cancelled' : (error as CrewApiError).kind) {
       case 'missingInputs':
-        void vscode.window.showWarningMessage(describeError(error, crew.name));
-        return { kind: 'missing', names: error.missingInputs ?? [] };
+        void showWarning(describeError(error, crew.name));
+        return { kind: 'missing', names: (error as CrewApiError).missingInputs ?? [] };
       case 'unauthorized': {
         const setToken = vscode.l10n.t('Set Token…');
-        const choice = await vscode.window.showErrorMessage(describeError(error, crew.name), setToken, vscode.l10n.t('Back to Review'));
+        const choice = await showError(describeError(error, crew.name), setToken, vscode.l10n.t('Back to Review'));
         if (choice === setToken) {
           await setTokenInteractively(services, crew);
         }
         return { kind: 'review' };
       }
+      case 'cancelled':
       case 'network':
       case 'timeout': {
-        // The request may have reached the crew: never retry by ourselves, or the run could start twice.
+        // The request may have reached the crew (also when cancelled after it was sent): never retry by ourselves,
+        // or the run could start twice.
         const track = vscode.l10n.t('Track a Kickoff ID…');
         const review = vscode.l10n.t('Back to Review');
-        const choice = await vscode.window.showWarningMessage(
-          vscode.l10n.t('{0} The run may or may not have started. If it did, find its kickoff ID in the crew\'s dashboard and track it here; kicking off again could start it twice.', describeError(error, crew.name)),
+        const lead = cancelled ? vscode.l10n.t('Kickoff of {0} cancelled.', crew.name) : describeError(error, crew.name);
+        const choice = await showWarning(
+          vscode.l10n.t('{0} The run may or may not have started. If it did, find its kickoff ID in the crew\'s dashboard and track it here; kicking off again could start it twice.', lead),
           { modal: false },
           track,
           review,
@@ -57,7 +64,7 @@ export async function sendKickoff(services: Services, crew: Crew, inputs: Draft)
       }
       default: {
         const review = vscode.l10n.t('Back to Review');
-        const choice = await vscode.window.showErrorMessage(describeError(error, crew.name), review);
+        const choice = await showError(describeError(error, crew.name), review);
         return choice === review ? { kind: 'review' } : { kind: 'stop' };
       }
     }
@@ -67,15 +74,19 @@ export async function sendKickoff(services: Services, crew: Crew, inputs: Draft)
 /** POST /kickoff under progress, then record the run at once and start watching it. */
 export async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord> {
   const kickoffId = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Kicking off {0}…', crew.name) },
-    () => services.client.kickoff(crew.url, { inputs }),
+    { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Kicking off {0}…', crew.name)), cancellable: true },
+    (_progress, cancel) => {
+      const abort = new AbortController();
+      cancel.onCancellationRequested(() => abort.abort());
+      return services.client.kickoff(crew.url, { inputs }, { signal: abort.signal });
+    },
   );
   const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs });
   services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId}).`);
   services.poller.watch(run.id);
   await services.presets.rememberLastUsed(crew.url, inputs);
   const open = vscode.l10n.t('Open Run');
-  void vscode.window.showInformationMessage(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open).then((choice) => {
+  void showInfo(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open).then((choice) => {
     if (choice === open) {
       void vscode.commands.executeCommand('crewRuns.openRun', { runId: run.id });
     }
@@ -86,7 +97,7 @@ export async function startRun(services: Services, crew: Crew, inputs: Draft): P
 /** Follow a run started elsewhere by its kickoff id. */
 export async function trackKickoffId(services: Services, crew: Crew): Promise<RunRecord | undefined> {
   const id = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Track a Kickoff ID on {0}', crew.name),
+    title: inertLine(vscode.l10n.t('Track a Kickoff ID on {0}', crew.name)),
     prompt: vscode.l10n.t('The kickoff ID of a run started elsewhere (the crew\'s dashboard, an API call).'),
     placeHolder: 'e.g. 6f140412-8094-43fc-a6f0-70e65f912172',
     ignoreFocusOut: true,
@@ -95,7 +106,7 @@ export async function trackKickoffId(services: Services, crew: Crew): Promise<Ru
       if (!text) {
         return vscode.l10n.t('Paste a kickoff ID.');
       }
-      if (!/^[A-Za-z0-9._:-]{1,200}$/.test(text)) {
+      if (!isPlausibleKickoffId(text)) {
         return vscode.l10n.t('A kickoff ID has only letters, digits and dashes.');
       }
       return services.runs.findByKickoffId(text) ? vscode.l10n.t('That run is already in the list.') : undefined;

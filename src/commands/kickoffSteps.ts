@@ -6,6 +6,8 @@ import type { Crew } from '../crews/crewConfig';
 import { inputsFromJson, isRequiredInput, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
 import type { InputSpec } from '../api/types';
 import { askPick, askText } from '../views/quickInput';
+import { showInfo } from '../views/notify';
+import { inertLine } from '../util/inertText';
 
 export type Draft = Record<string, string>;
 
@@ -15,7 +17,7 @@ export function inputsToSend(specs: InputSpec[], draft: Draft): Draft {
 }
 
 export function oneLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = inertLine(text).replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
@@ -132,7 +134,7 @@ async function askChoice(step: Step, current: string | undefined): Promise<StepA
   const { spec } = step;
   type Item = vscode.QuickPickItem & { value: string };
   const items: Item[] = (spec.enum ?? []).map((choice) => ({
-    label: choice,
+    label: inertLine(choice),
     description: choice === spec.default ? vscode.l10n.t('default') : undefined,
     value: choice,
   }));
@@ -160,7 +162,7 @@ async function editInEditor(name: string, value: string): Promise<string | undef
   const document = await vscode.workspace.openTextDocument({ content: value, language: 'markdown' });
   await vscode.window.showTextDocument(document, { preview: false });
   const use = vscode.l10n.t('Use This Text');
-  const choice = await vscode.window.showInformationMessage(
+  const choice = await showInfo(
     vscode.l10n.t('Edit the value of "{0}" in the editor, then choose Use This Text.', name),
     use,
     vscode.l10n.t('Discard'),

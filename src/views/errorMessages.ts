@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
 import { CrewApiError } from '../api/errors';
 import { describeUrlProblem } from '../api/client';
-import { isHostedCrew } from '../api/url';
-import type { CrewUrlProblem } from '../api/url';
+import { type CrewUrlProblem, isHostedCrew } from '../api/url';
 import type { TokenCheck } from '../crews/tokenRules';
 
 /** A failed call in plain words for a notification; never contains a token (the client redacts). */
@@ -83,5 +82,7 @@ export function describeTokenProblem(check: TokenCheck): string | undefined {
       return vscode.l10n.t('The token contains control characters; paste only the token.');
     case 'tooLong':
       return vscode.l10n.t('That is too long to be a token.');
+    case 'nonAscii':
+      return vscode.l10n.t('A token has only plain ASCII letters, digits and symbols; this one has other characters (check what was copied).');
   }
 }
