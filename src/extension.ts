@@ -51,6 +51,7 @@ export function activate(context: vscode.ExtensionContext) {
     maxIntervalMs: settings().get('pollMaxIntervalSeconds', 15) * 1000,
     unfocusedFactor: settings().get('pollUnfocusedFactor', 2),
     watchDeadlineMs: settings().get('watchDeadlineHours', 24) * 3_600_000,
+    tokenChanges: tokens.onDidChange,
   });
   const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState) };
   const tree = new CrewsTreeProvider(crews, runs);

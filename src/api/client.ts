@@ -169,7 +169,7 @@ export class CrewClient implements StatusSource {
     const baseUrl = normalised.url;
     const token = call.token ?? (await this.options.getToken(baseUrl));
     if (!token) {
-      throw new CrewApiError('unauthorized', 'No token is stored for this crew. Set its token first.');
+      throw new CrewApiError('noToken', 'No token is stored for this crew. Set its token first.');
     }
     const url = endpointUrl(baseUrl, ...path);
     const headers: Record<string, string> = {

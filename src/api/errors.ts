@@ -2,6 +2,8 @@
 
 export type CrewApiErrorKind =
   | 'unauthorized'
+  /** No token is stored for the crew: nothing was sent (not the same as a token the crew rejected). */
+  | 'noToken'
   | 'notFound'
   | 'missingInputs'
   | 'badRequest'

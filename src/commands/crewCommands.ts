@@ -99,7 +99,7 @@ export async function checkConnection(services: Services, crew: Crew, token?: st
   const { crews, client, log } = services;
   if (!token && !(await crews.hasToken(crew.url))) {
     crews.setHealth(crew.url, 'noToken');
-    return { ok: false, error: new CrewApiError('unauthorized', 'No token is stored for this crew.') };
+    return { ok: false, error: new CrewApiError('noToken', 'No token is stored for this crew.') };
   }
   crews.setHealth(crew.url, 'checking');
   try {
@@ -121,9 +121,9 @@ export async function checkConnection(services: Services, crew: Crew, token?: st
   }
 }
 
-function healthAfter(error: unknown): 'tokenRejected' | 'unreachable' | 'unknown' {
+function healthAfter(error: unknown): 'tokenRejected' | 'noToken' | 'unreachable' | 'unknown' {
   if (error instanceof CrewApiError) {
-    return error.kind === 'unauthorized' ? 'tokenRejected' : 'unreachable';
+    return error.kind === 'unauthorized' ? 'tokenRejected' : error.kind === 'noToken' ? 'noToken' : 'unreachable';
   }
   return 'unknown';
 }
@@ -131,7 +131,7 @@ function healthAfter(error: unknown): 'tokenRejected' | 'unreachable' | 'unknown
 /** After a failed check: say what happened and offer the one thing that fixes it. */
 export async function offerFix(services: Services, crew: Crew, error: unknown): Promise<void> {
   const message = describeError(error, crew.name);
-  if (error instanceof CrewApiError && error.kind === 'unauthorized') {
+  if (error instanceof CrewApiError && (error.kind === 'unauthorized' || error.kind === 'noToken')) {
     const setToken = vscode.l10n.t('Set Token…');
     if ((await vscode.window.showErrorMessage(message, setToken)) === setToken) {
       await setTokenInteractively(services, crew);

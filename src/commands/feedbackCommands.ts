@@ -166,6 +166,7 @@ async function handleSendError(
       }
       return false;
     }
+    case 'noToken':
     case 'unauthorized': {
       const setToken = vscode.l10n.t('Set Token…');
       const crew = services.crews.get(run.crewUrl);

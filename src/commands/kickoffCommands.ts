@@ -90,8 +90,8 @@ async function fetchInputNames(services: Services, crew: Crew): Promise<string[]
         return undefined;
       }
       services.log.warn(`GET /inputs of ${crew.name} failed: ${error instanceof Error ? error.message : String(error)}`);
-      if (error instanceof CrewApiError && error.kind === 'unauthorized') {
-        services.crews.setHealth(crew.url, 'tokenRejected');
+      if (error instanceof CrewApiError && (error.kind === 'unauthorized' || error.kind === 'noToken')) {
+        services.crews.setHealth(crew.url, error.kind === 'noToken' ? 'noToken' : 'tokenRejected');
         const setToken = vscode.l10n.t('Set Token…');
         if ((await vscode.window.showErrorMessage(describeError(error, crew.name), setToken)) === setToken && (await setTokenInteractively(services, crew))) {
           continue;
@@ -370,6 +370,7 @@ async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promi
       case 'missingInputs':
         void vscode.window.showWarningMessage(describeError(error, crew.name));
         return { kind: 'missing', names: error.missingInputs ?? [] };
+      case 'noToken':
       case 'unauthorized': {
         const setToken = vscode.l10n.t('Set Token…');
         const choice = await vscode.window.showErrorMessage(describeError(error, crew.name), setToken, vscode.l10n.t('Back to Review'));

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { type Clock, systemClock } from '../util/clock';
 import { Emitter, type Event } from '../util/event';
 import { createFileExclusive, errorCode, writeFileAtomic } from './atomicFile';
+import { KeyedQueue } from './keyedQueue';
 import type { Logger } from './model';
 
 export interface LeaseOptions {
@@ -47,7 +48,7 @@ export class LeaseManager {
   /** Run id → when our lease on it expires. */
   private readonly owned = new Map<string, number>();
   /** Serialises this window's own operations per run, so they never contend for the lock file. */
-  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly queue = new KeyedQueue();
   private renewTimer: unknown;
   private disposed = false;
   private readonly lostEmitter = new Emitter<string[]>();
@@ -255,16 +256,7 @@ export class LeaseManager {
   }
 
   private serialised<T>(runId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.chains.get(runId) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const tail = next.catch(() => undefined);
-    this.chains.set(runId, tail);
-    void tail.then(() => {
-      if (this.chains.get(runId) === tail) {
-        this.chains.delete(runId);
-      }
-    });
-    return next;
+    return this.queue.run(runId, work);
   }
 }
 

@@ -20,11 +20,18 @@ export type StopReason =
   /** The service has not known the run for too long ("unknown or expired"). */
   | 'expired'
   /** The crew's token was refused; resumes once a token is supplied. */
-  | 'unauthorized';
+  | 'unauthorized'
+  /** No token is stored for the crew (forgotten, or the crew removed); resumes once one is. */
+  | 'noToken';
 
 export interface RunRecord {
   /** Local, stable id (uuid): survives the kickoff id changing on resume. */
   id: string;
+  /**
+   * Bumped by every write. A window applies a change to the latest stored version, and applies a status
+   * it polled only if the revision is still the one it polled (see RunStore). 0 for records from before.
+   */
+  revision: number;
   /** Normalised base URL: the crew's identity. */
   crewUrl: string;
   /** The crew's display name when the run started. */

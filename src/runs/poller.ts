@@ -40,7 +40,18 @@ export interface PollerOptions {
   failuresBeforeSlow?: number;
   /** How soon to ask again whether this window may poll a run it does not own. */
   ownershipRecheckMs?: number;
+  /** Fires with a crew URL whose token changed (set, replaced or forgotten, in any window). */
+  tokenChanges?: Event<string>;
 }
+
+/** A crew's runs are paused for want of a working token. */
+export interface TokenNeed {
+  crewUrl: string;
+  /** `refused`: the crew answered 401/403; `missing`: no token is stored (forgotten, or the crew removed). */
+  reason: 'refused' | 'missing';
+}
+
+type Timings = Required<Omit<PollerOptions, 'random' | 'tokenChanges'>>;
 
 export interface PollResult {
   runId: string;
@@ -51,7 +62,7 @@ export interface PollResult {
   error?: string;
 }
 
-export const POLLER_DEFAULTS: Required<Omit<PollerOptions, 'random'>> = {
+export const POLLER_DEFAULTS: Timings = {
   // ±20% jitter keeps the fast interval within 1.5 s, so a short run's end is seen within about that.
   firstDelayMs: 1_250,
   fastIntervalMs: 1_250,
@@ -95,24 +106,25 @@ interface CrewState {
 }
 
 export class RunPoller implements Disposable {
-  private readonly options: Required<Omit<PollerOptions, 'random'>>;
+  private readonly options: Timings;
   private readonly random: () => number;
   private readonly schedules = new Map<string, Schedule>();
   private readonly crews = new Map<string, CrewState>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly pollEmitter = new Emitter<PollResult>();
-  private readonly needTokenEmitter = new Emitter<string>();
+  private readonly needTokenEmitter = new Emitter<TokenNeed>();
   private timer: unknown;
   private timerDueAt = Infinity;
   private focused = true;
   private started = false;
   private disposed = false;
-  private storeSubscription?: Disposable;
+  private readonly subscriptions: Disposable[] = [];
+  private readonly tokenChanges?: Event<string>;
 
   /** After every status request (for tests and benchmarks). */
   readonly onDidPoll: Event<PollResult> = this.pollEmitter.event;
-  /** A crew refused its token: ask the user for a new one, then call resumeCrew. Fired once per crew until then. */
-  readonly onDidNeedToken: Event<string> = this.needTokenEmitter.event;
+  /** A crew's runs paused for want of a working token. Fired once per crew until its token changes. */
+  readonly onDidNeedToken: Event<TokenNeed> = this.needTokenEmitter.event;
 
   constructor(
     private readonly store: RunStore,
@@ -122,8 +134,10 @@ export class RunPoller implements Disposable {
     private readonly ownership: RunOwnership = { canPoll: () => true },
     options: PollerOptions = {},
   ) {
-    this.options = { ...POLLER_DEFAULTS, ...stripUndefined(options) };
-    this.random = options.random ?? Math.random;
+    const { random, tokenChanges, ...timings } = options;
+    this.options = { ...POLLER_DEFAULTS, ...stripUndefined(timings) };
+    this.random = random ?? Math.random;
+    this.tokenChanges = tokenChanges;
   }
 
   /** Resumes every unfinished, watched run (e.g. after a window reload) and follows store changes. */
@@ -132,12 +146,18 @@ export class RunPoller implements Disposable {
       return;
     }
     this.started = true;
-    this.storeSubscription = this.store.onDidChange((e) => this.syncWithStore(e.runIds));
+    this.subscriptions.push(this.store.onDidChange((e) => this.syncWithStore(e.runIds)));
+    // The rule "a crew's token changed: poll its paused runs" lives here, whoever changed the token
+    // (the tree, the palette, a kickoff, another window), not in one notification's button.
+    if (this.tokenChanges) {
+      this.subscriptions.push(this.tokenChanges((crewUrl) => void this.track(this.resumeCrew(crewUrl))));
+    }
     for (const run of this.store.list()) {
       if (isActive(run)) {
         this.schedule(run, this.options.firstDelayMs);
       } else if (!isFinished(run) && run.stopReason === 'unauthorized') {
-        // The token may have been fixed while the window was closed: try once more.
+        // The token may have been fixed while the window was closed: try once more. Runs paused for a
+        // missing token wait for a token change instead: asking again at every start would be a nag.
         this.track(this.store.setWatching(run.id, true).then(() => this.scheduleById(run.id, this.options.firstDelayMs)));
       }
     }
@@ -150,10 +170,8 @@ export class RunPoller implements Disposable {
     if (!run || isFinished(run) || this.disposed) {
       return;
     }
-    if (this.crewState(run.crewUrl).paused) {
-      this.track(this.store.setWatching(runId, false, 'unauthorized'));
-      return;
-    }
+    // A kickoff or resume just went through with the crew's current token: the crew is not paused any more.
+    this.crewState(run.crewUrl).paused = false;
     if (!run.watching) {
       this.track(this.store.setWatching(runId, true).then(() => this.scheduleById(runId, this.options.firstDelayMs)));
       return;
@@ -180,11 +198,11 @@ export class RunPoller implements Disposable {
     this.scheduleById(runId, this.options.firstDelayMs);
   }
 
-  /** A new token was supplied for the crew: poll its paused runs again. */
+  /** The crew's token changed: poll its paused runs again (a missing or refused token pauses them anew). */
   async resumeCrew(crewUrl: string): Promise<void> {
     const crew = this.crewState(crewUrl);
     crew.paused = false;
-    const paused = this.store.list(crewUrl).filter((r) => !isFinished(r) && !r.watching && r.stopReason === 'unauthorized');
+    const paused = this.store.list(crewUrl).filter((r) => !isFinished(r) && !r.watching && (r.stopReason === 'unauthorized' || r.stopReason === 'noToken'));
     for (const run of paused) {
       await this.track(this.store.setWatching(run.id, true));
       this.scheduleById(run.id, this.options.firstDelayMs);
@@ -224,7 +242,7 @@ export class RunPoller implements Disposable {
   dispose(): void {
     this.disposed = true;
     this.clearTimer();
-    this.storeSubscription?.dispose();
+    this.subscriptions.splice(0).forEach((d) => d.dispose());
     for (const s of this.schedules.values()) {
       s.inFlight?.abort();
     }
@@ -398,6 +416,7 @@ export class RunPoller implements Disposable {
     if (controller.signal.aborted || this.disposed) {
       return;
     }
+    const polled = { kickoffId: run.kickoffId, revision: run.revision };
     const kickoffId = run.kickoffId;
     let snapshot: StatusSnapshot;
     try {
@@ -413,13 +432,19 @@ export class RunPoller implements Disposable {
         return;
       }
     }
-    if (controller.signal.aborted || this.disposed || this.store.get(run.id)?.kickoffId !== kickoffId) {
-      // Stopped meanwhile, or a resume moved the run to a new kickoff id: this answer is stale.
+    if (controller.signal.aborted || this.disposed) {
       return;
     }
     let changes: string[];
     try {
-      changes = await this.store.applySnapshot(run.id, snapshot);
+      // Checked in the run's queue against its latest stored version: feedback sent, a resume under a new
+      // kickoff id, Stop Watching or a removal meanwhile (in any window) make this answer stale.
+      const result = await this.store.applyPolled(run.id, polled, snapshot);
+      if (!result.applied) {
+        this.setDelay(s, this.options.fastIntervalMs);
+        return;
+      }
+      changes = result.lines;
     } catch (e) {
       // Could not save (disk full?): back off like any failed check rather than retrying at once.
       await this.handleFailure(s, run, e, now);
@@ -477,8 +502,8 @@ export class RunPoller implements Disposable {
     const durationMs = this.clock.now() - startedAt;
     const reason = e instanceof Error ? e.message : String(e);
     this.pollEmitter.fire({ runId: run.id, ok: false, durationMs, error: reason });
-    if (isCrewApiError(e) && e.kind === 'unauthorized') {
-      await this.pauseCrew(run.crewUrl);
+    if (isCrewApiError(e) && (e.kind === 'unauthorized' || e.kind === 'noToken')) {
+      await this.pauseCrew(run.crewUrl, e.kind === 'noToken' ? 'missing' : 'refused');
       return;
     }
     if (!isCrewApiError(e)) {
@@ -503,7 +528,7 @@ export class RunPoller implements Disposable {
     await this.store.setWarning(run.id, warning);
   }
 
-  private async pauseCrew(crewUrl: string): Promise<void> {
+  private async pauseCrew(crewUrl: string, reason: TokenNeed['reason']): Promise<void> {
     const crew = this.crewState(crewUrl);
     const firstTime = !crew.paused;
     crew.paused = true;
@@ -513,11 +538,11 @@ export class RunPoller implements Disposable {
       this.schedules.delete(run.id);
     }
     for (const run of runs) {
-      await this.store.setWatching(run.id, false, 'unauthorized');
+      await this.store.setWatching(run.id, false, reason === 'missing' ? 'noToken' : 'unauthorized');
     }
     if (firstTime) {
-      this.logger.warn(`Crew ${crewUrl} refused its token; its runs are paused until a new token is given.`);
-      this.needTokenEmitter.fire(crewUrl);
+      this.logger.warn(`Crew ${crewUrl} ${reason === 'missing' ? 'has no token stored' : 'refused its token'}; its runs are paused until its token changes.`);
+      this.needTokenEmitter.fire({ crewUrl, reason });
     }
     this.arm();
   }

@@ -17,6 +17,8 @@ export function describeError(error: unknown, crewName: string): string {
         : error.status === undefined
           ? vscode.l10n.t('{0} has no token yet. Set its token first.', crewName)
           : vscode.l10n.t('{0} rejected the token (401). It may have been reset on the crew\'s Status tab.', crewName);
+    case 'noToken':
+      return vscode.l10n.t('{0} has no token yet. Set its token first.', crewName);
     case 'notFound':
       return vscode.l10n.t('{0} does not know that run (404).', crewName) + server;
     case 'missingInputs':

@@ -2,11 +2,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CrewApiError } from '../../src/api/errors';
+import { CrewApiError, type CrewApiErrorKind } from '../../src/api/errors';
 import type { RunState, StatusSnapshot, StatusSource } from '../../src/api/types';
 import type { Logger } from '../../src/runs/model';
 import { type PollerOptions, type PollResult, type RunOwnership, RunPoller } from '../../src/runs/poller';
 import { type KeyValueStore, RunStore } from '../../src/runs/runStore';
+import { Emitter } from '../../src/util/event';
 import { FakeClock } from './helpers/fakeClock';
 
 const CREW_A = 'https://crew-a.example.com';
@@ -305,7 +306,7 @@ describe('RunPoller', () => {
     source.script('b1', () => snap('running'));
     const p = makePoller();
     const tokenRequests: string[] = [];
-    p.onDidNeedToken((crew) => tokenRequests.push(crew));
+    p.onDidNeedToken((need) => tokenRequests.push(need.crewUrl));
     p.start();
     await clock.advance(60_000);
     assert.deepEqual(tokenRequests, [CREW_A]);
@@ -525,6 +526,67 @@ describe('RunPoller', () => {
     assert.equal(store.get(run.id)?.state, 'running');
     assert.deepEqual(store.get(run.id)?.previousKickoffIds, ['old']);
     assert.equal(source.callsFor('old').length, 1);
+  });
+
+  it('a crew\u2019s token changing (from anywhere) resumes its paused runs, and a new kickoff is polled', async () => {
+    const a1 = await addRun('a1');
+    let tokenOk = false;
+    source.script('a1', () => (tokenOk ? snap('running') : new CrewApiError('unauthorized', 'Invalid or missing authentication credentials', { status: 401 })));
+    source.script('a2', () => snap('running'));
+    const tokenChanged = new Emitter<string>();
+    const options = { jitter: 0.2, tokenChanges: tokenChanged.event };
+    const p = makePoller(options);
+    p.start();
+    await clock.advance(3_000);
+    assert.equal(store.get(a1.id)?.stopReason, 'unauthorized');
+    tokenOk = true;
+    tokenChanged.fire(CREW_A); // Set Token from the tree, the palette or the kickoff flow: no notification involved.
+    await clock.advance(1_500);
+    assert.equal(store.get(a1.id)?.watching, true);
+    assert.equal(store.get(a1.id)?.state, 'running');
+    const a2 = await addRun('a2');
+    p.watch(a2.id);
+    await clock.advance(1_500);
+    assert.equal(store.get(a2.id)?.stopReason, undefined, 'a new kickoff was marked refused at once');
+    assert.equal(store.get(a2.id)?.state, 'running');
+  });
+
+  it('a poll started before feedback was sent cannot land after it; the re-check stays fast', async () => {
+    const run = await addRun('k1');
+    const waiting = snap('awaitingFeedback', { feedback: { taskId: 't-1' } });
+    source.script('k1', (n) => (n === 0 ? waiting : n === 1 ? { delayMs: 5_000, reply: waiting } : snap('running')));
+    const p = makePoller();
+    p.start();
+    await clock.advance(1_500);
+    assert.equal(store.get(run.id)?.needsFeedback, true);
+    await clock.advance(15_000); // The slow check while waiting starts, and is held by the service.
+    assert.equal(source.held, 1);
+    await store.addFeedbackRound(run.id, { at: clock.now(), approve: true, feedback: '', taskId: 't-1' });
+    p.pokeRun(run.id);
+    await clock.advance(5_000); // The answer polled before the feedback lands now.
+    assert.equal(store.get(run.id)?.needsFeedback, false, 'a stale poll put the run back to waiting');
+    await clock.advance(1_500);
+    assert.ok(source.callsFor('k1')[2] <= t0 + 21_500 + 1_500, 'the fast re-check after feedback was lost');
+    assert.equal(store.get(run.id)?.state, 'running');
+  });
+
+  it('"no token stored" pauses the crew\u2019s runs as such, not as a refused token, and is not retried at every start', async () => {
+    const run = await addRun('k1');
+    source.script('k1', () => new CrewApiError('noToken' as string as CrewApiErrorKind, 'No token is stored for this crew.'));
+    const p = makePoller();
+    p.start();
+    await clock.advance(1_500);
+    assert.equal(store.get(run.id)?.watching, false);
+    assert.equal(store.get(run.id)?.stopReason, 'noToken');
+    p.dispose();
+    const calls = source.calls.length;
+    const again = makePoller();
+    let asked = 0;
+    again.onDidNeedToken(() => asked++);
+    again.start(); // A window reload: nothing has changed, so nothing to ask.
+    await clock.advance(30_000);
+    assert.equal(source.calls.length, calls);
+    assert.equal(asked, 0);
   });
 
   it('dispose clears timers and aborts requests in flight', async () => {

@@ -278,3 +278,104 @@ describe('RunStore', () => {
     assert.equal(store.get(run.id)?.watching, false);
   });
 });
+
+const revisionOf = (r: object | undefined) => (r as { revision?: number } | undefined)?.revision;
+
+describe('RunStore: one truth across windows (revisions, tombstones)', () => {
+  let dir: string;
+  let clock: FakeClock;
+  let kv: ReturnType<typeof memoryKv>;
+  const logger = recordingLogger();
+  const open: RunStore[] = [];
+
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crew-truth-'));
+    clock = new FakeClock(1_700_000_000_000);
+    kv = memoryKv();
+  });
+
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.flush()));
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  /** A window: its own store over the shared key-value store and directory. */
+  async function window(): Promise<RunStore> {
+    const s = new RunStore(kv, dir, logger, { clock });
+    await s.load();
+    open.push(s);
+    return s;
+  }
+
+  it('a run removed in one window is not brought back by another window writing its stale copy', async () => {
+    const a = await window();
+    const b = await window();
+    const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: { topic: 'x' } });
+    b.reload();
+    assert.ok(b.get(run.id));
+    await a.remove(run.id);
+    // B has not reloaded yet: its poll lands on the copy it holds.
+    await b.applySnapshot(run.id, snap('running'));
+    await b.setWarning(run.id, 'Slow');
+    const fresh = await window();
+    assert.equal(fresh.get(run.id), undefined, 'the removed run came back');
+    b.reload();
+    assert.equal(b.get(run.id), undefined);
+  });
+
+  it('Stop Watching in one window is not undone by a snapshot another window polled before', async () => {
+    const a = await window();
+    const b = await window();
+    const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: { topic: 'x' } });
+    b.reload();
+    await a.setWatching(run.id, false, 'user');
+    await b.applySnapshot(run.id, snap('running'));
+    const fresh = await window();
+    assert.equal(fresh.get(run.id)?.watching, false, 'Stop Watching was undone');
+    assert.equal(fresh.get(run.id)?.stopReason, 'user');
+  });
+
+  it('every write bumps the run\u2019s revision, and a write starts from the latest stored version', async () => {
+    const a = await window();
+    const b = await window();
+    const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: { topic: 'x' } });
+    assert.equal(revisionOf(run), 1);
+    b.reload();
+    await a.setTaskId(run.id, 't-1');
+    await b.setWarning(run.id, 'Slow');
+    const fresh = await window();
+    assert.equal(fresh.get(run.id)?.taskId, 't-1', 'a stale copy overwrote the other window\u2019s change');
+    assert.equal(fresh.get(run.id)?.warning, 'Slow');
+    assert.equal(revisionOf(fresh.get(run.id)), 3);
+  });
+
+  it('load() fires a change for the runs it loaded, so views that read before it show them', async () => {
+    const a = await window();
+    const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: {} });
+    const reloaded = new RunStore(kv, dir, logger, { clock });
+    open.push(reloaded);
+    const events: string[][] = [];
+    reloaded.onDidChange((e) => events.push(e.runIds));
+    await reloaded.load();
+    assert.deepEqual(events, [[run.id]]);
+  });
+
+  it('a kickoff recorded while the index cannot be written is kept, listed, and saved once the store works again', async () => {
+    const a = await window();
+    const update = kv.update;
+    let failures = 1;
+    kv.update = async (key, value) => {
+      if (failures-- > 0) {
+        throw new Error('disk full');
+      }
+      await update(key, value);
+    };
+    const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: {} });
+    assert.equal(a.get(run.id)?.kickoffId, 'k1');
+    assert.match(a.get(run.id)?.warning ?? '', /not saved/i);
+    assert.equal(a.list().length, 1);
+    await a.flush();
+    const fresh = await window();
+    assert.deepEqual(fresh.list().map((r) => r.kickoffId), ['k1'], 'recorded exactly once');
+  });
+});

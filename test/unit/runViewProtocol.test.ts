@@ -19,6 +19,7 @@ import {
 function record(over: Partial<RunRecord> = {}): RunRecord {
   return {
     id: 'run-1',
+    revision: 1,
     crewUrl: 'https://crew.example.com',
     crewName: 'Research crew',
     kickoffId: 'k-1',
