@@ -6,6 +6,13 @@
 // under a short per-run lock file (`<runId>.lock`), created with an atomic exclusive create (temp file +
 // hard link), so two windows racing for an expired lease cannot both win: the second finds the lock
 // taken, or — once it gets the lock — finds the first one's fresh lease.
+//
+// One lease per run, not one per window (a leader polling everything): a leader is no simpler once it
+// must hand over on close and survive a crash, and it would concentrate every crew's requests and
+// notifications in one window — often not the one the user kicked the run off from. Per run, the
+// window that starts a run polls and notifies it; a closing window releases its runs one by one and the
+// others take them within a lease period. Correctness does not rest on the lease: the store applies a
+// polled status only to the version of the run that was polled (see RunStore.applyPolled).
 
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';

@@ -6,7 +6,14 @@ import { isFinished, type RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { formatElapsed, formatRelative, stateLabel } from './format';
 
-export type CrewsTreeNode = CrewNode | RunNode | TaskNode;
+export type CrewsTreeNode = CrewNode | RemovedCrewsNode | RunNode | TaskNode;
+
+/** Runs of crews no longer configured: reachable until removed from the history. */
+export interface RemovedCrewsNode {
+  readonly type: 'removedCrews';
+}
+
+const REMOVED_CREWS: RemovedCrewsNode = { type: 'removedCrews' };
 
 export interface CrewNode {
   readonly type: 'crew';
@@ -59,10 +66,14 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
 
   getChildren(element?: CrewsTreeNode): CrewsTreeNode[] | Thenable<CrewsTreeNode[]> {
     if (!element) {
-      return this.crews.list().map((crew) => this.crewNode(crew));
+      const crews: CrewsTreeNode[] = this.crews.list().map((crew) => this.crewNode(crew));
+      return this.orphanRuns().length ? [...crews, REMOVED_CREWS] : crews;
     }
     if (element.type === 'crew') {
       return this.runs.list(element.crew.url).map((run) => this.runNode(run.id));
+    }
+    if (element.type === 'removedCrews') {
+      return this.orphanRuns().map((run) => this.runNode(run.id));
     }
     if (element.type === 'run') {
       return this.taskNodes(element.runId);
@@ -71,7 +82,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   }
 
   getParent(element: CrewsTreeNode): CrewsTreeNode | undefined {
-    if (element.type === 'crew') {
+    if (element.type === 'crew' || element.type === 'removedCrews') {
       return undefined;
     }
     if (element.type === 'task') {
@@ -79,12 +90,21 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     }
     const run = this.runs.get(element.runId);
     const crew = run && this.crews.get(run.crewUrl);
-    return crew ? this.crewNode(crew) : undefined;
+    return crew ? this.crewNode(crew) : run ? REMOVED_CREWS : undefined;
   }
 
   async getTreeItem(element: CrewsTreeNode): Promise<vscode.TreeItem> {
     if (element.type === 'crew') {
       return this.crewItem(element.crew);
+    }
+    if (element.type === 'removedCrews') {
+      const item = new vscode.TreeItem(vscode.l10n.t('Removed crews'), vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = 'removedCrews';
+      item.description = String(this.orphanRuns().length);
+      item.tooltip = vscode.l10n.t('Runs of crews that are no longer configured. Remove them from the history when done.');
+      item.iconPath = new vscode.ThemeIcon('archive');
+      item.contextValue = 'removedCrews';
+      return item;
     }
     if (element.type === 'run') {
       return this.runItem(element.runId);
@@ -118,6 +138,10 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
 
   dispose(): void {
     vscode.Disposable.from(...this.disposables).dispose();
+  }
+
+  private orphanRuns(): RunRecord[] {
+    return this.runs.list().filter((run) => !this.crews.get(run.crewUrl));
   }
 
   private crewNode(crew: Crew): CrewNode {
@@ -263,7 +287,8 @@ function runDescription(run: RunRecord): string {
     return `${state} · ${formatRelative(run.finishedAt ?? run.updatedAt)}`;
   }
   if (!run.watching) {
-    return `${state} · ${vscode.l10n.t('not watching')}`;
+    const why = run.stopReason === 'noToken' ? vscode.l10n.t('no token') : run.stopReason === 'unauthorized' ? vscode.l10n.t('token refused') : vscode.l10n.t('not watching');
+    return `${state} · ${why}`;
   }
   const progress = run.progress?.total ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
   return `${state}${progress} · ${formatElapsed(Date.now() - run.startedAt)}`;

@@ -677,6 +677,7 @@ export const PAGE_STRING_KEYS = [
   'stop.user',
   'stop.expired',
   'stop.unauthorized',
+  'stop.noToken',
   'state.queued',
   'state.running',
   'state.awaitingFeedback',
