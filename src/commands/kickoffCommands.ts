@@ -411,12 +411,24 @@ async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Kicking off {0}…', crew.name) },
     () => services.client.kickoff(crew.url, { inputs }),
   );
+  return recordStarted(services, crew, kickoffId, inputs);
+}
+
+/**
+ * The service answered with a kickoff id: the run has started. Nothing from here on may be reported as a
+ * failed kickoff (that would invite a second one): the store keeps the run even if it cannot save it, and
+ * says so; anything else that fails is only logged.
+ */
+async function recordStarted(services: Services, crew: Crew, kickoffId: string, inputs: Draft): Promise<RunRecord> {
   const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs });
   services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId}).`);
   services.poller.watch(run.id);
-  await services.presets.rememberLastUsed(crew.url, inputs);
+  await services.presets.rememberLastUsed(crew.url, inputs).catch((e) => services.log.warn(`[${crew.name}] Could not remember the inputs used: ${e instanceof Error ? e.message : String(e)}`));
   const open = vscode.l10n.t('Open Run');
-  void vscode.window.showInformationMessage(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open).then((choice) => {
+  const shown = run.warning
+    ? vscode.window.showWarningMessage(vscode.l10n.t('Started {0} on {1} (kickoff id {2}), but it is not saved to the run history yet: this window keeps it and saves it with the next change. Do not kick it off again.', run.label, crew.name, kickoffId), open)
+    : vscode.window.showInformationMessage(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open);
+  void shown.then((choice) => {
     if (choice === open) {
       void vscode.commands.executeCommand('crewRuns.openRun', { runId: run.id });
     }
