@@ -25,6 +25,7 @@ export function registerFeedbackCommands(services: Services, reviews: FeedbackRe
       const feedback = await vscode.window.showInputBox({
         title: vscode.l10n.t('Approve and Continue: {0}', run.label),
         prompt: vscode.l10n.t('Optional feedback for the crew. Enter to approve.'),
+        value: await unsentDraft(services, run),
         ignoreFocusOut: true,
       });
       return feedback === undefined ? false : send(services, run, true, feedback);
@@ -37,6 +38,7 @@ export function registerFeedbackCommands(services: Services, reviews: FeedbackRe
       const feedback = await vscode.window.showInputBox({
         title: vscode.l10n.t('Request Changes: {0}', run.label),
         prompt: vscode.l10n.t('What should the task do differently? The crew redoes it with this feedback.'),
+        value: await unsentDraft(services, run),
         ignoreFocusOut: true,
         validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('Say what should change.')),
       });
@@ -70,7 +72,17 @@ async function openReview(services: Services, reviews: FeedbackReviews, run: Run
       ? vscode.l10n.t('The crew stopped reporting this run, which is how it shows a task waiting for review. It did not send the waiting task\'s output; below is the last output it did send. The crew\'s dashboard shows the task itself.')
       : undefined,
   };
-  return reviews.open(run, round);
+  const review = await reviews.open(run, round);
+  // Feedback that failed to go out before (maybe before a reload) is shown again, not lost.
+  if (details.feedbackDraft && !review.draft && !review.sent) {
+    reviews.keepDraft(review, details.feedbackDraft.text, details.feedbackDraft.problem ?? vscode.l10n.t('error'));
+  }
+  return review;
+}
+
+/** Text typed for this run that could not be sent, to start the input box from. */
+async function unsentDraft(services: Services, run: RunRecord): Promise<string | undefined> {
+  return (await services.runs.readDetails(run.id)).feedbackDraft?.text;
 }
 
 async function sendFromThread(services: Services, reviews: FeedbackReviews, reply: vscode.CommentReply, approve: boolean): Promise<boolean> {
@@ -111,8 +123,13 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
     );
   } catch (error) {
     services.log.warn(`[${run.crewName} · ${run.label}] Feedback not sent: ${error instanceof Error ? error.message : String(error)}`);
+    const problem = error instanceof CrewApiError ? error.kind : vscode.l10n.t('error');
     if (review) {
-      reviews?.keepDraft(review, feedback, error instanceof CrewApiError ? error.kind : vscode.l10n.t('error'));
+      reviews?.keepDraft(review, feedback, problem);
+    }
+    if (feedback) {
+      // Kept with the run, so the text is offered again from any review or input box, also after a reload.
+      await services.runs.setFeedbackDraft(run.id, { text: feedback, at: Date.now(), problem }).catch((e: unknown) => services.log.warn(`Could not keep the unsent feedback: ${String(e)}`));
     }
     return handleSendError(services, run, error, approve, feedback, review, reviews);
   }

@@ -295,7 +295,8 @@ async function editInEditor(name: string, value: string): Promise<string | undef
   if (vscode.window.activeTextEditor?.document === document) {
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   }
-  return choice === use ? text : undefined;
+  // Only Discard drops the text: a notification closed without a choice must not lose what was typed.
+  return choice === use || (choice === undefined && text !== value) ? text : undefined;
 }
 
 type ReviewChoice = { kind: 'kickoff' } | { kind: 'edit'; name: string } | { kind: 'back' } | { kind: 'cancel' };

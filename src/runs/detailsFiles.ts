@@ -134,6 +134,7 @@ function parseDetails(text: string): RunDetails {
     finalOutput: p.finalOutput,
     error: p.error,
     feedbackRounds: Array.isArray(p.feedbackRounds) ? p.feedbackRounds : [],
+    feedbackDraft: typeof p.feedbackDraft?.text === 'string' ? p.feedbackDraft : undefined,
   };
 }
 

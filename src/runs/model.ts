@@ -94,6 +94,15 @@ export interface RunDetails {
   finalOutput?: FinalOutput;
   error?: string;
   feedbackRounds: FeedbackRound[];
+  /** Feedback typed but not sent (the request failed): offered again, also after a reload. */
+  feedbackDraft?: FeedbackDraft;
+}
+
+export interface FeedbackDraft {
+  text: string;
+  at: number;
+  /** Why it was not sent, in a word or two. */
+  problem?: string;
 }
 
 /** What the caller knows the moment a kickoff id arrives. */

@@ -14,7 +14,7 @@ import { type Clock, systemClock } from '../util/clock';
 import { Emitter, type Event } from '../util/event';
 import { DetailsFiles, errorMessage } from './detailsFiles';
 import { KeyedQueue } from './keyedQueue';
-import { type FeedbackRound, isDisposable, isFinished, type Logger, type NewRun, type RunDetails, type RunRecord, type StopReason } from './model';
+import { type FeedbackDraft, type FeedbackRound, isDisposable, isFinished, type Logger, type NewRun, type RunDetails, type RunRecord, type StopReason } from './model';
 import { findInIndex, type IndexChange, mergeIndex, newer, readIndex } from './runIndex';
 import * as change from './transitions';
 
@@ -212,6 +212,13 @@ export class RunStore {
   async addFeedbackRound(id: string, round: FeedbackRound): Promise<void> {
     const c = change.feedbackSent(round, this.clock.now());
     await this.update(id, c.record, c.details);
+  }
+
+  /** Feedback that could not be sent, kept with the run (undefined: forget it). */
+  async setFeedbackDraft(id: string, draft: FeedbackDraft | undefined): Promise<void> {
+    await this.update(id, (r) => r, (d) => {
+      d.feedbackDraft = draft && { ...draft };
+    });
   }
 
   async remove(id: string): Promise<void> {

@@ -162,6 +162,7 @@ export function feedbackSent(round: FeedbackRound, now: number): { record: Recor
     }),
     details: (d, r) => {
       d.feedbackRounds.push({ ...round });
+      d.feedbackDraft = undefined;
       if (d.history.at(-1)?.state !== r.state) {
         d.history.push({ state: r.state, at: round.at, message: round.approve ? 'Approved' : 'Sent back with feedback' });
       }

@@ -379,3 +379,33 @@ describe('RunStore: one truth across windows (revisions, tombstones)', () => {
     assert.deepEqual(fresh.list().map((r) => r.kickoffId), ['k1'], 'recorded exactly once');
   });
 });
+
+describe('RunStore: feedback drafts', () => {
+  let dir: string;
+  const kv = memoryKv();
+  const clock = new FakeClock(1_700_000_000_000);
+
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crew-draft-'));
+  });
+
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps feedback that could not be sent in the run\u2019s details across a reload, and drops it once feedback is sent', async () => {
+    const store = new RunStore(kv, dir, recordingLogger(), { clock });
+    await store.load();
+    const run = await store.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: {} });
+    const draft = { text: 'Make it shorter', at: clock.now(), problem: 'network' };
+    await store.setFeedbackDraft(run.id, draft);
+    await store.flush();
+    const reloaded = new RunStore(kv, dir, recordingLogger(), { clock });
+    await reloaded.load();
+    assert.deepEqual((await reloaded.readDetails(run.id)).feedbackDraft, draft);
+    assert.equal(JSON.stringify(kv.data.get(DEFAULT_INDEX_KEY)).includes('Make it shorter'), false, 'a draft is not index material');
+    await reloaded.addFeedbackRound(run.id, { at: clock.now(), approve: false, feedback: 'Make it shorter', taskId: 't' });
+    assert.equal((await reloaded.readDetails(run.id)).feedbackDraft, undefined);
+    await reloaded.flush();
+  });
+});
