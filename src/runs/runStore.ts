@@ -187,8 +187,10 @@ export class RunStore {
     return { applied: outcome === 'changed' || outcome === 'unchanged', lines };
   }
 
-  async markExpired(id: string): Promise<void> {
-    await this.update(id, change.expire, change.expireDetails(this.clock.now()));
+  /** The service forgot the run (`message` says how, e.g. the demo's server is gone): stopped, not failed. */
+  async markExpired(id: string, message?: string): Promise<void> {
+    const c = change.expire(this.clock.now(), message);
+    await this.update(id, c.record, c.details);
   }
 
   async setWarning(id: string, warning: string | undefined): Promise<void> {

@@ -96,17 +96,19 @@ function interpret(record: RunRecord, snapshot: StatusSnapshot, now: number, las
   };
 }
 
-/** The service forgot the run for too long: stop watching as "unknown or expired", never as failed. */
-export const expire: RecordChange = (r) =>
-  isFinished(r)
-    ? r
-    : { ...r, state: 'notFound', watching: false, stopReason: 'expired', needsFeedback: false, feedbackInferred: undefined, message: EXPIRED_MESSAGE };
-
-export function expireDetails(now: number): DetailsChange {
-  return (d, r) => {
-    if (d.history.at(-1)?.state !== r.state) {
-      d.history.push({ state: r.state, at: now, message: EXPIRED_MESSAGE });
-    }
+/**
+ * The service forgot the run (for too long, or its server is gone): stop watching as "unknown or
+ * expired", never as failed, and say why.
+ */
+export function expire(now: number, message = EXPIRED_MESSAGE): { record: RecordChange; details: DetailsChange } {
+  return {
+    record: (r) =>
+      isFinished(r) ? r : { ...r, state: 'notFound', watching: false, stopReason: 'expired', needsFeedback: false, feedbackInferred: undefined, message },
+    details: (d, r) => {
+      if (d.history.at(-1)?.state !== r.state) {
+        d.history.push({ state: r.state, at: now, message });
+      }
+    },
   };
 }
 
@@ -115,6 +117,9 @@ export function watching(watch: boolean, reason: StopReason | undefined, now: nu
   return (r) => {
     if (watch) {
       return isFinished(r) || r.watching ? r : { ...r, watching: true, stopReason: undefined, watchSince: now };
+    }
+    if (!r.watching && r.stopReason === 'expired') {
+      return r; // The service forgot it: a later pause (a refused token) must not hide that.
     }
     return { ...r, watching: false, stopReason: isFinished(r) ? undefined : reason };
   };
