@@ -33,12 +33,12 @@ export function registerKickoffCommands(services: Services): vscode.Disposable[]
     vscode.commands.registerCommand('crewRuns.runAgain', async (arg?: unknown) => {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Run which run again?'));
       const crew = run && crewOfRun(services, run);
-      return crew && run ? (await kickOffDirectly(services, crew, run.inputs))?.id : undefined;
+      return crew && run ? (await kickOffDirectly(services, crew, await inputsOf(services, run)))?.id : undefined;
     }),
     vscode.commands.registerCommand('crewRuns.runAgainWithEditedInputs', async (arg?: unknown) => {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Run which run again?'));
       const crew = run && crewOfRun(services, run);
-      return crew && run ? (await kickOffInteractively(services, crew, run.inputs))?.id : undefined;
+      return crew && run ? (await kickOffInteractively(services, crew, await inputsOf(services, run)))?.id : undefined;
     }),
     vscode.commands.registerCommand('crewRuns.trackKickoffId', async (arg?: unknown) => {
       const crew = await pickCrew(services.crews, arg, vscode.l10n.t('Which crew started the run?'));
@@ -47,7 +47,7 @@ export function registerKickoffCommands(services: Services): vscode.Disposable[]
     vscode.commands.registerCommand('crewRuns.saveInputsAsPreset', async (arg?: unknown) => {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Save the inputs of which run?'));
       if (run) {
-        await savePreset(services, run.crewUrl, run.inputs);
+        await savePreset(services, run.crewUrl, await inputsOf(services, run));
       }
     }),
     vscode.commands.registerCommand('crewRuns.managePresets', async (arg?: unknown) => {
@@ -108,6 +108,11 @@ async function fetchInputNames(services: Services, crew: Crew): Promise<string[]
 }
 
 type Draft = Record<string, string>;
+
+/** A run's inputs live in its file, not the shared index. */
+async function inputsOf(services: Services, run: RunRecord): Promise<Draft> {
+  return (await services.runs.readDetails(run.id)).inputs ?? {};
+}
 
 /**
  * The full flow: starting point → one step per input (Back, edit in editor) → review → kickoff.

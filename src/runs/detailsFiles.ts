@@ -128,6 +128,7 @@ function parseDetails(text: string): RunDetails {
   }
   const p = parsed as Partial<StoredDetails>;
   return {
+    inputs: isStringRecord(p.inputs) ? p.inputs : undefined,
     lastSnapshot: p.lastSnapshot,
     tasks: Array.isArray(p.tasks) ? p.tasks : [],
     history: Array.isArray(p.history) ? p.history : [],
@@ -136,6 +137,10 @@ function parseDetails(text: string): RunDetails {
     feedbackRounds: Array.isArray(p.feedbackRounds) ? p.feedbackRounds : [],
     feedbackDraft: typeof p.feedbackDraft?.text === 'string' ? p.feedbackDraft : undefined,
   };
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
 }
 
 export function errorMessage(e: unknown): string {

@@ -39,7 +39,6 @@ export interface RunRecord {
   kickoffId: string;
   /** Earlier kickoff ids of this run, oldest first (a resume may continue under a new id). */
   previousKickoffIds: string[];
-  inputs: Record<string, string>;
   /** Epoch milliseconds, like every time in this model. */
   startedAt: number;
   /** Last time anything in the record or its details changed. */
@@ -87,6 +86,8 @@ export interface FeedbackRound {
 }
 
 export interface RunDetails {
+  /** What the run was started with (absent in files written before inputs moved out of the index). */
+  inputs?: Record<string, string>;
   lastSnapshot?: StatusSnapshot;
   /** Every task output seen so far (live bodies only carry the latest one). */
   tasks: TaskOutput[];

@@ -15,7 +15,7 @@ import { Emitter, type Event } from '../util/event';
 import { DetailsFiles, errorMessage } from './detailsFiles';
 import { KeyedQueue } from './keyedQueue';
 import { type FeedbackDraft, type FeedbackRound, isDisposable, isFinished, type Logger, type NewRun, type RunDetails, type RunRecord, type StopReason } from './model';
-import { findInIndex, type IndexChange, mergeIndex, newer, readIndex } from './runIndex';
+import { findInIndex, type IndexChange, mergeIndex, newer, readIndex, sameRun } from './runIndex';
 import * as change from './transitions';
 
 export type { StoredDetails } from './detailsFiles';
@@ -93,7 +93,11 @@ export class RunStore {
   /** Reads the index; fires a change for every run loaded, as views may have read the store before. */
   async load(): Promise<void> {
     await this.files.init();
-    this.records = this.storedView().runs;
+    const stored = this.storedView();
+    this.records = stored.runs;
+    if (stored.legacyInputs) {
+      await this.migrate(stored.legacyInputs);
+    }
     const removed = await this.enforceCap();
     this.fireChange([...this.records.keys(), ...removed]);
   }
@@ -104,7 +108,7 @@ export class RunStore {
     const changed: string[] = [];
     for (const [id, record] of stored) {
       const mine = this.records.get(id);
-      if (!this.pending.has(id) && (!mine || JSON.stringify(mine) !== JSON.stringify(record))) {
+      if (!this.pending.has(id) && !sameRun(mine, record)) {
         this.records.set(id, record);
         this.files.forget(id);
         changed.push(id);
@@ -258,6 +262,34 @@ export class RunStore {
 
   // ---- internals ----
 
+  /**
+   * A version 1 index held each run's inputs: they move to the run's file (unless it has them), then the
+   * index is rewritten as summaries. A run whose file cannot be written keeps its inputs in the old index
+   * until the next load: no run and no input is lost.
+   */
+  private async migrate(legacyInputs: Map<string, Record<string, string>>): Promise<void> {
+    let failed = 0;
+    for (const id of this.records.keys()) {
+      const inputs = legacyInputs.get(id);
+      try {
+        const details = await this.files.read(id);
+        if (inputs && !details.inputs) {
+          await this.files.write(id, { ...details, inputs });
+        }
+        this.pending.set(id, { id, record: this.records.get(id)! });
+      } catch (e) {
+        failed++;
+        this.logger.warn(`Run ${id}: cannot move its inputs to its file yet (${errorMessage(e)}).`);
+      }
+    }
+    if (failed === 0) {
+      await this.saveIndex();
+      this.logger.info(`Run index: moved the inputs of ${this.records.size} run(s) to their files; the index now holds summaries only.`);
+    } else {
+      this.pending.clear();
+    }
+  }
+
   private async update(id: string, record: change.RecordChange, details?: change.DetailsChange): Promise<void> {
     await this.write(id, async (latest) => {
       const after = record(latest);
@@ -318,7 +350,7 @@ export class RunStore {
     const current = this.records.get(id);
     const winner = newer(stored.record, current);
     // The same version as ours: keep our object, so that nothing reads as changed.
-    return winner && current && JSON.stringify(winner) === JSON.stringify(current) ? current : winner;
+    return winner && current && sameRun(winner, current) ? current : winner;
   }
 
   /** Writes this window's pending changes over the latest stored index (other windows' changes survive). */
@@ -330,9 +362,8 @@ export class RunStore {
       const changes = [...this.pending.values()];
       // A run kept here after a failed save loses its "not saved" warning in the write that saves it.
       const toWrite = changes.map((c) => ('record' in c && this.unsaved.has(c.id) ? { id: c.id, record: { ...c.record, warning: undefined } } : c));
-      const index = mergeIndex(this.storedView(), toWrite, this.clock.now());
+      const { index, runs: saved } = mergeIndex(this.storedView(), toWrite, this.clock.now());
       await this.kv.update(this.indexKey, index);
-      const saved = new Map(index.runs.map((r) => [r.id, r]));
       const adopted: string[] = [];
       changes.forEach((c) => {
         if (this.pending.get(c.id) === c) {

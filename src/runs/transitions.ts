@@ -21,7 +21,6 @@ export function newRun(id: string, run: NewRun, now: number): { record: RunRecor
     crewName: run.crewName,
     kickoffId: run.kickoffId,
     previousKickoffIds: [],
-    inputs: { ...run.inputs },
     startedAt,
     updatedAt: now,
     state: 'queued',
@@ -32,7 +31,7 @@ export function newRun(id: string, run: NewRun, now: number): { record: RunRecor
     kickoffIdSince: now,
     seenBySource: false,
   };
-  const details = emptyDetails();
+  const details: RunDetails = { ...emptyDetails(), inputs: { ...run.inputs } };
   details.history.push({ state: 'queued', at: now });
   return { record, details };
 }

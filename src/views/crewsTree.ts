@@ -112,11 +112,11 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     return this.taskItem(element);
   }
 
-  resolveTreeItem(item: vscode.TreeItem, element: CrewsTreeNode): vscode.TreeItem {
+  async resolveTreeItem(item: vscode.TreeItem, element: CrewsTreeNode): Promise<vscode.TreeItem> {
     if (element.type === 'run') {
       const run = this.runs.get(element.runId);
       if (run) {
-        item.tooltip = runTooltip(run);
+        item.tooltip = runTooltip(run, (await this.runs.readDetails(run.id)).inputs ?? {});
       }
     } else if (element.type === 'task') {
       const tooltip = new vscode.MarkdownString();
@@ -294,7 +294,7 @@ function runDescription(run: RunRecord): string {
   return `${state}${progress} · ${formatElapsed(Date.now() - run.startedAt)}`;
 }
 
-function runTooltip(run: RunRecord): vscode.MarkdownString {
+function runTooltip(run: RunRecord, inputs: Record<string, string>): vscode.MarkdownString {
   const tooltip = new vscode.MarkdownString();
   tooltip.appendMarkdown(`**${escapeMarkdown(run.crewName)}** — ${escapeMarkdown(stateLabel(run.state))}\n\n`);
   if (run.message) {
@@ -306,7 +306,7 @@ function runTooltip(run: RunRecord): vscode.MarkdownString {
     tooltip.appendText(run.warning);
     tooltip.appendMarkdown('\n\n');
   }
-  for (const [name, value] of Object.entries(run.inputs)) {
+  for (const [name, value] of Object.entries(inputs)) {
     tooltip.appendMarkdown(`- **${escapeMarkdown(name)}**: `);
     tooltip.appendText(value.length > 120 ? `${value.slice(0, 119)}…` : value);
     tooltip.appendMarkdown('\n');

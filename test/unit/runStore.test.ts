@@ -83,8 +83,8 @@ describe('RunStore', () => {
     assert.match(other.label, /^Run of \d{4}-\d\d-\d\d \d\d:\d\d$/);
     assert.equal(first.id.length, 36);
     const index = kv.get<StoredIndex>(DEFAULT_INDEX_KEY)!;
-    assert.equal(index.version, 1);
-    assert.deepEqual(index.runs.map((r) => r.kickoffId).sort(), ['k1', 'k2', 'k3']);
+    assert.equal(index.version, 2);
+    assert.deepEqual(index.runs.map((r) => r.k).sort(), ['k1', 'k2', 'k3']);
   });
 
   it('applies a snapshot: change lines, history only on change, final output kept', async () => {
@@ -195,7 +195,7 @@ describe('RunStore', () => {
     // Only one finished run left to drop: the unfinished ones stay even though that is over the cap.
     assert.deepEqual(store.list(CREW).map((r) => r.kickoffId), ['k4', 'k2', 'k0']);
     assert.equal(store.get(otherCrew.id)?.kickoffId, 'x', 'other crews are counted apart');
-    assert.deepEqual(kv.get<StoredIndex>(DEFAULT_INDEX_KEY)!.runs.map((r) => r.kickoffId).sort(), ['k0', 'k2', 'k4', 'x']);
+    assert.deepEqual(kv.get<StoredIndex>(DEFAULT_INDEX_KEY)!.runs.map((r) => r.k).sort(), ['k0', 'k2', 'k4', 'x']);
     // A new run pushes out a finished one as soon as there is one.
     await finish(ids[4]);
     await add('k5');
@@ -407,5 +407,62 @@ describe('RunStore: feedback drafts', () => {
     await reloaded.addFeedbackRound(run.id, { at: clock.now(), approve: false, feedback: 'Make it shorter', taskId: 't' });
     assert.equal((await reloaded.readDetails(run.id)).feedbackDraft, undefined);
     await reloaded.flush();
+  });
+});
+
+describe('RunStore: the shared index stays small', function () {
+  this.timeout(180_000);
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crew-index-'));
+  });
+
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('migrates a version 1 index of 2,000 runs with 100 KB inputs: every run kept, inputs in their files, the index under 512 KB with no input value', async () => {
+    const kv = memoryKv();
+    const clock = new FakeClock(1_700_000_000_000);
+    const valueOf = (i: number) => `Value ${i}: ${'lorem ipsum dolor sit amet '.repeat(3_800)}`.slice(0, 100_000);
+    const runs = Array.from({ length: 2_000 }, (_, i) => ({
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      crewUrl: `https://crew-${i % 40}.example.com`,
+      crewName: `Crew ${i % 40}`,
+      kickoffId: `10000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      previousKickoffIds: [],
+      inputs: { topic: valueOf(i), audience: 'engineers' },
+      startedAt: clock.now() - i * 1_000,
+      updatedAt: clock.now(),
+      finishedAt: clock.now(),
+      state: 'succeeded',
+      watching: false,
+      watchSince: clock.now() - i * 1_000,
+      needsFeedback: false,
+      message: 'Task completed successfully',
+      label: `Value ${i}: lorem ipsum dolor sit amet lo…`,
+      kickoffIdSince: clock.now() - i * 1_000,
+      seenBySource: true,
+    }));
+    await kv.update(DEFAULT_INDEX_KEY, { version: 1, runs });
+    const store = new RunStore(kv, dir, recordingLogger(), { clock, maxRunsPerCrew: 50 });
+    await store.load();
+    assert.equal(store.list().length, 2_000, 'every run kept');
+    const raw = kv.data.get(DEFAULT_INDEX_KEY)!;
+    const size = Buffer.byteLength(raw);
+    assert.ok(size < 512 * 1024, `the index is ${Math.round(size / 1024)} KB`);
+    assert.ok(runs.every((_r, i) => !raw.includes(valueOf(i).slice(0, 200))), 'an input value in the index');
+    for (const i of [0, 777, 1_999]) {
+      const id = runs[i].id;
+      assert.deepEqual((await store.readDetails(id)).inputs, { topic: valueOf(i), audience: 'engineers' }, `the inputs of run ${i} in its file`);
+      assert.equal(store.get(id)?.label, runs[i].label);
+      assert.equal(store.get(id)?.state, 'succeeded');
+    }
+    // A second window reading the migrated index sees the same runs.
+    const other = new RunStore(kv, dir, recordingLogger(), { clock, maxRunsPerCrew: 50 });
+    await other.load();
+    assert.deepEqual(other.list().map((r) => r.id), store.list().map((r) => r.id));
+    console.log(`      index of 2,000 runs: ${Math.round(size / 1024)} KB (${Math.round(size / 2_000)} bytes per run)`);
   });
 });

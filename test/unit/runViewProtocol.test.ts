@@ -24,7 +24,6 @@ function record(over: Partial<RunRecord> = {}): RunRecord {
     crewName: 'Research crew',
     kickoffId: 'k-1',
     previousKickoffIds: [],
-    inputs: { topic: 'llamas' },
     startedAt: 1000,
     updatedAt: 1000,
     state: 'queued',
@@ -39,7 +38,7 @@ function record(over: Partial<RunRecord> = {}): RunRecord {
 }
 
 function details(over: Partial<RunDetails> = {}): RunDetails {
-  return { tasks: [], history: [{ state: 'queued', at: 1000 }], feedbackRounds: [], ...over };
+  return { inputs: { topic: 'llamas' }, tasks: [], history: [{ state: 'queued', at: 1000 }], feedbackRounds: [], ...over };
 }
 
 function bytes(value: unknown): number {

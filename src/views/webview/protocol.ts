@@ -472,7 +472,7 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
     kickoffId: record.kickoffId,
     previousKickoffIds: [...record.previousKickoffIds],
     label: record.label,
-    inputs: { ...record.inputs },
+    inputs: { ...details.inputs },
     startedAt: record.startedAt,
     finishedAt: record.finishedAt,
     updatedAt: record.updatedAt,

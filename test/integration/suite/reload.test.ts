@@ -136,12 +136,13 @@ reloadSuite('Reload', function (s) {
       [before.doomedId, before.doomed],
     ] as const) {
       const now = api.runs.get(id)!;
-      for (const key of ['id', 'crewUrl', 'crewName', 'kickoffId', 'inputs', 'label', 'startedAt', 'previousKickoffIds'] as const) {
+      for (const key of ['id', 'crewUrl', 'crewName', 'kickoffId', 'label', 'startedAt', 'previousKickoffIds'] as const) {
         assert.deepStrictEqual(now[key], was[key], `${key} of ${was.label} survived the reload`);
       }
     }
     const details = await api.runs.readDetails(before.steadyId);
     assert.deepStrictEqual(details.history.map((h) => h.state).slice(0, before.steadyHistory.length), before.steadyHistory, 'the history kept');
+    assert.deepStrictEqual(details.inputs, { topic: 'Reloads' }, 'the inputs kept (in the run\'s file)');
   });
 
   s.step('resumes polling by itself: the simulator sees new status checks', async () => {
