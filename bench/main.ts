@@ -199,6 +199,8 @@ interface NodeHistory {
   medianListMs: number;
   heapGrowthBytes: number;
   detailFilesBytes: number;
+  globalStateBytes?: number;
+  globalStateHasInput?: boolean;
 }
 
 function historyRows(node: NodeHistory | undefined, host: HarnessRound['tree'] | undefined): void {
@@ -250,6 +252,17 @@ function historyRows(node: NodeHistory | undefined, host: HarnessRound['tree'] |
       referenceValue: round(node.detailFilesBytes / 1048576, 1),
       ratio: ratio(node.heapGrowthBytes, node.detailFilesBytes),
     });
+    if (node.globalStateBytes !== undefined) {
+      rows.push({
+        item: '4 History',
+        figure: `global state after migrating ${node.runs} runs with 100 KB inputs each`,
+        value: kb(node.globalStateBytes),
+        unit: 'KB',
+        target: '< 512 KB, no input value',
+        met: node.globalStateBytes < 512 * 1024 && node.globalStateHasInput === false,
+        note: node.globalStateHasInput ? 'an input value is in the index' : 'no input value in the index',
+      });
+    }
   }
 }
 
