@@ -121,6 +121,28 @@ export class DetailsFiles {
   }
 }
 
+/**
+ * Moves inputs a version 1 index held into the runs' files (unless a file has them already). Returns
+ * false when a file could not be written: the old index, inputs and all, then stays until the next load,
+ * so no run and no input is lost.
+ */
+export async function moveInputsToFiles(files: DetailsFiles, ids: string[], inputs: Map<string, Record<string, string>>, logger: Logger): Promise<boolean> {
+  let ok = true;
+  for (const id of ids) {
+    const moved = inputs.get(id);
+    try {
+      const details = await files.read(id);
+      if (moved && !details.inputs) {
+        await files.write(id, { ...details, inputs: moved });
+      }
+    } catch (e) {
+      ok = false;
+      logger.warn(`Run ${id}: cannot move its inputs to its file yet (${errorMessage(e)}).`);
+    }
+  }
+  return ok;
+}
+
 function parseDetails(text: string): RunDetails {
   const parsed: unknown = JSON.parse(text);
   if (typeof parsed !== 'object' || parsed === null) {

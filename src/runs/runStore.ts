@@ -12,11 +12,12 @@ import * as path from 'node:path';
 import type { StatusSnapshot } from '../api/types';
 import { type Clock, systemClock } from '../util/clock';
 import { Emitter, type Event } from '../util/event';
-import { DetailsFiles, errorMessage } from './detailsFiles';
+import { DetailsFiles, errorMessage, moveInputsToFiles } from './detailsFiles';
 import { KeyedQueue } from './keyedQueue';
-import { type FeedbackDraft, type FeedbackRound, isDisposable, isFinished, type Logger, type NewRun, type RunDetails, type RunRecord, type StopReason } from './model';
+import { type FeedbackDraft, type FeedbackRound, isFinished, type Logger, type NewRun, type RunDetails, type RunRecord, type StopReason } from './model';
 import { findInIndex, type IndexChange, mergeIndex, newer, readIndex, sameRun } from './runIndex';
 import * as change from './transitions';
+import { overCap } from './transitions';
 
 export type { StoredDetails } from './detailsFiles';
 export type { StoredIndex } from './runIndex';
@@ -262,31 +263,12 @@ export class RunStore {
 
   // ---- internals ----
 
-  /**
-   * A version 1 index held each run's inputs: they move to the run's file (unless it has them), then the
-   * index is rewritten as summaries. A run whose file cannot be written keeps its inputs in the old index
-   * until the next load: no run and no input is lost.
-   */
+  /** A version 1 index held each run's inputs: they move to the runs' files, then the index is rewritten as summaries. */
   private async migrate(legacyInputs: Map<string, Record<string, string>>): Promise<void> {
-    let failed = 0;
-    for (const id of this.records.keys()) {
-      const inputs = legacyInputs.get(id);
-      try {
-        const details = await this.files.read(id);
-        if (inputs && !details.inputs) {
-          await this.files.write(id, { ...details, inputs });
-        }
-        this.pending.set(id, { id, record: this.records.get(id)! });
-      } catch (e) {
-        failed++;
-        this.logger.warn(`Run ${id}: cannot move its inputs to its file yet (${errorMessage(e)}).`);
-      }
-    }
-    if (failed === 0) {
+    if (await moveInputsToFiles(this.files, [...this.records.keys()], legacyInputs, this.logger)) {
+      this.records.forEach((record, id) => this.pending.set(id, { id, record }));
       await this.saveIndex();
       this.logger.info(`Run index: moved the inputs of ${this.records.size} run(s) to their files; the index now holds summaries only.`);
-    } else {
-      this.pending.clear();
     }
   }
 
@@ -393,17 +375,7 @@ export class RunStore {
 
   /** Drops the oldest finished runs of crews over the cap; never one still going. Returns the removed ids. */
   private async enforceCap(): Promise<string[]> {
-    const byCrew = new Map<string, RunRecord[]>();
-    for (const r of this.records.values()) {
-      byCrew.set(r.crewUrl, [...(byCrew.get(r.crewUrl) ?? []), r]);
-    }
-    const doomed: string[] = [];
-    for (const runs of byCrew.values()) {
-      const excess = runs.length - this.maxRunsPerCrewValue;
-      if (excess > 0) {
-        doomed.push(...runs.filter(isDisposable).sort((a, b) => a.startedAt - b.startedAt).slice(0, excess).map((r) => r.id));
-      }
-    }
+    const doomed = overCap([...this.records.values()], this.maxRunsPerCrewValue);
     for (const id of doomed) {
       await this.queue.run(id, async () => {
         this.records.delete(id);

@@ -3,7 +3,7 @@
 
 import { describeChanges, mergeTaskOutputs } from '../api/normalize';
 import type { StatusSnapshot, TaskOutput } from '../api/types';
-import { emptyDetails, type FeedbackRound, isFinished, type NewRun, type RunDetails, type RunRecord, runLabel, type StopReason } from './model';
+import { emptyDetails, type FeedbackRound, isDisposable, isFinished, type NewRun, type RunDetails, type RunRecord, runLabel, type StopReason } from './model';
 
 const INFERRED_FEEDBACK_MESSAGE = 'The service no longer lists this run; it is probably waiting for human feedback.';
 const EXPIRED_MESSAGE = 'Unknown or expired: the service no longer knows this run.';
@@ -172,4 +172,20 @@ export function feedbackSent(round: FeedbackRound, now: number): { record: Recor
       }
     },
   };
+}
+
+/** The runs to drop so that no crew keeps more than `max`: its oldest finished ones, never one still going. */
+export function overCap(runs: RunRecord[], max: number): string[] {
+  const byCrew = new Map<string, RunRecord[]>();
+  for (const r of runs) {
+    byCrew.set(r.crewUrl, [...(byCrew.get(r.crewUrl) ?? []), r]);
+  }
+  const doomed: string[] = [];
+  for (const crewRuns of byCrew.values()) {
+    const excess = crewRuns.length - max;
+    if (excess > 0) {
+      doomed.push(...crewRuns.filter(isDisposable).sort((a, b) => a.startedAt - b.startedAt).slice(0, excess).map((r) => r.id));
+    }
+  }
+  return doomed;
 }
