@@ -47,6 +47,8 @@ export class DemoCrews implements vscode.Disposable {
   async dispose(): Promise<void> {
     const simulator = this.simulator;
     this.simulator = undefined;
+    this.endedEarlier = false; // A later start serves none of this server's runs.
+    this.fallbackPort = false;
     const running = await simulator?.catch(() => undefined);
     if (running) {
       for (const crew of running.crews) {
