@@ -95,8 +95,10 @@ export class RunPoller implements Disposable {
     if (!run || isFinished(run) || this.disposed) {
       return;
     }
-    // A kickoff or resume just went through with the crew's current token: the crew is not paused any more.
-    this.times.crew(run.crewUrl).paused = false;
+    // A kickoff or resume just went through with the crew's current token: its paused runs go on too.
+    if (this.times.crew(run.crewUrl).paused) {
+      void this.track(this.resumeCrew(run.crewUrl));
+    }
     if (!run.watching) {
       this.track(this.store.setWatching(runId, true).then(() => this.scheduleById(runId, this.options.firstDelayMs)));
       return;
