@@ -589,6 +589,30 @@ describe('RunPoller', () => {
     assert.equal(asked, 0);
   });
 
+  it('another window\u2019s Stop Watching and Remove from History are not undone by a poll that was in flight here', async () => {
+    const stopped = await addRun('k-stop');
+    const removed = await addRun('k-remove');
+    source.script('k-stop', () => ({ delayMs: 3_000, reply: snap('running', { message: 'still going' }) }));
+    source.script('k-remove', () => ({ delayMs: 3_000, reply: snap('running', { message: 'still going' }) }));
+    makePoller().start();
+    await clock.advance(1_500);
+    assert.equal(source.held, 2, 'both polls in flight');
+    const otherWindow = new RunStore(kv, dir, logger, { clock });
+    await otherWindow.load();
+    await otherWindow.setWatching(stopped.id, false, 'user');
+    await otherWindow.remove(removed.id);
+    await clock.advance(3_000); // The answers land here, on this window's stale copies.
+    const fresh = new RunStore(kv, dir, logger, { clock });
+    await fresh.load();
+    assert.equal(fresh.get(stopped.id)?.watching, false, 'Stop Watching was undone');
+    assert.equal(fresh.get(stopped.id)?.message, undefined, 'a status polled before the stop was applied');
+    assert.equal(fresh.get(removed.id), undefined, 'the removed run came back');
+    assert.equal(store.get(removed.id), undefined, 'this window still shows the removed run');
+    await clock.advance(60_000);
+    assert.deepEqual([source.callsFor('k-stop').length, source.callsFor('k-remove').length], [1, 1], 'polled on after the other window stopped them');
+    await otherWindow.flush();
+  });
+
   it('dispose clears timers and aborts requests in flight', async () => {
     await addRun('k1');
     source.script('k1', () => ({ delayMs: 60_000, reply: snap('running') }));
