@@ -121,6 +121,8 @@ export class RunPoller implements Disposable {
     if (!run || isFinished(run)) {
       return;
     }
+    // The user asks to try again: a paused crew is tried again too (a refused token pauses it anew).
+    this.times.crew(run.crewUrl).paused = false;
     await this.track(this.store.setWatching(runId, true));
     this.scheduleById(runId, this.options.firstDelayMs);
   }

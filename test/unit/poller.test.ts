@@ -613,6 +613,20 @@ describe('RunPoller', () => {
     await otherWindow.flush();
   });
 
+  it('Resume Watching on a run paused for its token tries again, rather than marking it watched and never polling it', async () => {
+    const run = await addRun('a1');
+    let tokenOk = false;
+    source.script('a1', () => (tokenOk ? snap('running') : new CrewApiError('unauthorized', 'Invalid or missing authentication credentials', { status: 401 })));
+    const p = makePoller();
+    p.start();
+    await clock.advance(3_000);
+    assert.equal(store.get(run.id)?.stopReason, 'unauthorized');
+    tokenOk = true; // e.g. the crew's token was fixed on the crew's side
+    await p.resumeWatching(run.id);
+    await clock.advance(1_500);
+    assert.equal(store.get(run.id)?.state, 'running', 'watched but never polled');
+  });
+
   it('dispose clears timers and aborts requests in flight', async () => {
     await addRun('k1');
     source.script('k1', () => ({ delayMs: 60_000, reply: snap('running') }));
