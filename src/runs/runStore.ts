@@ -15,18 +15,16 @@ import { Emitter, type Event } from '../util/event';
 import { DetailsFiles, errorMessage, moveInputsToFiles } from './detailsFiles';
 import { KeyedQueue } from './keyedQueue';
 import { type FeedbackDraft, type FeedbackRound, isFinished, type Logger, type NewRun, type RunDetails, type RunRecord, type StopReason } from './model';
-import { findInIndex, type IndexChange, mergeIndex, newer, readIndex, sameRun } from './runIndex';
+import { type IndexChange, newer, sameRun } from './runIndex';
+import { type KeyValueStore, SharedIndex } from './sharedIndex';
+
+export type { KeyValueStore } from './sharedIndex';
 import * as change from './transitions';
 import { overCap } from './transitions';
 
 export type { StoredDetails } from './detailsFiles';
 export type { StoredIndex } from './runIndex';
 
-/** The part of VS Code's Memento the store needs. */
-export interface KeyValueStore {
-  get<T>(key: string): T | undefined;
-  update(key: string, value: unknown): Promise<void>;
-}
 
 export interface RunStoreOptions {
   clock?: Clock;
@@ -54,29 +52,27 @@ type Outcome = 'changed' | 'unchanged' | 'stale' | 'gone';
 
 export class RunStore {
   private readonly clock: Clock;
-  private readonly indexKey: string;
   private readonly files: DetailsFiles;
   private maxRunsPerCrewValue: number;
   private records = new Map<string, RunRecord>();
   /** One queue per run: writes to a run (index entry and file) never interleave in this window. */
   private readonly queue = new KeyedQueue();
-  private indexChain: Promise<unknown> = Promise.resolve();
-  /** This window's changes not yet in the stored index. */
-  private readonly pending = new Map<string, IndexChange>();
-  /** Runs recorded here whose index write failed: kept in memory, their warning says so until saved. */
-  private readonly unsaved = new Set<string>();
+  private readonly index: SharedIndex;
+  /** This window's changes not yet in the stored index (see SharedIndex). */
+  private readonly pending: Map<string, IndexChange>;
   private readonly changeEmitter = new Emitter<RunsChangeEvent>();
 
   readonly onDidChange: Event<RunsChangeEvent> = this.changeEmitter.event;
 
   constructor(
-    private readonly kv: KeyValueStore,
+    kv: KeyValueStore,
     storageDir: string,
     private readonly logger: Logger,
     options: RunStoreOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
-    this.indexKey = options.indexKey ?? DEFAULT_INDEX_KEY;
+    this.index = new SharedIndex(kv, options.indexKey ?? DEFAULT_INDEX_KEY, this.clock, logger);
+    this.pending = this.index.pending;
     this.files = new DetailsFiles(path.join(storageDir, 'runs'), logger, options.detailsCacheSize);
     this.maxRunsPerCrewValue = options.maxRunsPerCrew ?? DEFAULT_MAX_RUNS_PER_CREW;
   }
@@ -94,7 +90,7 @@ export class RunStore {
   /** Reads the index; fires a change for every run loaded, as views may have read the store before. */
   async load(): Promise<void> {
     await this.files.init();
-    const stored = this.storedView();
+    const stored = this.index.view();
     this.records = stored.runs;
     if (stored.legacyInputs) {
       await this.migrate(stored.legacyInputs);
@@ -105,7 +101,7 @@ export class RunStore {
 
   /** Re-reads the index (another window may have changed it); fires for the runs that differ. */
   reload(): void {
-    const stored = this.storedView().runs;
+    const stored = this.index.view().runs;
     const changed: string[] = [];
     for (const [id, record] of stored) {
       const mine = this.records.get(id);
@@ -154,7 +150,7 @@ export class RunStore {
       try {
         await this.saveIndex();
       } catch (e) {
-        this.unsaved.add(record.id);
+        this.index.unsaved.add(record.id);
         const kept = { ...record, warning: `Not saved to the run history yet (${errorMessage(e)}); kept in this window and saved with the next change.` };
         this.records.set(record.id, kept);
         this.pending.set(record.id, { id: record.id, record: kept });
@@ -255,7 +251,7 @@ export class RunStore {
   /** Waits for every write queued so far, and tries once more to save what could not be saved. */
   async flush(): Promise<void> {
     await this.queue.idle();
-    await this.indexChain;
+    await this.index.idle();
     if (this.pending.size) {
       await this.saveIndex().catch((e) => this.logger.warn(`Run index: still cannot save (${errorMessage(e)}).`));
     }
@@ -324,7 +320,7 @@ export class RunStore {
     if (mine && 'removedAt' in mine) {
       return undefined;
     }
-    const stored = findInIndex(this.kv.get(this.indexKey), id);
+    const stored = this.index.find(id);
     if (stored.removed) {
       this.files.forget(id);
       return undefined;
@@ -335,42 +331,18 @@ export class RunStore {
     return winner && current && sameRun(winner, current) ? current : winner;
   }
 
-  /** Writes this window's pending changes over the latest stored index (other windows' changes survive). */
   private saveIndex(): Promise<void> {
-    const write = this.indexChain.then(async () => {
-      if (this.pending.size === 0) {
-        return; // An earlier queued write already carried these changes.
-      }
-      const changes = [...this.pending.values()];
-      // A run kept here after a failed save loses its "not saved" warning in the write that saves it.
-      const toWrite = changes.map((c) => ('record' in c && this.unsaved.has(c.id) ? { id: c.id, record: { ...c.record, warning: undefined } } : c));
-      const { index, runs: saved } = mergeIndex(this.storedView(), toWrite, this.clock.now());
-      await this.kv.update(this.indexKey, index);
-      const adopted: string[] = [];
-      changes.forEach((c) => {
-        if (this.pending.get(c.id) === c) {
-          this.pending.delete(c.id);
+    const adopted: string[] = [];
+    return this.index
+      .save((id, winner) => {
+        if (winner) {
+          this.records.set(id, winner);
+        } else {
+          this.records.delete(id);
         }
-        const winner = saved.get(c.id);
-        this.unsaved.delete(c.id);
-        if ('record' in c && winner !== c.record && !this.pending.has(c.id)) {
-          // Saved at last, or another window wrote (or removed) the run at the same moment: the index is the truth.
-          if (winner) {
-            this.records.set(c.id, winner);
-          } else {
-            this.records.delete(c.id);
-          }
-          adopted.push(c.id);
-        }
-      });
-      this.fireChange(adopted);
-    });
-    this.indexChain = write.catch(() => undefined);
-    return write;
-  }
-
-  private storedView() {
-    return readIndex(this.kv.get(this.indexKey), () => this.logger.warn('Run index: skipped an entry that is not a run record.'));
+        adopted.push(id);
+      })
+      .finally(() => this.fireChange(adopted));
   }
 
   /** Drops the oldest finished runs of crews over the cap; never one still going. Returns the removed ids. */
