@@ -3,7 +3,8 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunState, StatusSnapshot } from '../../src/api/types';
-import type { Logger } from '../../src/runs/model';
+import type { Logger, RunRecord } from '../../src/runs/model';
+import { canonical, mergeIndex, readIndex, sameRun } from '../../src/runs/runIndex';
 import { DEFAULT_INDEX_KEY, type KeyValueStore, RunStore, type StoredIndex } from '../../src/runs/runStore';
 import { FakeClock } from './helpers/fakeClock';
 
@@ -464,5 +465,42 @@ describe('RunStore: the shared index stays small', function () {
     await other.load();
     assert.deepEqual(other.list().map((r) => r.id), store.list().map((r) => r.id));
     console.log(`      index of 2,000 runs: ${Math.round(size / 1024)} KB (${Math.round(size / 2_000)} bytes per run)`);
+  });
+});
+
+describe('run index format', () => {
+  it('keeps every field of a run through the summary format (short texts whole, long ones clipped)', () => {
+    const record: RunRecord = {
+      id: 'run-1',
+      revision: 7,
+      crewUrl: CREW,
+      crewName: 'Writers',
+      kickoffId: 'k-2',
+      previousKickoffIds: ['k-1'],
+      startedAt: 1_000,
+      updatedAt: 9_000,
+      finishedAt: 8_000,
+      state: 'awaitingFeedback',
+      watching: true,
+      stopReason: 'noToken',
+      watchSince: 2_000,
+      warning: 'Slow',
+      needsFeedback: true,
+      feedbackInferred: true,
+      message: 'Waiting',
+      progress: { unit: 'task', completed: 1, total: 3, current: 'draft' },
+      currentTask: 'draft',
+      label: 'Topic',
+      taskId: 't-1',
+      kickoffIdSince: 3_000,
+      seenBySource: true,
+      notFoundSince: 4_000,
+    };
+    const { index } = mergeIndex({ runs: new Map(), tombstones: new Map() }, [{ id: record.id, record }], 10_000);
+    const back = readIndex(JSON.parse(JSON.stringify(index))).runs.get('run-1');
+    assert.deepEqual(back, record);
+    const long = { ...record, message: 'm'.repeat(10_000) };
+    assert.ok(canonical(long).message!.length <= 160);
+    assert.ok(sameRun(long, readIndex(JSON.parse(JSON.stringify(mergeIndex({ runs: new Map(), tombstones: new Map() }, [{ id: 'run-1', record: long }], 10_000).index))).runs.get('run-1')));
   });
 });
