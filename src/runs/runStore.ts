@@ -47,6 +47,8 @@ export interface PolledVersion {
 
 export const DEFAULT_INDEX_KEY = 'crewRuns.runIndex';
 export const DEFAULT_MAX_RUNS_PER_CREW = 50;
+/** A run that could not be saved is tried again this soon, if no other write saves it first. */
+const SAVE_RETRY_MS = 10_000;
 
 type Outcome = 'changed' | 'unchanged' | 'stale' | 'gone';
 
@@ -155,6 +157,7 @@ export class RunStore {
         this.records.set(record.id, kept);
         this.pending.set(record.id, { id: record.id, record: kept });
         this.logger.error(`Run ${record.id} (kickoff ${record.kickoffId}): ${kept.warning}`);
+        this.clock.setTimeout(() => void this.flush(), SAVE_RETRY_MS); // Or sooner, with the next write.
       }
     });
     const removed = await this.enforceCap().catch(() => []);

@@ -375,7 +375,13 @@ describe('RunStore: one truth across windows (revisions, tombstones)', () => {
     assert.equal(a.get(run.id)?.kickoffId, 'k1');
     assert.match(a.get(run.id)?.warning ?? '', /not saved/i);
     assert.equal(a.list().length, 1);
-    await a.flush();
+    await clock.advance(10_000); // Tried again by itself, without another write.
+    const saved = () => (kv.data.get(DEFAULT_INDEX_KEY) ?? '').includes('"k1"');
+    for (let i = 0; i < 200 && !saved(); i++) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    assert.ok(saved(), 'the retry did not save the run');
+    assert.equal(a.get(run.id)?.warning, undefined, 'saved: the warning is gone');
     const fresh = await window();
     assert.deepEqual(fresh.list().map((r) => r.kickoffId), ['k1'], 'recorded exactly once');
   });
