@@ -231,12 +231,20 @@ reloadSuite('Reload', function (s) {
     await waitFor(() => !api.poller.scheduledRunIds().includes(others.demoId), { message: 'the ended demo run is not polled', timeoutMs: 10_000 });
   });
 
+  s.step('stops watching the run waiting for feedback, so that after the next reload only loading can show it', async () => {
+    const others = reload.get<Others>('others')!;
+    await api.poller.stopWatching(others.reviewId);
+    assert.strictEqual(api.runs.get(others.reviewId)?.needsFeedback, true);
+    await api.runs.flush();
+  });
+
   s.reload('reloads again with only a run waiting for feedback');
 
   s.step('shows the run waiting for feedback in the status bar and the tree right after the reload', async () => {
     const others = reload.get<Others>('others')!;
     await waitFor(() => api.runs.get(others.reviewId), { message: 'the review run in the store', timeoutMs: 20_000 });
     assert.strictEqual(api.runs.get(others.reviewId)?.needsFeedback, true, 'still waiting for feedback');
+    assert.strictEqual(api.runs.get(others.reviewId)?.watching, false, 'not polled: nothing but loading changes the views');
     if (!ui.available()) {
       return;
     }
