@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { isFinished, type RunRecord } from '../runs/model';
 import type { PollResult, TokenNeed } from '../runs/poller';
 import type { Services } from '../services';
+import { showError, showInfo, showWarning } from './notify';
 
 type NotificationLevel = 'all' | 'failuresAndFeedback' | 'off';
 
@@ -109,15 +110,15 @@ export class RunReporter implements vscode.Disposable {
     const feedback = vscode.l10n.t('Give Feedback');
     let shown: Thenable<string | undefined>;
     if (kind === 'success') {
-      shown = vscode.window.showInformationMessage(vscode.l10n.t('{0} on {1} succeeded.', run.label, run.crewName), open, showOutput);
+      shown = showInfo(vscode.l10n.t('{0} on {1} succeeded.', run.label, run.crewName), open, showOutput);
     } else if (kind === 'failure') {
-      shown = vscode.window.showErrorMessage(
+      shown = showError(
         run.state === 'cancelled' ? vscode.l10n.t('{0} on {1} was cancelled.', run.label, run.crewName) : vscode.l10n.t('{0} on {1} failed.', run.label, run.crewName),
         open,
         showOutput,
       );
     } else {
-      shown = vscode.window.showWarningMessage(vscode.l10n.t('{0} on {1} is waiting for your feedback.', run.label, run.crewName), feedback, open);
+      shown = showWarning(vscode.l10n.t('{0} on {1} is waiting for your feedback.', run.label, run.crewName), feedback, open);
     }
     void shown.then((choice) => {
       if (choice === open) {
@@ -144,8 +145,8 @@ export class RunReporter implements vscode.Disposable {
     const setToken = vscode.l10n.t('Set Token…');
     const choice =
       reason === 'refused'
-        ? await vscode.window.showErrorMessage(vscode.l10n.t('{0} rejected its token; watching its runs is paused until you set a new one.', crew.name), setToken)
-        : await vscode.window.showWarningMessage(vscode.l10n.t('{0} has no token stored; watching its runs is paused until you set one.', crew.name), setToken);
+        ? await showError(vscode.l10n.t('{0} rejected its token; watching its runs is paused until you set a new one.', crew.name), setToken)
+        : await showWarning(vscode.l10n.t('{0} has no token stored; watching its runs is paused until you set one.', crew.name), setToken);
     if (choice === setToken) {
       await vscode.commands.executeCommand('crewRuns.setToken', crew);
     }
