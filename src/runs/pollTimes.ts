@@ -70,6 +70,8 @@ export interface Schedule {
   /** Until then the run is polled at the fast interval even when nothing changes. */
   fastUntil: number;
   inFlight?: AbortController;
+  /** Not stretched while the window is unfocused (asking for a lease: a closed window's runs are taken up within a lease period). */
+  plain?: boolean;
 }
 
 export interface CrewState {
@@ -147,14 +149,15 @@ export class DueTimes {
     return slow;
   }
 
-  setDelay(s: Schedule, delayMs: number): void {
+  setDelay(s: Schedule, delayMs: number, options: { plain?: boolean } = {}): void {
+    s.plain = options.plain;
     s.from = this.clock.now();
     s.delayMs = delayMs;
     s.jitterFactor = 1 + (this.random() * 2 - 1) * this.options.jitter;
   }
 
   dueAt(s: Schedule): number {
-    const focusFactor = this.focused ? 1 : this.options.unfocusedFactor;
+    const focusFactor = this.focused || s.plain ? 1 : this.options.unfocusedFactor;
     // Jitter may shorten a wait at the cap but never stretch it past the cap.
     const jittered = Math.min(s.delayMs * s.jitterFactor, Math.max(s.delayMs, this.options.maxIntervalMs));
     const due = s.from + jittered * focusFactor;

@@ -72,8 +72,7 @@ export class RunPoller implements Disposable {
     }
     this.started = true;
     this.subscriptions.push(this.store.onDidChange((e) => this.syncWithStore(e.runIds)));
-    // The rule "a crew's token changed: poll its paused runs" lives here, whoever changed the token
-    // (the tree, the palette, a kickoff, another window), not in one notification's button.
+    // "A crew's token changed (tree, palette, kickoff, another window): poll its paused runs" is a model rule.
     if (this.tokenChanges) {
       this.subscriptions.push(this.tokenChanges((crewUrl) => void this.track(this.resumeCrew(crewUrl))));
     }
@@ -81,8 +80,7 @@ export class RunPoller implements Disposable {
       if (isActive(run)) {
         this.schedule(run, this.options.firstDelayMs);
       } else if (!isFinished(run) && run.stopReason === 'unauthorized') {
-        // The token may have been fixed while the window was closed: try once more. Runs paused for a
-        // missing token wait for a token change instead: asking again at every start would be a nag.
+        // The token may have been fixed meanwhile: try once more (a missing one waits for a token change: no nag).
         this.track(this.store.setWatching(run.id, true).then(() => this.scheduleById(run.id, this.options.firstDelayMs)));
       }
     }
@@ -106,14 +104,21 @@ export class RunPoller implements Disposable {
     this.scheduleById(runId, this.options.firstDelayMs);
   }
 
-  /** Something happened (a resume): check this run soon, at the fast pace. */
+  /** A resume: check this run soon, at the fast pace. */
   pokeRun(runId: string): void {
     this.watch(runId);
   }
 
   async stopWatching(runId: string): Promise<void> {
-    this.unschedule(runId);
+    const s = this.schedules.get(runId);
+    s?.inFlight?.abort();
+    this.schedules.delete(runId);
     await this.track(this.store.setWatching(runId, false, 'user'));
+    // The lease goes only once the stop is stored: a window that takes it then reads a stopped run.
+    if (s) {
+      this.schedules.set(runId, s);
+      this.unschedule(runId);
+    }
   }
 
   async resumeWatching(runId: string): Promise<void> {
@@ -179,8 +184,6 @@ export class RunPoller implements Disposable {
     this.needTokenEmitter.dispose();
   }
 
-  // ---- scheduling ----
-
   private syncWithStore(runIds: string[]): void {
     for (const id of runIds) {
       const run = this.store.get(id);
@@ -230,8 +233,6 @@ export class RunPoller implements Disposable {
     }
   }
 
-  // ---- polling ----
-
   private pollNow(s: Schedule): void {
     const controller = new AbortController();
     s.inFlight = controller;
@@ -249,7 +250,8 @@ export class RunPoller implements Disposable {
   }
 
   private async poll(s: Schedule, controller: AbortController): Promise<void> {
-    const run = this.store.get(s.runId);
+    // The latest stored version, not this window's copy: another window may have stopped or removed it.
+    const run = this.store.current(s.runId);
     if (!run || !isActive(run)) {
       this.unschedule(s.runId);
       return;
@@ -262,7 +264,7 @@ export class RunPoller implements Disposable {
       return;
     }
     if (!(await this.mayPoll(run.id))) {
-      this.times.setDelay(s, this.options.ownershipRecheckMs);
+      this.times.setDelay(s, this.options.ownershipRecheckMs, { plain: true });
       return;
     }
     if (controller.signal.aborted || this.disposed) {
@@ -289,8 +291,7 @@ export class RunPoller implements Disposable {
     }
     let changes: string[];
     try {
-      // Checked in the run's queue against its latest stored version: feedback sent, a resume under a new
-      // kickoff id, Stop Watching or a removal meanwhile (in any window) make this answer stale.
+      // Checked in the run's queue against its latest stored version: feedback, a resume, a stop or a removal meanwhile (any window) make it stale.
       const result = await this.store.applyPolled(run.id, polled, snapshot);
       if (!result.applied) {
         this.times.setDelay(s, this.options.fastIntervalMs);
@@ -298,8 +299,7 @@ export class RunPoller implements Disposable {
       }
       changes = result.lines;
     } catch (e) {
-      // Could not save (disk full?): back off like any failed check rather than retrying at once.
-      await this.handleFailure(s, run, e, now);
+      await this.handleFailure(s, run, e, now); // Could not save (disk full?): back off like any failed check.
       return;
     }
     const durationMs = this.clock.now() - now;

@@ -134,6 +134,22 @@ export class RunStore {
     return this.records.get(id);
   }
 
+  /** The latest version of a run: re-read from the shared index now if another window changed it (fires then). */
+  current(id: string): RunRecord | undefined {
+    const mine = this.records.get(id);
+    const latest = this.latest(id);
+    if (latest !== mine) {
+      if (latest) {
+        this.records.set(id, latest);
+      } else {
+        this.records.delete(id);
+      }
+      this.files.forget(id);
+      this.fireChange([id]);
+    }
+    return latest;
+  }
+
   /** Also finds a run by a kickoff id it had before a resume. */
   findByKickoffId(kickoffId: string): RunRecord | undefined {
     return [...this.records.values()].find((r) => r.kickoffId === kickoffId || r.previousKickoffIds.includes(kickoffId));

@@ -627,6 +627,24 @@ describe('RunPoller', () => {
     assert.equal(store.get(run.id)?.state, 'running', 'watched but never polled');
   });
 
+  it('sends no status request for a run another window has stopped or removed, even before this window reloads', async () => {
+    const stopped = await addRun('k-stop');
+    const removed = await addRun('k-remove');
+    source.script('k-stop', () => snap('running'));
+    source.script('k-remove', () => snap('running'));
+    const otherWindow = new RunStore(kv, dir, logger, { clock });
+    await otherWindow.load();
+    await otherWindow.setWatching(stopped.id, false, 'user');
+    await otherWindow.remove(removed.id);
+    assert.equal(store.get(stopped.id)?.watching, true, 'this window has not reloaded');
+    makePoller().start();
+    await clock.advance(30_000);
+    assert.deepEqual(source.calls.map((c) => c.kickoffId), [], 'polled a run another window stopped or removed');
+    assert.equal(store.get(stopped.id)?.watching, false);
+    assert.equal(store.get(removed.id), undefined);
+    await otherWindow.flush();
+  });
+
   it('dispose clears timers and aborts requests in flight', async () => {
     await addRun('k1');
     source.script('k1', () => ({ delayMs: 60_000, reply: snap('running') }));
