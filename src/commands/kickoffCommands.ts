@@ -9,6 +9,7 @@ import { askPick, askText } from '../views/quickInput';
 import { setTokenInteractively } from './crewCommands';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
+import { startRecordedRun } from './startRun';
 
 /** Lets tests and scripts kick off without prompts: `{ crew: url, inputs }`. */
 export interface KickOffArguments {
@@ -406,14 +407,10 @@ async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promi
 
 /** POST /kickoff under progress, then record the run at once and start watching it. */
 async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord> {
-  const kickoffId = await vscode.window.withProgress(
+  const run = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Kicking off {0}…', crew.name) },
-    () => services.client.kickoff(crew.url, { inputs }),
+    () => startRecordedRun(services, crew, inputs),
   );
-  const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs });
-  services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId}).`);
-  services.poller.watch(run.id);
-  await services.presets.rememberLastUsed(crew.url, inputs);
   const open = vscode.l10n.t('Open Run');
   void vscode.window.showInformationMessage(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open).then((choice) => {
     if (choice === open) {
