@@ -24,5 +24,15 @@ export function registerChat(services: Services): vscode.Disposable[] {
       );
     }
   }
+  const chat = (vscode as Partial<typeof vscode>).chat;
+  if (typeof chat?.createChatParticipant === 'function') {
+    let handler: Promise<vscode.ChatRequestHandler> | undefined;
+    const participant = chat.createChatParticipant('crewRuns.crews', async (request, context, stream, token) => {
+      handler ??= import('./participantHost').then((m) => m.createParticipantHandler(services));
+      return (await handler)(request, context, stream, token);
+    });
+    participant.iconPath = vscode.Uri.joinPath(services.context.extensionUri, 'media', 'icon.png');
+    disposables.push(participant);
+  }
   return disposables;
 }
