@@ -47,6 +47,18 @@ export interface Cancellation {
 
 export type FeedbackOutcome = { kind: 'sent'; run: RunRecord } | { kind: 'problem'; message: string; sent: boolean };
 
+const instances = new WeakMap<Services, CrewActions>();
+
+/** One per window, shared by the tools and the participant (they share what /inputs answered). */
+export function crewActionsFor(services: Services): CrewActions {
+  let actions = instances.get(services);
+  if (!actions) {
+    actions = new CrewActions(services);
+    instances.set(services, actions);
+  }
+  return actions;
+}
+
 export class CrewActions {
   /** Input names per crew URL, as GET /inputs last answered in this window. */
   private readonly knownInputs = new Map<string, string[]>();

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { stateLabel } from '../views/format';
 import { neutraliseLinks } from './chatText';
-import { CrewActions } from './crewActions';
+import { crewActionsFor } from './crewActions';
 import { askModel } from './modelChat';
 import { handleChatRequest, type ChatSink } from './participant';
 
@@ -21,7 +21,7 @@ export function untrustedMarkdown(text: string): vscode.MarkdownString {
 }
 
 export function createParticipantHandler(services: Services): vscode.ChatRequestHandler {
-  const actions = new CrewActions(services);
+  const actions = crewActionsFor(services);
   return async (request, _context, stream, token) => {
     const sink: ChatSink = {
       markdown: (text) => stream.markdown(untrustedMarkdown(text)),

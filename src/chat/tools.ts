@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { inertLine, MAX_OUTPUT_BUDGET } from './chatText';
 import { feedbackConfirmation, kickoffConfirmation, type Confirmation } from './confirmations';
-import { CrewActions, type CrewLookup } from './crewActions';
+import { crewActionsFor, type CrewLookup } from './crewActions';
 import { TOOL, type ToolName } from './toolNames';
 import { ambiguousCrewText, crewsText, inputsText, kickoffText, runsText, runText, unknownCrewText } from './toolResults';
 
@@ -58,7 +58,7 @@ function prepared(invocationMessage: string, confirmation: Confirmation): vscode
 const t = (message: string, ...args: string[]) => vscode.l10n.t(message, ...args);
 
 export function createTools(services: Services): Record<ToolName, Tool> {
-  const actions = new CrewActions(services);
+  const actions = crewActionsFor(services);
 
   const listCrews: Tool = {
     invoke: async () => text(crewsText(await actions.listCrews(), services.crews.hiddenWorkspaceCrewCount)),
