@@ -144,16 +144,16 @@ describe('Language model tools', function () {
       const kickoffId = api.runs.get(runId)!.kickoffId;
       const approved = await invoke('crewRuns_giveFeedback', { runId, approve: true, feedback: 'Looks good' });
       assert.match(approved, new RegExp(`^Approved "tools ${dialect}" \\(run id ${runId}`));
-      const resumes = sim.resumes.filter((r) => r.runId === sim.getRun(kickoffId)?.id);
-      assert.strictEqual(resumes.length, 1, 'one POST /resume');
-      assert.strictEqual(resumes[0].status, 200);
-      assert.strictEqual(resumes[0].action, 'approve');
+      const accepted = () => sim.resumes.filter((r) => r.runId === sim.getRun(kickoffId)?.id && r.status === 200);
+      // The live service takes the camelCase body only after a 422 for the documented one (client.ts).
+      assert.deepStrictEqual(accepted().map((r) => [r.action, (r.body as Record<string, unknown>)[dialect === 'live' ? 'humanFeedback' : 'human_feedback']]), [['approve', 'Looks good']], 'one accepted resume');
       const done = await invoke('crewRuns_getRun', { runId, waitSeconds: 120 });
       assert.match(done, /State: succeeded/);
       assert.strictEqual(api.runs.get(runId)?.needsFeedback, false);
+      const resumesBefore = sim.resumes.length;
       const again = await invoke('crewRuns_giveFeedback', { runId, approve: true });
       assert.match(again, /^Nothing was sent: .* is not waiting for feedback/);
-      assert.strictEqual(sim.resumes.filter((r) => r.runId === sim.getRun(kickoffId)?.id).length, 1, 'no second resume');
+      assert.strictEqual(sim.resumes.length, resumesBefore, 'nothing sent for a run that does not wait');
     });
   }
 
