@@ -23,6 +23,8 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     panels: parts.panels,
     logUri: services.context.logUri,
     globalStorageUri: services.context.globalStorageUri,
+    /** The @crews request handler as registered (the chat view needs a language model to call it). */
+    chatHandler: () => import('./chat/participantHost').then((m) => m.createParticipantHandler(services)),
   };
 }
 

@@ -14,7 +14,7 @@ const FOLLOW_MS = 10 * 60_000;
 
 /** Markdown nobody vouches for: no command links, no HTML, no theme icons. */
 export function untrustedMarkdown(text: string): vscode.MarkdownString {
-  const markdown = new vscode.MarkdownString(neutraliseLinks(text), false);
+  const markdown = new vscode.MarkdownString(text, false);
   markdown.isTrusted = false;
   markdown.supportHtml = false;
   return markdown;
@@ -25,7 +25,7 @@ export function createParticipantHandler(services: Services): vscode.ChatRequest
   return async (request, _context, stream, token) => {
     const sink: ChatSink = {
       markdown: (text) => stream.markdown(untrustedMarkdown(text)),
-      crewMarkdown: (text) => stream.markdown(untrustedMarkdown(text)),
+      crewMarkdown: (text) => stream.markdown(untrustedMarkdown(neutraliseLinks(text))),
       progress: (text) => stream.progress(text),
       button: (title, command, args) => stream.button({ title, command, arguments: args }),
     };

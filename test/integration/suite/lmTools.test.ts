@@ -7,7 +7,8 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { demoCrews, startSimulator } from '../../../src/simulator/server';
-import { executeCommand, getExtension, showCrewRunsView } from '../helpers';
+import type { CrewRunsTestApi } from '../../../src/testApi';
+import { executeCommand, getExtension, getExtensionApi, showCrewRunsView } from '../helpers';
 import { type Api, cleanUp, runItem, testApi, waitForRun } from './support/monitoring';
 
 const TOOLS = ['crewRuns_listCrews', 'crewRuns_describeInputs', 'crewRuns_kickoff', 'crewRuns_getRun', 'crewRuns_listRuns', 'crewRuns_giveFeedback'];
@@ -20,6 +21,8 @@ const writer: CrewConfig = {
   inputs: ['topic', 'audience'],
   tasks: [{ name: 'write_task', agent: 'Writer', durationMs: 1500, output: { repeat: 'About {topic} for {audience}: ```` code ```` end. ', bytes: 9000 } }],
 };
+
+const failing: CrewConfig = { ...writer, id: 'failing', name: 'Failing', inputs: ['topic'], scenario: 'fail', failureMessage: 'ValueError: see [the fix](command:workbench.action.terminal.new)' };
 
 function reviewCrew(id: string, dialect: 'live' | 'docs'): CrewConfig {
   const crew = demoCrews().find((c) => c.id === 'review-crew');
@@ -48,7 +51,7 @@ describe('Language model tools', function () {
 
   before(async () => {
     api = await testApi();
-    sim = await startSimulator({ timeScale: 0.2, crews: [writer, reviewCrew('review-live', 'live'), reviewCrew('review-docs', 'docs'), { ...writer, id: 'guarded', name: 'Guarded' }] });
+    sim = await startSimulator({ timeScale: 0.2, crews: [writer, reviewCrew('review-live', 'live'), reviewCrew('review-docs', 'docs'), { ...writer, id: 'guarded', name: 'Guarded' }, failing] });
     crews = {};
     for (const crew of sim.crews) {
       // The guarded crew gets a token the simulator refuses: that canary must not come back in any result.
@@ -157,14 +160,155 @@ describe('Language model tools', function () {
     });
   }
 
-  it('puts no token in any result', async () => {
-    assert.ok(results.length >= 15, `the earlier tests collected the results (${results.length})`);
-    const secrets = [canary, ...sim.crews.flatMap((c) => [c.orgToken, c.userToken])];
-    for (const text of results) {
-      for (const secret of secrets) {
-        assert.ok(!text.includes(secret), `a tool result contains a token: ${text.slice(0, 200)}`);
+  describe('@crews participant (its registered handler, real services)', () => {
+    type Part = { kind: 'markdown'; value: vscode.MarkdownString } | { kind: 'progress'; value: string } | { kind: 'button'; value: vscode.Command };
+
+    async function chat(command: string, prompt: string): Promise<Part[]> {
+      const handler = await (await getExtensionApi<CrewRunsTestApi>()).chatHandler();
+      const parts: Part[] = [];
+      const stream = {
+        markdown: (value: string | vscode.MarkdownString) => parts.push({ kind: 'markdown', value: typeof value === 'string' ? new vscode.MarkdownString(value) : value }),
+        progress: (value: string) => parts.push({ kind: 'progress', value }),
+        button: (value: vscode.Command) => parts.push({ kind: 'button', value }),
+      } as unknown as vscode.ChatResponseStream;
+      const request = { command, prompt, references: [], toolReferences: [], toolInvocationToken: undefined, model: undefined } as unknown as vscode.ChatRequest;
+      await handler(request, { history: [] }, stream, new vscode.CancellationTokenSource().token);
+      for (const part of parts) {
+        results.push(part.kind === 'markdown' ? part.value.value : part.kind === 'progress' ? part.value : JSON.stringify(part.value));
       }
-      assert.doesNotMatch(text, /authorization|bearer/i);
+      return parts;
     }
+    const markdownOf = (parts: Part[]) => parts.flatMap((p) => (p.kind === 'markdown' ? [p.value] : []));
+    const buttonsOf = (parts: Part[]) => parts.flatMap((p) => (p.kind === 'button' ? [`${p.value.title} → ${p.value.command} ${JSON.stringify(p.value.arguments)}`] : []));
+
+    it('/run asks for a missing input and sends nothing', async () => {
+      const before = sim.requestLog.counts('writer').kickoff;
+      const parts = await chat('run', 'Lm Writer topic=agents');
+      assert.match(markdownOf(parts).map((m) => m.value).join(''), /Lm Writer needs a value for: audience\. Nothing was sent\./);
+      assert.strictEqual(sim.requestLog.counts('writer').kickoff, before);
+    });
+
+    it('/run follows a run to its output, rendered untrusted (a command link in it stays text)', async () => {
+      const parts = await chat('run', '"Lm Writer" topic="[x](command:workbench.action.terminal.new)" audience=devs');
+      const run = api.runs.list(crews.writer.url)[0];
+      runIds.add(run.id);
+      assert.strictEqual(run.state, 'succeeded', 'the response ends when the run does');
+      // The run may end before a check sees it running: the states in between are not asserted.
+      const progress = parts.flatMap((p) => (p.kind === 'progress' ? [p.value] : []));
+      assert.strictEqual(progress[0], 'Asking Lm Writer which inputs it needs…');
+      assert.match(progress[1], /^\[x\]\(command:.*: queued$/, 'progress names the run and its state');
+      const markdown = markdownOf(parts);
+      assert.ok(markdown.every((m) => !m.isTrusted && !m.supportHtml), 'no part is trusted or renders HTML');
+      const output = markdown.map((m) => m.value).join('');
+      assert.match(output, /About x \(command:workbench\.action\.terminal\.new\) for devs/, 'the link became text');
+      assert.doesNotMatch(output, /\]\(command:/);
+      assert.deepStrictEqual(buttonsOf(parts), [`Open Run → crewRuns.openRun [{"runId":"${run.id}"}]`]);
+    });
+
+    it('/run shows a failed run with its error in a fence', async () => {
+      const parts = await chat('run', 'Lm Failing topic=doomed');
+      const run = api.runs.list(crews.failing.url)[0];
+      runIds.add(run.id);
+      assert.strictEqual(run.state, 'failed');
+      const output = markdownOf(parts).map((m) => m.value).join('');
+      assert.match(output, /\*\*doomed\*\* · Lm Failing: failed\./);
+      assert.match(output, /```text\n[^`]*ValueError: see \[the fix\]\(command:workbench\.action\.terminal\.new\)[^`]*```/);
+      assert.deepStrictEqual(buttonsOf(parts), [`Open Run → crewRuns.openRun [{"runId":"${run.id}"}]`]);
+    });
+
+    it('/run stops at a feedback request with Give Feedback and Open Run; /feedback approve lets it finish', async () => {
+      const parts = await chat('run', 'Lm Review live topic=chatting');
+      const run = api.runs.list(crews['review-live'].url)[0];
+      runIds.add(run.id);
+      assert.strictEqual(run.needsFeedback, true);
+      assert.match(markdownOf(parts).map((m) => m.value).join(''), /waiting for your feedback on review\\_task\./);
+      assert.deepStrictEqual(buttonsOf(parts), [`Give Feedback → crewRuns.giveFeedback [{"runId":"${run.id}"}]`, `Open Run → crewRuns.openRun [{"runId":"${run.id}"}]`]);
+      const answered = await chat('feedback', 'approve');
+      assert.match(markdownOf(answered)[0].value, /^Approved \*\*chatting\*\*: the run goes on\./);
+      assert.strictEqual(api.runs.get(run.id)?.state, 'succeeded');
+    });
+  });
+
+  describe('@crews participant (its registered handler, real services)', () => {
+    type Part = { kind: 'markdown'; value: vscode.MarkdownString } | { kind: 'progress'; value: string } | { kind: 'button'; value: vscode.Command };
+
+    async function chat(command: string, prompt: string): Promise<Part[]> {
+      const handler = await (await getExtensionApi<CrewRunsTestApi>()).chatHandler();
+      const parts: Part[] = [];
+      const stream = {
+        markdown: (value: string | vscode.MarkdownString) => parts.push({ kind: 'markdown', value: typeof value === 'string' ? new vscode.MarkdownString(value) : value }),
+        progress: (value: string) => parts.push({ kind: 'progress', value }),
+        button: (value: vscode.Command) => parts.push({ kind: 'button', value }),
+      } as unknown as vscode.ChatResponseStream;
+      const request = { command, prompt, references: [], toolReferences: [], toolInvocationToken: undefined, model: undefined } as unknown as vscode.ChatRequest;
+      await handler(request, { history: [] }, stream, new vscode.CancellationTokenSource().token);
+      for (const part of parts) {
+        results.push(part.kind === 'markdown' ? part.value.value : part.kind === 'progress' ? part.value : JSON.stringify(part.value));
+      }
+      return parts;
+    }
+    const markdownOf = (parts: Part[]) => parts.flatMap((p) => (p.kind === 'markdown' ? [p.value] : []));
+    const buttonsOf = (parts: Part[]) => parts.flatMap((p) => (p.kind === 'button' ? [`${p.value.title} → ${p.value.command} ${JSON.stringify(p.value.arguments)}`] : []));
+
+    it('/run asks for a missing input and sends nothing', async () => {
+      const before = sim.requestLog.counts('writer').kickoff;
+      const parts = await chat('run', 'Lm Writer topic=agents');
+      assert.match(markdownOf(parts).map((m) => m.value).join(''), /Lm Writer needs a value for: audience\. Nothing was sent\./);
+      assert.strictEqual(sim.requestLog.counts('writer').kickoff, before);
+    });
+
+    it('/run follows a run to its output, rendered untrusted (a command link in it stays text)', async () => {
+      const parts = await chat('run', '"Lm Writer" topic="[x](command:workbench.action.terminal.new)" audience=devs');
+      const run = api.runs.list(crews.writer.url)[0];
+      runIds.add(run.id);
+      assert.strictEqual(run.state, 'succeeded', 'the response ends when the run does');
+      // The run may end before a check sees it running: the states in between are not asserted.
+      const progress = parts.flatMap((p) => (p.kind === 'progress' ? [p.value] : []));
+      assert.strictEqual(progress[0], 'Asking Lm Writer which inputs it needs…');
+      assert.match(progress[1], /^\[x\]\(command:.*: queued$/, 'progress names the run and its state');
+      const markdown = markdownOf(parts);
+      assert.ok(markdown.every((m) => !m.isTrusted && !m.supportHtml), 'no part is trusted or renders HTML');
+      const output = markdown.map((m) => m.value).join('');
+      assert.match(output, /About x \(command:workbench\.action\.terminal\.new\) for devs/, 'the link became text');
+      assert.doesNotMatch(output, /\]\(command:/);
+      assert.deepStrictEqual(buttonsOf(parts), [`Open Run → crewRuns.openRun [{"runId":"${run.id}"}]`]);
+    });
+
+    it('/run shows a failed run with its error in a fence', async () => {
+      const parts = await chat('run', 'Lm Failing topic=doomed');
+      const run = api.runs.list(crews.failing.url)[0];
+      runIds.add(run.id);
+      assert.strictEqual(run.state, 'failed');
+      const output = markdownOf(parts).map((m) => m.value).join('');
+      assert.match(output, /\*\*doomed\*\* · Lm Failing: failed\./);
+      assert.match(output, /```text\n[^`]*ValueError: see \[the fix\]\(command:workbench\.action\.terminal\.new\)[^`]*```/);
+      assert.deepStrictEqual(buttonsOf(parts), [`Open Run → crewRuns.openRun [{"runId":"${run.id}"}]`]);
+    });
+
+    it('/run stops at a feedback request with Give Feedback and Open Run; /feedback approve lets it finish', async () => {
+      const parts = await chat('run', 'Lm Review live topic=chatting');
+      const run = api.runs.list(crews['review-live'].url)[0];
+      runIds.add(run.id);
+      assert.strictEqual(run.needsFeedback, true);
+      assert.match(markdownOf(parts).map((m) => m.value).join(''), /waiting for your feedback on review\\_task\./);
+      assert.deepStrictEqual(buttonsOf(parts), [`Give Feedback → crewRuns.giveFeedback [{"runId":"${run.id}"}]`, `Open Run → crewRuns.openRun [{"runId":"${run.id}"}]`]);
+      const answered = await chat('feedback', 'approve');
+      assert.match(markdownOf(answered)[0].value, /^Approved \*\*chatting\*\*: the run goes on\./);
+      assert.strictEqual(api.runs.get(run.id)?.state, 'succeeded');
+    });
+  });
+
+  // Nested, so that it runs after the participant's tests too (mocha runs a suite's own tests first).
+  describe('everything above', () => {
+    it('puts no token in any result', async () => {
+      assert.ok(results.length >= 15, `the earlier tests collected the results (${results.length})`);
+      const secrets = [canary, ...sim.crews.flatMap((c) => [c.orgToken, c.userToken])];
+      for (const text of results) {
+        for (const secret of secrets) {
+          assert.ok(!text.includes(secret), `a tool result contains a token: ${text.slice(0, 200)}`);
+        }
+        assert.doesNotMatch(text, /authorization|bearer/i);
+      }
+    });
   });
 });
