@@ -46,7 +46,8 @@ describe('chat text', () => {
   });
 
   it('makes names and values one inert line', () => {
-    assert.equal(inertLine('a\u001b[31m\nb\u2028c', 50), 'a [31m b c');
+    assert.equal(inertLine('a\u001b[31m\nb\u2028c\u202e', 50), 'a[31m b c', 'controls and bidi overrides go, line breaks become spaces');
+    assert.equal(inertLine('[x](command:y) $(zap)', 50), '[x]\u2060(command:y) $\u2060(zap)', 'no link or icon syntax (util/inertText.ts)');
     assert.equal(inertLine('x'.repeat(20), 10), `${'x'.repeat(9)}…`);
     assert.equal(escapeMarkdown('[x](command:y) *b*'), '\\[x\\]\\(command\\:y\\) \\*b\\*');
   });
@@ -104,7 +105,7 @@ describe('tool confirmations', () => {
     assert.equal(confirmation.title, 'Kick off Writer?');
     assert.equal(confirmation.intro, 'Crew Runs will start a run of Writer (https://crew.example) with these inputs:');
     assert.deepEqual(confirmation.lines.map(([label]) => label), ['topic', 'notes', 'empty']);
-    assert.equal(confirmation.lines[0][1], 'AI [click](command:x)', 'one line; tools.ts appends it as text, so the link stays text');
+    assert.equal(confirmation.lines[0][1], 'AI [click]\u2060(command:x)', 'one line, no link syntax; tools.ts appends it as text too');
     assert.equal(confirmation.lines[1][1], `${'v'.repeat(299)}… (${long.length} characters)`);
     assert.equal(confirmation.lines[2][1], '(empty)');
   });
