@@ -2,7 +2,7 @@
 // crews and runs, read inputs, kick off, wait, give feedback. Structured results, no UI and no
 // text for the model (toolResults.ts and participant.ts word them). Runs go through the same
 // recording path as the palette (startRecordedRun, sendResume), so they show in the tree and are polled.
-import { CrewApiError } from '../api/errors';
+import type { CrewApiError } from '../api/errors';
 import { normaliseCrewUrl } from '../api/url';
 import { startRecordedRun } from '../commands/startRun';
 import { sendResume } from '../commands/sendResume';
@@ -11,7 +11,7 @@ import type { CrewHealth } from '../crews/crewRegistry';
 import { isOptionalInput, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
 import { isFinished, type RunDetails, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
-import { describeError } from '../views/errorMessages';
+import type { ChatKit } from './chatKit';
 
 export type CrewLookup = { kind: 'found'; crew: Crew } | { kind: 'unknown'; known: string[] } | { kind: 'ambiguous'; matches: Crew[] };
 
@@ -50,10 +50,10 @@ export type FeedbackOutcome = { kind: 'sent'; run: RunRecord } | { kind: 'proble
 const instances = new WeakMap<Services, CrewActions>();
 
 /** One per window, shared by the tools and the participant (they share what /inputs answered). */
-export function crewActionsFor(services: Services): CrewActions {
+export function crewActionsFor(services: Services, kit: ChatKit): CrewActions {
   let actions = instances.get(services);
   if (!actions) {
-    actions = new CrewActions(services);
+    actions = new CrewActions(services, kit);
     instances.set(services, actions);
   }
   return actions;
@@ -63,7 +63,14 @@ export class CrewActions {
   /** Input names per crew URL, as GET /inputs last answered in this window. */
   private readonly knownInputs = new Map<string, string[]>();
 
-  constructor(private readonly services: Services) {}
+  constructor(
+    private readonly services: Services,
+    private readonly kit: ChatKit,
+  ) {}
+
+  private apiError(error: unknown): CrewApiError | undefined {
+    return error instanceof this.kit.CrewApiError ? error : undefined;
+  }
 
   /** A crew by URL or by name (case-insensitive). Only crews the registry offers: never an untrusted workspace's. */
   findCrew(reference: string): CrewLookup {
@@ -100,7 +107,7 @@ export class CrewActions {
   /** GET /inputs: the one place the chat reads a crew's inputs (the client's parser decides what they are). */
   async readInputs(crew: Crew, signal?: AbortSignal): Promise<InputsOutcome> {
     if (!(await this.services.crews.hasToken(crew.url))) {
-      return { ok: false, problem: describeError(new CrewApiError('unauthorized', 'no token'), crew.name) };
+      return { ok: false, problem: this.kit.describeError(new this.kit.CrewApiError('unauthorized', 'no token'), crew.name) };
     }
     try {
       const names = await this.services.client.getInputs(crew.url, { signal });
@@ -108,10 +115,11 @@ export class CrewActions {
       this.knownInputs.set(crew.url, names);
       return { ok: true, names, required: names.filter((n) => !isOptionalInput(n)) };
     } catch (error) {
-      if (error instanceof CrewApiError) {
-        this.services.crews.setHealth(crew.url, error.kind === 'unauthorized' ? 'tokenRejected' : 'unreachable');
+      const apiError = this.apiError(error);
+      if (apiError) {
+        this.services.crews.setHealth(crew.url, apiError.kind === 'unauthorized' ? 'tokenRejected' : 'unreachable');
       }
-      return { ok: false, problem: describeError(error, crew.name) };
+      return { ok: false, problem: this.kit.describeError(error, crew.name) };
     }
   }
 
@@ -142,12 +150,13 @@ export class CrewActions {
       return { kind: 'started', run: await startRecordedRun(this.services, crew, toSend) };
     } catch (error) {
       this.services.log.warn(`Kickoff of ${crew.name} from the chat failed: ${error instanceof Error ? error.message : String(error)}`);
-      if (error instanceof CrewApiError && error.kind === 'missingInputs') {
-        return { kind: 'missing', missing: error.missingInputs ?? [], names: inputs.names };
+      const apiError = this.apiError(error);
+      if (apiError?.kind === 'missingInputs') {
+        return { kind: 'missing', missing: apiError.missingInputs ?? [], names: inputs.names };
       }
       // A lost answer may hide a started run: never kick off again by ourselves.
-      const mayHaveStarted = error instanceof CrewApiError && (error.kind === 'network' || error.kind === 'timeout');
-      return { kind: 'problem', message: describeError(error, crew.name), sent: true, mayHaveStarted };
+      const mayHaveStarted = apiError?.kind === 'network' || apiError?.kind === 'timeout';
+      return { kind: 'problem', message: this.kit.describeError(error, crew.name), sent: true, mayHaveStarted };
     }
   }
 
@@ -256,10 +265,10 @@ export class CrewActions {
       return { kind: 'sent', run: this.current(current) };
     } catch (error) {
       this.services.log.warn(`[${current.crewName} · ${current.label}] Feedback from the chat not sent: ${error instanceof Error ? error.message : String(error)}`);
-      if (error instanceof CrewApiError && error.kind === 'badRequest') {
+      if (this.apiError(error)?.kind === 'badRequest') {
         this.services.poller.pokeRun(current.id);
       }
-      return { kind: 'problem', message: describeError(error, current.crewName), sent: true };
+      return { kind: 'problem', message: this.kit.describeError(error, current.crewName), sent: true };
     }
   }
 }

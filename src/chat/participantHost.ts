@@ -3,6 +3,7 @@
 // model with the crew tools. Loaded on the participant's first request.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
+import type { ChatKit } from './chatKit';
 import { stateLabel } from '../views/format';
 import { neutraliseLinks } from './chatText';
 import { crewActionsFor } from './crewActions';
@@ -20,8 +21,8 @@ export function untrustedMarkdown(text: string): vscode.MarkdownString {
   return markdown;
 }
 
-export function createParticipantHandler(services: Services): vscode.ChatRequestHandler {
-  const actions = crewActionsFor(services);
+export function createParticipantHandler(services: Services, kit: ChatKit): vscode.ChatRequestHandler {
+  const actions = crewActionsFor(services, kit);
   return async (request, _context, stream, token) => {
     const sink: ChatSink = {
       markdown: (text) => stream.markdown(untrustedMarkdown(text)),

@@ -2,6 +2,7 @@
 // confirmations for the tools with effects, and their results as text. Loaded on first use.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
+import type { ChatKit } from './chatKit';
 import { inertLine, MAX_OUTPUT_BUDGET } from './chatText';
 import { feedbackConfirmation, kickoffConfirmation, type Confirmation } from './confirmations';
 import { crewActionsFor, type CrewLookup } from './crewActions';
@@ -57,8 +58,8 @@ function prepared(invocationMessage: string, confirmation: Confirmation): vscode
 
 const t = (message: string, ...args: string[]) => vscode.l10n.t(message, ...args);
 
-export function createTools(services: Services): Record<ToolName, Tool> {
-  const actions = crewActionsFor(services);
+export function createTools(services: Services, kit: ChatKit): Record<ToolName, Tool> {
+  const actions = crewActionsFor(services, kit);
 
   const listCrews: Tool = {
     invoke: async () => text(crewsText(await actions.listCrews(), services.crews.hiddenWorkspaceCrewCount)),
