@@ -6,6 +6,7 @@ import { describeError } from '../views/errorMessages';
 import { type FeedbackReviews, type ReviewRound, type ReviewThread } from '../views/feedbackReview';
 import { setTokenInteractively } from './crewCommands';
 import { runFromArgument } from './pickRun';
+import { sendResume } from './sendResume';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 
@@ -117,12 +118,21 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
     return false;
   }
   const output = review?.round.output ?? details.lastSnapshot?.feedback?.output;
-  let result: Awaited<ReturnType<typeof services.client.resume>>;
   try {
-    result = await vscode.window.withProgress(
+    const { notSaved } = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: inertLine(approve ? vscode.l10n.t('Approving {0}…', run.label) : vscode.l10n.t('Sending feedback on {0}…', run.label)) },
-      () => services.client.resume(run.crewUrl, { executionId: run.kickoffId, taskId, humanFeedback: feedback, isApprove: approve }),
+      () => sendResume(services, run, { approve, feedback, taskId, output }),
     );
+    if (notSaved) {
+      void showWarning(
+        vscode.l10n.t('Your feedback on {0} was sent, but Crew Runs could not save it to the run history ({1}). This window keeps it; it is not sent again.', run.label, notSaved),
+      );
+    }
+    if (review && reviews) {
+      reviews.markSent(review, approve, feedback);
+    }
+    showStatusMessage(approve ? vscode.l10n.t('Approved: {0} goes on', run.label) : vscode.l10n.t('Sent back: {0} redoes the task', run.label), 5000);
+    return true;
   } catch (error) {
     services.log.warn(`[${run.crewName} · ${run.label}] Feedback not sent: ${error instanceof Error ? error.message : String(error)}`);
     const problem = error instanceof CrewApiError ? error.kind : vscode.l10n.t('error');
@@ -135,30 +145,6 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
     }
     return handleSendError(services, run, error, approve, feedback, review, reviews);
   }
-  // The service took the feedback: from here on nothing may offer to send it again. Each local write is
-  // tried on its own (a new kickoff id must not be lost because the round could not be saved); the
-  // store keeps in memory what it could not save.
-  const failures: string[] = [];
-  const record = (write: () => Promise<void>) => write().catch((e: unknown) => void failures.push(e instanceof Error ? e.message : String(e)));
-  await record(() => services.runs.addFeedbackRound(run.id, { at: Date.now(), approve, feedback, taskId, output }));
-  if (result.kind === 'continuedAs') {
-    const next = result.kickoffId;
-    await record(() => services.runs.continueAs(run.id, next));
-    services.log.info(`[${run.crewName} · ${run.label}] Continues under kickoff id ${next}.`);
-  }
-  if (failures.length) {
-    services.log.error(`[${run.crewName} · ${run.label}] Feedback was sent, but saving it here failed: ${failures.join('; ')}`);
-    void showWarning(
-      vscode.l10n.t('Your feedback on {0} was sent, but Crew Runs could not save it to the run history ({1}). This window keeps it; it is not sent again.', run.label, failures[0]),
-    );
-  }
-  services.log.info(`[${run.crewName} · ${run.label}] ${approve ? 'Approved' : 'Requested changes'}${feedback ? `: ${feedback}` : ''}`);
-  services.poller.pokeRun(run.id);
-  if (review && reviews) {
-    reviews.markSent(review, approve, feedback);
-  }
-  showStatusMessage(approve ? vscode.l10n.t('Approved: {0} goes on', run.label) : vscode.l10n.t('Sent back: {0} redoes the task', run.label), 5000);
-  return true;
 }
 
 async function handleSendError(

@@ -9,6 +9,7 @@ import { askPick, askText } from '../views/quickInput';
 import { setTokenInteractively } from './crewCommands';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
+import { startRecordedRun } from './startRun';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { isPlausibleKickoffId } from '../api/url';
 import { inertLine } from '../util/inertText';
@@ -420,30 +421,18 @@ async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promi
 
 /** POST /kickoff under progress, then record the run at once and start watching it. */
 async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord> {
-  const kickoffId = await vscode.window.withProgress(
+  const run = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Kicking off {0}…', crew.name)), cancellable: true },
     (_progress, cancel) => {
       const abort = new AbortController();
       cancel.onCancellationRequested(() => abort.abort());
-      return services.client.kickoff(crew.url, { inputs }, { signal: abort.signal });
+      return startRecordedRun(services, crew, inputs, abort.signal);
     },
   );
-  return recordStarted(services, crew, kickoffId, inputs);
-}
-
-/**
- * The service answered with a kickoff id: the run has started. Nothing from here on may be reported as a
- * failed kickoff (that would invite a second one): the store keeps the run even if it cannot save it, and
- * says so; anything else that fails is only logged.
- */
-async function recordStarted(services: Services, crew: Crew, kickoffId: string, inputs: Draft): Promise<RunRecord> {
-  const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs });
-  services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId}).`);
-  services.poller.watch(run.id);
-  await services.presets.rememberLastUsed(crew.url, inputs).catch((e) => services.log.warn(`[${crew.name}] Could not remember the inputs used: ${e instanceof Error ? e.message : String(e)}`));
   const open = vscode.l10n.t('Open Run');
+  // The service has started it: when the run could not be saved, say so, and that it must not be kicked off again.
   const shown = run.warning
-    ? showWarning(vscode.l10n.t('Started {0} on {1} (kickoff id {2}), but it is not saved to the run history yet: this window keeps it and saves it with the next change. Do not kick it off again.', run.label, crew.name, kickoffId), open)
+    ? showWarning(vscode.l10n.t('Started {0} on {1} (kickoff id {2}), but it is not saved to the run history yet: this window keeps it and saves it with the next change. Do not kick it off again.', run.label, crew.name, run.kickoffId), open)
     : showInfo(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open);
   void shown.then((choice) => {
     if (choice === open) {
