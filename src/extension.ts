@@ -10,8 +10,10 @@ import { offerEnvironmentImport } from './commands/environmentImport';
 import { registerKickoffCommands } from './commands/kickoffCommands';
 import { registerRunCommands } from './commands/runCommands';
 import { registerRunViewCommands } from './commands/runViewCommands';
+import { registerStopCommands } from './commands/stopCommands';
 import { CrewRegistry } from './crews/crewRegistry';
 import { InputPresets } from './crews/inputPresets';
+import { StopSupport } from './crews/stopSupport';
 import { TokenStore } from './crews/tokenStore';
 import { LeaseManager } from './runs/lease';
 import { RunPoller } from './runs/poller';
@@ -52,8 +54,9 @@ export function activate(context: vscode.ExtensionContext) {
     unfocusedFactor: settings().get('pollUnfocusedFactor', 2),
     watchDeadlineMs: settings().get('watchDeadlineHours', 24) * 3_600_000,
   });
-  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState) };
+  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState), stops: new StopSupport(globalState) };
   const tree = new CrewsTreeProvider(crews, runs);
+  tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);
   const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
   demo = new DemoCrews(services);
   const reporter = new RunReporter(services);
@@ -85,6 +88,8 @@ export function activate(context: vscode.ExtensionContext) {
     ...registerRunCommands(services),
     ...registerFeedbackCommands(services, reviews),
     ...registerRunViewCommands(services, panels, documents),
+    ...registerStopCommands(services, panels),
+    services.stops,
     ...demo.register(),
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
