@@ -75,7 +75,7 @@ const builds = [
     sourcemap: !production,
     sourcesContent: false,
     logLevel: 'warning',
-    entryPoints: { runView: 'src/views/webview/runView.ts' },
+    entryPoints: { runView: 'src/views/webview/runView.ts', batchResults: 'src/views/webview/batchResults.ts' },
     outdir: 'media/dist',
     plugins: [problemMatcherPlugin],
   },

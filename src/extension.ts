@@ -3,6 +3,12 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { CrewClient } from './api/client';
 import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
+import { BatchRunner } from './batches/batchRunner';
+import { BatchStore } from './batches/batchStore';
+import { batchProgress } from './batches/model';
+import { registerBatchCommands } from './commands/batchCommands';
+import { registerBatchResultsCommands } from './commands/batchResultsCommands';
+import { batchRunEnd, sendBatchRow } from './commands/batchSending';
 import { registerCrewCommands } from './commands/crewCommands';
 import { registerFeedbackCommands } from './commands/feedbackCommands';
 import { DemoCrews } from './commands/demoCommands';
@@ -16,11 +22,13 @@ import { InputPresets } from './crews/inputPresets';
 import { StopSupport } from './crews/stopSupport';
 import { TokenStore } from './crews/tokenStore';
 import { LeaseManager } from './runs/lease';
-import { RunPoller } from './runs/poller';
+import { POLLER_DEFAULTS, RunPoller } from './runs/poller';
 import { RunStore } from './runs/runStore';
 import type { Services } from './services';
 import { createTestApi } from './testApi';
 import { systemClock } from './util/clock';
+import { BatchesTreeProvider } from './views/batchesTree';
+import { BatchResultsPanels } from './views/batchResultsPanel';
 import { CrewsTreeProvider } from './views/crewsTree';
 import { FeedbackReviews } from './views/feedbackReview';
 import { RunOutputDocuments } from './views/outputDocuments';
@@ -46,7 +54,10 @@ export function activate(context: vscode.ExtensionContext) {
   const storageDir = context.globalStorageUri.fsPath;
   const runs = new RunStore(globalState, storageDir, log, { maxRunsPerCrew: settings().get('maxRunsPerCrew', 50) });
   // Several windows share the runs; a lease decides which one polls and notifies each run.
-  const leases = new LeaseManager(path.join(storageDir, 'leases'), randomUUID(), log);
+  const windowId = randomUUID();
+  const leases = new LeaseManager(path.join(storageDir, 'leases'), windowId, log);
+  // The same mechanism decides which window sends a batch's rows.
+  const batchLeases = new LeaseManager(path.join(storageDir, 'leases', 'batches'), windowId, log);
   // The reporter writes the user-facing lines (deduplicated); the poller's own notes stay at debug level.
   const pollerLog = { info: (m: string) => log.debug(m), warn: (m: string) => log.debug(m), error: (m: string) => log.error(m) };
   const poller = new RunPoller(runs, client, systemClock, pollerLog, leases, {
@@ -55,6 +66,18 @@ export function activate(context: vscode.ExtensionContext) {
     watchDeadlineMs: settings().get('watchDeadlineHours', 24) * 3_600_000,
   });
   const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState), stops: new StopSupport(globalState) };
+  const batchStore = new BatchStore(path.join(storageDir, 'batches'), log);
+  const batchRunner = new BatchRunner({
+    store: batchStore,
+    send: (batch, row) => sendBatchRow(services, batch, row),
+    runEnd: (runId) => batchRunEnd(services, runId),
+    lease: batchLeases,
+    clock: systemClock,
+    logger: log,
+    maxPerCrew: POLLER_DEFAULTS.maxConcurrentPerCrew,
+  });
+  const batchesTree = new BatchesTreeProvider(batchStore, runs);
+  const batchPanels = new BatchResultsPanels({ extensionUri: context.extensionUri, store: batchStore, runs, log });
   const tree = new CrewsTreeProvider(crews, runs);
   tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);
   const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
@@ -78,7 +101,17 @@ export function activate(context: vscode.ExtensionContext) {
     panels.registerSerializer(),
     documents,
     documents.register(),
-    new RunsStatusBar(runs),
+    new RunsStatusBar(runs, {
+      activeCount: () => batchStore.list().filter((b) => !batchProgress(b).finished && !b.cancelled).length,
+      onDidChange: (listener) => batchStore.onDidChange(listener),
+    }),
+    batchesTree,
+    vscode.window.createTreeView('crewRuns.batches', { treeDataProvider: batchesTree, showCollapseAll: true }),
+    batchPanels,
+    { dispose: () => batchStore.dispose() },
+    runs.onDidChange(({ runIds }) => void batchRunner.runsChanged(runIds)),
+    ...registerBatchCommands(services, { store: batchStore, runner: batchRunner }),
+    ...registerBatchResultsCommands(services, batchStore, batchPanels),
     { dispose: () => poller.dispose() },
     { dispose: () => void leases.dispose() },
     { dispose: () => runs.dispose() },
@@ -109,18 +142,30 @@ export function activate(context: vscode.ExtensionContext) {
   poller.setFocused(vscode.window.state.focused);
   // Runs another window started show up here even if this window is never focused, and this window
   // can take them over should that one close.
-  const otherWindows = setInterval(() => runs.reload(), 30_000);
+  const otherWindows = setInterval(() => {
+    runs.reload();
+    // Batches another window made or changed; and one whose window closed is taken over here.
+    void batchStore.load().then(() => batchRunner.resumeAll());
+  }, 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(otherWindows) });
   releaseRuns = async () => {
+    // No row goes out after this; then the batches' leases are given up for the next window.
+    batchRunner.dispose();
     poller.dispose();
-    await leases.dispose();
+    await batchStore.flush();
+    await Promise.all([leases.dispose(), batchLeases.dispose()]);
   };
 
   // Then runs in flight are picked up again.
   void loaded.then(
     () => {
       leases.startRenewing();
+      batchLeases.startRenewing();
       poller.start();
+      void batchStore.load().then(
+        () => batchRunner.resumeAll(),
+        (error) => log.error(`Could not load the batches: ${error instanceof Error ? error.message : String(error)}`),
+      );
       void offerEnvironmentImport(services);
       if (process.env.CREW_RUNS_DEMO === '1') {
         void demo?.start(); // `npm run demo`: the demo crews are ready without a click.
@@ -129,7 +174,7 @@ export function activate(context: vscode.ExtensionContext) {
     (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
   );
 
-  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels }) : undefined;
+  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels, batches: { store: batchStore, runner: batchRunner, tree: batchesTree, panels: batchPanels } }) : undefined;
 }
 
 export async function deactivate(): Promise<void> {

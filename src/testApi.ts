@@ -5,12 +5,16 @@ import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
 import type { FeedbackReviews } from './views/feedbackReview';
 import type { RunPanelManager } from './views/runPanel';
+import type { BatchRunner } from './batches/batchRunner';
+import type { BatchStore } from './batches/batchStore';
+import type { BatchesTreeProvider } from './views/batchesTree';
+import type { BatchResultsPanels } from './views/batchResultsPanel';
 
 /**
  * What activate() returns when CREW_RUNS_TEST_HOOKS=1 (integration tests only). It gives the
  * models, never a token: the token store is deliberately not part of it.
  */
-export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager }) {
+export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager; batches: { store: BatchStore; runner: BatchRunner; tree: BatchesTreeProvider; panels: BatchResultsPanels } }) {
   return {
     runs: services.runs,
     crews: services.crews,
@@ -21,6 +25,7 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     demo: parts.demo,
     reviews: parts.reviews,
     panels: parts.panels,
+    batches: parts.batches,
     logUri: services.context.logUri,
     globalStorageUri: services.context.globalStorageUri,
   };

@@ -7,6 +7,7 @@ import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
 import { askPick, askText } from '../views/quickInput';
 import { setTokenInteractively } from './crewCommands';
+import { recordKickoff } from './recordKickoff';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
 
@@ -406,14 +407,10 @@ async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promi
 
 /** POST /kickoff under progress, then record the run at once and start watching it. */
 async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord> {
-  const kickoffId = await vscode.window.withProgress(
+  const run = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Kicking off {0}…', crew.name) },
-    () => services.client.kickoff(crew.url, { inputs }),
+    () => recordKickoff(services, crew, inputs),
   );
-  const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs });
-  services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId}).`);
-  services.poller.watch(run.id);
-  await services.presets.rememberLastUsed(crew.url, inputs);
   const open = vscode.l10n.t('Open Run');
   void vscode.window.showInformationMessage(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open).then((choice) => {
     if (choice === open) {
