@@ -1,4 +1,4 @@
-// Sends a batch's rows, a few at a time, and never a row twice: a row is marked "sending" on disk
+// Sends a batch's rows, a few runs at a time, and never a row twice: a row is marked "sending" on disk
 // before its kickoff goes out, so a row found "sending" after a reload (its request was in flight
 // when the window went) becomes "unknown — check before re-running" and is not sent again. One
 // window sends a batch's rows: the one holding its lease (the same LeaseManager the poller uses).
@@ -7,7 +7,7 @@ import type { Clock } from '../util/clock';
 import { Emitter, type Event } from '../util/event';
 import type { Logger } from '../runs/model';
 import type { BatchStore } from './batchStore';
-import { type Batch, type BatchRow, type RowResult, batchProgress, outputPreview } from './model';
+import { type Batch, type BatchRow, type RowResult, batchProgress, outputPreview, rowEnded } from './model';
 
 export type SendOutcome =
   | { kind: 'sent'; runId: string; kickoffId: string }
@@ -121,6 +121,7 @@ export class BatchRunner {
         await this.recordEnd(batchId, row);
       }
       if (rows.length) {
+        this.pump(batchId);
         await this.settleIfDone(batchId);
       }
     }
@@ -132,6 +133,11 @@ export class BatchRunner {
       this.clearWake(id);
     }
     this.idleEmitter.dispose();
+  }
+
+  /** Rows being kicked off here, plus rows whose runs have not ended. */
+  private running(batch: Batch): number {
+    return this.sending(batch.id) + batch.rows.filter((r) => r.status === 'sent' && !rowEnded(r) && !this.inFlight.has(`${batch.id}:${r.index}`)).length;
   }
 
   private limitOf(batch: Batch): number {
@@ -154,7 +160,8 @@ export class BatchRunner {
       return;
     }
     for (const row of batch.rows) {
-      if (this.sending(batchId) >= this.limitOf(batch) || (this.perCrew.get(batch.crewUrl) ?? 0) >= this.deps.maxPerCrew) {
+      // A row holds its place from its kickoff until its run ends: concurrency is runs at the crew at once.
+      if (this.running(batch) >= this.limitOf(batch) || (this.perCrew.get(batch.crewUrl) ?? 0) >= this.deps.maxPerCrew) {
         break;
       }
       const key = `${batchId}:${row.index}`;

@@ -296,7 +296,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       inputs,
       defaults: config.defaults,
       meta: isRecord(parsed.value) ? parsed.value.meta : undefined,
-      scenario: config.scenario ?? 'ok',
+      scenario:
+        config.failWhenInputContains !== undefined && Object.values(inputs).some((v) => String(v).includes(config.failWhenInputContains!)) ? 'fail' : (config.scenario ?? 'ok'),
       failureMessage: config.failureMessage,
       timeScale,
       pendingMs: config.pendingMs ?? DEFAULT_PENDING_MS,

@@ -74,6 +74,8 @@ export interface CrewConfig extends ResponseBehaviour {
   /** Default true. False: the user token gets 403 on POST /resume (it is "user-scoped, fewer permissions"). */
   userTokenCanResume?: boolean;
   scenario?: Scenario;
+  /** A kickoff with an input value containing this text runs the `fail` scenario (batches with some failing rows). */
+  failWhenInputContains?: string;
   /** Exception text of a failing run; default `ValueError: Simulated failure in task '<name>'`. */
   failureMessage?: string;
   /** Simulated time a run stays PENDING after kickoff (and after a live resume); default 1500. */

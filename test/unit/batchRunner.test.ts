@@ -56,7 +56,10 @@ class FakeCrew {
       this.maxInFlight = Math.max(this.maxInFlight, this.pending.length);
     });
   };
-  runEnd = async (runId: string): Promise<RunEnd | undefined> => this.ended.get(runId);
+  /** Runs end at once unless a test says otherwise (`running`). */
+  readonly running = new Set<string>();
+  runEnd = async (runId: string): Promise<RunEnd | undefined> =>
+    this.running.has(runId) ? undefined : (this.ended.get(runId) ?? { kind: 'ended', result: { state: 'succeeded', finishedAt: 1 }, output: `out ${runId}` });
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
@@ -105,6 +108,25 @@ describe('BatchRunner', () => {
     assert.equal(progress.total, 8);
     assert.equal(progress.failed, 2);
     assert.equal((await store.readOutputs(batch.id)).size, 8);
+    runner.dispose();
+  });
+
+  it('counts a row until its run ends: no more runs at the crew at once than the concurrency', async () => {
+    const store = new BatchStore(dir, quiet);
+    const crew = new FakeCrew();
+    const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 2, rows: rows(4) });
+    const runner = runnerFor(store, crew, new FakeLeases().for('w1'));
+    await runner.start(batch.id);
+    crew.running.add('r0').add('r1');
+    await until(() => crew.pending.length === 2, 'two out');
+    crew.pending[1].resolve({ kind: 'sent', runId: 'r1', kickoffId: 'k1' });
+    crew.pending[0].resolve({ kind: 'sent', runId: 'r0', kickoffId: 'k0' });
+    await until(() => store.get(batch.id)!.rows.filter((r) => r.status === 'sent').length === 2, 'both sent');
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(crew.sent.length, 2, 'no third row while two runs go on');
+    crew.running.delete('r1');
+    await runner.runsChanged(['r1']);
+    await until(() => crew.sent.length === 3, 'a run ended: the next row goes out');
     runner.dispose();
   });
 
