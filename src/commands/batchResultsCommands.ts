@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BatchStore, RowOutput } from '../batches/batchStore';
 import type { Batch, BatchRow } from '../batches/model';
-import { csvField } from '../batches/parse';
+import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../batches/export';
 import type { Services } from '../services';
 import { batchTitle } from '../views/batchesTree';
 import { type BatchResultsPanels, buildBatchTable } from '../views/batchResultsPanel';
@@ -13,14 +13,6 @@ import { pickBatch } from './batchCommands';
 
 const COMPARE_SCHEME = 'crew-runs-batch';
 
-export interface ExportedRow {
-  row: number;
-  inputs: Record<string, string>;
-  state: string;
-  kickoff_id: string;
-  output: string;
-  error: string;
-}
 
 export function registerBatchResultsCommands(services: Services, store: BatchStore, panels: BatchResultsPanels): vscode.Disposable[] {
   const documents = new Map<string, string>();
@@ -107,30 +99,6 @@ function compareTexts(left: Batch, leftOut: Map<number, RowOutput>, right: Batch
     leftText: pairs.map(([l, r]) => section(l, r, leftOut, leftTable)).join('\n'),
     rightText: pairs.map(([l, r]) => section(r, l, rightOut, rightTable)).join('\n'),
   };
-}
-
-/** Rows as exported: every row (skipped ones too), with the full output from the batch's outputs file. */
-export async function exportedRows(store: BatchStore, batch: Batch): Promise<ExportedRow[]> {
-  const outputs = await store.readOutputs(batch.id);
-  return batch.rows.map((row) => ({
-    row: row.index + 1,
-    inputs: row.inputs,
-    state: row.status === 'sent' ? (row.result?.state ?? 'running') : row.status,
-    kickoff_id: row.kickoffId ?? '',
-    output: outputs.get(row.index)?.output ?? '',
-    error: outputs.get(row.index)?.error ?? (row.status !== 'sent' ? (row.note ?? '') : ''),
-  }));
-}
-
-export function resultsAsJsonl(rows: ExportedRow[]): string {
-  return rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
-}
-
-/** The inputs as columns of their own (so the file is a batch source again), then the results. */
-export function resultsAsCsv(rows: ExportedRow[], inputColumns: string[]): string {
-  const header = ['row', ...inputColumns, 'state', 'kickoff_id', 'output', 'error'];
-  const lines = rows.map((r) => [String(r.row), ...inputColumns.map((c) => r.inputs[c] ?? ''), r.state, r.kickoff_id, r.output, r.error].map(csvField).join(','));
-  return [header.map(csvField).join(','), ...lines].join('\r\n') + '\r\n';
 }
 
 async function exportResults(services: Services, store: BatchStore, batch: Batch, arg: unknown): Promise<string | undefined> {

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { mapColumns } from '../../../src/batches/mapping';
 import { type Batch, batchProgress } from '../../../src/batches/model';
 import { parseTable } from '../../../src/batches/parse';
-import { exportedRows } from '../../../src/commands/batchResultsCommands';
+import { exportedRows } from '../../../src/batches/export';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import { executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
