@@ -43,8 +43,16 @@ export function rowLabel(row: BatchRow): string {
   return `${row.index + 1}. ${first ? oneLine(first, 50) : vscode.l10n.t('(no inputs)')}`;
 }
 
+/**
+ * A CSV cell, file name or crew output as one inert line: no control or bidi characters, and no
+ * `$(icon)` or `[text](link)` syntax that a quick pick or notification would render.
+ */
 export function oneLine(text: string, max: number): string {
-  const line = text.replace(/[\s\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim();
+  const line = text
+    .replace(/[\s\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]+/g, ' ')
+    .replace(/\$\(/g, '$\u200b(')
+    .replace(/\]\(/g, ']\u200b(')
+    .trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
