@@ -3,12 +3,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { CrewClient } from './api/client';
 import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
-import { BatchRunner } from './batches/batchRunner';
-import { BatchStore } from './batches/batchStore';
-import { batchProgress } from './batches/model';
-import { registerBatchCommands } from './commands/batchCommands';
-import { registerBatchResultsCommands } from './commands/batchResultsCommands';
-import { batchRunEnd, sendBatchRow } from './commands/batchSending';
+import { BatchFeature } from './commands/batchFeature';
 import { registerCrewCommands } from './commands/crewCommands';
 import { registerFeedbackCommands } from './commands/feedbackCommands';
 import { DemoCrews } from './commands/demoCommands';
@@ -22,13 +17,11 @@ import { InputPresets } from './crews/inputPresets';
 import { StopSupport } from './crews/stopSupport';
 import { TokenStore } from './crews/tokenStore';
 import { LeaseManager } from './runs/lease';
-import { POLLER_DEFAULTS, RunPoller } from './runs/poller';
+import { RunPoller } from './runs/poller';
 import { RunStore } from './runs/runStore';
 import type { Services } from './services';
 import { createTestApi } from './testApi';
 import { systemClock } from './util/clock';
-import { BatchesTreeProvider } from './views/batchesTree';
-import { BatchResultsPanels } from './views/batchResultsPanel';
 import { CrewsTreeProvider } from './views/crewsTree';
 import { FeedbackReviews } from './views/feedbackReview';
 import { RunOutputDocuments } from './views/outputDocuments';
@@ -56,8 +49,6 @@ export function activate(context: vscode.ExtensionContext) {
   // Several windows share the runs; a lease decides which one polls and notifies each run.
   const windowId = randomUUID();
   const leases = new LeaseManager(path.join(storageDir, 'leases'), windowId, log);
-  // The same mechanism decides which window sends a batch's rows.
-  const batchLeases = new LeaseManager(path.join(storageDir, 'leases', 'batches'), windowId, log);
   // The reporter writes the user-facing lines (deduplicated); the poller's own notes stay at debug level.
   const pollerLog = { info: (m: string) => log.debug(m), warn: (m: string) => log.debug(m), error: (m: string) => log.error(m) };
   const poller = new RunPoller(runs, client, systemClock, pollerLog, leases, {
@@ -66,18 +57,7 @@ export function activate(context: vscode.ExtensionContext) {
     watchDeadlineMs: settings().get('watchDeadlineHours', 24) * 3_600_000,
   });
   const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState), stops: new StopSupport(globalState) };
-  const batchStore = new BatchStore(path.join(storageDir, 'batches'), log);
-  const batchRunner = new BatchRunner({
-    store: batchStore,
-    send: (batch, row) => sendBatchRow(services, batch, row),
-    runEnd: (runId) => batchRunEnd(services, runId),
-    lease: batchLeases,
-    clock: systemClock,
-    logger: log,
-    maxPerCrew: POLLER_DEFAULTS.maxConcurrentPerCrew,
-  });
-  const batchesTree = new BatchesTreeProvider(batchStore, runs);
-  const batchPanels = new BatchResultsPanels({ extensionUri: context.extensionUri, store: batchStore, runs, log });
+  const batches = new BatchFeature(services, storageDir, windowId);
   const tree = new CrewsTreeProvider(crews, runs);
   tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);
   const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
@@ -101,17 +81,8 @@ export function activate(context: vscode.ExtensionContext) {
     panels.registerSerializer(),
     documents,
     documents.register(),
-    new RunsStatusBar(runs, {
-      activeCount: () => batchStore.list().filter((b) => !batchProgress(b).finished && !b.cancelled).length,
-      onDidChange: (listener) => batchStore.onDidChange(listener),
-    }),
-    batchesTree,
-    vscode.window.createTreeView('crewRuns.batches', { treeDataProvider: batchesTree, showCollapseAll: true }),
-    batchPanels,
-    { dispose: () => batchStore.dispose() },
-    runs.onDidChange(({ runIds }) => void batchRunner.runsChanged(runIds)),
-    ...registerBatchCommands(services, { store: batchStore, runner: batchRunner }),
-    ...registerBatchResultsCommands(services, batchStore, batchPanels),
+    new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) }),
+    ...batches.register(),
     { dispose: () => poller.dispose() },
     { dispose: () => void leases.dispose() },
     { dispose: () => runs.dispose() },
@@ -144,28 +115,20 @@ export function activate(context: vscode.ExtensionContext) {
   // can take them over should that one close.
   const otherWindows = setInterval(() => {
     runs.reload();
-    // Batches another window made or changed; and one whose window closed is taken over here.
-    void batchStore.load().then(() => batchRunner.resumeAll());
+    void batches.refresh();
   }, 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(otherWindows) });
   releaseRuns = async () => {
-    // No row goes out after this; then the batches' leases are given up for the next window.
-    batchRunner.dispose();
     poller.dispose();
-    await batchStore.flush();
-    await Promise.all([leases.dispose(), batchLeases.dispose()]);
+    await Promise.all([leases.dispose(), batches.release()]);
   };
 
   // Then runs in flight are picked up again.
   void loaded.then(
     () => {
       leases.startRenewing();
-      batchLeases.startRenewing();
       poller.start();
-      void batchStore.load().then(
-        () => batchRunner.resumeAll(),
-        (error) => log.error(`Could not load the batches: ${error instanceof Error ? error.message : String(error)}`),
-      );
+      batches.start();
       void offerEnvironmentImport(services);
       if (process.env.CREW_RUNS_DEMO === '1') {
         void demo?.start(); // `npm run demo`: the demo crews are ready without a click.
@@ -174,7 +137,7 @@ export function activate(context: vscode.ExtensionContext) {
     (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
   );
 
-  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels, batches: { store: batchStore, runner: batchRunner, tree: batchesTree, panels: batchPanels } }) : undefined;
+  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels, batches }) : undefined;
 }
 
 export async function deactivate(): Promise<void> {

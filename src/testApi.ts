@@ -5,16 +5,13 @@ import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
 import type { FeedbackReviews } from './views/feedbackReview';
 import type { RunPanelManager } from './views/runPanel';
-import type { BatchRunner } from './batches/batchRunner';
-import type { BatchStore } from './batches/batchStore';
-import type { BatchesTreeProvider } from './views/batchesTree';
-import type { BatchResultsPanels } from './views/batchResultsPanel';
+import type { BatchFeature } from './commands/batchFeature';
 
 /**
  * What activate() returns when CREW_RUNS_TEST_HOOKS=1 (integration tests only). It gives the
  * models, never a token: the token store is deliberately not part of it.
  */
-export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager; batches: { store: BatchStore; runner: BatchRunner; tree: BatchesTreeProvider; panels: BatchResultsPanels } }) {
+export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager; batches: BatchFeature }) {
   return {
     runs: services.runs,
     crews: services.crews,
