@@ -4,6 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import {
   type FramesResult,
+  type QuickInputGuard,
   type ScreenshotResult,
   type TextResult,
   UI_BRIDGE_DIR_ENV,
@@ -51,14 +52,17 @@ async function request<T extends UiRequestType>(body: Extract<UiRequestBody, { t
 export const ui = {
   available: uiBridgeAvailable,
 
-  /** Types into whatever has keyboard focus in the workbench (e.g. a quick input box). */
-  async type(text: string, options: { enter?: boolean } = {}): Promise<void> {
-    await request<'type'>({ type: 'type', text, enter: options.enter });
+  /**
+   * Types into whatever has keyboard focus in the workbench. With `quickInput`, only into the open
+   * quick input once it is in that state (see QuickInputGuard): the way to answer a quick input.
+   */
+  async type(text: string, options: { enter?: boolean; quickInput?: QuickInputGuard & { replace?: boolean } } = {}): Promise<void> {
+    await request<'type'>({ type: 'type', text, enter: options.enter, quickInput: options.quickInput }, options.quickInput ? 4 * (options.quickInput.timeoutMs ?? 5000) : 0);
   },
 
-  /** Presses a Playwright key chord: "Enter", "Escape", "ArrowDown", "Control+Shift+P". */
-  async press(key: string): Promise<void> {
-    await request<'press'>({ type: 'press', key });
+  /** Presses a Playwright key chord: "Enter", "Escape", "ArrowDown", "Control+Shift+P"; with `quickInput`, as for type. */
+  async press(key: string, options: { quickInput?: QuickInputGuard } = {}): Promise<void> {
+    await request<'press'>({ type: 'press', key, quickInput: options.quickInput }, options.quickInput?.timeoutMs ?? 0);
   },
 
   /** Saves test-results/<name>.png (of `selector`'s element, or the page) and measures it. */
@@ -83,6 +87,8 @@ export const selectors = {
   sideBar: '.part.sidebar',
   panel: '.part.panel',
   quickInput: '.quick-input-widget',
+  /** The quick input while open: during its close animation it is still displayed, with the old content. */
+  openQuickInput: '.quick-input-widget:visible:not(.quick-input-widget-closing)',
   notifications: '.notifications-toasts',
   statusBar: '.part.statusbar',
 } as const;

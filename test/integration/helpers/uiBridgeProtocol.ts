@@ -56,18 +56,42 @@ export interface SuiteResult {
   pending: number;
 }
 
+/**
+ * The quick input state an action needs, checked by the runner right before it acts (no round trip
+ * between the check and the keys). A quick input is open when it is displayed and not in its
+ * 150 ms close animation (class quick-input-widget-closing, inert, still showing the old content),
+ * and it must hold the keyboard focus.
+ */
+export interface QuickInputGuard {
+  /** The open quick input's text (title, prompt, items, message) contains this … */
+  contains?: string;
+  /** … and matches this regular expression. */
+  matches?: { source: string; flags: string };
+  /** The active (focused) item of a quick pick contains this: before a key pressed, or before the Enter after typed text. */
+  activeItem?: string;
+  /** How long the runner waits for that state (default 5000 ms). */
+  timeoutMs?: number;
+}
+
 export interface TypeRequest {
   type: 'type';
   /** Typed with the keyboard into whatever has focus (e.g. a quick input). */
   text: string;
   /** Press Enter afterwards. */
   enter?: boolean;
+  /**
+   * Type into the quick input only: wait for `guard`'s state first; with `replace`, clear the box
+   * and see it empty; after typing, wait until the box holds the text before any Enter.
+   */
+  quickInput?: QuickInputGuard & { replace?: boolean };
 }
 
 export interface PressRequest {
   type: 'press';
   /** A Playwright key chord: "Enter", "Escape", "ArrowDown", "Control+Shift+P". */
   key: string;
+  /** Press in the quick input only, once it is in this state. */
+  quickInput?: QuickInputGuard;
 }
 
 export interface ScreenshotRequest {

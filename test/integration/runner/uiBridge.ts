@@ -5,12 +5,15 @@ import * as path from 'path';
 import type { Page } from 'playwright-core';
 import {
   type FramesRequest,
+  type PressRequest,
+  type QuickInputGuard,
   type FramesResult,
   type ReloadRequest,
   type ScreenshotRequest,
   type ScreenshotResult,
   type TextRequest,
   type TextResult,
+  type TypeRequest,
   type UiReply,
   type UiRequest,
 } from '../helpers/uiBridgeProtocol';
@@ -25,11 +28,38 @@ interface BrowserElement {
   querySelectorAll(selector: string): { forEach(callback: (node: { remove(): void }) => void): void };
 }
 
+interface QueryableElement {
+  innerText: string;
+  value?: string;
+  inert?: boolean;
+  classList: { contains(name: string): boolean };
+  getClientRects(): { length: number };
+  contains(other: unknown): boolean;
+  querySelector(selector: string): QueryableElement | null;
+}
+
+/** What the runner sees of the quick input right before it acts. */
+interface QuickInputProbe {
+  /** Displayed and not closing. */
+  open: boolean;
+  text: string;
+  /** Keyboard focus is inside it. */
+  focused: boolean;
+  /** The value of its input box. */
+  value?: string;
+  /** The box is a password box: its value is never quoted in an error. */
+  password?: boolean;
+  /** Text of a quick pick's active item. */
+  activeItem?: string;
+}
+
 /** The few browser globals used inside page.evaluate (the runner compiles without the DOM lib). */
 interface BrowserGlobals {
   Image: new () => { src: string; naturalWidth: number; naturalHeight: number; decode(): Promise<void> };
   document: {
     body: BrowserElement | null;
+    activeElement: unknown;
+    querySelectorAll(selector: string): ArrayLike<QueryableElement>;
     createElement(tag: 'canvas'): {
       width: number;
       height: number;
@@ -83,12 +113,20 @@ export class UiBridge {
   private async act(request: UiRequest): Promise<unknown> {
     switch (request.type) {
       case 'type':
+        if (request.quickInput) {
+          await this.typeInQuickInput(request, request.quickInput);
+          return {};
+        }
         await this.page.keyboard.type(request.text, { delay: 10 });
         if (request.enter) {
           await this.page.keyboard.press('Enter');
         }
         return {};
       case 'press':
+        if (request.quickInput) {
+          await this.pressInQuickInput(request, request.quickInput);
+          return {};
+        }
         await this.page.keyboard.press(request.key);
         return {};
       case 'screenshot':
@@ -103,6 +141,87 @@ export class UiBridge {
         }
         await this.onReload(request);
         return {};
+    }
+  }
+
+  /** The open quick input as the page has it now. */
+  private probeQuickInput(): Promise<QuickInputProbe> {
+    return this.page.evaluate(() => {
+      const { document } = globalThis as unknown as BrowserGlobals;
+      const widget = Array.from(document.querySelectorAll('.quick-input-widget')).find(
+        (element) => element.getClientRects().length > 0 && !element.classList.contains('quick-input-widget-closing') && !element.inert,
+      );
+      if (!widget) {
+        return { open: false, text: '', focused: false };
+      }
+      return {
+        open: true,
+        text: widget.innerText,
+        focused: document.activeElement !== null && widget.contains(document.activeElement),
+        value: widget.querySelector('.quick-input-box input')?.value,
+        password: widget.querySelector('.quick-input-box input[type="password"]') !== null,
+        activeItem: widget.querySelector('.monaco-list-row.focused')?.innerText,
+      };
+    });
+  }
+
+  /**
+   * Waits until the quick input is open, focused and in `guard`'s state, and `extra` (if given)
+   * holds; throws with what it showed last.
+   */
+  private async waitForQuickInput(guard: QuickInputGuard, what: string, extra?: (probe: QuickInputProbe) => string | undefined): Promise<QuickInputProbe> {
+    const deadline = Date.now() + (guard.timeoutMs ?? DEFAULT_WAIT_MS);
+    const pattern = guard.matches ? new RegExp(guard.matches.source, guard.matches.flags) : undefined;
+    for (;;) {
+      const probe = await this.probeQuickInput();
+      const problem = !probe.open
+        ? 'no quick input is open'
+        : guard.contains !== undefined && !probe.text.includes(guard.contains)
+          ? `it does not show ${JSON.stringify(guard.contains)}`
+          : pattern && !pattern.test(probe.text)
+            ? `it does not match ${String(pattern)}`
+            : !probe.focused
+              ? 'it does not have the keyboard focus'
+              : extra?.(probe);
+      if (problem === undefined) {
+        return probe;
+      }
+      if (Date.now() > deadline) {
+        const shown = probe.open ? `; it showed ${JSON.stringify(probe.text.slice(0, 300))}, value ${probe.password ? `(${probe.value?.length ?? 0} characters of a password)` : JSON.stringify(probe.value)}, active item ${JSON.stringify(probe.activeItem)}` : '';
+        throw new Error(`${what}: ${problem}${shown}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  private activeItemProblem(guard: QuickInputGuard, probe: QuickInputProbe): string | undefined {
+    return guard.activeItem !== undefined && !(probe.activeItem ?? '').includes(guard.activeItem)
+      ? `its active item is ${JSON.stringify(probe.activeItem)}, not ${JSON.stringify(guard.activeItem)}`
+      : undefined;
+  }
+
+  private async pressInQuickInput(request: PressRequest, guard: QuickInputGuard): Promise<void> {
+    await this.waitForQuickInput(guard, `before pressing ${request.key}`, (probe) => this.activeItemProblem(guard, probe));
+    await this.page.keyboard.press(request.key);
+  }
+
+  private async typeInQuickInput(request: TypeRequest, guard: QuickInputGuard & { replace?: boolean }): Promise<void> {
+    await this.waitForQuickInput({ ...guard, activeItem: undefined }, 'before typing');
+    if (guard.replace) {
+      await this.page.keyboard.press('Control+a');
+      await this.page.keyboard.press('Backspace');
+      await this.waitForQuickInput({ ...guard, activeItem: undefined }, 'clearing the box', (probe) => (probe.value ? `its box still holds ${JSON.stringify(probe.value)}` : undefined));
+    }
+    await this.page.keyboard.type(request.text, { delay: 10 });
+    // A prefilled value is selected when the box opens, so typing replaces it; else it appends.
+    await this.waitForQuickInput({ ...guard, contains: undefined, matches: undefined, activeItem: undefined }, 'after typing', (probe) =>
+      (guard.replace ? probe.value === request.text : probe.value?.endsWith(request.text))
+        ? undefined
+        : `its box does not end with the ${request.text.length} characters typed (it holds ${probe.value?.length ?? 0})`,
+    );
+    if (request.enter) {
+      await this.waitForQuickInput({ ...guard, contains: undefined, matches: undefined }, 'before pressing Enter', (probe) => this.activeItemProblem(guard, probe));
+      await this.page.keyboard.press('Enter');
     }
   }
 

@@ -8,7 +8,8 @@ import * as vscode from 'vscode';
 import type { CrewRunsTestApi } from '../../../src/testApi';
 import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
 import { BAD_CREW_URLS, HOSTILE_INPUT_VALUES } from '../../fixtures/hostileCorpus';
-import { executeCommand, getExtensionApi, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { executeCommand, getExtensionApi, showCrewRunsView, ui, waitFor } from '../helpers';
+import { closeQuickInput, pickInQuickInput, pressInQuickInput, quickInputText, replaceValue, waitForQuickInput } from './support/kit';
 import { NotificationSpy } from './support/securityKit';
 
 type Api = CrewRunsTestApi;
@@ -19,43 +20,11 @@ function userSetting(): unknown {
   return vscode.workspace.getConfiguration().inspect(SETTING)?.globalValue;
 }
 
-async function quickInputText(): Promise<string | undefined> {
-  try {
-    return await ui.text(`${selectors.quickInput}:visible`, { timeoutMs: 300 });
-  } catch {
-    return undefined;
-  }
-}
-
-function waitForQuickInput(expected: string | RegExp): Promise<string> {
-  let last: string | undefined;
-  return waitFor(async () => {
-    last = await quickInputText();
-    return last !== undefined && (typeof expected === 'string' ? last.includes(expected) : expected.test(last)) ? last : undefined;
-  }, { message: `quick input showing ${String(expected)}`, ...SLOW }).catch((e: Error) => {
-    throw new Error(`${e.message}; it showed ${JSON.stringify(last?.slice(0, 300))}`);
-  });
-}
-
-async function replaceValue(text: string): Promise<void> {
-  await ui.press('Control+a');
-  await ui.press('Backspace');
-  if (text) {
-    await ui.type(text);
-  }
-}
-
 /**
  * Typing thousands of keys outlasts the UI bridge and pasting does not reach the headless page's
  * clipboard, so values over this length are checked through the command arguments and unit tests.
  */
 const TYPEABLE = 200;
-
-async function closeQuickInput(): Promise<void> {
-  for (let i = 0; i < 5 && (await quickInputText()) !== undefined; i++) {
-    await executeCommand('workbench.action.closeQuickOpen');
-  }
-}
 
 describe('Bad input', function () {
   this.timeout(240_000);
@@ -113,11 +82,11 @@ describe('Bad input', function () {
       await replaceValue(bad.url);
       const shown = await waitForQuickInput(bad.message);
       assert.match(shown, /Add Crew \(1\/4\)/, bad.url.slice(0, 60));
-      await ui.press('Enter');
+      await pressInQuickInput('Enter');
       await waitForQuickInput(bad.message);
       assert.doesNotMatch((await quickInputText()) ?? '', /Add Crew \(2\/4\)/, `Enter did not accept ${bad.url.slice(0, 60)}`);
     }
-    await ui.press('Escape');
+    await pressInQuickInput('Escape');
     assert.strictEqual(await done, undefined);
     assert.strictEqual(JSON.stringify(userSetting()), before, 'settings unchanged');
     assert.strictEqual(api.crews.list().length, crewsBefore, 'no crew added');
@@ -132,13 +101,13 @@ describe('Bad input', function () {
     await waitForQuickInput('Add Crew (1/4)');
     await replaceValue(url);
     await waitForQuickInput("The crew's base URL");
-    await ui.press('Enter');
+    await pressInQuickInput('Enter');
     await waitForQuickInput('Add Crew (2/4)');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter');
     await waitForQuickInput('Add Crew (3/4)');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter');
     await waitForQuickInput('Add Crew (4/4)');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter');
     await waitForQuickInput("Paste the token from the crew's Status tab.");
     for (const [value, message] of [
       ['   ', "Paste the token from the crew's Status tab."],
@@ -147,12 +116,12 @@ describe('Bad input', function () {
     ] as const) {
       await replaceValue(value);
       await waitForQuickInput(message);
-      await ui.press('Enter');
+      await pressInQuickInput('Enter');
       const text = await waitForQuickInput(message);
       assert.match(text, /Add Crew \(4\/4\)/, `still at the token step after ${value.slice(0, 20)}`);
       assert.ok(!text.includes(value.trim() || '\u0000'), 'the password box does not echo what was typed');
     }
-    await ui.press('Escape');
+    await pressInQuickInput('Escape');
     assert.strictEqual(await done, undefined);
     assert.strictEqual(api.crews.get(url), undefined, 'no crew saved');
     assert.strictEqual(await api.crews.hasToken(url), false, 'no token saved');
@@ -259,18 +228,23 @@ describe('Bad input', function () {
     ] as const) {
       const document = await vscode.workspace.openTextDocument({ content, language: 'json' });
       await vscode.window.showTextDocument(document);
+      // The command reads the active editor: this case's, not the last one's.
+      await waitFor(() => vscode.window.activeTextEditor?.document === document, { message: `the editor of ${content} active`, ...SLOW });
       const kickoffs = sim.requestLog.entries.filter((e) => e.endpoint === 'kickoff').length;
       const from = spy.shown.length;
       const flow = executeCommand('crewRuns.kickOff', url);
       await waitForQuickInput('From the JSON in the active editor');
-      await ui.type('From the JSON');
-      await ui.press('Enter');
-      await waitFor(() => spy.shown.slice(from).some((m) => m.level === 'error' && m.message.startsWith(message)), { message: `the error "${message}" for ${content}`, ...SLOW });
+      await pickInQuickInput('From the JSON in the active editor');
+      await waitFor(() => spy.shown.slice(from).some((m) => m.level === 'error' && m.message.startsWith(message)), {
+        message: `the error "${message}" for ${content} (shown: ${JSON.stringify(spy.shown.slice(from).map((m) => m.message))})`,
+        ...SLOW,
+      });
       await waitForQuickInput('Enter new values'); // Back at the starting point, nothing lost.
-      await ui.press('Escape');
+      await pressInQuickInput('Escape', { when: 'Enter new values' });
       assert.strictEqual(await flow, undefined);
       assert.strictEqual(sim.requestLog.entries.filter((e) => e.endpoint === 'kickoff').length, kickoffs, `nothing was sent for ${content}`);
       await executeCommand('workbench.action.revertAndCloseActiveEditor');
+      await waitFor(() => document.isClosed || !vscode.window.visibleTextEditors.some((e) => e.document === document), { message: `the editor of ${content} closed`, ...SLOW });
     }
   });
 });

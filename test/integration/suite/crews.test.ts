@@ -13,6 +13,7 @@ import {
   type Api,
   clearNotifications,
   closeQuickInput,
+  pressInQuickInput,
   crewRows,
   filesContaining,
   removeAllCrews,
@@ -21,6 +22,7 @@ import {
   runTempDir,
   SLOW,
   testApi,
+  typeInQuickInput,
   userSettingsFile,
   waitForCrewDescription,
   waitForQuickInput,
@@ -86,16 +88,16 @@ describe('Crews and tokens', function () {
     await waitForQuickInput('Add Crew (1/4)');
     await replaceValue(options.url);
     await waitForQuickInput("The crew's base URL", 'the URL accepted (the prompt instead of a problem)');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter');
     await waitForQuickInput('Add Crew (2/4)');
     await replaceValue(options.name, { enter: true });
     await waitForQuickInput('Add Crew (3/4)');
     if (options.kind === 'user') {
-      await ui.press('ArrowDown');
+      await pressInQuickInput('ArrowDown');
     }
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', { activeItem: options.kind === 'user' ? 'User Bearer Token' : 'Organization Bearer Token' });
     await waitForQuickInput('Add Crew (4/4)');
-    await ui.type(options.token, { enter: true });
+    await typeInQuickInput(options.token, { enter: true });
     return done;
   }
 
@@ -113,14 +115,14 @@ describe('Crews and tokens', function () {
     assert.match(refused, /Add Crew/);
     await replaceValue(url('research-crew'));
     await waitForQuickInput("The crew's base URL", 'the URL accepted (the prompt instead of a problem)');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter');
     const nameStep = await waitForQuickInput('Add Crew (2/4)');
     assert.match(nameStep, /A name for this crew/);
     await replaceValue('Research (sim)', { enter: true });
     await waitForQuickInput('Add Crew (3/4)');
-    await ui.press('Enter'); // Organization is the active item.
+    await pressInQuickInput('Enter', { activeItem: 'Organization Bearer Token' }); // Organization is the active item.
     await waitForQuickInput('Paste the token');
-    await ui.type(tokens('research-crew').orgToken, { enter: true });
+    await typeInQuickInput(tokens('research-crew').orgToken, { enter: true });
     const first = await done;
     assert.strictEqual(first?.url, url('research-crew'));
     await waitForNotification('Added Research (sim). It expects: topic, audience.');
@@ -161,7 +163,7 @@ describe('Crews and tokens', function () {
     await replaceValue('http://crew.example.com', { enter: true });
     const text = await waitForQuickInput('Plain http:// is only allowed for this machine (localhost); use https://');
     assert.match(text, /Add Crew \(1\/4\)/, 'Enter did not move on to the name step');
-    await ui.press('Escape');
+    await pressInQuickInput('Escape');
     assert.strictEqual(await done, undefined);
     assert.deepStrictEqual(userSetting(), before, 'nothing was added');
   });
@@ -173,14 +175,14 @@ describe('Crews and tokens', function () {
     await waitForQuickInput('Add Crew (2/4)');
     await replaceValue('Idea (sim)', { enter: true });
     await waitForQuickInput('Add Crew (3/4)');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', { activeItem: 'Organization Bearer Token' });
     await waitForQuickInput('Paste the token');
-    await ui.type('not-the-right-token', { enter: true });
+    await typeInQuickInput('not-the-right-token', { enter: true });
     await waitForNotification('Idea (sim) rejected the token (401)');
     assert.strictEqual(await api.crews.hasToken(url('idea-flow')), false, 'a rejected token is not stored');
     await acceptNewestNotification(); // "Enter Again"
     await waitForQuickInput('Paste the token');
-    await ui.type(tokens('idea-flow').orgToken, { enter: true });
+    await typeInQuickInput(tokens('idea-flow').orgToken, { enter: true });
     const crew = await done;
     assert.strictEqual(crew?.url, url('idea-flow'));
     assert.deepStrictEqual(requests('idea-flow').map((e) => [e.status, e.tokenKind]), [[401, 'invalid'], [200, 'org']]);
@@ -192,11 +194,11 @@ describe('Crews and tokens', function () {
     const done = executeCommand<void>('crewRuns.setToken', reviewUrl);
     const kindStep = await waitForQuickInput('Set Token for Review (sim)');
     assert.match(kindStep, /Organization Bearer Token/);
-    await ui.press('ArrowUp'); // The stored kind (user) is active; choose Organization.
-    await ui.press('Enter');
+    await pressInQuickInput('ArrowUp', { activeItem: 'User Bearer Token' }); // The stored kind (user) is active; choose Organization.
+    await pressInQuickInput('Enter', { activeItem: 'Organization Bearer Token' });
     await waitForQuickInput('Paste the token');
     const before = requests('review-crew').length;
-    await ui.type(tokens('review-crew').orgToken, { enter: true });
+    await typeInQuickInput(tokens('review-crew').orgToken, { enter: true });
     await done;
     await waitForNotification('The token of Review (sim) was saved.');
     assert.deepStrictEqual(requests('review-crew').slice(before).map((e) => [e.endpoint, e.tokenKind]), [['inputs', 'org']]);

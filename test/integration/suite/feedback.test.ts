@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import type { CrewConfig, Dialect, Simulator } from '../../../src/simulator/server';
 import { demoCrews, startSimulator } from '../../../src/simulator/server';
 import type { ReviewThread } from '../../../src/views/feedbackReview';
-import { executeCommand, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
+import { quickInputText, typeInQuickInput, waitForQuickInput } from './support/kit';
 import {
   type Api,
   MessageSpy,
@@ -50,26 +51,12 @@ async function openReview(api: Api, runId: string, round: number): Promise<Revie
 
 /** Waits for the quick input to show `title`, then types `text` and presses Enter. */
 async function answerInputBox(title: RegExp, text: string): Promise<void> {
-  await waitFor(
-    async () => {
-      try {
-        return title.test(await ui.text(`${selectors.quickInput}:visible`, { timeoutMs: 500 }));
-      } catch {
-        return false;
-      }
-    },
-    { message: `an input box titled ${String(title)}`, timeoutMs: 30_000, intervalMs: 300 },
-  );
-  await ui.type(text, { enter: true });
+  await waitForQuickInput(title, `an input box titled ${String(title)}`);
+  await typeInQuickInput(text, { when: title, enter: true });
 }
 
 async function quickInputVisible(): Promise<boolean> {
-  try {
-    await ui.text(`${selectors.quickInput}:visible`, { timeoutMs: 300 });
-    return true;
-  } catch {
-    return false;
-  }
+  return (await quickInputText()) !== undefined;
 }
 
 for (const dialect of ['live', 'docs'] as Dialect[]) {

@@ -11,10 +11,14 @@ import {
   type Api,
   clearNotifications,
   closeQuickInput,
+  pickInQuickInput,
+  pressInQuickInput,
+  type QuickInputKeys,
   quickInputText,
   removeAllCrews,
   removeRunsOf,
   replaceValue,
+  typeInQuickInput,
   SLOW,
   testApi,
   waitForNotification,
@@ -31,6 +35,9 @@ function crewConfigs(): CrewConfig[] {
     copy('auth', 'Auth'),
   ];
 }
+
+/** Enter on a review step kicks off: its active item must be Kick Off (not "Fill in … first"). */
+const KICK_OFF: QuickInputKeys = { activeItem: 'Kick Off' };
 
 const NAMES: Record<string, string> = { research: 'Research (kick)', strict: 'Strict (kick)', docs: 'Docs (kick)', auth: 'Auth (kick)', net: 'Net (kick)' };
 
@@ -105,22 +112,20 @@ describe('Kick off', function () {
   async function startKickoff(crew: string): Promise<{ done: Promise<string | undefined> }> {
     const done = executeCommand<string | undefined>('crewRuns.kickOff');
     await waitForQuickInput(NAMES.research, 'the crew quick pick');
-    await ui.type(NAMES[crew]);
-    await ui.press('Enter');
+    await pickInQuickInput(NAMES[crew]);
     return { done }; // Wrapped: an async function would otherwise wait for the whole kickoff.
   }
 
   /** Picks a starting point by typing part of its label. */
   async function startFrom(crew: string, label: string): Promise<void> {
     await waitForQuickInput(new RegExp(`Kick Off ${NAMES[crew].replace(/[()]/g, '\\$&')}\\n[\\s\\S]*${label}`), 'the starting point');
-    await ui.type(label);
-    await ui.press('Enter');
+    await pickInQuickInput(label);
   }
 
   /** Presses the quick input's Back: its keybinding if it works in this page, else its command. */
   async function pressBack(expected: string): Promise<void> {
     if (backVia !== 'workbench.action.quickInputBack') {
-      await ui.press('Control+Alt+Minus');
+      await pressInQuickInput('Control+Alt+Minus');
       const moved = await waitFor(async () => (await quickInputText())?.includes(expected), { timeoutMs: 3000 }).catch(() => false);
       if (moved) {
         backVia = 'keybinding Ctrl+Alt+-';
@@ -138,14 +143,14 @@ describe('Kick off', function () {
     // No last values, no presets, no JSON editor: straight to the first input.
     const topicStep = await inputStep('research', 'topic', 1, 3);
     assert.match(topicStep, /"topic" is required\./, 'an empty required input says so');
-    await ui.type('AI agents', { enter: true });
+    await typeInQuickInput('AI agents', { enter: true });
     await inputStep('research', 'audience', 2, 3);
-    await ui.type('engineers', { enter: true });
+    await typeInQuickInput('engineers', { enter: true });
     const review = await reviewStep('research');
     assert.match(review, /Kick Off\s+Research \(kick\)/);
     assert.match(review, /topic\s*AI agents/);
     assert.match(review, /audience\s*engineers/);
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', KICK_OFF);
     const runId = await done;
     assert.ok(runId, 'the command returned the run id');
     const run = api.runs.get(runId);
@@ -165,19 +170,19 @@ describe('Kick off', function () {
     const { done } = await startKickoff('research');
     await startFrom('research', 'Enter new values');
     await inputStep('research', 'topic', 1, 3);
-    await ui.type('first topic', { enter: true });
+    await typeInQuickInput('first topic', { enter: true });
     await inputStep('research', 'audience', 2, 3);
     await pressBack('topic (1/3)');
-    await ui.press('Enter'); // Keeps "first topic".
+    await pressInQuickInput('Enter'); // Keeps "first topic".
     await inputStep('research', 'audience', 2, 3);
-    await ui.type('first audience', { enter: true });
+    await typeInQuickInput('first audience', { enter: true });
     const review = await reviewStep('research');
     assert.match(review, /topic\s*first topic/);
     await pressBack('audience (2/3)');
     await replaceValue('second audience', { enter: true });
     const again = await reviewStep('research');
     assert.match(again, /audience\s*second audience/);
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', KICK_OFF);
     const runId = await done;
     assert.deepStrictEqual(api.runs.get(runId!)?.inputs, { topic: 'first topic', audience: 'second audience' });
   });
@@ -188,16 +193,16 @@ describe('Kick off', function () {
     const { done } = await startKickoff('strict');
     await inputStep('strict', 'topic', 1, 2);
     sim.updateCrew('strict', { inputs: ['topic', 'audience'] });
-    await ui.type('only topic', { enter: true });
+    await typeInQuickInput('only topic', { enter: true });
     await reviewStep('strict', 2);
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', KICK_OFF);
     const missingStep = await inputStep('strict', 'audience', 2, 3);
     assert.doesNotMatch(missingStep, /topic \(/, 'only the missing input is asked');
-    await ui.type('late audience', { enter: true });
+    await typeInQuickInput('late audience', { enter: true });
     const review = await reviewStep('strict', 3);
     assert.match(review, /topic\s*only topic/);
     assert.match(review, /audience\s*late audience/);
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', KICK_OFF);
     const runId = await done;
     assert.deepStrictEqual(api.runs.get(runId!)?.inputs, { topic: 'only topic', audience: 'late audience' });
     assert.deepStrictEqual(kickoffs(sim, 'strict').map((e) => e.status), [422, 200]);
@@ -208,21 +213,21 @@ describe('Kick off', function () {
     const { done } = await startKickoff('auth');
     await inputStep('auth', 'topic', 1, 3);
     sim.updateCrew('auth', { orgToken: 'rotated-token-0001' }); // Reset on the crew's Status tab meanwhile.
-    await ui.type('auth topic', { enter: true });
+    await typeInQuickInput('auth topic', { enter: true });
     await inputStep('auth', 'audience', 2, 3);
-    await ui.type('auth audience', { enter: true });
+    await typeInQuickInput('auth audience', { enter: true });
     await reviewStep('auth');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', KICK_OFF);
     await waitForNotification('Auth (kick) rejected the token (401)');
     await acceptNewestNotification(); // "Set Token…"
     await waitForQuickInput('Set Token for Auth (kick)');
-    await ui.press('Enter'); // Organization
+    await pressInQuickInput('Enter'); // Organization
     await waitForQuickInput('Paste the token');
-    await ui.type('rotated-token-0001', { enter: true });
+    await typeInQuickInput('rotated-token-0001', { enter: true });
     const review = await reviewStep('auth');
     assert.match(review, /topic\s*auth topic/);
     assert.match(review, /audience\s*auth audience/);
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', KICK_OFF);
     const runId = await done;
     assert.deepStrictEqual(api.runs.get(runId!)?.inputs, { topic: 'auth topic', audience: 'auth audience' });
     assert.deepStrictEqual(kickoffs(sim, 'auth').map((e) => [e.status, e.tokenKind]), [[401, 'invalid'], [200, 'org']]);
@@ -246,16 +251,16 @@ describe('Kick off', function () {
       blackHole!.once('error', reject);
       blackHole!.listen(port, '127.0.0.1', () => resolve());
     });
-    await ui.type('net topic', { enter: true });
+    await typeInQuickInput('net topic', { enter: true });
     await inputStep('net', 'audience', 2, 3);
-    await ui.type('net audience', { enter: true });
+    await typeInQuickInput('net audience', { enter: true });
     await reviewStep('net');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', KICK_OFF);
     const warning = await waitForNotification('The run may or may not have started');
     assert.match(warning, /Could not reach Net \(kick\)/);
     await acceptNewestNotification(); // "Track a Kickoff ID…"
     await waitForQuickInput('Track a Kickoff ID on Net (kick)');
-    await ui.type('net-kickoff-0001', { enter: true });
+    await typeInQuickInput('net-kickoff-0001', { enter: true });
     const runId = await done;
     assert.strictEqual(runId, undefined, 'the kickoff itself started nothing');
     const tracked = api.runs.list(netUrl).find((r) => r.kickoffId === 'net-kickoff-0001');
@@ -270,22 +275,20 @@ describe('Kick off', function () {
     const { done: cancelled } = await startKickoff('research');
     await startFrom('research', 'Last used inputs');
     await reviewStep('research'); // Complete values go straight to the review.
-    await ui.type('Save as Preset');
-    await ui.press('Enter');
+    await pickInQuickInput('Save as Preset');
     await waitForQuickInput('Save Inputs as Preset');
-    await ui.type('Weekly digest', { enter: true });
+    await typeInQuickInput('Weekly digest', { enter: true });
     await reviewStep('research');
-    await ui.type('Cancel');
-    await ui.press('Enter');
+    await pickInQuickInput('Cancel');
     assert.strictEqual(await cancelled, undefined);
     assert.deepStrictEqual(api.presets.presets(crewUrl), [{ name: 'Weekly digest', inputs: last }]);
 
     const before = kickoffs(sim, 'research').length;
     const managed = executeCommand('crewRuns.managePresets', crewUrl);
     await waitForQuickInput('Presets of Research (kick)');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', { activeItem: 'Weekly digest' });
     await reviewStep('research');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', KICK_OFF);
     await managed;
     assert.strictEqual(kickoffs(sim, 'research').length, before + 1);
     const newest = api.runs.list(crewUrl).sort((a, b) => b.startedAt - a.startedAt)[0];
@@ -305,13 +308,12 @@ describe('Kick off', function () {
 
     const edited = executeCommand<string | undefined>('crewRuns.runAgainWithEditedInputs', { runId: original.id });
     await reviewStep('research');
-    await ui.type('topic');
-    await ui.press('Enter');
+    await pickInQuickInput('topic');
     await inputStep('research', 'topic', 1, 3);
     await replaceValue('AI agents, edited', { enter: true });
     const review = await reviewStep('research');
     assert.match(review, /topic\s*AI agents, edited/);
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', KICK_OFF);
     const editedId = await edited;
     assert.deepStrictEqual(api.runs.get(editedId!)?.inputs, { topic: 'AI agents, edited', audience: 'engineers' });
   });
@@ -324,7 +326,7 @@ describe('Kick off', function () {
     const review = await reviewStep('strict');
     assert.match(review, /topic\s*x\b/);
     assert.match(review, /audience\s*y\b/);
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', KICK_OFF);
     const runId = await done;
     const run = api.runs.get(runId!);
     assert.deepStrictEqual(run?.inputs, { topic: 'x', audience: 'y' });
@@ -338,25 +340,25 @@ describe('Kick off', function () {
     // The first kickoff from the palette, typing the values.
     await ui.press('Control+Shift+P');
     await waitForQuickInput(/./, 'the command palette');
-    await ui.type('Crew Runs: Kick Off Crew');
+    await typeInQuickInput('Crew Runs: Kick Off Crew');
     await waitForQuickInput('Kick Off Crew');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', { activeItem: 'Kick Off Crew' });
     await waitForQuickInput('Research Crew', 'the crew pick');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', { activeItem: 'Research Crew' });
     await waitForQuickInput('Kick Off Research Crew: topic (1/3)');
-    await ui.type('palette topic', { enter: true });
+    await typeInQuickInput('palette topic', { enter: true });
     await waitForQuickInput('Kick Off Research Crew: audience (2/3)');
-    await ui.type('palette audience', { enter: true });
+    await typeInQuickInput('palette audience', { enter: true });
     await waitForQuickInput('Kick Off Research Crew: review (3/3)');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', KICK_OFF);
     const firstId = await waitFor(() => api.runs.list(researchUrl)[0]?.id, { message: 'the first run', ...SLOW });
     await clearNotifications();
 
     // The second: count every key pressed after the palette opens.
     let keystrokes = 0;
-    const press = async (key: string) => {
+    const press = async (key: string, options: QuickInputKeys = {}) => {
       keystrokes++;
-      await ui.press(key);
+      await pressInQuickInput(key, options);
     };
     await ui.press('Control+Shift+P'); // Opens the palette: not counted.
     const palette = await waitForQuickInput(/Crew Runs/, 'the command palette');
@@ -368,13 +370,13 @@ describe('Kick off', function () {
       }
       await waitForQuickInput('Kick Off Crew');
     }
-    await press('Enter');
+    await press('Enter', { activeItem: 'Kick Off Crew' });
     await waitForQuickInput('Research Crew', 'the crew pick');
-    await press('Enter'); // The first crew is Research Crew.
+    await press('Enter', { activeItem: 'Research Crew' }); // The first crew is Research Crew.
     await waitForQuickInput('Last used inputs');
-    await press('Enter');
+    await press('Enter', { activeItem: 'Last used inputs' });
     await waitForQuickInput('Kick Off Research Crew: review (3/3)');
-    await press('Enter');
+    await press('Enter', KICK_OFF);
     const secondId = await waitFor(
       () => api.runs.list(researchUrl).find((r) => r.id !== firstId)?.id,
       { message: 'the second run', ...SLOW },
@@ -393,18 +395,18 @@ describe('Kick off', function () {
     }
     const done = executeCommand<string | undefined>('crewRuns.kickOff', url('docs'));
     await inputStep('docs', 'topic', 1, 3);
-    await ui.type('short topic', { enter: true });
+    await typeInQuickInput('short topic', { enter: true });
     await inputStep('docs', 'audience', 2, 3);
-    await ui.type('an audience far longer than twenty characters', { enter: true });
+    await typeInQuickInput('an audience far longer than twenty characters', { enter: true });
     await reviewStep('docs');
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', KICK_OFF);
     await waitForNotification("Docs (kick) refused the request (400). The crew said: \"Invalid Request: Input 'audience' is too long (at most 20 characters)\"");
     await acceptNewestNotification(); // "Back to Review"
     const review = await reviewStep('docs');
     assert.match(review, /topic\s*short topic/);
     assert.match(review, /audience\s*an audience far longer/);
     sim.updateCrew('docs', { maxInputLength: undefined });
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', KICK_OFF);
     const runId = await done;
     assert.deepStrictEqual(api.runs.get(runId!)?.inputs, { topic: 'short topic', audience: 'an audience far longer than twenty characters' });
     assert.deepStrictEqual(kickoffs(sim, 'docs').map((e) => e.status), [400, 200]);

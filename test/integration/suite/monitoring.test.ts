@@ -4,7 +4,8 @@
 import * as assert from 'assert';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
-import { executeCommand, selectors, showCrewRunsView, ui, waitFor, waitForLog } from '../helpers';
+import { executeCommand, showCrewRunsView, ui, waitFor, waitForLog } from '../helpers';
+import { typeInQuickInput, waitForQuickInput } from './support/kit';
 import {
   type Api,
   MessageSpy,
@@ -286,11 +287,8 @@ describe('Monitoring', function () {
     const served = sim.crews.find((c) => c.id === 'alpha')!;
     const kickoffId = await kickOffDirectly(served.url, served.orgToken, { topic: 'Elsewhere' });
     const tracked = executeCommand<string | undefined>('crewRuns.trackKickoffId', { url: served.url });
-    await waitFor(async () => /Track a Kickoff ID on Mon Alpha/.test(await ui.text(selectors.quickInput)), {
-      message: 'the kickoff id input box',
-      timeoutMs: 20_000,
-    });
-    await ui.type(kickoffId, { enter: true });
+    await waitForQuickInput('Track a Kickoff ID on Mon Alpha', 'the kickoff id input box');
+    await typeInQuickInput(kickoffId, { when: 'Track a Kickoff ID on Mon Alpha', enter: true });
     const runId = await tracked;
     assert.ok(typeof runId === 'string', 'the command returns the new run id');
     runIds.add(runId);

@@ -14,6 +14,7 @@ import { RunOutputDocuments } from '../../../src/views/outputDocuments';
 import { RunPanelManager } from '../../../src/views/runPanel';
 import type { PageReport } from '../../../src/views/webview/protocol';
 import { executeCommand, getExtension, getExtensionApi, ui, waitFor } from '../helpers';
+import { pickInQuickInput, waitForQuickInput } from './support/kit';
 
 interface Api {
   runs: RunStore;
@@ -240,8 +241,8 @@ describe('Run view', function () {
 
     if (ui.available()) {
       const comparing = executeCommand('crewRuns.compareOutput', { runId: run.id });
-      await waitFor(async () => /actions-a/.test(await ui.text('.quick-input-widget', { timeoutMs: 2000 }).catch(() => '')), { message: 'the run quick pick' });
-      await ui.type('actions-a', { enter: true });
+      await waitForQuickInput('actions-a', 'the run quick pick');
+      await pickInQuickInput('actions-a');
       await comparing;
       const tab = await waitFor(() => {
         const active = vscode.window.tabGroups.activeTabGroup.activeTab;

@@ -13,7 +13,8 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { CrewRunsTestApi } from '../../../src/testApi';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
-import { executeCommand, getExtensionApi, readLog, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { executeCommand, getExtensionApi, readLog, showCrewRunsView, ui, waitFor } from '../helpers';
+import { pressInQuickInput, quickInputText, replaceValue, typeInQuickInput, waitForQuickInput } from './support/kit';
 import {
   answerSaveDialog,
   closedPortUrl,
@@ -50,32 +51,6 @@ function crewConfigs(): CrewConfig[] {
     { ...structuredClone(research), id: 'sec-redirect', name: 'Sec Redirect', orgToken: CANARY_REDIRECT },
     { ...structuredClone(research), id: 'sec-lookalike', name: 'Sec Lookalike', orgToken: CANARY_SHARED },
   ];
-}
-
-async function quickInputText(): Promise<string | undefined> {
-  try {
-    return await ui.text(`${selectors.quickInput}:visible`, { timeoutMs: 300 });
-  } catch {
-    return undefined;
-  }
-}
-
-function waitForQuickInput(expected: string): Promise<string> {
-  return waitFor(async () => {
-    const text = await quickInputText();
-    return text?.includes(expected) ? text : undefined;
-  }, { message: `quick input showing ${expected}`, ...SLOW });
-}
-
-async function replaceValue(text: string, enter = false): Promise<void> {
-  await ui.press('Control+a');
-  await ui.press('Backspace');
-  if (text) {
-    await ui.type(text);
-  }
-  if (enter) {
-    await ui.press('Enter');
-  }
 }
 
 async function notificationCenterText(): Promise<string> {
@@ -169,16 +144,16 @@ describe('Security: tokens', function () {
       await waitForQuickInput('Add Crew (1/4)');
       await replaceValue(urlA);
       await waitForQuickInput("The crew's base URL");
-      await ui.press('Enter');
+      await pressInQuickInput('Enter');
       await waitForQuickInput('Add Crew (2/4)');
-      await replaceValue('Sec A', true);
+      await replaceValue('Sec A', { enter: true });
       await waitForQuickInput('Add Crew (3/4)');
-      await ui.press('Enter');
+      await pressInQuickInput('Enter', { activeItem: 'Organization Bearer Token' });
       await waitForQuickInput('Paste the token');
-      await ui.type(CANARY_A);
+      await typeInQuickInput(CANARY_A);
       const shown = await quickInputText();
       assert.ok(shown !== undefined && !shown.includes(CANARY_A), 'the password box does not show the token');
-      await ui.press('Enter');
+      await pressInQuickInput('Enter');
       assert.strictEqual((await done)?.url, urlA);
     } else {
       await executeCommand('crewRuns.addCrew', { url: urlA, name: 'Sec A', token: CANARY_A });

@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
 import { executeCommand, selectors, ui, waitFor } from '../helpers';
-import { type Api, closeQuickInput, removeAllCrews, removeRunsOf, testApi, waitForQuickInput } from './support/kit';
+import { type Api, closeQuickInput, pressInQuickInput, removeAllCrews, removeRunsOf, testApi, typeInQuickInput, waitForQuickInput } from './support/kit';
 
 describe('README pictures', function () {
   this.timeout(240_000);
@@ -58,10 +58,10 @@ describe('README pictures', function () {
   it('a kickoff input step', async () => {
     const done = executeCommand('crewRuns.kickOff', crewUrl('research-crew'));
     await waitForQuickInput('Last used inputs');
-    await ui.press('ArrowDown');
-    await ui.press('Enter'); // Enter new values
+    await pressInQuickInput('ArrowDown', { activeItem: 'Last used inputs' });
+    await pressInQuickInput('Enter', { activeItem: 'Enter new values' });
     await waitForQuickInput('Kick Off Research Crew: topic (1/3)');
-    await ui.type('Prompt injection defences');
+    await typeInQuickInput('Prompt injection defences');
     const shot = await ui.screenshot('readme-kickoff-step');
     assert.ok(shot.distinctColours > 10);
     await closeQuickInput();

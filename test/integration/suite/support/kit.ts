@@ -6,6 +6,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { CrewRunsTestApi } from '../../../../src/testApi';
 import { executeCommand, getExtensionApi, selectors, ui, waitFor } from '../../helpers';
+import type { QuickInputGuard } from '../../helpers/uiBridgeProtocol';
 
 export type Api = CrewRunsTestApi;
 
@@ -18,16 +19,19 @@ export async function testApi(): Promise<Api> {
 /** Generous deadlines: another suite may run on this 2-core machine at the same time. */
 export const SLOW = { timeoutMs: 30_000 } as const;
 
-/** Text of the visible quick input, or undefined when none is shown. */
+/**
+ * Text of the open quick input, or undefined when none is open. A quick input in its close
+ * animation is still displayed for 150 ms with its old content (and inert): it does not count.
+ */
 export async function quickInputText(): Promise<string | undefined> {
   try {
-    return await ui.text(`${selectors.quickInput}:visible`, { timeoutMs: 300 });
+    return await ui.text(selectors.openQuickInput, { timeoutMs: 300 });
   } catch {
     return undefined;
   }
 }
 
-/** Waits until the visible quick input's text matches (its title, prompt, items, validation message). */
+/** Waits until the open quick input's text matches (its title, prompt, items, validation message). */
 export function waitForQuickInput(expected: string | RegExp, message?: string): Promise<string> {
   let last: string | undefined;
   return waitFor(
@@ -45,16 +49,46 @@ export function waitForQuickInputClosed(): Promise<boolean> {
   return waitFor(async () => (await quickInputText()) === undefined, { message: 'the quick input to close', intervalMs: 200, ...SLOW });
 }
 
-/** Replaces the value of the focused input box with `text` (typed) and optionally presses Enter. */
-export async function replaceValue(text: string, options: { enter?: boolean } = {}): Promise<void> {
-  await ui.press('Control+a');
-  await ui.press('Backspace');
-  if (text) {
-    await ui.type(text);
-  }
-  if (options.enter) {
-    await ui.press('Enter');
-  }
+/**
+ * Keys for the quick input go through these, never plain ui.type/ui.press: the runner acts only
+ * once a quick input is open (not closing), holds the keyboard focus and shows `when`, and checks
+ * the result (the typed text in the box, the wanted active item) before Enter. A key sent a moment
+ * early lands in the editor or in the previous step, and the test then fails elsewhere by chance.
+ */
+export interface QuickInputKeys {
+  /** Text the open quick input must show first (its title, step, an item). */
+  when?: string | RegExp;
+  /** The quick pick's active item contains this: before the key pressed, or before the Enter after typed text. */
+  activeItem?: string;
+}
+
+function guard(options: QuickInputKeys): QuickInputGuard {
+  const { when, activeItem } = options;
+  return {
+    ...(typeof when === 'string' ? { contains: when } : when ? { matches: { source: when.source, flags: when.flags } } : {}),
+    activeItem,
+    timeoutMs: SLOW.timeoutMs,
+  };
+}
+
+/** Types into the open quick input (appending to what it holds) and optionally presses Enter. */
+export async function typeInQuickInput(text: string, options: QuickInputKeys & { enter?: boolean } = {}): Promise<void> {
+  await ui.type(text, { enter: options.enter, quickInput: guard(options) });
+}
+
+/** Replaces the value of the open quick input's box with `text` and optionally presses Enter. */
+export async function replaceValue(text: string, options: QuickInputKeys & { enter?: boolean } = {}): Promise<void> {
+  await ui.type(text, { enter: options.enter, quickInput: { ...guard(options), replace: true } });
+}
+
+/** Presses a key ("Enter", "Escape", "ArrowDown") in the open quick input. */
+export async function pressInQuickInput(key: string, options: QuickInputKeys = {}): Promise<void> {
+  await ui.press(key, { quickInput: guard(options) });
+}
+
+/** Chooses the quick pick item containing `label`: types it as the filter, Enter once it is the active item. */
+export async function pickInQuickInput(label: string, options: Omit<QuickInputKeys, 'activeItem'> = {}): Promise<void> {
+  await typeInQuickInput(label, { ...options, activeItem: label, enter: true });
 }
 
 /**
