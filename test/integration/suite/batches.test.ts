@@ -13,7 +13,7 @@ import { exportedRows } from '../../../src/batches/export';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import { executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
-import { type Api, closeQuickInput, testApi, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
+import { type Api, closeQuickInput, pressInQuickInput, testApi, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
 import { addSimulatorCrews, cleanUp } from './support/monitoring';
 
 const crew = (id: string, name: string, taskMs: number, extra: Partial<CrewConfig> = {}): CrewConfig => ({
@@ -108,7 +108,7 @@ describe('Batches', function () {
       assert.match(text, /Row 18: missing audience/);
       assert.ok(skipped < text.indexOf('First rows'), 'the skipped rows come before the preview of the rows');
       assert.match(text, /notes/, 'a column that is not an input is named');
-      await ui.press('Enter');
+      await pressInQuickInput('Enter', { when: 'Kick Off 28 Rows', activeItem: 'Kick Off 28 Rows' });
       await waitForQuickInputClosed();
       batchId = (await started) ?? '';
       assert.ok(batchId, 'the command returned the batch id');
@@ -210,7 +210,7 @@ describe('Batches', function () {
     try {
       const started = executeCommand<string>('crewRuns.kickOffBatch', { crew: crews.slow.url, file });
       await waitForQuickInput('Kick Off 8 Rows');
-      await ui.press('Enter');
+      await pressInQuickInput('Enter', { when: 'Kick Off 8 Rows', activeItem: 'Kick Off 8 Rows' });
       const id = (await started) ?? '';
       assert.ok(id);
       const runIds = await waitFor(

@@ -9,8 +9,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { batchProgress } from '../../../src/batches/model';
 import type { CrewConfig } from '../../../src/simulator/server';
-import { executeCommand, reload, reloadSuite, ui, waitFor } from '../helpers';
-import { type Api, testApi, waitForQuickInput } from './support/kit';
+import { executeCommand, reload, reloadSuite, waitFor } from '../helpers';
+import { type Api, pressInQuickInput, testApi, waitForQuickInput } from './support/kit';
 import { connectSimulator, type RemoteSimulator, startDetachedSimulator } from './support/reloadSim';
 
 const SIM = 'batches';
@@ -56,7 +56,7 @@ reloadSuite('Batches (reload)', function (s) {
     fs.writeFileSync(file, Array.from({ length: ROWS }, (_, i) => JSON.stringify({ topic: `row ${i}` })).join('\n'));
     const started = executeCommand<string>('crewRuns.kickOffBatch', { crew: sim.crew('rows').url, file });
     await waitForQuickInput(`Kick Off ${ROWS} Rows`);
-    await ui.press('Enter');
+    await pressInQuickInput('Enter', { when: `Kick Off ${ROWS} Rows`, activeItem: `Kick Off ${ROWS} Rows` });
     const batchId = await started;
     assert.ok(batchId);
     // Some rows sent, and a kickoff in flight right now.
