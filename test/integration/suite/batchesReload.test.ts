@@ -88,7 +88,10 @@ reloadSuite('Batches (reload)', function (s) {
       perTopic.set(String(run.inputs.topic), (perTopic.get(String(run.inputs.topic)) ?? 0) + 1);
     }
     console.log(`      ${kickoffs.length} kickoff requests, ${runs.length} runs at the crew, rows: ${JSON.stringify(done.rows.map((r) => r.status))}`);
-    assert.strictEqual(kickoffs.length, runs.length, 'every kickoff request made one run');
+    // One kickoff request per row, no more: the row in flight at the reload was not sent again. (Its
+    // request may have reached the crew without making a run: the connection went mid-request.)
+    assert.strictEqual(kickoffs.length, ROWS, 'every row kicked off exactly once');
+    assert.ok(runs.length <= kickoffs.length);
     assert.ok([...perTopic.values()].every((n) => n === 1), `no row kicked off twice: ${JSON.stringify([...perTopic])}`);
     const unknown = done.rows.filter((r) => r.status === 'unknown');
     // A kickoff in flight at the reload either finished before the old extension host ended (the row
