@@ -83,6 +83,7 @@ reloadSuite('Batches (reload)', function (s) {
     });
     const runs = (await sim.listRuns()).filter((r) => r.crewId === 'rows');
     const kickoffs = (await sim.requests()).filter((r) => r.crewId === 'rows' && r.endpoint === 'kickoff');
+    const unknown = done.rows.filter((r) => r.status === 'unknown');
     const perTopic = new Map<string, number>();
     for (const run of runs) {
       perTopic.set(String(run.inputs.topic), (perTopic.get(String(run.inputs.topic)) ?? 0) + 1);
@@ -90,10 +91,9 @@ reloadSuite('Batches (reload)', function (s) {
     console.log(`      ${kickoffs.length} kickoff requests, ${runs.length} runs at the crew, rows: ${JSON.stringify(done.rows.map((r) => r.status))}`);
     // One kickoff request per row, no more: the row in flight at the reload was not sent again. (Its
     // request may have reached the crew without making a run: the connection went mid-request.)
-    assert.strictEqual(kickoffs.length, ROWS, 'every row kicked off exactly once');
+    assert.ok(kickoffs.length <= ROWS && kickoffs.length >= ROWS - unknown.length, `one kickoff request per row at most (${kickoffs.length} for ${ROWS} rows)`);
     assert.ok(runs.length <= kickoffs.length);
     assert.ok([...perTopic.values()].every((n) => n === 1), `no row kicked off twice: ${JSON.stringify([...perTopic])}`);
-    const unknown = done.rows.filter((r) => r.status === 'unknown');
     // A kickoff in flight at the reload either finished before the old extension host ended (the row
     // says sent) or did not (unknown): never sent again, either way.
     for (const row of unknown) {
