@@ -154,6 +154,11 @@ describe('Batches', function () {
       const frame = await ui.frameText('Topic 0, with a comma', { timeoutMs: 15_000 });
       assert.match(frame.text, /readers 0/);
       assert.match(frame.text, /FAIL case 9/);
+      const shot = await ui.screenshot('batch-results');
+      console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height})`);
+      await executeCommand('crewRuns.batches.focus');
+      const side = await ui.screenshot('batches-view', { selector: '.part.sidebar' });
+      console.log(`      screenshot: ${side.path}`);
     }
   });
 
