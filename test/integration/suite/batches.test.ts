@@ -162,6 +162,26 @@ describe('Batches', function () {
     }
   });
 
+  it('renders a 500-row results table (its time is logged for the bench table, not asserted)', async () => {
+    const big = await api.batches.store.create({
+      crewUrl: crews.table.url,
+      crewName: 'Batch Table',
+      source: 'big.jsonl',
+      inputNames: ['topic', 'audience'],
+      concurrency: 3,
+      // Ended rows: nothing for the runner to send.
+      rows: Array.from({ length: 500 }, (_, index) => ({ index, inputs: { topic: `big ${index}`, audience: 'all' }, status: 'notSent' as const, note: 'made by the test' })),
+    });
+    await executeCommand('crewRuns.openBatchResults', { batchId: big.id });
+    const report = await waitFor(() => api.batches.panels.inspect(big.id)?.report?.rowsRendered === 500 && api.batches.panels.inspect(big.id)?.report, {
+      message: 'the results view rendering 500 rows',
+      timeoutMs: 30_000,
+    });
+    console.log(`      results view: 500 rows rendered in ${report.renderMs.toFixed(1)} ms (bench target < 300 ms)`);
+    await executeCommand('workbench.action.closeActiveEditor');
+    await api.batches.store.remove(big.id);
+  });
+
   it('exports the results as JSON Lines and CSV that read back the same', async () => {
     const b = batch(batchId);
     const expected = await exportedRows(api.batches.store, b);
