@@ -200,6 +200,11 @@ export class BatchRunner {
     } catch (e) {
       outcome = { kind: 'uncertain', message: e instanceof Error ? e.message : String(e) };
     }
+    if (this.disposed && outcome.kind !== 'sent') {
+      // The window is going (its shutdown may be what failed the request): the row stays "sending",
+      // and the next window to take the batch marks it unknown with the plain explanation.
+      return;
+    }
     await this.deps.store.updateRow(batchId, index, (r) => {
       switch (outcome.kind) {
         case 'sent':
