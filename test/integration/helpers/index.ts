@@ -1,5 +1,5 @@
 // Helpers shared by the integration suites (they run inside the extension host).
-export { waitFor, WaitForOptions } from './waitFor';
+export { holdsFor, waitFor, WaitForOptions } from './waitFor';
 export { ui, uiBridgeAvailable, selectors } from './ui';
 export { EXTENSION_ID, getExtension, getExtensionApi, contributedCommands, executeCommand, showCrewRunsView } from './extension';
 export { LOG_CHANNEL_NAME, channelLogFile, channelLogFiles, readLog, readAllLogs, waitForLog, readExtensionHostLog, readExtensionHostLogs } from './log';

@@ -7,6 +7,7 @@ import {
   type QuickInputGuard,
   type ScreenshotResult,
   type TextResult,
+  type WindowResult,
   UI_BRIDGE_DIR_ENV,
   UI_REQUEST_MARKER,
   type UiReply,
@@ -56,29 +57,36 @@ export const ui = {
    * Types into whatever has keyboard focus in the workbench. With `quickInput`, only into the open
    * quick input once it is in that state (see QuickInputGuard): the way to answer a quick input.
    */
-  async type(text: string, options: { enter?: boolean; quickInput?: QuickInputGuard & { replace?: boolean } } = {}): Promise<void> {
-    await request<'type'>({ type: 'type', text, enter: options.enter, quickInput: options.quickInput }, options.quickInput ? 4 * (options.quickInput.timeoutMs ?? 5000) : 0);
+  async type(text: string, options: { enter?: boolean; quickInput?: QuickInputGuard & { replace?: boolean }; window?: string } = {}): Promise<void> {
+    const { enter, quickInput, window } = options;
+    await request<'type'>({ type: 'type', text, enter, quickInput, window }, quickInput ? 4 * (quickInput.timeoutMs ?? 5000) : 0);
   },
 
   /** Presses a Playwright key chord: "Enter", "Escape", "ArrowDown", "Control+Shift+P"; with `quickInput`, as for type. */
-  async press(key: string, options: { quickInput?: QuickInputGuard } = {}): Promise<void> {
-    await request<'press'>({ type: 'press', key, quickInput: options.quickInput }, options.quickInput?.timeoutMs ?? 0);
+  async press(key: string, options: { quickInput?: QuickInputGuard; window?: string } = {}): Promise<void> {
+    await request<'press'>({ type: 'press', key, quickInput: options.quickInput, window: options.window }, options.quickInput?.timeoutMs ?? 0);
   },
 
   /** Saves test-results/<name>.png (of `selector`'s element, or the page) and measures it. */
-  screenshot(name: string, options: { selector?: string } = {}): Promise<ScreenshotResult> {
-    return request<'screenshot'>({ type: 'screenshot', name, selector: options.selector }, 5000);
+  screenshot(name: string, options: { selector?: string; window?: string } = {}): Promise<ScreenshotResult> {
+    return request<'screenshot'>({ type: 'screenshot', name, selector: options.selector, window: options.window }, 5000);
   },
 
   /** innerText of the first element matching a CSS selector, e.g. '.quick-input-widget'. */
-  async text(selector: string, options: { timeoutMs?: number } = {}): Promise<string> {
-    const result: TextResult = await request<'text'>({ type: 'text', selector, timeoutMs: options.timeoutMs }, options.timeoutMs ?? 5000);
+  async text(selector: string, options: { timeoutMs?: number; window?: string } = {}): Promise<string> {
+    const result: TextResult = await request<'text'>({ type: 'text', selector, timeoutMs: options.timeoutMs, window: options.window }, options.timeoutMs ?? 5000);
     return result.text;
   },
 
   /** Body text of the first frame (webviews live in nested iframes) whose text contains `contains`. */
-  frameText(contains: string, options: { timeoutMs?: number } = {}): Promise<FramesResult> {
-    return request<'frames'>({ type: 'frames', contains, timeoutMs: options.timeoutMs }, options.timeoutMs ?? 5000);
+  frameText(contains: string, options: { timeoutMs?: number; window?: string } = {}): Promise<FramesResult> {
+    return request<'frames'>({ type: 'frames', contains, timeoutMs: options.timeoutMs, window: options.window }, options.timeoutMs ?? 5000);
+  },
+
+  /** Opens or closes a second window of this server (see WindowRequest; suite/support/windows.ts drives it). */
+  window(action: 'open' | 'close', name: string, options: { timeoutMs?: number } = {}): Promise<WindowResult> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    return request<'window'>({ type: 'window', action, name, timeoutMs }, timeoutMs);
   },
 };
 

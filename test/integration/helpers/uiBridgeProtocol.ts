@@ -34,6 +34,12 @@ export const SKIP_FILES_ENV = 'CREW_RUNS_TEST_SKIP_FILES';
  */
 export const RELOAD_SESSION_MARKER = '@crew-runs-reload-session';
 
+/**
+ * A test file containing this text runs in a session of its own without reloading (e.g. a suite
+ * that opens a second window: its extra extension host should not weigh on the other suites).
+ */
+export const OWN_SESSION_MARKER = '@crew-runs-own-session';
+
 /** Prefix of the line a phase logs with its mocha counts so far, right before it reloads the window. */
 export const PHASE_RESULT_MARKER = '@@PHASE-RESULT ';
 
@@ -75,6 +81,8 @@ export interface QuickInputGuard {
 
 export interface TypeRequest {
   type: 'type';
+  /** Act in this window (opened with a `window` request) instead of the test's own. */
+  window?: string;
   /** Typed with the keyboard into whatever has focus (e.g. a quick input). */
   text: string;
   /** Press Enter afterwards. */
@@ -88,6 +96,8 @@ export interface TypeRequest {
 
 export interface PressRequest {
   type: 'press';
+  /** Act in this window (opened with a `window` request) instead of the test's own. */
+  window?: string;
   /** A Playwright key chord: "Enter", "Escape", "ArrowDown", "Control+Shift+P". */
   key: string;
   /** Press in the quick input only, once it is in this state. */
@@ -96,6 +106,8 @@ export interface PressRequest {
 
 export interface ScreenshotRequest {
   type: 'screenshot';
+  /** Act in this window (opened with a `window` request) instead of the test's own. */
+  window?: string;
   /** File name without extension; saved as test-results/<name>.png. */
   name: string;
   /** Measure (and clip to) this element instead of the whole page. */
@@ -104,6 +116,8 @@ export interface ScreenshotRequest {
 
 export interface TextRequest {
   type: 'text';
+  /** Act in this window (opened with a `window` request) instead of the test's own. */
+  window?: string;
   /** CSS selector; the first match's innerText is returned. */
   selector: string;
   /** How long the runner waits for the selector to appear (default 5000 ms). */
@@ -112,6 +126,8 @@ export interface TextRequest {
 
 export interface FramesRequest {
   type: 'frames';
+  /** Act in this window (opened with a `window` request) instead of the test's own. */
+  window?: string;
   /** Substring to look for in the body text of the page's frames (webviews are nested iframes). */
   contains: string;
   /** How long the runner keeps looking (default 5000 ms). */
@@ -131,7 +147,24 @@ export interface ReloadRequest {
   via?: 'command' | 'page';
 }
 
-export type UiRequestBody = TypeRequest | PressRequest | ScreenshotRequest | TextRequest | FramesRequest | ReloadRequest;
+/**
+ * A second workbench window on the same server and folder ('open'), as a user opens a second
+ * VS Code window: a page in the same browser context, so it shares globalState (IndexedDB, with
+ * change broadcasts between pages), SecretStorage (localStorage, the same /mint-key answer) and the
+ * extension's storage on the server; it gets its own extension host, which runs the peer agent
+ * (helpers/peer.ts) instead of the suite. 'close' closes the page as a user closes the window
+ * (unload handlers run) and waits until its extension host process has exited.
+ */
+export interface WindowRequest {
+  type: 'window';
+  action: 'open' | 'close';
+  /** A plain name ([A-Za-z0-9_-]); its peer directory is <bridge dir>/windows/<name>. */
+  name: string;
+  /** How long to wait for the page to load or the extension host to exit (default 60000 ms). */
+  timeoutMs?: number;
+}
+
+export type UiRequestBody = TypeRequest | PressRequest | ScreenshotRequest | TextRequest | FramesRequest | ReloadRequest | WindowRequest;
 export type UiRequestType = UiRequestBody['type'];
 export type UiRequest = UiRequestBody & { id: string };
 
@@ -149,6 +182,13 @@ export interface TextResult {
   text: string;
 }
 
+export interface WindowResult {
+  /** The peer directory of the window (requests and replies of its agent). */
+  peerDir: string;
+  /** On close: the pid of the window's extension host, gone by the time of the answer. */
+  exitedPid?: number;
+}
+
 export interface FramesResult {
   text: string;
   url: string;
@@ -163,13 +203,46 @@ export interface UiResultMap {
   frames: FramesResult;
   /** Never answered: the extension host that asked is gone once it is served. */
   reload: Record<string, never>;
+  window: WindowResult;
 }
 
 export type UiReply<T extends UiRequestType = UiRequestType> =
   | { id: string; ok: true; result: UiResultMap[T] }
   | { id: string; ok: false; error: string };
 
-const REQUEST_TYPES: readonly UiRequestType[] = ['type', 'press', 'screenshot', 'text', 'frames', 'reload'];
+const REQUEST_TYPES: readonly UiRequestType[] = ['type', 'press', 'screenshot', 'text', 'frames', 'reload', 'window'];
+
+// ---- Peer windows (helpers/peer.ts; the agent in a second window's extension host) ----
+
+/** Sub-directory of the UI bridge directory holding one folder per peer window. */
+export const PEER_WINDOWS_DIR = 'windows';
+
+/** In a peer folder: written by the agent once the extension is active (content: PeerReady). */
+export const PEER_READY_FILE = 'ready.json';
+
+export interface PeerReady {
+  /** The window's extension host process. */
+  pid: number;
+}
+
+/** A request to the agent: `<peer dir>/requests/<id>.json`; the reply: `<peer dir>/replies/<id>.json`. */
+export type PeerRequestBody =
+  /** Runs a command in that window; the answer is its JSON-serialisable result. */
+  | { type: 'command'; command: string; args: unknown[] }
+  /** The runs as that window's store has them. */
+  | { type: 'runs' }
+  /** That window's crews tree: root rows and their children. */
+  | { type: 'tree' }
+  /** Every notification the extension asked for in that window since the agent started. */
+  | { type: 'messages' }
+  /**
+   * From now on, modal warnings in that window are answered with this item (null: dismissed);
+   * the workbench refuses to show modal dialogs under the smoke-test driver.
+   */
+  | { type: 'answerModals'; answer: string | null };
+export type PeerRequest = PeerRequestBody & { id: string };
+
+export type PeerReply = { id: string; ok: true; result: unknown } | { id: string; ok: false; error: string };
 
 /** Parses a console line into a request, or undefined when the line is not one. */
 export function parseUiRequest(line: string): UiRequest | undefined {

@@ -37,3 +37,24 @@ export async function waitFor<T>(condition: () => T | Falsy | Promise<T | Falsy>
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/**
+ * The opposite of waitFor: a property that must hold for a whole period ("stays removed through
+ * 60 s of polling"). Calls `violation` every `intervalMs` until `durationMs` have passed and throws
+ * at the first message it returns (undefined: holds). Resolves with the number of checks made.
+ */
+export async function holdsFor(durationMs: number, violation: () => string | undefined | Promise<string | undefined>, intervalMs = 1000): Promise<number> {
+  const started = Date.now();
+  let checks = 0;
+  for (;;) {
+    const problem = await violation();
+    checks++;
+    if (problem !== undefined) {
+      throw new Error(`after ${((Date.now() - started) / 1000).toFixed(1)} s: ${problem}`);
+    }
+    if (Date.now() - started >= durationMs) {
+      return checks;
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, Math.max(0, started + durationMs - Date.now()))));
+  }
+}

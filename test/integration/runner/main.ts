@@ -6,10 +6,21 @@
 //
 // Sessions. A session is one VS Code server (own temp folder: user data, globalState, secrets,
 // logs) and one browser context + page. The "main" session runs every test file except those that
-// reload the window; each file containing RELOAD_SESSION_MARKER ('@crew-runs-reload-session', see
-// helpers/uiBridgeProtocol.ts) then gets a session of its own, one after the other, so a reload
-// never disturbs other suites and each starts from empty state. The suite entry learns its files
-// from CREW_RUNS_TEST_ONLY_FILES / CREW_RUNS_TEST_SKIP_FILES.
+// reload the window or ask for a session of their own; each file containing RELOAD_SESSION_MARKER
+// ('@crew-runs-reload-session') or OWN_SESSION_MARKER ('@crew-runs-own-session', see
+// helpers/uiBridgeProtocol.ts) then gets a session of its own, one after the other, so a reload or
+// a second window never disturbs other suites and each starts from empty state. The suite entry
+// learns its files from CREW_RUNS_TEST_ONLY_FILES / CREW_RUNS_TEST_SKIP_FILES.
+//
+// UI bridge (uiBridge.ts): tests log requests, this runner acts with Playwright. Keys for a quick
+// input carry a guard the runner checks right before acting (open — not in its 150 ms close
+// animation —, focused, showing the expected text; after typing, the box holds the text; before
+// Enter, the wanted item is active), so no key lands before the UI is where the test thinks it is.
+//
+// Second windows (windows.ts). A test can open another page of the session's browser context on
+// the same folder: a second VS Code window with its own extension host, sharing globalState,
+// secrets and the extension's storage. Its host runs a peer agent instead of the suite
+// (suite/support/peerAgent.ts), reached through files; closing it waits for its host to exit.
 //
 // Window reloads (helpers/reload.ts). A reload session also gets CREW_RUNS_TEST_STATE_DIR, a folder
 // that outlives extension hosts. A test asks for a reload by writing the next phase number into the
@@ -47,6 +58,7 @@ import { format } from 'util';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import {
   ONLY_FILES_ENV,
+  OWN_SESSION_MARKER,
   PHASE_RESULT_MARKER,
   RELOAD_SESSION_MARKER,
   RESULT_MARKER,
@@ -62,11 +74,14 @@ import { ensureChromium, ensureServerInstalled } from './install';
 import { freeLoopbackPort, killProcessGroup, pidsMentioning, survivors } from './processes';
 import { QUIET_USER_SETTINGS as USER_SETTINGS, startVsCodeServer } from './server';
 import { UiBridge } from './uiBridge';
+import { PeerWindows } from './windows';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
 const resultsDir = path.resolve(process.env.CREW_RUNS_TEST_RESULTS_DIR ?? path.join(repoRoot, 'test-results'));
 const cacheDir = path.resolve(process.env.CREW_RUNS_TEST_CACHE_DIR ?? path.join(repoRoot, '.vscode-test'));
 const suiteEntry = path.join(repoRoot, 'out', 'test', 'integration', 'suite', 'index');
+/** What a second window's extension host runs instead of the suite (see runner/windows.ts). */
+const peerAgent = path.join(repoRoot, 'out', 'test', 'integration', 'suite', 'support', 'peerAgent');
 const workspaceFolder = path.join(repoRoot, 'test', 'integration', 'fixtures', 'workspace');
 const timeoutMs = Number(process.env.CREW_RUNS_TEST_TIMEOUT_MS ?? 600_000);
 const reloadTimeoutMs = Number(process.env.CREW_RUNS_TEST_RELOAD_TIMEOUT_MS ?? 120_000);
@@ -145,6 +160,7 @@ interface LiveSession {
   server?: ChildProcess;
   context?: BrowserContext;
   page?: Page;
+  windows?: PeerWindows;
   tempDir: string;
   cleaned?: Promise<void>;
 }
@@ -161,6 +177,7 @@ const run: Run = { sessions: [] };
 
 async function cleanupSession(session: LiveSession): Promise<void> {
   session.cleaned ??= (async () => {
+    await session.windows?.closeAll();
     await session.context?.close().catch(() => undefined);
     if (session.server?.pid !== undefined) {
       await killProcessGroup(session.server.pid);
@@ -198,8 +215,8 @@ function sessionFile(session: string, base: string, ext: string): string {
   return path.join(resultsDir, session === 'main' ? `${base}.${ext}` : `${base}-${session}.${ext}`);
 }
 
-/** The compiled test files (relative to the suite folder, '/'-separated) that reload the window. */
-function reloadSuiteFiles(): string[] {
+/** The compiled test files (relative to the suite folder, '/'-separated) containing `marker`. */
+function filesMarked(marker: string): string[] {
   const dir = path.dirname(suiteEntry);
   const found: string[] = [];
   const visit = (folder: string) => {
@@ -207,7 +224,7 @@ function reloadSuiteFiles(): string[] {
       const full = path.join(folder, entry.name);
       if (entry.isDirectory()) {
         visit(full);
-      } else if (entry.name.endsWith('.test.js') && fs.readFileSync(full, 'utf8').includes(RELOAD_SESSION_MARKER)) {
+      } else if (entry.name.endsWith('.test.js') && fs.readFileSync(full, 'utf8').includes(marker)) {
         found.push(path.relative(dir, full).split(path.sep).join('/'));
       }
     }
@@ -222,10 +239,13 @@ function sessionSpecs(): SessionSpec[] {
     // The packaged extension, installed as a user would: it must activate and register its commands.
     return [{ name: 'vsix', onlyFiles: ['activation.test.js'], reloads: false, vsix: path.resolve(vsix) }];
   }
-  const reloadFiles = reloadSuiteFiles();
+  const reloadFiles = filesMarked(RELOAD_SESSION_MARKER);
+  const ownFiles = filesMarked(OWN_SESSION_MARKER).filter((file) => !reloadFiles.includes(file));
+  const sessionName = (file: string) => file.replace(/\.test\.js$/, '').replace(/\//g, '-');
   const specs: SessionSpec[] = [
-    { name: 'main', skipFiles: reloadFiles, reloads: false },
-    ...reloadFiles.map((file) => ({ name: file.replace(/\.test\.js$/, '').replace(/\//g, '-'), onlyFiles: [file], reloads: true })),
+    { name: 'main', skipFiles: [...reloadFiles, ...ownFiles], reloads: false },
+    ...ownFiles.map((file) => ({ name: sessionName(file), onlyFiles: [file], reloads: false })),
+    ...reloadFiles.map((file) => ({ name: sessionName(file), onlyFiles: [file], reloads: true })),
     // Workspace Trust on and the test folder not trusted (Restricted Mode): workspace crews must stay hidden.
     { name: 'untrusted', onlyFiles: ['security.test.js'], reloads: false, settings: { 'security.workspace.trust.enabled': true } },
   ];
@@ -468,12 +488,31 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
         failReload(new Error(`the page did not reload: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`));
       }
     };
-    const bridge = new UiBridge(page, bridgeDir, resultsDir, reloadPage);
+    const authority = `127.0.0.1:${port}`;
+    const workbenchUrl = (testsEntry: string) => {
+      const payload = [
+        ['extensionDevelopmentPath', `vscode-remote://${authority}${spec.vsix ? placeholderExtension(session.tempDir) : repoRoot}`],
+        ['extensionTestsPath', `vscode-remote://${authority}${testsEntry}`],
+        ['skipWelcome', 'true'],
+      ];
+      return `http://${authority}/?folder=${encodeURIComponent(workspaceFolder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    };
+    const windows = new PeerWindows({
+      context,
+      bridgeDir,
+      agentModule: peerAgent,
+      workbenchUrl,
+      logFile: (name) => sessionFile(`${spec.name}-${name}`, 'workbench', 'log'),
+      log,
+    });
+    session.windows = windows;
+    const bridge = new UiBridge(page, bridgeDir, resultsDir, reloadPage, windows);
 
     // The workbench keys its SecretStorage with bytes from POST /mint-key, which the bare server
-    // refuses; answer with fixed bytes for this session so secrets survive reloads.
+    // refuses; answer with fixed bytes for this session so secrets survive reloads. For the whole
+    // context: a second window (page) shares the secrets, as two VS Code windows do.
     const mintKey = Buffer.from(Array.from({ length: 32 }, () => Math.floor(Math.random() * 256)));
-    await page.route('**/mint-key', (route) => route.fulfill({ status: 200, body: mintKey }));
+    await context.route('**/mint-key', (route) => route.fulfill({ status: 200, body: mintKey }));
 
     let resolveExit: (code: number) => void = () => undefined;
     const suiteExit = new Promise<number>((resolve) => (resolveExit = resolve));
@@ -522,14 +561,7 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
       }
     });
 
-    const authority = `127.0.0.1:${port}`;
-    const payload = [
-      ['extensionDevelopmentPath', `vscode-remote://${authority}${spec.vsix ? placeholderExtension(session.tempDir) : repoRoot}`],
-      ['extensionTestsPath', `vscode-remote://${authority}${suiteEntry}`],
-      ['skipWelcome', 'true'],
-    ];
-    const url = `http://${authority}/?folder=${encodeURIComponent(workspaceFolder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
-    await Promise.race([page.goto(url, { waitUntil: 'domcontentloaded' }), timedOut, serverExited]);
+    await Promise.race([page.goto(workbenchUrl(suiteEntry), { waitUntil: 'domcontentloaded' }), timedOut, serverExited]);
     log(`workbench page loaded (${seconds(started)}); running the suite…`);
 
     exitCode = await Promise.race([suiteExit, timedOut, serverExited, reloadFailed]);

@@ -17,6 +17,7 @@ import {
   type UiReply,
   type UiRequest,
 } from '../helpers/uiBridgeProtocol';
+import type { PeerWindows } from './windows';
 
 const DEFAULT_WAIT_MS = 5000;
 
@@ -76,12 +77,30 @@ export class UiBridge {
   private queue: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly page: Page,
+    /** The test's own window. */
+    private readonly mainPage: Page,
     private readonly replyDir: string,
     private readonly resultsDir: string,
     /** Serves `reload` requests (the runner reloads the page and expects the next phase). */
     private readonly onReload?: (request: ReloadRequest) => Promise<void>,
-  ) {}
+    /** Serves `window` requests, and the pages of requests naming a window. */
+    private readonly windows?: PeerWindows,
+  ) {
+    this.page = mainPage;
+  }
+
+  /** The page of the request being served (requests are served one at a time). */
+  private page: Page;
+
+  private pageFor(window: string | undefined): Page {
+    if (window === undefined) {
+      return this.mainPage;
+    }
+    if (!this.windows) {
+      throw new Error('this runner session cannot open windows');
+    }
+    return this.windows.page(window);
+  }
 
   handle(request: UiRequest): void {
     this.queue = this.queue.then(() => this.serve(request));
@@ -111,6 +130,14 @@ export class UiBridge {
   }
 
   private async act(request: UiRequest): Promise<unknown> {
+    if (request.type === 'window') {
+      if (!this.windows) {
+        throw new Error('this runner session cannot open windows');
+      }
+      const timeoutMs = request.timeoutMs ?? 60_000;
+      return request.action === 'open' ? this.windows.open(request.name, timeoutMs) : this.windows.close(request.name, timeoutMs);
+    }
+    this.page = request.type === 'reload' ? this.mainPage : this.pageFor(request.window);
     switch (request.type) {
       case 'type':
         if (request.quickInput) {

@@ -4,7 +4,9 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import type { RunRecord } from '../../../../src/runs/model';
 import type { CrewRunsTestApi } from '../../../../src/testApi';
+import type { CrewsTreeNode } from '../../../../src/views/crewsTree';
 import { executeCommand, getExtensionApi, selectors, ui, waitFor } from '../../helpers';
 import type { QuickInputGuard } from '../../helpers/uiBridgeProtocol';
 
@@ -201,6 +203,60 @@ export function waitForCrewDescription(api: Api, url: string, description: strin
     const row = await crewRow(api, url);
     throw new Error(`${error.message}; last row: ${JSON.stringify(row)}`);
   });
+}
+
+/** What windows compare of a run: its index summary, without the inputs. */
+export type RunSummary = Pick<RunRecord, 'id' | 'crewUrl' | 'kickoffId' | 'state' | 'watching' | 'stopReason' | 'needsFeedback' | 'warning' | 'label'>;
+
+export function runSummaries(api: Api): RunSummary[] {
+  return api.runs.list().map(({ id, crewUrl, kickoffId, state, watching, stopReason, needsFeedback, warning, label }) => ({
+    id,
+    crewUrl,
+    kickoffId,
+    state,
+    watching,
+    stopReason,
+    needsFeedback,
+    warning,
+    label,
+  }));
+}
+
+/** A tree row as the user sees it; runs are leaves (their tasks are not listed). */
+export interface TreeRow {
+  type: string;
+  /** A run's id, or a crew's URL. */
+  id?: string;
+  label: string;
+  description: string;
+  contextValue: string;
+  tooltip: string;
+  children: TreeRow[];
+}
+
+async function treeRow(api: Api, node: CrewsTreeNode, depth: number): Promise<TreeRow> {
+  const item = await api.tree.getTreeItem(node);
+  const expand = depth > 0 && node.type !== 'run' && item.collapsibleState !== vscode.TreeItemCollapsibleState.None;
+  const children = expand ? await Promise.all(((await api.tree.getChildren(node)) ?? []).map((child) => treeRow(api, child, depth - 1))) : [];
+  return {
+    type: node.type,
+    id: 'runId' in node ? node.runId : 'crew' in node ? node.crew.url : undefined,
+    label: typeof item.label === 'string' ? item.label : (item.label?.label ?? ''),
+    description: typeof item.description === 'string' ? item.description : '',
+    contextValue: item.contextValue ?? '',
+    tooltip: typeof item.tooltip === 'string' ? item.tooltip : (item.tooltip?.value ?? ''),
+    children,
+  };
+}
+
+/** The whole crews tree: root rows (crews, and any group node) down to the runs. */
+export async function treeRows(api: Api): Promise<TreeRow[]> {
+  return Promise.all(((await api.tree.getChildren()) ?? []).map((node) => treeRow(api, node, 3)));
+}
+
+/** Every row of the tree, flattened, with the labels of the rows above it. */
+export function flatRows(rows: TreeRow[], parents: string[] = []): (TreeRow & { path: string[] })[] {
+  return rows.flatMap((row) => [{ ...row, path: parents }, ...flatRows(row.children, [...parents, row.label])]);
 }
 
 /** Forgets every user crew, workspace crew and demo crew a suite added. Tokens go through the commands. */
