@@ -20,6 +20,20 @@ export default tseslint.config(
     },
   },
   {
+    // Notifications go through src/views/notify.ts, which makes their text inert (no command links from a crew).
+    files: ['src/**/*.ts'],
+    ignores: ['src/views/notify.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'MemberExpression[property.name=/^(show(Information|Warning|Error)Message|setStatusBarMessage)$/]',
+          message: 'Use showInfo/showWarning/showError/showStatusMessage from src/views/notify.ts: they make untrusted text inert.',
+        },
+      ],
+    },
+  },
+  {
     files: ['src/simulator/main.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**'],
     rules: { 'no-console': 'off' },
   },

@@ -28,6 +28,7 @@ import { RunOutputDocuments } from './views/outputDocuments';
 import { RunPanelManager } from './views/runPanel';
 import { RunReporter } from './views/runReporter';
 import { RunsStatusBar } from './views/statusBar';
+import { readCrewRunsNumbers } from './util/crewRunsSettings';
 
 let demo: DemoCrews | undefined;
 /** Stops polling and gives up this window's leases; awaited by deactivate (see there). */
@@ -35,7 +36,9 @@ let releaseRuns: (() => Promise<void>) | undefined;
 
 export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel('Crew Runs', { log: true });
-  const settings = () => vscode.workspace.getConfiguration('crewRuns');
+  // Clamped, and user-only where a workspace must not decide (history size; every number when untrusted).
+  const numbers = () => readCrewRunsNumbers(vscode.workspace.getConfiguration('crewRuns'), vscode.workspace.isTrusted);
+  const atStart = numbers();
   const tokens = new TokenStore(context.secrets);
   const crews = new CrewRegistry(tokens, log);
   const client = new CrewClient({
@@ -45,16 +48,16 @@ export function activate(context: vscode.ExtensionContext) {
   });
   const globalState = { get: <T>(key: string) => context.globalState.get<T>(key), update: async (key: string, value: unknown) => context.globalState.update(key, value) };
   const storageDir = context.globalStorageUri.fsPath;
-  const runs = new RunStore(globalState, storageDir, log, { maxRunsPerCrew: settings().get('maxRunsPerCrew', 50) });
+  const runs = new RunStore(globalState, storageDir, log, { maxRunsPerCrew: atStart.maxRunsPerCrew });
   // Several windows share the runs; a lease decides which one polls and notifies each run.
   const windowId = randomUUID();
   const leases = new LeaseManager(path.join(storageDir, 'leases'), windowId, log);
   // The reporter writes the user-facing lines (deduplicated); the poller's own notes stay at debug level.
   const pollerLog = { info: (m: string) => log.debug(m), warn: (m: string) => log.debug(m), error: (m: string) => log.error(m) };
   const poller = new RunPoller(runs, client, systemClock, pollerLog, leases, {
-    maxIntervalMs: settings().get('pollMaxIntervalSeconds', 15) * 1000,
-    unfocusedFactor: settings().get('pollUnfocusedFactor', 2),
-    watchDeadlineMs: settings().get('watchDeadlineHours', 24) * 3_600_000,
+    maxIntervalMs: atStart.pollMaxIntervalSeconds * 1000,
+    unfocusedFactor: atStart.pollUnfocusedFactor,
+    watchDeadlineMs: atStart.watchDeadlineHours * 3_600_000,
   });
   const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState), stops: new StopSupport(globalState) };
   const batches = new BatchFeature(services, storageDir, windowId);
@@ -106,7 +109,7 @@ export function activate(context: vscode.ExtensionContext) {
         void client.resetTransport();
       }
       if (e.affectsConfiguration('crewRuns.maxRunsPerCrew')) {
-        void runs.setMaxRunsPerCrew(settings().get('maxRunsPerCrew', 50));
+        void runs.setMaxRunsPerCrew(numbers().maxRunsPerCrew);
       }
     }),
   );
@@ -137,7 +140,7 @@ export function activate(context: vscode.ExtensionContext) {
     (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
   );
 
-  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels, batches }) : undefined;
+  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels, settings: numbers, batches }) : undefined;
 }
 
 export async function deactivate(): Promise<void> {

@@ -1,9 +1,10 @@
 // The four calls of a deployed crew, with tolerant parsing and one typed error for every failure.
 import type { KickoffRequest, ResumeRequest, ResumeResult, StatusSnapshot, StatusSource } from './types';
 import { CrewApiError } from './errors';
-import { endpointUrl, normaliseCrewUrl, originOf } from './url';
+import { endpointUrl, isPlausibleKickoffId, normaliseCrewUrl, originOf } from './url';
 import { backoffDelay, jitter, parseRetryAfter } from './retry';
 import { normaliseStatus } from './normalize';
+import { redact, redactResponse } from './redact';
 import {
   extractErrorMessage,
   extractMissingInputs,
@@ -86,7 +87,7 @@ export class CrewClient implements StatusSource {
     if (!kickoffId) {
       throw new CrewApiError('badResponse', 'The crew accepted the kickoff but its reply had no kickoff id.', { status: response.status });
     }
-    return kickoffId;
+    return plausibleKickoffId(kickoffId, response.status);
   }
 
   /** GET /status/{id}, normalised. NOT FOUND (200 body or 404) is a state, not an error. */
@@ -139,7 +140,8 @@ export class CrewClient implements StatusSource {
       };
       response = await this.send(crewUrl, ['resume'], 'POST', JSON.stringify(camelCase), call);
     }
-    return parseResumeBody(parseJson(response)) ?? { kind: 'resumed' };
+    const result = parseResumeBody(parseJson(response)) ?? { kind: 'resumed' };
+    return result.kind === 'continuedAs' ? { ...result, kickoffId: plausibleKickoffId(result.kickoffId, response.status) } : result;
   }
 
   /**
@@ -219,7 +221,8 @@ export class CrewClient implements StatusSource {
     let response: HttpResponse;
     try {
       const transport = await this.getTransport();
-      response = await transport.request({ method, url, headers, body, signal: call.signal });
+      // Redacted before anything reads it: messages are cut to length, bodies stored, logged and shown.
+      response = redactResponse(await transport.request({ method, url, headers, body, signal: call.signal }), token);
     } catch (e) {
       throw this.fromTransportFailure(e, token);
     }
@@ -294,6 +297,14 @@ function isExecutionNotFound(body: unknown): boolean {
   return typeof body === 'object' && body !== null && /execution not found/i.test(String((body as { error?: unknown }).error ?? ''));
 }
 
+/** A kickoff id is stored, shown and put in URLs: one that does not look like an id is refused, not quoted. */
+function plausibleKickoffId(id: string, status: number): string {
+  if (!isPlausibleKickoffId(id)) {
+    throw new CrewApiError('badResponse', `The crew's reply named a kickoff id Crew Runs cannot use (${id.length} characters, or characters an id does not have).`, { status });
+  }
+  return id;
+}
+
 function parseJson(response: HttpResponse): unknown {
   const text = response.bodyText.trim();
   if (!text) {
@@ -306,11 +317,6 @@ function parseJson(response: HttpResponse): unknown {
   }
 }
 
-/** Never let a token reach a message, even when a server echoes it back. */
-function redact(text: string, token: string): string {
-  return token ? text.split(token).join('***') : text;
-}
-
 function errorForResponse(response: HttpResponse, url: string, token: string): CrewApiError {
   const status = response.status;
   const body = parseJson(response) ?? response.bodyText;
@@ -320,7 +326,7 @@ function errorForResponse(response: HttpResponse, url: string, token: string): C
   })();
   const said = serverMessage ? `: ${serverMessage}` : '.';
   const origin = originOf(url);
-  const details = { status, serverMessage, body: redactBody(body, token) };
+  const details = { status, serverMessage, body };
 
   if (status >= 300 && status < 400) {
     const target = redirectTarget(response.headers['location'], url);
@@ -375,14 +381,6 @@ function redirectTarget(location: string | undefined, requestUrl: string): strin
     // A malformed Location is still a redirect, refused like any other.
     return '';
   }
-}
-
-function redactBody(body: unknown, token: string): unknown {
-  if (!token) {
-    return body;
-  }
-  const text = JSON.stringify(body);
-  return text !== undefined && text.includes(token) ? JSON.parse(redact(text, JSON.stringify(token).slice(1, -1))) : body;
 }
 
 export function describeUrlProblem(problem: string): string {

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { readFileSync } from 'node:fs';
+import { readNumberSetting } from '../util/crewRunsSettings';
 import { DEFAULT_NETWORK_SETTINGS, type NetworkSettings } from './transportTypes';
 
 /**
@@ -9,6 +10,7 @@ import { DEFAULT_NETWORK_SETTINGS, type NetworkSettings } from './transportTypes
 export function readNetworkSettings(log: vscode.LogOutputChannel): NetworkSettings {
   const http = vscode.workspace.getConfiguration('http');
   const crewRuns = vscode.workspace.getConfiguration('crewRuns');
+  const timeoutSeconds = readNumberSetting(crewRuns, 'requestTimeoutSeconds', vscode.workspace.isTrusted);
   const extraCaCertificates: string[] = [];
   for (const file of crewRuns.get<string[]>('extraCaCertificates', [])) {
     try {
@@ -23,8 +25,10 @@ export function readNetworkSettings(log: vscode.LogOutputChannel): NetworkSettin
     proxyStrictSSL: http.get<boolean>('proxyStrictSSL', true),
     proxyAuthorization: http.get<string | null>('proxyAuthorization') ?? undefined,
     extraCaCertificates,
-    headersTimeoutMs: Math.max(5, crewRuns.get<number>('requestTimeoutSeconds', 60)) * 1000,
-    bodyTimeoutMs: Math.max(5, crewRuns.get<number>('requestTimeoutSeconds', 60)) * 1000,
+    headersTimeoutMs: timeoutSeconds * 1000,
+    bodyTimeoutMs: timeoutSeconds * 1000,
+    // A slow start and a slow body each get the time limit; together, twice that.
+    totalTimeoutMs: timeoutSeconds * 2000,
   };
 }
 

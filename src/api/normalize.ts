@@ -12,9 +12,10 @@ import type {
   StatusSnapshot,
   TaskOutput,
 } from './types';
+import { describeNewTasks, UNNAMED_TASK } from './taskMerge';
+import { stripControls } from '../util/inertText';
 
-/** Name given to a task the service did not name (e.g. `last_executed_task` sent as a plain string). */
-export const UNNAMED_TASK = 'Unnamed task';
+export { mergeTaskOutputs, MAX_TASK_OUTPUTS, UNNAMED_TASK } from './taskMerge';
 
 const STATE_BY_WORD: ReadonlyMap<string, RunState> = new Map<string, RunState>([
   ['PENDING', 'queued'],
@@ -185,7 +186,9 @@ function parseTask(value: unknown): TaskOutput | undefined {
   if (!isJsonObject(value)) {
     return undefined;
   }
-  const name = nonBlankString(value['name'])?.trim();
+  // Bidi and control characters would make a name read as something else (in the tree, the log, the run view).
+  const rawName = nonBlankString(value['name']);
+  const name = rawName === undefined ? undefined : nonBlankString(stripControls(rawName))?.trim();
   const description = nonBlankString(value['description']);
   const taskId = idString(value['task_id']) ?? idString(value['id']);
   const output = toText(value['output'] ?? value['raw'] ?? value['json_dict']);
@@ -368,97 +371,6 @@ function parseFeedback(
   });
 }
 
-// ---- Accumulating per-task outputs across polls ----
-
-function sameTask(a: TaskOutput, b: TaskOutput): boolean {
-  if (a.taskId !== undefined && b.taskId !== undefined) {
-    return a.taskId === b.taskId;
-  }
-  return a.name === b.name && a.name !== UNNAMED_TASK;
-}
-
-/** The same output of the same task; an unnamed entry matches on its output alone. */
-function sameEntry(a: TaskOutput, b: TaskOutput): boolean {
-  const sameOutput = a.output.trim() === b.output.trim();
-  return sameOutput && (sameTask(a, b) || a.name === UNNAMED_TASK || b.name === UNNAMED_TASK);
-}
-
-/** `preferred`'s fields win; `other` fills the gaps (and replaces a placeholder name). */
-function combine(preferred: TaskOutput, other: TaskOutput): TaskOutput {
-  const merged: TaskOutput = { ...other, ...withoutUndefined({ ...preferred }) };
-  if (merged.name === UNNAMED_TASK) {
-    merged.name = other.name;
-  }
-  return merged;
-}
-
-/** The attempt number for a new output of `task`, given the entries already kept; undefined for a first. */
-function nextAttempt(kept: readonly TaskOutput[], task: TaskOutput): number | undefined {
-  const earlier = kept.filter((entry) => sameTask(entry, task));
-  return earlier.length === 0 ? undefined : Math.max(...earlier.map((entry) => entry.attempt ?? 1)) + 1;
-}
-
-function appendIfNew(kept: readonly TaskOutput[], task: TaskOutput): TaskOutput[] {
-  const index = kept.findIndex((entry) => sameEntry(entry, task));
-  if (index >= 0) {
-    const updated = [...kept];
-    updated[index] = combine(kept[index], task);
-    return updated;
-  }
-  const attempt = nextAttempt(kept, task);
-  return [...kept, attempt === undefined ? task : { ...task, attempt }];
-}
-
-/**
- * Accumulates the distinct per-task outputs seen while polling (rule 5). Pure: `known` is not modified.
- *
- * - Live bodies carry only the latest finished task; each distinct (task, output) pair is kept once, so
- *   seeing the same snapshot twice changes nothing.
- * - A task retried after human feedback (`is_approve: false`) that produces a different output is a NEW
- *   entry with `attempt` 2, 3, …, not a replacement: the reviewer's rejected version stays visible and
- *   nothing is lost when tasks cannot be told apart (a string `last_executed_task` has no name).
- * - A complete list (`result.tasks` / `tasks_output`) wins: its order and fields are used, enriched with
- *   what earlier snapshots knew. Earlier entries it lacks are kept — earlier attempts of a listed task
- *   just before that task, entries of tasks it does not list at the end, in the order they were seen.
- */
-export function mergeTaskOutputs(known: readonly TaskOutput[], snapshot: StatusSnapshot): TaskOutput[] {
-  const completeList = snapshot.tasksSource === 'result' || snapshot.tasksSource === 'tasks_output';
-  if (!completeList) {
-    return snapshot.tasks.reduce<TaskOutput[]>((kept, task) => appendIfNew(kept, task), [...known]);
-  }
-  const seen = snapshot.lastTask === undefined ? [...known] : appendIfNew(known, snapshot.lastTask);
-  const used = new Set<number>();
-  const merged: TaskOutput[] = [];
-  for (const listed of snapshot.tasks) {
-    const matchIndex = seen.findIndex((entry, index) => !used.has(index) && sameEntry(entry, listed));
-    seen.forEach((entry, index) => {
-      const isEarlierAttempt =
-        !used.has(index) &&
-        index !== matchIndex &&
-        (matchIndex < 0 || index < matchIndex) &&
-        sameTask(entry, listed) &&
-        !snapshot.tasks.some((other) => sameEntry(other, entry));
-      if (isEarlierAttempt) {
-        used.add(index);
-        merged.push(entry);
-      }
-    });
-    if (matchIndex >= 0) {
-      used.add(matchIndex);
-      merged.push(combine(listed, seen[matchIndex]));
-    } else {
-      const attempt = nextAttempt(merged, listed);
-      merged.push(attempt === undefined ? listed : { ...listed, attempt });
-    }
-  }
-  seen.forEach((entry, index) => {
-    if (!used.has(index)) {
-      merged.push(entry);
-    }
-  });
-  return merged;
-}
-
 // ---- Plain-English change lines for the output channel and the poller ----
 
 function describeState(snapshot: StatusSnapshot): string {
@@ -519,15 +431,7 @@ export function describeChanges(previous: StatusSnapshot | undefined, next: Stat
   if (progressLine !== undefined && progressLine !== previousProgressLine) {
     lines.push(progressLine);
   }
-  const previousTasks = previous?.tasks ?? [];
-  for (const task of next.tasks) {
-    if (previousTasks.some((entry) => sameEntry(entry, task))) {
-      continue;
-    }
-    const by = task.agent === undefined ? '' : ` (${task.agent})`;
-    const retried = previousTasks.some((entry) => sameTask(entry, task));
-    lines.push(retried ? `Task ${task.name} has a new output${by}` : `Task ${task.name} finished${by}`);
-  }
+  lines.push(...describeNewTasks(previous?.tasks ?? [], next.tasks));
   if (next.error !== undefined && next.error !== previous?.error) {
     lines.push(`Error: ${next.error}`);
   }

@@ -1,59 +1,77 @@
 // The only module that loads undici. It is bundled on its own (dist/transport.js) and required on
 // the first request, so activation never pays for undici.
-import { EnvHttpProxyAgent, request, errors } from 'undici';
+import { Agent, EnvHttpProxyAgent, request, errors, type Dispatcher } from 'undici';
 import { rootCertificates } from 'node:tls';
 import { transportFailure, type HttpRequest, type HttpResponse, type NetworkSettings, type Transport } from './transportTypes';
-import { originOf } from './url';
+import { isLoopbackHost, originOf } from './url';
 
 const LOOPBACK_NO_PROXY = ['localhost', '127.0.0.1', '::1', '[::1]'];
 
 function proxyOptions(settings: NetworkSettings, env: NodeJS.ProcessEnv) {
   const envNoProxy = env.NO_PROXY ?? env.no_proxy ?? '';
-  // A loopback crew (the simulator) must never be sent through a corporate proxy.
+  // Loopback crews never reach this agent (see dispatcherFor); the list stays as a second line.
   const noProxy = [envNoProxy, ...LOOPBACK_NO_PROXY].filter(Boolean).join(',');
   const proxy = settings.proxy?.trim() || undefined;
-  const tls = {
-    rejectUnauthorized: settings.proxyStrictSSL,
-    ...(settings.extraCaCertificates.length > 0 ? { ca: [...rootCertificates, ...settings.extraCaCertificates] } : {}),
-  };
+  // http.proxyStrictSSL concerns what goes through the proxy (its own certificate, and the crew's as a TLS-inspecting
+  // proxy re-signs it), as in VS Code; a direct connection (NO_PROXY) always checks the crew's certificate.
+  const proxied = { ...caOptions(settings), rejectUnauthorized: settings.proxyStrictSSL };
   return {
     // VS Code's http.proxy wins over the environment, as in VS Code itself.
     httpProxy: proxy ?? env.HTTP_PROXY ?? env.http_proxy,
     httpsProxy: proxy ?? env.HTTPS_PROXY ?? env.https_proxy,
     noProxy,
     token: settings.proxyAuthorization,
-    connect: tls,
-    requestTls: tls,
-    proxyTls: tls,
+    connect: strictTls(settings),
+    requestTls: proxied,
+    proxyTls: proxied,
   };
 }
 
+function caOptions(settings: NetworkSettings) {
+  return settings.extraCaCertificates.length > 0 ? { ca: [...rootCertificates, ...settings.extraCaCertificates] } : {};
+}
+
+function strictTls(settings: NetworkSettings) {
+  return { ...caOptions(settings), rejectUnauthorized: true };
+}
+
 export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEnv = process.env): Transport {
-  // One dispatcher for all crews; it keeps one keep-alive pool per origin.
-  const dispatcher = new EnvHttpProxyAgent({
-    ...proxyOptions(settings, env),
+  // One dispatcher for remote crews (proxy when configured) and one for loopback crews, each with a keep-alive pool
+  // per origin. Loopback (all of 127.0.0.0/8, ::1, localhost: where plain http is allowed) never goes through a proxy,
+  // which would read the token in clear; NO_PROXY cannot express 127.0.0.0/8, so the choice is made here.
+  const pool = {
     connections: 8,
     keepAliveTimeout: 10_000,
     connectTimeout: settings.connectTimeoutMs,
     headersTimeout: settings.headersTimeoutMs,
     bodyTimeout: settings.bodyTimeoutMs,
-  });
+  };
+  const dispatcher = new EnvHttpProxyAgent({ ...proxyOptions(settings, env), ...pool });
+  const loopback = new Agent({ ...pool, connect: strictTls(settings) });
+  const dispatcherFor = (url: string): Dispatcher => (isLoopbackHost(new URL(url).hostname) ? loopback : dispatcher);
 
   return {
     async request(req: HttpRequest): Promise<HttpResponse> {
+      // A total deadline over headers and body: undici's timeouts only bound the gaps between bytes.
+      const deadline = AbortSignal.timeout(settings.totalTimeoutMs);
+      const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+      const failure = (e: unknown) =>
+        deadline.aborted && !req.signal?.aborted
+          ? transportFailure('timeout', `The crew at ${originOf(req.url)} did not finish answering in time (${Math.round(settings.totalTimeoutMs / 1000)} s in all).`)
+          : toTransportFailure(e, req.url);
       let response: Awaited<ReturnType<typeof request>>;
       try {
         response = await request(req.url, {
           method: req.method,
           headers: req.headers,
           body: req.body,
-          dispatcher,
-          signal: req.signal,
+          dispatcher: dispatcherFor(req.url),
+          signal,
           headersTimeout: settings.headersTimeoutMs,
           bodyTimeout: settings.bodyTimeoutMs,
         });
       } catch (e) {
-        throw toTransportFailure(e, req.url);
+        throw failure(e);
       }
       const chunks: Buffer[] = [];
       let size = 0;
@@ -70,7 +88,7 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
           chunks.push(chunk as Buffer);
         }
       } catch (e) {
-        throw isOwnFailure(e) ? e : toTransportFailure(e, req.url);
+        throw isOwnFailure(e) ? e : failure(e);
       }
       const headers: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(response.headers)) {
@@ -84,7 +102,7 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
       };
     },
     async close(): Promise<void> {
-      await dispatcher.destroy().catch(() => undefined);
+      await Promise.all([dispatcher.destroy().catch(() => undefined), loopback.destroy().catch(() => undefined)]);
     },
   };
 }

@@ -13,6 +13,8 @@ export interface NetworkSettings {
   connectTimeoutMs: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** The whole request, first byte to last: a body dripping a byte at a time never holds a slot longer. */
+  totalTimeoutMs: number;
   /** A larger body is an error, never an out-of-memory. */
   maxResponseBytes: number;
 }
@@ -24,6 +26,7 @@ export const DEFAULT_NETWORK_SETTINGS: NetworkSettings = {
   // Generous: a cold crew can take a while before the first byte.
   headersTimeoutMs: 60_000,
   bodyTimeoutMs: 60_000,
+  totalTimeoutMs: 120_000,
   maxResponseBytes: 64 * 1024 * 1024,
 };
 

@@ -65,6 +65,11 @@ export function isLoopbackHost(hostname: string): boolean {
   return octets.length === 4 && octets[0] === '127' && octets.every((o) => /^\d{1,3}$/.test(o) && Number(o) <= 255);
 }
 
+/** A kickoff id as crews send them (UUIDs, ids with `_ . : -`), at most 200 characters: anything else is refused. */
+export function isPlausibleKickoffId(id: string): boolean {
+  return /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/.test(id);
+}
+
 /** The endpoint URL below a normalised base URL; path segments are escaped. */
 export function endpointUrl(crewUrl: string, ...segments: string[]): string {
   return `${crewUrl}/${segments.map((s) => encodeURIComponent(s)).join('/')}`;

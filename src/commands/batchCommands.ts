@@ -2,6 +2,7 @@
 // Remove Batch. The rows go out through the batch runner, each through recordKickoff like Kick Off.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { showError, showInfo, showWarning } from '../views/notify';
 import type { BatchRunner } from '../batches/batchRunner';
 import type { BatchStore } from '../batches/batchStore';
 import { mapColumns, type MappedTable } from '../batches/mapping';
@@ -9,6 +10,7 @@ import { type Batch, type BatchRow, batchProgress, failedRows } from '../batches
 import { formatOfFileName, parseTable, type ParsedTable } from '../batches/parse';
 import type { Crew } from '../crews/crewConfig';
 import { isFinished } from '../runs/model';
+import { readNumberSetting } from '../util/crewRunsSettings';
 import { POLLER_DEFAULTS } from '../runs/poller';
 import type { Services } from '../services';
 import { batchTitle, oneLine } from '../views/batchesTree';
@@ -26,8 +28,8 @@ export interface BatchServices {
 export const MAX_BATCH_CONCURRENCY = POLLER_DEFAULTS.maxConcurrentPerCrew;
 
 export function batchConcurrencySetting(): number {
-  const value = vscode.workspace.getConfiguration('crewRuns').get<number>('batchConcurrency', 3);
-  return Math.max(1, Math.min(MAX_BATCH_CONCURRENCY, Math.floor(Number.isFinite(value) ? value : 3)));
+  const value = readNumberSetting(vscode.workspace.getConfiguration('crewRuns'), 'batchConcurrency', vscode.workspace.isTrusted);
+  return Math.min(MAX_BATCH_CONCURRENCY, value);
 }
 
 export function batchIdOf(arg: unknown): string | undefined {
@@ -53,7 +55,7 @@ export function registerBatchCommands(services: Services, batches: BatchServices
       }
       const remove = vscode.l10n.t('Remove Batch');
       const sure = (arg as { confirmed?: unknown } | undefined)?.confirmed === true
-        || (await vscode.window.showWarningMessage(vscode.l10n.t('Remove the batch {0}?', batchTitle(batch)), { modal: true, detail: vscode.l10n.t('Its runs stay in the history.') }, remove)) === remove;
+        || (await showWarning(vscode.l10n.t('Remove the batch {0}?', batchTitle(batch)), { modal: true, detail: vscode.l10n.t('Its runs stay in the history.') }, remove)) === remove;
       if (sure) {
         await batches.runner.cancel(batch.id);
         await batches.store.remove(batch.id);
@@ -67,13 +69,13 @@ export async function pickBatch(store: BatchStore, arg: unknown, placeHolder: st
   if (id !== undefined) {
     const batch = store.get(id);
     if (!batch) {
-      void vscode.window.showWarningMessage(vscode.l10n.t('That batch is no longer there.'));
+      void showWarning(vscode.l10n.t('That batch is no longer there.'));
     }
     return batch;
   }
   const candidates = store.list().filter(filter);
   if (!candidates.length) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('No batches to choose from.'));
+    void showInfo(vscode.l10n.t('No batches to choose from.'));
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
@@ -100,7 +102,7 @@ async function kickOffBatch(services: Services, batches: BatchServices, arg: unk
     const document = await vscode.workspace.openTextDocument(source);
     table = parseTable(document.getText(), formatOfFileName(source.path));
   } catch (error) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Could not read {0}: {1}', path.basename(source.path), error instanceof Error ? error.message : String(error)));
+    void showError(vscode.l10n.t('Could not read {0}: {1}', path.basename(source.path), error instanceof Error ? error.message : String(error)));
     return undefined;
   }
   const inputNames = await crewInputs(services, crew);
@@ -138,7 +140,7 @@ async function pickSource(): Promise<vscode.Uri | undefined> {
     items.push({ label: path.basename(uri.path), description: vscode.workspace.asRelativePath(uri), uri });
   }
   if (!items.length) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('Open a JSON Lines, CSV or JSON file of inputs first (one row per run).'));
+    void showInfo(vscode.l10n.t('Open a JSON Lines, CSV or JSON file of inputs first (one row per run).'));
     return undefined;
   }
   const choice = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Which table of inputs? (JSON Lines, CSV with a header row, or a JSON array of objects)') });
@@ -153,7 +155,7 @@ async function crewInputs(services: Services, crew: Crew): Promise<string[] | un
     );
   } catch (error) {
     const goOn = vscode.l10n.t('Send Every Column');
-    const choice = await vscode.window.showWarningMessage(
+    const choice = await showWarning(
       vscode.l10n.t('{0} Without its inputs, every column is sent as it is.', describeError(error, crew.name)),
       { modal: true },
       goOn,
@@ -169,7 +171,7 @@ async function preview(crew: Crew, name: string, table: ParsedTable, mapped: Map
   const separator = (label: string): Item => ({ label, kind: vscode.QuickPickItemKind.Separator });
   const items: Item[] = [
     toSend > 0
-      ? { label: `$(rocket) ${vscode.l10n.t('Kick Off {0} Rows', toSend)}`, description: vscode.l10n.t('{0} at a time on {1}', concurrency, crew.name), action: 'kickoff' }
+      ? { label: `$(rocket) ${vscode.l10n.t('Kick Off {0} Rows', toSend)}`, description: oneLine(vscode.l10n.t('{0} at a time on {1}', concurrency, crew.name), 120), action: 'kickoff' }
       : { label: `$(warning) ${vscode.l10n.t('No row can be sent')}`, action: 'cancel' },
     { label: `$(close) ${vscode.l10n.t('Cancel')}`, action: 'cancel' },
   ];
@@ -177,7 +179,7 @@ async function preview(crew: Crew, name: string, table: ParsedTable, mapped: Map
     items.push(separator(vscode.l10n.t('{0} rows skipped: a required input is missing', mapped.problems.length)));
     for (const problem of mapped.problems) {
       items.push({
-        label: `$(warning) ${vscode.l10n.t('Row {0}', problem.row + 1)}: ${problem.tooLong ? vscode.l10n.t('"{0}" is too long', problem.tooLong) : vscode.l10n.t('missing {0}', problem.missing.join(', '))}`,
+        label: `$(warning) ${vscode.l10n.t('Row {0}', problem.row + 1)}: ${oneLine(problem.tooLong ? vscode.l10n.t('"{0}" is too long', problem.tooLong) : vscode.l10n.t('missing {0}', problem.missing.join(', ')), 200)}`,
         description: summary(mapped.inputs[problem.row]),
       });
     }
@@ -185,7 +187,7 @@ async function preview(crew: Crew, name: string, table: ParsedTable, mapped: Map
   if (table.problems.length) {
     items.push(separator(vscode.l10n.t('{0} lines not read', table.problems.length)));
     for (const problem of table.problems.slice(0, 20)) {
-      items.push({ label: `$(error) ${vscode.l10n.t('Line {0}', problem.line)}`, description: problem.message });
+      items.push({ label: `$(error) ${vscode.l10n.t('Line {0}', problem.line)}`, description: oneLine(problem.message, 200) });
     }
   }
   items.push(separator(vscode.l10n.t('Columns')));
@@ -199,7 +201,7 @@ async function preview(crew: Crew, name: string, table: ParsedTable, mapped: Map
   mapped.inputs.slice(0, 5).forEach((inputs, i) => items.push({ label: vscode.l10n.t('Row {0}', i + 1), description: summary(inputs) }));
   for (;;) {
     const choice = await askPick({
-      title: vscode.l10n.t('Kick Off Batch: {0} on {1} — {2} rows', oneLine(name, 60), crew.name, mapped.inputs.length),
+      title: oneLine(vscode.l10n.t('Kick Off Batch: {0} on {1} — {2} rows', name, crew.name, mapped.inputs.length), 200),
       placeholder: vscode.l10n.t('Enter to kick off the rows that have every required input'),
       items,
       matchOnDescription: true,
@@ -250,7 +252,7 @@ async function cancelBatch(services: Services, batches: BatchServices, batch: Ba
   if (given?.confirmed !== true) {
     const cancelQueued = vscode.l10n.t('Cancel Queued Rows');
     const cancelAndStop = vscode.l10n.t('Cancel and Stop {0} Running', stoppable.length);
-    const choice = await vscode.window.showWarningMessage(
+    const choice = await showWarning(
       vscode.l10n.t('Cancel the batch {0}?', batchTitle(batch)),
       { modal: true, detail: vscode.l10n.t('{0} queued rows will not be sent. {1} runs have started and are not finished.', queued, running.length) },
       ...(stoppable.length ? [cancelQueued, cancelAndStop] : [cancelQueued]),
@@ -270,18 +272,18 @@ async function cancelBatch(services: Services, batches: BatchServices, batch: Ba
       stopped++;
     }
   }
-  void vscode.window.showInformationMessage(vscode.l10n.t('Cancelled the batch {0}: asked the crew to stop {1} of {2} running runs.', batchTitle(batch), stopped, stoppable.length));
+  void showInfo(vscode.l10n.t('Cancelled the batch {0}: asked the crew to stop {1} of {2} running runs.', batchTitle(batch), stopped, stoppable.length));
 }
 
 async function rerunFailed(services: Services, batches: BatchServices, batch: Batch): Promise<string | undefined> {
   const failed = failedRows(batch);
   if (!failed.length) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('No failed rows in {0}.', batchTitle(batch)));
+    void showInfo(vscode.l10n.t('No failed rows in {0}.', batchTitle(batch)));
     return undefined;
   }
   const crew = services.crews.get(batch.crewUrl);
   if (!crew) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('{0} is no longer in your crews; add it again to run it.', batch.crewName));
+    void showError(vscode.l10n.t('{0} is no longer in your crews; add it again to run it.', batch.crewName));
     return undefined;
   }
   const again = await batches.store.create({

@@ -3,6 +3,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { showInfo, showStatusMessage } from '../views/notify';
 import type { BatchStore, RowOutput } from '../batches/batchStore';
 import type { Batch, BatchRow } from '../batches/model';
 import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../batches/export';
@@ -59,7 +60,7 @@ async function pickOther(store: BatchStore, batch: Batch): Promise<Batch | undef
   const key = inputsKeys(batch);
   const others = store.list().filter((b) => b.id !== batch.id);
   if (!others.length) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('There is no other batch to compare with.'));
+    void showInfo(vscode.l10n.t('There is no other batch to compare with.'));
     return undefined;
   }
   // Batches of the same inputs (a rerun, or the same table after a redeploy) first.
@@ -129,6 +130,6 @@ async function exportResults(services: Services, store: BatchStore, batch: Batch
   const text = format === 'csv' ? resultsAsCsv(rows, columns) : resultsAsJsonl(rows);
   await vscode.workspace.fs.writeFile(target, Buffer.from(text, 'utf8'));
   services.log.info(`Exported the results of batch ${batch.source} (${rows.length} rows) to ${path.basename(target.fsPath)}.`);
-  vscode.window.setStatusBarMessage(vscode.l10n.t('Exported {0} rows to {1}', rows.length, path.basename(target.fsPath)), 4000);
+  showStatusMessage(vscode.l10n.t('Exported {0} rows to {1}', rows.length, path.basename(target.fsPath)), 4000);
   return target.fsPath;
 }

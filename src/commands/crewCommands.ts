@@ -1,12 +1,14 @@
 import * as vscode from 'vscode';
 import { CrewApiError } from '../api/errors';
-import { defaultCrewName, normaliseCrewUrl } from '../api/url';
+import { defaultCrewName, normaliseCrewUrl, originOf } from '../api/url';
 import type { Crew } from '../crews/crewConfig';
 import { checkToken, type TokenKind } from '../crews/tokenRules';
 import type { Services } from '../services';
 import { askPick, askText } from '../views/quickInput';
 import { describeError, describeTokenProblem, describeUrlProblemLocalized } from '../views/errorMessages';
 import { pickCrew } from './pickCrew';
+import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
+import { inertLine } from '../util/inertText';
 
 /** Arguments that let tests and the demo script add a crew without prompts. */
 export interface AddCrewArguments {
@@ -33,7 +35,7 @@ export function registerCrewCommands(services: Services): vscode.Disposable[] {
       if (crew) {
         await tokens.delete(crew.url);
         crews.setHealth(crew.url, 'noToken');
-        void vscode.window.showInformationMessage(vscode.l10n.t('The token of {0} was deleted from this machine.', crew.name));
+        void showInfo(vscode.l10n.t('The token of {0} was deleted from this machine.', crew.name));
       }
     }),
     vscode.commands.registerCommand('crewRuns.removeCrew', async (arg?: unknown) => {
@@ -42,7 +44,7 @@ export function registerCrewCommands(services: Services): vscode.Disposable[] {
         return;
       }
       const remove = vscode.l10n.t('Remove Crew');
-      const answer = await vscode.window.showWarningMessage(
+      const answer = await showWarning(
         vscode.l10n.t('Remove {0}?', crew.name),
         { modal: true, detail: vscode.l10n.t('Its token is deleted from this machine too. Runs in the history stay until you remove them.') },
         remove,
@@ -57,7 +59,7 @@ export function registerCrewCommands(services: Services): vscode.Disposable[] {
         return;
       }
       const name = await vscode.window.showInputBox({
-        title: vscode.l10n.t('Rename {0}', crew.name),
+        title: inertLine(vscode.l10n.t('Rename {0}', crew.name)),
         value: crew.name,
         validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('A crew needs a name.')),
       });
@@ -69,7 +71,7 @@ export function registerCrewCommands(services: Services): vscode.Disposable[] {
       const crew = await pickCrew(crews, arg, vscode.l10n.t('Copy the URL of which crew?'));
       if (crew) {
         await vscode.env.clipboard.writeText(crew.url);
-        vscode.window.setStatusBarMessage(vscode.l10n.t('Copied {0}', crew.url), 3000);
+        showStatusMessage(vscode.l10n.t('Copied {0}', crew.url), 3000);
       }
     }),
     vscode.commands.registerCommand('crewRuns.checkConnection', async (arg?: unknown) => {
@@ -79,7 +81,7 @@ export function registerCrewCommands(services: Services): vscode.Disposable[] {
       }
       const result = await checkConnection(services, crew);
       if (result.ok) {
-        void vscode.window.showInformationMessage(
+        void showInfo(
           result.inputs.length
             ? vscode.l10n.t('{0} is ready. It expects: {1}.', crew.name, result.inputs.join(', '))
             : vscode.l10n.t('{0} is ready. It expects no inputs.', crew.name),
@@ -104,7 +106,7 @@ export async function checkConnection(services: Services, crew: Crew, token?: st
   crews.setHealth(crew.url, 'checking');
   try {
     const inputs = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the connection to {0}…', crew.name), cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Checking the connection to {0}…', crew.name)), cancellable: true },
       (_progress, cancellation) => {
         const abort = new AbortController();
         cancellation.onCancellationRequested(() => abort.abort());
@@ -133,24 +135,26 @@ export async function offerFix(services: Services, crew: Crew, error: unknown): 
   const message = describeError(error, crew.name);
   if (error instanceof CrewApiError && error.kind === 'unauthorized') {
     const setToken = vscode.l10n.t('Set Token…');
-    if ((await vscode.window.showErrorMessage(message, setToken)) === setToken) {
+    if ((await showError(message, setToken)) === setToken) {
       await setTokenInteractively(services, crew);
     }
     return;
   }
   const retry = vscode.l10n.t('Try Again');
-  if ((await vscode.window.showErrorMessage(message, retry)) === retry) {
+  if ((await showError(message, retry)) === retry) {
     await vscode.commands.executeCommand('crewRuns.checkConnection', crew);
   }
 }
 
 export async function setTokenInteractively(services: Services, crew: Crew): Promise<boolean> {
-  const kind = await askTokenKind(vscode.l10n.t('Set Token for {0}', crew.name), undefined, undefined, (await services.tokens.kind(crew.url)) ?? 'organization');
+  // The URL in every token prompt: a workspace crew may be named like the user's own at another address.
+  const title = vscode.l10n.t('Set Token for {0} ({1})', crew.name, crew.url);
+  const kind = await askTokenKind(title, undefined, undefined, (await services.tokens.kind(crew.url)) ?? 'organization');
   if (kind.kind !== 'value') {
     return false;
   }
   for (;;) {
-    const token = await askToken(vscode.l10n.t('Set Token for {0}', crew.name));
+    const token = await askToken(title, crew.url);
     if (token.kind !== 'value') {
       return false;
     }
@@ -158,18 +162,18 @@ export async function setTokenInteractively(services: Services, crew: Crew): Pro
     if (check.ok || !(check.error instanceof CrewApiError && check.error.kind === 'unauthorized')) {
       if (!check.ok) {
         const keep = vscode.l10n.t('Save Anyway');
-        const answer = await vscode.window.showWarningMessage(describeError(check.error, crew.name), keep);
+        const answer = await showWarning(describeError(check.error, crew.name), keep);
         if (answer !== keep) {
           return false;
         }
       }
       await services.tokens.set(crew.url, token.value, kind.value);
       services.crews.setHealth(crew.url, check.ok ? 'ready' : 'unreachable');
-      void vscode.window.showInformationMessage(vscode.l10n.t('The token of {0} was saved.', crew.name));
+      void showInfo(vscode.l10n.t('The token of {0} was saved.', crew.name));
       return true;
     }
     const again = vscode.l10n.t('Enter Again');
-    if ((await vscode.window.showErrorMessage(describeError(check.error, crew.name), again)) !== again) {
+    if ((await showError(describeError(check.error, crew.name), again)) !== again) {
       return false;
     }
   }
@@ -205,7 +209,7 @@ async function addCrewInteractively(services: Services): Promise<Crew | undefine
       }
       const existing = services.crews.get(normalised.url);
       if (existing) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('{0} is already in your crews as {1}.', normalised.url, existing.name));
+        void showInfo(vscode.l10n.t('{0} is already in your crews as {1}.', normalised.url, existing.name));
         return existing;
       }
       if (url !== normalised.url) {
@@ -244,7 +248,7 @@ async function addCrewInteractively(services: Services): Promise<Crew | undefine
       kind = answer.value;
       step = 4;
     } else {
-      const answer = await askToken(title, step, totalSteps);
+      const answer = await askToken(title, url, step, totalSteps);
       if (answer.kind === 'back') {
         step = 3;
         continue;
@@ -257,14 +261,14 @@ async function addCrewInteractively(services: Services): Promise<Crew | undefine
       if (!check.ok) {
         if (check.error instanceof CrewApiError && check.error.kind === 'unauthorized') {
           const again = vscode.l10n.t('Enter Again');
-          if ((await vscode.window.showErrorMessage(describeError(check.error, name), again)) === again) {
+          if ((await showError(describeError(check.error, name), again)) === again) {
             continue;
           }
           return undefined;
         }
         const save = vscode.l10n.t('Save Anyway');
         const edit = vscode.l10n.t('Edit URL');
-        const choice = await vscode.window.showWarningMessage(describeError(check.error, name), save, edit);
+        const choice = await showWarning(describeError(check.error, name), save, edit);
         if (choice === edit) {
           step = 1;
           continue;
@@ -275,7 +279,7 @@ async function addCrewInteractively(services: Services): Promise<Crew | undefine
       }
       await saveCrew(services, crew, answer.value, kind, check.ok);
       const inputs = check.ok ? check.inputs : undefined;
-      void vscode.window.showInformationMessage(
+      void showInfo(
         inputs
           ? vscode.l10n.t('Added {0}. It expects: {1}.', name, inputs.join(', ') || vscode.l10n.t('no inputs'))
           : vscode.l10n.t('Added {0}. Check its connection once it can be reached.', name),
@@ -288,12 +292,12 @@ async function addCrewInteractively(services: Services): Promise<Crew | undefine
 async function addCrewDirectly(services: Services, args: AddCrewArguments): Promise<Crew | undefined> {
   const normalised = normaliseCrewUrl(args.url);
   if (!normalised.ok) {
-    void vscode.window.showErrorMessage(describeUrlProblemLocalized(normalised.problem));
+    void showError(describeUrlProblemLocalized(normalised.problem));
     return undefined;
   }
   const token = checkToken(args.token);
   if (!token.ok) {
-    void vscode.window.showErrorMessage(describeTokenProblem(token) ?? '');
+    void showError(describeTokenProblem(token) ?? '');
     return undefined;
   }
   const crew: Crew = { url: normalised.url, name: args.name?.trim() || defaultCrewName(normalised.url), source: 'user' };
@@ -325,13 +329,13 @@ function askTokenKind(title: string, step: number | undefined, totalSteps: numbe
   }).then((r) => (r.kind === 'value' ? { kind: 'value' as const, value: r.value.tokenKind } : r));
 }
 
-function askToken(title: string, step?: number, totalSteps?: number) {
+function askToken(title: string, crewUrl: string, step?: number, totalSteps?: number) {
   return askText({
     title,
     step,
     totalSteps,
     password: true,
-    prompt: vscode.l10n.t('Paste the token. It is kept in VS Code\'s secret storage and sent only to this crew\'s URL.'),
+    prompt: vscode.l10n.t('Paste the token for {0}. It is kept in VS Code\'s secret storage and sent only to {1}.', crewUrl, originOf(crewUrl)),
     canGoBack: step !== undefined && step > 1,
     validate: (value) => describeTokenProblem(checkToken(value)),
   }).then((r) => {

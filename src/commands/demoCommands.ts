@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type * as SimulatorModule from '../simulator/server';
 import type { Simulator } from '../simulator/server';
 import type { Services } from '../services';
+import { showInfo } from '../views/notify';
 
 /** The built-in simulator, started on demand inside the extension host and stopped on deactivate. */
 export class DemoCrews implements vscode.Disposable {
@@ -28,9 +29,7 @@ export class DemoCrews implements vscode.Disposable {
     this.services.log.info(`Demo crews running at ${simulator.origin}: ${simulator.crews.map((c) => c.name).join(', ')}.`);
     await vscode.commands.executeCommand('crewRuns.crews.focus');
     const kickOff = vscode.l10n.t('Kick Off…');
-    void vscode.window
-      .showInformationMessage(vscode.l10n.t('The demo crews run on this machine; nothing leaves it. Kick one off to see a run.'), kickOff)
-      .then((choice) => choice === kickOff && vscode.commands.executeCommand('crewRuns.kickOff'));
+    void showInfo(vscode.l10n.t('The demo crews run on this machine; nothing leaves it. Kick one off to see a run.'), kickOff).then((choice) => choice === kickOff && vscode.commands.executeCommand('crewRuns.kickOff'));
     return simulator.crews.map((c) => c.url);
   }
 

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { defaultCrewName, normaliseCrewUrl } from '../api/url';
 import { checkToken } from '../crews/tokenRules';
 import type { Services } from '../services';
+import { showInfo } from '../views/notify';
 
 const OFFERED_KEY = 'crewRuns.environmentImportOffered';
 
@@ -26,7 +27,7 @@ export async function offerEnvironmentImport(services: Services, env: NodeJS.Pro
   }
   await services.context.globalState.update(OFFERED_KEY, [...offered, normalised.url]);
   const importCrew = vscode.l10n.t('Import Crew');
-  const choice = await vscode.window.showInformationMessage(
+  const choice = await showInfo(
     vscode.l10n.t('CREWAI_API_URL and CREWAI_BEARER_TOKEN are set for {0}. Add it to your crews? The token goes to VS Code\'s secret storage.', normalised.url),
     importCrew,
     vscode.l10n.t('Not Now'),

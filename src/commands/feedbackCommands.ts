@@ -6,6 +6,8 @@ import { describeError } from '../views/errorMessages';
 import { type FeedbackReviews, type ReviewRound, type ReviewThread } from '../views/feedbackReview';
 import { setTokenInteractively } from './crewCommands';
 import { runFromArgument } from './pickRun';
+import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
+import { inertLine } from '../util/inertText';
 
 const waiting = (run: RunRecord) => run.needsFeedback;
 
@@ -23,7 +25,7 @@ export function registerFeedbackCommands(services: Services, reviews: FeedbackRe
         return false;
       }
       const feedback = await vscode.window.showInputBox({
-        title: vscode.l10n.t('Approve and Continue: {0}', run.label),
+        title: inertLine(vscode.l10n.t('Approve and Continue: {0}', run.label)),
         prompt: vscode.l10n.t('Optional feedback for the crew. Enter to approve.'),
         ignoreFocusOut: true,
       });
@@ -35,7 +37,7 @@ export function registerFeedbackCommands(services: Services, reviews: FeedbackRe
         return false;
       }
       const feedback = await vscode.window.showInputBox({
-        title: vscode.l10n.t('Request Changes: {0}', run.label),
+        title: inertLine(vscode.l10n.t('Request Changes: {0}', run.label)),
         prompt: vscode.l10n.t('What should the task do differently? The crew redoes it with this feedback.'),
         ignoreFocusOut: true,
         validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('Say what should change.')),
@@ -48,7 +50,7 @@ export function registerFeedbackCommands(services: Services, reviews: FeedbackRe
 /** Opens the output to review in a read-only document with a comment thread for the feedback. */
 async function openReview(services: Services, reviews: FeedbackReviews, run: RunRecord): Promise<ReviewThread | undefined> {
   if (!run.needsFeedback) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('{0} is not waiting for feedback.', run.label));
+    void showInfo(vscode.l10n.t('{0} is not waiting for feedback.', run.label));
     return undefined;
   }
   const details = await services.runs.readDetails(run.id);
@@ -77,16 +79,16 @@ async function sendFromThread(services: Services, reviews: FeedbackReviews, repl
   const review = reviews.reviewOf(reply.thread);
   const run = review && services.runs.get(review.round.runId);
   if (!review || !run) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('This review belongs to a run that is no longer in the history.'));
+    void showError(vscode.l10n.t('This review belongs to a run that is no longer in the history.'));
     return false;
   }
   if (review.sent) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('This round was already answered.'));
+    void showInfo(vscode.l10n.t('This round was already answered.'));
     return false;
   }
   const feedback = (reply.text.trim() || review.draft || '').trim();
   if (!approve && !feedback) {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Write in the reply box what should change, then choose Request Changes.'));
+    void showWarning(vscode.l10n.t('Write in the reply box what should change, then choose Request Changes.'));
     return false;
   }
   return send(services, run, approve, feedback, review, reviews);
@@ -105,7 +107,7 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
   const output = review?.round.output ?? details.lastSnapshot?.feedback?.output;
   try {
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: approve ? vscode.l10n.t('Approving {0}…', run.label) : vscode.l10n.t('Sending feedback on {0}…', run.label) },
+      { location: vscode.ProgressLocation.Notification, title: inertLine(approve ? vscode.l10n.t('Approving {0}…', run.label) : vscode.l10n.t('Sending feedback on {0}…', run.label)) },
       () => services.client.resume(run.crewUrl, { executionId: run.kickoffId, taskId, humanFeedback: feedback, isApprove: approve }),
     );
     await services.runs.addFeedbackRound(run.id, { at: Date.now(), approve, feedback, taskId, output });
@@ -118,7 +120,7 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
     if (review && reviews) {
       reviews.markSent(review, approve, feedback);
     }
-    vscode.window.setStatusBarMessage(approve ? vscode.l10n.t('Approved: {0} goes on', run.label) : vscode.l10n.t('Sent back: {0} redoes the task', run.label), 5000);
+    showStatusMessage(approve ? vscode.l10n.t('Approved: {0} goes on', run.label) : vscode.l10n.t('Sent back: {0} redoes the task', run.label), 5000);
     return true;
   } catch (error) {
     services.log.warn(`[${run.crewName} · ${run.label}] Feedback not sent: ${error instanceof Error ? error.message : String(error)}`);
@@ -141,7 +143,7 @@ async function handleSendError(
   const retry = vscode.l10n.t('Retry');
   const resend = () => send(services, services.runs.get(run.id) ?? run, approve, feedback, review, reviews);
   if (!(error instanceof CrewApiError)) {
-    if ((await vscode.window.showErrorMessage(describeError(error, run.crewName), retry)) === retry) {
+    if ((await showError(describeError(error, run.crewName), retry)) === retry) {
       return resend();
     }
     return false;
@@ -150,14 +152,14 @@ async function handleSendError(
     case 'badRequest':
       // Typically "not in pending human input state": someone answered already, or the run moved on.
       services.poller.pokeRun(run.id);
-      void vscode.window.showWarningMessage(
+      void showWarning(
         vscode.l10n.t('{0} is not waiting for feedback anymore (someone may have answered already). Crew Runs checks its status again; your text is kept in the review.', run.label) +
           (error.serverMessage ? ` (${error.serverMessage})` : ''),
       );
       return false;
     case 'notFound': {
       const enter = vscode.l10n.t('Enter Task ID…');
-      const choice = await vscode.window.showErrorMessage(
+      const choice = await showError(
         vscode.l10n.t('{0} does not know this run or task (404). If the task ID was typed, check it.', run.crewName),
         enter,
       );
@@ -169,13 +171,13 @@ async function handleSendError(
     case 'unauthorized': {
       const setToken = vscode.l10n.t('Set Token…');
       const crew = services.crews.get(run.crewUrl);
-      if ((await vscode.window.showErrorMessage(describeError(error, run.crewName), setToken)) === setToken && crew && (await setTokenInteractively(services, crew))) {
+      if ((await showError(describeError(error, run.crewName), setToken)) === setToken && crew && (await setTokenInteractively(services, crew))) {
         return resend();
       }
       return false;
     }
     default:
-      if ((await vscode.window.showErrorMessage(vscode.l10n.t('{0} Your feedback was not sent and is kept.', describeError(error, run.crewName)), retry)) === retry) {
+      if ((await showError(vscode.l10n.t('{0} Your feedback was not sent and is kept.', describeError(error, run.crewName)), retry)) === retry) {
         return resend();
       }
       return false;
@@ -185,7 +187,7 @@ async function handleSendError(
 /** The service did not reveal the task id: ask for it, say where to find it, and remember it. */
 async function askTaskId(services: Services, run: RunRecord, again = false): Promise<string | undefined> {
   const value = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Task ID for {0}', run.label),
+    title: inertLine(vscode.l10n.t('Task ID for {0}', run.label)),
     prompt: vscode.l10n.t(
       'The crew did not say which task waits. Find its ID in the CrewAI dashboard (open the execution; the paused task shows its ID) or in the human-input webhook payload (task_id).',
     ),

@@ -10,6 +10,9 @@ import { setTokenInteractively } from './crewCommands';
 import { recordKickoff } from './recordKickoff';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
+import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
+import { isPlausibleKickoffId } from '../api/url';
+import { inertLine } from '../util/inertText';
 
 /** Lets tests and scripts kick off without prompts: `{ crew: url, inputs }`. */
 export interface KickOffArguments {
@@ -23,7 +26,7 @@ export function registerKickoffCommands(services: Services): vscode.Disposable[]
       if (isKickOffArguments(arg)) {
         const crew = services.crews.get(arg.crew) ?? pickCrewByUrl(services, arg.crew);
         if (!crew) {
-          void vscode.window.showErrorMessage(vscode.l10n.t('No crew at {0}. Add it first.', arg.crew));
+          void showError(vscode.l10n.t('No crew at {0}. Add it first.', arg.crew));
           return undefined;
         }
         return (await kickOffDirectly(services, crew, arg.inputs))?.id;
@@ -67,7 +70,7 @@ function pickCrewByUrl(services: Services, url: string): Crew | undefined {
 function crewOfRun(services: Services, run: RunRecord): Crew | undefined {
   const crew = services.crews.get(run.crewUrl);
   if (!crew) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('{0} is no longer in your crews; add it again to run it.', run.crewName));
+    void showError(vscode.l10n.t('{0} is no longer in your crews; add it again to run it.', run.crewName));
   }
   return crew;
 }
@@ -77,7 +80,7 @@ async function fetchInputNames(services: Services, crew: Crew): Promise<string[]
   for (;;) {
     try {
       const names = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Asking {0} which inputs it needs…', crew.name), cancellable: true },
+        { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Asking {0} which inputs it needs…', crew.name)), cancellable: true },
         (_p, cancellation) => {
           const abort = new AbortController();
           cancellation.onCancellationRequested(() => abort.abort());
@@ -94,14 +97,14 @@ async function fetchInputNames(services: Services, crew: Crew): Promise<string[]
       if (error instanceof CrewApiError && error.kind === 'unauthorized') {
         services.crews.setHealth(crew.url, 'tokenRejected');
         const setToken = vscode.l10n.t('Set Token…');
-        if ((await vscode.window.showErrorMessage(describeError(error, crew.name), setToken)) === setToken && (await setTokenInteractively(services, crew))) {
+        if ((await showError(describeError(error, crew.name), setToken)) === setToken && (await setTokenInteractively(services, crew))) {
           continue;
         }
         return undefined;
       }
       services.crews.setHealth(crew.url, 'unreachable');
       const retry = vscode.l10n.t('Try Again');
-      if ((await vscode.window.showErrorMessage(describeError(error, crew.name), retry)) !== retry) {
+      if ((await showError(describeError(error, crew.name), retry)) !== retry) {
         return undefined;
       }
     }
@@ -175,7 +178,7 @@ async function chooseStartingPoint(services: Services, crew: Crew, names: string
     items.push({ label: `$(history) ${vscode.l10n.t('Last used inputs')}`, description: summarise(last, names), draft: last });
   }
   for (const preset of services.presets.presets(crew.url)) {
-    items.push({ label: `$(bookmark) ${preset.name}`, description: summarise(preset.inputs, names), draft: preset.inputs });
+    items.push({ label: `$(bookmark) ${inertLine(preset.name)}`, description: summarise(preset.inputs, names), draft: preset.inputs });
   }
   items.push({ label: `$(edit) ${vscode.l10n.t('Enter new values')}`, draft: {} });
   const editorText = vscode.window.activeTextEditor?.document.getText();
@@ -196,7 +199,7 @@ async function chooseStartingPoint(services: Services, crew: Crew, names: string
   if (choice.value.fromEditor) {
     const parsed = inputsFromJson(vscode.window.activeTextEditor?.document.getText() ?? '');
     if (!parsed.ok) {
-      void vscode.window.showErrorMessage(
+      void showError(
         parsed.reason === 'notJson'
           ? vscode.l10n.t('The active editor does not hold valid JSON.')
           : vscode.l10n.t('The JSON must be an object of input names to text values, e.g. {"topic": "AI"}.'),
@@ -211,12 +214,12 @@ async function chooseStartingPoint(services: Services, crew: Crew, names: string
 function summarise(inputs: Draft, names: string[]): string {
   return names
     .filter((n) => inputs[n])
-    .map((n) => `${n}: ${oneLine(inputs[n], 30)}`)
+    .map((n) => `${inertLine(n)}: ${oneLine(inputs[n], 30)}`)
     .join(' · ');
 }
 
 function oneLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = inertLine(text).replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
@@ -287,7 +290,7 @@ async function editInEditor(name: string, value: string): Promise<string | undef
   const document = await vscode.workspace.openTextDocument({ content: value, language: 'markdown' });
   await vscode.window.showTextDocument(document, { preview: false });
   const use = vscode.l10n.t('Use This Text');
-  const choice = await vscode.window.showInformationMessage(
+  const choice = await showInfo(
     vscode.l10n.t('Edit the value of "{0}" in the editor, then choose Use This Text.', name),
     use,
     vscode.l10n.t('Discard'),
@@ -307,11 +310,11 @@ async function reviewStep(services: Services, crew: Crew, names: string[], draft
     const missing = names.filter((n) => !isOptionalInput(n) && !draft[n]?.trim());
     const items: Item[] = [
       missing.length
-        ? { label: `$(warning) ${vscode.l10n.t('Fill in {0} first', missing.join(', '))}`, action: 'edit', name: missing[0] }
-        : { label: `$(rocket) ${vscode.l10n.t('Kick Off')}`, description: crew.name, action: 'kickoff' },
+        ? { label: `$(warning) ${vscode.l10n.t('Fill in {0} first', inertLine(missing.join(', ')))}`, action: 'edit', name: missing[0] }
+        : { label: `$(rocket) ${vscode.l10n.t('Kick Off')}`, description: inertLine(crew.name), action: 'kickoff' },
       { label: vscode.l10n.t('Inputs'), kind: vscode.QuickPickItemKind.Separator, action: 'edit' },
       ...names.map((name) => ({
-        label: `$(edit) ${name}`,
+        label: `$(edit) ${inertLine(name)}`,
         description: draft[name] ? oneLine(draft[name], 80) : vscode.l10n.t('(empty)'),
         action: 'edit' as const,
         name,
@@ -363,29 +366,33 @@ async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promi
     return { kind: 'started', run };
   } catch (error) {
     services.log.warn(`Kickoff of ${crew.name} failed: ${error instanceof Error ? error.message : String(error)}`);
-    if (!(error instanceof CrewApiError)) {
-      void vscode.window.showErrorMessage(describeError(error, crew.name));
+    const cancelled = error instanceof Error && error.name === 'AbortError';
+    if (!(error instanceof CrewApiError) && !cancelled) {
+      void showError(describeError(error, crew.name));
       return { kind: 'review' };
     }
-    switch (error.kind) {
+    switch (cancelled ? 'cancelled' : (error as CrewApiError).kind) {
       case 'missingInputs':
-        void vscode.window.showWarningMessage(describeError(error, crew.name));
-        return { kind: 'missing', names: error.missingInputs ?? [] };
+        void showWarning(describeError(error, crew.name));
+        return { kind: 'missing', names: (error as CrewApiError).missingInputs ?? [] };
       case 'unauthorized': {
         const setToken = vscode.l10n.t('Set Token…');
-        const choice = await vscode.window.showErrorMessage(describeError(error, crew.name), setToken, vscode.l10n.t('Back to Review'));
+        const choice = await showError(describeError(error, crew.name), setToken, vscode.l10n.t('Back to Review'));
         if (choice === setToken) {
           await setTokenInteractively(services, crew);
         }
         return { kind: 'review' };
       }
+      case 'cancelled':
       case 'network':
       case 'timeout': {
-        // The request may have reached the crew: never retry by ourselves, or the run could start twice.
+        // The request may have reached the crew (also when cancelled after it was sent): never retry by ourselves,
+        // or the run could start twice.
         const track = vscode.l10n.t('Track a Kickoff ID…');
         const review = vscode.l10n.t('Back to Review');
-        const choice = await vscode.window.showWarningMessage(
-          vscode.l10n.t('{0} The run may or may not have started. If it did, find its kickoff ID in the crew\'s dashboard and track it here; kicking off again could start it twice.', describeError(error, crew.name)),
+        const lead = cancelled ? vscode.l10n.t('Kickoff of {0} cancelled.', crew.name) : describeError(error, crew.name);
+        const choice = await showWarning(
+          vscode.l10n.t('{0} The run may or may not have started. If it did, find its kickoff ID in the crew\'s dashboard and track it here; kicking off again could start it twice.', lead),
           { modal: false },
           track,
           review,
@@ -398,7 +405,7 @@ async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promi
       }
       default: {
         const review = vscode.l10n.t('Back to Review');
-        const choice = await vscode.window.showErrorMessage(describeError(error, crew.name), review);
+        const choice = await showError(describeError(error, crew.name), review);
         return choice === review ? { kind: 'review' } : { kind: 'stop' };
       }
     }
@@ -408,11 +415,15 @@ async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promi
 /** POST /kickoff under progress, then record the run at once and start watching it. */
 async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord> {
   const run = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Kicking off {0}…', crew.name) },
-    () => recordKickoff(services, crew, inputs),
+    { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Kicking off {0}…', crew.name)), cancellable: true },
+    (_progress, cancel) => {
+      const abort = new AbortController();
+      cancel.onCancellationRequested(() => abort.abort());
+      return recordKickoff(services, crew, inputs, { signal: abort.signal });
+    },
   );
   const open = vscode.l10n.t('Open Run');
-  void vscode.window.showInformationMessage(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open).then((choice) => {
+  void showInfo(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open).then((choice) => {
     if (choice === open) {
       void vscode.commands.executeCommand('crewRuns.openRun', { runId: run.id });
     }
@@ -422,13 +433,13 @@ async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<
 
 async function kickOffDirectly(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord | undefined> {
   if (!isStringRecord(inputs)) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Inputs must be an object of input names to text values.'));
+    void showError(vscode.l10n.t('Inputs must be an object of input names to text values.'));
     return undefined;
   }
   const tooLong = Object.keys(inputs).find((name) => inputs[name].length > MAX_INPUT_VALUE_LENGTH);
   if (tooLong !== undefined) {
     // The same limit as the input boxes: a value this large is a paste gone wrong, not an input.
-    void vscode.window.showErrorMessage(vscode.l10n.t('The value of "{0}" is too long (over {1} characters).', tooLong, String(MAX_INPUT_VALUE_LENGTH)));
+    void showError(vscode.l10n.t('The value of "{0}" is too long (over {1} characters).', tooLong, String(MAX_INPUT_VALUE_LENGTH)));
     return undefined;
   }
   try {
@@ -437,19 +448,19 @@ async function kickOffDirectly(services: Services, crew: Crew, inputs: Draft): P
     services.log.warn(`Kickoff of ${crew.name} failed: ${error instanceof Error ? error.message : String(error)}`);
     if (error instanceof CrewApiError && error.kind === 'missingInputs') {
       const fill = vscode.l10n.t('Fill In…');
-      if ((await vscode.window.showErrorMessage(describeError(error, crew.name), fill)) === fill) {
+      if ((await showError(describeError(error, crew.name), fill)) === fill) {
         return kickOffInteractively(services, crew, inputs);
       }
       return undefined;
     }
-    void vscode.window.showErrorMessage(describeError(error, crew.name));
+    void showError(describeError(error, crew.name));
     return undefined;
   }
 }
 
 async function trackKickoffId(services: Services, crew: Crew): Promise<RunRecord | undefined> {
   const id = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Track a Kickoff ID on {0}', crew.name),
+    title: inertLine(vscode.l10n.t('Track a Kickoff ID on {0}', crew.name)),
     prompt: vscode.l10n.t('The kickoff ID of a run started elsewhere (the crew\'s dashboard, an API call).'),
     placeHolder: 'e.g. 6f140412-8094-43fc-a6f0-70e65f912172',
     ignoreFocusOut: true,
@@ -458,7 +469,7 @@ async function trackKickoffId(services: Services, crew: Crew): Promise<RunRecord
       if (!text) {
         return vscode.l10n.t('Paste a kickoff ID.');
       }
-      if (!/^[A-Za-z0-9._:-]{1,200}$/.test(text)) {
+      if (!isPlausibleKickoffId(text)) {
         return vscode.l10n.t('A kickoff ID has only letters, digits and dashes.');
       }
       return services.runs.findByKickoffId(text) ? vscode.l10n.t('That run is already in the list.') : undefined;
@@ -481,7 +492,7 @@ async function savePreset(services: Services, crewUrl: string, inputs: Draft): P
   });
   if (name?.trim()) {
     await services.presets.savePreset(crewUrl, { name: name.trim(), inputs });
-    vscode.window.setStatusBarMessage(vscode.l10n.t('Saved preset {0}', name.trim()), 3000);
+    showStatusMessage(vscode.l10n.t('Saved preset {0}', name.trim()), 3000);
   }
 }
 
@@ -491,13 +502,13 @@ async function managePresets(services: Services, crew: Crew): Promise<void> {
   for (;;) {
     const presets = services.presets.presets(crew.url);
     if (presets.length === 0) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('{0} has no presets yet. Save one from the review step of Kick Off.', crew.name));
+      void showInfo(vscode.l10n.t('{0} has no presets yet. Save one from the review step of Kick Off.', crew.name));
       return;
     }
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { name: string }>();
-    pick.title = vscode.l10n.t('Presets of {0}', crew.name);
+    pick.title = inertLine(vscode.l10n.t('Presets of {0}', crew.name));
     pick.placeholder = vscode.l10n.t('Enter to kick off with a preset; use the buttons to rename or delete');
-    pick.items = presets.map((p) => ({ label: p.name, description: oneLine(Object.values(p.inputs).join(' · '), 80), name: p.name, buttons: [renameButton, deleteButton] }));
+    pick.items = presets.map((p) => ({ label: inertLine(p.name), description: oneLine(Object.values(p.inputs).join(' · '), 80), name: p.name, buttons: [renameButton, deleteButton] }));
     const result = await new Promise<{ action: 'use' | 'rename' | 'delete'; name: string } | undefined>((resolve) => {
       pick.onDidAccept(() => resolve(pick.selectedItems[0] ? { action: 'use', name: pick.selectedItems[0].name } : undefined));
       pick.onDidTriggerItemButton((e) => resolve({ action: e.button === deleteButton ? 'delete' : 'rename', name: e.item.name }));

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
 import type { CrewRegistry } from '../crews/crewRegistry';
+import { showInfo } from '../views/notify';
+import { inertLine } from '../util/inertText';
 
 /** Anything a command can receive from the tree or another command that names a crew. */
 export function crewFromArgument(crews: CrewRegistry, arg: unknown): Crew | undefined {
@@ -21,7 +23,7 @@ export async function pickCrew(crews: CrewRegistry, arg: unknown, placeholder: s
   if (all.length === 0) {
     const add = vscode.l10n.t('Add Crew…');
     const demo = vscode.l10n.t('Try the Demo Crew');
-    const choice = await vscode.window.showInformationMessage(vscode.l10n.t('No crews yet.'), add, demo);
+    const choice = await showInfo(vscode.l10n.t('No crews yet.'), add, demo);
     if (choice === add) {
       await vscode.commands.executeCommand('crewRuns.addCrew');
     } else if (choice === demo) {
@@ -33,7 +35,7 @@ export async function pickCrew(crews: CrewRegistry, arg: unknown, placeholder: s
     return all[0];
   }
   const picked = await vscode.window.showQuickPick(
-    all.map((crew) => ({ label: crew.name, description: crew.url, detail: sourceLabel(crew), crew })),
+    all.map((crew) => ({ label: inertLine(crew.name), description: inertLine(crew.url), detail: sourceLabel(crew), crew })),
     { placeHolder: placeholder, matchOnDescription: true },
   );
   return picked?.crew;

@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import { stateLabel } from '../views/format';
+import { showInfo } from '../views/notify';
+import { inertLine } from '../util/inertText';
 
 /** The run a command acts on: `{ runId }` (tree node, webview, other commands), or a quick pick. */
 export async function runFromArgument(
@@ -16,13 +18,13 @@ export async function runFromArgument(
   }
   const runs = services.runs.list().filter(filter);
   if (runs.length === 0) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('No runs to choose from.'));
+    void showInfo(vscode.l10n.t('No runs to choose from.'));
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
     runs.map((run) => ({
-      label: run.label,
-      description: `${run.crewName} · ${run.needsFeedback ? vscode.l10n.t('needs feedback') : stateLabel(run.state)}`,
+      label: inertLine(run.label),
+      description: `${inertLine(run.crewName)} · ${run.needsFeedback ? vscode.l10n.t('needs feedback') : stateLabel(run.state)}`,
       detail: new Date(run.startedAt).toLocaleString(),
       run,
     })),

@@ -10,10 +10,12 @@ export interface RecordKickoffOptions {
   rememberInputs?: boolean;
   /** A batch's label for the log line. */
   logContext?: string;
+  /** Cancels the POST (the user cancelled the progress); once the crew has answered, the run is recorded. */
+  signal?: AbortSignal;
 }
 
 export async function recordKickoff(services: Services, crew: Pick<Crew, 'url' | 'name'>, inputs: Record<string, string>, options: RecordKickoffOptions = {}): Promise<RunRecord> {
-  const kickoffId = await services.client.kickoff(crew.url, { inputs });
+  const kickoffId = await services.client.kickoff(crew.url, { inputs }, { signal: options.signal });
   const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs });
   services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId})${options.logContext ? ` ${options.logContext}` : ''}.`);
   services.poller.watch(run.id);

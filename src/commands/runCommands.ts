@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { isFinished } from '../runs/model';
 import type { Services } from '../services';
 import { runFromArgument } from './pickRun';
+import { showStatusMessage, showWarning } from '../views/notify';
 
 export function registerRunCommands(services: Services): vscode.Disposable[] {
   const { runs, poller } = services;
@@ -25,7 +26,7 @@ export function registerRunCommands(services: Services): vscode.Disposable[] {
       }
       if (!isFinished(run) && run.watching) {
         const remove = vscode.l10n.t('Remove');
-        const answer = await vscode.window.showWarningMessage(
+        const answer = await showWarning(
           vscode.l10n.t('{0} has not finished. Remove it from the history anyway?', run.label),
           { modal: true, detail: vscode.l10n.t('The run goes on at the crew; Crew Runs stops watching it.') },
           remove,
@@ -41,7 +42,7 @@ export function registerRunCommands(services: Services): vscode.Disposable[] {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Copy the kickoff ID of which run?'));
       if (run) {
         await vscode.env.clipboard.writeText(run.kickoffId);
-        vscode.window.setStatusBarMessage(vscode.l10n.t('Copied kickoff ID {0}', run.kickoffId), 3000);
+        showStatusMessage(vscode.l10n.t('Copied kickoff ID {0}', run.kickoffId), 3000);
       }
     }),
     vscode.commands.registerCommand('crewRuns.showLog', () => services.log.show(true)),

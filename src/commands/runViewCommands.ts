@@ -7,6 +7,9 @@ import type { RunStore } from '../runs/runStore';
 import { formatRelative, stateLabel } from '../views/format';
 import { finalAsMarkdown, finalAsText, type RunOutputDocuments } from '../views/outputDocuments';
 import type { RunPanelManager } from '../views/runPanel';
+import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
+import { safeFileName } from '../util/fileName';
+import { inertLine } from '../util/inertText';
 
 /** The part of Services these commands use. */
 export interface RunViewServices {
@@ -29,16 +32,16 @@ interface RunPickItem extends vscode.QuickPickItem {
 
 function runItem(run: RunRecord): RunPickItem {
   return {
-    label: `${run.crewName}: ${run.label}`,
+    label: inertLine(`${run.crewName}: ${run.label}`),
     description: `${stateLabel(run.state)} · ${formatRelative(run.startedAt)}`,
-    detail: run.kickoffId,
+    detail: inertLine(run.kickoffId),
     runId: run.id,
   };
 }
 
 async function pickRun(runs: RunStore, placeHolder: string, candidates = runs.list()): Promise<RunRecord | undefined> {
   if (!candidates.length) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('There are no runs yet.'));
+    void showInfo(vscode.l10n.t('There are no runs yet.'));
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(candidates.map(runItem), { placeHolder, matchOnDescription: true, matchOnDetail: true });
@@ -54,7 +57,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
     if (id !== undefined) {
       const run = runs.get(id);
       if (!run) {
-        void vscode.window.showWarningMessage(vscode.l10n.t('This run is no longer in the history.'));
+        void showWarning(vscode.l10n.t('This run is no longer in the history.'));
       }
       return run;
     }
@@ -64,7 +67,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
   async function withOutput(run: RunRecord): Promise<RunDetails | undefined> {
     const details = await runs.readDetails(run.id);
     if (!details.finalOutput) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('This run has no output yet (it is {0}).', stateLabel(run.state)));
+      void showInfo(vscode.l10n.t('This run has no output yet (it is {0}).', stateLabel(run.state)));
       return undefined;
     }
     return details;
@@ -77,7 +80,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
         services.log.error(`${name}: ${message}`);
-        void vscode.window.showErrorMessage(vscode.l10n.t('Crew Runs: {0}', message));
+        void showError(vscode.l10n.t('Crew Runs: {0}', message));
         return undefined;
       }
     });
@@ -88,7 +91,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       const run = id !== undefined ? runs.get(id) : await pickRun(runs, vscode.l10n.t('Select a run to open'));
       if (!run) {
         if (id !== undefined) {
-          void vscode.window.showWarningMessage(vscode.l10n.t('This run is no longer in the history.'));
+          void showWarning(vscode.l10n.t('This run is no longer in the history.'));
         }
         return false;
       }
@@ -112,7 +115,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
         return false;
       }
       await vscode.env.clipboard.writeText(finalAsText(details.finalOutput));
-      vscode.window.setStatusBarMessage(vscode.l10n.t('Output copied.'), 3000);
+      showStatusMessage(vscode.l10n.t('Output copied.'), 3000);
       return true;
     }),
 
@@ -124,7 +127,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       }
       const isJson = details.finalOutput.kind === 'json';
       const base = vscode.workspace.workspaceFolders?.[0]?.uri;
-      const name = `${fileSafe(`${run.crewName} ${run.label}`)}.${isJson ? 'json' : 'md'}`;
+      const name = `${safeFileName(`${run.crewName} ${run.label}`)}.${isJson ? 'json' : 'md'}`;
       const markdown = vscode.l10n.t('Markdown');
       const json = vscode.l10n.t('JSON');
       const target = await vscode.window.showSaveDialog({
@@ -139,7 +142,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       const asJson = target.path.toLowerCase().endsWith('.json');
       const text = asJson ? outputJsonDocument(run, details) : finalAsMarkdown(details.finalOutput);
       await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
-      void vscode.window.showInformationMessage(vscode.l10n.t('Saved the output to {0}.', vscode.workspace.asRelativePath(target)));
+      void showInfo(vscode.l10n.t('Saved the output to {0}.', vscode.workspace.asRelativePath(target)));
       return target;
     }),
 
@@ -159,20 +162,20 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       }
       const others = runs.list().filter((r) => r.id !== run.id);
       if (!others.length) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('There is no other run to compare with.'));
+        void showInfo(vscode.l10n.t('There is no other run to compare with.'));
         return undefined;
       }
       const sameCrew = others.filter((r) => r.crewUrl === run.crewUrl);
       const otherCrews = others.filter((r) => r.crewUrl !== run.crewUrl);
       const items: RunPickItem[] = [];
       if (sameCrew.length) {
-        items.push({ label: run.crewName, kind: vscode.QuickPickItemKind.Separator }, ...sameCrew.map(runItem));
+        items.push({ label: inertLine(run.crewName), kind: vscode.QuickPickItemKind.Separator }, ...sameCrew.map(runItem));
       }
       if (otherCrews.length) {
         items.push({ label: vscode.l10n.t('Other crews'), kind: vscode.QuickPickItemKind.Separator }, ...otherCrews.map(runItem));
       }
       const picked = await vscode.window.showQuickPick(items, {
-        placeHolder: vscode.l10n.t('Compare the output of “{0}” with…', run.label),
+        placeHolder: inertLine(vscode.l10n.t('Compare the output of “{0}” with…', run.label)),
         matchOnDescription: true,
         matchOnDetail: true,
       });
@@ -211,7 +214,3 @@ function outputJsonDocument(run: RunRecord, details: RunDetails): string {
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
-function fileSafe(name: string): string {
-  const cleaned = name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 80);
-  return cleaned || 'output';
-}

@@ -1,6 +1,7 @@
 // Stop Run: POST /stop/{id} after a confirmation; polling then reports the run's end (cancelled).
 // A crew without the route is said so once and the action is hidden for it from then on.
 import * as vscode from 'vscode';
+import { showError, showInfo, showWarning } from '../views/notify';
 import type { StopResult } from '../api/client';
 import { isFinished, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
@@ -49,7 +50,7 @@ export function canOfferStop(services: Services, run: RunRecord): boolean {
 
 async function confirmStop(run: RunRecord): Promise<boolean> {
   const stop = vscode.l10n.t('Stop Run');
-  const answer = await vscode.window.showWarningMessage(
+  const answer = await showWarning(
     vscode.l10n.t('Stop "{0}" on {1}?', run.label, run.crewName),
     { modal: true, detail: vscode.l10n.t('The crew stops working on it; a stopped run cannot be continued.') },
     stop,
@@ -68,7 +69,7 @@ export async function stopRun(services: Services, run: RunRecord, options: { qui
   } catch (error) {
     services.log.warn(`[${run.crewName}] Stopping ${run.label} failed: ${error instanceof Error ? error.message : String(error)}`);
     if (!options.quiet) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('Could not stop "{0}". {1}', run.label, describeError(error, run.crewName)));
+      void showError(vscode.l10n.t('Could not stop "{0}". {1}', run.label, describeError(error, run.crewName)));
     }
     return 'failed';
   }
@@ -77,23 +78,23 @@ export async function stopRun(services: Services, run: RunRecord, options: { qui
     case 'stopped':
       services.log.info(`[${run.crewName}] Asked the crew to stop ${run.label}.`);
       if (!options.quiet) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('{0} accepted the stop of "{1}"; it shows as cancelled once the crew reports it.', run.crewName, run.label));
+        void showInfo(vscode.l10n.t('{0} accepted the stop of "{1}"; it shows as cancelled once the crew reports it.', run.crewName, run.label));
       }
       break;
     case 'alreadyEnded':
       if (!options.quiet) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('"{0}" had already ended, so there was nothing to stop.', run.label) + said(result.serverMessage));
+        void showInfo(vscode.l10n.t('"{0}" had already ended, so there was nothing to stop.', run.label) + said(result.serverMessage));
       }
       break;
     case 'unknownRun':
       if (!options.quiet) {
-        void vscode.window.showWarningMessage(vscode.l10n.t('{0} does not know the run "{1}", so it could not be stopped.', run.crewName, run.label) + said(result.serverMessage));
+        void showWarning(vscode.l10n.t('{0} does not know the run "{1}", so it could not be stopped.', run.crewName, run.label) + said(result.serverMessage));
       }
       break;
     case 'unsupported':
       if (await services.stops.markUnsupported(run.crewUrl)) {
         services.log.info(`[${run.crewName}] The crew has no stop route; Stop Run is hidden for it.`);
-        void vscode.window.showInformationMessage(vscode.l10n.t('{0} does not offer stopping runs, so Stop Run is hidden for this crew.', run.crewName));
+        void showInfo(vscode.l10n.t('{0} does not offer stopping runs, so Stop Run is hidden for this crew.', run.crewName));
       }
       return result.kind;
   }

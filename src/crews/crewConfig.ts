@@ -1,5 +1,6 @@
 // Reading the `crewRuns.crews` setting: pure, so its trust and identity rules are unit-tested.
 import { normaliseCrewUrl } from '../api/url';
+import { inertLine } from '../util/inertText';
 
 export type CrewSource = 'user' | 'workspace' | 'demo';
 
@@ -74,7 +75,7 @@ function parseEntry(entry: unknown): { name: string; url: string } | string {
   if (!normalised.ok) {
     return `"${url.slice(0, 100)}" is not a usable crew URL (${normalised.problem}).`;
   }
-  const displayName = typeof name === 'string' && name.trim() ? name.trim().slice(0, 100) : normalised.url;
+  const displayName = typeof name === 'string' && name.trim() ? inertLine(name.trim()).slice(0, 100) : normalised.url;
   return { name: displayName, url: normalised.url };
 }
 

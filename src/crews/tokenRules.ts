@@ -2,7 +2,7 @@
 
 export type TokenKind = 'organization' | 'user';
 
-export type TokenCheck = { ok: true; token: string } | { ok: false; problem: 'empty' | 'whitespace' | 'tooLong' | 'control' };
+export type TokenCheck = { ok: true; token: string } | { ok: false; problem: 'empty' | 'whitespace' | 'tooLong' | 'control' | 'nonAscii' };
 
 const MAX_TOKEN_LENGTH = 4096;
 
@@ -18,6 +18,10 @@ export function checkToken(input: string): TokenCheck {
   }
   if (/[\u0000-\u001f\u007f]/.test(token.replace(/\s/g, ''))) {
     return { ok: false, problem: 'control' };
+  }
+  // A header value is ASCII: a token with other characters (a lookalike letter, a bidi mark) can never be sent.
+  if (/[^\x21-\x7e]/.test(token.replace(/\s/g, ''))) {
+    return { ok: false, problem: 'nonAscii' };
   }
   if (/\s/.test(token)) {
     return { ok: false, problem: 'whitespace' };

@@ -516,7 +516,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       case 'malformed':
         return send(res, faultReply(fault, retryAfter));
     }
-    const reply = await route(req, { ...ctx, crew });
+    const route_ = await route(req, { ...ctx, crew });
+    const reply = config.echoToken && ctx.endpoint === 'status' ? echoAuthorization(route_, req.headers.authorization ?? '') : route_;
     if (fault === 'truncated') {
       return sendTruncated(res, reply);
     }
@@ -643,4 +644,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       });
     },
   };
+}
+
+/** `echoToken`: the Authorization header in every text field of a 2xx status reply, as a careless server might. */
+function echoAuthorization(reply: Reply, authorization: string): Reply {
+  if (reply.status < 200 || reply.status >= 300 || typeof reply.body !== 'object' || reply.body === null || Array.isArray(reply.body)) {
+    return reply;
+  }
+  const echo = (value: unknown): unknown => (typeof value === 'string' ? `${value} [${authorization}]` : value);
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(reply.body)) {
+    if (key === 'state') {
+      body[key] = value; // the state stays readable: the run goes on and its bodies keep echoing
+      continue;
+    }
+    const nested = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, echo(v)])) : undefined;
+    body[key] = nested ?? (Array.isArray(value) ? value.map(echo) : echo(value));
+  }
+  body['token'] = authorization;
+  return { ...reply, body };
 }

@@ -97,6 +97,11 @@ export interface CrewConfig extends ResponseBehaviour {
   liveLastExecutedTaskAsString?: boolean;
   /** Live only: send `progress: null` (older runtimes). */
   liveOmitProgress?: boolean;
+  /**
+   * A hostile server (security tests): every 2xx status reply echoes the request's Authorization header in each of
+   * its text fields one level deep (`status`, `result`, a task's name and output), and in a `token` field.
+   */
+  echoToken?: boolean;
   /** Faults for this crew only, merged over the simulator's. */
   faults?: FaultOptions;
   /**

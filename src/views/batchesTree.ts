@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { BatchStore } from '../batches/batchStore';
 import { type Batch, type BatchRow, batchProgress, progressLabel, rowFailed } from '../batches/model';
 import type { RunStore } from '../runs/runStore';
+import { inertLine } from '../util/inertText';
 import { formatRelative, stateLabel } from './format';
 
 export type BatchesTreeNode = { type: 'batch'; batchId: string } | { type: 'row'; batchId: string; index: number };
@@ -43,16 +44,9 @@ export function rowLabel(row: BatchRow): string {
   return `${row.index + 1}. ${first ? oneLine(first, 50) : vscode.l10n.t('(no inputs)')}`;
 }
 
-/**
- * A CSV cell, file name or crew output as one inert line: no control or bidi characters, and no
- * `$(icon)` or `[text](link)` syntax that a quick pick or notification would render.
- */
+/** A CSV cell, file name or crew output as one inert line (no link, icon or bidi syntax), cut to `max`. */
 export function oneLine(text: string, max: number): string {
-  const line = text
-    .replace(/[\s\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]+/g, ' ')
-    .replace(/\$\(/g, '$\u200b(')
-    .replace(/\]\(/g, ']\u200b(')
-    .trim();
+  const line = inertLine(text).replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 

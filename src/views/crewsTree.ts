@@ -5,6 +5,7 @@ import type { CrewHealth, CrewRegistry } from '../crews/crewRegistry';
 import { isFinished, type RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { formatElapsed, formatRelative, stateLabel } from './format';
+import { inert, inertLine } from '../util/inertText';
 
 export type CrewsTreeNode = CrewNode | RunNode | TaskNode;
 
@@ -107,7 +108,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       }
     } else if (element.type === 'task') {
       const tooltip = new vscode.MarkdownString();
-      tooltip.appendText(element.task.output.slice(0, 1000));
+      tooltip.appendText(inert(element.task.output.slice(0, 1000)));
       item.tooltip = tooltip;
     }
     return item;
@@ -139,7 +140,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
 
   private async crewItem(crew: Crew): Promise<vscode.TreeItem> {
     const hasRuns = this.runs.list(crew.url).length > 0;
-    const item = new vscode.TreeItem(crew.name, hasRuns ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(inertLine(crew.name), hasRuns ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `crew:${crew.url}`;
     const hasToken = await this.crews.hasToken(crew.url);
     const health: CrewHealth = hasToken ? this.crews.healthOf(crew.url) : 'noToken';
@@ -148,7 +149,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     item.iconPath = healthIcon(health, crew);
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown(`**${escapeMarkdown(crew.name)}**\n\n`);
-    tooltip.appendText(crew.url);
+    tooltip.appendText(inertLine(crew.url));
     tooltip.appendMarkdown(`\n\n${escapeMarkdown(healthLabel(health) ?? vscode.l10n.t('not checked yet'))}`);
     item.tooltip = tooltip;
     item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken'].join(' ');
@@ -164,7 +165,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     if (!run) {
       return new vscode.TreeItem(vscode.l10n.t('(removed)'));
     }
-    const item = new vscode.TreeItem(run.label, vscode.TreeItemCollapsibleState.Collapsed);
+    const item = new vscode.TreeItem(inertLine(run.label), vscode.TreeItemCollapsibleState.Collapsed);
     item.id = `run:${run.id}`;
     item.description = runDescription(run);
     item.iconPath = runIcon(run);
@@ -187,9 +188,9 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   }
 
   private taskItem(node: TaskNode): vscode.TreeItem {
-    const item = new vscode.TreeItem(node.task.name, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(inertLine(node.task.name), vscode.TreeItemCollapsibleState.None);
     item.id = `task:${node.runId}:${node.index}`;
-    item.description = node.current ? vscode.l10n.t('in progress') : node.task.agent;
+    item.description = node.current ? vscode.l10n.t('in progress') : node.task.agent === undefined ? undefined : inertLine(node.task.agent);
     item.iconPath = node.current ? new vscode.ThemeIcon('loading~spin') : new vscode.ThemeIcon('check', new vscode.ThemeColor('testing.iconPassed'));
     item.contextValue = node.current ? 'task current' : 'task';
     if (!node.current) {
@@ -279,29 +280,29 @@ function runDescription(run: RunRecord): string {
 }
 
 function runTooltip(run: RunRecord): vscode.MarkdownString {
-  const tooltip = new vscode.MarkdownString();
+  // Theme icons on before any text is appended: appendText then escapes a crew's `$(…)` (VS Code's escapeIcons).
+  const tooltip = new vscode.MarkdownString(undefined, true);
   tooltip.appendMarkdown(`**${escapeMarkdown(run.crewName)}** — ${escapeMarkdown(stateLabel(run.state))}\n\n`);
   if (run.message) {
-    tooltip.appendText(run.message.slice(0, 300));
+    tooltip.appendText(inert(run.message.slice(0, 300)));
     tooltip.appendMarkdown('\n\n');
   }
   if (run.warning) {
     tooltip.appendMarkdown('$(warning) ');
-    tooltip.appendText(run.warning);
+    tooltip.appendText(inert(run.warning));
     tooltip.appendMarkdown('\n\n');
   }
   for (const [name, value] of Object.entries(run.inputs)) {
     tooltip.appendMarkdown(`- **${escapeMarkdown(name)}**: `);
-    tooltip.appendText(value.length > 120 ? `${value.slice(0, 119)}…` : value);
+    tooltip.appendText(inert(value.length > 120 ? `${value.slice(0, 119)}…` : value));
     tooltip.appendMarkdown('\n');
   }
   tooltip.appendMarkdown(`\n${vscode.l10n.t('Kickoff ID')}: `);
-  tooltip.appendText(run.kickoffId);
+  tooltip.appendText(inertLine(run.kickoffId));
   tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Started')}: ${new Date(run.startedAt).toLocaleString()}`);
-  tooltip.supportThemeIcons = true;
   return tooltip;
 }
 
 function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+  return inertLine(text).replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }

@@ -74,5 +74,7 @@ export function describeTokenProblem(check: TokenCheck): string | undefined {
       return vscode.l10n.t('The token contains control characters; paste only the token.');
     case 'tooLong':
       return vscode.l10n.t('That is too long to be a token.');
+    case 'nonAscii':
+      return vscode.l10n.t('A token has only plain ASCII letters, digits and symbols; this one has other characters (check what was copied).');
   }
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { RunRecord } from '../runs/model';
+import { inertLine } from '../util/inertText';
 
 export const REVIEW_SCHEME = 'crew-review';
 
@@ -160,5 +161,5 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
 }
 
 function escape(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+  return inertLine(text).replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }

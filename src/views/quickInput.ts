@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { inert, inertLine } from '../util/inertText';
 
 // One step of a multi-step input: a value, Back, Cancel (Escape), or one of the step's own buttons.
 export type StepResult<T> =
@@ -28,17 +29,18 @@ export interface TextStep {
 
 export function askText(options: TextStep): Promise<StepResult<string>> {
   const box = vscode.window.createInputBox();
-  box.title = options.title;
+  // Titles, prompts and messages may hold a crew's words: prompts and messages render `[x](command:…)` links.
+  box.title = inertLine(options.title);
   box.step = options.step;
   box.totalSteps = options.totalSteps;
   box.value = options.value ?? '';
-  box.prompt = options.prompt;
-  box.placeholder = options.placeholder;
+  box.prompt = options.prompt === undefined ? undefined : inert(options.prompt);
+  box.placeholder = options.placeholder === undefined ? undefined : inertLine(options.placeholder);
   box.password = options.password ?? false;
   box.ignoreFocusOut = true;
   box.buttons = [...(options.canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(options.buttons ?? [])];
   const validate = (value: string) => {
-    box.validationMessage = options.validate?.(value);
+    box.validationMessage = inertMessage(options.validate?.(value));
   };
   if (!options.quietUntilEdited) {
     validate(box.value);
@@ -58,7 +60,7 @@ export function askText(options: TextStep): Promise<StepResult<string>> {
       box.onDidAccept(async () => {
         const message = options.validate?.(box.value);
         if (message) {
-          box.validationMessage = message;
+          box.validationMessage = inert(message);
           return;
         }
         if (options.accept) {
@@ -68,7 +70,7 @@ export function askText(options: TextStep): Promise<StepResult<string>> {
           box.busy = false;
           box.enabled = true;
           if (problem) {
-            box.validationMessage = problem;
+            box.validationMessage = inert(problem);
             return;
           }
         }
@@ -81,6 +83,10 @@ export function askText(options: TextStep): Promise<StepResult<string>> {
     ];
     box.show();
   });
+}
+
+function inertMessage(message: string | undefined): string | undefined {
+  return message === undefined ? undefined : inert(message);
 }
 
 export interface PickStep<T extends vscode.QuickPickItem> {
@@ -97,10 +103,11 @@ export interface PickStep<T extends vscode.QuickPickItem> {
 
 export function askPick<T extends vscode.QuickPickItem>(options: PickStep<T>): Promise<StepResult<T>> {
   const pick = vscode.window.createQuickPick<T>();
-  pick.title = options.title;
+  // Item labels keep the icons the caller put there on purpose: callers make a crew's words in them inert.
+  pick.title = inertLine(options.title);
   pick.step = options.step;
   pick.totalSteps = options.totalSteps;
-  pick.placeholder = options.placeholder;
+  pick.placeholder = options.placeholder === undefined ? undefined : inertLine(options.placeholder);
   pick.items = options.items;
   pick.ignoreFocusOut = true;
   pick.matchOnDescription = options.matchOnDescription ?? true;

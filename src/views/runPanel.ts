@@ -3,6 +3,7 @@
 // on request. Every message from the page is validated before anything is done with it.
 
 import { randomBytes } from 'node:crypto';
+import { inertLine } from '../util/inertText';
 import * as vscode from 'vscode';
 import type { Logger, RunDetails, RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
@@ -22,6 +23,7 @@ import {
   segmentContent,
   SegmentCache,
 } from './webview/protocol';
+import { showStatusMessage } from './notify';
 
 export const RUN_VIEW_TYPE = 'crewRuns.run';
 
@@ -245,6 +247,9 @@ export class RunPanelManager implements vscode.Disposable {
       `style-src ${webview.cspSource}`,
       `font-src ${webview.cspSource}`,
       `script-src 'nonce-${nonce}'`,
+      // No <base> can redirect relative URLs and no form can post anywhere, whatever the page ends up holding.
+      "base-uri 'none'",
+      "form-action 'none'",
     ].join('; ');
     return `<!DOCTYPE html>
 <html lang="${escapeHtml(vscode.env.language)}">
@@ -354,7 +359,7 @@ export class RunPanelManager implements vscode.Disposable {
           const record = this.deps.runs.get(entry.runId);
           if (record) {
             await vscode.env.clipboard.writeText(record.kickoffId);
-            vscode.window.setStatusBarMessage(vscode.l10n.t('Kickoff ID copied.'), 3000);
+            showStatusMessage(vscode.l10n.t('Kickoff ID copied.'), 3000);
           }
           return;
         }
@@ -425,7 +430,7 @@ export class RunPanelManager implements vscode.Disposable {
 }
 
 export function panelTitle(record: Pick<RunRecord, 'crewName' | 'label'>): string {
-  return `${record.crewName}: ${record.label}`;
+  return inertLine(`${record.crewName}: ${record.label}`);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -466,6 +471,8 @@ export function pageStrings(): PageStrings {
     stepResult: t('Result'),
     timeline: t('Timeline'),
     tasks: t('Task outputs'),
+    tasksHidden: t('{0} more tasks are not shown here; the raw status JSON has what the crew sent.'),
+    usageHidden: t('{0} more usage figures are not shown.'),
     taskAttempt: t('attempt {0}'),
     taskAgent: t('by {0}'),
     taskTime: t('{0}s'),

@@ -3,6 +3,7 @@ import { isFinished, type RunRecord } from '../runs/model';
 import type { PollResult } from '../runs/poller';
 import type { Services } from '../services';
 import { setTokenInteractively } from '../commands/crewCommands';
+import { showError, showInfo, showWarning } from './notify';
 
 type NotificationLevel = 'all' | 'failuresAndFeedback' | 'off';
 
@@ -107,15 +108,15 @@ export class RunReporter implements vscode.Disposable {
     const feedback = vscode.l10n.t('Give Feedback');
     let shown: Thenable<string | undefined>;
     if (kind === 'success') {
-      shown = vscode.window.showInformationMessage(vscode.l10n.t('{0} on {1} succeeded.', run.label, run.crewName), open, showOutput);
+      shown = showInfo(vscode.l10n.t('{0} on {1} succeeded.', run.label, run.crewName), open, showOutput);
     } else if (kind === 'failure') {
-      shown = vscode.window.showErrorMessage(
+      shown = showError(
         run.state === 'cancelled' ? vscode.l10n.t('{0} on {1} was cancelled.', run.label, run.crewName) : vscode.l10n.t('{0} on {1} failed.', run.label, run.crewName),
         open,
         showOutput,
       );
     } else {
-      shown = vscode.window.showWarningMessage(vscode.l10n.t('{0} on {1} is waiting for your feedback.', run.label, run.crewName), feedback, open);
+      shown = showWarning(vscode.l10n.t('{0} on {1} is waiting for your feedback.', run.label, run.crewName), feedback, open);
     }
     void shown.then((choice) => {
       if (choice === open) {
@@ -133,7 +134,7 @@ export class RunReporter implements vscode.Disposable {
     this.services.crews.setHealth(crewUrl, 'tokenRejected');
     const name = crew?.name ?? crewUrl;
     const setToken = vscode.l10n.t('Set Token…');
-    const choice = await vscode.window.showErrorMessage(
+    const choice = await showError(
       vscode.l10n.t('{0} rejected its token; watching its runs is paused until you set a new one.', name),
       setToken,
     );

@@ -28,6 +28,7 @@ describe('CrewClient behind a proxy', function () {
   const connects: string[] = [];
   const authorizations: (string | undefined)[] = [];
   const proxyAuthorizations: (string | undefined)[] = [];
+  const forwarded: string[] = [];
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-proxy-'));
@@ -48,7 +49,11 @@ describe('CrewClient behind a proxy', function () {
     crewPort = await listen(crew);
 
     // Whatever host a CONNECT names, the tunnel leads to the local crew.
-    proxy = createHttpServer((_req, res) => res.writeHead(405).end());
+    // A plain http:// request through the proxy (no CONNECT) is recorded with what it carried, then refused.
+    proxy = createHttpServer((req, res) => {
+      forwarded.push(`${req.url ?? ''} ${req.headers.authorization ?? ''}`);
+      res.writeHead(405).end();
+    });
     proxy.on('connect', (req, client: Socket, head: Buffer) => {
       connects.push(req.url ?? '');
       proxyAuthorizations.push(req.headers['proxy-authorization']);
@@ -71,6 +76,7 @@ describe('CrewClient behind a proxy', function () {
     connects.length = 0;
     authorizations.length = 0;
     proxyAuthorizations.length = 0;
+    forwarded.length = 0;
   });
 
   after(async () => {
@@ -124,6 +130,41 @@ describe('CrewClient behind a proxy', function () {
     await c.dispose();
   });
 
+  it('never sends a loopback crew through a proxy, whichever loopback address (issue 14, finding 6)', async () => {
+    for (const host of ['127.0.0.2', '127.1.2.3', '127.255.255.254', '::1']) {
+      const local = createHttpServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ inputs: ['local'] })));
+      local.on('connection', (s) => sockets.add(s));
+      let port: number;
+      try {
+        port = await listen(local, host);
+      } catch {
+        console.log(`      (${host} cannot be bound here: skipped)`);
+        continue;
+      }
+      const url = host.includes(':') ? `http://[${host}]:${port}` : `http://${host}:${port}`;
+      for (const c of [client({ proxy: proxyUrl }), client({}, { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, http_proxy: proxyUrl })]) {
+        assert.deepEqual(await c.getInputs(url), ['local'], url);
+        await c.dispose();
+      }
+      await new Promise((resolve) => local.close(resolve));
+      assert.deepEqual(forwarded, [], `${url}: the proxy saw no request (and no token)`);
+      assert.deepEqual(connects, [], `${url}: no tunnel either`);
+    }
+  });
+
+  it('http.proxyStrictSSL off concerns the proxy only: a direct TLS connection still checks the certificate (issue 14, finding 8)', async () => {
+    const direct = `https://127.0.0.1:${crewPort}`;
+    for (const c of [client({ proxyStrictSSL: false }), client({ proxyStrictSSL: false, proxy: proxyUrl }), client({ proxyStrictSSL: false }, { HTTPS_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' })]) {
+      await assert.rejects(c.getInputs(direct), (e: unknown) => e instanceof CrewApiError && e.kind === 'network', 'an unverifiable certificate is refused on a direct connection');
+      await c.dispose();
+    }
+    assert.deepEqual(authorizations, [], 'no token sent over an unverified direct connection');
+    // The proxy itself may still be trusted loosely: through it, the same crew is reached.
+    const viaProxy = client({ proxy: proxyUrl, proxyStrictSSL: false });
+    assert.deepEqual(await viaProxy.getInputs('https://crew.test'), ['topic']);
+    await viaProxy.dispose();
+  });
+
   it('goes direct for hosts in NO_PROXY', async () => {
     const c = client({ extraCaCertificates: [certificate] }, { HTTPS_PROXY: proxyUrl, NO_PROXY: 'example.org,crew.test' });
     await assert.rejects(c.getInputs('https://crew.test'), (e: unknown) => e instanceof CrewApiError && e.kind === 'network' && /not found/.test(e.message));
@@ -132,6 +173,9 @@ describe('CrewClient behind a proxy', function () {
   });
 });
 
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+function listen(server: Server, host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve((server.address() as AddressInfo).port));
+  });
 }

@@ -7,6 +7,8 @@ import {
   FIELD_MAX,
   FINAL_PREVIEW,
   isSafeLink,
+  MAX_SHOWN_TASKS,
+  MAX_SHOWN_USAGE,
   outputView,
   parsePageMessage,
   type RunView,
@@ -15,6 +17,7 @@ import {
   segmentText,
   textKey,
 } from '../../src/views/webview/protocol';
+import { manyUsageKeys } from '../fixtures/hostileCorpus';
 
 function record(over: Partial<RunRecord> = {}): RunRecord {
   return {
@@ -325,5 +328,25 @@ describe('run view protocol: buildView and diffViews', () => {
       roundTrip(prev, next);
       prev = next;
     }
+  });
+});
+
+describe('run view protocol: huge runs (issue 14, finding 3)', () => {
+  it('20,000 tasks: the view carries the first MAX_SHOWN_TASKS and says how many are hidden', () => {
+    const tasks = Array.from({ length: 20_000 }, (_, i) => ({ name: `task ${i}`, output: `out ${i}` }));
+    const view = buildView(record(), details({ tasks }), new SegmentCache());
+    assert.equal(view.tasks.length, MAX_SHOWN_TASKS);
+    assert.equal(view.summary.tasksHidden, 20_000 - MAX_SHOWN_TASKS);
+    assert.equal(view.tasks[0].name, 'task 0');
+    const small = buildView(record(), details({ tasks: tasks.slice(0, 3) }), new SegmentCache());
+    assert.equal(small.summary.tasksHidden, undefined);
+  });
+
+  it('usage_metrics with 100,000 keys: the view carries the first MAX_SHOWN_USAGE and says how many are hidden', () => {
+    const usage = manyUsageKeys(100_000);
+    const view = buildView(record(), details({ lastSnapshot: { state: 'running', rawState: 'RUNNING', tasks: [], usage, raw: {} } as RunDetails['lastSnapshot'] }), new SegmentCache());
+    assert.equal(Object.keys(view.summary.usage ?? {}).length, MAX_SHOWN_USAGE);
+    assert.equal(view.summary.usageHidden, 100_000 - MAX_SHOWN_USAGE);
+    assert.ok(bytes(view) < 100_000, `the view is ${bytes(view)} bytes`);
   });
 });

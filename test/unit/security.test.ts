@@ -13,9 +13,10 @@ import { normaliseCrewUrl } from '../../src/api/url';
 import { readCrews } from '../../src/crews/crewConfig';
 import { inputsFromJson } from '../../src/crews/inputPresets';
 import { checkToken } from '../../src/crews/tokenRules';
+import { safeFileName } from '../../src/util/fileName';
 import { createMarkdown, validateLink } from '../../src/views/webview/markdown';
 import { isSafeLink } from '../../src/views/webview/protocol';
-import { BAD_CREW_URLS, deepArrayText, deepJsonText, deepMarkdown, invalidUtf8StatusBody, XSS_CORPUS, XSS_MARKER, XSS_PAYLOADS } from '../fixtures/hostileCorpus';
+import { BAD_CREW_URLS, deepArrayText, drippingBody, deepJsonText, deepMarkdown, invalidUtf8StatusBody, XSS_CORPUS, XSS_MARKER, XSS_PAYLOADS } from '../fixtures/hostileCorpus';
 
 const CANARY = 'CANARYunit9d41e7b2c6a8f305';
 
@@ -347,5 +348,151 @@ describe('security: the client and hostile servers', () => {
     assert.ok(error instanceof CrewApiError && error.kind === 'badResponse', String(error));
     assert.match(error.message, /more than 1 MB/);
     await client.dispose();
+  });
+});
+
+describe('security: redaction before any cut, in every body (issue 14, finding 5)', () => {
+  /** Every 8-character piece of the token: a cut message must not keep even part of it. */
+  function leaksPart(text: string, token: string): string | undefined {
+    for (let i = 0; i + 8 <= token.length; i++) {
+      if (text.includes(token.slice(i, i + 8))) {
+        return token.slice(i, i + 8);
+      }
+    }
+    return undefined;
+  }
+
+  it('a long server message is redacted before it is cut to length: no piece of the token survives', async () => {
+    for (const padding of [250, 270, 285, 295, 299]) {
+      const body = JSON.stringify({ detail: `${'x'.repeat(padding)} ${CANARY} tail` });
+      for (const status of [400, 404, 422, 500]) {
+        const error = await failure(clientWith(CANARY, () => ({ status, headers: {}, bodyText: body })).getInputs('https://crew.example.com'));
+        assert.equal(leaksPart(everyText(error), CANARY), undefined, `${status}, ${padding} characters before the token`);
+      }
+    }
+  });
+
+  it('the 422 "missing inputs" message and list never carry the token', async () => {
+    const bodies = [
+      JSON.stringify({ detail: [{ loc: ['body', 'inputs', CANARY], msg: 'field required', type: 'missing' }] }),
+      JSON.stringify({ error: 'Missing required inputs', details: { missing_inputs: [CANARY, 'topic'] } }),
+      JSON.stringify({ detail: `Missing required inputs: ${CANARY}, topic` }),
+    ];
+    for (const bodyText of bodies) {
+      const error = await failure(clientWith(CANARY, () => ({ status: 422, headers: {}, bodyText })).kickoff('https://crew.example.com', { inputs: {} }));
+      assert.ok(error instanceof CrewApiError, String(error));
+      assert.equal(leaksPart([everyText(error), ...(error.missingInputs ?? [])].join('\n'), CANARY), undefined, `${bodyText}: ${error.message}`);
+    }
+  });
+
+  it('a token with a quote or a backslash is redacted in every form a body carries it (raw, JSON-escaped, \\u-escaped)', async () => {
+    for (const token of ['CANARYq"uote7d41e7b2c6a8', 'CANARYback\\slash9d41e7b2', 'CANARYboth"\\5c6a8f305']) {
+      const escaped = JSON.stringify(token).slice(1, -1);
+      const unicode = [...token].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+      const bodies = [JSON.stringify({ detail: `bad token ${token}` }), `{"detail":"x${escaped}x","details":{"t":"${unicode}"}}`, `plain ${token} text`];
+      for (const bodyText of bodies) {
+        for (const status of [400, 422, 500]) {
+          const error = await failure(clientWith(token, () => ({ status, headers: {}, bodyText })).getInputs('https://crew.example.com'));
+          const text = everyText(error);
+          for (const form of [token, escaped, JSON.stringify(token)]) {
+            assert.ok(!text.includes(form), `${status} ${bodyText}: ${text.slice(0, 300)}`);
+          }
+        }
+      }
+    }
+  });
+
+  it('2xx bodies are redacted too: a status, an inputs list and a kickoff id that echo the token never carry it', async () => {
+    const unicode = [...CANARY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const statusBodies = [
+      JSON.stringify({ state: 'SUCCESS', status: 'done', result: `the token was ${CANARY}`, result_json: { token: CANARY }, last_executed_task: { id: 't', name: CANARY, output: CANARY } }),
+      `{"state":"RUNNING","status":"x","result":"${unicode}"}`,
+    ];
+    for (const bodyText of statusBodies) {
+      const snapshot = await clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText })).getStatus('https://crew.example.com', 'k1');
+      assert.equal(leaksPart(JSON.stringify(snapshot), CANARY), undefined, JSON.stringify(snapshot).slice(0, 300));
+    }
+    const inputs = await clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ inputs: ['topic', CANARY] }) })).getInputs('https://crew.example.com');
+    assert.equal(leaksPart(inputs.join(','), CANARY), undefined);
+    // A kickoff id echoing the token is redacted, and then no longer an id: refused without quoting it.
+    const kickoff = await failure(clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ kickoff_id: `k-${CANARY}` }) })).kickoff('https://crew.example.com', { inputs: {} }));
+    assert.ok(kickoff instanceof CrewApiError && kickoff.kind === 'badResponse', String(kickoff));
+    assert.equal(leaksPart(everyText(kickoff), CANARY), undefined);
+  });
+});
+
+describe('security: every request has a total deadline (issue 14, finding 7)', () => {
+  it('a body dripping one byte at a time ends as a timeout once the total deadline passes, and frees the request', async () => {
+    const server = createServer(drippingBody(50));
+    const sockets = new Set<Socket>();
+    server.on('connection', (s) => sockets.add(s));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // The gap between bytes (50 ms) never reaches the body timeout; only the total deadline can end it.
+    const settings = { ...DEFAULT_NETWORK_SETTINGS, bodyTimeoutMs: 5_000, headersTimeoutMs: 5_000, totalTimeoutMs: 1_000 };
+    const client = new CrewClient({ getToken: async () => CANARY, sleep: async () => undefined, retry: { attempts: 1 }, createTransport: () => createTransport(settings, {}) });
+    try {
+      const error = await failure(client.getStatus(url, 'k1'));
+      assert.ok(error instanceof CrewApiError && error.kind === 'timeout', String(error));
+      assert.match(error.message, /did not finish answering in time/);
+      assert.ok(!everyText(error).includes(CANARY));
+    } finally {
+      await client.dispose();
+      sockets.forEach((s) => s.destroy());
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('the caller can still cancel before the deadline (an abort, not a timeout)', async () => {
+    const server = createServer(drippingBody(50));
+    const sockets = new Set<Socket>();
+    server.on('connection', (s) => sockets.add(s));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const client = new CrewClient({ getToken: async () => CANARY, sleep: async () => undefined, retry: { attempts: 1 }, createTransport: () => createTransport({ ...DEFAULT_NETWORK_SETTINGS, totalTimeoutMs: 60_000 }, {}) });
+    const controller = new AbortController();
+    server.once('request', () => setImmediate(() => controller.abort())); // once the server has started answering
+    try {
+      const error = await failure(client.kickoff(url, { inputs: {} }, { signal: controller.signal }));
+      assert.ok(error instanceof Error && error.name === 'AbortError', String(error));
+    } finally {
+      await client.dispose();
+      sockets.forEach((s) => s.destroy());
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('security: smaller rules (issue 14, finding 9)', () => {
+  it('refuses a token with non-ASCII characters at entry (it could never be sent in a header)', () => {
+    for (const token of ['tökén-abc', 'abc\u202Edef', 'abc—def', '🔑abc']) {
+      const check = checkToken(token);
+      assert.ok(!check.ok && check.problem === 'nonAscii', `${JSON.stringify(token)}: ${JSON.stringify(check)}`);
+    }
+    assert.deepEqual(checkToken('abc.DEF_123-~+/='), { ok: true, token: 'abc.DEF_123-~+/=' });
+  });
+
+  it('a kickoff id must look like one: bounded length, no markup, no controls', async () => {
+    for (const id of ['a'.repeat(40 * 1024 * 1024), 'x'.repeat(300), '<script>alert(1)</script>', 'id with spaces', 'evil\u202Eid', 'new\nline', '../../etc']) {
+      const client = clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ kickoff_id: id }) }));
+      const error = await failure(client.kickoff('https://crew.example.com', { inputs: {} }));
+      assert.ok(error instanceof CrewApiError && error.kind === 'badResponse', `${id.slice(0, 30)}: ${String(error).slice(0, 200)}`);
+      assert.ok(error.message.length < 400, 'the message does not quote the id');
+    }
+    for (const id of ['6f140412-8094-43fc-a6f0-70e65f912172', 'abc_DEF.123:45', '42']) {
+      const client = clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ kickoff_id: id }) }));
+      assert.equal(await client.kickoff('https://crew.example.com', { inputs: {} }), id);
+    }
+    const resumed = clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ kickoff_id: 'y'.repeat(100_000) }) }));
+    const error = await failure(resumed.resume('https://crew.example.com', { executionId: 'e', taskId: 't', humanFeedback: '', isApprove: true }));
+    assert.ok(error instanceof CrewApiError && error.kind === 'badResponse', String(error).slice(0, 200));
+  });
+
+  it('task names and the Save As default name carry no bidi or control characters', () => {
+    const snapshot = normaliseStatus({ state: 'RUNNING', last_executed_task: { name: 'report\u202Etxt.exe\u202C\u2066x\u2069', output: 'o' } }, 200);
+    assert.equal(snapshot.lastTask?.name, 'reporttxt.exex');
+    assert.equal(snapshot.tasks[0].name, 'reporttxt.exex');
+    assert.equal(safeFileName('Crew\u202E: evil\u202C run/1\u0007'), 'Crew evil run 1');
+    assert.equal(safeFileName('\u202E\u202C'), 'output');
   });
 });

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { defaultCrewName, endpointUrl, isLoopbackHost, normaliseCrewUrl } from '../../src/api/url';
-import { backoffDelay, jitter, parseRetryAfter } from '../../src/api/retry';
+import { backoffDelay, jitter, MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../src/api/retry';
+import { HOSTILE_RETRY_AFTER } from '../fixtures/hostileCorpus';
 
 describe('crew URLs', () => {
   it('normalises scheme, host case, default port and trailing slashes', () => {
@@ -71,5 +72,23 @@ describe('backoff arithmetic', () => {
     assert.equal(parseRetryAfter('Wed, 31 Dec 2025 00:00:10 GMT', now), 0);
     assert.equal(parseRetryAfter('soon'), undefined);
     assert.equal(parseRetryAfter(undefined), undefined);
+  });
+
+  it('never lets a Retry-After make a timer fire at once or never (issue 14, finding 4)', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    // Huge but well-formed: capped at 10 minutes (a setTimeout over 2^31-1 ms fires at once).
+    assert.equal(MAX_RETRY_AFTER_MS, 600_000);
+    assert.equal(parseRetryAfter('3000000', now), MAX_RETRY_AFTER_MS);
+    assert.equal(parseRetryAfter('601', now), MAX_RETRY_AFTER_MS);
+    assert.equal(parseRetryAfter('Thu, 01 Jan 2026 01:00:00 GMT', now), MAX_RETRY_AFTER_MS);
+    // Nonsense: as if absent.
+    for (const value of ['-5', 'NaN', '1e3', '0x10', '9'.repeat(320), 'Fri, 31 Dec 9999 23:59:59 GMT', 'Infinity', '', '5 s', '-Thu, 01 Jan 2026 00:00:10 GMT']) {
+      assert.equal(parseRetryAfter(value, now), undefined, JSON.stringify(value.slice(0, 40)));
+    }
+    assert.equal(parseRetryAfter(' 7 ', now), 7000);
+    for (const value of HOSTILE_RETRY_AFTER) {
+      const ms = parseRetryAfter(value, now);
+      assert.ok(ms === undefined || (Number.isInteger(ms) && ms >= 0 && ms <= MAX_RETRY_AFTER_MS), `${value.slice(0, 40)} → ${ms}`);
+    }
   });
 });

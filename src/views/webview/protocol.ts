@@ -84,6 +84,9 @@ export interface RunSummary {
   currentAgent?: string;
   lastStep?: AgentStep;
   usage?: Record<string, number>;
+  /** Usage keys and tasks left out of the page (over MAX_SHOWN_USAGE / MAX_SHOWN_TASKS). */
+  usageHidden?: number;
+  tasksHidden?: number;
   error?: string;
   hasRaw: boolean;
   /** False once the run left the store: actions are then disabled. */
@@ -463,8 +466,13 @@ function dropUndefined<T extends object>(value: T): T {
 }
 
 /** The view of a run; `record` undefined when the run left the store (the last view is kept, marked gone). */
+/** What the page shows at most: a crew may list tens of thousands of tasks or usage keys (the raw JSON has all). */
+export const MAX_SHOWN_TASKS = 200;
+export const MAX_SHOWN_USAGE = 100;
+
 export function buildView(record: RunRecord, details: RunDetails, cache: SegmentCache): RunView {
   const snap = details.lastSnapshot;
+  const usageEntries = Object.entries(snap?.usage ?? {});
   const summary: RunSummary = dropUndefined({
     runId: record.id,
     crewName: record.crewName,
@@ -488,7 +496,9 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
     currentTask: cut(record.currentTask ?? snap?.currentTask, 1024),
     currentAgent: cut(snap?.currentAgent ?? snap?.progress?.currentAgent, 1024),
     lastStep: cutStep(snap?.lastStep),
-    usage: snap?.usage && Object.keys(snap.usage).length ? { ...snap.usage } : undefined,
+    usage: usageEntries.length ? Object.fromEntries(usageEntries.slice(0, MAX_SHOWN_USAGE)) : undefined,
+    usageHidden: usageEntries.length > MAX_SHOWN_USAGE ? usageEntries.length - MAX_SHOWN_USAGE : undefined,
+    tasksHidden: details.tasks.length > MAX_SHOWN_TASKS ? details.tasks.length - MAX_SHOWN_TASKS : undefined,
     error: cut(details.error ?? snap?.error, 64 * 1024),
     hasRaw: snap !== undefined && snap.raw !== undefined,
     exists: true,
@@ -497,7 +507,7 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
   return {
     summary,
     history: details.history.map((h) => dropUndefined({ state: h.state, at: h.at, message: cut(h.message, 2048) })),
-    tasks: details.tasks.map((t) =>
+    tasks: details.tasks.slice(0, MAX_SHOWN_TASKS).map((t) =>
       dropUndefined({
         name: cut(t.name, 1024) ?? '',
         agent: cut(t.agent, 1024),
@@ -640,6 +650,8 @@ export const PAGE_STRING_KEYS = [
   'stepResult',
   'timeline',
   'tasks',
+  'tasksHidden',
+  'usageHidden',
   'taskAttempt',
   'taskAgent',
   'taskTime',

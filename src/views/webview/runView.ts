@@ -198,7 +198,7 @@ function buildSkeleton(): void {
       h('div', { id: 'final', class: 'output' }),
       h('div', { id: 'finalMore', class: 'more' }),
     ),
-    h('section', { id: 'tasksSection' }, h('h2', { id: 'tasksHeading' }, t('tasks')), h('div', { id: 'tasks' })),
+    h('section', { id: 'tasksSection' }, h('h2', { id: 'tasksHeading' }, t('tasks')), h('div', { id: 'tasks' }), h('p', { id: 'tasksHidden', class: 'muted' })),
     h('section', { id: 'inputsSection' }, h('h2', {}, t('inputs')), h('dl', { id: 'inputsList', class: 'fields' })),
     h('section', { id: 'usageSection' }, h('h2', {}, t('usage')), h('dl', { id: 'usageList', class: 'fields numbers' })),
     h('section', { id: 'roundsSection' }, h('h2', {}, t('feedbackRounds')), h('ol', { id: 'rounds', class: 'rounds' })),
@@ -210,14 +210,16 @@ function buildSkeleton(): void {
 // ---- sections ----
 
 function fieldList(list: HTMLElement, entries: [string, string | undefined][]): number {
-  const children: Node[] = [];
+  // Appended one by one: spreading a long list into replaceChildren() overflows the call stack (RangeError).
+  list.replaceChildren();
+  let count = 0;
   for (const [label, value] of entries) {
     if (value !== undefined && value !== '') {
-      children.push(h('dt', {}, label), h('dd', {}, value));
+      list.append(h('dt', {}, label), h('dd', {}, value));
+      count++;
     }
   }
-  list.replaceChildren(...children);
-  return children.length / 2;
+  return count;
 }
 
 function renderSummary(): void {
@@ -293,9 +295,13 @@ function renderSummary(): void {
 
   const usage = Object.entries(s.usage ?? {});
   fieldList(byId('usageList'), usage.map(([k, v]) => [k, typeof v === 'number' ? v.toLocaleString() : String(v)]));
+  if (s.usageHidden) {
+    byId('usageList').append(h('p', { class: 'muted' }, t('usageHidden', s.usageHidden.toLocaleString())));
+  }
   show(byId('usageSection'), usage.length > 0);
 
   show(byId('rawSection'), s.hasRaw);
+  renderTasksNote();
   tick();
 }
 
@@ -349,7 +355,16 @@ function renderTasks(from: number): void {
     list.append(details(`task-${index}`, taskTitle(task, index), task.description ? h('p', { class: 'muted task-description' }, task.description) : undefined, body, more));
     renderOutput(index, task.output, body, more);
   });
-  byId('tasksHeading').textContent = view.tasks.length ? `${t('tasks')} (${view.tasks.length})` : t('tasks');
+  renderTasksNote();
+}
+
+/** The heading counts every task; a note says how many the page leaves out. */
+function renderTasksNote(): void {
+  if (!view) {return;}
+  const hidden = view.summary.tasksHidden ?? 0;
+  byId('tasksHeading').textContent = view.tasks.length ? `${t('tasks')} (${(view.tasks.length + hidden).toLocaleString()})` : t('tasks');
+  byId('tasksHidden').textContent = hidden ? t('tasksHidden', hidden.toLocaleString()) : '';
+  show(byId('tasksHidden'), hidden > 0);
   show(byId('tasksSection'), view.tasks.length > 0);
 }
 

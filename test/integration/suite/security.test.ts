@@ -38,7 +38,9 @@ const CANARY_WRONG = 'CANARYsecWRONG5d4c3b2a19f8e7';
 const CANARY_DEAD = 'CANARYsecDEAD4e5f6a7b8c9d0e1';
 const CANARY_REDIRECT = 'CANARYsecREDIR1a2b3c4d5e6f70';
 const CANARY_SHARED = 'CANARYsecSHARED9a8b7c6d5e4f3';
-const ALL_CANARIES = [CANARY_A, CANARY_B, CANARY_WRONG, CANARY_DEAD, CANARY_REDIRECT, CANARY_SHARED];
+const CANARY_HISTORY = 'CANARYsecHIST7a6b5c4d3e2f10';
+const CANARY_ECHO = 'CANARYsecECHO"q\\b5e4f3a2b1c0';
+const ALL_CANARIES = [CANARY_A, CANARY_B, CANARY_WRONG, CANARY_DEAD, CANARY_REDIRECT, CANARY_SHARED, CANARY_HISTORY, CANARY_ECHO, JSON.stringify(CANARY_ECHO).slice(1, -1)];
 const SETTING = 'crewRuns.crews';
 const SLOW = { timeoutMs: 60_000, intervalMs: 200 } as const;
 
@@ -50,6 +52,9 @@ function crewConfigs(): CrewConfig[] {
     { ...structuredClone(research), id: 'sec-wrong', name: 'Sec Wrong' },
     { ...structuredClone(research), id: 'sec-redirect', name: 'Sec Redirect', orgToken: CANARY_REDIRECT },
     { ...structuredClone(research), id: 'sec-lookalike', name: 'Sec Lookalike', orgToken: CANARY_SHARED },
+    // Echoes the Authorization header in every 2xx status body (its token has a quote and a backslash).
+    { ...structuredClone(research), id: 'sec-history', name: 'Sec History', orgToken: CANARY_HISTORY },
+    { ...structuredClone(research), id: 'sec-echo', name: 'Sec Echo', orgToken: CANARY_ECHO, echoToken: true },
   ];
 }
 
@@ -183,6 +188,17 @@ describe('Security: tokens', function () {
     await waitForRunState(api, runA, (r) => r.state === 'succeeded', 'A succeeded');
     await waitForRunState(api, runB, (r) => r.state === 'succeeded', 'B succeeded');
 
+    // 3b. A crew that echoes the token in every 2xx status body, polled to the end (issue 14, finding 5).
+    const urlEcho = sim.crewUrl('sec-echo');
+    await executeCommand('crewRuns.addCrew', { url: urlEcho, name: 'Sec Echo', token: CANARY_ECHO });
+    const runEcho = await executeCommand<string>('crewRuns.kickOff', { crew: urlEcho, inputs: { topic: 'canary echo', audience: 'a' } });
+    assert.ok(runEcho, 'kickoff of the echoing crew started a run');
+    runIds.push(runEcho);
+    await waitForRunState(api, runEcho, (r) => r.state === 'succeeded', 'the echoing crew\'s run succeeded');
+    await executeCommand('crewRuns.openRun', { runId: runEcho });
+    await waitFor(() => api.panels.inspect(runEcho)?.pageReport?.hasFinalOutput, { message: 'the run view of the echoing crew rendered', ...SLOW });
+    assert.match(JSON.stringify([api.runs.get(runEcho), await api.runs.readDetails(runEcho)]), /Bearer \*\*\*/, 'the echoed token was seen and redacted (positive control)');
+
     // 4. Errors: 401 with a wrong canary-like token, 422 (missing input), a network failure.
     assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.checkConnection', sim.crewUrl('sec-wrong')), /Sec Wrong rejected the token \(401\)/), false);
     assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.kickOff', { crew: sim.crewUrl('sec-wrong'), inputs: { topic: 't', audience: 'a' } }), /Sec Wrong rejected the token/), undefined);
@@ -211,7 +227,7 @@ describe('Security: tokens', function () {
     const documents: string[] = [];
     const inspections = [];
     let frames = '';
-    for (const runId of [runA, runB]) {
+    for (const runId of [runA, runB, runEcho]) {
       await executeCommand('crewRuns.openOutputInEditor', { runId });
       await executeCommand('crewRuns.openTaskOutput', { runId, index: 0 });
       await executeCommand('crewRuns.openRun', { runId });
@@ -221,6 +237,7 @@ describe('Security: tokens', function () {
       assert.ok(inspection, 'the run view is open');
       assert.match(inspection.html, /default-src 'none'/);
       assert.match(inspection.html, /script-src 'nonce-[0-9a-f]{32}'/);
+      assert.match(inspection.html, /base-uri 'none'; form-action 'none'/);
       assert.doesNotMatch(inspection.html, /unsafe-inline|unsafe-eval/);
       inspections.push(inspection);
       if (ui.available()) {
@@ -283,6 +300,7 @@ describe('Security: tokens', function () {
     assert.deepStrictEqual(result.hits, [], 'no surface holds a canary token');
     // Positive control: the scan would have found a token where one is (the simulator did receive them).
     assert.ok(sim.requestLog.entries.some((e) => e.crewId === 'sec-a' && e.tokenKind === 'org'));
+    assert.ok(sim.requestLog.entries.some((e) => e.crewId === 'sec-echo' && e.endpoint === 'status' && e.status === 200 && e.tokenKind === 'org'), 'the echoing crew answered status with the token');
     assert.ok(sim.requestLog.entries.some((e) => e.crewId === 'sec-b' && e.endpoint === 'resume' && e.tokenKind === 'org'), 'the resume carried the token to its crew');
   });
 
@@ -378,6 +396,50 @@ describe('Security: tokens', function () {
       assert.ok(!api.crews.list().some((c) => c.source === 'workspace'), 'no workspace crew is listed');
       assert.strictEqual(await executeCommand('crewRuns.kickOff', { crew: lookalikeUrl, inputs: { topic: 't', audience: 'a' } }), undefined);
       assert.deepStrictEqual(recorder.requests.filter((r) => r.path.startsWith('/untrusted')), []);
+    } finally {
+      fs.rmSync(file, { force: true });
+      removeEmptyWorkspaceSettings();
+    }
+  });
+
+  it('a workspace with hostile crewRuns.* numbers changes neither the history nor the polling pace', async () => {
+    const url = sim.crewUrl('sec-history');
+    await executeCommand('crewRuns.addCrew', { url, name: 'Sec History', token: CANARY_HISTORY });
+    for (const topic of ['one', 'two', 'three']) {
+      const runId = await executeCommand<string>('crewRuns.kickOff', { crew: url, inputs: { topic, audience: 'a' } });
+      assert.ok(runId, `kickoff ${topic}`);
+      runIds.push(runId);
+      await waitForRunState(api, runId, (r) => r.state === 'succeeded', `run ${topic} succeeded`);
+    }
+    const history = api.runs.list(url).map((r) => r.id).sort();
+    const capBefore = api.runs.maxRunsPerCrew;
+    assert.ok(history.length >= 3 && capBefore >= 3, `three finished runs kept (cap ${capBefore})`);
+    // crewRuns.notifications is neither restricted nor user-only, so VS Code shows its workspace value even to an
+    // untrusted window: once it does, the whole file was taken in.
+    const hostile = { 'crewRuns.notifications': 'failuresAndFeedback', 'crewRuns.maxRunsPerCrew': 1, 'crewRuns.pollMaxIntervalSeconds': 0, 'crewRuns.pollUnfocusedFactor': 0, 'crewRuns.watchDeadlineHours': 0, 'crewRuns.requestTimeoutSeconds': 0 };
+    const file = workspaceSettingsFile();
+    assert.ok(file && !fs.existsSync(file), 'a workspace folder without settings');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // Written as a cloned repository would bring it (in an untrusted window the API may not write it).
+    fs.writeFileSync(file, JSON.stringify(hostile, null, 2));
+    try {
+      // VS Code fires the change to the extension as it takes the new values in: once they are visible, it was handled.
+      await waitFor(() => vscode.workspace.getConfiguration('crewRuns').inspect('notifications')?.workspaceValue === 'failuresAndFeedback', { message: 'the workspace settings read by VS Code', ...SLOW });
+      assert.strictEqual(api.runs.maxRunsPerCrew, capBefore, 'the history cap is the user\'s');
+      await api.runs.flush();
+      assert.deepStrictEqual(api.runs.list(url).map((r) => r.id).sort(), history, 'no run was deleted from the history');
+      const applied = api.settings();
+      assert.strictEqual(applied.maxRunsPerCrew, capBefore);
+      if (!vscode.workspace.isTrusted) {
+        const user = (key: string) => vscode.workspace.getConfiguration('crewRuns').inspect(key)?.globalValue;
+        assert.strictEqual(applied.pollMaxIntervalSeconds, user('pollMaxIntervalSeconds') ?? 15, 'an untrusted workspace does not set the polling pace');
+        assert.strictEqual(applied.pollUnfocusedFactor, user('pollUnfocusedFactor') ?? 2);
+        assert.strictEqual(applied.requestTimeoutSeconds, user('requestTimeoutSeconds') ?? 60);
+        assert.strictEqual(applied.watchDeadlineHours, user('watchDeadlineHours') ?? 24);
+      } else {
+        // A trusted workspace may set them, within range: never a poll loop without a pause.
+        assert.deepStrictEqual([applied.pollMaxIntervalSeconds, applied.pollUnfocusedFactor, applied.requestTimeoutSeconds, applied.watchDeadlineHours], [2, 1, 5, 0.1]);
+      }
     } finally {
       fs.rmSync(file, { force: true });
       removeEmptyWorkspaceSettings();

@@ -1,0 +1,35 @@
+// Makes an untrusted string (from a crew server, a workspace or crew output) inert on VS Code's text surfaces.
+//
+// What those surfaces interpret (VS Code sources):
+// - notifications, input box prompts/validation messages and quick input descriptions parse links with
+//   `vs/base/common/linkedText.ts`: `\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^\)\s]+)…\)` — a link only when
+//   `]` is directly followed by `(`. Backslashes mean nothing there (it is not Markdown), so `\[x\](…)` stays a
+//   link. Bare URLs are not linked.
+// - quick pick labels/descriptions/details, status bar text and Markdown tooltips with theme icons render
+//   `$(name)` / `$(name~spin)` as icons (`renderLabelWithIcons`: `\$\(` directly followed by the name).
+// - every surface shows bidi overrides/isolates, which can make text read differently from what it is.
+// One rule serves all of them: a WORD JOINER (U+2060, invisible, zero width, no line break) between `]` and `(` and
+// between `$` and `(` breaks both patterns wherever they are parsed, and a backslash escape would show literally on
+// the surfaces (tree labels, notifications) that do not parse icons.
+
+/** Zero-width and invisible; breaks `](` and `$(` without changing what the reader sees. */
+export const WORD_JOINER = '\u2060';
+
+// Bidi embeddings/overrides/isolates and marks, and C0/C1 controls (tab and line breaks handled apart).
+const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+const LINK_OR_ICON = /([\]$])(?=\()/g;
+
+/** Removes bidi controls and control characters; keeps tabs and line breaks. */
+export function stripControls(text: string): string {
+  return text.replace(CONTROLS, '');
+}
+
+/** Inert text for a notification or any multi-line surface: no link, no icon, no bidi control. */
+export function inert(text: string): string {
+  return stripControls(text).replace(LINK_OR_ICON, `$1${WORD_JOINER}`);
+}
+
+/** Inert text on one line, for labels, descriptions, titles and the status bar. */
+export function inertLine(text: string): string {
+  return inert(text.replace(/\r\n|[\r\n\t\u2028\u2029]/g, ' '));
+}
