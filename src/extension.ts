@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { CrewClient } from './api/client';
+import { registerChat } from './chat/registerChat';
 import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
 import { BatchFeature } from './commands/batchFeature';
 import { registerCrewCommands } from './commands/crewCommands';
@@ -98,6 +99,7 @@ export function activate(context: vscode.ExtensionContext) {
     ...registerStopCommands(services, panels),
     services.stops,
     ...demo.register(),
+    ...registerChat(services),
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
       if (state.focused) {

@@ -1,12 +1,12 @@
 // What the batch runner needs from the rest of the extension: each row kicked off through the same
-// path as Kick Off (recordKickoff), and a finished run's result in brief.
+// path as Kick Off (startRecordedRun), and a finished run's result in brief.
 import { CrewApiError } from '../api/errors';
 import type { RunEnd, SendOutcome } from '../batches/batchRunner';
 import type { Batch, BatchRow } from '../batches/model';
 import { isFinished } from '../runs/model';
 import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
-import { recordKickoff } from './recordKickoff';
+import { startRecordedRun } from './startRun';
 
 /** Retry-After of a 429 without one. */
 const DEFAULT_RETRY_MS = 2_000;
@@ -17,7 +17,7 @@ export async function sendBatchRow(services: Services, batch: Batch, row: BatchR
     return { kind: 'refused', message: `${batch.crewName} is no longer in your crews.` };
   }
   try {
-    const run = await recordKickoff(services, crew, row.inputs, { rememberInputs: false, logContext: `(batch ${batch.source}, row ${row.index + 1})` });
+    const run = await startRecordedRun(services, crew, row.inputs, undefined, { rememberInputs: false, logContext: `(batch ${batch.source}, row ${row.index + 1})` });
     return { kind: 'sent', runId: run.id, kickoffId: run.kickoffId };
   } catch (error) {
     const message = describeError(error, crew.name);

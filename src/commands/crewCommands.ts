@@ -336,6 +336,8 @@ function askToken(title: string, crewUrl: string, step?: number, totalSteps?: nu
     totalSteps,
     password: true,
     prompt: vscode.l10n.t('Paste the token for {0}. It is kept in VS Code\'s secret storage and sent only to {1}.', crewUrl, originOf(crewUrl)),
+    // The prompt names where the token goes; an empty-box message in its place would hide that before anything is typed.
+    quietUntilEdited: true,
     canGoBack: step !== undefined && step > 1,
     validate: (value) => describeTokenProblem(checkToken(value)),
   }).then((r) => {

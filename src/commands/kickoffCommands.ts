@@ -7,9 +7,9 @@ import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
 import { askPick, askText } from '../views/quickInput';
 import { setTokenInteractively } from './crewCommands';
-import { recordKickoff } from './recordKickoff';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
+import { startRecordedRun } from './startRun';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { isPlausibleKickoffId } from '../api/url';
 import { inertLine } from '../util/inertText';
@@ -419,7 +419,7 @@ async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<
     (_progress, cancel) => {
       const abort = new AbortController();
       cancel.onCancellationRequested(() => abort.abort());
-      return recordKickoff(services, crew, inputs, { signal: abort.signal });
+      return startRecordedRun(services, crew, inputs, abort.signal);
     },
   );
   const open = vscode.l10n.t('Open Run');
