@@ -14,14 +14,26 @@ import { readNumberSetting } from '../util/crewRunsSettings';
 import { POLLER_DEFAULTS } from '../runs/poller';
 import type { Services } from '../services';
 import { batchTitle, oneLine } from '../views/batchesTree';
-import { describeError } from '../views/errorMessages';
 import { askPick } from '../views/quickInput';
 import { pickCrew } from './pickCrew';
-import { canOfferStop, stopRun } from './stopCommands';
+import type { canOfferStop, stopRun } from './stopCommands';
+import type { describeError } from '../views/errorMessages';
+
+/** Registers a command (the lazily loaded UI fills in the handlers behind the stubs registered at activation). */
+export type RegisterCommand = (id: string, handler: (arg?: unknown) => unknown) => vscode.Disposable;
+
+/** What the batch UI takes from the main bundle: so `instanceof CrewApiError` still sees the client's errors. */
+export interface BatchUiKit {
+  describeError: typeof describeError;
+  stopRun: typeof stopRun;
+  canOfferStop: typeof canOfferStop;
+}
 
 export interface BatchServices {
   store: BatchStore;
   runner: BatchRunner;
+  register: RegisterCommand;
+  kit: BatchUiKit;
 }
 
 /** Never above the poller's per-crew cap on requests in flight. */
@@ -39,16 +51,16 @@ export function batchIdOf(arg: unknown): string | undefined {
 
 export function registerBatchCommands(services: Services, batches: BatchServices): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('crewRuns.kickOffBatch', (arg?: unknown) => kickOffBatch(services, batches, arg)),
-    vscode.commands.registerCommand('crewRuns.cancelBatch', async (arg?: unknown) => {
+    batches.register('crewRuns.kickOffBatch', (arg?: unknown) => kickOffBatch(services, batches, arg)),
+    batches.register('crewRuns.cancelBatch', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Cancel which batch?'), (b) => !batchProgress(b).finished && !b.cancelled);
       return batch ? cancelBatch(services, batches, batch, arg) : undefined;
     }),
-    vscode.commands.registerCommand('crewRuns.rerunFailedRows', async (arg?: unknown) => {
+    batches.register('crewRuns.rerunFailedRows', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Re-run the failed rows of which batch?'), (b) => failedRows(b).length > 0);
       return batch ? rerunFailed(services, batches, batch) : undefined;
     }),
-    vscode.commands.registerCommand('crewRuns.removeBatch', async (arg?: unknown) => {
+    batches.register('crewRuns.removeBatch', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Remove which batch?'));
       if (!batch) {
         return;
@@ -105,7 +117,7 @@ async function kickOffBatch(services: Services, batches: BatchServices, arg: unk
     void showError(vscode.l10n.t('Could not read {0}: {1}', path.basename(source.path), error instanceof Error ? error.message : String(error)));
     return undefined;
   }
-  const inputNames = await crewInputs(services, crew);
+  const inputNames = await crewInputs(services, batches.kit, crew);
   if (inputNames === null) {
     return undefined;
   }
@@ -148,7 +160,7 @@ async function pickSource(): Promise<vscode.Uri | undefined> {
 }
 
 /** The crew's inputs; undefined when it did not tell and the user goes on anyway; null to stop. */
-async function crewInputs(services: Services, crew: Crew): Promise<string[] | undefined | null> {
+async function crewInputs(services: Services, kit: BatchUiKit, crew: Crew): Promise<string[] | undefined | null> {
   try {
     return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Asking {0} which inputs it needs…', crew.name) }, () =>
       services.client.getInputs(crew.url),
@@ -156,7 +168,7 @@ async function crewInputs(services: Services, crew: Crew): Promise<string[] | un
   } catch (error) {
     const goOn = vscode.l10n.t('Send Every Column');
     const choice = await showWarning(
-      vscode.l10n.t('{0} Without its inputs, every column is sent as it is.', describeError(error, crew.name)),
+      vscode.l10n.t('{0} Without its inputs, every column is sent as it is.', kit.describeError(error, crew.name)),
       { modal: true },
       goOn,
     );
@@ -245,7 +257,7 @@ async function startWithProgress(batches: BatchServices, batch: Batch): Promise<
 
 async function cancelBatch(services: Services, batches: BatchServices, batch: Batch, arg: unknown): Promise<void> {
   const running = batch.rows.flatMap((r) => (r.status === 'sent' && r.runId ? [services.runs.get(r.runId)] : [])).filter((run) => run !== undefined && !isFinished(run));
-  const stoppable = running.filter((run) => run !== undefined && canOfferStop(services, run));
+  const stoppable = running.filter((run) => run !== undefined && batches.kit.canOfferStop(services, run));
   const queued = batchProgress(batch).queued;
   const given = arg as { confirmed?: unknown; stopRunning?: unknown } | undefined;
   let stop = given?.stopRunning === true;
@@ -268,7 +280,7 @@ async function cancelBatch(services: Services, batches: BatchServices, batch: Ba
   }
   let stopped = 0;
   for (const run of stoppable) {
-    if (run && (await stopRun(services, run, { quiet: true })) === 'stopped') {
+    if (run && (await batches.kit.stopRun(services, run, { quiet: true })) === 'stopped') {
       stopped++;
     }
   }

@@ -11,17 +11,29 @@ import type { Services } from '../services';
 import { systemClock } from '../util/clock';
 import { BATCH_SOURCE_SELECTOR, BatchCodeLensProvider } from '../views/batchCodeLens';
 import { BatchesTreeProvider } from '../views/batchesTree';
-import { BatchResultsPanels } from '../views/batchResultsPanel';
-import { registerBatchCommands } from './batchCommands';
-import { registerBatchResultsCommands } from './batchResultsCommands';
+import type { BatchResultsPanels } from '../views/batchResultsPanel';
+import { describeError } from '../views/errorMessages';
 import { batchRunEnd, sendBatchRow } from './batchSending';
+import type * as BatchUiModule from './batchUi';
+import { canOfferStop, stopRun } from './stopCommands';
+
+/** Registered at activation; their handlers load with the batch UI on first use. */
+const UI_COMMANDS = [
+  'crewRuns.kickOffBatch',
+  'crewRuns.cancelBatch',
+  'crewRuns.rerunFailedRows',
+  'crewRuns.removeBatch',
+  'crewRuns.openBatchResults',
+  'crewRuns.exportBatchResults',
+  'crewRuns.compareBatches',
+];
 
 export class BatchFeature {
   readonly store: BatchStore;
   readonly runner: BatchRunner;
   readonly tree: BatchesTreeProvider;
-  readonly panels: BatchResultsPanels;
   private readonly leases: LeaseManager;
+  private ui?: BatchUiModule.BatchUi;
 
   constructor(
     private readonly services: Services,
@@ -41,7 +53,21 @@ export class BatchFeature {
       maxPerCrew: POLLER_DEFAULTS.maxConcurrentPerCrew,
     });
     this.tree = new BatchesTreeProvider(this.store, services.runs);
-    this.panels = new BatchResultsPanels({ extensionUri: services.context.extensionUri, store: this.store, runs: services.runs, log: services.log });
+  }
+
+  /** The results panels (tests); they exist once a batch command has loaded the batch UI. */
+  get panels(): BatchResultsPanels {
+    return this.loadUi().panels;
+  }
+
+  private loadUi(): BatchUiModule.BatchUi {
+    if (!this.ui) {
+      // A plain require: the bundle loads dist/batchUi.js synchronously, like dist/transport.js.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { createBatchUi } = require('./batchUi') as typeof BatchUiModule;
+      this.ui = createBatchUi(this.services, this.store, this.runner, { describeError, stopRun, canOfferStop });
+    }
+    return this.ui;
   }
 
   /** Batches still sending or running (the status bar counts them). */
@@ -53,12 +79,11 @@ export class BatchFeature {
     return [
       this.tree,
       vscode.window.createTreeView('crewRuns.batches', { treeDataProvider: this.tree, showCollapseAll: true }),
-      this.panels,
       vscode.languages.registerCodeLensProvider(BATCH_SOURCE_SELECTOR, new BatchCodeLensProvider()),
       { dispose: () => this.store.dispose() },
+      { dispose: () => this.ui?.dispose() },
       this.services.runs.onDidChange(({ runIds }) => void this.runner.runsChanged(runIds)),
-      ...registerBatchCommands(this.services, { store: this.store, runner: this.runner }),
-      ...registerBatchResultsCommands(this.services, this.store, this.panels),
+      ...UI_COMMANDS.map((id) => vscode.commands.registerCommand(id, (arg?: unknown) => this.loadUi().handlers.get(id)?.(arg))),
     ];
   }
 

@@ -10,26 +10,26 @@ import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../batches/export';
 import type { Services } from '../services';
 import { batchTitle } from '../views/batchesTree';
 import { type BatchResultsPanels, buildBatchTable } from '../views/batchResultsPanel';
-import { pickBatch } from './batchCommands';
+import { pickBatch, type RegisterCommand } from './batchCommands';
 
 const COMPARE_SCHEME = 'crew-runs-batch';
 
 
-export function registerBatchResultsCommands(services: Services, store: BatchStore, panels: BatchResultsPanels): vscode.Disposable[] {
+export function registerBatchResultsCommands(services: Services, store: BatchStore, panels: BatchResultsPanels, register: RegisterCommand): vscode.Disposable[] {
   const documents = new Map<string, string>();
   const changed = new vscode.EventEmitter<vscode.Uri>();
   return [
     changed,
     vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, { onDidChange: changed.event, provideTextDocumentContent: (uri) => documents.get(uri.toString()) ?? '' }),
-    vscode.commands.registerCommand('crewRuns.openBatchResults', async (arg?: unknown) => {
+    register('crewRuns.openBatchResults', async (arg?: unknown) => {
       const batch = await pickBatch(store, arg, vscode.l10n.t('Open the results of which batch?'));
       return batch ? panels.open(batch.id) : false;
     }),
-    vscode.commands.registerCommand('crewRuns.exportBatchResults', async (arg?: unknown) => {
+    register('crewRuns.exportBatchResults', async (arg?: unknown) => {
       const batch = await pickBatch(store, arg ?? (panels.activeBatchId() ? { batchId: panels.activeBatchId() } : undefined), vscode.l10n.t('Export the results of which batch?'));
       return batch ? exportResults(services, store, batch, arg) : undefined;
     }),
-    vscode.commands.registerCommand('crewRuns.compareBatches', async (arg?: unknown) => {
+    register('crewRuns.compareBatches', async (arg?: unknown) => {
       const batch = await pickBatch(store, arg, vscode.l10n.t('Compare which batch?'));
       if (!batch) {
         return undefined;
