@@ -14,6 +14,8 @@ const watch = process.argv.includes('--watch');
 const lazyModules = {
   'src/api/transport': 'transport',
   'src/simulator/server': 'simulator',
+  // The chat tools and participant (src/chat/chatKit.ts says what they take from the main bundle).
+  'src/chat/chatImpl': 'chat',
 };
 
 const lazyModulesPlugin = {
@@ -62,6 +64,7 @@ const nodeOptions = {
 const builds = [
   { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
   { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
+  { ...nodeOptions, entryPoints: { chat: 'src/chat/chatImpl.ts' }, outdir: 'dist' },
   // The simulator library, loaded lazily by the extension for the demo crews…
   { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
   // …and its command line (`npm run simulator`).

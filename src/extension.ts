@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { CrewClient } from './api/client';
+import { registerChat } from './chat/registerChat';
 import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
 import { registerCrewCommands } from './commands/crewCommands';
 import { registerFeedbackCommands } from './commands/feedbackCommands';
@@ -89,6 +90,7 @@ export function activate(context: vscode.ExtensionContext) {
     ...registerFeedbackCommands(services, reviews),
     ...registerRunViewCommands(services, panels, documents),
     ...demo.register(),
+    ...registerChat(services),
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
       if (state.focused) {

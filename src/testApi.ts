@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { Services } from './services';
+import { chatKit } from './chat/chatKit';
 import type { DemoCrews } from './commands/demoCommands';
 import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
@@ -26,6 +27,8 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     settings: parts.settings,
     logUri: services.context.logUri,
     globalStorageUri: services.context.globalStorageUri,
+    /** The @crews request handler as registered (the chat view needs a language model to call it). */
+    chatHandler: () => import('./chat/chatImpl').then((m) => m.createParticipantHandler(services, chatKit)),
   };
 }
 

@@ -6,6 +6,7 @@ import { describeError } from '../views/errorMessages';
 import { type FeedbackReviews, type ReviewRound, type ReviewThread } from '../views/feedbackReview';
 import { setTokenInteractively } from './crewCommands';
 import { runFromArgument } from './pickRun';
+import { sendResume } from './sendResume';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 
@@ -106,17 +107,10 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
   }
   const output = review?.round.output ?? details.lastSnapshot?.feedback?.output;
   try {
-    const result = await vscode.window.withProgress(
+    await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: inertLine(approve ? vscode.l10n.t('Approving {0}…', run.label) : vscode.l10n.t('Sending feedback on {0}…', run.label)) },
-      () => services.client.resume(run.crewUrl, { executionId: run.kickoffId, taskId, humanFeedback: feedback, isApprove: approve }),
+      () => sendResume(services, run, { approve, feedback, taskId, output }),
     );
-    await services.runs.addFeedbackRound(run.id, { at: Date.now(), approve, feedback, taskId, output });
-    if (result.kind === 'continuedAs') {
-      await services.runs.continueAs(run.id, result.kickoffId);
-      services.log.info(`[${run.crewName} · ${run.label}] Continues under kickoff id ${result.kickoffId}.`);
-    }
-    services.log.info(`[${run.crewName} · ${run.label}] ${approve ? 'Approved' : 'Requested changes'}${feedback ? `: ${feedback}` : ''}`);
-    services.poller.pokeRun(run.id);
     if (review && reviews) {
       reviews.markSent(review, approve, feedback);
     }

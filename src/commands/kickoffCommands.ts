@@ -9,6 +9,7 @@ import { askPick, askText } from '../views/quickInput';
 import { setTokenInteractively } from './crewCommands';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
+import { startRecordedRun } from './startRun';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { isPlausibleKickoffId } from '../api/url';
 import { inertLine } from '../util/inertText';
@@ -413,18 +414,14 @@ async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promi
 
 /** POST /kickoff under progress, then record the run at once and start watching it. */
 async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord> {
-  const kickoffId = await vscode.window.withProgress(
+  const run = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Kicking off {0}…', crew.name)), cancellable: true },
     (_progress, cancel) => {
       const abort = new AbortController();
       cancel.onCancellationRequested(() => abort.abort());
-      return services.client.kickoff(crew.url, { inputs }, { signal: abort.signal });
+      return startRecordedRun(services, crew, inputs, abort.signal);
     },
   );
-  const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs });
-  services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId}).`);
-  services.poller.watch(run.id);
-  await services.presets.rememberLastUsed(crew.url, inputs);
   const open = vscode.l10n.t('Open Run');
   void showInfo(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open).then((choice) => {
     if (choice === open) {

@@ -83,6 +83,12 @@ export const ui = {
     return request<'frames'>({ type: 'frames', contains, timeoutMs: options.timeoutMs, window: options.window }, options.timeoutMs ?? 5000);
   },
 
+  /** With the notification center open: focuses the notification containing `contains` (see NotificationRequest). */
+  async focusNotification(contains: string, options: { timeoutMs?: number; window?: string } = {}): Promise<string> {
+    const result = await request<'notification'>({ type: 'notification', contains, timeoutMs: options.timeoutMs, window: options.window }, options.timeoutMs ?? 5000);
+    return result.text;
+  },
+
   /** Opens or closes a second window of this server (see WindowRequest; suite/support/windows.ts drives it). */
   window(action: 'open' | 'close', name: string, options: { timeoutMs?: number } = {}): Promise<WindowResult> {
     const timeoutMs = options.timeoutMs ?? 60_000;

@@ -134,6 +134,20 @@ export interface FramesRequest {
   timeoutMs?: number;
 }
 
+export interface NotificationRequest {
+  type: 'notification';
+  /** Act in this window (opened with a `window` request) instead of the test's own. */
+  window?: string;
+  /**
+   * With the notification center open: moves the keyboard focus in its list to the notification
+   * whose text contains this (the newest is not always the one a test means: another may arrive
+   * after it), so notification.acceptPrimaryAction acts on that one. Answers with the row's text.
+   */
+  contains: string;
+  /** How long the runner waits for the row (default 5000 ms). */
+  timeoutMs?: number;
+}
+
 export interface ReloadRequest {
   type: 'reload';
   /** The phase that asks; the runner expects phase + 1 to start next. */
@@ -164,7 +178,7 @@ export interface WindowRequest {
   timeoutMs?: number;
 }
 
-export type UiRequestBody = TypeRequest | PressRequest | ScreenshotRequest | TextRequest | FramesRequest | ReloadRequest | WindowRequest;
+export type UiRequestBody = TypeRequest | PressRequest | ScreenshotRequest | TextRequest | FramesRequest | NotificationRequest | ReloadRequest | WindowRequest;
 export type UiRequestType = UiRequestBody['type'];
 export type UiRequest = UiRequestBody & { id: string };
 
@@ -201,6 +215,7 @@ export interface UiResultMap {
   screenshot: ScreenshotResult;
   text: TextResult;
   frames: FramesResult;
+  notification: TextResult;
   /** Never answered: the extension host that asked is gone once it is served. */
   reload: Record<string, never>;
   window: WindowResult;
@@ -210,7 +225,7 @@ export type UiReply<T extends UiRequestType = UiRequestType> =
   | { id: string; ok: true; result: UiResultMap[T] }
   | { id: string; ok: false; error: string };
 
-const REQUEST_TYPES: readonly UiRequestType[] = ['type', 'press', 'screenshot', 'text', 'frames', 'reload', 'window'];
+const REQUEST_TYPES: readonly UiRequestType[] = ['type', 'press', 'screenshot', 'text', 'frames', 'notification', 'reload', 'window'];
 
 // ---- Peer windows (helpers/peer.ts; the agent in a second window's extension host) ----
 

@@ -5,6 +5,7 @@ import * as path from 'path';
 import type { Page } from 'playwright-core';
 import {
   type FramesRequest,
+  type NotificationRequest,
   type PressRequest,
   type QuickInputGuard,
   type FramesResult,
@@ -162,6 +163,8 @@ export class UiBridge {
         return this.text(request);
       case 'frames':
         return this.frames(request);
+      case 'notification':
+        return this.focusNotification(request);
       case 'reload':
         if (!this.onReload) {
           throw new Error('this runner session cannot reload the window');
@@ -249,6 +252,39 @@ export class UiBridge {
     if (request.enter) {
       await this.waitForQuickInput({ ...guard, contains: undefined, matches: undefined }, 'before pressing Enter', (probe) => this.activeItemProblem(guard, probe));
       await this.page.keyboard.press('Enter');
+    }
+  }
+
+  /** Moves the notification center's focus to the row containing `contains` (from the newest down). */
+  private async focusNotification(request: NotificationRequest): Promise<TextResult> {
+    const deadline = Date.now() + (request.timeoutMs ?? DEFAULT_WAIT_MS);
+    let moves = 0;
+    for (;;) {
+      const last = await this.page.evaluate(() => {
+        const { document } = globalThis as unknown as BrowserGlobals;
+        const center = Array.from(document.querySelectorAll('.notifications-center')).find((element) => element.getClientRects().length > 0);
+        const rows = center ? Array.from(document.querySelectorAll('.notifications-center .monaco-list-row')) : [];
+        return {
+          rows: rows.map((row) => row.innerText),
+          focused: rows.find((row) => row.classList.contains('focused'))?.innerText,
+          hasFocus: center !== undefined && center.contains(document.activeElement),
+        };
+      });
+      if (last.hasFocus && last.focused?.includes(request.contains)) {
+        return { text: last.focused };
+      }
+      if (last.hasFocus && last.rows.some((row) => row.includes(request.contains)) && moves < 2 * last.rows.length) {
+        // From the top (newest) down to the row; the list is short.
+        await this.page.keyboard.press(moves === 0 ? 'Home' : 'ArrowDown');
+        moves++;
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(
+          `no notification containing ${JSON.stringify(request.contains)} could be focused (center ${last.hasFocus ? 'focused' : 'not focused'}; rows ${JSON.stringify(last.rows.map((row) => row.slice(0, 120)))})`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
 import { executeCommand, readLog, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import {
-  acceptNewestNotification,
+  acceptNotification,
   answerModal,
   type Api,
   clearNotifications,
@@ -180,7 +180,7 @@ describe('Crews and tokens', function () {
     await typeInQuickInput('not-the-right-token', { enter: true });
     await waitForNotification('Idea (sim) rejected the token (401)');
     assert.strictEqual(await api.crews.hasToken(url('idea-flow')), false, 'a rejected token is not stored');
-    await acceptNewestNotification(); // "Enter Again"
+    await acceptNotification('Idea (sim) rejected the token (401)'); // "Enter Again"
     await waitForQuickInput('Paste the token');
     await typeInQuickInput(tokens('idea-flow').orgToken, { enter: true });
     const crew = await done;

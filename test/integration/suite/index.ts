@@ -96,6 +96,11 @@ export function run(): Promise<void> {
           resolve();
         }
       });
+      // Mocha prints why tests failed at the end of the run, which a phase cut short by a reload
+      // never reaches: say it at once there.
+      if (reload.available()) {
+        runner.on('fail', (test, error: Error) => console.log(`      ✖ ${test.fullTitle()}: ${error.message.split('\n')[0]}`));
+      }
       // A reload cuts this phase short: its counts so far are logged before the host goes.
       setPhaseStatsProvider(() => ({ passed: runner.stats?.passes ?? 0, failed: runner.stats?.failures ?? 0, pending: runner.stats?.pending ?? 0 }));
     } catch (error) {

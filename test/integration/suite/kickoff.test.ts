@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
 import { executeCommand, selectors, ui, waitFor } from '../helpers';
 import {
-  acceptNewestNotification,
+  acceptNotification,
   type Api,
   clearNotifications,
   closeQuickInput,
@@ -219,7 +219,7 @@ describe('Kick off', function () {
     await reviewStep('auth');
     await pressInQuickInput('Enter', KICK_OFF);
     await waitForNotification('Auth (kick) rejected the token (401)');
-    await acceptNewestNotification(); // "Set Token…"
+    await acceptNotification('Auth (kick) rejected the token (401)'); // "Set Token…"
     await waitForQuickInput('Set Token for Auth (kick)');
     await pressInQuickInput('Enter'); // Organization
     await waitForQuickInput('Paste the token');
@@ -258,7 +258,7 @@ describe('Kick off', function () {
     await pressInQuickInput('Enter', KICK_OFF);
     const warning = await waitForNotification('The run may or may not have started');
     assert.match(warning, /Could not reach Net \(kick\)/);
-    await acceptNewestNotification(); // "Track a Kickoff ID…"
+    await acceptNotification('The run may or may not have started'); // "Track a Kickoff ID…"
     await waitForQuickInput('Track a Kickoff ID on Net (kick)');
     await typeInQuickInput('net-kickoff-0001', { enter: true });
     const runId = await done;
@@ -401,7 +401,7 @@ describe('Kick off', function () {
     await reviewStep('docs');
     await pressInQuickInput('Enter', KICK_OFF);
     await waitForNotification("Docs (kick) refused the request (400). The crew said: \"Invalid Request: Input 'audience' is too long (at most 20 characters)\"");
-    await acceptNewestNotification(); // "Back to Review"
+    await acceptNotification('Docs (kick) refused the request (400)'); // "Back to Review"
     const review = await reviewStep('docs');
     assert.match(review, /topic\s*short topic/);
     assert.match(review, /audience\s*an audience far longer/);

@@ -120,14 +120,19 @@ export function waitForNotification(expected: string | RegExp): Promise<string> 
 }
 
 /**
- * Presses the primary (first) button of the newest notification: the notification center (its
- * list takes focus, newest first), then notification.acceptPrimaryAction (Ctrl+Shift+A's command;
- * the key itself did not reach it through the page).
+ * Presses the primary (first) button of the notification whose text contains `expected`: the
+ * notification center, the keyboard focus on that notification (not simply the newest: another
+ * may have arrived after it), then notification.acceptPrimaryAction, which acts on the focused one
+ * (Ctrl+Shift+A's command; the key itself did not reach it through the page).
  */
-export async function acceptNewestNotification(): Promise<void> {
+export async function acceptNotification(expected: string): Promise<void> {
   await executeCommand('notifications.showList');
-  await executeCommand('notification.acceptPrimaryAction');
-  await executeCommand('notifications.hideList');
+  try {
+    await ui.focusNotification(expected, { timeoutMs: SLOW.timeoutMs });
+    await executeCommand('notification.acceptPrimaryAction');
+  } finally {
+    await executeCommand('notifications.hideList');
+  }
 }
 
 export async function clearNotifications(): Promise<void> {

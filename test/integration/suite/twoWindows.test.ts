@@ -1,0 +1,248 @@
+// @crew-runs-own-session — a second window means a second extension host: kept off the main session.
+//
+// Issue #21 "Run state you can trust", Done when: two workbench windows of one VS Code server side by
+// side. Window A is a second page the runner opens (support/windows.ts: its own extension host, the
+// same globalState, secrets and storage); window B is this test's own window. A run started in A is
+// shown in B; Stop Watching and Remove from History in A hold in both windows through 60 s of
+// polling and nobody polls those runs again; feedback sent from B is applied once and notified once;
+// closing A hands its runs to B within one lease period.
+import * as assert from 'assert';
+import type { CrewConfig, Simulator, TaskConfig } from '../../../src/simulator/server';
+import { startSimulator } from '../../../src/simulator/server';
+import { executeCommand, holdsFor, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { type Api, flatRows, runSummaries, testApi, treeRows, type TreeRow } from './support/kit';
+import { MessageSpy, type ShownMessage } from './support/monitoring';
+import { PeerWindow } from './support/windows';
+
+/** A run's lease lasts this long without renewal (src/runs/lease.ts, DEFAULT_LEASE_TTL_MS). */
+const LEASE_PERIOD_MS = 30_000;
+/** A poll started just before a stop or removal may still arrive after it. */
+const IN_FLIGHT_MS = 3_000;
+
+const task = (name: string, durationMs: number, humanInput?: boolean): TaskConfig => ({ name, agent: 'Agent', durationMs, output: `${name} on {topic}.`, humanInput });
+const crew = (id: string, name: string, tasks: TaskConfig[]): CrewConfig => ({ id, name, kind: 'crew', inputs: ['topic'], pendingMs: 500, tasks });
+
+const CREWS: CrewConfig[] = [
+  // Still running long after the suite.
+  crew('long', 'Long', [task('research_task', 600_000)]),
+  // Ends some 50 s after its kickoff: through a window closing and the other taking over.
+  crew('handoff', 'Handoff', [task('first_task', 10_000), task('second_task', 40_000)]),
+  crew('review', 'Review', [task('draft_task', 2_000), task('review_task', 2_000, true), task('publish_task', 2_000)]),
+];
+
+describe('Two windows', function () {
+  this.timeout(240_000);
+  let api: Api;
+  let sim: Simulator;
+  let spy: MessageSpy;
+  let a: PeerWindow | undefined;
+  const urls: Record<string, string> = {};
+  const names: Record<string, string> = {};
+
+  /** Status checks of a kickoff id the simulator answered since `since`. */
+  const statusChecks = (kickoffId: string, since = 0) =>
+    sim.requestLog.entries.filter((e) => e.endpoint === 'status' && e.path.endsWith(`/${kickoffId}`) && e.time >= since);
+
+  function windowA(): PeerWindow {
+    assert.ok(a, 'window A is open');
+    return a;
+  }
+
+  async function kickOffInA(crewId: string, topic: string): Promise<{ runId: string; kickoffId: string }> {
+    const runId = await windowA().command<string | null>('crewRuns.kickOff', { crew: urls[crewId], inputs: { topic } });
+    assert.ok(typeof runId === 'string', `window A kicked off ${topic}`);
+    const run = await windowA().run(runId);
+    assert.ok(run, `window A returned run ${runId} (${topic}) but its store does not have it; A has ${JSON.stringify((await windowA().runs()).map((r) => r.label))}, B has ${JSON.stringify(runSummaries(api).map((r) => r.label))}`);
+    return { runId, kickoffId: run.kickoffId };
+  }
+
+  function rowOf(rows: TreeRow[], runId: string) {
+    return flatRows(rows).find((row) => row.type === 'run' && row.id === runId);
+  }
+
+  /** Both windows' view of a run and the crew's, for a failed wait. */
+  async function explain(runId: string, error: Error): Promise<never> {
+    const inA = await a?.run(runId).catch(() => 'window A did not answer');
+    const inB = runSummaries(api).find((r) => r.id === runId);
+    const kickoffId = inB?.kickoffId ?? (typeof inA === 'object' ? inA?.kickoffId : undefined);
+    const atCrew = kickoffId ? sim.getRun(kickoffId) : undefined;
+    throw new Error(`${error.message}; window A: ${JSON.stringify(inA)}; window B: ${JSON.stringify(inB)}; the crew: ${JSON.stringify(atCrew && { phase: atCrew.phase })}`);
+  }
+
+  /** Notifications about a run (its label and crew, however quoted) saying `what`. */
+  function messagesAbout(messages: ShownMessage[], label: string, crewName: string, what: RegExp): ShownMessage[] {
+    return messages.filter((m) => m.message.includes(label) && m.message.includes(crewName) && what.test(m.message));
+  }
+
+  before(async function () {
+    if (!ui.available()) {
+      this.skip(); // The second window is a page of the browser runner.
+    }
+    api = await testApi();
+    spy = new MessageSpy();
+    sim = await startSimulator({ timeScale: 1, seed: 21, crews: CREWS });
+    for (const served of sim.crews) {
+      names[served.id] = `2w ${served.name}`;
+      urls[served.id] = served.url;
+      await executeCommand('crewRuns.addCrew', { url: served.url, name: names[served.id], token: served.orgToken });
+    }
+    await showCrewRunsView();
+    // Opened after the crews exist: its extension host starts as a window opened now would.
+    a = await PeerWindow.open('A');
+    await windowA().command('workbench.view.extension.crewRuns');
+  });
+
+  after(async () => {
+    await a?.close().catch((error: unknown) => console.log(`      (closing window A: ${String(error)})`));
+    spy?.dispose();
+    for (const run of api?.runs.list() ?? []) {
+      await api.poller.stopWatching(run.id).catch(() => undefined);
+      await api.runs.remove(run.id).catch(() => undefined);
+    }
+    await executeCommand('workbench.action.closeAllEditors');
+    await sim?.close();
+  });
+
+  it('a run started in window A is shown in window B: store, tree and status bar', async () => {
+    const { runId, kickoffId } = await kickOffInA('long', 'Shown in B');
+    const shown = await waitFor(() => api.runs.get(runId), { message: "the run in window B's store", timeoutMs: LEASE_PERIOD_MS + 10_000, intervalMs: 250 });
+    assert.strictEqual(shown.kickoffId, kickoffId, 'the same kickoff');
+    assert.strictEqual(shown.crewUrl, urls.long);
+    const row = await waitFor(async () => rowOf(await treeRows(api), runId), { message: "the run in window B's tree", timeoutMs: 10_000 });
+    assert.deepStrictEqual(row.path, [names.long], 'under its crew');
+    await waitFor(async () => /\b1 running\b/.test(await ui.text(selectors.statusBar)), { message: "window B's status bar counting the run", timeoutMs: 30_000, intervalMs: 300 });
+    // Window A shows it too, the same way.
+    assert.deepStrictEqual(rowOf(await windowA().tree(), runId)?.path, [names.long]);
+    assert.match(await windowA().text(selectors.statusBar), /\b1 running\b/);
+  });
+
+  it('Stop Watching and Remove from History in window A hold in both windows through 60 s of polling', async () => {
+    const stopped = await kickOffInA('long', 'Stopped in A');
+    const removed = await kickOffInA('long', 'Removed in A');
+    // Both windows know both runs, and they are being polled, before window A acts.
+    await waitFor(() => api.runs.get(stopped.runId) && api.runs.get(removed.runId), { message: 'both runs in window B', timeoutMs: LEASE_PERIOD_MS + 10_000, intervalMs: 250 });
+    await waitFor(() => statusChecks(stopped.kickoffId).length > 0 && statusChecks(removed.kickoffId).length > 0, { message: 'both runs polled', timeoutMs: 30_000 });
+
+    await windowA().command('crewRuns.stopWatching', { runId: stopped.runId });
+    const stoppedAt = Date.now();
+    await windowA().answerModals('Remove'); // "… has not finished. Remove it from the history anyway?"
+    await windowA().command('crewRuns.removeRun', { runId: removed.runId });
+    const removedAt = Date.now();
+    const inA = await windowA().run(stopped.runId);
+    assert.deepStrictEqual([inA?.watching, inA?.stopReason], [false, 'user'], 'window A: stopped at once');
+    assert.strictEqual(await windowA().run(removed.runId), undefined, 'window A: removed at once');
+
+    // Window B may learn of both a little later, but neither window may bring them back.
+    let bSawStop = false;
+    let bSawRemoval = false;
+    const checks = await holdsFor(60_000, async () => {
+      const runsA = await windowA().runs();
+      const stoppedA = runsA.find((r) => r.id === stopped.runId);
+      if (!stoppedA || stoppedA.watching || stoppedA.stopReason !== 'user') {
+        return `window A: the stopped run is ${JSON.stringify(stoppedA)}`;
+      }
+      if (runsA.some((r) => r.id === removed.runId)) {
+        return 'window A: the removed run is back';
+      }
+      const stoppedB = api.runs.get(stopped.runId);
+      if (bSawStop && (!stoppedB || stoppedB.watching)) {
+        return `window B: the stopped run went back to ${JSON.stringify(stoppedB && runSummaries(api).find((r) => r.id === stopped.runId))}`;
+      }
+      bSawStop ||= stoppedB?.watching === false;
+      if (bSawRemoval && api.runs.get(removed.runId)) {
+        return 'window B: the removed run is back';
+      }
+      bSawRemoval ||= !api.runs.get(removed.runId);
+      const polled = [
+        ...statusChecks(stopped.kickoffId, stoppedAt + IN_FLIGHT_MS).map((e) => `the stopped run ${((e.time - stoppedAt) / 1000).toFixed(1)} s after the stop`),
+        ...statusChecks(removed.kickoffId, removedAt + IN_FLIGHT_MS).map((e) => `the removed run ${((e.time - removedAt) / 1000).toFixed(1)} s after the removal`),
+      ];
+      if (polled.length > 0) {
+        return `a window polled ${polled.join(', ')}`;
+      }
+      return undefined;
+    });
+    console.log(`      ${checks} checks over 60 s`);
+    const stoppedB = api.runs.get(stopped.runId);
+    assert.deepStrictEqual([stoppedB?.watching, stoppedB?.stopReason], [false, 'user'], 'window B: the run is shown stopped');
+    assert.strictEqual(api.runs.get(removed.runId), undefined, "window B: the removed run is gone from B's store");
+    for (const [window, rows] of [
+      ['A', await windowA().tree()],
+      ['B', await treeRows(api)],
+    ] as const) {
+      assert.strictEqual(rowOf(rows, removed.runId), undefined, `window ${window}: the removed run is not in the tree`);
+      assert.match(rowOf(rows, stopped.runId)?.contextValue ?? '', /\bstopped\b/, `window ${window}: the tree shows the run stopped`);
+    }
+  });
+
+  it('feedback sent from window B is applied once, and notified once across both windows', async () => {
+    const topic = 'Feedback from B';
+    const { runId, kickoffId } = await kickOffInA('review', topic);
+    const waiting = await waitFor(() => api.runs.get(runId)?.needsFeedback && api.runs.get(runId), {
+      message: 'window B shows the run waiting for feedback',
+      timeoutMs: LEASE_PERIOD_MS + 30_000,
+      intervalMs: 250,
+    }).catch((error: Error) => explain(runId, error));
+    await executeCommand('crewRuns.giveFeedback', { runId });
+    const review = api.reviews.openReviewOf(runId);
+    assert.ok(review, 'window B opened the review');
+    const sent = await executeCommand<boolean>('crewRuns.feedback.approve', { thread: review.thread, text: 'Approved in window B' });
+    assert.strictEqual(sent, true, 'window B sent the approval');
+
+    await waitFor(() => api.runs.get(runId)?.state === 'succeeded', { message: 'window B shows the run succeeded', timeoutMs: LEASE_PERIOD_MS + 30_000, intervalMs: 250 }).catch((error: Error) =>
+      explain(runId, error),
+    );
+    await waitFor(async () => (await windowA().run(runId))?.state === 'succeeded', { message: 'window A shows the run succeeded', timeoutMs: LEASE_PERIOD_MS + 30_000, intervalMs: 500 }).catch(
+      (error: Error) => explain(runId, error),
+    );
+    const original = sim.getRun(kickoffId)?.id;
+    assert.ok(original, 'the simulator knows the run');
+    // The client may first be answered 422 for a body style the crew does not take (then it sends the other).
+    assert.deepStrictEqual(
+      sim.resumes.filter((r) => r.runId === original && r.status === 200).map((r) => r.action),
+      ['approve'],
+      'the crew accepted one resume',
+    );
+    const waitingFor = (messages: ShownMessage[]) => messagesAbout(messages, waiting.label, names.review, /waiting for your feedback/);
+    const succeeded = (messages: ShownMessage[]) => messagesAbout(messages, waiting.label, names.review, /succeeded/);
+    const all = await waitFor(
+      async () => {
+        const messages = [...spy.shown, ...(await windowA().messages())];
+        return succeeded(messages).length > 0 ? messages : undefined;
+      },
+      { message: 'a "… succeeded." notification in either window', timeoutMs: 30_000, intervalMs: 500 },
+    );
+    const seen = JSON.stringify(all.map((m) => m.message));
+    assert.strictEqual(waitingFor(all).length, 1, `"… is waiting for your feedback." once in both windows together (${seen})`);
+    assert.strictEqual(succeeded(all).length, 1, `"… succeeded." once in both windows together (${seen})`);
+  });
+
+  it('closing window A hands its runs to window B within one lease period', async () => {
+    const topic = 'Handed to B';
+    const { runId, kickoffId } = await kickOffInA('handoff', topic);
+    await waitFor(() => api.runs.get(runId), { message: 'window B knows the run', timeoutMs: LEASE_PERIOD_MS + 10_000, intervalMs: 250 });
+    await waitFor(() => statusChecks(kickoffId).length > 0, { message: 'window A polls the run', timeoutMs: 30_000 });
+    const label = api.runs.get(runId)!.label;
+    const messagesOfA = await windowA().messages();
+    await windowA().close(); // Resolves once A's extension host has exited: whatever polls now is B.
+    a = undefined;
+    const closedAt = Date.now();
+    assert.notStrictEqual((await sim.getRun(kickoffId))?.phase, 'succeeded', 'the run is still going when A closes');
+
+    const first = await waitFor(() => statusChecks(kickoffId, closedAt)[0], {
+      message: `window B polling the run after window A closed (lease period ${LEASE_PERIOD_MS / 1000} s)`,
+      timeoutMs: 2 * LEASE_PERIOD_MS + 15_000,
+      intervalMs: 250,
+    });
+    const tookMs = first.time - closedAt;
+    console.log(`      window B polled it ${(tookMs / 1000).toFixed(1)} s after window A closed`);
+    assert.ok(tookMs <= LEASE_PERIOD_MS, `window B took over within one lease period (${(tookMs / 1000).toFixed(1)} s)`);
+
+    const done = await waitFor(() => api.runs.get(runId)?.state === 'succeeded' && api.runs.get(runId), { message: 'window B follows the run to its end', timeoutMs: 90_000, intervalMs: 250 });
+    assert.strictEqual(done.watching, false);
+    const succeeded = (messages: ShownMessage[]) => messagesAbout(messages, label, names.handoff, /succeeded/);
+    await waitFor(() => succeeded(spy.shown).length > 0, { message: `window B notifies "${label} … succeeded."`, timeoutMs: 15_000 });
+    assert.strictEqual(succeeded(spy.shown).length, 1, 'once');
+    assert.strictEqual(succeeded(messagesOfA).length, 0, 'window A had not (it was still running)');
+  });
+});
