@@ -30,9 +30,18 @@ export function resultsAsJsonl(rows: ExportedRow[]): string {
   return rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 }
 
+/**
+ * A crew's text that a spreadsheet would run as a formula (= + - @, or a tab/CR before one) gets a
+ * leading apostrophe, as spreadsheets themselves write literal text. Only the crew's columns: the
+ * inputs are the user's own and must read back unchanged.
+ */
+function inertCell(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
 /** The inputs as columns of their own (so the file is a batch source again), then the results. */
 export function resultsAsCsv(rows: ExportedRow[], inputColumns: string[]): string {
   const header = ['row', ...inputColumns, 'state', 'kickoff_id', 'output', 'error'];
-  const lines = rows.map((r) => [String(r.row), ...inputColumns.map((c) => r.inputs[c] ?? ''), r.state, r.kickoff_id, r.output, r.error].map(csvField).join(','));
+  const lines = rows.map((r) => [String(r.row), ...inputColumns.map((c) => r.inputs[c] ?? ''), r.state, r.kickoff_id, inertCell(r.output), inertCell(r.error)].map(csvField).join(','));
   return [header.map(csvField).join(','), ...lines].join('\r\n') + '\r\n';
 }

@@ -79,4 +79,16 @@ describe('Batch results', () => {
       assert.equal(row.error, exported[i].error);
     });
   });
+
+  it('exports crew output and errors to CSV so that a spreadsheet never runs them as formulas', () => {
+    const row = (output: string, error: string) => ({ row: 1, inputs: { topic: '=SUM(1,2)' }, state: 'succeeded', kickoff_id: 'k', output, error });
+    const hostile = ['=HYPERLINK("http://x","y")', '+1+1', '-2+3', '@SUM(A1)', '\t=1', '\r=1'];
+    const csv = parseTable(resultsAsCsv(hostile.map((text) => row(text, text)), ['topic']), 'csv');
+    csv.rows.forEach((parsed, i) => {
+      assert.equal(parsed.output, `'${hostile[i]}`);
+      assert.equal(parsed.error, `'${hostile[i]}`);
+      // The inputs are the user's own and stay as they were, so the file is a batch source again.
+      assert.equal(parsed.topic, '=SUM(1,2)');
+    });
+  });
 });
