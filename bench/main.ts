@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildProduction, repoRoot, type BundleReport } from './bundle';
 import { runHarness, type HarnessRound } from './harness/run';
+import { batchBenchRows, batchScenario } from './batches';
 import { manyRunsScenario, pollingScenario, type ManyRunsResult, type PollingScenarioResult } from './polling';
 import { median, round } from './lib/stats';
 
@@ -347,6 +348,14 @@ async function main(): Promise<number> {
       if (many) {
         raw.many = many;
         manyRows(many, polling['20 min naive']);
+      }
+    }
+
+    if (want('batches')) {
+      const batches = await step('6 batches (500 rows, concurrency 10 asked, 20 req/s crew)', () => batchScenario(500, 10, 20));
+      if (batches) {
+        raw.batches = batches;
+        rows.push(...batchBenchRows(batches));
       }
     }
 

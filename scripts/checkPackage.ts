@@ -21,6 +21,7 @@ const EXPECTED = [
   'extension/dist/transport.js',
   'extension/dist/simulator.js',
   'extension/dist/chat.js',
+  'extension/dist/batchUi.js',
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',

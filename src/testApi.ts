@@ -6,13 +6,14 @@ import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
 import type { FeedbackReviews } from './views/feedbackReview';
 import type { RunPanelManager } from './views/runPanel';
+import type { BatchFeature } from './commands/batchFeature';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
 
 /**
  * What activate() returns when CREW_RUNS_TEST_HOOKS=1 (integration tests only). It gives the
  * models, never a token: the token store is deliberately not part of it.
  */
-export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager; settings: () => CrewRunsNumbers }) {
+export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager; settings: () => CrewRunsNumbers; batches: BatchFeature }) {
   return {
     runs: services.runs,
     crews: services.crews,
@@ -23,6 +24,7 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     demo: parts.demo,
     reviews: parts.reviews,
     panels: parts.panels,
+    batches: parts.batches,
     /** The numeric settings as this window reads them (its poller took them at activation), clamped. */
     settings: parts.settings,
     logUri: services.context.logUri,

@@ -3,7 +3,7 @@
 // lower-case `status`, `result.output`, `{error, message}` errors).
 
 import type { CompletedTask, SimRun } from './runEngine';
-import type { Dialect, LivePausedState } from './types';
+import type { Dialect, LivePausedState, SimRunPhase } from './types';
 
 /** An answer before it is written; `body` strings go out as text/plain unless a content type is set. */
 export interface Reply {
@@ -120,6 +120,30 @@ export function docsResumeReply(status: 'resumed' | 'retrying' | 'completed'): R
     completed: 'Execution completed',
   };
   return json(200, { status, message: messages[status] });
+}
+
+// --- POST /stop/{id} (hosted, not in the public reference; the same bodies in both families) ---------
+
+/** The state word the hosted service names in its 400 (`Current state: SUCCESS`). */
+const HOSTED_STATE: Record<SimRunPhase, string> = {
+  pending: 'PENDING',
+  running: 'RUNNING',
+  paused: 'PAUSED',
+  succeeded: 'SUCCESS',
+  failed: 'FAILED',
+  stopped: 'REVOKED',
+};
+
+export function stopReply(kickoffId: string): Reply {
+  return json(200, { status: 'stopped', kickoffId });
+}
+
+export function stopAlreadyEnded(phase: SimRunPhase): Reply {
+  return json(400, { detail: `Cannot stop execution. Current state: ${HOSTED_STATE[phase]}` });
+}
+
+export function stopUnknownExecution(kickoffId: string): Reply {
+  return json(404, { error: 'Execution not found', message: `No execution found with ID: ${kickoffId}` });
 }
 
 // --- GET /status --------------------------------------------------------------------------------
@@ -239,6 +263,10 @@ function liveStatus(run: SimRun, now: number, options: StatusOptions): Reply {
       state = 'FAILED';
       message = run.failure ?? 'Exception';
       break;
+    case 'stopped':
+      state = 'REVOKED';
+      message = 'Execution was stopped';
+      break;
   }
   return json(200, {
     state,
@@ -303,5 +331,7 @@ function docsStatus(run: SimRun, now: number, options: StatusOptions): Reply {
       });
     case 'failed':
       return json(200, { status: 'error', error: run.failure ?? 'Task execution failed', execution_time: executionTime });
+    case 'stopped':
+      return json(200, { status: 'REVOKED', message: 'Execution was stopped', execution_time: executionTime });
   }
 }

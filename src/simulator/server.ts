@@ -25,7 +25,7 @@
  *     close() — stops listening and destroys every open socket (keep-alive, stalled): nothing lingers.
  *
  * Routes (per crew, base URL `<origin>/<crewId>`): GET /inputs, POST /kickoff, GET /status/{id},
- * POST /resume, all with `Authorization: Bearer <orgToken|userToken>`. Anything else: 404 (405 for a
+ * POST /resume, POST /stop/{id} (hosted; `stopRoute: false` removes it), all with `Authorization: Bearer <orgToken|userToken>`. Anything else: 404 (405 for a
  * wrong method). A request first meets, in order: redirect (crew.redirectTo), cold start, latency,
  * rate limit, read faults (GET /inputs and GET /status only), then routing, then auth.
  *
@@ -128,7 +128,10 @@ function classify(rest: string[]): Endpoint {
   if (rest.length === 1 && (rest[0] === 'inputs' || rest[0] === 'kickoff' || rest[0] === 'resume')) {
     return rest[0];
   }
-  return rest.length === 2 && rest[0] === 'status' && rest[1] !== '' ? 'status' : 'other';
+  if (rest.length === 2 && rest[1] !== '' && (rest[0] === 'status' || rest[0] === 'stop')) {
+    return rest[0];
+  }
+  return 'other';
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -293,7 +296,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       inputs,
       defaults: config.defaults,
       meta: isRecord(parsed.value) ? parsed.value.meta : undefined,
-      scenario: config.scenario ?? 'ok',
+      scenario:
+        config.failWhenInputContains !== undefined && Object.values(inputs).some((v) => String(v).includes(config.failWhenInputContains!)) ? 'fail' : (config.scenario ?? 'ok'),
       failureMessage: config.failureMessage,
       timeScale,
       pendingMs: config.pendingMs ?? DEFAULT_PENDING_MS,
@@ -417,12 +421,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return dialects.kickoffReply(run.id);
   }
 
+  /** POST /stop/{id}: hosted crews stop a run that has not ended; see crew-api.md "Stopping a run". */
+  function stop(crew: CrewState, kickoffId: string): Reply {
+    const run = runs.get(kickoffId);
+    if (!run || run.crewId !== crew.config.id || run.kickoffId !== kickoffId) {
+      return dialects.stopUnknownExecution(kickoffId);
+    }
+    return run.stop(Date.now()) ? dialects.stopReply(kickoffId) : dialects.stopAlreadyEnded(run.phase);
+  }
+
   // --- request pipeline -------------------------------------------------------------------------
 
   async function route(req: IncomingMessage, ctx: RequestContext & { crew: CrewState }): Promise<Reply> {
     const dialect = dialectOf(ctx.crew);
     if (ctx.endpoint === 'other') {
       return dialects.routeNotFound(dialect);
+    }
+    if (ctx.endpoint === 'stop' && ctx.crew.config.stopRoute === false) {
+      // A deployment without the route: what such a server answers, before any auth.
+      return ctx.crew.config.stopAnswers405 ? dialects.methodNotAllowed(dialect, 'GET') : dialects.routeNotFound(dialect);
     }
     const allowed = ctx.endpoint === 'inputs' || ctx.endpoint === 'status' ? 'GET' : 'POST';
     if (ctx.method !== allowed) {
@@ -436,6 +453,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         return dialects.inputsReply([...ctx.crew.config.inputs]);
       case 'status':
         return status(ctx.crew, decodeURIComponent(ctx.rest[1]));
+      case 'stop':
+        return stop(ctx.crew, decodeURIComponent(ctx.rest[1]));
       case 'kickoff':
       case 'resume': {
         if (ctx.endpoint === 'resume' && ctx.tokenKind === 'user' && ctx.crew.config.userTokenCanResume === false) {

@@ -42,6 +42,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   private readonly runNodes = new Map<string, RunNode>();
   private readonly crewNodes = new Map<string, CrewNode>();
   private readonly disposables: vscode.Disposable[] = [];
+  private stopHidden: (crewUrl: string) => boolean = () => false;
 
   constructor(
     private readonly crews: CrewRegistry,
@@ -63,6 +64,12 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
         }
       }),
     );
+  }
+
+  /** Runs of crews for which this says true get `noStop` in their contextValue (Stop Run hidden). */
+  setStopHidden(hidden: (crewUrl: string) => boolean, onDidChange: (listener: () => unknown) => vscode.Disposable): void {
+    this.stopHidden = hidden;
+    this.disposables.push(onDidChange(() => this.changed.fire(undefined)));
   }
 
   getChildren(element?: CrewsTreeNode): CrewsTreeNode[] | Thenable<CrewsTreeNode[]> {
@@ -187,7 +194,9 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     item.description = runDescription(run);
     item.iconPath = runIcon(run);
     const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
-    item.contextValue = ['run', `state-${run.state}`, watchingState, run.needsFeedback ? 'needsFeedback' : ''].filter(Boolean).join(' ');
+    item.contextValue = ['run', `state-${run.state}`, watchingState, run.needsFeedback ? 'needsFeedback' : '', this.stopHidden(run.crewUrl) ? 'noStop' : '']
+      .filter(Boolean)
+      .join(' ');
     item.command = { command: 'crewRuns.openRun', title: vscode.l10n.t('Open Run'), arguments: [{ runId: run.id }] };
     return item;
   }
