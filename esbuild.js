@@ -14,6 +14,10 @@ const watch = process.argv.includes('--watch');
 const lazyModules = {
   'src/api/transport': 'transport',
   'src/simulator/server': 'simulator',
+  // The chat tools and participant (src/chat/chatKit.ts says what they take from the main bundle).
+  'src/chat/chatImpl': 'chat',
+  // The batch UI (Kick Off Batch, results view, export, compare); the runner and store stay in the main bundle.
+  'src/commands/batchUi': 'batchUi',
 };
 
 const lazyModulesPlugin = {
@@ -62,6 +66,8 @@ const nodeOptions = {
 const builds = [
   { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
   { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
+  { ...nodeOptions, entryPoints: { chat: 'src/chat/chatImpl.ts' }, outdir: 'dist' },
+  { ...nodeOptions, entryPoints: { batchUi: 'src/commands/batchUi.ts' }, outdir: 'dist' },
   // The simulator library, loaded lazily by the extension for the demo crews…
   { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
   // …and its command line (`npm run simulator`).
@@ -75,7 +81,7 @@ const builds = [
     sourcemap: !production,
     sourcesContent: false,
     logLevel: 'warning',
-    entryPoints: { runView: 'src/views/webview/runView.ts' },
+    entryPoints: { runView: 'src/views/webview/runView.ts', batchResults: 'src/views/webview/batchResults.ts' },
     outdir: 'media/dist',
     plugins: [problemMatcherPlugin],
   },

@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { RunRecord } from '../src/runs/model';
 import type { StoredDetails, StoredIndex } from '../src/runs/runStore';
 import { DEFAULT_INDEX_KEY } from '../src/runs/runStore';
+import { mergeIndex } from '../src/runs/runIndex';
 import { MemoryKv, openStore, tempDir } from './lib/fixtures';
 import { installVscodeStub } from './lib/vscodeStub';
 
@@ -22,11 +23,11 @@ export function historyRun(i: number, crewUrl: string, outputBytes = 3000): { re
   const output = `# Report ${i}\n\n` + 'The crew found that llamas are social animals and hum to each other. '.repeat(Math.ceil(outputBytes / 70));
   const record: RunRecord = {
     id,
+    revision: 1,
     crewUrl,
     crewName: 'History crew',
     kickoffId: randomUUID(),
     previousKickoffIds: [],
-    inputs: { topic: `topic ${i}` },
     startedAt,
     updatedAt: finishedAt,
     finishedAt,
@@ -44,6 +45,7 @@ export function historyRun(i: number, crewUrl: string, outputBytes = 3000): { re
   const details: StoredDetails = {
     version: 1,
     runId: id,
+    inputs: { topic: `topic ${i}` },
     tasks,
     history: [
       { state: 'queued', at: startedAt },
@@ -65,8 +67,33 @@ export async function seedHistory(kv: MemoryKv, dir: string, count: number, crew
     runs.push(record);
     fs.writeFileSync(path.join(dir, 'runs', `${record.id}.json`), JSON.stringify(details));
   }
-  const index: StoredIndex = { version: 1, runs };
+  const index: StoredIndex = mergeIndex({ runs: new Map(), tombstones: new Map() }, runs.map((record) => ({ id: record.id, record })), Date.now()).index;
   await kv.update(DEFAULT_INDEX_KEY, index);
+}
+
+/**
+ * Issue #21 item 9: an index of the old format (whole records with their inputs) with `count` runs whose
+ * inputs are 100 KB each, loaded once (the migration moves the inputs to the runs' files). Returns the
+ * size of the whole global state afterwards and whether it holds any input value.
+ */
+export async function globalStateScenario(count: number): Promise<{ globalStateBytes: number; globalStateHasInput: boolean }> {
+  const dir = tempDir('global-state');
+  try {
+    const kv = new MemoryKv();
+    const valueOf = (i: number) => `Input ${i}: ${'lorem ipsum dolor sit amet '.repeat(3_800)}`.slice(0, 100_000);
+    const runs = Array.from({ length: count }, (_, i) => {
+      const { record } = historyRun(i, `https://crew-${i % 40}.example.com`);
+      return { ...record, inputs: { topic: valueOf(i) } };
+    });
+    await kv.update(DEFAULT_INDEX_KEY, { version: 1, runs });
+    const store = await openStore(dir, undefined, kv);
+    await store.flush();
+    const text = JSON.stringify(kv.get(DEFAULT_INDEX_KEY));
+    store.dispose();
+    return { globalStateBytes: Buffer.byteLength(text), globalStateHasInput: runs.some((_r, i) => text.includes(valueOf(i).slice(0, 200))) };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function gc(): void {
@@ -116,8 +143,7 @@ async function main(): Promise<void> {
     gc();
     const heapAfter = process.memoryUsage().heapUsed;
     const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-    console.log(
-      JSON.stringify({
+    const result = {
         runs: count,
         children: children.length,
         loadMs,
@@ -127,10 +153,11 @@ async function main(): Promise<void> {
         heapGrowthBytes: heapAfter - heapBefore,
         detailFilesBytes: fs.readdirSync(path.join(dir, 'runs')).reduce((n, f) => n + fs.statSync(path.join(dir, 'runs', f)).size, 0),
         keepAlive: [store, tree].length,
-      }),
-    );
+    };
     tree.dispose();
     store.dispose();
+    // Measured after the heap figures, so its 200 MB of inputs do not count there.
+    console.log(JSON.stringify({ ...result, ...(await globalStateScenario(count)) }));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildProduction, repoRoot, type BundleReport } from './bundle';
 import { runHarness, type HarnessRound } from './harness/run';
+import { batchBenchRows, batchScenario } from './batches';
 import { manyRunsScenario, pollingScenario, type ManyRunsResult, type PollingScenarioResult } from './polling';
 import { median, round } from './lib/stats';
 
@@ -199,6 +200,8 @@ interface NodeHistory {
   medianListMs: number;
   heapGrowthBytes: number;
   detailFilesBytes: number;
+  globalStateBytes?: number;
+  globalStateHasInput?: boolean;
 }
 
 function historyRows(node: NodeHistory | undefined, host: HarnessRound['tree'] | undefined): void {
@@ -250,6 +253,17 @@ function historyRows(node: NodeHistory | undefined, host: HarnessRound['tree'] |
       referenceValue: round(node.detailFilesBytes / 1048576, 1),
       ratio: ratio(node.heapGrowthBytes, node.detailFilesBytes),
     });
+    if (node.globalStateBytes !== undefined) {
+      rows.push({
+        item: '4 History',
+        figure: `global state after migrating ${node.runs} runs with 100 KB inputs each`,
+        value: kb(node.globalStateBytes),
+        unit: 'KB',
+        target: '< 512 KB, no input value',
+        met: node.globalStateBytes < 512 * 1024 && node.globalStateHasInput === false,
+        note: node.globalStateHasInput ? 'an input value is in the index' : 'no input value in the index',
+      });
+    }
   }
 }
 
@@ -334,6 +348,14 @@ async function main(): Promise<number> {
       if (many) {
         raw.many = many;
         manyRows(many, polling['20 min naive']);
+      }
+    }
+
+    if (want('batches')) {
+      const batches = await step('6 batches (500 rows, concurrency 10 asked, 20 req/s crew)', () => batchScenario(500, 10, 20));
+      if (batches) {
+        raw.batches = batches;
+        rows.push(...batchBenchRows(batches));
       }
     }
 

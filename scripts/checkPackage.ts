@@ -20,6 +20,8 @@ const EXPECTED = [
   'extension/dist/extension.js',
   'extension/dist/transport.js',
   'extension/dist/simulator.js',
+  'extension/dist/chat.js',
+  'extension/dist/batchUi.js',
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',

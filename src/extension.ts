@@ -2,7 +2,9 @@ import * as vscode from 'vscode';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { CrewClient } from './api/client';
+import { registerChat } from './chat/registerChat';
 import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
+import { BatchFeature } from './commands/batchFeature';
 import { registerCrewCommands } from './commands/crewCommands';
 import { registerFeedbackCommands } from './commands/feedbackCommands';
 import { DemoCrews } from './commands/demoCommands';
@@ -10,8 +12,10 @@ import { offerEnvironmentImport } from './commands/environmentImport';
 import { registerKickoffCommands } from './commands/kickoffCommands';
 import { registerRunCommands } from './commands/runCommands';
 import { registerRunViewCommands } from './commands/runViewCommands';
+import { registerStopCommands } from './commands/stopCommands';
 import { CrewRegistry } from './crews/crewRegistry';
 import { InputPresets } from './crews/inputPresets';
+import { StopSupport } from './crews/stopSupport';
 import { TokenStore } from './crews/tokenStore';
 import { LeaseManager } from './runs/lease';
 import { RunPoller } from './runs/poller';
@@ -47,16 +51,20 @@ export function activate(context: vscode.ExtensionContext) {
   const storageDir = context.globalStorageUri.fsPath;
   const runs = new RunStore(globalState, storageDir, log, { maxRunsPerCrew: atStart.maxRunsPerCrew });
   // Several windows share the runs; a lease decides which one polls and notifies each run.
-  const leases = new LeaseManager(path.join(storageDir, 'leases'), randomUUID(), log);
+  const windowId = randomUUID();
+  const leases = new LeaseManager(path.join(storageDir, 'leases'), windowId, log);
   // The reporter writes the user-facing lines (deduplicated); the poller's own notes stay at debug level.
   const pollerLog = { info: (m: string) => log.debug(m), warn: (m: string) => log.debug(m), error: (m: string) => log.error(m) };
   const poller = new RunPoller(runs, client, systemClock, pollerLog, leases, {
     maxIntervalMs: atStart.pollMaxIntervalSeconds * 1000,
     unfocusedFactor: atStart.pollUnfocusedFactor,
     watchDeadlineMs: atStart.watchDeadlineHours * 3_600_000,
+    tokenChanges: tokens.onDidChange,
   });
-  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState) };
+  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState), stops: new StopSupport(globalState) };
+  const batches = new BatchFeature(services, storageDir, windowId);
   const tree = new CrewsTreeProvider(crews, runs);
+  tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);
   const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
   demo = new DemoCrews(services);
   const reporter = new RunReporter(services);
@@ -78,7 +86,8 @@ export function activate(context: vscode.ExtensionContext) {
     panels.registerSerializer(),
     documents,
     documents.register(),
-    new RunsStatusBar(runs),
+    new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) }),
+    ...batches.register(),
     { dispose: () => poller.dispose() },
     { dispose: () => void leases.dispose() },
     { dispose: () => runs.dispose() },
@@ -88,7 +97,10 @@ export function activate(context: vscode.ExtensionContext) {
     ...registerRunCommands(services),
     ...registerFeedbackCommands(services, reviews),
     ...registerRunViewCommands(services, panels, documents),
+    ...registerStopCommands(services, panels),
+    services.stops,
     ...demo.register(),
+    ...registerChat(services),
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
       if (state.focused) {
@@ -107,11 +119,14 @@ export function activate(context: vscode.ExtensionContext) {
   poller.setFocused(vscode.window.state.focused);
   // Runs another window started show up here even if this window is never focused, and this window
   // can take them over should that one close.
-  const otherWindows = setInterval(() => runs.reload(), 30_000);
+  const otherWindows = setInterval(() => {
+    runs.reload();
+    void batches.refresh();
+  }, 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(otherWindows) });
   releaseRuns = async () => {
     poller.dispose();
-    await leases.dispose();
+    await Promise.all([leases.dispose(), batches.release()]);
   };
 
   // Then runs in flight are picked up again.
@@ -119,6 +134,7 @@ export function activate(context: vscode.ExtensionContext) {
     () => {
       leases.startRenewing();
       poller.start();
+      batches.start();
       void offerEnvironmentImport(services);
       if (process.env.CREW_RUNS_DEMO === '1') {
         void demo?.start(); // `npm run demo`: the demo crews are ready without a click.
@@ -127,7 +143,7 @@ export function activate(context: vscode.ExtensionContext) {
     (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
   );
 
-  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels, settings: numbers }) : undefined;
+  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels, settings: numbers, batches }) : undefined;
 }
 
 export async function deactivate(): Promise<void> {

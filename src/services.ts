@@ -2,6 +2,7 @@ import type * as vscode from 'vscode';
 import type { CrewClient } from './api/client';
 import type { CrewRegistry } from './crews/crewRegistry';
 import type { InputPresets } from './crews/inputPresets';
+import type { StopSupport } from './crews/stopSupport';
 import type { TokenStore } from './crews/tokenStore';
 import type { RunPoller } from './runs/poller';
 import type { RunStore } from './runs/runStore';
@@ -16,4 +17,6 @@ export interface Services {
   readonly runs: RunStore;
   readonly poller: RunPoller;
   readonly presets: InputPresets;
+  /** Crews known not to offer Stop Run. */
+  readonly stops: StopSupport;
 }

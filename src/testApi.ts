@@ -1,17 +1,19 @@
 import type * as vscode from 'vscode';
 import type { Services } from './services';
+import { chatKit } from './chat/chatKit';
 import type { DemoCrews } from './commands/demoCommands';
 import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
 import type { FeedbackReviews } from './views/feedbackReview';
 import type { RunPanelManager } from './views/runPanel';
+import type { BatchFeature } from './commands/batchFeature';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
 
 /**
  * What activate() returns when CREW_RUNS_TEST_HOOKS=1 (integration tests only). It gives the
  * models, never a token: the token store is deliberately not part of it.
  */
-export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager; settings: () => CrewRunsNumbers }) {
+export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager; settings: () => CrewRunsNumbers; batches: BatchFeature }) {
   return {
     runs: services.runs,
     crews: services.crews,
@@ -22,10 +24,13 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     demo: parts.demo,
     reviews: parts.reviews,
     panels: parts.panels,
+    batches: parts.batches,
     /** The numeric settings as this window reads them (its poller took them at activation), clamped. */
     settings: parts.settings,
     logUri: services.context.logUri,
     globalStorageUri: services.context.globalStorageUri,
+    /** The @crews request handler as registered (the chat view needs a language model to call it). */
+    chatHandler: () => import('./chat/chatImpl').then((m) => m.createParticipantHandler(services, chatKit)),
   };
 }
 

@@ -46,6 +46,16 @@ export interface CrewClientOptions {
   userAgent?: string;
 }
 
+/** What POST /stop/{id} answered, when it answered in one of the ways the API notes list. */
+export type StopResult =
+  | { kind: 'stopped' }
+  /** 400: the run had already ended; the server's words name its state. */
+  | { kind: 'alreadyEnded'; serverMessage?: string }
+  /** 404 `Execution not found`: the service does not know the run. */
+  | { kind: 'unknownRun'; serverMessage?: string }
+  /** Generic 404 or 405: the crew does not offer stopping. */
+  | { kind: 'unsupported' };
+
 export interface CallOptions {
   /** Use this token instead of the stored one (validating a token before saving it). */
   token?: string;
@@ -152,7 +162,41 @@ export class CrewClient implements StatusSource {
       response = await this.send(crewUrl, ['resume'], 'POST', JSON.stringify(camelCase), call);
     }
     const result = parseResumeBody(parseJson(response)) ?? { kind: 'resumed' };
-    return result.kind === 'continuedAs' ? { ...result, kickoffId: plausibleKickoffId(result.kickoffId, response.status) } : result;
+    if (result.kind !== 'continuedAs') {
+      return result;
+    }
+    try {
+      return { ...result, kickoffId: plausibleKickoffId(result.kickoffId, response.status) };
+    } catch {
+      // The crew took the answer (2xx); an id we cannot use must not turn it into a failure that invites a second resume.
+      return { kind: 'resumed' };
+    }
+  }
+
+  /**
+   * POST /stop/{id} (hosted, not in the public reference; crew-api.md "Stopping a run"). Never
+   * retried. The run's end itself is left to polling (the status then reads REVOKED).
+   */
+  async stop(crewUrl: string, kickoffId: string, call: CallOptions = {}): Promise<StopResult> {
+    try {
+      await this.send(crewUrl, ['stop', kickoffId], 'POST', '{}', call);
+      return { kind: 'stopped' };
+    } catch (e) {
+      if (!(e instanceof CrewApiError)) {
+        throw e;
+      }
+      if (e.status === 400) {
+        return { kind: 'alreadyEnded', serverMessage: e.serverMessage };
+      }
+      if (e.status === 404 && isExecutionNotFound(e.body)) {
+        return { kind: 'unknownRun', serverMessage: e.serverMessage };
+      }
+      // A generic 404 (`{"detail":"Not Found"}`) or 405: this deployment has no stop route.
+      if (e.status === 404 || e.status === 405) {
+        return { kind: 'unsupported' };
+      }
+      throw e;
+    }
   }
 
   /** Drops pooled connections; the next call builds a transport from fresh settings. */
@@ -192,7 +236,7 @@ export class CrewClient implements StatusSource {
     const baseUrl = normalised.url;
     const token = call.token ?? (await this.options.getToken(baseUrl));
     if (!token) {
-      throw new CrewApiError('unauthorized', 'No token is stored for this crew. Set its token first.');
+      throw new CrewApiError('noToken', 'No token is stored for this crew. Set its token first.');
     }
     const url = endpointUrl(baseUrl, ...path);
     const headers: Record<string, string> = {
@@ -235,11 +279,11 @@ export class CrewClient implements StatusSource {
         return abort;
       }
       case 'timeout':
-        return new CrewApiError('timeout', message);
+        return new CrewApiError('timeout', message, { notSent: e.beforeSending });
       case 'tooLarge':
         return new CrewApiError('badResponse', message);
       default:
-        return new CrewApiError('network', message);
+        return new CrewApiError('network', message, { notSent: e.beforeSending });
     }
   }
 
@@ -275,6 +319,11 @@ export class CrewClient implements StatusSource {
       }, { once: true });
     });
   }
+}
+
+/** The hosted service's 404 for a run it does not know, as opposed to a route it does not have. */
+function isExecutionNotFound(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && /execution not found/i.test(String((body as { error?: unknown }).error ?? ''));
 }
 
 /** A kickoff id is stored, shown and put in URLs: one that does not look like an id is refused, not quoted. */

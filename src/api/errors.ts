@@ -2,6 +2,8 @@
 
 export type CrewApiErrorKind =
   | 'unauthorized'
+  /** No token is stored for the crew: nothing was sent (not the same as a token the crew rejected). */
+  | 'noToken'
   | 'notFound'
   | 'missingInputs'
   | 'badRequest'
@@ -25,6 +27,8 @@ export interface CrewApiErrorDetails {
   body?: unknown;
   /** Origin of the crew that answered (advice for the hosted service is only given to hosted crews). */
   origin?: string;
+  /** The connection failed before the request was written (refused, no such host): the crew got nothing. */
+  notSent?: boolean;
 }
 
 export class CrewApiError extends Error {
@@ -35,6 +39,7 @@ export class CrewApiError extends Error {
   readonly serverMessage?: string;
   readonly body?: unknown;
   readonly origin?: string;
+  readonly notSent: boolean;
 
   constructor(kind: CrewApiErrorKind, message: string, details: CrewApiErrorDetails = {}) {
     super(message);
@@ -46,6 +51,7 @@ export class CrewApiError extends Error {
     this.serverMessage = details.serverMessage;
     this.body = details.body;
     this.origin = details.origin;
+    this.notSent = details.notSent === true;
   }
 
   /** Worth trying a read again later (never used for kickoff or resume). */
@@ -61,4 +67,16 @@ export class CrewApiError extends Error {
 
 export function isCrewApiError(e: unknown): e is CrewApiError {
   return e instanceof CrewApiError;
+}
+
+/**
+ * After a kickoff or a resume was sent: could the crew have acted on it? Only a clear refusal says no. A
+ * network fault, a time-out, a 5xx, a 2xx the client could not read, or a request cancelled after it left
+ * may all hide a run that started, so such a request is never sent again by itself nor offered as a retry.
+ */
+export function mayHaveActed(error: unknown): boolean {
+  if (error instanceof CrewApiError) {
+    return !error.notSent && (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'server' || error.kind === 'badResponse');
+  }
+  return error instanceof Error && error.name === 'AbortError';
 }

@@ -111,7 +111,7 @@ export async function checkConnection(services: Services, crew: Crew, token?: st
   const { crews, client, log } = services;
   if (!token && !(await crews.hasToken(crew.url))) {
     crews.setHealth(crew.url, 'noToken');
-    return { ok: false, error: new CrewApiError('unauthorized', 'No token is stored for this crew.') };
+    return { ok: false, error: new CrewApiError('noToken', 'No token is stored for this crew.') };
   }
   crews.setHealth(crew.url, 'checking');
   try {
@@ -135,9 +135,9 @@ export async function checkConnection(services: Services, crew: Crew, token?: st
   }
 }
 
-function healthAfter(error: unknown): 'tokenRejected' | 'unreachable' | 'unknown' {
+function healthAfter(error: unknown): 'tokenRejected' | 'noToken' | 'unreachable' | 'unknown' {
   if (error instanceof CrewApiError) {
-    return error.kind === 'unauthorized' ? 'tokenRejected' : 'unreachable';
+    return error.kind === 'unauthorized' ? 'tokenRejected' : error.kind === 'noToken' ? 'noToken' : 'unreachable';
   }
   return 'unknown';
 }
@@ -145,7 +145,7 @@ function healthAfter(error: unknown): 'tokenRejected' | 'unreachable' | 'unknown
 /** After a failed check: say what happened and offer the one thing that fixes it. */
 export async function offerFix(services: Services, crew: Crew, error: unknown): Promise<void> {
   const message = describeError(error, crew.name);
-  if (error instanceof CrewApiError && error.kind === 'unauthorized') {
+  if (error instanceof CrewApiError && (error.kind === 'unauthorized' || error.kind === 'noToken')) {
     const setToken = vscode.l10n.t('Set Token…');
     if ((await showError(message, setToken)) === setToken) {
       await setTokenInteractively(services, crew);
@@ -349,6 +349,8 @@ function askToken(title: string, crewUrl: string, step?: number, totalSteps?: nu
     totalSteps,
     password: true,
     prompt: vscode.l10n.t('Paste the token for {0}. It is kept in VS Code\'s secret storage and sent only to {1}.', crewUrl, originOf(crewUrl)),
+    // The prompt names where the token goes; an empty-box message in its place would hide that before anything is typed.
+    quietUntilEdited: true,
     canGoBack: step !== undefined && step > 1,
     validate: (value) => describeTokenProblem(checkToken(value)),
   }).then((r) => {

@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
-import { CrewApiError } from '../api/errors';
+import { CrewApiError, mayHaveActed } from '../api/errors';
 import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
 import { type FeedbackReviews, type ReviewRound, type ReviewThread } from '../views/feedbackReview';
 import { setTokenInteractively } from './crewCommands';
 import { runFromArgument } from './pickRun';
+import { sendResume } from './sendResume';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 
@@ -27,6 +28,7 @@ export function registerFeedbackCommands(services: Services, reviews: FeedbackRe
       const feedback = await vscode.window.showInputBox({
         title: inertLine(vscode.l10n.t('Approve and Continue: {0}', run.label)),
         prompt: vscode.l10n.t('Optional feedback for the crew. Enter to approve.'),
+        value: await unsentDraft(services, run),
         ignoreFocusOut: true,
       });
       return feedback === undefined ? false : send(services, run, true, feedback);
@@ -39,6 +41,7 @@ export function registerFeedbackCommands(services: Services, reviews: FeedbackRe
       const feedback = await vscode.window.showInputBox({
         title: inertLine(vscode.l10n.t('Request Changes: {0}', run.label)),
         prompt: vscode.l10n.t('What should the task do differently? The crew redoes it with this feedback.'),
+        value: await unsentDraft(services, run),
         ignoreFocusOut: true,
         validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('Say what should change.')),
       });
@@ -72,7 +75,17 @@ async function openReview(services: Services, reviews: FeedbackReviews, run: Run
       ? vscode.l10n.t('The crew stopped reporting this run, which is how it shows a task waiting for review. It did not send the waiting task\'s output; below is the last output it did send. The crew\'s dashboard shows the task itself.')
       : undefined,
   };
-  return reviews.open(run, round);
+  const review = await reviews.open(run, round);
+  // Feedback that failed to go out before (maybe before a reload) is shown again, not lost.
+  if (details.feedbackDraft && !review.draft && !review.sent) {
+    reviews.keepDraft(review, details.feedbackDraft.text, details.feedbackDraft.problem ?? vscode.l10n.t('error'));
+  }
+  return review;
+}
+
+/** Text typed for this run that could not be sent, to start the input box from. */
+async function unsentDraft(services: Services, run: RunRecord): Promise<string | undefined> {
+  return (await services.runs.readDetails(run.id)).feedbackDraft?.text;
 }
 
 async function sendFromThread(services: Services, reviews: FeedbackReviews, reply: vscode.CommentReply, approve: boolean): Promise<boolean> {
@@ -106,17 +119,15 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
   }
   const output = review?.round.output ?? details.lastSnapshot?.feedback?.output;
   try {
-    const result = await vscode.window.withProgress(
+    const { notSaved } = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: inertLine(approve ? vscode.l10n.t('Approving {0}…', run.label) : vscode.l10n.t('Sending feedback on {0}…', run.label)) },
-      () => services.client.resume(run.crewUrl, { executionId: run.kickoffId, taskId, humanFeedback: feedback, isApprove: approve }),
+      () => sendResume(services, run, { approve, feedback, taskId, output }),
     );
-    await services.runs.addFeedbackRound(run.id, { at: Date.now(), approve, feedback, taskId, output });
-    if (result.kind === 'continuedAs') {
-      await services.runs.continueAs(run.id, result.kickoffId);
-      services.log.info(`[${run.crewName} · ${run.label}] Continues under kickoff id ${result.kickoffId}.`);
+    if (notSaved) {
+      void showWarning(
+        vscode.l10n.t('Your feedback on {0} was sent, but Crew Runs could not save it to the run history ({1}). This window keeps it; it is not sent again.', run.label, notSaved),
+      );
     }
-    services.log.info(`[${run.crewName} · ${run.label}] ${approve ? 'Approved' : 'Requested changes'}${feedback ? `: ${feedback}` : ''}`);
-    services.poller.pokeRun(run.id);
     if (review && reviews) {
       reviews.markSent(review, approve, feedback);
     }
@@ -124,8 +135,13 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
     return true;
   } catch (error) {
     services.log.warn(`[${run.crewName} · ${run.label}] Feedback not sent: ${error instanceof Error ? error.message : String(error)}`);
+    const problem = error instanceof CrewApiError ? error.kind : vscode.l10n.t('error');
     if (review) {
-      reviews?.keepDraft(review, feedback, error instanceof CrewApiError ? error.kind : vscode.l10n.t('error'));
+      reviews?.keepDraft(review, feedback, problem);
+    }
+    if (feedback) {
+      // Kept with the run, so the text is offered again from any review or input box, also after a reload.
+      await services.runs.setFeedbackDraft(run.id, { text: feedback, at: Date.now(), problem }).catch((e: unknown) => services.log.warn(`Could not keep the unsent feedback: ${String(e)}`));
     }
     return handleSendError(services, run, error, approve, feedback, review, reviews);
   }
@@ -168,6 +184,7 @@ async function handleSendError(
       }
       return false;
     }
+    case 'noToken':
     case 'unauthorized': {
       const setToken = vscode.l10n.t('Set Token…');
       const crew = services.crews.get(run.crewUrl);
@@ -177,6 +194,15 @@ async function handleSendError(
       return false;
     }
     default:
+      if (mayHaveActed(error)) {
+        // The crew may have taken it (a fault, a 5xx, an unreadable reply): a Retry could resume the run twice.
+        // The status tells: if the run still waits for feedback, the kept text can be sent again from the review.
+        services.poller.pokeRun(run.id);
+        void showWarning(
+          vscode.l10n.t('{0} Crew Runs cannot tell whether your feedback reached the crew, so it does not send it again; it checks the run\'s status. If {1} still waits for feedback, send it again from the review (your text is kept).', describeError(error, run.crewName), run.label),
+        );
+        return false;
+      }
       if ((await showError(vscode.l10n.t('{0} Your feedback was not sent and is kept.', describeError(error, run.crewName)), retry)) === retry) {
         return resend();
       }

@@ -8,11 +8,11 @@ import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
 import { askPick } from '../views/quickInput';
 import { setTokenInteractively } from './crewCommands';
-import { askInputName, askInputs, askInputsJson, type Draft, inputsToSend, oneLine } from './kickoffSteps';
+import { askInputName, askInputs, askInputsJson, type Draft, inputsOf, inputsToSend, oneLine, savePreset } from './kickoffSteps';
 import { sendKickoff, startRun, trackKickoffId } from './kickoffSend';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
-import { showError, showInfo, showStatusMessage } from '../views/notify';
+import { showError, showInfo } from '../views/notify';
 import { inertLine } from '../util/inertText';
 
 /** Lets tests and scripts kick off without prompts: `{ crew: url, inputs }`. */
@@ -38,12 +38,12 @@ export function registerKickoffCommands(services: Services): vscode.Disposable[]
     vscode.commands.registerCommand('crewRuns.runAgain', async (arg?: unknown) => {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Run which run again?'));
       const crew = run && crewOfRun(services, run);
-      return crew && run ? (await kickOffDirectly(services, crew, run.inputs))?.id : undefined;
+      return crew && run ? (await kickOffDirectly(services, crew, await inputsOf(services, run)))?.id : undefined;
     }),
     vscode.commands.registerCommand('crewRuns.runAgainWithEditedInputs', async (arg?: unknown) => {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Run which run again?'));
       const crew = run && crewOfRun(services, run);
-      return crew && run ? (await kickOffInteractively(services, crew, run.inputs))?.id : undefined;
+      return crew && run ? (await kickOffInteractively(services, crew, await inputsOf(services, run)))?.id : undefined;
     }),
     vscode.commands.registerCommand('crewRuns.trackKickoffId', async (arg?: unknown) => {
       const crew = await pickCrew(services.crews, arg, vscode.l10n.t('Which crew started the run?'));
@@ -52,7 +52,7 @@ export function registerKickoffCommands(services: Services): vscode.Disposable[]
     vscode.commands.registerCommand('crewRuns.saveInputsAsPreset', async (arg?: unknown) => {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Save the inputs of which run?'));
       if (run) {
-        await savePreset(services, run.crewUrl, run.inputs);
+        await savePreset(services, run.crewUrl, await inputsOf(services, run));
       }
     }),
     vscode.commands.registerCommand('crewRuns.managePresets', async (arg?: unknown) => {
@@ -98,8 +98,8 @@ async function fetchInputs(services: Services, crew: Crew): Promise<CrewInputs |
         return undefined;
       }
       services.log.warn(`GET /inputs of ${crew.name} failed: ${error instanceof Error ? error.message : String(error)}`);
-      if (error instanceof CrewApiError && error.kind === 'unauthorized') {
-        services.crews.setHealth(crew.url, 'tokenRejected');
+      if (error instanceof CrewApiError && (error.kind === 'unauthorized' || error.kind === 'noToken')) {
+        services.crews.setHealth(crew.url, error.kind === 'noToken' ? 'noToken' : 'tokenRejected');
         const setToken = vscode.l10n.t('Set Token…');
         if ((await showError(describeError(error, crew.name), setToken)) === setToken && (await setTokenInteractively(services, crew))) {
           continue;
@@ -339,18 +339,6 @@ async function kickOffDirectly(services: Services, crew: Crew, inputs: Draft): P
     }
     void showError(describeError(error, crew.name));
     return undefined;
-  }
-}
-
-async function savePreset(services: Services, crewUrl: string, inputs: Draft): Promise<void> {
-  const name = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Save Inputs as Preset'),
-    prompt: vscode.l10n.t('A name for these inputs. A preset with the same name is replaced.'),
-    validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('A preset needs a name.')),
-  });
-  if (name?.trim()) {
-    await services.presets.savePreset(crewUrl, { name: name.trim(), inputs });
-    showStatusMessage(vscode.l10n.t('Saved preset {0}', name.trim()), 3000);
   }
 }
 

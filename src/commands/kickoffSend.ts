@@ -1,7 +1,7 @@
-// Starting a run: POST /kickoff (never retried; after a network failure the run may have started),
-// recording the run the moment its id arrives, and following a run started elsewhere by its id.
+// Kick Off's UI around the one kickoff path (startRecordedRun): progress, what a failure means for the
+// wizard (never retried; a run that may have started is never offered again), and tracking a run by its id.
 import * as vscode from 'vscode';
-import { CrewApiError } from '../api/errors';
+import { CrewApiError, mayHaveActed } from '../api/errors';
 import type { Crew } from '../crews/crewConfig';
 import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
@@ -10,6 +10,7 @@ import { describeError } from '../views/errorMessages';
 import { showError, showInfo, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 import { setTokenInteractively } from './crewCommands';
+import { startRecordedRun } from './startRun';
 import type { Draft } from './kickoffSteps';
 
 export type KickoffOutcome =
@@ -30,10 +31,11 @@ export async function sendKickoff(services: Services, crew: Crew, inputs: Draft)
       void showError(describeError(error, crew.name));
       return { kind: 'review' };
     }
-    switch (cancelled ? 'cancelled' : (error as CrewApiError).kind) {
+    switch (cancelled ? 'cancelled' : mayHaveActed(error) ? 'mayHaveStarted' : (error as CrewApiError).kind) {
       case 'missingInputs':
         void showWarning(describeError(error, crew.name));
         return { kind: 'missing', names: (error as CrewApiError).missingInputs ?? [] };
+      case 'noToken':
       case 'unauthorized': {
         const setToken = vscode.l10n.t('Set Token…');
         const choice = await showError(describeError(error, crew.name), setToken, vscode.l10n.t('Back to Review'));
@@ -43,10 +45,9 @@ export async function sendKickoff(services: Services, crew: Crew, inputs: Draft)
         return { kind: 'review' };
       }
       case 'cancelled':
-      case 'network':
-      case 'timeout': {
-        // The request may have reached the crew (also when cancelled after it was sent): never retry by ourselves,
-        // or the run could start twice.
+      case 'mayHaveStarted': {
+        // The request may have reached the crew (a fault, a 5xx, an unreadable reply, or cancelled after it was
+        // sent): never retry by ourselves nor offer to, or the run could start twice.
         const track = vscode.l10n.t('Track a Kickoff ID…');
         const review = vscode.l10n.t('Back to Review');
         const lead = cancelled ? vscode.l10n.t('Kickoff of {0} cancelled.', crew.name) : describeError(error, crew.name);
@@ -71,22 +72,22 @@ export async function sendKickoff(services: Services, crew: Crew, inputs: Draft)
   }
 }
 
-/** POST /kickoff under progress, then record the run at once and start watching it. */
+/** POST /kickoff under progress through the one kickoff path (startRecordedRun), then say it started. */
 export async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord> {
-  const kickoffId = await vscode.window.withProgress(
+  const run = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Kicking off {0}…', crew.name)), cancellable: true },
     (_progress, cancel) => {
       const abort = new AbortController();
       cancel.onCancellationRequested(() => abort.abort());
-      return services.client.kickoff(crew.url, { inputs }, { signal: abort.signal });
+      return startRecordedRun(services, crew, inputs, abort.signal);
     },
   );
-  const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs });
-  services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId}).`);
-  services.poller.watch(run.id);
-  await services.presets.rememberLastUsed(crew.url, inputs);
   const open = vscode.l10n.t('Open Run');
-  void showInfo(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open).then((choice) => {
+  // The service has started it: when the run could not be saved, say so, and that it must not be kicked off again.
+  const shown = run.warning
+    ? showWarning(vscode.l10n.t('Started {0} on {1} (kickoff id {2}), but it is not saved to the run history yet: this window keeps it and saves it with the next change. Do not kick it off again.', run.label, crew.name, run.kickoffId), open)
+    : showInfo(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open);
+  void shown.then((choice) => {
     if (choice === open) {
       void vscode.commands.executeCommand('crewRuns.openRun', { runId: run.id });
     }

@@ -5,8 +5,10 @@ import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
 import { inputsFromJson, isRequiredInput, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
 import type { InputSpec } from '../api/types';
+import type { RunRecord } from '../runs/model';
+import type { Services } from '../services';
 import { askPick, askText } from '../views/quickInput';
-import { showInfo } from '../views/notify';
+import { showInfo, showStatusMessage } from '../views/notify';
 import { inertLine } from '../util/inertText';
 
 export type Draft = Record<string, string>;
@@ -171,7 +173,8 @@ async function editInEditor(name: string, value: string): Promise<string | undef
   if (vscode.window.activeTextEditor?.document === document) {
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   }
-  return choice === use ? text : undefined;
+  // Only Discard drops the text: a notification closed without a choice must not lose what was typed.
+  return choice === use || (choice === undefined && text !== value) ? text : undefined;
 }
 
 /** For a crew that does not describe its inputs: the name of one more input. */
@@ -208,4 +211,22 @@ export async function askInputsJson(crew: Crew, draft: Draft): Promise<Draft | u
   }
   const parsed = inputsFromJson(answer.value);
   return parsed.ok ? parsed.inputs : undefined;
+}
+
+/** A run's inputs live in its file, not the shared index. */
+export async function inputsOf(services: Services, run: RunRecord): Promise<Draft> {
+  return (await services.runs.readDetails(run.id)).inputs ?? {};
+}
+
+/** Saves the inputs as a named preset of the crew (a preset with the same name is replaced). */
+export async function savePreset(services: Services, crewUrl: string, inputs: Draft): Promise<void> {
+  const name = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Save Inputs as Preset'),
+    prompt: vscode.l10n.t('A name for these inputs. A preset with the same name is replaced.'),
+    validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('A preset needs a name.')),
+  });
+  if (name?.trim()) {
+    await services.presets.savePreset(crewUrl, { name: name.trim(), inputs });
+    showStatusMessage(vscode.l10n.t('Saved preset {0}', name.trim()), 3000);
+  }
 }

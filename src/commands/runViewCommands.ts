@@ -204,7 +204,7 @@ function outputJsonDocument(run: RunRecord, details: RunDetails): string {
     crew: run.crewName,
     crewUrl: run.crewUrl,
     kickoffId: run.kickoffId,
-    inputs: run.inputs,
+    inputs: details.inputs ?? {},
     state: run.state,
     startedAt: new Date(run.startedAt).toISOString(),
     finishedAt: run.finishedAt === undefined ? undefined : new Date(run.finishedAt).toISOString(),

@@ -6,12 +6,20 @@
 // under a short per-run lock file (`<runId>.lock`), created with an atomic exclusive create (temp file +
 // hard link), so two windows racing for an expired lease cannot both win: the second finds the lock
 // taken, or — once it gets the lock — finds the first one's fresh lease.
+//
+// One lease per run, not one per window (a leader polling everything): a leader is no simpler once it
+// must hand over on close and survive a crash, and it would concentrate every crew's requests and
+// notifications in one window — often not the one the user kicked the run off from. Per run, the
+// window that starts a run polls and notifies it; a closing window releases its runs one by one and the
+// others take them within a lease period. Correctness does not rest on the lease: the store applies a
+// polled status only to the version of the run that was polled (see RunStore.applyPolled).
 
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { type Clock, systemClock } from '../util/clock';
 import { Emitter, type Event } from '../util/event';
 import { createFileExclusive, errorCode, writeFileAtomic } from './atomicFile';
+import { KeyedQueue } from './keyedQueue';
 import type { Logger } from './model';
 
 export interface LeaseOptions {
@@ -47,7 +55,7 @@ export class LeaseManager {
   /** Run id → when our lease on it expires. */
   private readonly owned = new Map<string, number>();
   /** Serialises this window's own operations per run, so they never contend for the lock file. */
-  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly queue = new KeyedQueue();
   private renewTimer: unknown;
   private disposed = false;
   private readonly lostEmitter = new Emitter<string[]>();
@@ -255,16 +263,7 @@ export class LeaseManager {
   }
 
   private serialised<T>(runId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.chains.get(runId) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const tail = next.catch(() => undefined);
-    this.chains.set(runId, tail);
-    void tail.then(() => {
-      if (this.chains.get(runId) === tail) {
-        this.chains.delete(runId);
-      }
-    });
-    return next;
+    return this.queue.run(runId, work);
   }
 }
 

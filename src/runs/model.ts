@@ -20,11 +20,18 @@ export type StopReason =
   /** The service has not known the run for too long ("unknown or expired"). */
   | 'expired'
   /** The crew's token was refused; resumes once a token is supplied. */
-  | 'unauthorized';
+  | 'unauthorized'
+  /** No token is stored for the crew (forgotten, or the crew removed); resumes once one is. */
+  | 'noToken';
 
 export interface RunRecord {
   /** Local, stable id (uuid): survives the kickoff id changing on resume. */
   id: string;
+  /**
+   * Bumped by every write. A window applies a change to the latest stored version, and applies a status
+   * it polled only if the revision is still the one it polled (see RunStore). 0 for records from before.
+   */
+  revision: number;
   /** Normalised base URL: the crew's identity. */
   crewUrl: string;
   /** The crew's display name when the run started. */
@@ -32,7 +39,6 @@ export interface RunRecord {
   kickoffId: string;
   /** Earlier kickoff ids of this run, oldest first (a resume may continue under a new id). */
   previousKickoffIds: string[];
-  inputs: Record<string, string>;
   /** Epoch milliseconds, like every time in this model. */
   startedAt: number;
   /** Last time anything in the record or its details changed. */
@@ -80,6 +86,8 @@ export interface FeedbackRound {
 }
 
 export interface RunDetails {
+  /** What the run was started with (absent in files written before inputs moved out of the index). */
+  inputs?: Record<string, string>;
   lastSnapshot?: StatusSnapshot;
   /** Every task output seen so far (live bodies only carry the latest one). */
   tasks: TaskOutput[];
@@ -87,6 +95,15 @@ export interface RunDetails {
   finalOutput?: FinalOutput;
   error?: string;
   feedbackRounds: FeedbackRound[];
+  /** Feedback typed but not sent (the request failed): offered again, also after a reload. */
+  feedbackDraft?: FeedbackDraft;
+}
+
+export interface FeedbackDraft {
+  text: string;
+  at: number;
+  /** Why it was not sent, in a word or two. */
+  problem?: string;
 }
 
 /** What the caller knows the moment a kickoff id arrives. */

@@ -1,13 +1,16 @@
-// One scheduler for every watched, unfinished run: a due time per run, a single timer, a cap on
-// requests in flight per crew. Results go into the RunStore, whose change events drive the UI.
+// Polls every watched, unfinished run when it is due (pollTimes.ts says when), and folds each answer
+// into the RunStore, whose change events drive the UI. Pauses a crew's runs while it has no working token.
 
-import { CrewApiError, isCrewApiError } from '../api/errors';
+import { isCrewApiError } from '../api/errors';
 import type { StatusSnapshot, StatusSource } from '../api/types';
 import type { Clock } from '../util/clock';
 import { type Disposable, Emitter, type Event } from '../util/event';
 import { isActive, isFinished, type Logger, type RunRecord } from './model';
 import { isForgotten, notFoundWatchOver } from './notFound';
+import { describeError, DueTimes, POLLER_DEFAULTS, type PollerOptions, type Schedule, stripUndefined, type Timings } from './pollTimes';
 import type { RunStore } from './runStore';
+
+export { POLLER_DEFAULTS, type PollerOptions } from './pollTimes';
 
 /** Says whether this window may poll a run (see LeaseManager); `release` when it stops polling it. */
 export interface RunOwnership {
@@ -15,32 +18,11 @@ export interface RunOwnership {
   release?(runId: string): void | Promise<void>;
 }
 
-export interface PollerOptions {
-  /** Delay before the first poll of a run (after kickoff, resume, window reload). */
-  firstDelayMs?: number;
-  /** Interval after a poll that saw a meaningful change. */
-  fastIntervalMs?: number;
-  /** After a run is (re)scheduled it is polled at the fast interval this long, changed or not: short runs end soon. */
-  fastPhaseMs?: number;
-  backoffFactor?: number;
-  maxIntervalMs?: number;
-  /** ±fraction applied to every delay, so runs (and windows) do not poll in lockstep. */
-  jitter?: number;
-  /** Returns [0, 1), like Math.random. */
-  random?: () => number;
-  /** Delays are multiplied by this while the window is not focused. */
-  unfocusedFactor?: number;
-  maxConcurrentPerCrew?: number;
-  /** NOT FOUND for a run never reported by the service is normal this long after kickoff. */
-  notFoundGraceMs?: number;
-  /** NOT FOUND lasting this long means "unknown or expired". */
-  notFoundExpiryMs?: number;
-  /** Stop watching (not failing) a run this long after its watch began. */
-  watchDeadlineMs?: number;
-  /** Consecutive failed checks after which the warning says so and polling drops to the slow interval. */
-  failuresBeforeSlow?: number;
-  /** How soon to ask again whether this window may poll a run it does not own. */
-  ownershipRecheckMs?: number;
+/** A crew's runs are paused for want of a working token. */
+export interface TokenNeed {
+  crewUrl: string;
+  /** `refused`: the crew answered 401/403; `missing`: no token is stored (forgotten, or the crew removed). */
+  reason: 'refused' | 'missing';
 }
 
 export interface PollResult {
@@ -52,68 +34,22 @@ export interface PollResult {
   error?: string;
 }
 
-export const POLLER_DEFAULTS: Required<Omit<PollerOptions, 'random'>> = {
-  // ±20% jitter keeps the fast interval within 1.5 s, so a short run's end is seen within about that.
-  firstDelayMs: 1_250,
-  fastIntervalMs: 1_250,
-  fastPhaseMs: 20_000,
-  backoffFactor: 1.5,
-  maxIntervalMs: 15_000,
-  jitter: 0.2,
-  unfocusedFactor: 2,
-  maxConcurrentPerCrew: 4,
-  notFoundGraceMs: 2 * 60_000,
-  notFoundExpiryMs: 24 * 60 * 60_000,
-  watchDeadlineMs: 24 * 60 * 60_000,
-  failuresBeforeSlow: 3,
-  ownershipRecheckMs: 15_000,
-};
-
-interface Schedule {
-  runId: string;
-  crewUrl: string;
-  /** Current base interval, before jitter and the focus factor. */
-  intervalMs: number;
-  /** When the current delay started counting. */
-  from: number;
-  /** Base delay from `from`; the effective delay also applies jitter and focus. */
-  delayMs: number;
-  jitterFactor: number;
-  /** Retry-After for this run. */
-  notBefore: number;
-  consecutiveFailures: number;
-  /** Until then the run is polled at the fast interval even when nothing changes. */
-  fastUntil: number;
-  inFlight?: AbortController;
-}
-
-interface CrewState {
-  inFlight: number;
-  /** Retry-After of a 429: the whole crew waits. */
-  notBefore: number;
-  /** The token was refused; nothing of this crew is polled until resumeCrew. */
-  paused: boolean;
-}
-
 export class RunPoller implements Disposable {
-  private readonly options: Required<Omit<PollerOptions, 'random'>>;
-  private readonly random: () => number;
-  private readonly schedules = new Map<string, Schedule>();
-  private readonly crews = new Map<string, CrewState>();
+  private readonly options: Timings;
+  private readonly times: DueTimes;
+  private readonly schedules: Map<string, Schedule>;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly pollEmitter = new Emitter<PollResult>();
-  private readonly needTokenEmitter = new Emitter<string>();
-  private timer: unknown;
-  private timerDueAt = Infinity;
-  private focused = true;
+  private readonly needTokenEmitter = new Emitter<TokenNeed>();
   private started = false;
   private disposed = false;
-  private storeSubscription?: Disposable;
+  private readonly subscriptions: Disposable[] = [];
+  private readonly tokenChanges?: Event<string>;
 
   /** After every status request (for tests and benchmarks). */
   readonly onDidPoll: Event<PollResult> = this.pollEmitter.event;
-  /** A crew refused its token: ask the user for a new one, then call resumeCrew. Fired once per crew until then. */
-  readonly onDidNeedToken: Event<string> = this.needTokenEmitter.event;
+  /** A crew's runs paused for want of a working token. Fired once per crew until its token changes. */
+  readonly onDidNeedToken: Event<TokenNeed> = this.needTokenEmitter.event;
 
   constructor(
     private readonly store: RunStore,
@@ -123,8 +59,11 @@ export class RunPoller implements Disposable {
     private readonly ownership: RunOwnership = { canPoll: () => true },
     options: PollerOptions = {},
   ) {
-    this.options = { ...POLLER_DEFAULTS, ...stripUndefined(options) };
-    this.random = options.random ?? Math.random;
+    const { random, tokenChanges, ...timings } = options;
+    this.options = { ...POLLER_DEFAULTS, ...stripUndefined(timings) };
+    this.times = new DueTimes(clock, this.options, random ?? Math.random);
+    this.schedules = this.times.schedules;
+    this.tokenChanges = tokenChanges;
   }
 
   /** Resumes every unfinished, watched run (e.g. after a window reload) and follows store changes. */
@@ -133,12 +72,16 @@ export class RunPoller implements Disposable {
       return;
     }
     this.started = true;
-    this.storeSubscription = this.store.onDidChange((e) => this.syncWithStore(e.runIds));
+    this.subscriptions.push(this.store.onDidChange((e) => this.syncWithStore(e.runIds)));
+    // "A crew's token changed (tree, palette, kickoff, another window): poll its paused runs" is a model rule.
+    if (this.tokenChanges) {
+      this.subscriptions.push(this.tokenChanges((crewUrl) => void this.track(this.resumeCrew(crewUrl))));
+    }
     for (const run of this.store.list()) {
       if (isActive(run)) {
         this.schedule(run, this.options.firstDelayMs);
       } else if (!isFinished(run) && run.stopReason === 'unauthorized') {
-        // The token may have been fixed while the window was closed: try once more.
+        // The token may have been fixed meanwhile: try once more (a missing one waits for a token change: no nag).
         this.track(this.store.setWatching(run.id, true).then(() => this.scheduleById(run.id, this.options.firstDelayMs)));
       }
     }
@@ -151,9 +94,9 @@ export class RunPoller implements Disposable {
     if (!run || isFinished(run) || this.disposed) {
       return;
     }
-    if (this.crewState(run.crewUrl).paused) {
-      this.track(this.store.setWatching(runId, false, 'unauthorized'));
-      return;
+    // A kickoff or resume just went through with the crew's current token: its paused runs go on too.
+    if (this.times.crew(run.crewUrl).paused) {
+      void this.track(this.resumeCrew(run.crewUrl));
     }
     if (!run.watching) {
       this.track(this.store.setWatching(runId, true).then(() => this.scheduleById(runId, this.options.firstDelayMs)));
@@ -162,14 +105,21 @@ export class RunPoller implements Disposable {
     this.scheduleById(runId, this.options.firstDelayMs);
   }
 
-  /** Something happened (a resume): check this run soon, at the fast pace. */
+  /** A resume: check this run soon, at the fast pace. */
   pokeRun(runId: string): void {
     this.watch(runId);
   }
 
   async stopWatching(runId: string): Promise<void> {
-    this.unschedule(runId);
+    const s = this.schedules.get(runId);
+    s?.inFlight?.abort();
+    this.schedules.delete(runId);
     await this.track(this.store.setWatching(runId, false, 'user'));
+    // The lease goes only once the stop is stored: a window that takes it then reads a stopped run.
+    if (s) {
+      this.schedules.set(runId, s);
+      this.unschedule(runId);
+    }
   }
 
   async resumeWatching(runId: string): Promise<void> {
@@ -177,15 +127,17 @@ export class RunPoller implements Disposable {
     if (!run || isFinished(run)) {
       return;
     }
+    // The user asks to try again: a paused crew is tried again too (a refused token pauses it anew).
+    this.times.crew(run.crewUrl).paused = false;
     await this.track(this.store.setWatching(runId, true));
     this.scheduleById(runId, this.options.firstDelayMs);
   }
 
-  /** A new token was supplied for the crew: poll its paused runs again. */
+  /** The crew's token changed: poll its paused runs again (a missing or refused token pauses them anew). */
   async resumeCrew(crewUrl: string): Promise<void> {
-    const crew = this.crewState(crewUrl);
+    const crew = this.times.crew(crewUrl);
     crew.paused = false;
-    const paused = this.store.list(crewUrl).filter((r) => !isFinished(r) && !r.watching && r.stopReason === 'unauthorized');
+    const paused = this.store.list(crewUrl).filter((r) => !isFinished(r) && !r.watching && (r.stopReason === 'unauthorized' || r.stopReason === 'noToken'));
     for (const run of paused) {
       await this.track(this.store.setWatching(run.id, true));
       this.scheduleById(run.id, this.options.firstDelayMs);
@@ -193,8 +145,7 @@ export class RunPoller implements Disposable {
   }
 
   setFocused(focused: boolean): void {
-    if (this.focused !== focused) {
-      this.focused = focused;
+    if (this.times.setFocused(focused)) {
       this.arm();
     }
   }
@@ -219,13 +170,13 @@ export class RunPoller implements Disposable {
   /** When the run will next be polled, if scheduled. */
   nextPollAt(runId: string): number | undefined {
     const s = this.schedules.get(runId);
-    return s && this.effectiveDueAt(s);
+    return s && this.times.dueAt(s);
   }
 
   dispose(): void {
     this.disposed = true;
-    this.clearTimer();
-    this.storeSubscription?.dispose();
+    this.times.clearTimer();
+    this.subscriptions.splice(0).forEach((d) => d.dispose());
     for (const s of this.schedules.values()) {
       s.inFlight?.abort();
     }
@@ -234,8 +185,6 @@ export class RunPoller implements Disposable {
     this.needTokenEmitter.dispose();
   }
 
-  // ---- scheduling ----
-
   private syncWithStore(runIds: string[]): void {
     for (const id of runIds) {
       const run = this.store.get(id);
@@ -243,7 +192,7 @@ export class RunPoller implements Disposable {
         if (this.schedules.has(id)) {
           this.unschedule(id);
         }
-      } else if (!this.schedules.has(id) && !this.crewState(run.crewUrl).paused) {
+      } else if (!this.schedules.has(id) && !this.times.crew(run.crewUrl).paused) {
         // A run added here or by another window: poll it if we may.
         this.schedule(run, this.options.firstDelayMs);
       }
@@ -259,33 +208,10 @@ export class RunPoller implements Disposable {
   }
 
   private schedule(run: RunRecord, delayMs: number): void {
-    if (this.disposed) {
-      return;
+    if (!this.disposed) {
+      this.times.place(run.id, run.crewUrl, delayMs);
+      this.arm();
     }
-    const existing = this.schedules.get(run.id);
-    const s: Schedule = existing ?? {
-      runId: run.id,
-      crewUrl: run.crewUrl,
-      intervalMs: this.options.fastIntervalMs,
-      from: 0,
-      delayMs: 0,
-      jitterFactor: 1,
-      notBefore: 0,
-      consecutiveFailures: 0,
-      fastUntil: 0,
-    };
-    s.crewUrl = run.crewUrl;
-    s.intervalMs = this.options.fastIntervalMs;
-    s.fastUntil = this.clock.now() + delayMs + this.options.fastPhaseMs;
-    this.setDelay(s, delayMs);
-    this.schedules.set(run.id, s);
-    this.arm();
-  }
-
-  private setDelay(s: Schedule, delayMs: number): void {
-    s.from = this.clock.now();
-    s.delayMs = delayMs;
-    s.jitterFactor = 1 + (this.random() * 2 - 1) * this.options.jitter;
   }
 
   private unschedule(runId: string): void {
@@ -301,72 +227,17 @@ export class RunPoller implements Disposable {
     this.arm();
   }
 
-  private effectiveDueAt(s: Schedule): number {
-    const focusFactor = this.focused ? 1 : this.options.unfocusedFactor;
-    // Jitter may shorten a wait at the cap but never stretch it past the cap.
-    const jittered = Math.min(s.delayMs * s.jitterFactor, Math.max(s.delayMs, this.options.maxIntervalMs));
-    const due = s.from + jittered * focusFactor;
-    return Math.max(due, s.notBefore, this.crewState(s.crewUrl).notBefore);
-  }
-
-  private crewState(crewUrl: string): CrewState {
-    let crew = this.crews.get(crewUrl);
-    if (!crew) {
-      crew = { inFlight: 0, notBefore: 0, paused: false };
-      this.crews.set(crewUrl, crew);
-    }
-    return crew;
-  }
-
   /** Starts every due poll the caps allow, then sets the one timer for the next due time. */
   private arm(): void {
-    if (!this.started || this.disposed) {
-      return;
-    }
-    const now = this.clock.now();
-    const waiting = [...this.schedules.values()]
-      .filter((s) => !s.inFlight && !this.crewState(s.crewUrl).paused)
-      .map((s) => ({ s, due: this.effectiveDueAt(s) }))
-      .sort((a, b) => a.due - b.due);
-    let next = Infinity;
-    for (const { s, due } of waiting) {
-      const crew = this.crewState(s.crewUrl);
-      if (crew.inFlight >= this.options.maxConcurrentPerCrew) {
-        continue; // Re-armed when one of the crew's requests finishes.
-      }
-      if (due <= now) {
-        this.pollNow(s);
-      } else {
-        next = Math.min(next, due);
-      }
-    }
-    if (next !== this.timerDueAt) {
-      this.clearTimer();
-      if (next !== Infinity) {
-        this.timerDueAt = next;
-        this.timer = this.clock.setTimeout(() => {
-          this.timer = undefined;
-          this.timerDueAt = Infinity;
-          this.arm();
-        }, Math.max(0, next - now));
-      }
+    if (this.started && !this.disposed) {
+      this.times.arm((s) => this.pollNow(s), () => this.arm());
     }
   }
-
-  private clearTimer(): void {
-    if (this.timer !== undefined) {
-      this.clock.clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    this.timerDueAt = Infinity;
-  }
-
-  // ---- polling ----
 
   private pollNow(s: Schedule): void {
     const controller = new AbortController();
     s.inFlight = controller;
-    const crew = this.crewState(s.crewUrl);
+    const crew = this.times.crew(s.crewUrl);
     crew.inFlight++;
     this.track(
       this.poll(s, controller).finally(() => {
@@ -380,7 +251,8 @@ export class RunPoller implements Disposable {
   }
 
   private async poll(s: Schedule, controller: AbortController): Promise<void> {
-    const run = this.store.get(s.runId);
+    // The latest stored version, not this window's copy: another window may have stopped or removed it.
+    const run = this.store.current(s.runId);
     if (!run || !isActive(run)) {
       this.unschedule(s.runId);
       return;
@@ -393,12 +265,13 @@ export class RunPoller implements Disposable {
       return;
     }
     if (!(await this.mayPoll(run.id))) {
-      this.setDelay(s, this.options.ownershipRecheckMs);
+      this.times.setDelay(s, this.options.ownershipRecheckMs, { plain: true });
       return;
     }
     if (controller.signal.aborted || this.disposed) {
       return;
     }
+    const polled = { kickoffId: run.kickoffId, revision: run.revision };
     const kickoffId = run.kickoffId;
     let snapshot: StatusSnapshot;
     try {
@@ -414,16 +287,20 @@ export class RunPoller implements Disposable {
         return;
       }
     }
-    if (controller.signal.aborted || this.disposed || this.store.get(run.id)?.kickoffId !== kickoffId) {
-      // Stopped meanwhile, or a resume moved the run to a new kickoff id: this answer is stale.
+    if (controller.signal.aborted || this.disposed) {
       return;
     }
     let changes: string[];
     try {
-      changes = await this.store.applySnapshot(run.id, snapshot);
+      // Checked in the run's queue against its latest stored version: feedback, a resume, a stop or a removal meanwhile (any window) make it stale.
+      const result = await this.store.applyPolled(run.id, polled, snapshot);
+      if (!result.applied) {
+        this.times.setDelay(s, this.options.fastIntervalMs);
+        return;
+      }
+      changes = result.lines;
     } catch (e) {
-      // Could not save (disk full?): back off like any failed check rather than retrying at once.
-      await this.handleFailure(s, run, e, now);
+      await this.handleFailure(s, run, e, now); // Could not save (disk full?): back off like any failed check.
       return;
     }
     const durationMs = this.clock.now() - now;
@@ -466,34 +343,23 @@ export class RunPoller implements Disposable {
     } else if (changes.length > 0 || now < s.fastUntil) {
       s.intervalMs = this.options.fastIntervalMs;
     } else {
-      s.intervalMs = this.grow(s.intervalMs);
+      s.intervalMs = this.times.grow(s.intervalMs);
     }
-    this.setDelay(s, s.intervalMs);
+    this.times.setDelay(s, s.intervalMs);
   }
 
   private async handleFailure(s: Schedule, run: RunRecord, e: unknown, startedAt: number): Promise<void> {
     const durationMs = this.clock.now() - startedAt;
     const reason = e instanceof Error ? e.message : String(e);
     this.pollEmitter.fire({ runId: run.id, ok: false, durationMs, error: reason });
-    if (isCrewApiError(e) && e.kind === 'unauthorized') {
-      await this.pauseCrew(run.crewUrl);
+    if (isCrewApiError(e) && (e.kind === 'unauthorized' || e.kind === 'noToken')) {
+      await this.pauseCrew(run.crewUrl, e.kind === 'noToken' ? 'missing' : 'refused');
       return;
     }
     if (!isCrewApiError(e)) {
       this.logger.error(`Run ${run.id}: status check failed unexpectedly: ${reason}`);
     }
-    s.consecutiveFailures++;
-    const slow = s.consecutiveFailures >= this.options.failuresBeforeSlow;
-    s.intervalMs = slow ? this.options.maxIntervalMs : this.grow(s.intervalMs);
-    this.setDelay(s, s.intervalMs);
-    const now = this.clock.now();
-    if (isCrewApiError(e) && e.retryAfterMs !== undefined && e.retryAfterMs > 0) {
-      s.notBefore = now + e.retryAfterMs;
-      if (e.kind === 'rateLimited' || e.status === 429) {
-        const crew = this.crewState(run.crewUrl);
-        crew.notBefore = Math.max(crew.notBefore, now + e.retryAfterMs);
-      }
-    }
+    const slow = this.times.failed(s, isCrewApiError(e) ? e : undefined);
     const warning = slow
       ? `${s.consecutiveFailures} status checks in a row failed (${describeError(e)}); still trying every ${Math.round(s.intervalMs / 1000)} s.`
       : `Last status check failed (${describeError(e)}); retrying.`;
@@ -501,8 +367,8 @@ export class RunPoller implements Disposable {
     await this.store.setWarning(run.id, warning);
   }
 
-  private async pauseCrew(crewUrl: string): Promise<void> {
-    const crew = this.crewState(crewUrl);
+  private async pauseCrew(crewUrl: string, reason: TokenNeed['reason']): Promise<void> {
+    const crew = this.times.crew(crewUrl);
     const firstTime = !crew.paused;
     crew.paused = true;
     const runs = this.store.list(crewUrl).filter(isActive);
@@ -511,17 +377,13 @@ export class RunPoller implements Disposable {
       this.schedules.delete(run.id);
     }
     for (const run of runs) {
-      await this.store.setWatching(run.id, false, 'unauthorized');
+      await this.store.setWatching(run.id, false, reason === 'missing' ? 'noToken' : 'unauthorized');
     }
     if (firstTime) {
-      this.logger.warn(`Crew ${crewUrl} refused its token; its runs are paused until a new token is given.`);
-      this.needTokenEmitter.fire(crewUrl);
+      this.logger.warn(`Crew ${crewUrl} ${reason === 'missing' ? 'has no token stored' : 'refused its token'}; its runs are paused until its token changes.`);
+      this.needTokenEmitter.fire({ crewUrl, reason });
     }
     this.arm();
-  }
-
-  private grow(intervalMs: number): number {
-    return Math.min(intervalMs * this.options.backoffFactor, this.options.maxIntervalMs);
   }
 
   private track<T>(promise: Promise<T>): Promise<T> {
@@ -533,15 +395,4 @@ export class RunPoller implements Disposable {
     void tracked.finally(() => this.pending.delete(tracked));
     return tracked;
   }
-}
-
-function describeError(e: unknown): string {
-  if (e instanceof CrewApiError) {
-    return e.status ? `${e.kind}, HTTP ${e.status}` : e.kind;
-  }
-  return e instanceof Error ? e.message : String(e);
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

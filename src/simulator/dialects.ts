@@ -6,7 +6,7 @@
 
 import type { CompletedTask, SimRun } from './runEngine';
 import { selfHostedInputs, selfHostedKickoff, selfHostedNotFound, selfHostedStatus } from './selfHosted';
-import type { CrewConfig, Dialect, LivePausedState } from './types';
+import type { CrewConfig, Dialect, LivePausedState, SimRunPhase } from './types';
 
 /** An answer before it is written; `body` strings go out as text/plain unless a content type is set. */
 export interface Reply {
@@ -138,6 +138,38 @@ export function docsResumeReply(status: 'resumed' | 'retrying' | 'completed'): R
   return json(200, { status, message: messages[status] });
 }
 
+// --- POST /stop/{id} (hosted, not in the public reference; the same bodies in both hosted families) --
+
+/** Hosted families have POST /stop/{id}; a self-hosted wrapper of `crew.kickoff()` usually does not. */
+const STOP_ROUTE: Record<Dialect, boolean> = { live: true, docs: true, selfhosted: false };
+
+/** Whether a crew serves POST /stop/{id}: its dialect's default, unless the crew's `stopRoute` says otherwise. */
+export function hasStopRoute(dialect: Dialect, config: Pick<CrewConfig, 'stopRoute'>): boolean {
+  return config.stopRoute ?? STOP_ROUTE[dialect];
+}
+
+/** The state word the hosted service names in its 400 (`Current state: SUCCESS`). */
+const HOSTED_STATE: Record<SimRunPhase, string> = {
+  pending: 'PENDING',
+  running: 'RUNNING',
+  paused: 'PAUSED',
+  succeeded: 'SUCCESS',
+  failed: 'FAILED',
+  stopped: 'REVOKED',
+};
+
+export function stopReply(kickoffId: string): Reply {
+  return json(200, { status: 'stopped', kickoffId });
+}
+
+export function stopAlreadyEnded(phase: SimRunPhase): Reply {
+  return json(400, { detail: `Cannot stop execution. Current state: ${HOSTED_STATE[phase]}` });
+}
+
+export function stopUnknownExecution(kickoffId: string): Reply {
+  return json(404, { error: 'Execution not found', message: `No execution found with ID: ${kickoffId}` });
+}
+
 // --- GET /status --------------------------------------------------------------------------------
 
 export interface StatusOptions {
@@ -261,6 +293,10 @@ function liveStatus(run: SimRun, now: number, options: StatusOptions): Reply {
       state = 'FAILED';
       message = run.failure ?? 'Exception';
       break;
+    case 'stopped':
+      state = 'REVOKED';
+      message = 'Execution was stopped';
+      break;
   }
   return json(200, {
     state,
@@ -325,5 +361,7 @@ function docsStatus(run: SimRun, now: number, options: StatusOptions): Reply {
       });
     case 'failed':
       return json(200, { status: 'error', error: run.failure ?? 'Task execution failed', execution_time: executionTime });
+    case 'stopped':
+      return json(200, { status: 'REVOKED', message: 'Execution was stopped', execution_time: executionTime });
   }
 }

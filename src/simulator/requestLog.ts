@@ -18,7 +18,7 @@ export class RequestLog {
 
   /** Requests per endpoint, for one crew or for all. */
   counts(crewId?: string): EndpointCounts {
-    const counts: EndpointCounts = { inputs: 0, kickoff: 0, status: 0, resume: 0, other: 0 };
+    const counts: EndpointCounts = { inputs: 0, kickoff: 0, status: 0, resume: 0, stop: 0, other: 0 };
     for (const entry of this.log) {
       if (crewId === undefined || entry.crewId === crewId) {
         counts[entry.endpoint] += 1;

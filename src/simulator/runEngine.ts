@@ -181,6 +181,17 @@ export class SimRun {
     this.continueAt(now, continueAfterPending);
   }
 
+  /** POST /stop: a run that has not ended stops now (the service revokes its Celery task). */
+  stop(now: number): boolean {
+    this.advance(now);
+    if (this.phase === 'succeeded' || this.phase === 'failed' || this.phase === 'stopped') {
+      return false;
+    }
+    this.phase = 'stopped';
+    this.finish(now);
+    return true;
+  }
+
   /** A live resume: the run goes on under a new kickoff id. */
   addKickoffId(id: string): void {
     this.kickoffIds.push(id);

@@ -78,6 +78,9 @@ export function selfHostedStatus(run: SimRun, now: number, options: SelfHostedSt
       return json(200, { id, status: 'completed', result: result(run, options.usage), duration_seconds: elapsed });
     case 'failed':
       return json(200, { id, status: 'error', error: run.failure ?? 'Crew execution failed', duration_seconds: elapsed });
+    case 'stopped':
+      // No stop route here (see hasStopRoute), but a run can still end without finishing (the demo's server going).
+      return json(200, { id, status: 'cancelled', result: null, duration_seconds: elapsed });
   }
 }
 

@@ -25,7 +25,7 @@
  *     close() — stops listening and destroys every open socket (keep-alive, stalled): nothing lingers.
  *
  * Routes (per crew, base URL `<origin>/<crewId>`): GET /inputs, POST /kickoff, GET /status/{id},
- * POST /resume, all with `Authorization: Bearer <orgToken|userToken>`. Anything else: 404 (405 for a
+ * POST /resume, POST /stop/{id} (hosted dialects; `stopRoute` overrides), all with `Authorization: Bearer <orgToken|userToken>`. Anything else: 404 (405 for a
  * wrong method). A request first meets, in order: redirect (crew.redirectTo), cold start, latency,
  * rate limit, read faults (GET /inputs and GET /status only), then routing, then auth.
  *
@@ -136,7 +136,10 @@ function classify(rest: string[]): Endpoint {
   if (rest.length === 1 && (rest[0] === 'inputs' || rest[0] === 'kickoff' || rest[0] === 'resume')) {
     return rest[0];
   }
-  return rest.length === 2 && rest[0] === 'status' && rest[1] !== '' ? 'status' : 'other';
+  if (rest.length === 2 && rest[1] !== '' && (rest[0] === 'status' || rest[0] === 'stop')) {
+    return rest[0];
+  }
+  return 'other';
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -303,7 +306,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       inputs,
       defaults: { ...schemaDefaults(config), ...config.defaults },
       meta: isRecord(parsed.value) ? parsed.value.meta : undefined,
-      scenario: config.scenario ?? 'ok',
+      scenario:
+        config.failWhenInputContains !== undefined && Object.values(inputs).some((v) => String(v).includes(config.failWhenInputContains!)) ? 'fail' : (config.scenario ?? 'ok'),
       failureMessage: config.failureMessage,
       timeScale,
       pendingMs: config.pendingMs ?? DEFAULT_PENDING_MS,
@@ -427,12 +431,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return dialects.kickoffReply(run.id);
   }
 
+  /** POST /stop/{id}: hosted crews stop a run that has not ended; see crew-api.md "Stopping a run". */
+  function stop(crew: CrewState, kickoffId: string): Reply {
+    const run = runs.get(kickoffId);
+    if (!run || run.crewId !== crew.config.id || run.kickoffId !== kickoffId) {
+      return dialects.stopUnknownExecution(kickoffId);
+    }
+    return run.stop(Date.now()) ? dialects.stopReply(kickoffId) : dialects.stopAlreadyEnded(run.phase);
+  }
+
   // --- request pipeline -------------------------------------------------------------------------
 
   async function route(req: IncomingMessage, ctx: RequestContext & { crew: CrewState }): Promise<Reply> {
     const dialect = dialectOf(ctx.crew);
     if (ctx.endpoint === 'other') {
       return dialects.routeNotFound(dialect);
+    }
+    if (ctx.endpoint === 'stop' && !dialects.hasStopRoute(dialect, ctx.crew.config)) {
+      // A deployment without the route (self-hosted ones by default): what such a server answers, before any auth.
+      return ctx.crew.config.stopAnswers405 ? dialects.methodNotAllowed(dialect, 'GET') : dialects.routeNotFound(dialect);
     }
     const allowed = ctx.endpoint === 'inputs' || ctx.endpoint === 'status' ? 'GET' : 'POST';
     if (ctx.method !== allowed) {
@@ -446,6 +463,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         return dialects.inputsReply(dialect, ctx.crew.config);
       case 'status':
         return status(ctx.crew, decodeURIComponent(ctx.rest[1]));
+      case 'stop':
+        return stop(ctx.crew, decodeURIComponent(ctx.rest[1]));
       case 'kickoff':
       case 'resume': {
         if (ctx.endpoint === 'resume' && ctx.tokenKind === 'user' && ctx.crew.config.userTokenCanResume === false) {

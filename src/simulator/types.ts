@@ -97,6 +97,8 @@ export interface CrewConfig extends ResponseBehaviour {
   /** Default true. False: the user token gets 403 on POST /resume (it is "user-scoped, fewer permissions"). */
   userTokenCanResume?: boolean;
   scenario?: Scenario;
+  /** A kickoff with an input value containing this text runs the `fail` scenario (batches with some failing rows). */
+  failWhenInputContains?: string;
   /** Exception text of a failing run; default `ValueError: Simulated failure in task '<name>'`. */
   failureMessage?: string;
   /** Simulated time a run stays PENDING after kickoff (and after a live resume); default 1500. */
@@ -125,6 +127,14 @@ export interface CrewConfig extends ResponseBehaviour {
   echoToken?: boolean;
   /** Faults for this crew only, merged over the simulator's. */
   faults?: FaultOptions;
+  /**
+   * `POST /stop/{id}` stops a run, as the hosted service does (crew-api.md "Stopping a run"); the
+   * default in the hosted dialects, not in `selfhosted`. False: a deployment without the route (a
+   * generic 404, or 405 with `stopAnswers405`).
+   */
+  stopRoute?: boolean;
+  /** With `stopRoute: false`, answer 405 instead of the generic 404. */
+  stopAnswers405?: boolean;
 }
 
 /** Read faults: answers a flaky gateway or network gives to GET /inputs and GET /status. */
@@ -191,7 +201,7 @@ export interface ServedCrew {
   userToken: string;
 }
 
-export type Endpoint = 'inputs' | 'kickoff' | 'status' | 'resume' | 'other';
+export type Endpoint = 'inputs' | 'kickoff' | 'status' | 'resume' | 'stop' | 'other';
 
 export interface RequestLogEntry {
   /** Real ms timestamp when the request arrived. */
@@ -232,7 +242,7 @@ export interface ResumeRecord {
 }
 
 /** Where a run is, in the simulator's own words (not a dialect's). */
-export type SimRunPhase = 'pending' | 'running' | 'paused' | 'succeeded' | 'failed';
+export type SimRunPhase = 'pending' | 'running' | 'paused' | 'succeeded' | 'failed' | 'stopped';
 
 export interface CompletedTaskInfo {
   name: string;
@@ -259,7 +269,7 @@ export interface RunInfo {
   phase: SimRunPhase;
   /** Real ms timestamps. */
   createdAt: number;
-  /** When the simulated run reached SUCCESS or FAILED (computed exactly, not when someone looked). */
+  /** When the simulated run reached SUCCESS, FAILED or was stopped (computed exactly, not when someone looked). */
   finishedAt?: number;
   /** Index of the task running, or paused after. */
   currentTaskIndex: number;

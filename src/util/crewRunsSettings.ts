@@ -17,6 +17,8 @@ export const NUMBER_SETTINGS = {
   pollUnfocusedFactor: { min: 1, max: 10, fallback: 2 },
   watchDeadlineHours: { min: 0.1, max: 720, fallback: 24 },
   requestTimeoutSeconds: { min: 5, max: 600, fallback: 60 },
+  /** Never above the poller's per-crew cap on requests in flight (POLLER_DEFAULTS.maxConcurrentPerCrew). */
+  batchConcurrency: { min: 1, max: 4, fallback: 3, integer: true },
 } as const satisfies Record<string, NumberRule>;
 
 export type NumberSetting = keyof typeof NUMBER_SETTINGS;

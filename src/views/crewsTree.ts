@@ -7,7 +7,14 @@ import type { RunStore } from '../runs/runStore';
 import { formatElapsed, formatRelative, stateLabel } from './format';
 import { inert, inertLine } from '../util/inertText';
 
-export type CrewsTreeNode = CrewNode | RunNode | TaskNode;
+export type CrewsTreeNode = CrewNode | RemovedCrewsNode | RunNode | TaskNode;
+
+/** Runs of crews no longer configured: reachable until removed from the history. */
+export interface RemovedCrewsNode {
+  readonly type: 'removedCrews';
+}
+
+const REMOVED_CREWS: RemovedCrewsNode = { type: 'removedCrews' };
 
 export interface CrewNode {
   readonly type: 'crew';
@@ -35,6 +42,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   private readonly runNodes = new Map<string, RunNode>();
   private readonly crewNodes = new Map<string, CrewNode>();
   private readonly disposables: vscode.Disposable[] = [];
+  private stopHidden: (crewUrl: string) => boolean = () => false;
 
   constructor(
     private readonly crews: CrewRegistry,
@@ -58,12 +66,22 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     );
   }
 
+  /** Runs of crews for which this says true get `noStop` in their contextValue (Stop Run hidden). */
+  setStopHidden(hidden: (crewUrl: string) => boolean, onDidChange: (listener: () => unknown) => vscode.Disposable): void {
+    this.stopHidden = hidden;
+    this.disposables.push(onDidChange(() => this.changed.fire(undefined)));
+  }
+
   getChildren(element?: CrewsTreeNode): CrewsTreeNode[] | Thenable<CrewsTreeNode[]> {
     if (!element) {
-      return this.crews.list().map((crew) => this.crewNode(crew));
+      const crews: CrewsTreeNode[] = this.crews.list().map((crew) => this.crewNode(crew));
+      return this.orphanRuns().length ? [...crews, REMOVED_CREWS] : crews;
     }
     if (element.type === 'crew') {
       return this.runs.list(element.crew.url).map((run) => this.runNode(run.id));
+    }
+    if (element.type === 'removedCrews') {
+      return this.orphanRuns().map((run) => this.runNode(run.id));
     }
     if (element.type === 'run') {
       return this.taskNodes(element.runId);
@@ -72,7 +90,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   }
 
   getParent(element: CrewsTreeNode): CrewsTreeNode | undefined {
-    if (element.type === 'crew') {
+    if (element.type === 'crew' || element.type === 'removedCrews') {
       return undefined;
     }
     if (element.type === 'task') {
@@ -80,12 +98,21 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     }
     const run = this.runs.get(element.runId);
     const crew = run && this.crews.get(run.crewUrl);
-    return crew ? this.crewNode(crew) : undefined;
+    return crew ? this.crewNode(crew) : run ? REMOVED_CREWS : undefined;
   }
 
   async getTreeItem(element: CrewsTreeNode): Promise<vscode.TreeItem> {
     if (element.type === 'crew') {
       return this.crewItem(element.crew);
+    }
+    if (element.type === 'removedCrews') {
+      const item = new vscode.TreeItem(vscode.l10n.t('Removed crews'), vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = 'removedCrews';
+      item.description = String(this.orphanRuns().length);
+      item.tooltip = vscode.l10n.t('Runs of crews that are no longer configured. Remove them from the history when done.');
+      item.iconPath = new vscode.ThemeIcon('archive');
+      item.contextValue = 'removedCrews';
+      return item;
     }
     if (element.type === 'run') {
       return this.runItem(element.runId);
@@ -93,11 +120,11 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     return this.taskItem(element);
   }
 
-  resolveTreeItem(item: vscode.TreeItem, element: CrewsTreeNode): vscode.TreeItem {
+  async resolveTreeItem(item: vscode.TreeItem, element: CrewsTreeNode): Promise<vscode.TreeItem> {
     if (element.type === 'run') {
       const run = this.runs.get(element.runId);
       if (run) {
-        item.tooltip = runTooltip(run);
+        item.tooltip = runTooltip(run, (await this.runs.readDetails(run.id)).inputs ?? {});
       }
     } else if (element.type === 'task') {
       const tooltip = new vscode.MarkdownString();
@@ -119,6 +146,10 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
 
   dispose(): void {
     vscode.Disposable.from(...this.disposables).dispose();
+  }
+
+  private orphanRuns(): RunRecord[] {
+    return this.runs.list().filter((run) => !this.crews.get(run.crewUrl));
   }
 
   private crewNode(crew: Crew): CrewNode {
@@ -163,7 +194,9 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     item.description = runDescription(run);
     item.iconPath = runIcon(run);
     const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
-    item.contextValue = ['run', `state-${run.state}`, watchingState, run.needsFeedback ? 'needsFeedback' : ''].filter(Boolean).join(' ');
+    item.contextValue = ['run', `state-${run.state}`, watchingState, run.needsFeedback ? 'needsFeedback' : '', this.stopHidden(run.crewUrl) ? 'noStop' : '']
+      .filter(Boolean)
+      .join(' ');
     item.command = { command: 'crewRuns.openRun', title: vscode.l10n.t('Open Run'), arguments: [{ runId: run.id }] };
     return item;
   }
@@ -264,13 +297,14 @@ function runDescription(run: RunRecord): string {
     return `${state} · ${formatRelative(run.finishedAt ?? run.updatedAt)}`;
   }
   if (!run.watching) {
-    return `${state} · ${vscode.l10n.t('not watching')}`;
+    const why = run.stopReason === 'noToken' ? vscode.l10n.t('no token') : run.stopReason === 'unauthorized' ? vscode.l10n.t('token refused') : vscode.l10n.t('not watching');
+    return `${state} · ${why}`;
   }
   const progress = run.progress?.total ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
   return `${state}${progress} · ${formatElapsed(Date.now() - run.startedAt)}`;
 }
 
-function runTooltip(run: RunRecord): vscode.MarkdownString {
+function runTooltip(run: RunRecord, inputs: Record<string, string>): vscode.MarkdownString {
   // Theme icons on before any text is appended: appendText then escapes a crew's `$(…)` (VS Code's escapeIcons).
   const tooltip = new vscode.MarkdownString(undefined, true);
   tooltip.appendMarkdown(`**${escapeMarkdown(run.crewName)}** — ${escapeMarkdown(stateLabel(run.state))}\n\n`);
@@ -283,7 +317,7 @@ function runTooltip(run: RunRecord): vscode.MarkdownString {
     tooltip.appendText(inert(run.warning));
     tooltip.appendMarkdown('\n\n');
   }
-  for (const [name, value] of Object.entries(run.inputs)) {
+  for (const [name, value] of Object.entries(inputs)) {
     tooltip.appendMarkdown(`- **${escapeMarkdown(name)}**: `);
     tooltip.appendText(inert(value.length > 120 ? `${value.slice(0, 119)}…` : value));
     tooltip.appendMarkdown('\n');

@@ -25,6 +25,8 @@ export function describeError(error: unknown, crewName: string): string {
       return (hosted
         ? vscode.l10n.t('{0} rejected the token (401). It may have been reset on the crew\'s Status tab.', crewName)
         : vscode.l10n.t('{0} rejected the token (401).', crewName)) + server;
+    case 'noToken':
+      return vscode.l10n.t('{0} has no token yet. Set its token first.', crewName);
     case 'notFound':
       return vscode.l10n.t('{0} answered 404 (not found).', crewName) + server;
     case 'missingInputs':

@@ -510,6 +510,7 @@ export function pageStrings(): PageStrings {
     'stop.user': t('you stopped watching'),
     'stop.expired': t('the service no longer knows this run'),
     'stop.unauthorized': t('the token was refused'),
+    'stop.noToken': t('no token is stored for this crew'),
     'state.queued': stateLabel('queued'),
     'state.running': stateLabel('running'),
     'state.awaitingFeedback': stateLabel('awaitingFeedback'),

@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
 import { isFinished, type RunRecord } from '../runs/model';
-import type { PollResult } from '../runs/poller';
+import type { PollResult, TokenNeed } from '../runs/poller';
 import type { Services } from '../services';
-import { setTokenInteractively } from '../commands/crewCommands';
 import { showError, showInfo, showWarning } from './notify';
 
 type NotificationLevel = 'all' | 'failuresAndFeedback' | 'off';
@@ -27,14 +26,17 @@ export class RunReporter implements vscode.Disposable {
     }
     this.disposables.push(
       services.poller.onDidPoll((result) => void this.onPoll(result)),
-      services.poller.onDidNeedToken((crewUrl) => void this.onNeedToken(crewUrl)),
+      services.poller.onDidNeedToken((need) => void this.onNeedToken(need)),
       // Feedback sent here (or a resume) ends the wait without a poll: forget it, so that the next
       // wait (another review round) is reported even when the very next poll already sees it.
       services.runs.onDidChange(({ runIds }) => {
         for (const id of runIds) {
           const seen = this.lastSeen.get(id);
           const run = services.runs.get(id);
-          if (seen?.needsFeedback && run && !run.needsFeedback) {
+          if (!seen && run) {
+            // Loaded after this reporter was made (a reload), or started in another window, which reported it so far.
+            this.lastSeen.set(id, { state: run.state, needsFeedback: run.needsFeedback });
+          } else if (seen?.needsFeedback && run && !run.needsFeedback) {
             this.lastSeen.set(id, { ...seen, needsFeedback: false });
           }
         }
@@ -129,17 +131,24 @@ export class RunReporter implements vscode.Disposable {
     });
   }
 
-  private async onNeedToken(crewUrl: string): Promise<void> {
+  /**
+   * Says why the crew's runs paused and offers Set Token. Resuming is the poller's own rule (any token
+   * change resumes the crew), so this only opens the command. A removed crew is not asked about: its
+   * runs wait under "Removed crews".
+   */
+  private async onNeedToken({ crewUrl, reason }: TokenNeed): Promise<void> {
     const crew = this.services.crews.get(crewUrl);
-    this.services.crews.setHealth(crewUrl, 'tokenRejected');
-    const name = crew?.name ?? crewUrl;
+    if (!crew) {
+      return;
+    }
+    this.services.crews.setHealth(crewUrl, reason === 'refused' ? 'tokenRejected' : 'noToken');
     const setToken = vscode.l10n.t('Set Token…');
-    const choice = await showError(
-      vscode.l10n.t('{0} rejected its token; watching its runs is paused until you set a new one.', name),
-      setToken,
-    );
-    if (choice === setToken && crew && (await setTokenInteractively(this.services, crew))) {
-      await this.services.poller.resumeCrew(crewUrl);
+    const choice =
+      reason === 'refused'
+        ? await showError(vscode.l10n.t('{0} rejected its token; watching its runs is paused until you set a new one.', crew.name), setToken)
+        : await showWarning(vscode.l10n.t('{0} has no token stored; watching its runs is paused until you set one.', crew.name), setToken);
+    if (choice === setToken) {
+      await vscode.commands.executeCommand('crewRuns.setToken', crew);
     }
   }
 }

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { CrewClient, type CrewClientOptions } from '../../src/api/client';
-import { CrewApiError } from '../../src/api/errors';
+import { CrewApiError, type CrewApiErrorKind } from '../../src/api/errors';
 import { createTransport } from '../../src/api/transport';
 import { DEFAULT_NETWORK_SETTINGS, type NetworkSettings } from '../../src/api/transportTypes';
 import { demoCrews, startSimulator, type Simulator } from '../../src/simulator/server';
@@ -280,10 +280,10 @@ describe('CrewClient never lets a token leave its crew', () => {
     await client.dispose();
   });
 
-  it('asks for a token when none is stored, without sending a request', async () => {
+  it('says "no token stored" (not "rejected") when none is stored, without sending a request', async () => {
     sim.requestLog.clear();
     const { client } = clientFor(undefined, { getToken: async () => undefined });
-    await expectError(client.getInputs(sim.crewUrl('research')), 'unauthorized');
+    await expectError(client.getInputs(sim.crewUrl('research')), 'noToken' as string as CrewApiErrorKind);
     assert.equal(sim.requestLog.entries.length, 0);
     await client.dispose();
   });

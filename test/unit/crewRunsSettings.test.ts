@@ -23,7 +23,7 @@ function source(values: Record<string, { globalValue?: unknown; workspaceValue?:
   return { inspect: (key) => values[key] ?? {} };
 }
 
-const HOSTILE = { maxRunsPerCrew: 1, pollMaxIntervalSeconds: 0, pollUnfocusedFactor: -5, watchDeadlineHours: 0, requestTimeoutSeconds: 1e308 };
+const HOSTILE = { maxRunsPerCrew: 1, pollMaxIntervalSeconds: 0, pollUnfocusedFactor: -5, watchDeadlineHours: 0, requestTimeoutSeconds: 1e308, batchConcurrency: 100 };
 
 describe('crewRuns settings (issue 14, finding 2)', () => {
   it('every number setting in package.json has a minimum and a maximum, and the reader knows it with the same range and default', () => {
@@ -71,6 +71,6 @@ describe('crewRuns settings (issue 14, finding 2)', () => {
     const untrusted = readCrewRunsNumbers(source(values), false);
     assert.deepEqual(untrusted, Object.fromEntries(NAMES.map((n) => [n, NUMBER_SETTINGS[n].fallback])));
     const trusted = readCrewRunsNumbers(source(values), true);
-    assert.deepEqual(trusted, { maxRunsPerCrew: 50, pollMaxIntervalSeconds: 2, pollUnfocusedFactor: 1, watchDeadlineHours: 0.1, requestTimeoutSeconds: 600 });
+    assert.deepEqual(trusted, { maxRunsPerCrew: 50, pollMaxIntervalSeconds: 2, pollUnfocusedFactor: 1, watchDeadlineHours: 0.1, requestTimeoutSeconds: 600, batchConcurrency: 4 });
   });
 });

@@ -2,11 +2,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CrewApiError } from '../../src/api/errors';
+import { CrewApiError, type CrewApiErrorKind } from '../../src/api/errors';
 import type { RunState, StatusSnapshot, StatusSource } from '../../src/api/types';
 import type { Logger } from '../../src/runs/model';
 import { type PollerOptions, type PollResult, type RunOwnership, RunPoller } from '../../src/runs/poller';
 import { type KeyValueStore, RunStore } from '../../src/runs/runStore';
+import { Emitter } from '../../src/util/event';
 import { FakeClock } from './helpers/fakeClock';
 
 const CREW_A = 'https://crew-a.example.com';
@@ -305,7 +306,7 @@ describe('RunPoller', () => {
     source.script('b1', () => snap('running'));
     const p = makePoller();
     const tokenRequests: string[] = [];
-    p.onDidNeedToken((crew) => tokenRequests.push(crew));
+    p.onDidNeedToken((need) => tokenRequests.push(need.crewUrl));
     p.start();
     await clock.advance(60_000);
     assert.deepEqual(tokenRequests, [CREW_A]);
@@ -557,6 +558,123 @@ describe('RunPoller', () => {
     assert.equal(store.get(run.id)?.state, 'running');
     assert.deepEqual(store.get(run.id)?.previousKickoffIds, ['old']);
     assert.equal(source.callsFor('old').length, 1);
+  });
+
+  it('a crew\u2019s token changing (from anywhere) resumes its paused runs, and a new kickoff is polled', async () => {
+    const a1 = await addRun('a1');
+    let tokenOk = false;
+    source.script('a1', () => (tokenOk ? snap('running') : new CrewApiError('unauthorized', 'Invalid or missing authentication credentials', { status: 401 })));
+    source.script('a2', () => snap('running'));
+    const tokenChanged = new Emitter<string>();
+    const options = { jitter: 0.2, tokenChanges: tokenChanged.event };
+    const p = makePoller(options);
+    p.start();
+    await clock.advance(3_000);
+    assert.equal(store.get(a1.id)?.stopReason, 'unauthorized');
+    tokenOk = true;
+    tokenChanged.fire(CREW_A); // Set Token from the tree, the palette or the kickoff flow: no notification involved.
+    await clock.advance(1_500);
+    assert.equal(store.get(a1.id)?.watching, true);
+    assert.equal(store.get(a1.id)?.state, 'running');
+    const a2 = await addRun('a2');
+    p.watch(a2.id);
+    await clock.advance(1_500);
+    assert.equal(store.get(a2.id)?.stopReason, undefined, 'a new kickoff was marked refused at once');
+    assert.equal(store.get(a2.id)?.state, 'running');
+  });
+
+  it('a poll started before feedback was sent cannot land after it; the re-check stays fast', async () => {
+    const run = await addRun('k1');
+    const waiting = snap('awaitingFeedback', { feedback: { taskId: 't-1' } });
+    source.script('k1', (n) => (n === 0 ? waiting : n === 1 ? { delayMs: 5_000, reply: waiting } : snap('running')));
+    const p = makePoller();
+    p.start();
+    await clock.advance(1_500);
+    assert.equal(store.get(run.id)?.needsFeedback, true);
+    await clock.advance(15_000); // The slow check while waiting starts, and is held by the service.
+    assert.equal(source.held, 1);
+    await store.addFeedbackRound(run.id, { at: clock.now(), approve: true, feedback: '', taskId: 't-1' });
+    p.pokeRun(run.id);
+    await clock.advance(5_000); // The answer polled before the feedback lands now.
+    assert.equal(store.get(run.id)?.needsFeedback, false, 'a stale poll put the run back to waiting');
+    await clock.advance(1_500);
+    assert.ok(source.callsFor('k1')[2] <= t0 + 21_500 + 1_500, 'the fast re-check after feedback was lost');
+    assert.equal(store.get(run.id)?.state, 'running');
+  });
+
+  it('"no token stored" pauses the crew\u2019s runs as such, not as a refused token, and is not retried at every start', async () => {
+    const run = await addRun('k1');
+    source.script('k1', () => new CrewApiError('noToken' as string as CrewApiErrorKind, 'No token is stored for this crew.'));
+    const p = makePoller();
+    p.start();
+    await clock.advance(1_500);
+    assert.equal(store.get(run.id)?.watching, false);
+    assert.equal(store.get(run.id)?.stopReason, 'noToken');
+    p.dispose();
+    const calls = source.calls.length;
+    const again = makePoller();
+    let asked = 0;
+    again.onDidNeedToken(() => asked++);
+    again.start(); // A window reload: nothing has changed, so nothing to ask.
+    await clock.advance(30_000);
+    assert.equal(source.calls.length, calls);
+    assert.equal(asked, 0);
+  });
+
+  it('another window\u2019s Stop Watching and Remove from History are not undone by a poll that was in flight here', async () => {
+    const stopped = await addRun('k-stop');
+    const removed = await addRun('k-remove');
+    source.script('k-stop', () => ({ delayMs: 3_000, reply: snap('running', { message: 'still going' }) }));
+    source.script('k-remove', () => ({ delayMs: 3_000, reply: snap('running', { message: 'still going' }) }));
+    makePoller().start();
+    await clock.advance(1_500);
+    assert.equal(source.held, 2, 'both polls in flight');
+    const otherWindow = new RunStore(kv, dir, logger, { clock });
+    await otherWindow.load();
+    await otherWindow.setWatching(stopped.id, false, 'user');
+    await otherWindow.remove(removed.id);
+    await clock.advance(3_000); // The answers land here, on this window's stale copies.
+    const fresh = new RunStore(kv, dir, logger, { clock });
+    await fresh.load();
+    assert.equal(fresh.get(stopped.id)?.watching, false, 'Stop Watching was undone');
+    assert.equal(fresh.get(stopped.id)?.message, undefined, 'a status polled before the stop was applied');
+    assert.equal(fresh.get(removed.id), undefined, 'the removed run came back');
+    assert.equal(store.get(removed.id), undefined, 'this window still shows the removed run');
+    await clock.advance(60_000);
+    assert.deepEqual([source.callsFor('k-stop').length, source.callsFor('k-remove').length], [1, 1], 'polled on after the other window stopped them');
+    await otherWindow.flush();
+  });
+
+  it('Resume Watching on a run paused for its token tries again, rather than marking it watched and never polling it', async () => {
+    const run = await addRun('a1');
+    let tokenOk = false;
+    source.script('a1', () => (tokenOk ? snap('running') : new CrewApiError('unauthorized', 'Invalid or missing authentication credentials', { status: 401 })));
+    const p = makePoller();
+    p.start();
+    await clock.advance(3_000);
+    assert.equal(store.get(run.id)?.stopReason, 'unauthorized');
+    tokenOk = true; // e.g. the crew's token was fixed on the crew's side
+    await p.resumeWatching(run.id);
+    await clock.advance(1_500);
+    assert.equal(store.get(run.id)?.state, 'running', 'watched but never polled');
+  });
+
+  it('sends no status request for a run another window has stopped or removed, even before this window reloads', async () => {
+    const stopped = await addRun('k-stop');
+    const removed = await addRun('k-remove');
+    source.script('k-stop', () => snap('running'));
+    source.script('k-remove', () => snap('running'));
+    const otherWindow = new RunStore(kv, dir, logger, { clock });
+    await otherWindow.load();
+    await otherWindow.setWatching(stopped.id, false, 'user');
+    await otherWindow.remove(removed.id);
+    assert.equal(store.get(stopped.id)?.watching, true, 'this window has not reloaded');
+    makePoller().start();
+    await clock.advance(30_000);
+    assert.deepEqual(source.calls.map((c) => c.kickoffId), [], 'polled a run another window stopped or removed');
+    assert.equal(store.get(stopped.id)?.watching, false);
+    assert.equal(store.get(removed.id), undefined);
+    await otherWindow.flush();
   });
 
   it('dispose clears timers and aborts requests in flight', async () => {

@@ -3,7 +3,8 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunState, StatusSnapshot } from '../../src/api/types';
-import type { Logger } from '../../src/runs/model';
+import type { Logger, RunRecord } from '../../src/runs/model';
+import { canonical, mergeIndex, readIndex, sameRun } from '../../src/runs/runIndex';
 import { DEFAULT_INDEX_KEY, type KeyValueStore, RunStore, type StoredIndex } from '../../src/runs/runStore';
 import { FakeClock } from './helpers/fakeClock';
 
@@ -83,8 +84,8 @@ describe('RunStore', () => {
     assert.match(other.label, /^Run of \d{4}-\d\d-\d\d \d\d:\d\d$/);
     assert.equal(first.id.length, 36);
     const index = kv.get<StoredIndex>(DEFAULT_INDEX_KEY)!;
-    assert.equal(index.version, 1);
-    assert.deepEqual(index.runs.map((r) => r.kickoffId).sort(), ['k1', 'k2', 'k3']);
+    assert.equal(index.version, 2);
+    assert.deepEqual(index.runs.map((r) => r.k).sort(), ['k1', 'k2', 'k3']);
   });
 
   it('applies a snapshot: change lines, history only on change, final output kept', async () => {
@@ -195,7 +196,7 @@ describe('RunStore', () => {
     // Only one finished run left to drop: the unfinished ones stay even though that is over the cap.
     assert.deepEqual(store.list(CREW).map((r) => r.kickoffId), ['k4', 'k2', 'k0']);
     assert.equal(store.get(otherCrew.id)?.kickoffId, 'x', 'other crews are counted apart');
-    assert.deepEqual(kv.get<StoredIndex>(DEFAULT_INDEX_KEY)!.runs.map((r) => r.kickoffId).sort(), ['k0', 'k2', 'k4', 'x']);
+    assert.deepEqual(kv.get<StoredIndex>(DEFAULT_INDEX_KEY)!.runs.map((r) => r.k).sort(), ['k0', 'k2', 'k4', 'x']);
     // A new run pushes out a finished one as soon as there is one.
     await finish(ids[4]);
     await add('k5');
@@ -276,5 +277,236 @@ describe('RunStore', () => {
     await finish(run.id);
     await store.setWatching(run.id, true);
     assert.equal(store.get(run.id)?.watching, false);
+  });
+});
+
+const revisionOf = (r: object | undefined) => (r as { revision?: number } | undefined)?.revision;
+
+describe('RunStore: one truth across windows (revisions, tombstones)', () => {
+  let dir: string;
+  let clock: FakeClock;
+  let kv: ReturnType<typeof memoryKv>;
+  const logger = recordingLogger();
+  const open: RunStore[] = [];
+
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crew-truth-'));
+    clock = new FakeClock(1_700_000_000_000);
+    kv = memoryKv();
+  });
+
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.flush()));
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  /** A window: its own store over the shared key-value store and directory. */
+  async function window(): Promise<RunStore> {
+    const s = new RunStore(kv, dir, logger, { clock });
+    await s.load();
+    open.push(s);
+    return s;
+  }
+
+  it('a run removed in one window is not brought back by another window writing its stale copy', async () => {
+    const a = await window();
+    const b = await window();
+    const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: { topic: 'x' } });
+    b.reload();
+    assert.ok(b.get(run.id));
+    await a.remove(run.id);
+    // B has not reloaded yet: its poll lands on the copy it holds.
+    await b.applySnapshot(run.id, snap('running'));
+    await b.setWarning(run.id, 'Slow');
+    const fresh = await window();
+    assert.equal(fresh.get(run.id), undefined, 'the removed run came back');
+    b.reload();
+    assert.equal(b.get(run.id), undefined);
+  });
+
+  it('Stop Watching in one window is not undone by a snapshot another window polled before', async () => {
+    const a = await window();
+    const b = await window();
+    const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: { topic: 'x' } });
+    b.reload();
+    await a.setWatching(run.id, false, 'user');
+    await b.applySnapshot(run.id, snap('running'));
+    const fresh = await window();
+    assert.equal(fresh.get(run.id)?.watching, false, 'Stop Watching was undone');
+    assert.equal(fresh.get(run.id)?.stopReason, 'user');
+  });
+
+  it('every write bumps the run\u2019s revision, and a write starts from the latest stored version', async () => {
+    const a = await window();
+    const b = await window();
+    const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: { topic: 'x' } });
+    assert.equal(revisionOf(run), 1);
+    b.reload();
+    await a.setTaskId(run.id, 't-1');
+    await b.setWarning(run.id, 'Slow');
+    const fresh = await window();
+    assert.equal(fresh.get(run.id)?.taskId, 't-1', 'a stale copy overwrote the other window\u2019s change');
+    assert.equal(fresh.get(run.id)?.warning, 'Slow');
+    assert.equal(revisionOf(fresh.get(run.id)), 3);
+  });
+
+  it('load() fires a change for the runs it loaded, so views that read before it show them', async () => {
+    const a = await window();
+    const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: {} });
+    const reloaded = new RunStore(kv, dir, logger, { clock });
+    open.push(reloaded);
+    const events: string[][] = [];
+    reloaded.onDidChange((e) => events.push(e.runIds));
+    await reloaded.load();
+    assert.deepEqual(events, [[run.id]]);
+  });
+
+  it('a kickoff recorded while the index cannot be written is kept, listed, and saved once the store works again', async () => {
+    const a = await window();
+    const update = kv.update;
+    let failures = 1;
+    kv.update = async (key, value) => {
+      if (failures-- > 0) {
+        throw new Error('disk full');
+      }
+      await update(key, value);
+    };
+    const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: {} });
+    assert.equal(a.get(run.id)?.kickoffId, 'k1');
+    assert.match(a.get(run.id)?.warning ?? '', /not saved/i);
+    assert.equal(a.list().length, 1);
+    await clock.advance(10_000); // Tried again by itself, without another write.
+    const saved = () => (kv.data.get(DEFAULT_INDEX_KEY) ?? '').includes('"k1"');
+    for (let i = 0; i < 200 && !saved(); i++) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    assert.ok(saved(), 'the retry did not save the run');
+    assert.equal(a.get(run.id)?.warning, undefined, 'saved: the warning is gone');
+    const fresh = await window();
+    assert.deepEqual(fresh.list().map((r) => r.kickoffId), ['k1'], 'recorded exactly once');
+  });
+});
+
+describe('RunStore: feedback drafts', () => {
+  let dir: string;
+  const kv = memoryKv();
+  const clock = new FakeClock(1_700_000_000_000);
+
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crew-draft-'));
+  });
+
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps feedback that could not be sent in the run\u2019s details across a reload, and drops it once feedback is sent', async () => {
+    const store = new RunStore(kv, dir, recordingLogger(), { clock });
+    await store.load();
+    const run = await store.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: {} });
+    const draft = { text: 'Make it shorter', at: clock.now(), problem: 'network' };
+    await store.setFeedbackDraft(run.id, draft);
+    await store.flush();
+    const reloaded = new RunStore(kv, dir, recordingLogger(), { clock });
+    await reloaded.load();
+    assert.deepEqual((await reloaded.readDetails(run.id)).feedbackDraft, draft);
+    assert.equal(JSON.stringify(kv.data.get(DEFAULT_INDEX_KEY)).includes('Make it shorter'), false, 'a draft is not index material');
+    await reloaded.addFeedbackRound(run.id, { at: clock.now(), approve: false, feedback: 'Make it shorter', taskId: 't' });
+    assert.equal((await reloaded.readDetails(run.id)).feedbackDraft, undefined);
+    await reloaded.flush();
+  });
+});
+
+describe('RunStore: the shared index stays small', function () {
+  this.timeout(180_000);
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crew-index-'));
+  });
+
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('migrates a version 1 index of 2,000 runs with 100 KB inputs: every run kept, inputs in their files, the index under 512 KB with no input value', async () => {
+    const kv = memoryKv();
+    const clock = new FakeClock(1_700_000_000_000);
+    const valueOf = (i: number) => `Value ${i}: ${'lorem ipsum dolor sit amet '.repeat(3_800)}`.slice(0, 100_000);
+    const runs = Array.from({ length: 2_000 }, (_, i) => ({
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      crewUrl: `https://crew-${i % 40}.example.com`,
+      crewName: `Crew ${i % 40}`,
+      kickoffId: `10000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      previousKickoffIds: [],
+      inputs: { topic: valueOf(i), audience: 'engineers' },
+      startedAt: clock.now() - i * 1_000,
+      updatedAt: clock.now(),
+      finishedAt: clock.now(),
+      state: 'succeeded',
+      watching: false,
+      watchSince: clock.now() - i * 1_000,
+      needsFeedback: false,
+      message: 'Task completed successfully',
+      label: `Value ${i}: lorem ipsum dolor sit amet lo…`,
+      kickoffIdSince: clock.now() - i * 1_000,
+      seenBySource: true,
+    }));
+    await kv.update(DEFAULT_INDEX_KEY, { version: 1, runs });
+    const store = new RunStore(kv, dir, recordingLogger(), { clock, maxRunsPerCrew: 50 });
+    await store.load();
+    assert.equal(store.list().length, 2_000, 'every run kept');
+    const raw = kv.data.get(DEFAULT_INDEX_KEY)!;
+    const size = Buffer.byteLength(raw);
+    assert.ok(size < 512 * 1024, `the index is ${Math.round(size / 1024)} KB`);
+    assert.ok(runs.every((_r, i) => !raw.includes(valueOf(i).slice(0, 200))), 'an input value in the index');
+    for (const i of [0, 777, 1_999]) {
+      const id = runs[i].id;
+      assert.deepEqual((await store.readDetails(id)).inputs, { topic: valueOf(i), audience: 'engineers' }, `the inputs of run ${i} in its file`);
+      assert.equal(store.get(id)?.label, runs[i].label);
+      assert.equal(store.get(id)?.state, 'succeeded');
+    }
+    // A second window reading the migrated index sees the same runs.
+    const other = new RunStore(kv, dir, recordingLogger(), { clock, maxRunsPerCrew: 50 });
+    await other.load();
+    assert.deepEqual(other.list().map((r) => r.id), store.list().map((r) => r.id));
+    console.log(`      index of 2,000 runs: ${Math.round(size / 1024)} KB (${Math.round(size / 2_000)} bytes per run)`);
+  });
+});
+
+describe('run index format', () => {
+  it('keeps every field of a run through the summary format (short texts whole, long ones clipped)', () => {
+    const record: RunRecord = {
+      id: 'run-1',
+      revision: 7,
+      crewUrl: CREW,
+      crewName: 'Writers',
+      kickoffId: 'k-2',
+      previousKickoffIds: ['k-1'],
+      startedAt: 1_000,
+      updatedAt: 9_000,
+      finishedAt: 8_000,
+      state: 'awaitingFeedback',
+      watching: true,
+      stopReason: 'noToken',
+      watchSince: 2_000,
+      warning: 'Slow',
+      needsFeedback: true,
+      feedbackInferred: true,
+      message: 'Waiting',
+      progress: { unit: 'task', completed: 1, total: 3, current: 'draft' },
+      currentTask: 'draft',
+      label: 'Topic',
+      taskId: 't-1',
+      kickoffIdSince: 3_000,
+      seenBySource: true,
+      notFoundSince: 4_000,
+    };
+    const { index } = mergeIndex({ runs: new Map(), tombstones: new Map() }, [{ id: record.id, record }], 10_000);
+    const back = readIndex(JSON.parse(JSON.stringify(index))).runs.get('run-1');
+    assert.deepEqual(back, record);
+    const long = { ...record, message: 'm'.repeat(10_000) };
+    assert.ok(canonical(long).message!.length <= 160);
+    assert.ok(sameRun(long, readIndex(JSON.parse(JSON.stringify(mergeIndex({ runs: new Map(), tombstones: new Map() }, [{ id: 'run-1', record: long }], 10_000).index))).runs.get('run-1')));
   });
 });

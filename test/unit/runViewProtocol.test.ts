@@ -22,11 +22,11 @@ import { manyUsageKeys } from '../fixtures/hostileCorpus';
 function record(over: Partial<RunRecord> = {}): RunRecord {
   return {
     id: 'run-1',
+    revision: 1,
     crewUrl: 'https://crew.example.com',
     crewName: 'Research crew',
     kickoffId: 'k-1',
     previousKickoffIds: [],
-    inputs: { topic: 'llamas' },
     startedAt: 1000,
     updatedAt: 1000,
     state: 'queued',
@@ -41,7 +41,7 @@ function record(over: Partial<RunRecord> = {}): RunRecord {
 }
 
 function details(over: Partial<RunDetails> = {}): RunDetails {
-  return { tasks: [], history: [{ state: 'queued', at: 1000 }], feedbackRounds: [], ...over };
+  return { inputs: { topic: 'llamas' }, tasks: [], history: [{ state: 'queued', at: 1000 }], feedbackRounds: [], ...over };
 }
 
 function bytes(value: unknown): number {

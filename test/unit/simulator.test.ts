@@ -995,8 +995,8 @@ describe('crew simulator', function () {
       await fetch(`${sim.origin}/`);
       await sleep(20);
 
-      assert.deepEqual(sim.requestLog.counts('alpha'), { inputs: 2, kickoff: 1, status: 1, resume: 1, other: 1 });
-      assert.deepEqual(sim.requestLog.counts(), { inputs: 3, kickoff: 1, status: 1, resume: 1, other: 2 });
+      assert.deepEqual(sim.requestLog.counts('alpha'), { inputs: 2, kickoff: 1, status: 1, resume: 1, stop: 0, other: 1 });
+      assert.deepEqual(sim.requestLog.counts(), { inputs: 3, kickoff: 1, status: 1, resume: 1, stop: 0, other: 2 });
       assert.deepEqual(
         sim.requestLog.entries.map((entry) => [entry.crewId, entry.endpoint, entry.method, entry.status, entry.hasAuthorization, entry.tokenKind]),
         [
@@ -1017,7 +1017,7 @@ describe('crew simulator', function () {
       assert.ok(sim.requestLog.entries.every((entry) => entry.time > 0 && entry.durationMs >= 0));
 
       sim.requestLog.clear();
-      assert.deepEqual(sim.requestLog.counts(), { inputs: 0, kickoff: 0, status: 0, resume: 0, other: 0 });
+      assert.deepEqual(sim.requestLog.counts(), { inputs: 0, kickoff: 0, status: 0, resume: 0, stop: 0, other: 0 });
     });
   });
 

@@ -153,8 +153,8 @@ describe('Kick off', function () {
     await pressInQuickInput('Enter', KICK_OFF);
     const runId = await done;
     assert.ok(runId, 'the command returned the run id');
-    const run = api.runs.get(runId);
-    assert.deepStrictEqual(run?.inputs, { topic: 'AI agents', audience: 'engineers' });
+    const run = api.runs.get(runId)!;
+    assert.deepStrictEqual((await api.runs.readDetails(runId)).inputs, { topic: 'AI agents', audience: 'engineers' });
     assert.strictEqual(kickoffs(sim, 'research').length, before + 1, 'one POST /kickoff');
     assert.deepStrictEqual(sim.getRun(run.kickoffId)?.inputs, { topic: 'AI agents', audience: 'engineers' });
     assert.deepStrictEqual(api.presets.lastUsed(url('research')), { topic: 'AI agents', audience: 'engineers' });
@@ -184,7 +184,7 @@ describe('Kick off', function () {
     assert.match(again, /audience\s*second audience/);
     await pressInQuickInput('Enter', KICK_OFF);
     const runId = await done;
-    assert.deepStrictEqual(api.runs.get(runId!)?.inputs, { topic: 'first topic', audience: 'second audience' });
+    assert.deepStrictEqual((await api.runs.readDetails(runId!)).inputs, { topic: 'first topic', audience: 'second audience' });
   });
 
   it('422: asks again for only the missing input, then kicks off', async () => {
@@ -204,7 +204,7 @@ describe('Kick off', function () {
     assert.match(review, /audience\s*late audience/);
     await pressInQuickInput('Enter', KICK_OFF);
     const runId = await done;
-    assert.deepStrictEqual(api.runs.get(runId!)?.inputs, { topic: 'only topic', audience: 'late audience' });
+    assert.deepStrictEqual((await api.runs.readDetails(runId!)).inputs, { topic: 'only topic', audience: 'late audience' });
     assert.deepStrictEqual(kickoffs(sim, 'strict').map((e) => e.status), [422, 200]);
     await waitForNotification('Strict (kick) needs these inputs: audience.');
   });
@@ -229,7 +229,7 @@ describe('Kick off', function () {
     assert.match(review, /audience\s*auth audience/);
     await pressInQuickInput('Enter', KICK_OFF);
     const runId = await done;
-    assert.deepStrictEqual(api.runs.get(runId!)?.inputs, { topic: 'auth topic', audience: 'auth audience' });
+    assert.deepStrictEqual((await api.runs.readDetails(runId!)).inputs, { topic: 'auth topic', audience: 'auth audience' });
     assert.deepStrictEqual(kickoffs(sim, 'auth').map((e) => [e.status, e.tokenKind]), [[401, 'invalid'], [200, 'org']]);
   });
 
@@ -292,18 +292,19 @@ describe('Kick off', function () {
     await managed;
     assert.strictEqual(kickoffs(sim, 'research').length, before + 1);
     const newest = api.runs.list(crewUrl).sort((a, b) => b.startedAt - a.startedAt)[0];
-    assert.deepStrictEqual(newest.inputs, last);
+    assert.deepStrictEqual((await api.runs.readDetails(newest.id)).inputs, last);
   });
 
   it('Run Again starts a new run with the same inputs; Run Again with Edited Inputs changes one', async () => {
     const crewUrl = url('research');
-    const original = api.runs.list(crewUrl).find((r) => r.inputs.topic === 'AI agents');
+    const topics = await Promise.all(api.runs.list(crewUrl).map(async (r) => (await api.runs.readDetails(r.id)).inputs?.topic));
+    const original = api.runs.list(crewUrl).find((_r, i) => topics[i] === 'AI agents');
     assert.ok(original, 'the happy-path run');
     const againId = await executeCommand<string | undefined>('crewRuns.runAgain', { runId: original.id });
     assert.ok(againId && againId !== original.id);
     const again = api.runs.get(againId)!;
     assert.notStrictEqual(again.kickoffId, original.kickoffId);
-    assert.deepStrictEqual(again.inputs, { topic: 'AI agents', audience: 'engineers' });
+    assert.deepStrictEqual((await api.runs.readDetails(againId)).inputs, { topic: 'AI agents', audience: 'engineers' });
     assert.deepStrictEqual(sim.getRun(again.kickoffId)?.inputs, { topic: 'AI agents', audience: 'engineers' });
 
     const edited = executeCommand<string | undefined>('crewRuns.runAgainWithEditedInputs', { runId: original.id });
@@ -315,7 +316,7 @@ describe('Kick off', function () {
     assert.match(review, /topic\s*AI agents, edited/);
     await pressInQuickInput('Enter', KICK_OFF);
     const editedId = await edited;
-    assert.deepStrictEqual(api.runs.get(editedId!)?.inputs, { topic: 'AI agents, edited', audience: 'engineers' });
+    assert.deepStrictEqual((await api.runs.readDetails(editedId!)).inputs, { topic: 'AI agents, edited', audience: 'engineers' });
   });
 
   it('inputs from the JSON in the active editor', async () => {
@@ -328,8 +329,8 @@ describe('Kick off', function () {
     assert.match(review, /audience\s*y\b/);
     await pressInQuickInput('Enter', KICK_OFF);
     const runId = await done;
-    const run = api.runs.get(runId!);
-    assert.deepStrictEqual(run?.inputs, { topic: 'x', audience: 'y' });
+    const run = api.runs.get(runId!)!;
+    assert.deepStrictEqual((await api.runs.readDetails(run.id)).inputs, { topic: 'x', audience: 'y' });
     assert.deepStrictEqual(sim.getRun(run.kickoffId)?.inputs, { topic: 'x', audience: 'y' });
   });
 
@@ -382,7 +383,7 @@ describe('Kick off', function () {
       { message: 'the second run', ...SLOW },
     );
     console.log(`      keystrokes after the palette opened: ${keystrokes}`);
-    assert.deepStrictEqual(api.runs.get(secondId)?.inputs, { topic: 'palette topic', audience: 'palette audience' });
+    assert.deepStrictEqual((await api.runs.readDetails(secondId)).inputs, { topic: 'palette topic', audience: 'palette audience' });
     assert.ok(keystrokes < 10, `${keystrokes} keystrokes`);
     await removeRunsOf(api, urls);
   });
@@ -408,7 +409,7 @@ describe('Kick off', function () {
     sim.updateCrew('docs', { maxInputLength: undefined });
     await pressInQuickInput('Enter', KICK_OFF);
     const runId = await done;
-    assert.deepStrictEqual(api.runs.get(runId!)?.inputs, { topic: 'short topic', audience: 'an audience far longer than twenty characters' });
+    assert.deepStrictEqual((await api.runs.readDetails(runId!)).inputs, { topic: 'short topic', audience: 'an audience far longer than twenty characters' });
     assert.deepStrictEqual(kickoffs(sim, 'docs').map((e) => e.status), [400, 200]);
     // Seen before the test ends, so the next test's "newest notification" is its own.
     await waitForNotification('Started short topic on Docs (kick).');

@@ -295,7 +295,7 @@ describe('Monitoring', function () {
     const run = api.runs.get(runId)!;
     assert.strictEqual(run.kickoffId, kickoffId);
     assert.strictEqual(run.crewUrl, served.url);
-    assert.deepStrictEqual(run.inputs, {});
+    assert.deepStrictEqual((await api.runs.readDetails(run.id)).inputs, {});
     assert.match(run.label, /^Run of \d{4}-\d\d-\d\d \d\d:\d\d$/);
     await waitForRun(api, runId, (r) => r.state === 'succeeded', 'the tracked run succeeded');
     const details = await api.runs.readDetails(runId);

@@ -9,8 +9,9 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { RunRecord } from '../../../src/runs/model';
 import type { CrewConfig } from '../../../src/simulator/server';
-import { executeCommand, reload, reloadSuite, showCrewRunsView, ui, waitFor } from '../helpers';
+import { executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import { type Api, crewRow, testApi } from './support/kit';
+import { waitForStatusBar } from './support/monitoring';
 import { connectSimulator, type RemoteSimulator, startDetachedSimulator } from './support/reloadSim';
 
 const SIM = 'reload';
@@ -39,6 +40,14 @@ interface Before {
   at: number;
 }
 
+/** The runs phase 0 adds to see what a reload does to a demo run and to a run waiting for feedback. */
+interface Others {
+  demoId: string;
+  demoUrl: string;
+  reviewId: string;
+  reviewLabel: string;
+}
+
 reloadSuite('Reload', function (s) {
   this.timeout(180_000);
   let api: Api;
@@ -51,7 +60,11 @@ reloadSuite('Reload', function (s) {
         timeScale: 1,
         seed: 11,
         // Long enough to be in flight through the reload; ends some 10-20 s after it.
-        crews: [crew('steady', 'Steady', 12_000), crew('doomed', 'Doomed', 8_000, 'failAtTask:1')],
+        crews: [
+          crew('steady', 'Steady', 12_000),
+          crew('doomed', 'Doomed', 8_000, 'failAtTask:1'),
+          { ...crew('review', 'Review', 1_000), tasks: [{ name: 'draft_task', agent: 'Writer', durationMs: 1_000, output: 'A draft on {topic}.', humanInput: true }] },
+        ],
       });
       for (const served of sim.crews) {
         await executeCommand('crewRuns.addCrew', { url: served.url, name: `Reload ${served.name}`, token: served.orgToken });
@@ -97,6 +110,17 @@ reloadSuite('Reload', function (s) {
     reload.set('before', record);
   });
 
+  s.step('has a demo run in flight and a run waiting for feedback', async () => {
+    const demoUrls = await executeCommand<string[]>('crewRuns.tryDemoCrew');
+    const demoId = await executeCommand<string>('crewRuns.kickOff', { crew: demoUrls[0], inputs: { topic: 'Demo reloads', audience: 'testers' } });
+    const reviewId = await executeCommand<string>('crewRuns.kickOff', { crew: sim.crew('review').url, inputs: { topic: 'Waiting review' } });
+    assert.ok(demoId && reviewId, 'both kickoffs returned run ids');
+    await waitFor(() => api.runs.get(reviewId)?.needsFeedback, { message: 'the review run waiting for feedback', timeoutMs: 30_000 });
+    await waitFor(() => api.runs.get(demoId)?.state === 'running', { message: 'the demo run running', timeoutMs: 30_000 });
+    await api.runs.flush();
+    reload.set('others', { demoId, demoUrl: demoUrls[0], reviewId, reviewLabel: api.runs.get(reviewId)!.label } satisfies Others);
+  });
+
   s.reload('reloads the window with both runs in flight');
 
   s.step('keeps both runs in the store with everything they had', async () => {
@@ -104,19 +128,21 @@ reloadSuite('Reload', function (s) {
     assert.ok(before, 'phase 0 recorded its runs');
     // The store loads after activation returns.
     await waitFor(() => api.runs.get(before.steadyId) && api.runs.get(before.doomedId), { message: 'both runs in the store', timeoutMs: 20_000 });
+    const others = reload.get<Others>('others')!;
     const ids = api.runs.list().map((r) => r.id);
-    assert.deepStrictEqual(ids.sort(), [before.steadyId, before.doomedId].sort(), 'the same two runs, no more');
+    assert.deepStrictEqual(ids.sort(), [before.steadyId, before.doomedId, others.demoId, others.reviewId].sort(), 'the same runs, no more');
     for (const [id, was] of [
       [before.steadyId, before.steady],
       [before.doomedId, before.doomed],
     ] as const) {
       const now = api.runs.get(id)!;
-      for (const key of ['id', 'crewUrl', 'crewName', 'kickoffId', 'inputs', 'label', 'startedAt', 'previousKickoffIds'] as const) {
+      for (const key of ['id', 'crewUrl', 'crewName', 'kickoffId', 'label', 'startedAt', 'previousKickoffIds'] as const) {
         assert.deepStrictEqual(now[key], was[key], `${key} of ${was.label} survived the reload`);
       }
     }
     const details = await api.runs.readDetails(before.steadyId);
     assert.deepStrictEqual(details.history.map((h) => h.state).slice(0, before.steadyHistory.length), before.steadyHistory, 'the history kept');
+    assert.deepStrictEqual(details.inputs, { topic: 'Reloads' }, 'the inputs kept (in the run\'s file)');
   });
 
   s.step('resumes polling by itself: the simulator sees new status checks', async () => {
@@ -186,5 +212,50 @@ reloadSuite('Reload', function (s) {
     assert.strictEqual(row?.description, 'ready', JSON.stringify(row));
     const checks = (await sim.requests()).filter((r) => r.endpoint === 'inputs' && r.crewId === 'steady');
     assert.strictEqual(checks.at(-1)?.tokenKind, 'org', 'the check sent the org token it was given before the reload');
+  });
+
+  s.step('brings the demo back at the same address: its run is found, and ended with the demo, not running', async () => {
+    const others = reload.get<Others>('others')!;
+    const urls = await executeCommand<string[]>('crewRuns.tryDemoCrew');
+    assert.ok(urls.includes(others.demoUrl), `the demo crews came back at ${others.demoUrl} (now ${urls.join(', ')})`);
+    const run = await waitFor(() => (api.runs.get(others.demoId)?.stopReason === 'expired' ? api.runs.get(others.demoId) : undefined), {
+      message: `the demo run ended with the demo (${JSON.stringify(api.runs.get(others.demoId))})`,
+      timeoutMs: 30_000,
+    });
+    assert.strictEqual(run.watching, false);
+    assert.match(run.message ?? '', /Ended with the demo/);
+    const crewNode = (await api.tree.getChildren())?.find((n) => n.type === 'crew' && n.crew.url === others.demoUrl);
+    assert.ok(crewNode, 'the demo crew is in the tree');
+    const children = (await api.tree.getChildren(crewNode)) ?? [];
+    assert.ok(children.some((n) => n.type === 'run' && n.runId === others.demoId), 'the demo run is under its crew again');
+    await waitFor(() => !api.poller.scheduledRunIds().includes(others.demoId), { message: 'the ended demo run is not polled', timeoutMs: 10_000 });
+  });
+
+  s.step('stops watching the run waiting for feedback, so that after the next reload only loading can show it', async () => {
+    const others = reload.get<Others>('others')!;
+    // No run is polled after the reload (a poll's change would refresh the views and hide the point).
+    for (const run of api.runs.list().filter((r) => r.watching)) {
+      await api.poller.stopWatching(run.id);
+    }
+    assert.strictEqual(api.runs.get(others.reviewId)?.needsFeedback, true);
+    await api.runs.flush();
+  });
+
+  s.reload('reloads again with only a run waiting for feedback');
+
+  s.step('shows the run waiting for feedback in the status bar and the tree right after the reload', async () => {
+    const others = reload.get<Others>('others')!;
+    await waitFor(() => api.runs.get(others.reviewId), { message: 'the review run in the store', timeoutMs: 20_000 });
+    assert.strictEqual(api.runs.get(others.reviewId)?.needsFeedback, true, 'still waiting for feedback');
+    assert.deepStrictEqual(api.runs.list().filter((r) => r.watching), [], 'no run polled: nothing but loading changes the views');
+    if (!ui.available()) {
+      return;
+    }
+    await waitForStatusBar((text) => /1 needs feedback/.test(text), 'the status bar counting the run waiting for feedback', 20_000);
+    await waitFor(async () => (await ui.text(selectors.sideBar)).includes(others.reviewLabel), {
+      message: `the tree showing "${others.reviewLabel}"`,
+      timeoutMs: 20_000,
+      intervalMs: 500,
+    });
   });
 });

@@ -164,6 +164,8 @@ describe('Spoofing: a crew\'s words stay text', function () {
     const tokenStep = await visibleText(selectors.openQuickInput, `sent only to ${origin}`);
     assert.ok(tokenStep.includes(crewUrl), tokenStep);
     await ui.press('Escape', { quickInput: { contains: 'sent only to' } });
-    assert.strictEqual(await setting, false, 'nothing was saved');
+    await setting;
+    assert.strictEqual(await api.crews.hasToken(crewUrl), true, 'the stored token is kept');
+    assert.ok(!sim.requestLog.entries.some((e) => e.crewId === 'spoof' && e.tokenKind === 'invalid'), 'no other token was tried');
   });
 });

@@ -1,0 +1,306 @@
+// Sends a batch's rows, a few runs at a time, and never a row twice: a row is marked "sending" on disk
+// before its kickoff goes out, so a row found "sending" after a reload (its request was in flight
+// when the window went) becomes "unknown — check before re-running" and is not sent again. One
+// window sends a batch's rows: the one holding its lease (the same LeaseManager the poller uses).
+// Pure: no `vscode` here.
+import type { Clock } from '../util/clock';
+import { Emitter, type Event } from '../util/event';
+import type { Logger } from '../runs/model';
+import type { BatchStore } from './batchStore';
+import { type Batch, type BatchRow, type RowResult, batchProgress, outputPreview, rowEnded } from './model';
+
+export type SendOutcome =
+  | { kind: 'sent'; runId: string; kickoffId: string }
+  /** The crew refused it (4xx, no token…): nothing started. */
+  | { kind: 'refused'; message: string }
+  /** The request may have reached the crew (network error, timeout, 5xx): never sent again by itself. */
+  | { kind: 'uncertain'; message: string }
+  /** 429: refused for now; the row goes back to the queue. */
+  | { kind: 'retryLater'; delayMs: number; message: string };
+
+/** What a finished run gave, or `gone` when the run is no longer in the run store. */
+export type RunEnd = { kind: 'ended'; result: RowResult; output?: string } | { kind: 'gone' };
+
+export interface BatchRunnerDeps {
+  store: BatchStore;
+  /** Kicks one row off through the same path as Kick Off (records the run and watches it). */
+  send(batch: Batch, row: BatchRow): Promise<SendOutcome>;
+  /** undefined while the run has not ended. */
+  runEnd(runId: string): Promise<RunEnd | undefined>;
+  lease: { tryAcquire(id: string): Promise<boolean>; owns(id: string): boolean; release(id: string): Promise<void> };
+  clock: Clock;
+  logger: Logger;
+  /** Requests in flight per crew at most (the poller's per-crew cap); a batch's own setting never goes above it. */
+  maxPerCrew: number;
+}
+
+const leaseKey = (batchId: string) => `batch-${batchId}`;
+
+export class BatchRunner {
+  /** Rows this window is sending: `${batchId}:${index}`. */
+  private readonly inFlight = new Set<string>();
+  private readonly perCrew = new Map<string, number>();
+  /** 429 Retry-After per crew. */
+  private readonly notBefore = new Map<string, number>();
+  private readonly wakeTimers = new Map<string, unknown>();
+  private readonly active = new Set<string>();
+  private readonly idleEmitter = new Emitter<string>();
+  private disposed = false;
+
+  /** A batch this window sends has nothing in flight any more (tests, progress notifications). */
+  readonly onDidSettle: Event<string> = this.idleEmitter.event;
+
+  constructor(private readonly deps: BatchRunnerDeps) {}
+
+  /** True while this window sends (or records) the batch. */
+  owns(batchId: string): boolean {
+    return this.deps.lease.owns(leaseKey(batchId));
+  }
+
+  sending(batchId: string): number {
+    return [...this.inFlight].filter((key) => key.startsWith(`${batchId}:`)).length;
+  }
+
+  /** Takes up every unfinished batch no other window holds (after a reload, or one closed). */
+  async resumeAll(): Promise<void> {
+    for (const batch of this.deps.store.list()) {
+      if (!batchProgress(batch).finished && !this.owns(batch.id)) {
+        await this.start(batch.id);
+      }
+    }
+  }
+
+  /** Starts (or takes over) a batch if this window can hold its lease. */
+  async start(batchId: string): Promise<boolean> {
+    if (this.disposed || this.active.has(batchId)) {
+      return this.active.has(batchId);
+    }
+    if (!(await this.deps.lease.tryAcquire(leaseKey(batchId)))) {
+      return false;
+    }
+    this.active.add(batchId);
+    const batch = this.deps.store.get(batchId);
+    // Rows "sending" here and now were in flight in a window that is gone: whether they started is unknown.
+    if (batch?.rows.some((r) => r.status === 'sending' && !this.inFlight.has(`${batchId}:${r.index}`))) {
+      await this.deps.store.update(batchId, (b) => {
+        for (const row of b.rows) {
+          if (row.status === 'sending' && !this.inFlight.has(`${batchId}:${row.index}`)) {
+            row.status = 'unknown';
+            row.note = 'The window closed while this row was being kicked off; check the crew before re-running it.';
+          }
+        }
+      });
+      this.deps.logger.warn(`Batch ${batchId}: rows in flight when the window closed are marked unknown, not sent again.`);
+    }
+    await this.catchUp(batchId);
+    this.pump(batchId);
+    return true;
+  }
+
+  /** Queued rows will not be sent; rows already sent go on (their runs can be stopped one by one). */
+  async cancel(batchId: string): Promise<void> {
+    this.clearWake(batchId);
+    await this.deps.store.update(batchId, (b) => {
+      b.cancelled = true;
+      for (const row of b.rows) {
+        if (row.status === 'queued') {
+          row.status = 'cancelled';
+        }
+      }
+    });
+    await this.settleIfDone(batchId);
+  }
+
+  /** Some runs changed: record the ends of those that belong to a batch this window holds. */
+  async runsChanged(runIds: string[]): Promise<void> {
+    const ids = new Set(runIds);
+    for (const batchId of this.active) {
+      const batch = this.deps.store.get(batchId);
+      const rows = batch?.rows.filter((r) => r.runId !== undefined && ids.has(r.runId) && r.status === 'sent' && !r.result?.finishedAt) ?? [];
+      for (const row of rows) {
+        await this.recordEnd(batchId, row);
+      }
+      if (rows.length) {
+        this.pump(batchId);
+        await this.settleIfDone(batchId);
+      }
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const id of [...this.wakeTimers.keys()]) {
+      this.clearWake(id);
+    }
+    this.idleEmitter.dispose();
+  }
+
+  /** Rows being kicked off here, plus rows whose runs have not ended. */
+  private running(batch: Batch): number {
+    return this.sending(batch.id) + batch.rows.filter((r) => r.status === 'sent' && !rowEnded(r) && !this.inFlight.has(`${batch.id}:${r.index}`)).length;
+  }
+
+  private limitOf(batch: Batch): number {
+    return Math.max(1, Math.min(batch.concurrency, this.deps.maxPerCrew));
+  }
+
+  private pump(batchId: string): void {
+    const batch = this.deps.store.get(batchId);
+    if (this.disposed || !batch || batch.cancelled || !this.active.has(batchId)) {
+      return;
+    }
+    if (!this.owns(batchId)) {
+      // Our lease lapsed and another window took the batch over: it sends from now on.
+      this.active.delete(batchId);
+      return;
+    }
+    const wait = (this.notBefore.get(batch.crewUrl) ?? 0) - this.deps.clock.now();
+    if (wait > 0) {
+      this.wakeAfter(batchId, wait);
+      return;
+    }
+    for (const row of batch.rows) {
+      // A row holds its place from its kickoff until its run ends: concurrency is runs at the crew at once.
+      if (this.running(batch) >= this.limitOf(batch) || (this.perCrew.get(batch.crewUrl) ?? 0) >= this.deps.maxPerCrew) {
+        break;
+      }
+      const key = `${batchId}:${row.index}`;
+      if (row.status !== 'queued' || this.inFlight.has(key)) {
+        continue;
+      }
+      this.inFlight.add(key);
+      this.perCrew.set(batch.crewUrl, (this.perCrew.get(batch.crewUrl) ?? 0) + 1);
+      void this.sendRow(batchId, row.index).finally(() => {
+        this.inFlight.delete(key);
+        this.perCrew.set(batch.crewUrl, (this.perCrew.get(batch.crewUrl) ?? 1) - 1);
+        this.pump(batchId);
+        void this.settleIfDone(batchId);
+      });
+    }
+  }
+
+  private async sendRow(batchId: string, index: number): Promise<void> {
+    // On disk first: from here on, a lost window leaves this row "unknown", never queued again.
+    await this.deps.store.updateRow(batchId, index, (r) => {
+      r.status = 'sending';
+      r.sentAt = this.deps.clock.now();
+    });
+    const batch = this.deps.store.get(batchId);
+    const row = batch?.rows.find((r) => r.index === index);
+    if (!batch || !row) {
+      return;
+    }
+    if (this.disposed || batch.cancelled) {
+      await this.deps.store.updateRow(batchId, index, (r) => (r.status = batch.cancelled ? 'cancelled' : 'queued'));
+      return;
+    }
+    let outcome: SendOutcome;
+    try {
+      outcome = await this.deps.send(batch, row);
+    } catch (e) {
+      outcome = { kind: 'uncertain', message: e instanceof Error ? e.message : String(e) };
+    }
+    if (this.disposed && outcome.kind !== 'sent') {
+      // The window is going (its shutdown may be what failed the request): the row stays "sending",
+      // and the next window to take the batch marks it unknown with the plain explanation.
+      return;
+    }
+    await this.deps.store.updateRow(batchId, index, (r) => {
+      switch (outcome.kind) {
+        case 'sent':
+          r.status = 'sent';
+          r.runId = outcome.runId;
+          r.kickoffId = outcome.kickoffId;
+          r.note = undefined;
+          break;
+        case 'refused':
+          r.status = 'notSent';
+          r.note = outcome.message;
+          break;
+        case 'uncertain':
+          r.status = 'unknown';
+          r.note = outcome.message;
+          break;
+        case 'retryLater':
+          r.status = batch.cancelled ? 'cancelled' : 'queued';
+          r.sentAt = undefined;
+          break;
+      }
+    });
+    if (outcome.kind === 'retryLater') {
+      this.notBefore.set(batch.crewUrl, Math.max(this.notBefore.get(batch.crewUrl) ?? 0, this.deps.clock.now() + outcome.delayMs));
+    }
+    if (outcome.kind === 'sent') {
+      // A very short run may have ended before its row said "sent".
+      await this.recordEnd(batchId, { ...row, status: 'sent', runId: outcome.runId });
+    }
+  }
+
+  /** Rows whose runs ended while no window held the batch. */
+  private async catchUp(batchId: string): Promise<void> {
+    for (const row of this.deps.store.get(batchId)?.rows ?? []) {
+      if (row.status === 'sent' && row.runId && !row.result?.finishedAt) {
+        await this.recordEnd(batchId, row);
+      }
+    }
+  }
+
+  private async recordEnd(batchId: string, row: BatchRow): Promise<void> {
+    if (!row.runId) {
+      return;
+    }
+    const end = await this.deps.runEnd(row.runId);
+    if (!end) {
+      return;
+    }
+    if (end.kind === 'gone') {
+      await this.deps.store.updateRow(batchId, row.index, (r) => {
+        r.status = 'unknown';
+        r.note = 'Its run was removed from the history before it ended.';
+      });
+      return;
+    }
+    if (end.output !== undefined || end.result.error !== undefined) {
+      await this.deps.store.appendOutput(batchId, { row: row.index, output: end.output, error: end.result.error });
+    }
+    await this.deps.store.updateRow(batchId, row.index, (r) => {
+      r.result = { ...end.result, outputPreview: outputPreview(end.output), finishedAt: end.result.finishedAt ?? this.deps.clock.now() };
+    });
+  }
+
+  private async settleIfDone(batchId: string): Promise<void> {
+    const batch = this.deps.store.get(batchId);
+    if (!batch || this.sending(batchId) > 0) {
+      return;
+    }
+    const progress = batchProgress(batch);
+    if (progress.queued === 0 || batch.cancelled) {
+      this.idleEmitter.fire(batchId);
+    }
+    if (progress.finished && this.active.delete(batchId)) {
+      this.clearWake(batchId);
+      await this.deps.lease.release(leaseKey(batchId));
+    }
+  }
+
+  private wakeAfter(batchId: string, ms: number): void {
+    if (this.wakeTimers.has(batchId)) {
+      return;
+    }
+    this.wakeTimers.set(
+      batchId,
+      this.deps.clock.setTimeout(() => {
+        this.wakeTimers.delete(batchId);
+        this.pump(batchId);
+      }, ms),
+    );
+  }
+
+  private clearWake(batchId: string): void {
+    const timer = this.wakeTimers.get(batchId);
+    if (timer !== undefined) {
+      this.deps.clock.clearTimeout(timer);
+      this.wakeTimers.delete(batchId);
+    }
+  }
+}

@@ -1,0 +1,187 @@
+// Batches on disk: `<dir>/<id>.json` (the record, rewritten atomically on every change, so a row
+// marked "sending" is on disk before its kickoff is sent) and `<id>.outputs.jsonl` (full outputs,
+// appended as rows end). Nothing of a batch goes to global state. Pure: no `vscode` here.
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { writeFileAtomic } from '../runs/atomicFile';
+import type { Logger } from '../runs/model';
+import { Emitter, type Event } from '../util/event';
+import type { Batch, BatchRow } from './model';
+
+export interface RowOutput {
+  row: number;
+  output?: string;
+  error?: string;
+}
+
+/** An output larger than this is cut in the outputs file (the run's own files keep what the run store keeps). */
+const MAX_OUTPUT_CHARS = 1_000_000;
+
+export type NewBatch = Omit<Batch, 'version' | 'id' | 'createdAt' | 'cancelled'> & { createdAt?: number };
+
+export class BatchStore {
+  private readonly batches = new Map<string, Batch>();
+  /** Per batch: the write in progress; the next write starts after it, with the latest record. */
+  private readonly writes = new Map<string, Promise<void>>();
+  private readonly changeEmitter = new Emitter<string[]>();
+  /** Ids of the batches that changed (added, updated, removed). */
+  readonly onDidChange: Event<string[]> = this.changeEmitter.event;
+
+  constructor(
+    private readonly dir: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Reads every batch file (a window reload, or another window's changes). */
+  async load(): Promise<void> {
+    await fs.mkdir(this.dir, { recursive: true });
+    const names = (await fs.readdir(this.dir)).filter((n) => /^[A-Za-z0-9-]+\.json$/.test(n));
+    const seen = new Set<string>();
+    const changed: string[] = [];
+    for (const name of names) {
+      const batch = await this.readBatch(path.join(this.dir, name));
+      if (!batch || this.writes.has(batch.id)) {
+        continue; // Unreadable (logged), or being written here: ours is newer.
+      }
+      seen.add(batch.id);
+      if (JSON.stringify(this.batches.get(batch.id)) !== JSON.stringify(batch)) {
+        this.batches.set(batch.id, batch);
+        changed.push(batch.id);
+      }
+    }
+    for (const id of [...this.batches.keys()]) {
+      if (!seen.has(id) && !this.writes.has(id)) {
+        this.batches.delete(id);
+        changed.push(id);
+      }
+    }
+    if (changed.length) {
+      this.changeEmitter.fire(changed);
+    }
+  }
+
+  /** Newest first. */
+  list(crewUrl?: string): Batch[] {
+    return [...this.batches.values()].filter((b) => crewUrl === undefined || b.crewUrl === crewUrl).sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  get(id: string): Batch | undefined {
+    return this.batches.get(id);
+  }
+
+  async create(init: NewBatch): Promise<Batch> {
+    const batch: Batch = { ...structuredClone(init), version: 1, id: randomUUID(), createdAt: init.createdAt ?? Date.now(), cancelled: false };
+    this.batches.set(batch.id, batch);
+    await this.persist(batch.id);
+    this.changeEmitter.fire([batch.id]);
+    return batch;
+  }
+
+  /** Changes a batch and waits until the change is on disk. */
+  async update(id: string, change: (batch: Batch) => void): Promise<Batch | undefined> {
+    const batch = this.batches.get(id);
+    if (!batch) {
+      return undefined;
+    }
+    change(batch);
+    await this.persist(id);
+    this.changeEmitter.fire([id]);
+    return batch;
+  }
+
+  async updateRow(id: string, index: number, change: (row: BatchRow) => void): Promise<void> {
+    await this.update(id, (batch) => {
+      const row = batch.rows.find((r) => r.index === index);
+      if (row) {
+        change(row);
+      }
+    });
+  }
+
+  async remove(id: string): Promise<void> {
+    if (!this.batches.delete(id)) {
+      return;
+    }
+    await this.writes.get(id)?.catch(() => undefined);
+    await fs.rm(this.batchPath(id), { force: true });
+    await fs.rm(this.outputsPath(id), { force: true });
+    this.changeEmitter.fire([id]);
+  }
+
+  async appendOutput(id: string, entry: RowOutput): Promise<void> {
+    const cut = (text: string | undefined) => (text !== undefined && text.length > MAX_OUTPUT_CHARS ? `${text.slice(0, MAX_OUTPUT_CHARS)}\n…(cut)` : text);
+    await fs.appendFile(this.outputsPath(id), `${JSON.stringify({ row: entry.row, output: cut(entry.output), error: cut(entry.error) })}\n`, 'utf8');
+  }
+
+  /** The latest output recorded per row. */
+  async readOutputs(id: string): Promise<Map<number, RowOutput>> {
+    const outputs = new Map<number, RowOutput>();
+    let text: string;
+    try {
+      text = await fs.readFile(this.outputsPath(id), 'utf8');
+    } catch {
+      return outputs;
+    }
+    for (const line of text.split('\n')) {
+      try {
+        const entry = JSON.parse(line) as RowOutput;
+        if (typeof entry.row === 'number') {
+          outputs.set(entry.row, entry);
+        }
+      } catch {
+        // A line cut by a crash: the ones before it still count.
+      }
+    }
+    return outputs;
+  }
+
+  async flush(): Promise<void> {
+    await Promise.all([...this.writes.values()].map((w) => w.catch(() => undefined)));
+  }
+
+  dispose(): void {
+    this.changeEmitter.dispose();
+  }
+
+  private persist(id: string): Promise<void> {
+    const previous = this.writes.get(id) ?? Promise.resolve();
+    const write = previous
+      .catch(() => undefined)
+      .then(async () => {
+        const batch = this.batches.get(id);
+        if (batch) {
+          await fs.mkdir(this.dir, { recursive: true });
+          await writeFileAtomic(this.batchPath(id), JSON.stringify(batch));
+        }
+      });
+    this.writes.set(id, write);
+    void write.finally(() => {
+      if (this.writes.get(id) === write) {
+        this.writes.delete(id);
+      }
+    }).catch(() => undefined);
+    return write;
+  }
+
+  private async readBatch(file: string): Promise<Batch | undefined> {
+    try {
+      const value = JSON.parse(await fs.readFile(file, 'utf8')) as Batch;
+      if (value?.version === 1 && typeof value.id === 'string' && Array.isArray(value.rows) && typeof value.crewUrl === 'string') {
+        return value;
+      }
+      this.logger.warn(`Batch file ${path.basename(file)} is not a batch; left alone.`);
+    } catch (e) {
+      this.logger.warn(`Could not read batch file ${path.basename(file)}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return undefined;
+  }
+
+  private batchPath(id: string): string {
+    return path.join(this.dir, `${id}.json`);
+  }
+
+  private outputsPath(id: string): string {
+    return path.join(this.dir, `${id}.outputs.jsonl`);
+  }
+}

@@ -1,0 +1,47 @@
+// Export Results: every row (skipped ones too) with its inputs, state, kickoff id, full output and
+// error, as JSON Lines or as CSV whose input columns make it a batch source again. Pure: no `vscode`.
+import type { BatchStore } from './batchStore';
+import type { Batch } from './model';
+import { csvField } from './parse';
+
+export interface ExportedRow {
+  row: number;
+  inputs: Record<string, string>;
+  state: string;
+  kickoff_id: string;
+  output: string;
+  error: string;
+}
+
+/** Rows as exported: every row (skipped ones too), with the full output from the batch's outputs file. */
+export async function exportedRows(store: Pick<BatchStore, 'readOutputs'>, batch: Batch): Promise<ExportedRow[]> {
+  const outputs = await store.readOutputs(batch.id);
+  return batch.rows.map((row) => ({
+    row: row.index + 1,
+    inputs: row.inputs,
+    state: row.status === 'sent' ? (row.result?.state ?? 'running') : row.status,
+    kickoff_id: row.kickoffId ?? '',
+    output: outputs.get(row.index)?.output ?? '',
+    error: outputs.get(row.index)?.error ?? (row.status !== 'sent' ? (row.note ?? '') : ''),
+  }));
+}
+
+export function resultsAsJsonl(rows: ExportedRow[]): string {
+  return rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+}
+
+/**
+ * A crew's text that a spreadsheet would run as a formula (= + - @, or a tab/CR before one) gets a
+ * leading apostrophe, as spreadsheets themselves write literal text. Only the crew's columns: the
+ * inputs are the user's own and must read back unchanged.
+ */
+function inertCell(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
+/** The inputs as columns of their own (so the file is a batch source again), then the results. */
+export function resultsAsCsv(rows: ExportedRow[], inputColumns: string[]): string {
+  const header = ['row', ...inputColumns, 'state', 'kickoff_id', 'output', 'error'];
+  const lines = rows.map((r) => [String(r.row), ...inputColumns.map((c) => r.inputs[c] ?? ''), r.state, r.kickoff_id, inertCell(r.output), inertCell(r.error)].map(csvField).join(','));
+  return [header.map(csvField).join(','), ...lines].join('\r\n') + '\r\n';
+}

@@ -1,0 +1,271 @@
+// The @crews chat participant: /run, /status, /runs and /feedback work without a language model;
+// anything else goes to the request's model with the crew tools when there is one. Free of the
+// `vscode` runtime (it talks to a ChatSink and CrewActions), so the handler is unit-tested in Node
+// against a recording sink; participantHost.ts adapts it to VS Code's response stream.
+import type { RunRecord } from '../runs/model';
+import { escapeMarkdown, inertLine, pageOf, parseInputsText } from './chatText';
+import type { Cancellation, CrewActions } from './crewActions';
+
+export interface ChatSink {
+  /** Our own Markdown; anything from a crew or its service in it is already escaped. */
+  markdown(text: string): void;
+  /** A crew's own Markdown: rendered untrusted (no command links, no HTML). */
+  crewMarkdown(text: string): void;
+  progress(text: string): void;
+  button(title: string, command: string, args: unknown[]): void;
+}
+
+export type ChatCancellation = Cancellation;
+
+export interface ParticipantDeps {
+  actions: Pick<CrewActions, 'findCrew' | 'listCrews' | 'readInputs' | 'kickOff' | 'findRun' | 'listRuns' | 'readDetails' | 'waitForRun' | 'giveFeedback' | 'current'>;
+  /** vscode.l10n.t in the extension. */
+  t(message: string, ...args: (string | number)[]): string;
+  /** The state as the tree shows it (views/format.ts). */
+  stateLabel(state: RunRecord['state']): string;
+  /** How long a response follows a run before saying how to check again. */
+  followMs: number;
+  /** Free-form questions, answered by the request's model with the crew tools; absent without a model. */
+  askModel?(prompt: string, sink: ChatSink, token: ChatCancellation): Promise<void>;
+}
+
+export interface ChatRequestLike {
+  command?: string;
+  prompt: string;
+}
+
+export interface ChatOutcome {
+  metadata: { command: string; runId?: string };
+}
+
+/** Characters of crew output shown in the chat; the run view has all of it. */
+export const CHAT_OUTPUT_BUDGET = 20_000;
+
+const md = (text: string) => escapeMarkdown(inertLine(text, 120));
+
+export async function handleChatRequest(request: ChatRequestLike, sink: ChatSink, token: ChatCancellation, deps: ParticipantDeps): Promise<ChatOutcome> {
+  const command = request.command ?? '';
+  const prompt = request.prompt.trim();
+  switch (command) {
+    case 'run':
+      return { metadata: { command, runId: await runCommand(prompt, sink, token, deps) } };
+    case 'status':
+      return { metadata: { command, runId: await statusCommand(prompt, sink, deps) } };
+    case 'runs':
+      runsCommand(prompt, sink, deps);
+      return { metadata: { command } };
+    case 'feedback':
+      return { metadata: { command, runId: await feedbackCommand(prompt, sink, token, deps) } };
+    default:
+      if (deps.askModel && prompt) {
+        await deps.askModel(prompt, sink, token);
+      } else {
+        sink.markdown(help(deps));
+      }
+      return { metadata: { command } };
+  }
+}
+
+function help({ t }: ParticipantDeps): string {
+  return [
+    t('Crew Runs answers these commands:'),
+    '',
+    `- \`/run <crew> name=value …\` — ${t('kick off a crew and follow the run')}`,
+    `- \`/status [run]\` — ${t('the state and output of a run (the newest by default)')}`,
+    `- \`/runs [crew]\` — ${t('recent runs')}`,
+    `- \`/feedback approve\` ${t('or')} \`/feedback <text>\` — ${t('answer the run waiting for feedback')}`,
+  ].join('\n');
+}
+
+/** The crew named at the start of the prompt: "quoted", the longest known name, or the first word (a URL). */
+function splitCrew(prompt: string, names: string[]): { crew: string; rest: string } {
+  const quoted = /^"([^"]+)"\s*/.exec(prompt);
+  if (quoted) {
+    return { crew: quoted[1], rest: prompt.slice(quoted[0].length) };
+  }
+  const lower = prompt.toLowerCase();
+  const name = names
+    .filter((n) => lower.startsWith(n.toLowerCase()) && (prompt.length === n.length || /\s/.test(prompt[n.length])))
+    .sort((a, b) => b.length - a.length)[0];
+  if (name) {
+    return { crew: prompt.slice(0, name.length), rest: prompt.slice(name.length) };
+  }
+  const word = /^\S+/.exec(prompt)?.[0] ?? '';
+  return { crew: word, rest: prompt.slice(word.length) };
+}
+
+async function runCommand(prompt: string, sink: ChatSink, token: ChatCancellation, deps: ParticipantDeps): Promise<string | undefined> {
+  const { t, actions } = deps;
+  const crews = await actions.listCrews();
+  if (!prompt) {
+    sink.markdown(`${t('Which crew? Your crews: {0}.', crews.map((c) => md(c.name)).join(', ') || t('none yet'))}\n\n${t('Type e.g. {0}', '`/run <crew> topic="…"`')}`);
+    return undefined;
+  }
+  const { crew: reference, rest } = splitCrew(prompt, crews.map((c) => c.name));
+  const lookup = actions.findCrew(reference);
+  if (lookup.kind !== 'found') {
+    sink.markdown(t('There is no crew called {0}. Your crews: {1}.', md(reference), crews.map((c) => md(c.name)).join(', ') || t('none yet')));
+    return undefined;
+  }
+  const crew = lookup.crew;
+  const parsed = parseInputsText(rest);
+  if (!parsed.ok) {
+    sink.markdown(t('Give the inputs as {0} (quote values with spaces) or as a JSON object.', '`name=value`'));
+    return undefined;
+  }
+  sink.progress(t('Asking {0} which inputs it needs…', inertLine(crew.name, 80)));
+  const outcome = await actions.kickOff(crew, parsed.inputs);
+  switch (outcome.kind) {
+    case 'missing':
+    case 'unknownInputs': {
+      const example = outcome.names.map((n) => `${n}=${parsed.inputs[n] && !/\s/.test(parsed.inputs[n]) ? parsed.inputs[n] : '"…"'}`).join(' ');
+      const problem =
+        outcome.kind === 'missing'
+          ? t('{0} needs a value for: {1}.', md(crew.name), outcome.missing.map(md).join(', '))
+          : t('{0} does not take: {1}. Its inputs are: {2}.', md(crew.name), outcome.unknown.map(md).join(', '), outcome.names.map(md).join(', '));
+      sink.markdown(`${problem} ${t('Nothing was sent.')}\n\n${t('Send it again with every input, e.g.:')}\n\n\`\`\`\n/run ${crewArgument(crew.name)} ${example.replace(/`/g, "'")}\n\`\`\``);
+      return undefined;
+    }
+    case 'problem':
+      sink.markdown(escapeMarkdown(inertLine(outcome.message, 600)));
+      if (outcome.mayHaveStarted) {
+        sink.markdown(`\n\n${t('The run may or may not have started: do not kick off again. Check the crew\'s dashboard and track its kickoff ID.')}`);
+        sink.button(t('Track a Kickoff ID…'), 'crewRuns.trackKickoffId', [crew.url]);
+      }
+      return undefined;
+    case 'started':
+      sink.markdown(t('Started {0} on {1}.', `**${md(outcome.run.label)}**`, md(crew.name)) + '\n\n');
+      await follow(outcome.run, sink, token, deps);
+      return outcome.run.id;
+  }
+}
+
+function crewArgument(name: string): string {
+  return /\s/.test(name) ? `"${inertLine(name, 80).replace(/"/g, '')}"` : inertLine(name, 80);
+}
+
+/** Streams progress until the run ends, waits for feedback, the follow time passes or the user stops. */
+async function follow(run: RunRecord, sink: ChatSink, token: ChatCancellation, deps: ParticipantDeps): Promise<void> {
+  let last = '';
+  const report = (r: RunRecord) => {
+    const line = progressLine(r, deps);
+    if (line !== last) {
+      last = line;
+      sink.progress(line);
+    }
+  };
+  report(run);
+  const settled = (await deps.actions.waitForRun(run.id, deps.followMs, token, report)) ?? deps.actions.current(run);
+  await showRun(settled, sink, deps);
+}
+
+function progressLine(run: RunRecord, { t, stateLabel }: ParticipantDeps): string {
+  const progress = run.progress?.total ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
+  const task = run.currentTask ? ` · ${inertLine(run.currentTask, 80)}` : '';
+  return t('{0}: {1}{2}{3}', inertLine(run.label, 60), stateLabel(run.state), progress, task);
+}
+
+/** A run as it is now: state, and the output to review, the final output or the error; with buttons. */
+async function showRun(run: RunRecord, sink: ChatSink, deps: ParticipantDeps): Promise<void> {
+  const { t, actions } = deps;
+  const details = await actions.readDetails(run);
+  const title = `**${md(run.label)}** · ${md(run.crewName)}`;
+  if (run.needsFeedback) {
+    const task = details.lastSnapshot?.feedback?.taskName ?? run.currentTask;
+    sink.markdown(`${title}: ${task ? t('waiting for your feedback on {0}.', md(task)) : t('waiting for your feedback.')}\n\n`);
+    const review = details.lastSnapshot?.feedback?.output ?? details.tasks[details.tasks.length - 1]?.output;
+    if (review) {
+      crewOutput(review, sink, deps);
+    }
+    sink.markdown(`\n\n${t('Answer with {0} or {1}, or review it in the editor:', '`/feedback approve`', '`/feedback <what to change>`')}\n\n`);
+    sink.button(t('Give Feedback'), 'crewRuns.giveFeedback', [{ runId: run.id }]);
+    sink.button(t('Open Run'), 'crewRuns.openRun', [{ runId: run.id }]);
+    return;
+  }
+  if (run.state === 'failed' || run.state === 'cancelled') {
+    sink.markdown(`${title}: ${md(deps.stateLabel(run.state))}.\n\n`);
+    if (details.error) {
+      const error = pageOf(details.error, 0, 2000).text;
+      const fence = '`'.repeat(Math.max(3, ...[...error.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+      sink.markdown(`${fence}text\n${error}\n${fence}\n\n`);
+    }
+  } else if (run.state === 'succeeded') {
+    sink.markdown(`${title}: ${md(deps.stateLabel(run.state))}.\n\n`);
+    if (details.finalOutput) {
+      crewOutput(details.finalOutput.kind === 'json' ? `\`\`\`json\n${details.finalOutput.text}\n\`\`\`` : details.finalOutput.text, sink, deps);
+    }
+  } else {
+    sink.markdown(`${title}: ${md(progressLine(run, deps))}. ${t('Still going: ask {0} later, or open the run.', '`/status`')}\n\n`);
+  }
+  sink.button(t('Open Run'), 'crewRuns.openRun', [{ runId: run.id }]);
+}
+
+function crewOutput(text: string, sink: ChatSink, { t }: ParticipantDeps): void {
+  const page = pageOf(text, 0, CHAT_OUTPUT_BUDGET);
+  sink.crewMarkdown(page.text);
+  if (page.next !== undefined) {
+    sink.markdown(`\n\n_${t('(First {0} of {1} characters: open the run for the rest.)', page.end, page.total)}_\n\n`);
+  }
+}
+
+async function statusCommand(prompt: string, sink: ChatSink, deps: ParticipantDeps): Promise<string | undefined> {
+  const run = findRunByText(prompt, deps);
+  if (!run) {
+    sink.markdown(prompt ? deps.t('No run matches {0}.', md(prompt)) : deps.t('No runs yet. Start one with {0}.', '`/run`'));
+    return undefined;
+  }
+  await showRun(deps.actions.current(run), sink, deps);
+  return run.id;
+}
+
+/** A run id, a kickoff id, a crew (its newest run) or a run's label; the newest run when empty. */
+function findRunByText(text: string, { actions }: ParticipantDeps): RunRecord | undefined {
+  const query = text.trim();
+  for (const attempt of [{ runId: query }, { kickoffId: query }, { crew: query }]) {
+    const found = query ? actions.findRun(attempt) : actions.findRun({});
+    if (found.kind === 'found') {
+      return found.run;
+    }
+  }
+  return actions.listRuns({ limit: 100 }).find((r) => r.label.toLowerCase() === query.toLowerCase());
+}
+
+function runsCommand(prompt: string, sink: ChatSink, { actions, t, stateLabel }: ParticipantDeps): void {
+  const runs = actions.listRuns({ crew: prompt || undefined, limit: 20 });
+  if (runs.length === 0) {
+    sink.markdown(t('No runs yet. Start one with {0}.', '`/run`'));
+    return;
+  }
+  const lines = runs.map((r) => `- **${md(r.label)}** · ${md(r.crewName)} · ${md(r.needsFeedback ? t('needs feedback') : stateLabel(r.state))} · ${new Date(r.startedAt).toISOString().replace('T', ' ').slice(0, 16)}`);
+  sink.markdown(lines.join('\n'));
+}
+
+async function feedbackCommand(prompt: string, sink: ChatSink, token: ChatCancellation, deps: ParticipantDeps): Promise<string | undefined> {
+  const { actions, t } = deps;
+  const waiting = actions.listRuns({ state: 'needsFeedback', limit: 20 });
+  if (waiting.length === 0) {
+    sink.markdown(t('No run is waiting for feedback.'));
+    return undefined;
+  }
+  if (!prompt || waiting.length > 1) {
+    sink.markdown(
+      `${waiting.length > 1 && prompt ? t('Several runs wait for feedback; answer one in its review:') : t('Waiting for your feedback:')}\n\n${waiting.map((r) => `- **${md(r.label)}** · ${md(r.crewName)}`).join('\n')}\n\n`,
+    );
+    for (const run of waiting) {
+      sink.button(t('Give Feedback: {0}', inertLine(run.label, 40)), 'crewRuns.giveFeedback', [{ runId: run.id }]);
+    }
+    return undefined;
+  }
+  const run = waiting[0];
+  const approve = /^approve\b/i.test(prompt);
+  const feedback = approve ? prompt.replace(/^approve\b[\s:,-]*/i, '') : prompt;
+  const outcome = await actions.giveFeedback(run, { approve, feedback });
+  if (outcome.kind === 'problem') {
+    sink.markdown(escapeMarkdown(inertLine(outcome.message, 600)));
+    sink.button(t('Give Feedback'), 'crewRuns.giveFeedback', [{ runId: run.id }]);
+    return run.id;
+  }
+  sink.markdown(`${approve ? t('Approved {0}: the run goes on.', `**${md(run.label)}**`) : t('Sent your feedback on {0}: the crew redoes the task.', `**${md(run.label)}**`)}\n\n`);
+  await follow(outcome.run, sink, token, deps);
+  return run.id;
+}

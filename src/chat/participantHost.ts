@@ -1,0 +1,42 @@
+// VS Code's side of the @crews participant: the response stream as a ChatSink (crew text rendered
+// untrusted), l10n, the state labels of the tree, and free-form questions sent to the request's
+// model with the crew tools. Loaded on the participant's first request.
+import * as vscode from 'vscode';
+import type { Services } from '../services';
+import type { ChatKit } from './chatKit';
+import { stateLabel } from '../views/format';
+import { neutraliseLinks } from './chatText';
+import { crewActionsFor } from './crewActions';
+import { askModel } from './modelChat';
+import { handleChatRequest, type ChatSink } from './participant';
+
+/** How long a response follows a run before saying how to check again. */
+const FOLLOW_MS = 10 * 60_000;
+
+/** Markdown nobody vouches for: no command links, no HTML, no theme icons. */
+export function untrustedMarkdown(text: string): vscode.MarkdownString {
+  const markdown = new vscode.MarkdownString(text, false);
+  markdown.isTrusted = false;
+  markdown.supportHtml = false;
+  return markdown;
+}
+
+export function createParticipantHandler(services: Services, kit: ChatKit): vscode.ChatRequestHandler {
+  const actions = crewActionsFor(services, kit);
+  return async (request, _context, stream, token) => {
+    const sink: ChatSink = {
+      markdown: (text) => stream.markdown(untrustedMarkdown(text)),
+      crewMarkdown: (text) => stream.markdown(untrustedMarkdown(neutraliseLinks(text))),
+      progress: (text) => stream.progress(text),
+      button: (title, command, args) => stream.button({ title, command, arguments: args }),
+    };
+    const model = request.model as vscode.LanguageModelChat | undefined;
+    return handleChatRequest({ command: request.command, prompt: request.prompt }, sink, token, {
+      actions,
+      t: (message, ...args) => vscode.l10n.t(message, ...args),
+      stateLabel,
+      followMs: FOLLOW_MS,
+      askModel: model && typeof vscode.lm?.invokeTool === 'function' ? (prompt, out) => askModel(model, request.toolInvocationToken, prompt, out, token) : undefined,
+    });
+  };
+}

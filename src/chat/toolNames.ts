@@ -1,0 +1,11 @@
+// The crew tools' names: the same in package.json (contributes.languageModelTools), registration and results.
+export const TOOL = {
+  listCrews: 'crewRuns_listCrews',
+  describeInputs: 'crewRuns_describeInputs',
+  kickoff: 'crewRuns_kickoff',
+  getRun: 'crewRuns_getRun',
+  listRuns: 'crewRuns_listRuns',
+  giveFeedback: 'crewRuns_giveFeedback',
+} as const;
+
+export type ToolName = (typeof TOOL)[keyof typeof TOOL];

@@ -1,0 +1,322 @@
+// Kick Off Batch… (pick a crew and a table, preview, confirm), Cancel Batch, Re-run Failed Rows and
+// Remove Batch. The rows go out through the batch runner, each through startRecordedRun like Kick Off.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { showError, showInfo, showWarning } from '../views/notify';
+import type { BatchRunner } from '../batches/batchRunner';
+import type { BatchStore } from '../batches/batchStore';
+import { mapColumns, type MappedTable } from '../batches/mapping';
+import { type Batch, type BatchRow, batchProgress, failedRows } from '../batches/model';
+import { formatOfFileName, parseTable, type ParsedTable } from '../batches/parse';
+import type { InputSpec } from '../api/types';
+import type { Crew } from '../crews/crewConfig';
+import { isFinished } from '../runs/model';
+import { readNumberSetting } from '../util/crewRunsSettings';
+import { POLLER_DEFAULTS } from '../runs/poller';
+import type { Services } from '../services';
+import { batchTitle, oneLine } from '../views/batchesTree';
+import { askPick } from '../views/quickInput';
+import { pickCrew } from './pickCrew';
+import type { canOfferStop, stopRun } from './stopCommands';
+import type { describeError } from '../views/errorMessages';
+
+/** Registers a command (the lazily loaded UI fills in the handlers behind the stubs registered at activation). */
+export type RegisterCommand = (id: string, handler: (arg?: unknown) => unknown) => vscode.Disposable;
+
+/** What the batch UI takes from the main bundle: so `instanceof CrewApiError` still sees the client's errors. */
+export interface BatchUiKit {
+  describeError: typeof describeError;
+  stopRun: typeof stopRun;
+  canOfferStop: typeof canOfferStop;
+}
+
+export interface BatchServices {
+  store: BatchStore;
+  runner: BatchRunner;
+  register: RegisterCommand;
+  kit: BatchUiKit;
+}
+
+/** Never above the poller's per-crew cap on requests in flight. */
+export const MAX_BATCH_CONCURRENCY = POLLER_DEFAULTS.maxConcurrentPerCrew;
+
+export function batchConcurrencySetting(): number {
+  const value = readNumberSetting(vscode.workspace.getConfiguration('crewRuns'), 'batchConcurrency', vscode.workspace.isTrusted);
+  return Math.min(MAX_BATCH_CONCURRENCY, value);
+}
+
+export function batchIdOf(arg: unknown): string | undefined {
+  const id = (arg as { batchId?: unknown } | undefined)?.batchId;
+  return typeof id === 'string' && id.length <= 100 ? id : undefined;
+}
+
+export function registerBatchCommands(services: Services, batches: BatchServices): vscode.Disposable[] {
+  return [
+    batches.register('crewRuns.kickOffBatch', (arg?: unknown) => kickOffBatch(services, batches, arg)),
+    batches.register('crewRuns.cancelBatch', async (arg?: unknown) => {
+      const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Cancel which batch?'), (b) => !batchProgress(b).finished && !b.cancelled);
+      return batch ? cancelBatch(services, batches, batch, arg) : undefined;
+    }),
+    batches.register('crewRuns.rerunFailedRows', async (arg?: unknown) => {
+      const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Re-run the failed rows of which batch?'), (b) => failedRows(b).length > 0);
+      return batch ? rerunFailed(services, batches, batch) : undefined;
+    }),
+    batches.register('crewRuns.removeBatch', async (arg?: unknown) => {
+      const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Remove which batch?'));
+      if (!batch) {
+        return;
+      }
+      const remove = vscode.l10n.t('Remove Batch');
+      const sure = (arg as { confirmed?: unknown } | undefined)?.confirmed === true
+        || (await showWarning(vscode.l10n.t('Remove the batch {0}?', batchTitle(batch)), { modal: true, detail: vscode.l10n.t('Its runs stay in the history.') }, remove)) === remove;
+      if (sure) {
+        await batches.runner.cancel(batch.id);
+        await batches.store.remove(batch.id);
+      }
+    }),
+  ];
+}
+
+export async function pickBatch(store: BatchStore, arg: unknown, placeHolder: string, filter: (b: Batch) => boolean = () => true): Promise<Batch | undefined> {
+  const id = batchIdOf(arg);
+  if (id !== undefined) {
+    const batch = store.get(id);
+    if (!batch) {
+      void showWarning(vscode.l10n.t('That batch is no longer there.'));
+    }
+    return batch;
+  }
+  const candidates = store.list().filter(filter);
+  if (!candidates.length) {
+    void showInfo(vscode.l10n.t('No batches to choose from.'));
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    candidates.map((b) => ({ label: batchTitle(b), description: new Date(b.createdAt).toLocaleString(), batch: b })),
+    { placeHolder },
+  );
+  return picked?.batch;
+}
+
+/** `{ crew, file }` (tests, scripts), a file Uri (explorer, editor title, CodeLens), or a crew node. */
+async function kickOffBatch(services: Services, batches: BatchServices, arg: unknown): Promise<string | undefined> {
+  const given = arg as { crew?: unknown; file?: unknown } | undefined;
+  const fileArg = arg instanceof vscode.Uri ? arg : typeof given?.file === 'string' ? vscode.Uri.file(given.file) : undefined;
+  const crew = await pickCrew(services.crews, arg instanceof vscode.Uri ? undefined : typeof given?.crew === 'string' ? given.crew : arg, vscode.l10n.t('Run a batch on which crew?'));
+  if (!crew) {
+    return undefined;
+  }
+  const source = fileArg ?? (await pickSource());
+  if (!source) {
+    return undefined;
+  }
+  let table: ParsedTable;
+  try {
+    const document = await vscode.workspace.openTextDocument(source);
+    table = parseTable(document.getText(), formatOfFileName(source.path));
+  } catch (error) {
+    void showError(vscode.l10n.t('Could not read {0}: {1}', path.basename(source.path), error instanceof Error ? error.message : String(error)));
+    return undefined;
+  }
+  const inputs = await crewInputs(services, batches.kit, crew);
+  if (inputs === null) {
+    return undefined;
+  }
+  const mapped = mapColumns(table.columns, table.rows, inputs);
+  const name = path.basename(source.path);
+  const concurrency = batchConcurrencySetting();
+  if (!(await preview(crew, name, table, mapped, concurrency))) {
+    return undefined;
+  }
+  const skipped = new Map(mapped.problems.map((p) => [p.row, p]));
+  const rows: BatchRow[] = mapped.inputs.map((inputs, index) => {
+    const problem = skipped.get(index);
+    return problem
+      ? { index, inputs, status: 'skipped', note: problem.tooLong ? `The value of "${problem.tooLong}" is too long.` : `Missing: ${problem.missing.join(', ')}` }
+      : { index, inputs, status: 'queued' };
+  });
+  const batch = await batches.store.create({ crewUrl: crew.url, crewName: crew.name, source: name, inputNames: inputs?.map((spec) => spec.name), concurrency, rows });
+  services.log.info(`[${crew.name}] Batch ${name}: ${rows.length - skipped.size} rows to kick off, ${skipped.size} skipped, ${concurrency} at a time.`);
+  await startWithProgress(batches, batch);
+  return batch.id;
+}
+
+async function pickSource(): Promise<vscode.Uri | undefined> {
+  type Item = vscode.QuickPickItem & { uri?: vscode.Uri };
+  const items: Item[] = [];
+  const active = vscode.window.activeTextEditor?.document;
+  if (active && (formatOfFileName(active.uri.path) || ['csv', 'jsonl', 'json'].includes(active.languageId))) {
+    items.push({ label: `$(file) ${vscode.l10n.t('The active editor')}`, description: path.basename(active.uri.path), uri: active.uri });
+  }
+  const files = await vscode.workspace.findFiles('**/*.{jsonl,ndjson,csv,json}', '**/{node_modules,.git,out,dist}/**', 200);
+  for (const uri of files.sort((a, b) => a.path.localeCompare(b.path))) {
+    items.push({ label: path.basename(uri.path), description: vscode.workspace.asRelativePath(uri), uri });
+  }
+  if (!items.length) {
+    void showInfo(vscode.l10n.t('Open a JSON Lines, CSV or JSON file of inputs first (one row per run).'));
+    return undefined;
+  }
+  const choice = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Which table of inputs? (JSON Lines, CSV with a header row, or a JSON array of objects)') });
+  return choice?.uri;
+}
+
+/**
+ * The crew's inputs as it describes them (required flags included); undefined when it does not describe
+ * them (every column is sent) or could not be asked and the user goes on anyway; null to stop.
+ */
+async function crewInputs(services: Services, kit: BatchUiKit, crew: Crew): Promise<InputSpec[] | undefined | null> {
+  try {
+    const inputs = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Asking {0} which inputs it needs…', crew.name) }, () =>
+      services.client.getInputs(crew.url),
+    );
+    if (!inputs.described) {
+      services.log.info(`[${crew.name}] does not describe its inputs (${inputs.reason}): every column of the batch is sent as it is.`);
+      return undefined;
+    }
+    return inputs.inputs;
+  } catch (error) {
+    const goOn = vscode.l10n.t('Send Every Column');
+    const choice = await showWarning(
+      vscode.l10n.t('{0} Without its inputs, every column is sent as it is.', kit.describeError(error, crew.name)),
+      { modal: true },
+      goOn,
+    );
+    return choice === goOn ? undefined : null;
+  }
+}
+
+async function preview(crew: Crew, name: string, table: ParsedTable, mapped: MappedTable, concurrency: number): Promise<boolean> {
+  type Item = vscode.QuickPickItem & { action?: 'kickoff' | 'cancel' };
+  const toSend = mapped.inputs.length - mapped.problems.length;
+  const summary = (inputs: Record<string, string>) => oneLine(Object.entries(inputs).map(([k, v]) => `${k}: ${v}`).join(' · '), 120);
+  const separator = (label: string): Item => ({ label, kind: vscode.QuickPickItemKind.Separator });
+  const items: Item[] = [
+    toSend > 0
+      ? { label: `$(rocket) ${vscode.l10n.t('Kick Off {0} Rows', toSend)}`, description: oneLine(vscode.l10n.t('{0} at a time on {1}', concurrency, crew.name), 120), action: 'kickoff' }
+      : { label: `$(warning) ${vscode.l10n.t('No row can be sent')}`, action: 'cancel' },
+    { label: `$(close) ${vscode.l10n.t('Cancel')}`, action: 'cancel' },
+  ];
+  if (mapped.problems.length) {
+    items.push(separator(vscode.l10n.t('{0} rows skipped: a required input is missing', mapped.problems.length)));
+    for (const problem of mapped.problems) {
+      items.push({
+        label: `$(warning) ${vscode.l10n.t('Row {0}', problem.row + 1)}: ${oneLine(problem.tooLong ? vscode.l10n.t('"{0}" is too long', problem.tooLong) : vscode.l10n.t('missing {0}', problem.missing.join(', ')), 200)}`,
+        description: summary(mapped.inputs[problem.row]),
+      });
+    }
+  }
+  if (table.problems.length) {
+    items.push(separator(vscode.l10n.t('{0} lines not read', table.problems.length)));
+    for (const problem of table.problems.slice(0, 20)) {
+      items.push({ label: `$(error) ${vscode.l10n.t('Line {0}', problem.line)}`, description: oneLine(problem.message, 200) });
+    }
+  }
+  items.push(separator(vscode.l10n.t('Columns')));
+  if (mapped.ignoredColumns.length) {
+    items.push({ label: vscode.l10n.t('Not inputs of the crew (not sent): {0}', oneLine(mapped.ignoredColumns.join(', '), 200)) });
+  }
+  if (mapped.unmappedInputs.length) {
+    items.push({ label: vscode.l10n.t('No column for: {0}', oneLine(mapped.unmappedInputs.join(', '), 200)) });
+  }
+  items.push(separator(vscode.l10n.t('First rows')));
+  mapped.inputs.slice(0, 5).forEach((inputs, i) => items.push({ label: vscode.l10n.t('Row {0}', i + 1), description: summary(inputs) }));
+  for (;;) {
+    const choice = await askPick({
+      title: oneLine(vscode.l10n.t('Kick Off Batch: {0} on {1} — {2} rows', name, crew.name, mapped.inputs.length), 200),
+      placeholder: vscode.l10n.t('Enter to kick off the rows that have every required input'),
+      items,
+      matchOnDescription: true,
+    });
+    if (choice.kind !== 'value' || choice.value.action === 'cancel') {
+      return false;
+    }
+    if (choice.value.action === 'kickoff') {
+      return true;
+    }
+  }
+}
+
+/** Starts sending with a progress notification; its Cancel is Cancel Batch (queued rows). */
+async function startWithProgress(batches: BatchServices, batch: Batch): Promise<void> {
+  await batches.runner.start(batch.id);
+  void vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Batch {0}', batchTitle(batch)), cancellable: true },
+    (progress, cancellation) =>
+      new Promise<void>((resolve) => {
+        const total = batchProgress(batch).total;
+        let reported = 0;
+        const update = () => {
+          const current = batches.store.get(batch.id);
+          const p = current && batchProgress(current);
+          if (!current || !p || current.cancelled || p.queued + batches.runner.sending(batch.id) === 0) {
+            subscription.dispose();
+            resolve();
+            return;
+          }
+          const sent = p.total - p.queued;
+          progress.report({ message: vscode.l10n.t('{0} of {1} kicked off', sent, total), increment: total ? ((sent - reported) / total) * 100 : 0 });
+          reported = sent;
+        };
+        const subscription = batches.store.onDidChange((ids) => ids.includes(batch.id) && update());
+        cancellation.onCancellationRequested(() => void batches.runner.cancel(batch.id));
+        update();
+      }),
+  );
+}
+
+async function cancelBatch(services: Services, batches: BatchServices, batch: Batch, arg: unknown): Promise<void> {
+  const running = batch.rows.flatMap((r) => (r.status === 'sent' && r.runId ? [services.runs.get(r.runId)] : [])).filter((run) => run !== undefined && !isFinished(run));
+  const stoppable = running.filter((run) => run !== undefined && batches.kit.canOfferStop(services, run));
+  const queued = batchProgress(batch).queued;
+  const given = arg as { confirmed?: unknown; stopRunning?: unknown } | undefined;
+  let stop = given?.stopRunning === true;
+  if (given?.confirmed !== true) {
+    const cancelQueued = vscode.l10n.t('Cancel Queued Rows');
+    const cancelAndStop = vscode.l10n.t('Cancel and Stop {0} Running', stoppable.length);
+    const choice = await showWarning(
+      vscode.l10n.t('Cancel the batch {0}?', batchTitle(batch)),
+      { modal: true, detail: vscode.l10n.t('{0} queued rows will not be sent. {1} runs have started and are not finished.', queued, running.length) },
+      ...(stoppable.length ? [cancelQueued, cancelAndStop] : [cancelQueued]),
+    );
+    if (choice === undefined) {
+      return;
+    }
+    stop = choice === cancelAndStop;
+  }
+  await batches.runner.cancel(batch.id);
+  if (!stop) {
+    return;
+  }
+  let stopped = 0;
+  for (const run of stoppable) {
+    if (run && (await batches.kit.stopRun(services, run, { quiet: true })) === 'stopped') {
+      stopped++;
+    }
+  }
+  void showInfo(vscode.l10n.t('Cancelled the batch {0}: asked the crew to stop {1} of {2} running runs.', batchTitle(batch), stopped, stoppable.length));
+}
+
+async function rerunFailed(services: Services, batches: BatchServices, batch: Batch): Promise<string | undefined> {
+  const failed = failedRows(batch);
+  if (!failed.length) {
+    void showInfo(vscode.l10n.t('No failed rows in {0}.', batchTitle(batch)));
+    return undefined;
+  }
+  const crew = services.crews.get(batch.crewUrl);
+  if (!crew) {
+    void showError(vscode.l10n.t('{0} is no longer in your crews; add it again to run it.', batch.crewName));
+    return undefined;
+  }
+  const again = await batches.store.create({
+    crewUrl: crew.url,
+    crewName: crew.name,
+    source: `${batch.source} (failed rows)`,
+    inputNames: batch.inputNames,
+    concurrency: batchConcurrencySetting(),
+    rerunOf: batch.id,
+    rows: failed.map((r) => ({ index: r.index, inputs: { ...r.inputs }, status: 'queued' })),
+  });
+  services.log.info(`[${crew.name}] Batch ${again.source}: ${failed.length} failed rows of ${batch.source} again.`);
+  await startWithProgress(batches, again);
+  return again.id;
+}

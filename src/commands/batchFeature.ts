@@ -1,0 +1,112 @@
+// Batches, wired: their store and runner, the view, the results panels, the CodeLens and the
+// commands. activate() builds one, `start`s it once the runs are loaded and `release`s it on the way out.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { BatchRunner } from '../batches/batchRunner';
+import { BatchStore } from '../batches/batchStore';
+import { batchProgress } from '../batches/model';
+import { LeaseManager } from '../runs/lease';
+import { POLLER_DEFAULTS } from '../runs/poller';
+import type { Services } from '../services';
+import { systemClock } from '../util/clock';
+import { BATCH_SOURCE_SELECTOR, BatchCodeLensProvider } from '../views/batchCodeLens';
+import { BatchesTreeProvider } from '../views/batchesTree';
+import type { BatchResultsPanels } from '../views/batchResultsPanel';
+import { describeError } from '../views/errorMessages';
+import { batchRunEnd, sendBatchRow } from './batchSending';
+import type * as BatchUiModule from './batchUi';
+import { canOfferStop, stopRun } from './stopCommands';
+
+/** Registered at activation; their handlers load with the batch UI on first use. */
+const UI_COMMANDS = [
+  'crewRuns.kickOffBatch',
+  'crewRuns.cancelBatch',
+  'crewRuns.rerunFailedRows',
+  'crewRuns.removeBatch',
+  'crewRuns.openBatchResults',
+  'crewRuns.exportBatchResults',
+  'crewRuns.compareBatches',
+];
+
+export class BatchFeature {
+  readonly store: BatchStore;
+  readonly runner: BatchRunner;
+  readonly tree: BatchesTreeProvider;
+  private readonly leases: LeaseManager;
+  private ui?: BatchUiModule.BatchUi;
+
+  constructor(
+    private readonly services: Services,
+    storageDir: string,
+    windowId: string,
+  ) {
+    // The lease mechanism the poller uses decides which window sends a batch's rows.
+    this.leases = new LeaseManager(path.join(storageDir, 'leases', 'batches'), windowId, services.log);
+    this.store = new BatchStore(path.join(storageDir, 'batches'), services.log);
+    this.runner = new BatchRunner({
+      store: this.store,
+      send: (batch, row) => sendBatchRow(services, batch, row),
+      runEnd: (runId) => batchRunEnd(services, runId),
+      lease: this.leases,
+      clock: systemClock,
+      logger: services.log,
+      maxPerCrew: POLLER_DEFAULTS.maxConcurrentPerCrew,
+    });
+    this.tree = new BatchesTreeProvider(this.store, services.runs);
+  }
+
+  /** The results panels (tests); they exist once a batch command has loaded the batch UI. */
+  get panels(): BatchResultsPanels {
+    return this.loadUi().panels;
+  }
+
+  private loadUi(): BatchUiModule.BatchUi {
+    if (!this.ui) {
+      // A plain require: the bundle loads dist/batchUi.js synchronously, like dist/transport.js.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { createBatchUi } = require('./batchUi') as typeof BatchUiModule;
+      this.ui = createBatchUi(this.services, this.store, this.runner, { describeError, stopRun, canOfferStop });
+    }
+    return this.ui;
+  }
+
+  /** Batches still sending or running (the status bar counts them). */
+  activeCount(): number {
+    return this.store.list().filter((b) => !batchProgress(b).finished && !b.cancelled).length;
+  }
+
+  register(): vscode.Disposable[] {
+    return [
+      this.tree,
+      vscode.window.createTreeView('crewRuns.batches', { treeDataProvider: this.tree, showCollapseAll: true }),
+      vscode.languages.registerCodeLensProvider(BATCH_SOURCE_SELECTOR, new BatchCodeLensProvider()),
+      { dispose: () => this.store.dispose() },
+      { dispose: () => this.ui?.dispose() },
+      this.services.runs.onDidChange(({ runIds }) => void this.runner.runsChanged(runIds)),
+      ...UI_COMMANDS.map((id) => vscode.commands.registerCommand(id, (arg?: unknown) => this.loadUi().handlers.get(id)?.(arg))),
+    ];
+  }
+
+  /** Once the runs are loaded: read the batches and go on with those no other window holds. */
+  start(): void {
+    this.leases.startRenewing();
+    void this.refresh();
+  }
+
+  /** Batches another window made or changed; one whose window closed is taken over here. */
+  async refresh(): Promise<void> {
+    try {
+      await this.store.load();
+      await this.runner.resumeAll();
+    } catch (error) {
+      this.services.log.error(`Could not load the batches: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** No row goes out after this; then the batches' leases are given up for the next window. */
+  async release(): Promise<void> {
+    this.runner.dispose();
+    await this.store.flush();
+    await this.leases.dispose();
+  }
+}

@@ -1,0 +1,28 @@
+import type { Crew } from '../crews/crewConfig';
+import type { RunRecord } from '../runs/model';
+import type { Services } from '../services';
+
+/**
+ * POST /kickoff, then record the run at once and start watching it: the one kickoff path, shared by
+ * the palette and the chat tools (no UI here; callers add their own progress and messages).
+ * `signal` aborts the POST (the palette's Cancel); the chat tools pass none. A batch's rows come
+ * through here too, without becoming the crew's "last used" inputs.
+ */
+export async function startRecordedRun(
+  services: Services,
+  crew: Pick<Crew, 'url' | 'name'>,
+  inputs: Record<string, string>,
+  signal?: AbortSignal,
+  options: { rememberInputs?: boolean; logContext?: string } = {},
+): Promise<RunRecord> {
+  const kickoffId = await services.client.kickoff(crew.url, { inputs }, { signal });
+  // The service has started the run: nothing from here on may throw (a caller would report a failed
+  // kickoff and invite a second one). The store keeps a run it cannot save, with a warning that says so.
+  const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs });
+  services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId})${options.logContext ? ` ${options.logContext}` : ''}.`);
+  services.poller.watch(run.id);
+  if (options.rememberInputs !== false) {
+    await services.presets.rememberLastUsed(crew.url, inputs).catch((e: unknown) => services.log.warn(`[${crew.name}] Could not remember the inputs used: ${e instanceof Error ? e.message : String(e)}`));
+  }
+  return run;
+}

@@ -1,0 +1,170 @@
+// One JSON file per run (`runs/<id>.json`) with its heavy details, written atomically, read only when
+// needed, and a few kept parsed in memory. Callers serialise per run (RunStore's queue).
+
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { errorCode, TEMP_SUFFIX, writeFileAtomic } from './atomicFile';
+import { emptyDetails, type Logger, type RunDetails } from './model';
+
+/** Persisted as `runs/<id>.json`. */
+export interface StoredDetails extends RunDetails {
+  version: 1;
+  runId: string;
+}
+
+interface CachedDetails {
+  details: RunDetails;
+  /** File modification time when read, so another window's write is noticed. */
+  mtimeMs: number;
+}
+
+/** Temp files older than this are leftovers of a crash, not another window's write in progress. */
+const STALE_TEMP_MS = 60_000;
+
+export class DetailsFiles {
+  /** Least recently used first. */
+  private readonly cache = new Map<string, CachedDetails>();
+
+  constructor(
+    readonly dir: string,
+    private readonly logger: Logger,
+    private readonly cacheSize = 16,
+  ) {}
+
+  async init(): Promise<void> {
+    await fs.mkdir(this.dir, { recursive: true });
+    await this.removeStaleTempFiles();
+  }
+
+  pathOf(id: string): string {
+    return path.join(this.dir, `${id}.json`);
+  }
+
+  /** A copy the caller may change. A missing or corrupt file reads as empty details. */
+  async read(id: string): Promise<RunDetails> {
+    const file = this.pathOf(id);
+    let mtimeMs = -1;
+    try {
+      mtimeMs = (await fs.stat(file)).mtimeMs;
+    } catch (e) {
+      if (errorCode(e) !== 'ENOENT') {
+        this.logger.warn(`Run ${id}: cannot stat details (${String(e)}).`);
+      }
+    }
+    const cached = this.cache.get(id);
+    if (cached && cached.mtimeMs === mtimeMs) {
+      this.touch(id, cached);
+      return structuredClone(cached.details);
+    }
+    let details = emptyDetails();
+    if (mtimeMs >= 0) {
+      try {
+        details = parseDetails(await fs.readFile(file, 'utf8'));
+      } catch (e) {
+        this.logger.warn(`Run ${id}: details file unreadable, starting from empty details (${errorMessage(e)}).`);
+      }
+    }
+    this.touch(id, { details, mtimeMs });
+    return structuredClone(details);
+  }
+
+  /** Whether `details` differs from what was last read or written. */
+  differs(id: string, details: RunDetails): boolean {
+    return JSON.stringify(details) !== JSON.stringify(this.cache.get(id)?.details);
+  }
+
+  async write(id: string, details: RunDetails): Promise<void> {
+    const stored: StoredDetails = { version: 1, runId: id, ...details };
+    const file = this.pathOf(id);
+    await fs.mkdir(this.dir, { recursive: true });
+    await writeFileAtomic(file, JSON.stringify(stored));
+    const mtimeMs = (await fs.stat(file)).mtimeMs;
+    this.touch(id, { details: structuredClone(details), mtimeMs });
+  }
+
+  async remove(id: string): Promise<void> {
+    this.cache.delete(id);
+    await fs.rm(this.pathOf(id), { force: true }).catch((e) => this.logger.warn(`Run ${id}: cannot delete details (${errorMessage(e)}).`));
+  }
+
+  /** Another window changed the run: read its file afresh next time. */
+  forget(id: string): void {
+    this.cache.delete(id);
+  }
+
+  private touch(id: string, entry: CachedDetails): void {
+    this.cache.delete(id);
+    this.cache.set(id, entry);
+    while (this.cache.size > this.cacheSize) {
+      this.cache.delete(this.cache.keys().next().value as string);
+    }
+  }
+
+  private async removeStaleTempFiles(): Promise<void> {
+    let names: string[];
+    try {
+      names = await fs.readdir(this.dir);
+    } catch {
+      return;
+    }
+    const now = Date.now(); // File times are wall-clock times, whatever clock the store was given.
+    for (const name of names.filter((n) => n.endsWith(TEMP_SUFFIX))) {
+      const file = path.join(this.dir, name);
+      try {
+        if (now - (await fs.stat(file)).mtimeMs > STALE_TEMP_MS) {
+          await fs.rm(file, { force: true });
+        }
+      } catch {
+        // Gone already, or another window is handling it.
+      }
+    }
+  }
+}
+
+/**
+ * Moves inputs a version 1 index held into the runs' files (unless a file has them already). Returns
+ * false when a file could not be written: the old index, inputs and all, then stays until the next load,
+ * so no run and no input is lost.
+ */
+export async function moveInputsToFiles(files: DetailsFiles, ids: string[], inputs: Map<string, Record<string, string>>, logger: Logger): Promise<boolean> {
+  let ok = true;
+  for (const id of ids) {
+    const moved = inputs.get(id);
+    try {
+      const details = await files.read(id);
+      if (moved && !details.inputs) {
+        await files.write(id, { ...details, inputs: moved });
+      }
+    } catch (e) {
+      ok = false;
+      logger.warn(`Run ${id}: cannot move its inputs to its file yet (${errorMessage(e)}).`);
+    }
+  }
+  return ok;
+}
+
+function parseDetails(text: string): RunDetails {
+  const parsed: unknown = JSON.parse(text);
+  if (typeof parsed !== 'object' || parsed === null) {
+    throw new Error('not an object');
+  }
+  const p = parsed as Partial<StoredDetails>;
+  return {
+    inputs: isStringRecord(p.inputs) ? p.inputs : undefined,
+    lastSnapshot: p.lastSnapshot,
+    tasks: Array.isArray(p.tasks) ? p.tasks : [],
+    history: Array.isArray(p.history) ? p.history : [],
+    finalOutput: p.finalOutput,
+    error: p.error,
+    feedbackRounds: Array.isArray(p.feedbackRounds) ? p.feedbackRounds : [],
+    feedbackDraft: typeof p.feedbackDraft?.text === 'string' ? p.feedbackDraft : undefined,
+  };
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,246 @@
+// The shared index of runs (VS Code's globalState, seen by every window): reading it defensively and
+// merging one window's changes into the latest stored version. Pure functions, no I/O.
+
+import type { Progress } from '../api/types';
+import type { RunRecord } from './model';
+
+/** A removed run: no window may write it back, whatever stale copy it holds. */
+export interface Tombstone {
+  id: string;
+  at: number;
+}
+
+/**
+ * Persisted under the index key, shared by every window and broadcast on each change: so it holds a
+ * small bounded summary per run (see StoredRun), never inputs or outputs (those are in the run's file).
+ * Version 1 held whole records with their inputs; it is read once and migrated (RunStore.load).
+ */
+export interface StoredIndex {
+  version: 2;
+  /** [url, name] pairs the runs point into, so a crew's URL is stored once, not once per run. */
+  crews: [string, string][];
+  runs: StoredRun[];
+  tombstones?: Tombstone[];
+}
+
+/** A run's summary with short keys; times after the start are offsets from it; defaults are left out. */
+export interface StoredRun {
+  id: string;
+  /** revision */ v: number;
+  /** index into `crews` */ c: number;
+  /** kickoff id */ k: string;
+  /** earlier kickoff ids */ p?: string[];
+  /** startedAt */ t: number;
+  /** updatedAt − t */ u?: number;
+  /** finishedAt − t */ f?: number;
+  /** state */ s: RunRecord['state'];
+  /** label */ l: string;
+  /** watching */ w?: 1;
+  /** stop reason */ r?: RunRecord['stopReason'];
+  /** watchSince − t */ ws?: number;
+  /** kickoffIdSince − t */ ks?: number;
+  /** seen by the service */ sb?: 1;
+  /** notFoundSince − t */ nf?: number;
+  /** needs feedback */ fb?: 1;
+  /** feedback inferred */ fi?: 1;
+  /** message */ m?: string;
+  /** warning */ x?: string;
+  /** current task */ ct?: string;
+  /** progress */ g?: Progress;
+  /** task id for /resume */ ti?: string;
+}
+
+export interface IndexView {
+  runs: Map<string, RunRecord>;
+  tombstones: Map<string, number>;
+}
+
+/** A window's pending change to one run: its record, or its removal. */
+export type IndexChange = { id: string; record: RunRecord } | { id: string; removedAt: number };
+
+/** Longest text kept in the index per field (the run's file and the run view have the whole of it). */
+export const SUMMARY_LIMITS = { label: 60, crewName: 100, message: 160, warning: 300, currentTask: 100, taskId: 200, kickoffId: 200, previousKickoffIds: 10 } as const;
+
+/** Long enough for any window to have re-read the index (every 30 s, and on focus); bounded in number too. */
+const TOMBSTONE_TTL_MS = 7 * 24 * 3_600_000;
+const MAX_TOMBSTONES = 2_000;
+
+/** What was stored, decoded; `legacyInputs` are the inputs a version 1 index still held, to move to the runs' files. */
+export function readIndex(value: unknown, skipped: () => void = () => undefined): IndexView & { legacyInputs?: Map<string, Record<string, string>> } {
+  const view: IndexView & { legacyInputs?: Map<string, Record<string, string>> } = { runs: new Map(), tombstones: new Map() };
+  if (typeof value !== 'object' || value === null) {
+    return view;
+  }
+  const stored = value as Partial<StoredIndex> | { version: 1; runs?: unknown[]; tombstones?: unknown };
+  for (const t of Array.isArray(stored.tombstones) ? (stored.tombstones as Partial<Tombstone>[]) : []) {
+    if (typeof t?.id === 'string' && typeof t.at === 'number') {
+      view.tombstones.set(t.id, t.at);
+    }
+  }
+  const legacy = stored.version === 1 || stored.version === undefined;
+  if (legacy) {
+    view.legacyInputs = new Map();
+  }
+  const crews = Array.isArray((stored as Partial<StoredIndex>).crews) ? (stored as StoredIndex).crews : [];
+  for (const entry of Array.isArray(stored.runs) ? (stored.runs as unknown[]) : []) {
+    const record = legacy ? fromLegacy(entry, view.legacyInputs) : decodeRun(entry, crews);
+    if (!record) {
+      skipped();
+    } else if (!view.tombstones.has(record.id)) {
+      view.runs.set(record.id, record);
+    }
+  }
+  return view;
+}
+
+/** The record as this window keeps it: bounded like the index, keys in one order (to compare copies). */
+export function canonical(r: RunRecord): RunRecord {
+  const crews: [string, string][] = [];
+  return decodeRun(encodeRun(r, crews), crews)!;
+}
+
+export function sameRun(a: RunRecord | undefined, b: RunRecord | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && JSON.stringify(canonical(a)) === JSON.stringify(canonical(b)));
+}
+
+/** Which of two copies of a run is the truth: the higher revision; the stored one when equal. */
+export function newer(stored: RunRecord | undefined, mine: RunRecord | undefined): RunRecord | undefined {
+  if (!stored || !mine) {
+    return stored ?? mine;
+  }
+  return mine.revision > stored.revision ? mine : stored;
+}
+
+/**
+ * The index to store: the stored one with this window's changes on top. A removal always wins; a
+ * record replaces the stored one only if it is not older (another window may have written meanwhile).
+ */
+export function mergeIndex(stored: IndexView, changes: IndexChange[], now: number): { index: StoredIndex; runs: Map<string, RunRecord> } {
+  const runs = new Map(stored.runs);
+  const tombstones = new Map(stored.tombstones);
+  for (const change of changes) {
+    if ('removedAt' in change) {
+      runs.delete(change.id);
+      tombstones.set(change.id, change.removedAt);
+    } else if (!tombstones.has(change.id) && newer(runs.get(change.id), change.record) === change.record) {
+      runs.set(change.id, change.record);
+    }
+  }
+  const kept = [...tombstones]
+    .filter(([, at]) => now - at < TOMBSTONE_TTL_MS)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, MAX_TOMBSTONES)
+    .map(([id, at]) => ({ id, at }));
+  const crews: [string, string][] = [];
+  return { index: { version: 2, crews, runs: [...runs.values()].map((r) => encodeRun(r, crews)), tombstones: kept }, runs };
+}
+
+function encodeRun(r: RunRecord, crews: [string, string][]): StoredRun {
+  const L = SUMMARY_LIMITS;
+  const crewName = clip(r.crewName, L.crewName) ?? '';
+  let c = crews.findIndex(([url, name]) => url === r.crewUrl && name === crewName);
+  if (c < 0) {
+    c = crews.push([r.crewUrl, crewName]) - 1;
+  }
+  const t = r.startedAt;
+  const offset = (at: number | undefined) => (at === undefined ? undefined : at - t);
+  const entry: StoredRun = {
+    id: r.id,
+    v: r.revision,
+    c,
+    k: r.kickoffId,
+    p: r.previousKickoffIds.length ? r.previousKickoffIds.slice(-L.previousKickoffIds).map((k) => k.slice(0, L.kickoffId)) : undefined,
+    t,
+    u: offset(r.updatedAt) || undefined,
+    f: offset(r.finishedAt),
+    s: r.state,
+    l: clip(r.label, L.label) ?? '',
+    w: r.watching ? 1 : undefined,
+    r: r.stopReason,
+    ws: offset(r.watchSince) || undefined,
+    ks: offset(r.kickoffIdSince) || undefined,
+    sb: r.seenBySource ? 1 : undefined,
+    nf: offset(r.notFoundSince),
+    fb: r.needsFeedback ? 1 : undefined,
+    fi: r.feedbackInferred ? 1 : undefined,
+    m: clip(r.message, L.message),
+    x: clip(r.warning, L.warning),
+    ct: clip(r.currentTask, L.currentTask),
+    g: r.progress && { unit: r.progress.unit, completed: r.progress.completed, total: r.progress.total, current: clip(r.progress.current, L.currentTask) },
+    ti: clip(r.taskId, L.taskId),
+  };
+  return JSON.parse(JSON.stringify(entry)) as StoredRun; // Drops the undefined fields.
+}
+
+function decodeRun(value: unknown, crews: [string, string][]): RunRecord | undefined {
+  const e = value as Partial<StoredRun> | null;
+  if (typeof e?.id !== 'string' || typeof e.k !== 'string' || typeof e.s !== 'string' || typeof e.t !== 'number' || typeof e.c !== 'number' || !crews[e.c]) {
+    return undefined;
+  }
+  const t = e.t;
+  const at = (offset: number | undefined) => (typeof offset === 'number' ? t + offset : undefined);
+  const record: RunRecord = {
+    id: e.id,
+    revision: typeof e.v === 'number' ? e.v : 0,
+    crewUrl: crews[e.c][0],
+    crewName: crews[e.c][1],
+    kickoffId: e.k,
+    previousKickoffIds: Array.isArray(e.p) ? e.p : [],
+    startedAt: t,
+    updatedAt: at(e.u ?? 0)!,
+    finishedAt: at(e.f),
+    state: e.s,
+    watching: e.w === 1,
+    stopReason: e.r,
+    watchSince: at(e.ws ?? 0)!,
+    warning: e.x,
+    needsFeedback: e.fb === 1,
+    feedbackInferred: e.fi === 1 ? true : undefined,
+    message: e.m,
+    progress: e.g,
+    currentTask: e.ct,
+    label: typeof e.l === 'string' ? e.l : '',
+    taskId: e.ti,
+    kickoffIdSince: at(e.ks ?? 0)!,
+    seenBySource: e.sb === 1,
+    notFoundSince: at(e.nf),
+  };
+  return JSON.parse(JSON.stringify(record)) as RunRecord;
+}
+
+/** A version 1 entry (a whole record with its inputs): the inputs go to `inputs`, to be moved to the run's file. */
+function fromLegacy(value: unknown, inputs: Map<string, Record<string, string>> | undefined): RunRecord | undefined {
+  if (!isRecordShape(value)) {
+    return undefined;
+  }
+  const { inputs: legacyInputs, ...rest } = value as RunRecord & { inputs?: Record<string, string> };
+  if (legacyInputs && typeof legacyInputs === 'object') {
+    inputs?.set(rest.id, legacyInputs);
+  }
+  return canonical({ ...rest, revision: typeof rest.revision === 'number' ? rest.revision : 0 });
+}
+
+function clip(text: string | undefined, max: number): string | undefined {
+  return text === undefined || text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function isRecordShape(r: unknown): r is RunRecord {
+  if (typeof r !== 'object' || r === null) {
+    return false;
+  }
+  const x = r as Partial<RunRecord>;
+  return typeof x.id === 'string' && typeof x.crewUrl === 'string' && typeof x.kickoffId === 'string' && typeof x.state === 'string' && Array.isArray(x.previousKickoffIds);
+}
+
+/** One run of the stored index, decoding only it: its record, or that it was removed. */
+export function findInIndex(value: unknown, id: string): { removed: boolean; record?: RunRecord } {
+  const stored = (typeof value === 'object' && value !== null ? value : {}) as Partial<StoredIndex>;
+  if (Array.isArray(stored.tombstones) && stored.tombstones.some((t) => t?.id === id)) {
+    return { removed: true };
+  }
+  if (stored.version !== 2) {
+    return { removed: false, record: readIndex(value).runs.get(id) };
+  }
+  const found = Array.isArray(stored.runs) ? stored.runs.find((r) => r?.id === id) : undefined;
+  return { removed: false, record: found && decodeRun(found, Array.isArray(stored.crews) ? stored.crews : []) };
+}

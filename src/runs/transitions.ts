@@ -1,0 +1,197 @@
+// What each event does to a run, as pure functions of (record, details, now): no I/O, no clock, no
+// queue. The store applies them to the latest stored version of a run under the run's lock.
+
+import { describeChanges, mergeTaskOutputs } from '../api/normalize';
+import type { StatusSnapshot, TaskOutput } from '../api/types';
+import { forgottenRun, isForgotten } from './notFound';
+import { emptyDetails, type FeedbackRound, isDisposable, isFinished, type NewRun, type RunDetails, type RunRecord, runLabel, type StopReason } from './model';
+
+const INFERRED_FEEDBACK_MESSAGE = 'The service no longer lists this run; it is probably waiting for human feedback.';
+const EXPIRED_MESSAGE = 'Unknown or expired: the service no longer knows this run.';
+
+/** A record change, with the details change when the details are involved (details are mutable copies). */
+export type RecordChange = (record: RunRecord) => RunRecord;
+export type DetailsChange = (details: RunDetails, record: RunRecord) => void;
+
+export function newRun(id: string, run: NewRun, now: number): { record: RunRecord; details: RunDetails } {
+  const startedAt = run.startedAt ?? now;
+  const record: RunRecord = {
+    id,
+    revision: 1,
+    crewUrl: run.crewUrl,
+    crewName: run.crewName,
+    kickoffId: run.kickoffId,
+    previousKickoffIds: [],
+    startedAt,
+    updatedAt: now,
+    state: 'queued',
+    watching: true,
+    watchSince: now,
+    needsFeedback: false,
+    label: runLabel(run.inputs, startedAt),
+    kickoffIdSince: now,
+    seenBySource: false,
+  };
+  const details: RunDetails = { ...emptyDetails(), inputs: { ...run.inputs } };
+  details.history.push({ state: 'queued', at: now });
+  return { record, details };
+}
+
+/**
+ * Folds a status into the run (both are copies the caller owns). Returns plain-English lines for what
+ * changed. A NOT FOUND for a run the service has reported before is read as "probably waiting for
+ * feedback", unless it is a bare HTTP 404 (the server forgot the run, see notFound.ts); before that (just after kickoff) it changes nothing but starts the NOT FOUND clock.
+ */
+export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: StatusSnapshot, now: number): string[] {
+  const effective = interpret(record, snapshot, now, details.tasks.at(-1));
+  const describeFrom = details.lastSnapshot;
+  // A status arrived: a warning about failed checks is over (cleared in this same write).
+  record.warning = undefined;
+  record.message = effective.message;
+  record.progress = effective.progress;
+  record.currentTask = effective.currentTask;
+  if (effective.state !== record.state) {
+    details.history.push({ state: effective.state, at: now, message: effective.message });
+    record.state = effective.state;
+  }
+  record.needsFeedback = record.state === 'awaitingFeedback';
+  record.taskId = effective.feedback?.taskId ?? record.taskId;
+  if (isFinished(record)) {
+    record.finishedAt ??= now;
+    record.watching = false;
+    record.stopReason = undefined;
+    record.feedbackInferred = undefined;
+  }
+  details.tasks = mergeTaskOutputs(details.tasks, snapshot);
+  details.finalOutput = snapshot.finalOutput ?? details.finalOutput;
+  details.error = snapshot.error ?? details.error;
+  details.lastSnapshot = effective;
+  const neverSeen = snapshot.state === 'notFound' && !record.seenBySource;
+  return neverSeen ? [] : describeChanges(describeFrom, effective);
+}
+
+/** Works out what a status means for this run; updates the record's NOT FOUND bookkeeping. */
+function interpret(record: RunRecord, snapshot: StatusSnapshot, now: number, lastKnownTask?: TaskOutput): StatusSnapshot {
+  if (snapshot.state !== 'notFound') {
+    record.seenBySource = true;
+    record.notFoundSince = undefined;
+    record.feedbackInferred = undefined;
+    return snapshot;
+  }
+  record.notFoundSince ??= now;
+  if (!record.seenBySource) {
+    // Just after kickoff the service may not list the run yet: keep what we have.
+    return { ...snapshot, state: record.state, message: record.message };
+  }
+  if (isForgotten(record, snapshot)) {
+    // A bare HTTP 404: the server forgot the run; nothing says it waits for feedback.
+    record.feedbackInferred = undefined;
+    return forgottenRun(record, snapshot);
+  }
+  record.feedbackInferred = true;
+  // A NOT FOUND body says nothing about the task: offer the last output seen for review.
+  const lastTask = snapshot.lastTask ?? lastKnownTask;
+  return {
+    ...snapshot,
+    state: 'awaitingFeedback',
+    message: INFERRED_FEEDBACK_MESSAGE,
+    progress: record.progress,
+    currentTask: record.currentTask,
+    feedback: snapshot.feedback ?? { taskId: record.taskId, taskName: lastTask?.name, output: lastTask?.output },
+  };
+}
+
+/**
+ * The service forgot the run (for too long, or its server is gone): stop watching as "unknown or
+ * expired", never as failed, and say why.
+ */
+export function expire(now: number, message = EXPIRED_MESSAGE): { record: RecordChange; details: DetailsChange } {
+  return {
+    record: (r) =>
+      isFinished(r) ? r : { ...r, state: 'notFound', watching: false, stopReason: 'expired', needsFeedback: false, feedbackInferred: undefined, message },
+    details: (d, r) => {
+      if (d.history.at(-1)?.state !== r.state) {
+        d.history.push({ state: r.state, at: now, message });
+      }
+    },
+  };
+}
+
+/** Watching again restarts the watch deadline; a final run is never watched. */
+export function watching(watch: boolean, reason: StopReason | undefined, now: number): RecordChange {
+  return (r) => {
+    if (watch) {
+      return isFinished(r) || r.watching ? r : { ...r, watching: true, stopReason: undefined, watchSince: now };
+    }
+    if (!r.watching && r.stopReason === 'expired') {
+      return r; // The service forgot it: a later pause (a refused token) must not hide that.
+    }
+    return { ...r, watching: false, stopReason: isFinished(r) ? undefined : reason };
+  };
+}
+
+/** A resume answered with a new kickoff id: the same run goes on under it. */
+export function continueAs(newKickoffId: string, now: number): { record: RecordChange; details: DetailsChange } {
+  return {
+    record: (r) =>
+      r.kickoffId === newKickoffId
+        ? r
+        : {
+            ...r,
+            kickoffId: newKickoffId,
+            previousKickoffIds: [...r.previousKickoffIds, r.kickoffId],
+            kickoffIdSince: now,
+            seenBySource: false,
+            notFoundSince: undefined,
+            state: 'queued',
+            needsFeedback: false,
+            feedbackInferred: undefined,
+            finishedAt: undefined,
+            watching: true,
+            stopReason: undefined,
+            watchSince: now,
+          },
+    details: (d, r) => {
+      d.history.push({ state: r.state, at: now, message: `Continued as ${newKickoffId}` });
+    },
+  };
+}
+
+/** Feedback was sent: the run is expected to go on (the next status confirms it). */
+export function feedbackSent(round: FeedbackRound, now: number): { record: RecordChange; details: DetailsChange } {
+  return {
+    record: (r) => ({
+      ...r,
+      needsFeedback: false,
+      feedbackInferred: undefined,
+      taskId: round.taskId || r.taskId,
+      state: isFinished(r) ? r.state : 'running',
+      watching: !isFinished(r),
+      stopReason: undefined,
+      watchSince: now,
+    }),
+    details: (d, r) => {
+      d.feedbackRounds.push({ ...round });
+      d.feedbackDraft = undefined;
+      if (d.history.at(-1)?.state !== r.state) {
+        d.history.push({ state: r.state, at: round.at, message: round.approve ? 'Approved' : 'Sent back with feedback' });
+      }
+    },
+  };
+}
+
+/** The runs to drop so that no crew keeps more than `max`: its oldest finished ones, never one still going. */
+export function overCap(runs: RunRecord[], max: number): string[] {
+  const byCrew = new Map<string, RunRecord[]>();
+  for (const r of runs) {
+    byCrew.set(r.crewUrl, [...(byCrew.get(r.crewUrl) ?? []), r]);
+  }
+  const doomed: string[] = [];
+  for (const crewRuns of byCrew.values()) {
+    const excess = crewRuns.length - max;
+    if (excess > 0) {
+      doomed.push(...crewRuns.filter(isDisposable).sort((a, b) => a.startedAt - b.startedAt).slice(0, excess).map((r) => r.id));
+    }
+  }
+  return doomed;
+}

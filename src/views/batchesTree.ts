@@ -1,0 +1,122 @@
+// The Batches view: a node per batch with its progress (`37/120 · 2 failed`), its rows beneath, each
+// opening its run. Labels come from CSV cells and crew output: one line, no control characters.
+import * as vscode from 'vscode';
+import type { BatchStore } from '../batches/batchStore';
+import { type Batch, type BatchRow, batchProgress, progressLabel, rowFailed } from '../batches/model';
+import type { RunStore } from '../runs/runStore';
+import { inertLine } from '../util/inertText';
+import { formatRelative, stateLabel } from './format';
+
+export type BatchesTreeNode = { type: 'batch'; batchId: string } | { type: 'row'; batchId: string; index: number };
+
+export function batchTitle(batch: Batch): string {
+  return `${oneLine(batch.crewName, 60)}: ${oneLine(batch.source, 60)}`;
+}
+
+export function batchProgressText(batch: Batch): string {
+  return progressLabel(batchProgress(batch), { failed: vscode.l10n.t('failed'), unknown: vscode.l10n.t('unknown'), cancelled: vscode.l10n.t('cancelled') });
+}
+
+/** A row's state in words: its run's state once sent, else what happened to it. */
+export function rowStateText(row: BatchRow, runs: RunStore): string {
+  switch (row.status) {
+    case 'queued':
+      return vscode.l10n.t('queued');
+    case 'skipped':
+      return vscode.l10n.t('skipped: missing input');
+    case 'sending':
+      return vscode.l10n.t('kicking off');
+    case 'unknown':
+      return vscode.l10n.t('unknown — check before re-running');
+    case 'notSent':
+      return vscode.l10n.t('not sent');
+    case 'cancelled':
+      return vscode.l10n.t('cancelled before sending');
+    case 'sent': {
+      const state = row.result?.state ?? (row.runId ? runs.get(row.runId)?.state : undefined);
+      return state ? stateLabel(state) : vscode.l10n.t('sent');
+    }
+  }
+}
+
+export function rowLabel(row: BatchRow): string {
+  const first = Object.values(row.inputs).find((v) => v.trim());
+  return `${row.index + 1}. ${first ? oneLine(first, 50) : vscode.l10n.t('(no inputs)')}`;
+}
+
+/** A CSV cell, file name or crew output as one inert line (no link, icon or bidi syntax), cut to `max`. */
+export function oneLine(text: string, max: number): string {
+  const line = inertLine(text).replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<BatchesTreeNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly batches: BatchStore,
+    private readonly runs: RunStore,
+  ) {
+    this.disposables.push(
+      this.changed,
+      batches.onDidChange(() => this.changed.fire(undefined)),
+      runs.onDidChange(({ runIds }) => {
+        const ids = new Set(runIds);
+        if (this.batches.list().some((b) => b.rows.some((r) => r.runId !== undefined && ids.has(r.runId)))) {
+          this.changed.fire(undefined);
+        }
+      }),
+    );
+  }
+
+  getChildren(element?: BatchesTreeNode): BatchesTreeNode[] {
+    if (!element) {
+      return this.batches.list().map((b) => ({ type: 'batch', batchId: b.id }));
+    }
+    if (element.type === 'batch') {
+      const batch = this.batches.get(element.batchId);
+      // Rows missing an input first: they are what needs attention.
+      const rows = [...(batch?.rows ?? [])].sort((a, b) => Number(b.status === 'skipped') - Number(a.status === 'skipped') || a.index - b.index);
+      return rows.map((r) => ({ type: 'row', batchId: element.batchId, index: r.index }));
+    }
+    return [];
+  }
+
+  getTreeItem(element: BatchesTreeNode): vscode.TreeItem {
+    const batch = this.batches.get(element.batchId);
+    if (!batch) {
+      return new vscode.TreeItem(vscode.l10n.t('(removed)'));
+    }
+    if (element.type === 'batch') {
+      const progress = batchProgress(batch);
+      const item = new vscode.TreeItem(batchTitle(batch), vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `batch:${batch.id}`;
+      item.description = batchProgressText(batch);
+      item.tooltip = `${batchTitle(batch)}\n${formatRelative(batch.createdAt)} · ${item.description}`;
+      item.iconPath = new vscode.ThemeIcon(progress.finished ? (progress.failed || progress.unknown ? 'warning' : 'pass') : batch.cancelled ? 'circle-slash' : 'sync~spin');
+      item.contextValue = ['batch', progress.finished ? 'finished' : batch.cancelled ? 'cancelling' : 'running', progress.failed ? 'hasFailed' : ''].filter(Boolean).join(' ');
+      item.command = { command: 'crewRuns.openBatchResults', title: vscode.l10n.t('Open Batch Results'), arguments: [{ batchId: batch.id }] };
+      return item;
+    }
+    const row = batch.rows.find((r) => r.index === element.index);
+    if (!row) {
+      return new vscode.TreeItem(vscode.l10n.t('(removed)'));
+    }
+    const item = new vscode.TreeItem(rowLabel(row), vscode.TreeItemCollapsibleState.None);
+    item.id = `batch:${batch.id}:${row.index}`;
+    item.description = rowStateText(row, this.runs);
+    item.tooltip = [rowLabel(row), item.description, row.note ? oneLine(row.note, 300) : '', row.result?.outputPreview ?? ''].filter(Boolean).join('\n');
+    item.iconPath = new vscode.ThemeIcon(rowFailed(row) ? 'error' : row.status === 'skipped' || row.status === 'unknown' ? 'warning' : row.result ? 'pass' : 'circle-outline');
+    item.contextValue = ['batchRow', row.runId ? 'hasRun' : ''].filter(Boolean).join(' ');
+    if (row.runId && this.runs.get(row.runId)) {
+      item.command = { command: 'crewRuns.openRun', title: vscode.l10n.t('Open Run'), arguments: [{ runId: row.runId }] };
+    }
+    return item;
+  }
+
+  dispose(): void {
+    vscode.Disposable.from(...this.disposables).dispose();
+  }
+}

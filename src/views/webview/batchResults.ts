@@ -1,0 +1,189 @@
+// The batch results page: one row per input row, sortable (click a header) and filterable (text and
+// state). Every cell is set with textContent: CSV cells and crew output never become markup.
+import {
+  type BatchHostMessage,
+  type BatchPageMessage,
+  type BatchPageStrings,
+  type BatchTable,
+  filterRows,
+  type ResultRow,
+  type SortKey,
+  sortRows,
+} from './batchProtocol';
+
+interface VsCodeApi {
+  postMessage(message: BatchPageMessage): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const api = acquireVsCodeApi();
+const root = document.getElementById('root') as HTMLElement;
+let strings: BatchPageStrings | undefined;
+let table: BatchTable | undefined;
+let sortKey: SortKey = 'row';
+let descending = false;
+let filterText = '';
+let stateFilter = '';
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (text !== undefined) {
+    node.textContent = text;
+  }
+  if (className) {
+    node.className = className;
+  }
+  return node;
+}
+
+function seconds(ms: number | undefined): string {
+  return ms === undefined ? '' : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function button(label: string, onClick: () => void, disabled = false): HTMLButtonElement {
+  const b = el('button', label);
+  b.disabled = disabled;
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+function render(): void {
+  if (!strings || !table) {
+    return;
+  }
+  const started = performance.now();
+  const s = strings;
+  const t = table;
+  root.replaceChildren();
+  root.append(el('h1', t.title), el('p', t.progress, 'muted'));
+
+  const toolbar = el('div', undefined, 'toolbar');
+  const filter = el('input');
+  filter.type = 'search';
+  filter.placeholder = s.filter;
+  filter.value = filterText;
+  filter.id = 'filter';
+  filter.addEventListener('input', () => {
+    filterText = filter.value;
+    renderBody();
+  });
+  const states = el('select');
+  states.id = 'state-filter';
+  states.append(new Option(s.allStates, ''));
+  for (const key of [...new Set(t.rows.map((r) => r.stateKey))].sort()) {
+    const label = t.rows.find((r) => r.stateKey === key)?.state ?? key;
+    states.append(new Option(label, key, false, key === stateFilter));
+  }
+  states.addEventListener('change', () => {
+    stateFilter = states.value;
+    renderBody();
+  });
+  toolbar.append(
+    filter,
+    states,
+    button(s.exportJsonl, () => api.postMessage({ type: 'action', action: 'exportJsonl' })),
+    button(s.exportCsv, () => api.postMessage({ type: 'action', action: 'exportCsv' })),
+    button(s.rerunFailed, () => api.postMessage({ type: 'action', action: 'rerunFailed' }), !t.canRerunFailed),
+    button(s.compare, () => api.postMessage({ type: 'action', action: 'compare' })),
+  );
+  root.append(toolbar);
+
+  const grid = el('table');
+  const head = el('tr');
+  const columns: [SortKey, string][] = [
+    ['row', s.row],
+    ...t.inputColumns.map((c): [SortKey, string] => [`input:${c}`, c]),
+    ['state', s.state],
+    ['duration', s.duration],
+    ['tokens', s.tokens],
+    ['output', s.output],
+  ];
+  for (const [key, label] of columns) {
+    const th = el('th', label + (key === sortKey ? (descending ? ' ▼' : ' ▲') : ''));
+    th.tabIndex = 0;
+    th.dataset.sort = key;
+    const sortBy = () => {
+      descending = key === sortKey ? !descending : false;
+      sortKey = key;
+      render();
+    };
+    th.addEventListener('click', sortBy);
+    th.addEventListener('keydown', (e) => (e.key === 'Enter' || e.key === ' ') && sortBy());
+    head.append(th);
+  }
+  const thead = el('thead');
+  thead.append(head);
+  const tbody = el('tbody');
+  tbody.id = 'rows';
+  grid.append(thead, tbody);
+  root.append(el('p', '', 'muted shown'), grid);
+  renderBody();
+  report(performance.now() - started);
+}
+
+function renderBody(): void {
+  if (!strings || !table) {
+    return;
+  }
+  const started = performance.now();
+  const t = table;
+  const body = document.getElementById('rows');
+  if (!body) {
+    return;
+  }
+  const rows = sortRows(filterRows(t.rows, filterText, stateFilter), sortKey, descending);
+  const fragment = document.createDocumentFragment();
+  for (const row of rows) {
+    fragment.append(rowElement(row, t.inputColumns));
+  }
+  body.replaceChildren(fragment);
+  const shown = root.querySelector('.shown');
+  if (shown) {
+    shown.textContent = rows.length ? strings.shown.replace('{0}', String(rows.length)).replace('{1}', String(t.rows.length)) : strings.empty;
+  }
+  report(performance.now() - started);
+}
+
+function rowElement(row: ResultRow, inputColumns: string[]): HTMLTableRowElement {
+  const tr = el('tr');
+  tr.dataset.index = String(row.index);
+  tr.dataset.state = row.stateKey;
+  tr.append(el('td', String(row.index + 1)));
+  for (const column of inputColumns) {
+    const cell = el('td', row.inputs[column] ?? '', 'input');
+    cell.title = row.inputs[column] ?? '';
+    tr.append(cell);
+  }
+  const state = el('td', row.state, `state state-${row.stateKey}`);
+  if (row.note) {
+    state.title = row.note;
+  }
+  tr.append(state, el('td', seconds(row.durationMs)), el('td', row.tokens === undefined ? '' : String(row.tokens)), el('td', row.output ?? row.note ?? '', 'output'));
+  if (row.hasRun) {
+    tr.classList.add('opens');
+    tr.tabIndex = 0;
+    const open = () => api.postMessage({ type: 'openRun', index: row.index });
+    tr.addEventListener('click', open);
+    tr.addEventListener('keydown', (e) => e.key === 'Enter' && open());
+  }
+  return tr;
+}
+
+function report(renderMs: number): void {
+  const rowsRendered = document.querySelectorAll('#rows tr').length;
+  api.postMessage({ type: 'rendered', report: { rowsRendered, renderMs, sortedBy: `${sortKey}${descending ? ' desc' : ''}`, filter: filterText } });
+}
+
+window.addEventListener('message', (event: MessageEvent<BatchHostMessage>) => {
+  const message = event.data;
+  if (message?.type === 'init') {
+    strings = message.strings;
+    table = message.table;
+    render();
+  } else if (message?.type === 'table') {
+    table = message.table;
+    render();
+  }
+});
+
+api.postMessage({ type: 'ready' });

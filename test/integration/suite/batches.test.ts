@@ -1,0 +1,262 @@
+// Batches in a real VS Code against the simulator: a 30-row CSV at concurrency 3 (rows missing a
+// required input listed first and skipped), true end states, the results view, export round-trips,
+// Re-run Failed Rows, Compare Batches, and Cancel Batch stopping what it can.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { mapColumns } from '../../../src/batches/mapping';
+import { type Batch, batchProgress } from '../../../src/batches/model';
+import { parseTable } from '../../../src/batches/parse';
+import { exportedRows } from '../../../src/batches/export';
+import type { CrewConfig, Simulator } from '../../../src/simulator/server';
+import { startSimulator } from '../../../src/simulator/server';
+import { executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
+import { type Api, closeQuickInput, pressInQuickInput, testApi, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
+import { addSimulatorCrews, cleanUp } from './support/monitoring';
+
+const crew = (id: string, name: string, taskMs: number, extra: Partial<CrewConfig> = {}): CrewConfig => ({
+  id,
+  name,
+  kind: 'crew',
+  inputs: ['topic', 'audience'],
+  pendingMs: 200,
+  tasks: [
+    { name: 'research_task', agent: 'Researcher', durationMs: taskMs, output: 'Notes on {topic}.' },
+    { name: 'writing_task', agent: 'Writer', durationMs: taskMs, output: '# {topic}\n\nFor {audience}.' },
+  ],
+  ...extra,
+});
+
+const MISSING = [4, 17];
+const FAILING = [9, 21];
+
+/** 30 rows with quoted commas and a line break; two miss `audience`, two are made to fail. */
+function thirtyRowCsv(): string {
+  const lines = ['topic,audience,notes'];
+  for (let i = 0; i < 30; i++) {
+    const topic = FAILING.includes(i) ? `FAIL case ${i}` : i === 3 ? 'Two\nlines' : `Topic ${i}, with a comma`;
+    const audience = MISSING.includes(i) ? '' : `readers ${i}`;
+    lines.push([topic, audience, `note ${i}`].map((v) => `"${v.replace(/"/g, '""')}"`).join(','));
+  }
+  return lines.join('\n') + '\n';
+}
+
+describe('Batches', function () {
+  this.timeout(180_000);
+  let api: Api;
+  let sim: Simulator;
+  let crews: Record<string, { url: string; name: string }>;
+  let dir: string;
+  let batchId: string;
+  let rerunId: string;
+
+  const batch = (id: string): Batch => {
+    const b = api.batches.store.get(id);
+    assert.ok(b, `batch ${id} is in the store`);
+    return b;
+  };
+  const waitForFinished = (id: string, timeoutMs = 120_000) =>
+    waitFor(() => batchProgress(batch(id)).finished && batch(id), {
+      message: `batch finished (${JSON.stringify(batchProgress(api.batches.store.get(id) ?? ({ rows: [] } as unknown as Batch)))})`,
+      timeoutMs,
+      intervalMs: 300,
+    });
+
+  before(async () => {
+    api = await testApi();
+    sim = await startSimulator({
+      timeScale: 1,
+      dialect: 'live',
+      crews: [crew('table', 'Table', 300, { failWhenInputContains: 'FAIL' }), crew('slow', 'Slow Table', 60_000)],
+    });
+    crews = await addSimulatorCrews(api as never, sim, 'Batch');
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crew-batches-'));
+    await showCrewRunsView();
+  });
+
+  after(async () => {
+    await closeQuickInput();
+    await executeCommand('workbench.action.closeAllEditors');
+    for (const b of api?.batches.store.list() ?? []) {
+      await api.batches.runner.cancel(b.id);
+      await api.batches.store.remove(b.id);
+    }
+    await cleanUp(api as never, api?.runs.list().filter((r) => Object.values(crews ?? {}).some((c) => c.url === r.crewUrl)).map((r) => r.id) ?? []);
+    await sim?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('kicks off a 30-row CSV at concurrency 3: rows missing a required input are listed first and skipped; the rest end in their true states', async () => {
+    const file = path.join(dir, 'cases.csv');
+    fs.writeFileSync(file, thirtyRowCsv());
+    let maxSending = 0;
+    const watch = api.batches.store.onDidChange(() => {
+      for (const b of api.batches.store.list()) {
+        const active = b.rows.filter((r) => r.status === 'sending' || (r.status === 'sent' && !r.result)).length;
+        maxSending = Math.max(maxSending, active);
+      }
+    });
+    try {
+      const started = executeCommand<string | undefined>('crewRuns.kickOffBatch', { crew: crews.table.url, file });
+      const text = await waitForQuickInput('Kick Off 28 Rows');
+      assert.strictEqual(sim.requestLog.counts('table').kickoff, 0, 'nothing is sent before the user confirms');
+      const skipped = text.indexOf('2 rows skipped');
+      assert.ok(skipped >= 0, `the preview lists the skipped rows: ${text}`);
+      assert.match(text, /Row 5: missing audience/);
+      assert.match(text, /Row 18: missing audience/);
+      assert.ok(skipped < text.indexOf('First rows'), 'the skipped rows come before the preview of the rows');
+      assert.match(text, /notes/, 'a column that is not an input is named');
+      await pressInQuickInput('Enter', { when: 'Kick Off 28 Rows', activeItem: 'Kick Off 28 Rows' });
+      await waitForQuickInputClosed();
+      batchId = (await started) ?? '';
+      assert.ok(batchId, 'the command returned the batch id');
+      const done = await waitForFinished(batchId);
+      assert.ok(maxSending <= 3, `never more than 3 rows kicking off or running at once (saw ${maxSending})`);
+      assert.ok(maxSending >= 2, `rows went out side by side (saw ${maxSending})`);
+      assert.strictEqual(sim.requestLog.counts('table').kickoff, 28, 'each row that has its inputs kicked off once');
+      const topics = sim.listRuns().filter((r) => r.crewId === 'table').map((r) => String(r.inputs.topic));
+      assert.strictEqual(new Set(topics).size, 28, 'no row twice');
+      for (const row of done.rows) {
+        if (MISSING.includes(row.index)) {
+          assert.strictEqual(row.status, 'skipped');
+          assert.ok(!topics.includes(row.inputs.topic), 'a skipped row was never sent');
+          continue;
+        }
+        assert.strictEqual(row.status, 'sent', `row ${row.index} sent`);
+        const truth = sim.getRun(row.kickoffId!);
+        assert.strictEqual(row.result?.state, truth?.phase, `row ${row.index} ends as the crew says`);
+        assert.strictEqual(row.result?.state, FAILING.includes(row.index) ? 'failed' : 'succeeded');
+        assert.deepStrictEqual(Object.keys(row.inputs).sort(), ['audience', 'topic'], 'only the crew\'s inputs are sent');
+      }
+      const node = api.batches.tree.getChildren().find((n) => n.type === 'batch' && n.batchId === batchId)!;
+      assert.strictEqual(api.batches.tree.getTreeItem(node).description, '28/28 · 2 failed');
+      const rowNodes = api.batches.tree.getChildren(node);
+      assert.deepStrictEqual(rowNodes.slice(0, 2).map((n) => (n.type === 'row' ? n.index : -1)), MISSING, 'skipped rows listed first beneath the batch');
+    } finally {
+      watch.dispose();
+    }
+  });
+
+  it('shows every row in the results view, under a strict CSP', async () => {
+    assert.ok(batchId, 'the first test made a batch');
+    assert.strictEqual(await executeCommand('crewRuns.openBatchResults', { batchId }), true);
+    const report = await waitFor(() => api.batches.panels.inspect(batchId)?.report?.rowsRendered === 30 && api.batches.panels.inspect(batchId)?.report, {
+      message: 'the results view rendering 30 rows',
+      timeoutMs: 30_000,
+    });
+    console.log(`      results view: 30 rows rendered in ${report.renderMs.toFixed(1)} ms`);
+    const html = api.batches.panels.inspect(batchId)!.html;
+    assert.match(html, /default-src 'none'/);
+    assert.match(html, /script-src 'nonce-[0-9a-f]{32}'/);
+    if (ui.available()) {
+      const frame = await ui.frameText('Topic 0, with a comma', { timeoutMs: 15_000 });
+      assert.match(frame.text, /readers 0/);
+      assert.match(frame.text, /FAIL case 9/);
+      const shot = await ui.screenshot('batch-results');
+      console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height})`);
+      await executeCommand('crewRuns.batches.focus');
+      const side = await ui.screenshot('batches-view', { selector: '.part.sidebar' });
+      console.log(`      screenshot: ${side.path}`);
+    }
+  });
+
+  it('renders a 500-row results table (its time is logged for the bench table, not asserted)', async () => {
+    const big = await api.batches.store.create({
+      crewUrl: crews.table.url,
+      crewName: 'Batch Table',
+      source: 'big.jsonl',
+      inputNames: ['topic', 'audience'],
+      concurrency: 3,
+      // Ended rows: nothing for the runner to send.
+      rows: Array.from({ length: 500 }, (_, index) => ({ index, inputs: { topic: `big ${index}`, audience: 'all' }, status: 'notSent' as const, note: 'made by the test' })),
+    });
+    await executeCommand('crewRuns.openBatchResults', { batchId: big.id });
+    const report = await waitFor(() => api.batches.panels.inspect(big.id)?.report?.rowsRendered === 500 && api.batches.panels.inspect(big.id)?.report, {
+      message: 'the results view rendering 500 rows',
+      timeoutMs: 30_000,
+    });
+    console.log(`      results view: 500 rows rendered in ${report.renderMs.toFixed(1)} ms (bench target < 300 ms)`);
+    await executeCommand('workbench.action.closeActiveEditor');
+    await api.batches.store.remove(big.id);
+  });
+
+  it('exports the results as JSON Lines and CSV that read back the same', async () => {
+    const b = batch(batchId);
+    const expected = await exportedRows(api.batches.store, b);
+    assert.ok(expected.some((r) => r.output.includes('# Topic 0, with a comma')), 'the full output is exported');
+    assert.ok(expected.some((r) => r.state === 'failed' && /Simulated failure/.test(r.error)), 'the error of a failed row');
+    const jsonl = path.join(dir, 'out.jsonl');
+    const csv = path.join(dir, 'out.csv');
+    await executeCommand('crewRuns.exportBatchResults', { batchId, format: 'jsonl', file: jsonl });
+    await executeCommand('crewRuns.exportBatchResults', { batchId, format: 'csv', file: csv });
+    const lines = fs.readFileSync(jsonl, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    assert.deepStrictEqual(lines, expected);
+    const table = parseTable(fs.readFileSync(csv, 'utf8'), 'csv');
+    assert.deepStrictEqual(table.problems, []);
+    assert.strictEqual(table.rows.length, 30);
+    table.rows.forEach((row, i) => {
+      assert.strictEqual(row.state, expected[i].state);
+      assert.strictEqual(row.kickoff_id, expected[i].kickoff_id);
+      assert.strictEqual(row.output, expected[i].output);
+      assert.strictEqual(row.error, expected[i].error);
+    });
+    // The CSV is a batch source again: the same inputs per row.
+    assert.deepStrictEqual(mapColumns(table.columns, table.rows, [{ name: 'topic' }, { name: 'audience' }]).inputs, b.rows.map((r) => r.inputs));
+  });
+
+  it('re-runs the failed rows as a new batch, and Compare Batches opens the diff editor', async () => {
+    sim.updateCrew('table', { failWhenInputContains: undefined }); // Fixed and redeployed.
+    const before = sim.requestLog.counts('table').kickoff;
+    rerunId = (await executeCommand<string>('crewRuns.rerunFailedRows', { batchId })) ?? '';
+    assert.ok(rerunId && rerunId !== batchId, 'a new batch');
+    const again = await waitForFinished(rerunId);
+    assert.deepStrictEqual(again.rows.map((r) => r.index), FAILING, 'the failed rows only');
+    assert.deepStrictEqual(again.rows.map((r) => r.result?.state), ['succeeded', 'succeeded']);
+    assert.strictEqual(again.rerunOf, batchId);
+    assert.strictEqual(sim.requestLog.counts('table').kickoff, before + 2);
+
+    const opened = await executeCommand<{ left: string; right: string }>('crewRuns.compareBatches', { batchId: rerunId, otherBatchId: batchId });
+    const tab = await waitFor(() => vscode.window.tabGroups.activeTabGroup.activeTab, { message: 'a tab is active' });
+    assert.ok(tab.input instanceof vscode.TabInputTextDiff, `the diff editor is open (${tab.label})`);
+    assert.strictEqual(tab.input.original.toString(), opened.left);
+    const left = (await vscode.workspace.openTextDocument(vscode.Uri.parse(opened.left))).getText();
+    const right = (await vscode.workspace.openTextDocument(vscode.Uri.parse(opened.right))).getText();
+    assert.match(left, /FAIL case 9[\s\S]*Simulated failure/, 'the old batch shows the failure');
+    assert.match(right, /FAIL case 9[\s\S]*# FAIL case 9/, 'the new batch shows the output for the same row');
+    await executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('Cancel Batch sends no queued row and stops the running ones', async () => {
+    const file = path.join(dir, 'slow.jsonl');
+    fs.writeFileSync(file, Array.from({ length: 8 }, (_, i) => JSON.stringify({ topic: `slow ${i}`, audience: 'x' })).join('\n'));
+    await vscode.workspace.getConfiguration('crewRuns').update('batchConcurrency', 2, vscode.ConfigurationTarget.Global);
+    try {
+      const started = executeCommand<string>('crewRuns.kickOffBatch', { crew: crews.slow.url, file });
+      await waitForQuickInput('Kick Off 8 Rows');
+      await pressInQuickInput('Enter', { when: 'Kick Off 8 Rows', activeItem: 'Kick Off 8 Rows' });
+      const id = (await started) ?? '';
+      assert.ok(id);
+      const runIds = await waitFor(
+        () => {
+          const ids = batch(id).rows.flatMap((r) => (r.runId ? [r.runId] : []));
+          return ids.length >= 2 && ids.every((rid) => api.runs.get(rid)?.state === 'running') ? ids : undefined;
+        },
+        { message: 'two rows running', timeoutMs: 30_000 },
+      );
+      await executeCommand('crewRuns.cancelBatch', { batchId: id, confirmed: true, stopRunning: true });
+      const sent = sim.requestLog.counts('slow').kickoff;
+      assert.ok(sent <= 3, `at most the rows in flight went out (${sent})`);
+      for (const rid of runIds) {
+        await waitFor(() => api.runs.get(rid)?.state === 'cancelled', { message: 'a running row ends cancelled', timeoutMs: 30_000 });
+      }
+      const done = await waitForFinished(id, 30_000);
+      assert.strictEqual(done.rows.filter((r) => r.status === 'cancelled').length, 8 - sent);
+      assert.strictEqual(sim.requestLog.counts('slow').kickoff, sent, 'nothing sent after Cancel');
+      assert.strictEqual(sim.requestLog.counts('slow').stop, runIds.length);
+    } finally {
+      await vscode.workspace.getConfiguration('crewRuns').update('batchConcurrency', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+});

@@ -1,0 +1,94 @@
+import * as assert from 'node:assert/strict';
+import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../../src/batches/export';
+import type { Batch } from '../../src/batches/model';
+import { parseTable } from '../../src/batches/parse';
+import { filterRows, parseBatchPageMessage, type ResultRow, sortRows } from '../../src/views/webview/batchProtocol';
+
+describe('Batch results', () => {
+  it('accepts only well-formed page messages and ignores the rest', () => {
+    assert.deepEqual(parseBatchPageMessage({ type: 'ready' }), { type: 'ready' });
+    assert.deepEqual(parseBatchPageMessage({ type: 'openRun', index: 3 }), { type: 'openRun', index: 3 });
+    assert.deepEqual(parseBatchPageMessage({ type: 'action', action: 'exportCsv' }), { type: 'action', action: 'exportCsv' });
+    for (const bad of [
+      null,
+      'ready',
+      [],
+      { type: 'openRun', index: -1 },
+      { type: 'openRun', index: 1.5 },
+      { type: 'openRun', index: '2' },
+      { type: 'action', action: 'removeBatch' },
+      { type: 'action', action: 'command:workbench.action.terminal.new' },
+      { type: 'rendered', report: { rowsRendered: 1, renderMs: Infinity } },
+      { type: 'command', command: 'crewRuns.removeCrew' },
+    ]) {
+      assert.equal(parseBatchPageMessage(bad), undefined, JSON.stringify(bad));
+    }
+    const report = parseBatchPageMessage({ type: 'rendered', report: { rowsRendered: 5, renderMs: 2.5, filter: 'x'.repeat(500), extra: 1 } });
+    assert.deepEqual(report, { type: 'rendered', report: { rowsRendered: 5, renderMs: 2.5, sortedBy: undefined, filter: 'x'.repeat(200) } });
+  });
+
+  const rows: ResultRow[] = [
+    { index: 0, inputs: { topic: 'beta' }, stateKey: 'succeeded', state: 'Succeeded', durationMs: 3000, tokens: 10, output: 'fine', hasRun: true },
+    { index: 1, inputs: { topic: 'alpha' }, stateKey: 'failed', state: 'Failed', durationMs: 1000, output: 'ValueError', hasRun: true },
+    { index: 2, inputs: { topic: 'gamma' }, stateKey: 'skipped', state: 'skipped: missing input', note: 'Missing: audience', hasRun: false },
+  ];
+
+  it('sorts by any column, both ways, and filters by text and state', () => {
+    assert.deepEqual(sortRows(rows, 'input:topic', false).map((r) => r.index), [1, 0, 2]);
+    assert.deepEqual(sortRows(rows, 'duration', true).map((r) => r.index), [0, 1, 2]);
+    assert.deepEqual(sortRows(rows, 'row', true).map((r) => r.index), [2, 1, 0]);
+    assert.deepEqual(filterRows(rows, 'VALUEerror', '').map((r) => r.index), [1]);
+    assert.deepEqual(filterRows(rows, 'missing', '').map((r) => r.index), [2]);
+    assert.deepEqual(filterRows(rows, '', 'succeeded').map((r) => r.index), [0]);
+  });
+
+  it('exports JSON Lines and CSV that read back the same, outputs with commas, quotes and line breaks included', async () => {
+    const batch: Batch = {
+      version: 1,
+      id: 'b',
+      crewUrl: 'http://c',
+      crewName: 'C',
+      source: 's.csv',
+      createdAt: 0,
+      inputNames: ['topic', 'audience'],
+      concurrency: 3,
+      cancelled: false,
+      rows: [
+        { index: 0, inputs: { topic: 'a, "b"', audience: 'x' }, status: 'sent', kickoffId: 'k0', result: { state: 'succeeded' } },
+        { index: 1, inputs: { topic: 'c', audience: '' }, status: 'skipped', note: 'Missing: audience' },
+        { index: 2, inputs: { topic: 'd', audience: 'y' }, status: 'sent', kickoffId: 'k2', result: { state: 'failed' } },
+      ],
+    };
+    const outputs = new Map([
+      [0, { row: 0, output: '# Title\n\nLine, with "quotes"' }],
+      [2, { row: 2, error: 'ValueError: boom' }],
+    ]);
+    const exported = await exportedRows({ readOutputs: async () => outputs }, batch);
+    assert.deepEqual(exported.map((r) => [r.state, r.kickoff_id, r.output, r.error]), [
+      ['succeeded', 'k0', '# Title\n\nLine, with "quotes"', ''],
+      ['skipped', '', '', 'Missing: audience'],
+      ['failed', 'k2', '', 'ValueError: boom'],
+    ]);
+    const jsonl = resultsAsJsonl(exported).trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    assert.deepEqual(jsonl, exported);
+    const csv = parseTable(resultsAsCsv(exported, ['topic', 'audience']), 'csv');
+    assert.deepEqual(csv.columns, ['row', 'topic', 'audience', 'state', 'kickoff_id', 'output', 'error']);
+    csv.rows.forEach((row, i) => {
+      assert.equal(row.topic, exported[i].inputs.topic);
+      assert.equal(row.output, exported[i].output);
+      assert.equal(row.error, exported[i].error);
+    });
+  });
+
+  it('exports crew output and errors to CSV so that a spreadsheet never runs them as formulas', () => {
+    const row = (output: string, error: string) => ({ row: 1, inputs: { topic: '=SUM(1,2)' }, state: 'succeeded', kickoff_id: 'k', output, error });
+    const hostile = ['=HYPERLINK("http://x","y")', '+1+1', '-2+3', '@SUM(A1)', '\t=1', '\r=1'];
+    const csv = parseTable(resultsAsCsv(hostile.map((text) => row(text, text)), ['topic']), 'csv');
+    csv.rows.forEach((parsed, i) => {
+      assert.equal(parsed.output, `'${hostile[i]}`);
+      assert.equal(parsed.error, `'${hostile[i]}`);
+      // The inputs are the user's own and stay as they were, so the file is a batch source again.
+      assert.equal(parsed.topic, '=SUM(1,2)');
+    });
+  });
+});

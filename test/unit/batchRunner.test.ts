@@ -1,0 +1,211 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { BatchRunner, type RunEnd, type SendOutcome } from '../../src/batches/batchRunner';
+import { BatchStore } from '../../src/batches/batchStore';
+import { batchProgress, type Batch, type BatchRow } from '../../src/batches/model';
+import { systemClock } from '../../src/util/clock';
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** One lease table shared by "windows", like the lease files on disk. */
+class FakeLeases {
+  readonly owner = new Map<string, string>();
+  for(window: string) {
+    return {
+      tryAcquire: async (id: string) => {
+        const current = this.owner.get(id);
+        if (current && current !== window) {
+          return false;
+        }
+        this.owner.set(id, window);
+        return true;
+      },
+      owns: (id: string) => this.owner.get(id) === window,
+      release: async (id: string) => {
+        if (this.owner.get(id) === window) {
+          this.owner.delete(id);
+        }
+      },
+    };
+  }
+}
+
+interface Pending {
+  row: BatchRow;
+  resolve(outcome: SendOutcome): void;
+}
+
+/** A crew the test answers by hand: every kickoff waits until the test resolves it. */
+class FakeCrew {
+  readonly sent: number[] = [];
+  readonly pending: Pending[] = [];
+  maxInFlight = 0;
+  readonly ended = new Map<string, RunEnd>();
+  send = (_batch: Batch, row: BatchRow): Promise<SendOutcome> => {
+    this.sent.push(row.index);
+    return new Promise((resolve) => {
+      this.pending.push({
+        row,
+        resolve: (o) => {
+          this.pending.splice(this.pending.findIndex((p) => p.row.index === row.index), 1);
+          resolve(o);
+        },
+      });
+      this.maxInFlight = Math.max(this.maxInFlight, this.pending.length);
+    });
+  };
+  /** Runs end at once unless a test says otherwise (`running`). */
+  readonly running = new Set<string>();
+  runEnd = async (runId: string): Promise<RunEnd | undefined> =>
+    this.running.has(runId) ? undefined : (this.ended.get(runId) ?? { kind: 'ended', result: { state: 'succeeded', finishedAt: 1 }, output: `out ${runId}` });
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500 && !check(); i++) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.ok(check(), what);
+}
+
+function rows(n: number, missingAt: number[] = []): BatchRow[] {
+  return Array.from({ length: n }, (_, index) => ({ index, inputs: { topic: `t${index}` }, status: missingAt.includes(index) ? ('skipped' as const) : ('queued' as const) }));
+}
+
+describe('BatchRunner', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'batches-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  function runnerFor(store: BatchStore, crew: FakeCrew, lease: ReturnType<FakeLeases['for']>, maxPerCrew = 4) {
+    return new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease, clock: systemClock, logger: quiet, maxPerCrew });
+  }
+
+  it('sends every queued row once, never more at a time than its concurrency, and skips skipped rows', async () => {
+    const store = new BatchStore(dir, quiet);
+    const crew = new FakeCrew();
+    const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 3, rows: rows(10, [2, 5]) });
+    const runner = runnerFor(store, crew, new FakeLeases().for('w1'));
+    await runner.start(batch.id);
+    await until(() => crew.pending.length === 3, 'three in flight');
+    let next = 0;
+    while (crew.sent.length < 8 || crew.pending.length) {
+      await until(() => crew.pending.length > 0, 'a kickoff is in flight');
+      const p = crew.pending[0];
+      // On disk as "sending" before the request went out.
+      const onDisk = JSON.parse(fs.readFileSync(path.join(dir, `${batch.id}.json`), 'utf8')) as Batch;
+      assert.equal(onDisk.rows.find((r) => r.index === p.row.index)?.status, 'sending');
+      const id = `run-${next++}`;
+      crew.ended.set(id, { kind: 'ended', result: { state: next % 4 === 0 ? 'failed' : 'succeeded', finishedAt: 1, error: next % 4 === 0 ? 'boom' : undefined }, output: `out ${id}` });
+      p.resolve({ kind: 'sent', runId: id, kickoffId: `k-${id}` });
+      await until(() => crew.pending.length > 0 || crew.sent.length === 8, 'the next row goes out');
+    }
+    await until(() => batchProgress(store.get(batch.id)!).finished, 'the batch finishes');
+    assert.deepEqual([...crew.sent].sort((a, b) => a - b), [0, 1, 3, 4, 6, 7, 8, 9]);
+    assert.equal(crew.maxInFlight, 3);
+    const progress = batchProgress(store.get(batch.id)!);
+    assert.equal(progress.total, 8);
+    assert.equal(progress.failed, 2);
+    assert.equal((await store.readOutputs(batch.id)).size, 8);
+    runner.dispose();
+  });
+
+  it('counts a row until its run ends: no more runs at the crew at once than the concurrency', async () => {
+    const store = new BatchStore(dir, quiet);
+    const crew = new FakeCrew();
+    const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 2, rows: rows(4) });
+    const runner = runnerFor(store, crew, new FakeLeases().for('w1'));
+    await runner.start(batch.id);
+    crew.running.add('r0').add('r1');
+    await until(() => crew.pending.length === 2, 'two out');
+    crew.pending[1].resolve({ kind: 'sent', runId: 'r1', kickoffId: 'k1' });
+    crew.pending[0].resolve({ kind: 'sent', runId: 'r0', kickoffId: 'k0' });
+    await until(() => store.get(batch.id)!.rows.filter((r) => r.status === 'sent').length === 2, 'both sent');
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(crew.sent.length, 2, 'no third row while two runs go on');
+    crew.running.delete('r1');
+    await runner.runsChanged(['r1']);
+    await until(() => crew.sent.length === 3, 'a run ended: the next row goes out');
+    runner.dispose();
+  });
+
+  it('never goes above the per-crew cap, whatever the batch asks for', async () => {
+    const store = new BatchStore(dir, quiet);
+    const crew = new FakeCrew();
+    const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 10, rows: rows(6) });
+    const runner = runnerFor(store, crew, new FakeLeases().for('w1'), 4);
+    await runner.start(batch.id);
+    await until(() => crew.pending.length === 4, 'four in flight');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(crew.pending.length, 4);
+    runner.dispose();
+  });
+
+  it('after a reload, a row that was in flight is unknown and never sent again; the rest go on in one window only', async () => {
+    const leases = new FakeLeases();
+    const crew = new FakeCrew();
+    const first = new BatchStore(dir, quiet);
+    const batch = await first.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 2, rows: rows(5) });
+    const w1 = runnerFor(first, crew, leases.for('w1'));
+    await w1.start(batch.id);
+    await until(() => crew.pending.length === 2, 'two in flight');
+    crew.pending[0].resolve({ kind: 'sent', runId: 'r0', kickoffId: 'k0' });
+    await until(() => crew.sent.length === 3, 'a third row goes out');
+    // The window goes: its runner stops, its leases are given up; the requests in flight are abandoned.
+    w1.dispose();
+    await leases.for('w1').release(`batch-${batch.id}`);
+    const inFlight = [...crew.pending];
+    const abandoned = inFlight.map((p) => p.row.index);
+    // One of them fails as the window goes (its shutdown closed a channel): that is no reason to give.
+    inFlight[0].resolve({ kind: 'uncertain', message: 'Channel has been closed' });
+    await new Promise((r) => setTimeout(r, 20));
+    crew.pending.splice(0);
+
+    const second = new BatchStore(dir, quiet);
+    await second.load();
+    const other = new BatchStore(dir, quiet);
+    await other.load();
+    const w2 = runnerFor(second, crew, leases.for('w2'));
+    const w3 = runnerFor(other, crew, leases.for('w3'));
+    assert.equal(await w2.start(batch.id), true);
+    assert.equal(await w3.start(batch.id), false, 'a second window does not send the same batch');
+    for (const index of abandoned) {
+      assert.equal(second.get(batch.id)?.rows[index].status, 'unknown');
+      assert.match(second.get(batch.id)?.rows[index].note ?? '', /check the crew before re-running/);
+    }
+    while (crew.sent.length < 5) {
+      await until(() => crew.pending.length > 0, 'the rest go out');
+      const p = crew.pending[0];
+      p.resolve({ kind: 'sent', runId: `r${p.row.index}`, kickoffId: `k${p.row.index}` });
+    }
+    const counts = new Map<number, number>();
+    crew.sent.forEach((i) => counts.set(i, (counts.get(i) ?? 0) + 1));
+    assert.deepEqual([...counts.values()], [1, 1, 1, 1, 1], `every row sent exactly once: ${JSON.stringify(crew.sent)}`);
+    w2.dispose();
+    w3.dispose();
+  });
+
+  it('puts a rate-limited row back in the queue; a refused one is not sent; an uncertain one is unknown; cancel stops the queue', async () => {
+    const store = new BatchStore(dir, quiet);
+    const crew = new FakeCrew();
+    const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, rows: rows(5) });
+    const runner = runnerFor(store, crew, new FakeLeases().for('w1'));
+    await runner.start(batch.id);
+    await until(() => crew.pending.length === 1, 'row 0 out');
+    crew.pending[0].resolve({ kind: 'retryLater', delayMs: 20, message: '429' });
+    await until(() => crew.sent.length === 2, 'row 0 again after the wait');
+    assert.deepEqual(crew.sent, [0, 0]);
+    crew.pending[0].resolve({ kind: 'refused', message: 'The crew refused the request (400).' });
+    await until(() => crew.pending.length === 1 && crew.sent.length === 3, 'row 1 out');
+    crew.pending[0].resolve({ kind: 'uncertain', message: 'Could not reach the crew.' });
+    await until(() => crew.pending.length === 1 && crew.sent.length === 4, 'row 2 out');
+    await runner.cancel(batch.id);
+    crew.pending[0].resolve({ kind: 'refused', message: 'no' });
+    await until(() => store.get(batch.id)!.rows[2].status === 'notSent', 'row 2 answered');
+    await new Promise((r) => setTimeout(r, 30));
+    assert.deepEqual(store.get(batch.id)!.rows.map((r) => r.status), ['notSent', 'unknown', 'notSent', 'cancelled', 'cancelled']);
+    assert.equal(crew.sent.length, 4, 'nothing sent after Cancel');
+    runner.dispose();
+  });
+});

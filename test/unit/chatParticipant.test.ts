@@ -1,0 +1,206 @@
+import * as assert from 'node:assert/strict';
+import { neutraliseLinks } from '../../src/chat/chatText';
+import type { CrewInfo, InputsOutcome, KickoffOutcome, RunQuery } from '../../src/chat/crewActions';
+import { handleChatRequest, type ChatSink, type ParticipantDeps } from '../../src/chat/participant';
+import type { Crew } from '../../src/crews/crewConfig';
+import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/model';
+import { makeRun } from './chatTools.test';
+
+type Part = ['markdown' | 'crewMarkdown' | 'progress', string] | ['button', string, string, unknown[]];
+
+/** A ChatResponseStream stand-in that records every part in order. */
+class RecordingSink implements ChatSink {
+  readonly parts: Part[] = [];
+  markdown(text: string): void {
+    this.parts.push(['markdown', text]);
+  }
+  crewMarkdown(text: string): void {
+    this.parts.push(['crewMarkdown', text]);
+  }
+  progress(text: string): void {
+    this.parts.push(['progress', text]);
+  }
+  button(title: string, command: string, args: unknown[]): void {
+    this.parts.push(['button', title, command, args]);
+  }
+  of(kind: Part[0]): string[] {
+    return this.parts.filter((p) => p[0] === kind).map((p) => (p[0] === 'button' ? `${p[1]} → ${p[2]} ${JSON.stringify(p[3])}` : p[1]));
+  }
+  text(): string {
+    return this.parts.map((p) => p[1]).join('\n');
+  }
+}
+
+const notCancelled = { isCancellationRequested: false, onCancellationRequested: () => ({ dispose: () => undefined }) };
+const t = (message: string, ...args: (string | number)[]) => message.replace(/\{(\d+)\}/g, (_m, i: string) => String(args[Number(i)] ?? ''));
+
+const writer: Crew = { name: 'Writer', url: 'https://writer.example', source: 'user' };
+const review: Crew = { name: 'Review *Crew*', url: 'https://review.example', source: 'user' };
+
+/**
+ * CrewActions over a script: the inputs each crew takes, and for each kickoff the states the run
+ * goes through while a response follows it (the last one is where the wait ends).
+ */
+class FakeActions {
+  readonly kickoffs: { crew: string; inputs: Record<string, string> }[] = [];
+  readonly feedback: { runId: string; approve: boolean; feedback: string }[] = [];
+  readonly runs = new Map<string, RunRecord>();
+  readonly details = new Map<string, RunDetails>();
+  constructor(
+    private readonly inputs: Record<string, string[]>,
+    private readonly script: { states: Partial<RunRecord>[]; details: RunDetails }[],
+  ) {}
+  findCrew(reference: string) {
+    const crew = [writer, review].find((c) => c.name.toLowerCase() === reference.toLowerCase() || c.url === reference);
+    return crew ? { kind: 'found' as const, crew } : { kind: 'unknown' as const, known: [writer.name, review.name] };
+  }
+  async listCrews(): Promise<CrewInfo[]> {
+    return [writer, review].map((c) => ({ ...c, hasToken: true, health: 'ready' as const }));
+  }
+  async readInputs(crew: Crew): Promise<InputsOutcome> {
+    const names = this.inputs[crew.url];
+    return { ok: true, described: true, specs: names.map((name) => ({ name })), names, required: names };
+  }
+  async kickOff(crew: Crew, given: Record<string, string>): Promise<KickoffOutcome> {
+    const names = this.inputs[crew.url];
+    const missing = names.filter((n) => !given[n]);
+    if (missing.length) {
+      return { kind: 'missing', missing, names };
+    }
+    this.kickoffs.push({ crew: crew.name, inputs: given });
+    const step = this.script.shift();
+    assert.ok(step, 'the test scripted this kickoff');
+    const run = makeRun({ id: `run-${this.kickoffs.length}`, crewName: crew.name, crewUrl: crew.url, label: Object.values(given)[0], state: 'queued' });
+    this.runs.set(run.id, run);
+    this.details.set(run.id, step.details);
+    this.pending.set(run.id, step.states);
+    return { kind: 'started', run };
+  }
+  private readonly pending = new Map<string, Partial<RunRecord>[]>();
+  async waitForRun(runId: string, _ms: number, _token: unknown, onChange?: (run: RunRecord) => void): Promise<RunRecord | undefined> {
+    for (const patch of this.pending.get(runId) ?? []) {
+      const next = { ...this.runs.get(runId)!, ...patch };
+      this.runs.set(runId, next);
+      onChange?.(next);
+    }
+    this.pending.delete(runId);
+    return this.runs.get(runId);
+  }
+  current(run: RunRecord): RunRecord {
+    return this.runs.get(run.id) ?? run;
+  }
+  async readDetails(run: RunRecord): Promise<RunDetails> {
+    return this.details.get(run.id) ?? emptyDetails();
+  }
+  findRun(query: RunQuery) {
+    const all = [...this.runs.values()].reverse();
+    const run = query.runId ? this.runs.get(query.runId) : query.kickoffId || query.crew ? undefined : all[0];
+    return run ? { kind: 'found' as const, run } : { kind: 'none' as const, message: 'none' };
+  }
+  listRuns(filter: { state?: string }): RunRecord[] {
+    return [...this.runs.values()].filter((r) => filter.state !== 'needsFeedback' || r.needsFeedback);
+  }
+  async giveFeedback(run: RunRecord, answer: { approve: boolean; feedback: string }) {
+    this.feedback.push({ runId: run.id, ...answer });
+    const next = { ...run, needsFeedback: false, state: 'running' as const };
+    this.runs.set(run.id, next);
+    this.pending.set(run.id, [{ state: 'succeeded' }]);
+    this.details.set(run.id, { ...emptyDetails(), finalOutput: { kind: 'markdown', text: 'Published.' } });
+    return { kind: 'sent' as const, run: next };
+  }
+}
+
+function deps(actions: FakeActions, askModel?: ParticipantDeps['askModel']): ParticipantDeps {
+  return { actions, t, stateLabel: (s) => (s === 'awaitingFeedback' ? 'needs feedback' : s), followMs: 60_000, askModel };
+}
+
+describe('@crews participant', () => {
+  it('/run asks for the inputs that are missing and sends nothing', async () => {
+    const actions = new FakeActions({ [writer.url]: ['topic', 'audience'] }, []);
+    const sink = new RecordingSink();
+    const outcome = await handleChatRequest({ command: 'run', prompt: 'writer topic=agents' }, sink, notCancelled, deps(actions));
+    assert.equal(actions.kickoffs.length, 0);
+    assert.equal(outcome.metadata.runId, undefined);
+    assert.match(sink.of('markdown').join(''), /Writer needs a value for: audience\. Nothing was sent\.[\s\S]*```\n\/run Writer topic=agents audience="…"\n```/);
+  });
+
+  it('/run follows a run that waits for feedback: progress, the output to review, Give Feedback and Open Run', async () => {
+    const details: RunDetails = { ...emptyDetails(), lastSnapshot: { state: 'awaitingFeedback', tasks: [], raw: {}, feedback: { taskName: 'review_task', output: 'Draft with [a link](command:workbench.action.terminal.new)' } } };
+    const actions = new FakeActions({ [review.url]: ['topic'] }, [
+      {
+        states: [
+          { state: 'running', progress: { unit: 'task', completed: 1, total: 3 }, currentTask: 'draft_task' },
+          { state: 'running', progress: { unit: 'task', completed: 1, total: 3 }, currentTask: 'draft_task' },
+          { state: 'awaitingFeedback', needsFeedback: true, currentTask: 'review_task' },
+        ],
+        details,
+      },
+    ]);
+    const sink = new RecordingSink();
+    const outcome = await handleChatRequest({ command: 'run', prompt: '"Review *Crew*" topic="AI tools"' }, sink, notCancelled, deps(actions));
+    assert.deepEqual(actions.kickoffs, [{ crew: 'Review *Crew*', inputs: { topic: 'AI tools' } }]);
+    assert.equal(outcome.metadata.runId, 'run-1');
+    assert.deepEqual(sink.of('progress'), [
+      'Asking Review *Crew* which inputs it needs…',
+      'AI tools: queued',
+      'AI tools: running 1/3 · draft_task',
+      'AI tools: needs feedback 1/3 · review_task',
+    ]);
+    const markdown = sink.of('markdown').join('');
+    assert.match(markdown, /Started \*\*AI tools\*\* on Review \\\*Crew\\\*\./, 'the crew name is escaped');
+    assert.match(markdown, /waiting for your feedback on review\\_task\./);
+    assert.deepEqual(sink.of('crewMarkdown'), ['Draft with [a link](command:workbench.action.terminal.new)'], 'the output to review goes out as crew (untrusted) Markdown');
+    assert.deepEqual(sink.of('button'), ['Give Feedback → crewRuns.giveFeedback [{"runId":"run-1"}]', 'Open Run → crewRuns.openRun [{"runId":"run-1"}]']);
+
+    const answered = new RecordingSink();
+    await handleChatRequest({ command: 'feedback', prompt: 'approve' }, answered, notCancelled, deps(actions));
+    assert.deepEqual(actions.feedback, [{ runId: 'run-1', approve: true, feedback: '' }]);
+    assert.match(answered.of('markdown').join(''), /^Approved \*\*AI tools\*\*: the run goes on\./);
+    assert.deepEqual(answered.of('crewMarkdown'), ['Published.']);
+  });
+
+  it('/run shows a failed run with its error as inert text and Open Run', async () => {
+    const actions = new FakeActions({ [writer.url]: ['topic'] }, [
+      { states: [{ state: 'running' }, { state: 'failed', finishedAt: 1 }], details: { ...emptyDetails(), error: "ValueError: ``` [x](command:y) in 'write'" } },
+    ]);
+    const sink = new RecordingSink();
+    await handleChatRequest({ command: 'run', prompt: 'Writer topic=x' }, sink, notCancelled, deps(actions));
+    const markdown = sink.of('markdown').join('');
+    assert.match(markdown, /\*\*x\*\* · Writer: failed\./);
+    assert.match(markdown, /````text\nValueError: ``` \[x\]\(command:y\) in 'write'\n````/, 'the error sits in a fence its backticks cannot close');
+    assert.deepEqual(sink.of('crewMarkdown'), []);
+    assert.deepEqual(sink.of('button'), ['Open Run → crewRuns.openRun [{"runId":"run-1"}]']);
+  });
+
+  it('/status, /runs and /feedback work without a model; other questions go to the model when there is one', async () => {
+    const actions = new FakeActions({ [writer.url]: ['topic'] }, [{ states: [{ state: 'succeeded' }], details: { ...emptyDetails(), finalOutput: { kind: 'markdown', text: '# Done' } } }]);
+    await handleChatRequest({ command: 'run', prompt: 'Writer topic=first' }, new RecordingSink(), notCancelled, deps(actions));
+    const status = new RecordingSink();
+    await handleChatRequest({ command: 'status', prompt: '' }, status, notCancelled, deps(actions));
+    assert.match(status.of('markdown')[0], /^\*\*first\*\* · Writer: succeeded\./);
+    assert.deepEqual(status.of('crewMarkdown'), ['# Done']);
+    const runs = new RecordingSink();
+    await handleChatRequest({ command: 'runs', prompt: '' }, runs, notCancelled, deps(actions));
+    assert.match(runs.of('markdown')[0], /^- \*\*first\*\* · Writer · succeeded · 2026-01-01 00:00$/);
+    const feedback = new RecordingSink();
+    await handleChatRequest({ command: 'feedback', prompt: 'approve' }, feedback, notCancelled, deps(actions));
+    assert.deepEqual(feedback.of('markdown'), ['No run is waiting for feedback.']);
+
+    const help = new RecordingSink();
+    await handleChatRequest({ prompt: 'what can you do?' }, help, notCancelled, deps(actions));
+    assert.match(help.of('markdown')[0], /^Crew Runs answers these commands:/);
+    const asked: string[] = [];
+    await handleChatRequest({ prompt: 'run the writer on agents' }, new RecordingSink(), notCancelled, deps(actions, async (prompt) => void asked.push(prompt)));
+    assert.deepEqual(asked, ['run the writer on agents']);
+  });
+});
+
+describe('crew Markdown in the chat', () => {
+  it('keeps http(s) links and turns command links and images into text', () => {
+    assert.equal(neutraliseLinks('[docs](https://crewai.com)'), '[docs](https://crewai.com)');
+    assert.equal(neutraliseLinks('[run](command:workbench.action.terminal.new "t")'), 'run (command:workbench.action.terminal.new)');
+    assert.equal(neutraliseLinks('![pixel](https://evil.example/p.png)'), 'pixel (https://evil.example/p.png)');
+    assert.equal(neutraliseLinks('[x]: command:foo'), '\\[x]: command:foo');
+    assert.equal(neutraliseLinks('<command:foo>'), '\\<command:foo\\>');
+  });
+});
