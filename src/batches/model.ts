@@ -118,6 +118,11 @@ export function failedRows(batch: Batch): BatchRow[] {
   return batch.rows.filter(rowFailed);
 }
 
+/** A Re-run Failed Rows of this batch still sending or running: a second one would send the same rows twice. */
+export function unfinishedRerunOf(batches: Batch[], sourceId: string): Batch | undefined {
+  return batches.find((b) => b.rerunOf === sourceId && !batchProgress(b).finished);
+}
+
 const PREVIEW_CHARS = 200;
 
 export function outputPreview(text: string | undefined): string | undefined {

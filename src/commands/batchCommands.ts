@@ -6,7 +6,7 @@ import { showError, showInfo, showWarning } from '../views/notify';
 import type { BatchRunner } from '../batches/batchRunner';
 import type { BatchStore } from '../batches/batchStore';
 import { mapColumns, type MappedTable } from '../batches/mapping';
-import { type Batch, type BatchRow, batchProgress, failedRows } from '../batches/model';
+import { type Batch, type BatchRow, batchProgress, failedRows, unfinishedRerunOf } from '../batches/model';
 import { formatOfFileName, parseTable, type ParsedTable } from '../batches/parse';
 import type { Crew } from '../crews/crewConfig';
 import { isFinished } from '../runs/model';
@@ -287,7 +287,24 @@ async function cancelBatch(services: Services, batches: BatchServices, batch: Ba
   void showInfo(vscode.l10n.t('Cancelled the batch {0}: asked the crew to stop {1} of {2} running runs.', batchTitle(batch), stopped, stoppable.length));
 }
 
+/** Source batches whose Re-run Failed Rows is being created here (a double-click makes one batch). */
+const rerunning = new Set<string>();
+
 async function rerunFailed(services: Services, batches: BatchServices, batch: Batch): Promise<string | undefined> {
+  const pending = unfinishedRerunOf(batches.store.list(), batch.id);
+  if (rerunning.has(batch.id) || pending) {
+    void showInfo(vscode.l10n.t('The failed rows of {0} are already being run again.', batchTitle(batch)));
+    return pending?.id;
+  }
+  rerunning.add(batch.id);
+  try {
+    return await createRerun(services, batches, batch);
+  } finally {
+    rerunning.delete(batch.id);
+  }
+}
+
+async function createRerun(services: Services, batches: BatchServices, batch: Batch): Promise<string | undefined> {
   const failed = failedRows(batch);
   if (!failed.length) {
     void showInfo(vscode.l10n.t('No failed rows in {0}.', batchTitle(batch)));
