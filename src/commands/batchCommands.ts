@@ -11,6 +11,7 @@ import { formatOfFileName, parseTable, type ParsedTable } from '../batches/parse
 import type { Crew } from '../crews/crewConfig';
 import { isFinished } from '../runs/model';
 import { readNumberSetting } from '../util/crewRunsSettings';
+import { inertLine } from '../util/inertText';
 import { POLLER_DEFAULTS } from '../runs/poller';
 import type { Services } from '../services';
 import { batchTitle, oneLine } from '../views/batchesTree';
@@ -145,11 +146,11 @@ async function pickSource(): Promise<vscode.Uri | undefined> {
   const items: Item[] = [];
   const active = vscode.window.activeTextEditor?.document;
   if (active && (formatOfFileName(active.uri.path) || ['csv', 'jsonl', 'json'].includes(active.languageId))) {
-    items.push({ label: `$(file) ${vscode.l10n.t('The active editor')}`, description: path.basename(active.uri.path), uri: active.uri });
+    items.push({ label: `$(file) ${vscode.l10n.t('The active editor')}`, description: inertLine(path.basename(active.uri.path)), uri: active.uri });
   }
   const files = await vscode.workspace.findFiles('**/*.{jsonl,ndjson,csv,json}', '**/{node_modules,.git,out,dist}/**', 200);
   for (const uri of files.sort((a, b) => a.path.localeCompare(b.path))) {
-    items.push({ label: path.basename(uri.path), description: vscode.workspace.asRelativePath(uri), uri });
+    items.push({ label: inertLine(path.basename(uri.path)), description: inertLine(vscode.workspace.asRelativePath(uri)), uri });
   }
   if (!items.length) {
     void showInfo(vscode.l10n.t('Open a JSON Lines, CSV or JSON file of inputs first (one row per run).'));
@@ -162,7 +163,7 @@ async function pickSource(): Promise<vscode.Uri | undefined> {
 /** The crew's inputs; undefined when it did not tell and the user goes on anyway; null to stop. */
 async function crewInputs(services: Services, kit: BatchUiKit, crew: Crew): Promise<string[] | undefined | null> {
   try {
-    return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Asking {0} which inputs it needs…', crew.name) }, () =>
+    return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Asking {0} which inputs it needs…', crew.name)) }, () =>
       services.client.getInputs(crew.url),
     );
   } catch (error) {

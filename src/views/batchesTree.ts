@@ -107,7 +107,7 @@ export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeN
     const item = new vscode.TreeItem(rowLabel(row), vscode.TreeItemCollapsibleState.None);
     item.id = `batch:${batch.id}:${row.index}`;
     item.description = rowStateText(row, this.runs);
-    item.tooltip = [rowLabel(row), item.description, row.note ? oneLine(row.note, 300) : '', row.result?.outputPreview ?? ''].filter(Boolean).join('\n');
+    item.tooltip = [rowLabel(row), item.description, row.note ? oneLine(row.note, 300) : '', oneLine(row.result?.outputPreview ?? '', 300)].filter(Boolean).join('\n');
     item.iconPath = new vscode.ThemeIcon(rowFailed(row) ? 'error' : row.status === 'skipped' || row.status === 'unknown' ? 'warning' : row.result ? 'pass' : 'circle-outline');
     item.contextValue = ['batchRow', row.runId ? 'hasRun' : ''].filter(Boolean).join(' ');
     if (row.runId && this.runs.get(row.runId)) {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../../src/batches/export';
-import { type Batch, unfinishedRerunOf } from '../../src/batches/model';
+import { type Batch, outputPreview, unfinishedRerunOf } from '../../src/batches/model';
 import { parseTable } from '../../src/batches/parse';
 import { filterRows, parseBatchPageMessage, type ResultRow, sortRows } from '../../src/views/webview/batchProtocol';
 
@@ -102,5 +102,10 @@ describe('Batch results', () => {
     assert.equal(unfinishedRerunOf([source, done], 'a'), undefined);
     assert.equal(unfinishedRerunOf([source, cancelled], 'a'), undefined, 'a cancelled re-run with nothing running is over');
     assert.equal(unfinishedRerunOf([source, running], 'b'), undefined);
+  });
+
+  it('an output preview is one line with no control or bidi characters', () => {
+    assert.equal(outputPreview('a\u202Eevil\u2066x\u2069\u200F\n\tb\u0007c'), 'aevilx bc');
+    assert.equal(outputPreview(undefined), undefined);
   });
 });
