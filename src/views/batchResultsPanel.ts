@@ -4,6 +4,7 @@
 // textContent, so CSV cells and crew output stay text.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { escapeHtml, pageCsp } from './webviewPage';
 import type { BatchStore } from '../batches/batchStore';
 import { type Batch, unfinishedRerunOf } from '../batches/model';
 import type { Logger } from '../runs/model';
@@ -187,7 +188,7 @@ export class BatchResultsPanels implements vscode.Disposable {
     const media = vscode.Uri.joinPath(this.deps.extensionUri, 'media');
     const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'dist', 'batchResults.js'));
     const css = webview.asWebviewUri(vscode.Uri.joinPath(media, 'batchResults.css'));
-    const csp = ["default-src 'none'", `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
+    const csp = pageCsp(webview.cspSource, nonce);
     return `<!DOCTYPE html>
 <html lang="${escapeHtml(vscode.env.language)}">
 <head>
@@ -203,10 +204,6 @@ export class BatchResultsPanels implements vscode.Disposable {
 </body>
 </html>`;
   }
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function pageStrings(): BatchPageStrings {
