@@ -34,6 +34,9 @@ export interface BatchRunnerDeps {
   maxPerCrew: number;
 }
 
+/** After a batch file could not be written, the next send waits this long. */
+const WRITE_RETRY_MS = 5000;
+
 const leaseKey = (batchId: string) => `batch-${batchId}`;
 
 export class BatchRunner {
@@ -182,12 +185,25 @@ export class BatchRunner {
       }
       this.inFlight.add(key);
       this.perCrew.set(batch.crewUrl, (this.perCrew.get(batch.crewUrl) ?? 0) + 1);
-      void this.sendRow(batchId, row.index).finally(() => {
-        this.inFlight.delete(key);
-        this.perCrew.set(batch.crewUrl, (this.perCrew.get(batch.crewUrl) ?? 1) - 1);
-        this.pump(batchId);
-        void this.settleIfDone(batchId);
-      });
+      void this.sendRow(batchId, row.index)
+        .then(
+          () => true,
+          (e: unknown) => {
+            this.logFailure(batchId, e);
+            return false;
+          },
+        )
+        .then((ok) => {
+          this.inFlight.delete(key);
+          this.perCrew.set(batch.crewUrl, (this.perCrew.get(batch.crewUrl) ?? 1) - 1);
+          // After a failed write (disk full, folder gone) try again later, not at once in a loop.
+          if (ok) {
+            this.pump(batchId);
+          } else {
+            this.wakeAfter(batchId, WRITE_RETRY_MS);
+          }
+          void this.settleIfDone(batchId).catch((e: unknown) => this.logFailure(batchId, e));
+        });
     }
   }
 

@@ -270,4 +270,40 @@ describe('BatchRunner across windows', () => {
     w1.dispose();
     w2.dispose();
   });
+
+  it('a store write that fails while sending a row is logged, not left as an unhandled rejection', async () => {
+    class FailingStore extends BatchStore {
+      failing = false;
+      override async updateRow(id: string, index: number, change: (row: BatchRow) => void): Promise<void> {
+        if (this.failing) {
+          throw new Error('disk full');
+        }
+        return super.updateRow(id, index, change);
+      }
+    }
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    const listeners = process.listeners('unhandledRejection');
+    process.removeAllListeners('unhandledRejection');
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const errors: string[] = [];
+      const store = new FailingStore(dir, quiet);
+      const crew = new FakeCrew();
+      const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, rows: rows(2) });
+      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease: new FakeLeases().for('w1'), clock: systemClock, logger: { ...quiet, error: (m: string) => errors.push(m) }, maxPerCrew: 4 });
+      await runner.start(batch.id);
+      await until(() => crew.pending.length === 1, 'row 0 out');
+      store.failing = true;
+      crew.pending[0].resolve({ kind: 'sent', runId: 'r0', kickoffId: 'k0' });
+      await until(() => errors.length > 0, 'the failure is logged');
+      await new Promise((r) => setTimeout(r, 20));
+      assert.match(errors[0], /disk full/);
+      assert.deepEqual(unhandled, []);
+      runner.dispose();
+    } finally {
+      process.removeListener('unhandledRejection', onUnhandled);
+      listeners.forEach((l) => process.on('unhandledRejection', l));
+    }
+  });
 });
