@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { escapeHtml, pageCsp } from './webviewPage';
 import type { BatchStore } from '../batches/batchStore';
-import { type Batch, unfinishedRerunOf } from '../batches/model';
+import { type Batch, rowFailed, unfinishedRerunOf } from '../batches/model';
 import type { Logger } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { batchProgressText, batchTitle, rowStateText } from './batchesTree';
@@ -37,7 +37,7 @@ export function buildBatchTable(batch: Batch, runs: RunStore, others: Batch[] = 
     title: batchTitle(batch),
     progress: batchProgressText(batch),
     inputColumns,
-    canRerunFailed: batch.rows.some((r) => r.status === 'notSent' || r.result?.state === 'failed') && !unfinishedRerunOf(others, batch.id),
+    canRerunFailed: batch.rows.some(rowFailed) && !unfinishedRerunOf(others, batch.id),
     rows: batch.rows.map((row) => {
       const run = row.runId ? runs.get(row.runId) : undefined;
       const stateKey = row.status === 'sent' ? (row.result?.state ?? run?.state ?? 'queued') : row.status;
