@@ -11,10 +11,10 @@ import { formatOfFileName, parseTable, type ParsedTable } from '../batches/parse
 import type { Crew } from '../crews/crewConfig';
 import { isFinished } from '../runs/model';
 import { readNumberSetting } from '../util/crewRunsSettings';
-import { inertLine } from '../util/inertText';
+import { inertLine, oneLine } from '../util/inertText';
 import { POLLER_DEFAULTS } from '../runs/poller';
 import type { Services } from '../services';
-import { batchTitle, oneLine } from '../views/batchesTree';
+import { batchTitle } from '../views/batchesTree';
 import { askPick } from '../views/quickInput';
 import { pickCrew } from './pickCrew';
 import type { canOfferStop, stopRun } from './stopCommands';

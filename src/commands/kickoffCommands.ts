@@ -12,7 +12,7 @@ import { runFromArgument } from './pickRun';
 import { startRecordedRun } from './startRun';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { isPlausibleKickoffId } from '../api/url';
-import { inertLine } from '../util/inertText';
+import { inertLine, oneLine } from '../util/inertText';
 
 /** Lets tests and scripts kick off without prompts: `{ crew: url, inputs }`. */
 export interface KickOffArguments {
@@ -221,11 +221,6 @@ function summarise(inputs: Draft, names: string[]): string {
     .filter((n) => inputs[n])
     .map((n) => `${inertLine(n)}: ${oneLine(inputs[n], 30)}`)
     .join(' · ');
-}
-
-function oneLine(text: string, max: number): string {
-  const line = inertLine(text).replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 const editInEditorButton: vscode.QuickInputButton = {
