@@ -141,7 +141,15 @@ export class CrewClient implements StatusSource {
       response = await this.send(crewUrl, ['resume'], 'POST', JSON.stringify(camelCase), call);
     }
     const result = parseResumeBody(parseJson(response)) ?? { kind: 'resumed' };
-    return result.kind === 'continuedAs' ? { ...result, kickoffId: plausibleKickoffId(result.kickoffId, response.status) } : result;
+    if (result.kind !== 'continuedAs') {
+      return result;
+    }
+    try {
+      return { ...result, kickoffId: plausibleKickoffId(result.kickoffId, response.status) };
+    } catch {
+      // The crew took the answer (2xx); an id we cannot use must not turn it into a failure that invites a second resume.
+      return { kind: 'resumed' };
+    }
   }
 
   /**
@@ -250,11 +258,11 @@ export class CrewClient implements StatusSource {
         return abort;
       }
       case 'timeout':
-        return new CrewApiError('timeout', message);
+        return new CrewApiError('timeout', message, { notSent: e.beforeSending });
       case 'tooLarge':
         return new CrewApiError('badResponse', message);
       default:
-        return new CrewApiError('network', message);
+        return new CrewApiError('network', message, { notSent: e.beforeSending });
     }
   }
 

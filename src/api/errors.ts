@@ -25,6 +25,8 @@ export interface CrewApiErrorDetails {
   serverMessage?: string;
   /** The parsed error body (token redacted), for callers that read more from it. */
   body?: unknown;
+  /** The connection failed before the request was written (refused, no such host): the crew got nothing. */
+  notSent?: boolean;
 }
 
 export class CrewApiError extends Error {
@@ -34,6 +36,7 @@ export class CrewApiError extends Error {
   readonly retryAfterMs?: number;
   readonly serverMessage?: string;
   readonly body?: unknown;
+  readonly notSent: boolean;
 
   constructor(kind: CrewApiErrorKind, message: string, details: CrewApiErrorDetails = {}) {
     super(message);
@@ -44,6 +47,7 @@ export class CrewApiError extends Error {
     this.retryAfterMs = details.retryAfterMs;
     this.serverMessage = details.serverMessage;
     this.body = details.body;
+    this.notSent = details.notSent === true;
   }
 
   /** Worth trying a read again later (never used for kickoff or resume). */
@@ -59,4 +63,16 @@ export class CrewApiError extends Error {
 
 export function isCrewApiError(e: unknown): e is CrewApiError {
   return e instanceof CrewApiError;
+}
+
+/**
+ * After a kickoff or a resume was sent: could the crew have acted on it? Only a clear refusal says no. A
+ * network fault, a time-out, a 5xx, a 2xx the client could not read, or a request cancelled after it left
+ * may all hide a run that started, so such a request is never sent again by itself nor offered as a retry.
+ */
+export function mayHaveActed(error: unknown): boolean {
+  if (error instanceof CrewApiError) {
+    return !error.notSent && (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'server' || error.kind === 'badResponse');
+  }
+  return error instanceof Error && error.name === 'AbortError';
 }

@@ -23,15 +23,17 @@ export function redact(text: string, token: string): string {
 }
 
 /**
- * The reply with the token out of its body and headers. A JSON body may also spell the token with `\u` escapes:
- * when it has any, the parsed value is checked and, if it holds the token, the body is rewritten redacted.
+ * The reply with the token out of its body and headers. A JSON body may also spell the token with escapes of
+ * its own choosing (`\u0041`, `\/`): when it has any of those (the only escapes JSON.stringify would not write
+ * the same way), the parsed value is checked in that canonical spelling and, if it holds the token, the body is
+ * rewritten redacted. Other escapes (`\n`, `\"`) are already canonical, so most bodies are not parsed twice.
  */
 export function redactResponse(response: HttpResponse, token: string): HttpResponse {
   if (!token) {
     return response;
   }
   let bodyText = redact(response.bodyText, token);
-  if (bodyText.includes('\\u')) {
+  if (/\\[u/]/.test(bodyText)) {
     try {
       const text = JSON.stringify(JSON.parse(bodyText));
       const redacted = redact(text, token);
@@ -39,7 +41,7 @@ export function redactResponse(response: HttpResponse, token: string): HttpRespo
         bodyText = redacted;
       }
     } catch {
-      // Not JSON: read as text, where `\u` is no escape.
+      // Not JSON: read as text, where a backslash escapes nothing.
     }
   }
   const headers: Record<string, string | undefined> = {};

@@ -117,7 +117,7 @@ function toTransportFailure(e: unknown, url: string): Error {
     return transportFailure('aborted', 'The request was cancelled.');
   }
   if (e instanceof errors.ConnectTimeoutError) {
-    return transportFailure('timeout', `Could not connect to ${origin} in time.`);
+    return transportFailure('timeout', `Could not connect to ${origin} in time.`, true);
   }
   if (e instanceof errors.HeadersTimeoutError || e instanceof errors.BodyTimeoutError) {
     return transportFailure('timeout', `The crew at ${origin} did not answer in time.`);
@@ -127,8 +127,15 @@ function toTransportFailure(e: unknown, url: string): Error {
   }
   const code = errorCode(e);
   const reason = code ? describeNetworkCode(code) : 'the connection failed';
-  return transportFailure('network', `Could not reach ${origin}: ${reason}.`);
+  return transportFailure('network', `Could not reach ${origin}: ${reason}.`, code !== undefined && CONNECT_PHASE_CODES.has(code));
 }
+
+/** Failures that happen before a request is written: the crew cannot have acted on it. */
+const CONNECT_PHASE_CODES = new Set([
+  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
+  'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 
 function errorCode(e: unknown): string | undefined {
   let current: unknown = e;

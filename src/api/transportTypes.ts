@@ -58,10 +58,12 @@ export type TransportFailureKind = 'network' | 'timeout' | 'tooLarge' | 'aborted
  */
 export interface TransportFailure extends Error {
   transportFailure: TransportFailureKind;
+  /** It failed while connecting (refused, no such host, certificate refused): nothing of the request left. */
+  beforeSending?: boolean;
 }
 
-export function transportFailure(kind: TransportFailureKind, message: string): TransportFailure {
-  return Object.assign(new Error(message), { transportFailure: kind });
+export function transportFailure(kind: TransportFailureKind, message: string, beforeSending = false): TransportFailure {
+  return Object.assign(new Error(message), { transportFailure: kind, ...(beforeSending ? { beforeSending } : {}) });
 }
 
 export function isTransportFailure(e: unknown): e is TransportFailure {

@@ -45,7 +45,7 @@ export interface Cancellation {
   onCancellationRequested(listener: () => void): { dispose(): void };
 }
 
-export type FeedbackOutcome = { kind: 'sent'; run: RunRecord } | { kind: 'problem'; message: string; sent: boolean };
+export type FeedbackOutcome = { kind: 'sent'; run: RunRecord } | { kind: 'problem'; message: string; sent: boolean; mayHaveActed?: boolean };
 
 const instances = new WeakMap<Services, CrewActions>();
 
@@ -154,8 +154,8 @@ export class CrewActions {
       if (apiError?.kind === 'missingInputs') {
         return { kind: 'missing', missing: apiError.missingInputs ?? [], names: inputs.names };
       }
-      // A lost answer may hide a started run: never kick off again by ourselves.
-      const mayHaveStarted = apiError?.kind === 'network' || apiError?.kind === 'timeout';
+      // A lost or unreadable answer, or a 5xx, may hide a started run: never kick off again by ourselves.
+      const mayHaveStarted = this.kit.mayHaveActed(error);
       return { kind: 'problem', message: this.kit.describeError(error, crew.name), sent: true, mayHaveStarted };
     }
   }
@@ -268,7 +268,12 @@ export class CrewActions {
       if (this.apiError(error)?.kind === 'badRequest') {
         this.services.poller.pokeRun(current.id);
       }
-      return { kind: 'problem', message: this.kit.describeError(error, current.crewName), sent: true };
+      // A lost or unreadable answer may hide feedback the crew took: never offered to send it again blindly.
+      const mayHaveActed = this.kit.mayHaveActed(error);
+      if (mayHaveActed) {
+        this.services.poller.pokeRun(current.id);
+      }
+      return { kind: 'problem', message: this.kit.describeError(error, current.crewName), sent: true, mayHaveActed };
     }
   }
 }

@@ -159,6 +159,11 @@ export function createTools(services: Services, kit: ChatKit): Record<ToolName, 
       }
       const outcome = await actions.giveFeedback(found.run, { approve: input.approve, feedback: str(input, 'feedback') ?? '', taskId: str(input, 'taskId') });
       if (outcome.kind === 'problem') {
+        if (outcome.mayHaveActed) {
+          return text(
+            `Crew Runs could not tell whether the crew received the feedback (${inertLine(outcome.message, 600)}). Do not send it again: call ${TOOL.getRun} with runId ${found.run.id}; only if the run still waits for feedback, ask the user whether to send it again.`,
+          );
+        }
         return text(`${outcome.sent ? 'The feedback was not accepted' : 'Nothing was sent'}: ${inertLine(outcome.message, 600)}`);
       }
       return text(

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { CrewApiError } from '../api/errors';
+import { CrewApiError, mayHaveActed } from '../api/errors';
 import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
@@ -194,6 +194,15 @@ async function handleSendError(
       return false;
     }
     default:
+      if (mayHaveActed(error)) {
+        // The crew may have taken it (a fault, a 5xx, an unreadable reply): a Retry could resume the run twice.
+        // The status tells: if the run still waits for feedback, the kept text can be sent again from the review.
+        services.poller.pokeRun(run.id);
+        void showWarning(
+          vscode.l10n.t('{0} Crew Runs cannot tell whether your feedback reached the crew, so it does not send it again; it checks the run\'s status. If {1} still waits for feedback, send it again from the review (your text is kept).', describeError(error, run.crewName), run.label),
+        );
+        return false;
+      }
       if ((await showError(vscode.l10n.t('{0} Your feedback was not sent and is kept.', describeError(error, run.crewName)), retry)) === retry) {
         return resend();
       }

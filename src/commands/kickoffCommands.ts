@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { CrewApiError } from '../api/errors';
+import { CrewApiError, mayHaveActed } from '../api/errors';
 import type { Crew } from '../crews/crewConfig';
 import { inputsFromJson, isOptionalInput, isStringRecord, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
 import type { RunRecord } from '../runs/model';
@@ -372,7 +372,7 @@ async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promi
       void showError(describeError(error, crew.name));
       return { kind: 'review' };
     }
-    switch (cancelled ? 'cancelled' : (error as CrewApiError).kind) {
+    switch (cancelled ? 'cancelled' : mayHaveActed(error) ? 'mayHaveStarted' : (error as CrewApiError).kind) {
       case 'missingInputs':
         void showWarning(describeError(error, crew.name));
         return { kind: 'missing', names: (error as CrewApiError).missingInputs ?? [] };
@@ -386,10 +386,9 @@ async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promi
         return { kind: 'review' };
       }
       case 'cancelled':
-      case 'network':
-      case 'timeout': {
-        // The request may have reached the crew (also when cancelled after it was sent): never retry by ourselves,
-        // or the run could start twice.
+      case 'mayHaveStarted': {
+        // The request may have reached the crew (a fault, a 5xx, an unreadable reply, or cancelled after it was
+        // sent): never retry by ourselves nor offer to, or the run could start twice.
         const track = vscode.l10n.t('Track a Kickoff ID…');
         const review = vscode.l10n.t('Back to Review');
         const lead = cancelled ? vscode.l10n.t('Kickoff of {0} cancelled.', crew.name) : describeError(error, crew.name);

@@ -118,7 +118,11 @@ describe('Token recovery', function () {
       message: `both runs paused by the 401 (${describeRun(first)}, ${describeRun(second)})`,
       timeoutMs: 30_000,
     });
-    assert.ok(spy.matching(new RegExp(`${names.paused}.*reject`)).length > 0, `a real 401 is reported as a rejected token (${JSON.stringify(spy.shown.map((m) => m.message))})`);
+    // The reporter words the pause after the store changed: wait for its notification, not just the state.
+    await waitFor(() => spy.matching(new RegExp(`${names.paused}.*reject`)).length > 0, {
+      message: 'a real 401 reported as a rejected token',
+      timeoutMs: 15_000,
+    });
 
     // The crew row offers its key action (shown for noToken or health-tokenRejected).
     const row = await waitFor(async () => flatRows(await treeRows(api)).find((r) => r.type === 'crew' && r.id === urls.paused && /\bhealth-tokenRejected\b/.test(r.contextValue)), {
