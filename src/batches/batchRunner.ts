@@ -34,6 +34,9 @@ export interface BatchRunnerDeps {
   maxPerCrew: number;
 }
 
+/** After a batch file could not be written, the next send waits this long. */
+const WRITE_RETRY_MS = 5000;
+
 const leaseKey = (batchId: string) => `batch-${batchId}`;
 
 export class BatchRunner {
@@ -100,6 +103,11 @@ export class BatchRunner {
   /** Queued rows will not be sent; rows already sent go on (their runs can be stopped one by one). */
   async cancel(batchId: string): Promise<void> {
     this.clearWake(batchId);
+    if (!this.owns(batchId) && !this.active.has(batchId)) {
+      // Another window sends it: our copy may be stale, so only a flag goes to disk; the owner applies it.
+      await this.deps.store.requestCancel(batchId);
+      return;
+    }
     await this.deps.store.update(batchId, (b) => {
       b.cancelled = true;
       for (const row of b.rows) {
@@ -146,7 +154,14 @@ export class BatchRunner {
 
   private pump(batchId: string): void {
     const batch = this.deps.store.get(batchId);
-    if (this.disposed || !batch || batch.cancelled || !this.active.has(batchId)) {
+    if (this.disposed || !batch || !this.active.has(batchId)) {
+      return;
+    }
+    if (batch.cancelled) {
+      // Cancelled in another window (read from its flag): the queued rows here become cancelled.
+      if (batch.rows.some((r) => r.status === 'queued') && this.owns(batchId)) {
+        void this.cancel(batchId).catch((e: unknown) => this.logFailure(batchId, e));
+      }
       return;
     }
     if (!this.owns(batchId)) {
@@ -170,16 +185,34 @@ export class BatchRunner {
       }
       this.inFlight.add(key);
       this.perCrew.set(batch.crewUrl, (this.perCrew.get(batch.crewUrl) ?? 0) + 1);
-      void this.sendRow(batchId, row.index).finally(() => {
-        this.inFlight.delete(key);
-        this.perCrew.set(batch.crewUrl, (this.perCrew.get(batch.crewUrl) ?? 1) - 1);
-        this.pump(batchId);
-        void this.settleIfDone(batchId);
-      });
+      void this.sendRow(batchId, row.index)
+        .then(
+          () => true,
+          (e: unknown) => {
+            this.logFailure(batchId, e);
+            return false;
+          },
+        )
+        .then((ok) => {
+          this.inFlight.delete(key);
+          this.perCrew.set(batch.crewUrl, (this.perCrew.get(batch.crewUrl) ?? 1) - 1);
+          // After a failed write (disk full, folder gone) try again later, not at once in a loop.
+          if (ok) {
+            this.pump(batchId);
+          } else {
+            this.wakeAfter(batchId, WRITE_RETRY_MS);
+          }
+          void this.settleIfDone(batchId).catch((e: unknown) => this.logFailure(batchId, e));
+        });
     }
   }
 
   private async sendRow(batchId: string, index: number): Promise<void> {
+    if (await this.deps.store.cancelRequested(batchId)) {
+      // Cancel or Remove in another window: this row and the rest of the queue are not sent.
+      await this.cancel(batchId);
+      return;
+    }
     // On disk first: from here on, a lost window leaves this row "unknown", never queued again.
     await this.deps.store.updateRow(batchId, index, (r) => {
       r.status = 'sending';
@@ -270,6 +303,11 @@ export class BatchRunner {
 
   private async settleIfDone(batchId: string): Promise<void> {
     const batch = this.deps.store.get(batchId);
+    if (!batch && this.sending(batchId) === 0 && this.active.delete(batchId)) {
+      // Removed (in another window): nothing more to send or record.
+      this.clearWake(batchId);
+      await this.deps.lease.release(leaseKey(batchId));
+    }
     if (!batch || this.sending(batchId) > 0) {
       return;
     }
@@ -281,6 +319,10 @@ export class BatchRunner {
       this.clearWake(batchId);
       await this.deps.lease.release(leaseKey(batchId));
     }
+  }
+
+  private logFailure(batchId: string, error: unknown): void {
+    this.deps.logger.error(`Batch ${batchId}: could not record a change: ${error instanceof Error ? error.message : String(error)}`);
   }
 
   private wakeAfter(batchId: string, ms: number): void {

@@ -1,6 +1,9 @@
 // Batches on disk: `<dir>/<id>.json` (the record, rewritten atomically on every change, so a row
 // marked "sending" is on disk before its kickoff is sent) and `<id>.outputs.jsonl` (full outputs,
-// appended as rows end). Nothing of a batch goes to global state. Pure: no `vscode` here.
+// appended as rows end). Nothing of a batch goes to global state. Only the window holding a batch's
+// lease writes its record; another window's Cancel / Remove leaves a flag file (`<id>.cancel`,
+// `<id>.removed`) that the owner reads before each send, so a stale copy is never written over it.
+// Pure: no `vscode` here.
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -43,6 +46,12 @@ export class BatchStore {
       const batch = await this.readBatch(path.join(this.dir, name));
       if (!batch || this.writes.has(batch.id)) {
         continue; // Unreadable (logged), or being written here: ours is newer.
+      }
+      if (await this.flagged(batch.id, 'removed')) {
+        continue;
+      }
+      if (!batch.cancelled && (await this.flagged(batch.id, 'cancel'))) {
+        batch.cancelled = true;
       }
       seen.add(batch.id);
       if (JSON.stringify(this.batches.get(batch.id)) !== JSON.stringify(batch)) {
@@ -99,11 +108,32 @@ export class BatchStore {
     });
   }
 
+  /** Another window sends this batch: ask it (through a flag on disk) to send no more rows. */
+  async requestCancel(id: string): Promise<void> {
+    const batch = this.batches.get(id);
+    if (!batch) {
+      return;
+    }
+    await fs.mkdir(this.dir, { recursive: true });
+    await fs.writeFile(this.flagPath(id, 'cancel'), '', 'utf8');
+    batch.cancelled = true; // Shown here at once; the record on disk is the owner's to write.
+    this.changeEmitter.fire([id]);
+  }
+
+  /** Cancel or Remove was asked for in some window (read from disk: the owner checks before each send). */
+  async cancelRequested(id: string): Promise<boolean> {
+    return (await this.flagged(id, 'removed')) || (await this.flagged(id, 'cancel'));
+  }
+
   async remove(id: string): Promise<void> {
     if (!this.batches.delete(id)) {
       return;
     }
+    // The tombstone first: a window still holding the batch never writes it again.
+    await fs.mkdir(this.dir, { recursive: true });
+    await fs.writeFile(this.flagPath(id, 'removed'), '', 'utf8');
     await this.writes.get(id)?.catch(() => undefined);
+    await fs.rm(this.flagPath(id, 'cancel'), { force: true });
     await fs.rm(this.batchPath(id), { force: true });
     await fs.rm(this.outputsPath(id), { force: true });
     this.changeEmitter.fire([id]);
@@ -150,7 +180,10 @@ export class BatchStore {
       .catch(() => undefined)
       .then(async () => {
         const batch = this.batches.get(id);
-        if (batch) {
+        if (batch && (await this.flagged(id, 'removed'))) {
+          this.batches.delete(id); // Removed in another window: never re-created here.
+          this.changeEmitter.fire([id]);
+        } else if (batch) {
           await fs.mkdir(this.dir, { recursive: true });
           await writeFileAtomic(this.batchPath(id), JSON.stringify(batch));
         }
@@ -175,6 +208,19 @@ export class BatchStore {
       this.logger.warn(`Could not read batch file ${path.basename(file)}: ${e instanceof Error ? e.message : String(e)}`);
     }
     return undefined;
+  }
+
+  private async flagged(id: string, flag: 'cancel' | 'removed'): Promise<boolean> {
+    try {
+      await fs.access(this.flagPath(id, flag));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private flagPath(id: string, flag: 'cancel' | 'removed'): string {
+    return path.join(this.dir, `${id}.${flag}`);
   }
 
   private batchPath(id: string): string {

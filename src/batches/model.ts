@@ -3,6 +3,7 @@
 // append-only file. Pure: no `vscode` here.
 import type { RunState } from '../api/types';
 import { FINAL_STATES } from '../api/types';
+import { stripControls } from '../util/inertText';
 
 export type RowStatus =
   /** Waiting to be sent. */
@@ -118,13 +119,18 @@ export function failedRows(batch: Batch): BatchRow[] {
   return batch.rows.filter(rowFailed);
 }
 
+/** A Re-run Failed Rows of this batch still sending or running: a second one would send the same rows twice. */
+export function unfinishedRerunOf(batches: Batch[], sourceId: string): Batch | undefined {
+  return batches.find((b) => b.rerunOf === sourceId && !batchProgress(b).finished);
+}
+
 const PREVIEW_CHARS = 200;
 
 export function outputPreview(text: string | undefined): string | undefined {
   if (text === undefined) {
     return undefined;
   }
-  // Shown in tables and tooltips: one line, no control characters.
-  const line = text.replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
+  // Shown in tables and tooltips: one line, no control or bidi characters.
+  const line = stripControls(text).replace(/\s+/g, ' ').trim();
   return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS - 1)}…` : line;
 }

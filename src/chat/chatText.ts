@@ -18,11 +18,6 @@ export function inertLine(text: string, max: number): string {
   return line.length > max ? `${line.slice(0, Math.max(0, max - 1)).trimEnd()}…` : line;
 }
 
-/** Markdown with every character that could format, link or embed shown as itself. */
-export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~:]/g, '\\$&');
-}
-
 /**
  * Links that are not http(s) or mailto become their text, so a `command:` link in crew output never
  * renders as one (the MarkdownString is untrusted too); images become text as well (no fetches).

@@ -3,7 +3,8 @@
 // `vscode` runtime (it talks to a ChatSink and CrewActions), so the handler is unit-tested in Node
 // against a recording sink; participantHost.ts adapts it to VS Code's response stream.
 import type { RunRecord } from '../runs/model';
-import { escapeMarkdown, inertLine, pageOf, parseInputsText } from './chatText';
+import { escapeMarkdown } from '../util/markdownText';
+import { inertLine, pageOf, parseInputsText } from './chatText';
 import type { Cancellation, CrewActions } from './crewActions';
 
 export interface ChatSink {
@@ -113,7 +114,7 @@ async function runCommand(prompt: string, sink: ChatSink, token: ChatCancellatio
     sink.markdown(t('Give the inputs as {0} (quote values with spaces) or as a JSON object.', '`name=value`'));
     return undefined;
   }
-  sink.progress(t('Asking {0} which inputs it needs…', inertLine(crew.name, 80)));
+  sink.progress(escapeMarkdown(t('Asking {0} which inputs it needs…', inertLine(crew.name, 80))));
   const outcome = await actions.kickOff(crew, parsed.inputs);
   switch (outcome.kind) {
     case 'missing':
@@ -151,7 +152,7 @@ async function follow(run: RunRecord, sink: ChatSink, token: ChatCancellation, d
     const line = progressLine(r, deps);
     if (line !== last) {
       last = line;
-      sink.progress(line);
+      sink.progress(escapeMarkdown(line)); // Progress renders Markdown: names show as themselves.
     }
   };
   report(run);

@@ -27,7 +27,7 @@ export function createParticipantHandler(services: Services, kit: ChatKit): vsco
     const sink: ChatSink = {
       markdown: (text) => stream.markdown(untrustedMarkdown(text)),
       crewMarkdown: (text) => stream.markdown(untrustedMarkdown(neutraliseLinks(text))),
-      progress: (text) => stream.progress(text),
+      progress: (text) => stream.progress(text), // Markdown: the participant escapes what it puts in.
       button: (title, command, args) => stream.button({ title, command, arguments: args }),
     };
     const model = request.model as vscode.LanguageModelChat | undefined;

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { ChatKit } from './chatKit';
+import { escapeMarkdown } from '../util/markdownText';
 import { inertLine, MAX_OUTPUT_BUDGET } from './chatText';
 import { feedbackConfirmation, kickoffConfirmation, type Confirmation } from './confirmations';
 import { crewActionsFor, type CrewLookup } from './crewActions';
@@ -89,9 +90,9 @@ export function createTools(services: Services, kit: ChatKit): Record<ToolName, 
       const lookup = actions.findCrew(reference);
       const values = inputValues(options.input);
       if (lookup.kind !== 'found' || !values) {
-        return { invocationMessage: vscode.l10n.t('Looking for crew {0}…', inertLine(reference, 80)) };
+        return { invocationMessage: vscode.l10n.t('Looking for crew {0}…', escapeMarkdown(inertLine(reference, 80))) };
       }
-      return prepared(vscode.l10n.t('Kicking off {0}…', inertLine(lookup.crew.name, 80)), kickoffConfirmation(t, lookup.crew, values));
+      return prepared(vscode.l10n.t('Kicking off {0}…', escapeMarkdown(inertLine(lookup.crew.name, 80))), kickoffConfirmation(t, lookup.crew, values));
     },
     invoke: async (options, token) => {
       const reference = str(options.input, 'crew') ?? '';
@@ -141,7 +142,7 @@ export function createTools(services: Services, kit: ChatKit): Record<ToolName, 
       }
       const approve = options.input.approve === true;
       const feedback = str(options.input, 'feedback') ?? '';
-      const label = inertLine(found.run.label, 60);
+      const label = escapeMarkdown(inertLine(found.run.label, 60)); // The invocation message renders Markdown.
       return prepared(
         approve ? vscode.l10n.t('Approving {0}…', label) : vscode.l10n.t('Sending feedback on {0}…', label),
         feedbackConfirmation(t, found.run, approve, feedback),

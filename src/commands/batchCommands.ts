@@ -6,15 +6,16 @@ import { showError, showInfo, showWarning } from '../views/notify';
 import type { BatchRunner } from '../batches/batchRunner';
 import type { BatchStore } from '../batches/batchStore';
 import { mapColumns, type MappedTable } from '../batches/mapping';
-import { type Batch, type BatchRow, batchProgress, failedRows } from '../batches/model';
+import { type Batch, type BatchRow, batchProgress, failedRows, unfinishedRerunOf } from '../batches/model';
 import { formatOfFileName, parseTable, type ParsedTable } from '../batches/parse';
 import type { InputSpec } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
 import { isFinished } from '../runs/model';
 import { readNumberSetting } from '../util/crewRunsSettings';
+import { inertLine, oneLine } from '../util/inertText';
 import { POLLER_DEFAULTS } from '../runs/poller';
 import type { Services } from '../services';
-import { batchTitle, oneLine } from '../views/batchesTree';
+import { batchTitle } from '../views/batchesTree';
 import { askPick } from '../views/quickInput';
 import { pickCrew } from './pickCrew';
 import type { canOfferStop, stopRun } from './stopCommands';
@@ -146,11 +147,11 @@ async function pickSource(): Promise<vscode.Uri | undefined> {
   const items: Item[] = [];
   const active = vscode.window.activeTextEditor?.document;
   if (active && (formatOfFileName(active.uri.path) || ['csv', 'jsonl', 'json'].includes(active.languageId))) {
-    items.push({ label: `$(file) ${vscode.l10n.t('The active editor')}`, description: path.basename(active.uri.path), uri: active.uri });
+    items.push({ label: `$(file) ${vscode.l10n.t('The active editor')}`, description: inertLine(path.basename(active.uri.path)), uri: active.uri });
   }
   const files = await vscode.workspace.findFiles('**/*.{jsonl,ndjson,csv,json}', '**/{node_modules,.git,out,dist}/**', 200);
   for (const uri of files.sort((a, b) => a.path.localeCompare(b.path))) {
-    items.push({ label: path.basename(uri.path), description: vscode.workspace.asRelativePath(uri), uri });
+    items.push({ label: inertLine(path.basename(uri.path)), description: inertLine(vscode.workspace.asRelativePath(uri)), uri });
   }
   if (!items.length) {
     void showInfo(vscode.l10n.t('Open a JSON Lines, CSV or JSON file of inputs first (one row per run).'));
@@ -166,7 +167,7 @@ async function pickSource(): Promise<vscode.Uri | undefined> {
  */
 async function crewInputs(services: Services, kit: BatchUiKit, crew: Crew): Promise<InputSpec[] | undefined | null> {
   try {
-    const inputs = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Asking {0} which inputs it needs…', crew.name) }, () =>
+    const inputs = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Asking {0} which inputs it needs…', crew.name)) }, () =>
       services.client.getInputs(crew.url),
     );
     if (!inputs.described) {
@@ -296,7 +297,24 @@ async function cancelBatch(services: Services, batches: BatchServices, batch: Ba
   void showInfo(vscode.l10n.t('Cancelled the batch {0}: asked the crew to stop {1} of {2} running runs.', batchTitle(batch), stopped, stoppable.length));
 }
 
+/** Source batches whose Re-run Failed Rows is being created here (a double-click makes one batch). */
+const rerunning = new Set<string>();
+
 async function rerunFailed(services: Services, batches: BatchServices, batch: Batch): Promise<string | undefined> {
+  const pending = unfinishedRerunOf(batches.store.list(), batch.id);
+  if (rerunning.has(batch.id) || pending) {
+    void showInfo(vscode.l10n.t('The failed rows of {0} are already being run again.', batchTitle(batch)));
+    return pending?.id;
+  }
+  rerunning.add(batch.id);
+  try {
+    return await createRerun(services, batches, batch);
+  } finally {
+    rerunning.delete(batch.id);
+  }
+}
+
+async function createRerun(services: Services, batches: BatchServices, batch: Batch): Promise<string | undefined> {
   const failed = failedRows(batch);
   if (!failed.length) {
     void showInfo(vscode.l10n.t('No failed rows in {0}.', batchTitle(batch)));

@@ -8,6 +8,7 @@ import type { BatchStore, RowOutput } from '../batches/batchStore';
 import type { Batch, BatchRow } from '../batches/model';
 import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../batches/export';
 import type { Services } from '../services';
+import { safeFileName } from '../util/fileName';
 import { batchTitle } from '../views/batchesTree';
 import { type BatchResultsPanels, buildBatchTable } from '../views/batchResultsPanel';
 import { pickBatch, type RegisterCommand } from './batchCommands';
@@ -21,6 +22,12 @@ export function registerBatchResultsCommands(services: Services, store: BatchSto
   return [
     changed,
     vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, { onDidChange: changed.event, provideTextDocumentContent: (uri) => documents.get(uri.toString()) ?? '' }),
+    // Each Compare adds two texts: they go when their documents close, so the map does not grow for ever.
+    vscode.workspace.onDidCloseTextDocument((document) => {
+      if (document.uri.scheme === COMPARE_SCHEME) {
+        documents.delete(document.uri.toString());
+      }
+    }),
     register('crewRuns.openBatchResults', async (arg?: unknown) => {
       const batch = await pickBatch(store, arg, vscode.l10n.t('Open the results of which batch?'));
       return batch ? panels.open(batch.id) : false;
@@ -42,18 +49,14 @@ export function registerBatchResultsCommands(services: Services, store: BatchSto
       const [left, right] = await Promise.all([store.readOutputs(other.id), store.readOutputs(batch.id)]);
       const { leftText, rightText } = compareTexts(other, left, batch, right, services);
       const stamp = Date.now();
-      const leftUri = vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/${other.id}/${safeName(batchTitle(other))}.md`, query: `at=${stamp}` });
-      const rightUri = vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/${batch.id}/${safeName(batchTitle(batch))}.md`, query: `at=${stamp}` });
+      const leftUri = vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/${other.id}/${safeFileName(batchTitle(other))}.md`, query: `at=${stamp}` });
+      const rightUri = vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/${batch.id}/${safeFileName(batchTitle(batch))}.md`, query: `at=${stamp}` });
       documents.set(leftUri.toString(), leftText);
       documents.set(rightUri.toString(), rightText);
       await vscode.commands.executeCommand('vscode.diff', leftUri, rightUri, vscode.l10n.t('{0} ↔ {1}', batchTitle(other), batchTitle(batch)));
       return { left: leftUri.toString(), right: rightUri.toString() };
     }),
   ];
-}
-
-function safeName(text: string): string {
-  return text.replace(/[^\p{L}\p{N}._ -]+/gu, '_').slice(0, 80);
 }
 
 async function pickOther(store: BatchStore, batch: Batch): Promise<Batch | undefined> {

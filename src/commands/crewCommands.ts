@@ -124,6 +124,8 @@ export async function checkConnection(services: Services, crew: Crew, token?: st
       },
     );
     crews.setHealth(crew.url, 'ready');
+    // A crew that once lacked POST /stop may have been redeployed with it: offer Stop Run again.
+    await services.stops.forget(crew.url);
     log.info(
       `Connection to ${crew.name} (${crew.url}) is fine; inputs: ${inputs.described ? inputs.inputs.map((spec) => spec.name).join(', ') || '(none)' : `not described (${inputs.reason})`}`,
     );

@@ -8,12 +8,12 @@ import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
 import { askPick } from '../views/quickInput';
 import { setTokenInteractively } from './crewCommands';
-import { askInputName, askInputs, askInputsJson, type Draft, inputsOf, inputsToSend, oneLine, savePreset } from './kickoffSteps';
+import { askInputName, askInputs, askInputsJson, type Draft, inputsOf, inputsToSend, savePreset } from './kickoffSteps';
 import { sendKickoff, startRun, trackKickoffId } from './kickoffSend';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
 import { showError, showInfo } from '../views/notify';
-import { inertLine } from '../util/inertText';
+import { inertLine, oneLine } from '../util/inertText';
 
 /** Lets tests and scripts kick off without prompts: `{ crew: url, inputs }`. */
 export interface KickOffArguments {

@@ -9,18 +9,13 @@ import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import { askPick, askText } from '../views/quickInput';
 import { showInfo, showStatusMessage } from '../views/notify';
-import { inertLine } from '../util/inertText';
+import { inertLine, oneLine } from '../util/inertText';
 
 export type Draft = Record<string, string>;
 
 /** The inputs as sent: every listed input, except an empty optional one (a flow's `id`). */
 export function inputsToSend(specs: InputSpec[], draft: Draft): Draft {
   return Object.fromEntries(specs.filter((spec) => isRequiredInput(spec) || draft[spec.name]).map((spec) => [spec.name, draft[spec.name] ?? '']));
-}
-
-export function oneLine(text: string, max: number): string {
-  const line = inertLine(text).replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 const editInEditorButton: vscode.QuickInputButton = {

@@ -33,3 +33,9 @@ export function inert(text: string): string {
 export function inertLine(text: string): string {
   return inert(text.replace(/\r\n|[\r\n\t\u2028\u2029]/g, ' '));
 }
+
+/** A cell, name, file name or crew output as one inert line, whitespace collapsed, cut to `max` with an ellipsis. */
+export function oneLine(text: string, max: number): string {
+  const line = inertLine(text).replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

@@ -4,8 +4,9 @@
 // textContent, so CSV cells and crew output stay text.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { escapeHtml, pageCsp } from './webviewPage';
 import type { BatchStore } from '../batches/batchStore';
-import type { Batch } from '../batches/model';
+import { type Batch, rowFailed, unfinishedRerunOf } from '../batches/model';
 import type { Logger } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { batchProgressText, batchTitle, rowStateText } from './batchesTree';
@@ -29,13 +30,14 @@ interface Entry {
   disposables: vscode.Disposable[];
 }
 
-export function buildBatchTable(batch: Batch, runs: RunStore): BatchTable {
+/** `others`: every batch, so Re-run Failed Rows is offered only while no re-run of this one is under way. */
+export function buildBatchTable(batch: Batch, runs: RunStore, others: Batch[] = []): BatchTable {
   const inputColumns = batch.inputNames ?? [...new Set(batch.rows.flatMap((r) => Object.keys(r.inputs)))];
   return {
     title: batchTitle(batch),
     progress: batchProgressText(batch),
     inputColumns,
-    canRerunFailed: batch.rows.some((r) => r.status === 'notSent' || r.result?.state === 'failed'),
+    canRerunFailed: batch.rows.some(rowFailed) && !unfinishedRerunOf(others, batch.id),
     rows: batch.rows.map((row) => {
       const run = row.runId ? runs.get(row.runId) : undefined;
       const stateKey = row.status === 'sent' ? (row.result?.state ?? run?.state ?? 'queued') : row.status;
@@ -60,7 +62,8 @@ export class BatchResultsPanels implements vscode.Disposable {
 
   constructor(private readonly deps: BatchResultsDeps) {
     this.disposables.push(
-      deps.store.onDidChange((ids) => ids.forEach((id) => this.refresh(id))),
+      // A re-run's progress also changes whether its source batch offers Re-run Failed Rows.
+      deps.store.onDidChange((ids) => new Set(ids.flatMap((id) => [id, deps.store.get(id)?.rerunOf ?? id])).forEach((id) => this.refresh(id))),
       deps.runs.onDidChange(({ runIds }) => {
         const ids = new Set(runIds);
         for (const entry of this.entries.values()) {
@@ -132,7 +135,7 @@ export class BatchResultsPanels implements vscode.Disposable {
     const entry = this.entries.get(batchId);
     const batch = this.deps.store.get(batchId);
     if (entry?.ready && batch) {
-      this.post(entry, { type: 'table', table: buildBatchTable(batch, this.deps.runs) });
+      this.post(entry, { type: 'table', table: buildBatchTable(batch, this.deps.runs, this.deps.store.list()) });
     }
   }
 
@@ -142,7 +145,7 @@ export class BatchResultsPanels implements vscode.Disposable {
       case 'ready':
         entry.ready = true;
         if (batch) {
-          this.post(entry, { type: 'init', strings: pageStrings(), table: buildBatchTable(batch, this.deps.runs) });
+          this.post(entry, { type: 'init', strings: pageStrings(), table: buildBatchTable(batch, this.deps.runs, this.deps.store.list()) });
         }
         return;
       case 'rendered':
@@ -166,6 +169,7 @@ export class BatchResultsPanels implements vscode.Disposable {
             return;
           case 'rerunFailed':
             await vscode.commands.executeCommand('crewRuns.rerunFailedRows', arg);
+            this.refresh(entry.batchId); // The page disabled its button: say again whether it is offered.
             return;
           case 'compare':
             await vscode.commands.executeCommand('crewRuns.compareBatches', arg);
@@ -184,7 +188,7 @@ export class BatchResultsPanels implements vscode.Disposable {
     const media = vscode.Uri.joinPath(this.deps.extensionUri, 'media');
     const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'dist', 'batchResults.js'));
     const css = webview.asWebviewUri(vscode.Uri.joinPath(media, 'batchResults.css'));
-    const csp = ["default-src 'none'", `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
+    const csp = pageCsp(webview.cspSource, nonce);
     return `<!DOCTYPE html>
 <html lang="${escapeHtml(vscode.env.language)}">
 <head>
@@ -200,10 +204,6 @@ export class BatchResultsPanels implements vscode.Disposable {
 </body>
 </html>`;
   }
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function pageStrings(): BatchPageStrings {

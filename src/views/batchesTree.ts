@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { BatchStore } from '../batches/batchStore';
 import { type Batch, type BatchRow, batchProgress, progressLabel, rowFailed } from '../batches/model';
 import type { RunStore } from '../runs/runStore';
-import { inertLine } from '../util/inertText';
+import { oneLine } from '../util/inertText';
 import { formatRelative, stateLabel } from './format';
 
 export type BatchesTreeNode = { type: 'batch'; batchId: string } | { type: 'row'; batchId: string; index: number };
@@ -44,11 +44,6 @@ export function rowLabel(row: BatchRow): string {
   return `${row.index + 1}. ${first ? oneLine(first, 50) : vscode.l10n.t('(no inputs)')}`;
 }
 
-/** A CSV cell, file name or crew output as one inert line (no link, icon or bidi syntax), cut to `max`. */
-export function oneLine(text: string, max: number): string {
-  const line = inertLine(text).replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
 
 export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<BatchesTreeNode | undefined>();
@@ -107,7 +102,7 @@ export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeN
     const item = new vscode.TreeItem(rowLabel(row), vscode.TreeItemCollapsibleState.None);
     item.id = `batch:${batch.id}:${row.index}`;
     item.description = rowStateText(row, this.runs);
-    item.tooltip = [rowLabel(row), item.description, row.note ? oneLine(row.note, 300) : '', row.result?.outputPreview ?? ''].filter(Boolean).join('\n');
+    item.tooltip = [rowLabel(row), item.description, row.note ? oneLine(row.note, 300) : '', oneLine(row.result?.outputPreview ?? '', 300)].filter(Boolean).join('\n');
     item.iconPath = new vscode.ThemeIcon(rowFailed(row) ? 'error' : row.status === 'skipped' || row.status === 'unknown' ? 'warning' : row.result ? 'pass' : 'circle-outline');
     item.contextValue = ['batchRow', row.runId ? 'hasRun' : ''].filter(Boolean).join(' ');
     if (row.runId && this.runs.get(row.runId)) {

@@ -6,6 +6,7 @@ import { isFinished, type RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { formatElapsed, formatRelative, stateLabel } from './format';
 import { inert, inertLine } from '../util/inertText';
+import { escapeMarkdown } from '../util/markdownText';
 
 export type CrewsTreeNode = CrewNode | RemovedCrewsNode | RunNode | TaskNode;
 
@@ -172,9 +173,9 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     item.description = [healthLabel(health), source].filter(Boolean).join(' · ');
     item.iconPath = healthIcon(health, crew);
     const tooltip = new vscode.MarkdownString();
-    tooltip.appendMarkdown(`**${escapeMarkdown(crew.name)}**\n\n`);
+    tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(crew.name))}**\n\n`);
     tooltip.appendText(inertLine(crew.url));
-    tooltip.appendMarkdown(`\n\n${escapeMarkdown(healthLabel(health) ?? vscode.l10n.t('not checked yet'))}`);
+    tooltip.appendMarkdown(`\n\n${escapeMarkdown(inertLine(healthLabel(health) ?? vscode.l10n.t('not checked yet')))}`);
     item.tooltip = tooltip;
     item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken'].join(' ');
     if (!hasRuns) {
@@ -307,7 +308,7 @@ function runDescription(run: RunRecord): string {
 function runTooltip(run: RunRecord, inputs: Record<string, string>): vscode.MarkdownString {
   // Theme icons on before any text is appended: appendText then escapes a crew's `$(…)` (VS Code's escapeIcons).
   const tooltip = new vscode.MarkdownString(undefined, true);
-  tooltip.appendMarkdown(`**${escapeMarkdown(run.crewName)}** — ${escapeMarkdown(stateLabel(run.state))}\n\n`);
+  tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(run.crewName))}** — ${escapeMarkdown(inertLine(stateLabel(run.state)))}\n\n`);
   if (run.message) {
     tooltip.appendText(inert(run.message.slice(0, 300)));
     tooltip.appendMarkdown('\n\n');
@@ -318,7 +319,7 @@ function runTooltip(run: RunRecord, inputs: Record<string, string>): vscode.Mark
     tooltip.appendMarkdown('\n\n');
   }
   for (const [name, value] of Object.entries(inputs)) {
-    tooltip.appendMarkdown(`- **${escapeMarkdown(name)}**: `);
+    tooltip.appendMarkdown(`- **${escapeMarkdown(inertLine(name))}**: `);
     tooltip.appendText(inert(value.length > 120 ? `${value.slice(0, 119)}…` : value));
     tooltip.appendMarkdown('\n');
   }
@@ -326,8 +327,4 @@ function runTooltip(run: RunRecord, inputs: Record<string, string>): vscode.Mark
   tooltip.appendText(inertLine(run.kickoffId));
   tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Started')}: ${new Date(run.startedAt).toLocaleString()}`);
   return tooltip;
-}
-
-function escapeMarkdown(text: string): string {
-  return inertLine(text).replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }

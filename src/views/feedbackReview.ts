@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { RunRecord } from '../runs/model';
 import { inertLine } from '../util/inertText';
+import { escapeMarkdown } from '../util/markdownText';
 
 export const REVIEW_SCHEME = 'crew-review';
 
@@ -161,5 +162,5 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
 }
 
 function escape(text: string): string {
-  return inertLine(text).replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+  return escapeMarkdown(inertLine(text));
 }

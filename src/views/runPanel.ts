@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { inertLine } from '../util/inertText';
 import * as vscode from 'vscode';
+import { escapeHtml, pageCsp } from './webviewPage';
 import type { Logger, RunDetails, RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { stateLabel } from './format';
@@ -242,15 +243,7 @@ export class RunPanelManager implements vscode.Disposable {
     const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'dist', 'runView.js'));
     const css = webview.asWebviewUri(vscode.Uri.joinPath(media, 'runView.css'));
     const codicons = webview.asWebviewUri(vscode.Uri.joinPath(media, 'dist', 'codicons', 'codicon.css'));
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource}`,
-      `font-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-      // No <base> can redirect relative URLs and no form can post anywhere, whatever the page ends up holding.
-      "base-uri 'none'",
-      "form-action 'none'",
-    ].join('; ');
+    const csp = pageCsp(webview.cspSource, nonce);
     return `<!DOCTYPE html>
 <html lang="${escapeHtml(vscode.env.language)}">
 <head>
@@ -435,10 +428,6 @@ export function panelTitle(record: Pick<RunRecord, 'crewName' | 'label'>): strin
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function staticPage(text: string): string {

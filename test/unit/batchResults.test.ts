@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../../src/batches/export';
-import type { Batch } from '../../src/batches/model';
+import { type Batch, outputPreview, unfinishedRerunOf } from '../../src/batches/model';
 import { parseTable } from '../../src/batches/parse';
 import { filterRows, parseBatchPageMessage, type ResultRow, sortRows } from '../../src/views/webview/batchProtocol';
 
@@ -90,5 +90,22 @@ describe('Batch results', () => {
       // The inputs are the user's own and stay as they were, so the file is a batch source again.
       assert.equal(parsed.topic, '=SUM(1,2)');
     });
+  });
+
+  it('finds an unfinished re-run of a batch (Re-run Failed Rows refuses a second one)', () => {
+    const base = { version: 1 as const, crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, createdAt: 1, cancelled: false };
+    const source: Batch = { ...base, id: 'a', rows: [{ index: 0, inputs: {}, status: 'notSent' }] };
+    const running: Batch = { ...base, id: 'b', rerunOf: 'a', rows: [{ index: 0, inputs: {}, status: 'queued' }] };
+    const done: Batch = { ...base, id: 'c', rerunOf: 'a', rows: [{ index: 0, inputs: {}, status: 'notSent' }] };
+    const cancelled: Batch = { ...base, id: 'd', rerunOf: 'a', cancelled: true, rows: [{ index: 0, inputs: {}, status: 'cancelled' }] };
+    assert.equal(unfinishedRerunOf([source, done, running], 'a')?.id, 'b');
+    assert.equal(unfinishedRerunOf([source, done], 'a'), undefined);
+    assert.equal(unfinishedRerunOf([source, cancelled], 'a'), undefined, 'a cancelled re-run with nothing running is over');
+    assert.equal(unfinishedRerunOf([source, running], 'b'), undefined);
+  });
+
+  it('an output preview is one line with no control or bidi characters', () => {
+    assert.equal(outputPreview('a\u202Eevil\u2066x\u2069\u200F\n\tb\u0007c'), 'aevilx bc');
+    assert.equal(outputPreview(undefined), undefined);
   });
 });

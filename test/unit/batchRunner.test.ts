@@ -209,3 +209,101 @@ describe('BatchRunner', () => {
     runner.dispose();
   });
 });
+
+describe('BatchRunner across windows', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'batches-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const onDisk = (dir: string, id: string) => JSON.parse(fs.readFileSync(path.join(dir, `${id}.json`), 'utf8')) as Batch;
+
+  async function twoWindows(dir: string) {
+    const leases = new FakeLeases();
+    const crew = new FakeCrew();
+    const owner = new BatchStore(dir, quiet);
+    const batch = await owner.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, rows: rows(4) });
+    const make = (store: BatchStore, window: string) => new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease: leases.for(window), clock: systemClock, logger: quiet, maxPerCrew: 4 });
+    const w1 = make(owner, 'w1');
+    await w1.start(batch.id);
+    await until(() => crew.pending.length === 1, 'row 0 out');
+    // The other window read the batch while row 0 was being sent: its copy is stale from here on.
+    const otherStore = new BatchStore(dir, quiet);
+    await otherStore.load();
+    const w2 = make(otherStore, 'w2');
+    crew.running.add('r0').add('r1');
+    crew.pending[0].resolve({ kind: 'sent', runId: 'r0', kickoffId: 'k0' });
+    await until(() => owner.get(batch.id)?.rows[0].status === 'sent', 'row 0 sent');
+    return { crew, owner, otherStore, w1, w2, batch };
+  }
+
+  it('Cancel Batch from a window that does not send the batch loses no sent row and stops the queue', async () => {
+    const { crew, owner, w1, w2, batch } = await twoWindows(dir);
+    await w2.cancel(batch.id);
+    assert.equal(onDisk(dir, batch.id).rows[0].runId, 'r0', 'the row the owner sent keeps its run');
+    assert.equal(onDisk(dir, batch.id).rows[0].status, 'sent');
+    crew.running.delete('r0');
+    await w1.runsChanged(['r0']);
+    await until(() => owner.get(batch.id)?.cancelled === true, 'the owner sees the cancel');
+    await new Promise((r) => setTimeout(r, 30));
+    assert.deepEqual(crew.sent, [0], 'nothing sent after Cancel');
+    const final = onDisk(dir, batch.id);
+    assert.equal(final.cancelled, true);
+    assert.deepEqual(final.rows.map((r) => r.status), ['sent', 'cancelled', 'cancelled', 'cancelled']);
+    assert.equal(final.rows[0].runId, 'r0');
+    w1.dispose();
+    w2.dispose();
+  });
+
+  it('Remove Batch from a window that does not send the batch: the owner never re-creates it', async () => {
+    const { crew, otherStore, w1, w2, batch } = await twoWindows(dir);
+    await w2.cancel(batch.id);
+    await otherStore.remove(batch.id);
+    assert.equal(fs.existsSync(path.join(dir, `${batch.id}.json`)), false);
+    crew.running.delete('r0');
+    await w1.runsChanged(['r0']);
+    await new Promise((r) => setTimeout(r, 30));
+    assert.deepEqual(crew.sent, [0], 'nothing sent after Remove');
+    assert.equal(fs.existsSync(path.join(dir, `${batch.id}.json`)), false, 'the removed batch is not written again');
+    const later = new BatchStore(dir, quiet);
+    await later.load();
+    assert.equal(later.get(batch.id), undefined);
+    w1.dispose();
+    w2.dispose();
+  });
+
+  it('a store write that fails while sending a row is logged, not left as an unhandled rejection', async () => {
+    class FailingStore extends BatchStore {
+      failing = false;
+      override async updateRow(id: string, index: number, change: (row: BatchRow) => void): Promise<void> {
+        if (this.failing) {
+          throw new Error('disk full');
+        }
+        return super.updateRow(id, index, change);
+      }
+    }
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    const listeners = process.listeners('unhandledRejection');
+    process.removeAllListeners('unhandledRejection');
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const errors: string[] = [];
+      const store = new FailingStore(dir, quiet);
+      const crew = new FakeCrew();
+      const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, rows: rows(2) });
+      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease: new FakeLeases().for('w1'), clock: systemClock, logger: { ...quiet, error: (m: string) => errors.push(m) }, maxPerCrew: 4 });
+      await runner.start(batch.id);
+      await until(() => crew.pending.length === 1, 'row 0 out');
+      store.failing = true;
+      crew.pending[0].resolve({ kind: 'sent', runId: 'r0', kickoffId: 'k0' });
+      await until(() => errors.length > 0, 'the failure is logged');
+      await new Promise((r) => setTimeout(r, 20));
+      assert.match(errors[0], /disk full/);
+      assert.deepEqual(unhandled, []);
+      runner.dispose();
+    } finally {
+      process.removeListener('unhandledRejection', onUnhandled);
+      listeners.forEach((l) => process.on('unhandledRejection', l));
+    }
+  });
+});

@@ -140,11 +140,12 @@ describe('@crews participant', () => {
     const outcome = await handleChatRequest({ command: 'run', prompt: '"Review *Crew*" topic="AI tools"' }, sink, notCancelled, deps(actions));
     assert.deepEqual(actions.kickoffs, [{ crew: 'Review *Crew*', inputs: { topic: 'AI tools' } }]);
     assert.equal(outcome.metadata.runId, 'run-1');
+    // Progress renders Markdown: crew and task names are escaped (no emphasis, no autolink).
     assert.deepEqual(sink.of('progress'), [
-      'Asking Review *Crew* which inputs it needs…',
-      'AI tools: queued',
-      'AI tools: running 1/3 · draft_task',
-      'AI tools: needs feedback 1/3 · review_task',
+      'Asking Review \\*Crew\\* which inputs it needs…',
+      'AI tools\\: queued',
+      'AI tools\\: running 1/3 · draft\\_task',
+      'AI tools\\: needs feedback 1/3 · review\\_task',
     ]);
     const markdown = sink.of('markdown').join('');
     assert.match(markdown, /Started \*\*AI tools\*\* on Review \\\*Crew\\\*\./, 'the crew name is escaped');

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { escapeMarkdown, fenceFor, fenceUntrusted, inertLine, pageOf, parseInputsText } from '../../src/chat/chatText';
+import { fenceFor, fenceUntrusted, inertLine, pageOf, parseInputsText } from '../../src/chat/chatText';
+import { escapeMarkdown } from '../../src/util/markdownText';
 import { feedbackConfirmation, kickoffConfirmation } from '../../src/chat/confirmations';
 import { crewsText, inputsText, kickoffText, runText } from '../../src/chat/toolResults';
 import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/model';
@@ -50,6 +51,7 @@ describe('chat text', () => {
     assert.equal(inertLine('[x](command:y) $(zap)', 50), '[x]\u2060(command:y) $\u2060(zap)', 'no link or icon syntax (util/inertText.ts)');
     assert.equal(inertLine('x'.repeat(20), 10), `${'x'.repeat(9)}…`);
     assert.equal(escapeMarkdown('[x](command:y) *b*'), '\\[x\\]\\(command\\:y\\) \\*b\\*');
+    assert.equal(escapeMarkdown('<https://evil.example> _i_'), '\\<https\\://evil\\.example\\> \\_i\\_', 'no autolink, no emphasis');
   });
 
   it('reads /run inputs as name=value pairs or JSON, and refuses anything else', () => {

@@ -1,7 +1,7 @@
 // The inert-text rule for VS Code surfaces, checked against the patterns VS Code itself uses to find links
 // (vs/base/common/linkedText.ts) and icons (vs/base/browser/ui/iconLabel/iconLabels.ts).
 import * as assert from 'node:assert/strict';
-import { inert, inertLine, stripControls, WORD_JOINER } from '../../src/util/inertText';
+import { inert, inertLine, oneLine, stripControls, WORD_JOINER } from '../../src/util/inertText';
 import { SPOOF_INPUT_NAME, UI_SPOOF_PAYLOADS, XSS_PAYLOADS } from '../fixtures/hostileCorpus';
 
 // Copies of VS Code's own patterns: what notifications, input prompts and quick input descriptions link, and what
@@ -40,5 +40,11 @@ describe('inertText', () => {
     for (const payload of UI_SPOOF_PAYLOADS) {
       assert.equal(inert(inert(payload)), inert(payload));
     }
+  });
+
+  it('oneLine: inert, whitespace collapsed, cut to max with an ellipsis', () => {
+    assert.equal(oneLine('  a\n\tb  [x](y) \u202E', 50), `a b [x]${WORD_JOINER}(y)`);
+    assert.equal(oneLine('abcdef', 4), 'abc…');
+    assert.equal(oneLine('abcd', 4), 'abcd');
   });
 });

@@ -514,3 +514,12 @@ describe('security: smaller rules (issue 14, finding 9)', () => {
     assert.equal(safeFileName('\u202E\u202C'), 'output');
   });
 });
+
+describe('Webview pages', () => {
+  it('one CSP for every page: nonce scripts only, no base URL, no form target', async () => {
+    const { pageCsp, escapeHtml } = await import('../../src/views/webviewPage');
+    const csp = pageCsp('vscode-resource:', 'abc').split('; ');
+    assert.deepEqual(csp, ["default-src 'none'", 'style-src vscode-resource:', 'font-src vscode-resource:', "script-src 'nonce-abc'", "base-uri 'none'", "form-action 'none'"]);
+    assert.equal(escapeHtml(`<a href="x" title='y'>&</a>`), '&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;');
+  });
+});

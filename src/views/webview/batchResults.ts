@@ -40,10 +40,10 @@ function seconds(ms: number | undefined): string {
   return ms === undefined ? '' : `${(ms / 1000).toFixed(1)} s`;
 }
 
-function button(label: string, onClick: () => void, disabled = false): HTMLButtonElement {
+function button(label: string, onClick: (b: HTMLButtonElement) => void, disabled = false): HTMLButtonElement {
   const b = el('button', label);
   b.disabled = disabled;
-  b.addEventListener('click', onClick);
+  b.addEventListener('click', () => onClick(b));
   return b;
 }
 
@@ -83,7 +83,11 @@ function render(): void {
     states,
     button(s.exportJsonl, () => api.postMessage({ type: 'action', action: 'exportJsonl' })),
     button(s.exportCsv, () => api.postMessage({ type: 'action', action: 'exportCsv' })),
-    button(s.rerunFailed, () => api.postMessage({ type: 'action', action: 'rerunFailed' }), !t.canRerunFailed),
+    // Disabled once clicked: the next table from the host says whether it may be offered again.
+    button(s.rerunFailed, (b) => {
+      b.disabled = true;
+      api.postMessage({ type: 'action', action: 'rerunFailed' });
+    }, !t.canRerunFailed),
     button(s.compare, () => api.postMessage({ type: 'action', action: 'compare' })),
   );
   root.append(toolbar);

@@ -3,7 +3,7 @@
 import * as assert from 'assert';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
-import { executeCommand, showCrewRunsView } from '../helpers';
+import { executeCommand, showCrewRunsView, waitFor } from '../helpers';
 import { answerModal } from './support/kit';
 import { type Api, MessageSpy, addSimulatorCrews, cleanUp, kickOff, runItem, testApi, waitForRun } from './support/monitoring';
 
@@ -101,5 +101,13 @@ describe('Stop Run', function () {
       assert.match((await runItem(api, id)).contextValue ?? '', /\bnoStop\b/, 'Stop Run is hidden for the crew\'s runs');
     }
     assert.notStrictEqual(api.runs.get(first)?.state, 'cancelled');
+  });
+
+  it('a Check Connection that succeeds offers Stop Run again (a redeployed crew may have gained the route)', async () => {
+    const id = await kickOff(crews.nostop.url, { topic: 'redeployed' });
+    runIds.add(id);
+    await waitFor(async () => /\bnoStop\b/.test((await runItem(api, id)).contextValue ?? ''), { message: 'hidden after the 404' });
+    assert.strictEqual(await executeCommand('crewRuns.checkConnection', crews.nostop.url), true);
+    await waitFor(async () => !/\bnoStop\b/.test((await runItem(api, id)).contextValue ?? ''), { message: 'Stop Run is offered again after Check Connection' });
   });
 });
