@@ -7,7 +7,11 @@ import * as path from 'path';
 const repoRoot = path.resolve(__dirname, '..', '..');
 const vsix = path.join(repoRoot, 'crew-runs.vsix');
 const BUDGET_BYTES = 1024 * 1024;
-const MAIN_BUNDLE_BUDGET_BYTES = 150 * 1024;
+// Raised from 150 KB when batches, Stop Run, the self-hosted dialect and the run-state rework landed together
+// (169 KB, with the chat tools and the batch UI already in bundles of their own). The performance issue takes
+// the main bundle below 80 KB by loading command implementations on first use; until then this still catches
+// accidental growth.
+const MAIN_BUNDLE_BUDGET_BYTES = 185 * 1024;
 
 const EXPECTED = [
   '[Content_Types].xml',
@@ -25,6 +29,8 @@ const EXPECTED = [
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',
+  'extension/media/batchResults.css',
+  'extension/media/dist/batchResults.js',
   'extension/media/dist/codicons/codicon.css',
   'extension/media/dist/codicons/codicon.ttf',
   'extension/media/walkthrough/add-crew.md',
