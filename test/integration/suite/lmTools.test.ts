@@ -196,7 +196,7 @@ describe('Language model tools', function () {
       // The run may end before a check sees it running: the states in between are not asserted.
       const progress = parts.flatMap((p) => (p.kind === 'progress' ? [p.value] : []));
       assert.strictEqual(progress[0], 'Asking Lm Writer which inputs it needs…');
-      assert.match(progress[1], /^\[x\]\u2060\(command:.*: queued$/, 'progress names the run (link syntax broken) and its state');
+      assert.match(progress[1], /^\\\[x\\\]\u2060\\\(command\\:.*\\: queued$/, 'progress (Markdown) names the run escaped (link syntax broken) and its state');
       const markdown = markdownOf(parts);
       assert.ok(markdown.every((m) => !m.isTrusted && !m.supportHtml), 'no part is trusted or renders HTML');
       const output = markdown.map((m) => m.value).join('');
@@ -265,7 +265,7 @@ describe('Language model tools', function () {
       // The run may end before a check sees it running: the states in between are not asserted.
       const progress = parts.flatMap((p) => (p.kind === 'progress' ? [p.value] : []));
       assert.strictEqual(progress[0], 'Asking Lm Writer which inputs it needs…');
-      assert.match(progress[1], /^\[x\]\u2060\(command:.*: queued$/, 'progress names the run (link syntax broken) and its state');
+      assert.match(progress[1], /^\\\[x\\\]\u2060\\\(command\\:.*\\: queued$/, 'progress (Markdown) names the run escaped (link syntax broken) and its state');
       const markdown = markdownOf(parts);
       assert.ok(markdown.every((m) => !m.isTrusted && !m.supportHtml), 'no part is trusted or renders HTML');
       const output = markdown.map((m) => m.value).join('');
