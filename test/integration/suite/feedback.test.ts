@@ -329,10 +329,14 @@ describe('Feedback (errors and the NOT FOUND pause)', function () {
     assert.strictEqual(review.sent, false);
     assert.strictEqual(review.thread.canReply, true, 'the thread still takes a reply');
     assert.strictEqual(api.reviews.openReviewOf(runId), review, 'the round stays open');
-    const center = await waitForNotification('Your feedback was not sent and is kept.');
+    // A refused connection sent nothing: "not sent", with Retry. A connection the crew cut while it was in use (the
+    // keep-alive socket of a closed server) may have delivered it: "cannot tell", with no Retry that could resume the
+    // run twice. Which one happens depends on whether the client noticed the closed socket first; either way once.
+    const center = await waitForNotification(/Your feedback was not sent and is kept\.|cannot tell whether your feedback reached/);
     assert.match(center, /Unsent|Fb gone Review/);
-    assert.strictEqual(spy.matching(/Your feedback was not sent and is kept\.$/).length, 1);
-    assert.deepStrictEqual(spy.matching(/Your feedback was not sent/)[0].items, ['Retry']);
+    const said = spy.matching(/Your feedback was not sent and is kept\.$|cannot tell whether your feedback reached/);
+    assert.strictEqual(said.length, 1, JSON.stringify(said.map((m) => m.message)));
+    assert.deepStrictEqual(said[0].items, /not sent and is kept/.test(said[0].message) ? ['Retry'] : []);
 
     await executeCommand('notifications.clearAll'); // Dismissing the error ends the command.
     await sending;
