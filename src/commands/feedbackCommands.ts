@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { CrewApiError, mayHaveActed } from '../api/errors';
-import type { RunRecord } from '../runs/model';
+import { isFinished, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
 import { type FeedbackReviews, type ReviewRound, type ReviewThread } from '../views/feedbackReview';
@@ -15,8 +15,19 @@ const waiting = (run: RunRecord) => run.needsFeedback;
 export function registerFeedbackCommands(services: Services, reviews: FeedbackReviews): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('crewRuns.giveFeedback', async (arg?: unknown) => {
-      const run = await runFromArgument(services, arg, vscode.l10n.t('Give feedback to which run?'), waiting);
+      // One run waiting: no question to ask.
+      const only = arg === undefined ? services.runs.list().filter(waiting) : [];
+      const run = only.length === 1 ? only[0] : await runFromArgument(services, arg, vscode.l10n.t('Give feedback to which run?'), waiting);
       return run ? openReview(services, reviews, run) : undefined;
+    }),
+    // A round answered anywhere (the palette, the chat, another window) or a run that ended is resolved in its review.
+    services.runs.onDidChange(({ runIds }) => {
+      for (const runId of runIds) {
+        const review = reviews.openReviewOf(runId);
+        if (review) {
+          void resolveIfAnswered(services, reviews, review);
+        }
+      }
     }),
     vscode.commands.registerCommand('crewRuns.feedback.approve', (reply: vscode.CommentReply) => sendFromThread(services, reviews, reply, true)),
     vscode.commands.registerCommand('crewRuns.feedback.requestChanges', (reply: vscode.CommentReply) => sendFromThread(services, reviews, reply, false)),
@@ -81,6 +92,21 @@ async function openReview(services: Services, reviews: FeedbackReviews, run: Run
     reviews.keepDraft(review, details.feedbackDraft.text, details.feedbackDraft.problem ?? vscode.l10n.t('error'));
   }
   return review;
+}
+
+async function resolveIfAnswered(services: Services, reviews: FeedbackReviews, review: ReviewThread): Promise<void> {
+  const run = services.runs.get(review.round.runId);
+  if (!run) {
+    reviews.markNoLongerWaiting(review);
+    return;
+  }
+  const details = await services.runs.readDetails(run.id).catch(() => undefined);
+  const answer = details?.feedbackRounds[review.round.round - 1];
+  if (answer) {
+    reviews.markSent(review, answer.approve, answer.feedback);
+  } else if (isFinished(run)) {
+    reviews.markNoLongerWaiting(review);
+  }
 }
 
 /** Text typed for this run that could not be sent, to start the input box from. */
