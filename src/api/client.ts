@@ -2,7 +2,7 @@
 import type { CrewInputs, KickoffRequest, ResumeRequest, ResumeResult, StatusSnapshot, StatusSource } from './types';
 import { CrewApiError } from './errors';
 import { endpointUrl, isPlausibleKickoffId, normaliseCrewUrl, originOf } from './url';
-import { backoffDelay, jitter, parseRetryAfter } from './retry';
+import { DEFAULT_READ_RETRY, parseRetryAfter, type ReadRetryPolicy, withReadRetry } from './retry';
 import { normaliseStatus } from './normalize';
 import { redact, redactResponse } from './redact';
 import {
@@ -24,14 +24,7 @@ import {
   type Transport,
 } from './transportTypes';
 
-export interface ReadRetryPolicy {
-  /** Attempts in all, the first included. */
-  attempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** A Retry-After longer than this is not waited out here; the error goes to the caller. */
-  maxRetryAfterMs: number;
-}
+export type { ReadRetryPolicy } from './retry';
 
 export interface CrewClientOptions {
   /** The token stored for a normalised crew URL. */
@@ -40,6 +33,7 @@ export interface CrewClientOptions {
   getNetworkSettings?(): NetworkSettings;
   /** Replaces the undici transport (tests). */
   createTransport?(settings: NetworkSettings): Transport | Promise<Transport>;
+  /** Retries of GET /inputs (status reads are never retried here: the poller owns their backoff). */
   retry?: Partial<ReadRetryPolicy>;
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
   random?(): number;
@@ -62,14 +56,12 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-const DEFAULT_RETRY: ReadRetryPolicy = { attempts: 3, baseDelayMs: 500, maxDelayMs: 5_000, maxRetryAfterMs: 30_000 };
-
 export class CrewClient implements StatusSource {
   private transport?: Promise<Transport>;
   private readonly retry: ReadRetryPolicy;
 
   constructor(private readonly options: CrewClientOptions) {
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.retry = { ...DEFAULT_READ_RETRY, ...options.retry };
   }
 
   /**
@@ -80,7 +72,8 @@ export class CrewClient implements StatusSource {
   async getInputs(crewUrl: string, call: CallOptions = {}): Promise<CrewInputs> {
     let response: HttpResponse;
     try {
-      response = await this.read(crewUrl, ['inputs'], call);
+      const sleep = (ms: number, signal?: AbortSignal) => this.sleep(ms, signal);
+      response = await withReadRetry(() => this.send(crewUrl, ['inputs'], 'GET', undefined, call), this.retry, { sleep, random: this.options.random }, call.signal);
     } catch (e) {
       if (e instanceof CrewApiError && (e.status === 404 || e.status === 405)) {
         return { described: false, reason: e.serverMessage ?? `HTTP ${e.status}` };
@@ -111,10 +104,13 @@ export class CrewClient implements StatusSource {
     return plausibleKickoffId(kickoffId, response.status);
   }
 
-  /** GET /status/{id}, normalised. NOT FOUND (200 body or 404) is a state, not an error. */
+  /**
+   * GET /status/{id}, normalised. NOT FOUND (200 body or 404) is a state, not an error. Sent once:
+   * the poller owns the backoff (and Retry-After) between checks.
+   */
   async getStatus(crewUrl: string, kickoffId: string, signal?: AbortSignal): Promise<StatusSnapshot> {
     try {
-      const response = await this.read(crewUrl, ['status', kickoffId], { signal });
+      const response = await this.send(crewUrl, ['status', kickoffId], 'GET', undefined, { signal });
       const body = parseJson(response);
       if (body === undefined) {
         throw new CrewApiError('badResponse', 'The crew sent a status that is not valid JSON.', { status: response.status });
@@ -208,24 +204,6 @@ export class CrewClient implements StatusSource {
 
   async dispose(): Promise<void> {
     await this.resetTransport();
-  }
-
-  private async read(crewUrl: string, path: string[], call: CallOptions): Promise<HttpResponse> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.send(crewUrl, path, 'GET', undefined, call);
-      } catch (e) {
-        const last = attempt + 1 >= this.retry.attempts;
-        if (!(e instanceof CrewApiError) || !e.transient || last || call.signal?.aborted) {
-          throw e;
-        }
-        if (e.retryAfterMs !== undefined && e.retryAfterMs > this.retry.maxRetryAfterMs) {
-          throw e;
-        }
-        const backoff = jitter(backoffDelay(attempt, this.retry.baseDelayMs, this.retry.maxDelayMs), 0.2, this.options.random);
-        await this.sleep(Math.max(backoff, e.retryAfterMs ?? 0), call.signal);
-      }
-    }
   }
 
   private async send(crewUrl: string, path: string[], method: 'GET' | 'POST', body: string | undefined, call: CallOptions): Promise<HttpResponse> {
@@ -386,7 +364,7 @@ function errorForResponse(response: HttpResponse, url: string, token: string): C
     case 400:
       return new CrewApiError('badRequest', `The crew rejected the request (400)${said}`, details);
     case 429:
-      return new CrewApiError('rateLimited', `The crew is limiting requests (429); try again shortly.`, {
+      return new CrewApiError('rateLimited', `The crew is limiting requests (429)${said}`, {
         ...details,
         retryAfterMs: parseRetryAfter(response.headers['retry-after']),
       });

@@ -1,7 +1,7 @@
 // When each run is polled next: a due time per run (interval, jitter, focus, Retry-After), the crews'
 // caps, and one timer for the earliest due time. What a poll does is the poller's (poller.ts).
 
-import { CrewApiError } from '../api/errors';
+import type { CrewApiError } from '../api/errors';
 import type { Clock } from '../util/clock';
 import type { Event } from '../util/event';
 
@@ -210,11 +210,4 @@ export class DueTimes {
 
 export function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-export function describeError(e: unknown): string {
-  if (e instanceof CrewApiError) {
-    return e.status ? `${e.kind}, HTTP ${e.status}` : e.kind;
-  }
-  return e instanceof Error ? e.message : String(e);
 }

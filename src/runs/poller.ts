@@ -7,7 +7,7 @@ import type { Clock } from '../util/clock';
 import { type Disposable, Emitter, type Event } from '../util/event';
 import { isActive, isFinished, type Logger, type RunRecord } from './model';
 import { isForgotten, notFoundWatchOver } from './notFound';
-import { describeError, DueTimes, POLLER_DEFAULTS, type PollerOptions, type Schedule, stripUndefined, type Timings } from './pollTimes';
+import { DueTimes, POLLER_DEFAULTS, type PollerOptions, type Schedule, stripUndefined, type Timings } from './pollTimes';
 import type { RunStore } from './runStore';
 
 export { POLLER_DEFAULTS, type PollerOptions } from './pollTimes';
@@ -360,9 +360,12 @@ export class RunPoller implements Disposable {
       this.logger.error(`Run ${run.id}: status check failed unexpectedly: ${reason}`);
     }
     const slow = this.times.failed(s, isCrewApiError(e) ? e : undefined);
+    // The client's plain sentence, with the server's own words; the wait is the poller's (Retry-After included).
+    const said = reason.replace(/[.\s]+$/, '');
+    const nextInS = Math.max(1, Math.round((this.times.dueAt(s) - this.clock.now()) / 1000));
     const warning = slow
-      ? `${s.consecutiveFailures} status checks in a row failed (${describeError(e)}); still trying every ${Math.round(s.intervalMs / 1000)} s.`
-      : `Last status check failed (${describeError(e)}); retrying.`;
+      ? `${s.consecutiveFailures} status checks in a row failed, the last: ${said}. Still trying, next in ${nextInS} s.`
+      : `Last status check failed: ${said}. Trying again in ${nextInS} s.`;
     this.logger.warn(`Run ${run.id}: ${warning}`);
     await this.store.setWarning(run.id, warning);
   }

@@ -456,11 +456,11 @@ describe('RunPoller', () => {
     });
     makePoller().start();
     await clock.advance(1_500);
-    assert.equal(store.get(run.id)?.warning, 'Last status check failed (network); retrying.');
+    assert.equal(store.get(run.id)?.warning, 'Last status check failed: socket hang up. Trying again in 2 s.');
     await clock.advance(2_250);
-    assert.equal(store.get(run.id)?.warning, 'Last status check failed (server, HTTP 500); retrying.');
+    assert.equal(store.get(run.id)?.warning, 'Last status check failed: Internal Server Error. Trying again in 3 s.');
     await clock.advance(3_375);
-    assert.equal(store.get(run.id)?.warning, '3 status checks in a row failed (network); still trying every 15 s.');
+    assert.equal(store.get(run.id)?.warning, '3 status checks in a row failed, the last: socket hang up. Still trying, next in 15 s.');
     await clock.advance(10 * 60_000);
     assert.deepEqual(gaps(source.callsFor('k1')).slice(0, 5), [2_250, 3_375, 15_000, 15_000, 15_000]);
     const r = store.get(run.id)!;
