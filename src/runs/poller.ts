@@ -7,6 +7,7 @@ import type { Clock } from '../util/clock';
 import { type Disposable, Emitter, type Event } from '../util/event';
 import { isActive, isFinished, type Logger, type RunRecord } from './model';
 import { isForgotten, notFoundWatchOver } from './notFound';
+import { intervalAfterCheck } from './pollPace';
 import { DueTimes, POLLER_DEFAULTS, type PollerOptions, type Schedule, stripUndefined, type Timings } from './pollTimes';
 import type { RunStore } from './runStore';
 
@@ -141,6 +142,16 @@ export class RunPoller implements Disposable {
     for (const run of paused) {
       await this.track(this.store.setWatching(run.id, true));
       this.scheduleById(run.id, this.options.firstDelayMs);
+    }
+  }
+
+  /**
+   * The runs someone is looking at (a visible run view, or the run selected in a visible tree):
+   * polled at the fast pace, capped at `viewedMaxIntervalMs`, even while the window is unfocused.
+   */
+  setViewed(runIds: Iterable<string>): void {
+    if (this.times.setViewed(runIds)) {
+      this.arm();
     }
   }
 
@@ -337,14 +348,13 @@ export class RunPoller implements Disposable {
       await this.store.markExpired(run.id, isForgotten(run, snapshot) ? run.message : undefined);
       return;
     }
-    if (run.state === 'awaitingFeedback') {
-      // Nothing moves until someone answers; keep checking slowly to notice a resume from elsewhere.
-      s.intervalMs = this.options.maxIntervalMs;
-    } else if (changes.length > 0 || now < s.fastUntil) {
-      s.intervalMs = this.options.fastIntervalMs;
-    } else {
-      s.intervalMs = this.times.grow(s.intervalMs);
-    }
+    s.intervalMs = intervalAfterCheck(this.options, {
+      intervalMs: s.intervalMs,
+      changed: changes.length > 0,
+      fastPhase: now < s.fastUntil,
+      awaitingFeedback: run.state === 'awaitingFeedback',
+      viewed: this.times.isViewed(s.runId),
+    });
     this.times.setDelay(s, s.intervalMs);
   }
 
