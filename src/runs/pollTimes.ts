@@ -134,6 +134,10 @@ export class DueTimes {
     return this.viewed.has(runId);
   }
 
+  viewedRunIds(): string[] {
+    return [...this.viewed];
+  }
+
   crew(crewUrl: string): CrewState {
     let crew = this.crews.get(crewUrl);
     if (!crew) {

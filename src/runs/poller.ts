@@ -178,6 +178,11 @@ export class RunPoller implements Disposable {
     return [...this.schedules.keys()];
   }
 
+  /** The runs polled at the viewed pace (see setViewed). */
+  viewedRunIds(): string[] {
+    return this.times.viewedRunIds();
+  }
+
   /** When the run will next be polled, if scheduled. */
   nextPollAt(runId: string): number | undefined {
     const s = this.schedules.get(runId);
