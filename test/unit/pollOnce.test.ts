@@ -102,4 +102,23 @@ describe('One retry policy: the poller reads once', () => {
       assert.deepEqual(poller.scheduledRunIds(), [run.id], 'still polled');
     });
   }
+
+  it('a Retry-After is waited out by the poller\u2019s next check, not by the client under it', async () => {
+    const kickoffId = await client.kickoff(sim.crewUrl('slow'), { inputs: { topic: 'y' } });
+    const run = await store.add({ crewUrl: sim.crewUrl('slow'), crewName: 'Slow', kickoffId, inputs: { topic: 'y' } });
+    sim.setFaults({ readFaultRate: 1, readFaultKinds: ['429'], retryAfterSeconds: 30 });
+    sim.requestLog.clear();
+    // Left alone, the poller would check again after 1 ms: only the crew's Retry-After holds it back.
+    poller = new RunPoller(store, client, systemClock, quiet, undefined, { firstDelayMs: 0, fastIntervalMs: 1, maxIntervalMs: 1, jitter: 0 });
+    const polled = new Promise<PollResult>((resolve) => poller!.onDidPoll(resolve));
+    poller.start();
+    await polled;
+    await poller.whenIdle();
+    const wait = poller.nextPollAt(run.id)! - Date.now();
+    assert.ok(wait > 25_000 && wait <= 30_000, `next check in ${wait} ms`);
+    await until(() => sim.requestLog.counts('slow').status >= 1, 'the status request reached the simulator');
+    assert.equal(sim.requestLog.counts('slow').status, 1);
+    assert.deepEqual(clientSleeps, []);
+    assert.match(store.get(run.id)?.warning ?? '', /limiting requests \(429\): Too Many Requests\. Trying again in 30 s\./);
+  });
 });
