@@ -75,7 +75,7 @@ export class RunPoller implements Disposable {
         this.schedule(run, this.options.firstDelayMs);
       } else if (!isFinished(run) && run.stopReason === 'unauthorized') {
         // The token may have been fixed meanwhile: try once more (a missing one waits for a token change: no nag).
-        this.track(this.store.setWatching(run.id, true).then(() => this.scheduleById(run.id, this.options.firstDelayMs)));
+        void this.track(this.store.setWatching(run.id, true).then(() => this.scheduleById(run.id, this.options.firstDelayMs)));
       }
     }
     this.arm();
@@ -92,7 +92,7 @@ export class RunPoller implements Disposable {
       void this.track(this.resumeCrew(run.crewUrl));
     }
     if (!run.watching) {
-      this.track(this.store.setWatching(runId, true).then(() => this.scheduleById(runId, this.options.firstDelayMs)));
+      void this.track(this.store.setWatching(runId, true).then(() => this.scheduleById(runId, this.options.firstDelayMs)));
       return;
     }
     this.scheduleById(runId, this.options.firstDelayMs);
@@ -230,7 +230,7 @@ export class RunPoller implements Disposable {
     s.inFlight?.abort();
     this.schedules.delete(runId);
     if (this.ownership.release) {
-      this.track(Promise.resolve(this.ownership.release(runId)));
+      void this.track(Promise.resolve(this.ownership.release(runId)));
     }
     this.arm();
   }
@@ -247,7 +247,7 @@ export class RunPoller implements Disposable {
     s.inFlight = controller;
     const crew = this.times.crew(s.crewUrl);
     crew.inFlight++;
-    this.track(
+    void this.track(
       checkRun(this.host, s, controller).finally(() => {
         crew.inFlight--;
         if (s.inFlight === controller) {
