@@ -83,7 +83,11 @@ describe('First impressions › demo and feedback', function () {
           const title = `Kick Off Research Crew: ${input}`;
           await ui.type(input === 'topic' ? 'Reload check' : 'testers', { window: DEMO, enter: true, quickInput: { ...demoQuickInput(title), replace: true } });
         }
-        await waitFor(async () => (await ui.text(selectors.openQuickInput, { window: DEMO, timeoutMs: 300 }).catch(() => '')) !== shown, {
+        // The next step open (between two steps none is: that is not a step yet).
+        await waitFor(async () => {
+          const now = await ui.text(selectors.openQuickInput, { window: DEMO, timeoutMs: 300 }).catch(() => '');
+          return now !== '' && now !== shown;
+        }, {
           message: 'the kickoff flow moved on',
           timeoutMs: SLOW_MS,
         });
