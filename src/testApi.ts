@@ -6,6 +6,7 @@ import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
 import type { FeedbackReviews } from './views/feedbackReview';
 import type { RunPanelManager } from './views/runPanel';
+import { RunPanelProbe } from './views/runPanelProbe';
 import type { BatchFeature } from './commands/batchFeature';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
 
@@ -23,7 +24,8 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     treeView: parts.treeView,
     demo: parts.demo,
     reviews: parts.reviews,
-    panels: parts.panels,
+    /** The run panels as tests see them: what each sent, what its page reported (its pages report only because this exists). */
+    panels: new RunPanelProbe(parts.panels),
     batches: parts.batches,
     /** The numeric settings as this window reads them (its poller took them at activation), clamped. */
     settings: parts.settings,

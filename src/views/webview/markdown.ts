@@ -6,7 +6,7 @@
 // - No images: an image would load from the network (and the CSP forbids it anyway).
 
 import MarkdownIt from 'markdown-it';
-import { isSafeLink } from './protocol';
+import { isSafeLink } from './messages';
 
 export function validateLink(url: string): boolean {
   return isSafeLink(url);
