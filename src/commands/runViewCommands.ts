@@ -39,20 +39,30 @@ function runItem(run: RunRecord): RunPickItem {
   };
 }
 
-async function pickRun(runs: RunStore, placeHolder: string, candidates = runs.list()): Promise<RunRecord | undefined> {
-  if (!candidates.length) {
-    void showInfo(vscode.l10n.t('There are no runs yet.'));
-    return undefined;
-  }
-  const picked = await vscode.window.showQuickPick(candidates.map(runItem), { placeHolder, matchOnDescription: true, matchOnDetail: true });
+async function pickRun(runs: RunStore, placeHolder: string, candidates: RunRecord[] | Promise<RunRecord[]> = runs.list(), none = vscode.l10n.t('There are no runs yet.')): Promise<RunRecord | undefined> {
+  // A promise of items: the picker opens at once, busy until they are known.
+  const items = Promise.resolve(candidates).then((list) => {
+    if (!list.length) {
+      void showInfo(none);
+    }
+    return list.map(runItem);
+  });
+  const picked = await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true, matchOnDetail: true });
   return picked?.runId ? runs.get(picked.runId) : undefined;
+}
+
+/** Runs that have a final output (read from their detail files; a queued run never has one). */
+async function runsWithOutput(runs: RunStore): Promise<RunRecord[]> {
+  const candidates = runs.list().filter((r) => r.state !== 'queued');
+  const has = await Promise.all(candidates.map((r) => runs.readDetails(r.id).then((d) => d.finalOutput !== undefined, () => false)));
+  return candidates.filter((_, i) => has[i]);
 }
 
 export function registerRunViewCommands(services: RunViewServices, panels: RunPanelManager, documents: RunOutputDocuments): vscode.Disposable[] {
   const { runs } = services;
 
-  /** The run an argument names, else the active run panel's, else one the user picks. */
-  async function targetRun(arg: unknown, placeHolder: string): Promise<RunRecord | undefined> {
+  /** The run an argument names, else the active run panel's, else one the user picks (`withOutput`: among runs with output). */
+  async function targetRun(arg: unknown, placeHolder: string, withOutput = false): Promise<RunRecord | undefined> {
     const id = runIdOf(arg) ?? panels.activeRunId();
     if (id !== undefined) {
       const run = runs.get(id);
@@ -61,7 +71,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       }
       return run;
     }
-    return pickRun(runs, placeHolder);
+    return withOutput ? pickRun(runs, placeHolder, runsWithOutput(runs), vscode.l10n.t('No run has an output yet.')) : pickRun(runs, placeHolder);
   }
 
   async function withOutput(run: RunRecord): Promise<RunDetails | undefined> {
@@ -109,7 +119,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
     }),
 
     guarded('crewRuns.copyOutput', async (arg) => {
-      const run = await targetRun(arg, vscode.l10n.t('Select a run whose output to copy'));
+      const run = await targetRun(arg, vscode.l10n.t('Select a run whose output to copy'), true);
       const details = run && (await withOutput(run));
       if (!details?.finalOutput) {
         return false;
@@ -120,7 +130,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
     }),
 
     guarded('crewRuns.saveOutputAs', async (arg) => {
-      const run = await targetRun(arg, vscode.l10n.t('Select a run whose output to save'));
+      const run = await targetRun(arg, vscode.l10n.t('Select a run whose output to save'), true);
       const details = run && (await withOutput(run));
       if (!run || !details?.finalOutput) {
         return undefined;
@@ -185,9 +195,10 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       }
       const [mine, theirs] = await Promise.all([runs.readDetails(run.id), runs.readDetails(other.id)]);
       const format = mine.finalOutput?.kind === 'json' && theirs.finalOutput?.kind === 'json' ? 'json' : 'md';
-      const left = documents.uri(other.id, { kind: 'output', format });
-      const right = documents.uri(run.id, { kind: 'output', format });
-      const title = vscode.l10n.t('{0} ↔ {1} (output)', `${other.crewName}: ${other.label}`, `${run.crewName}: ${run.label}`);
+      // The run picked first (the one compared) on the left, as in VS Code's own Compare With.
+      const left = documents.uri(run.id, { kind: 'output', format });
+      const right = documents.uri(other.id, { kind: 'output', format });
+      const title = vscode.l10n.t('{0} ↔ {1} (output)', `${run.crewName}: ${run.label}`, `${other.crewName}: ${other.label}`);
       await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
       return { left, right };
     }),

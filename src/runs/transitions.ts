@@ -49,10 +49,14 @@ export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: S
   record.warning = undefined;
   record.message = effective.message;
   record.progress = effective.progress;
+  const taskChanged = effective.currentTask !== undefined && effective.currentTask !== record.currentTask;
   record.currentTask = effective.currentTask;
   if (effective.state !== record.state) {
     details.history.push({ state: effective.state, at: now, message: effective.message });
     record.state = effective.state;
+  }
+  if (taskChanged && !isFinished(record)) {
+    details.history.push({ state: record.state, at: now, task: effective.currentTask }); // The run view's timeline shows task changes too.
   }
   record.needsFeedback = record.state === 'awaitingFeedback';
   record.taskId = effective.feedback?.taskId ?? record.taskId;
