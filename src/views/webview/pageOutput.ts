@@ -151,20 +151,36 @@ export function handleChunk(message: Extract<HostMessage, { type: 'outputChunk' 
   pump(message.target, state);
 }
 
+/** Rendering of arrived segments goes on this long per task, then yields (input, paint) before the next. */
+const SLICE_MS = 16;
+
+// A zero-delay task: setTimeout(0) is clamped to 4 ms once nested, which adds up over a hundred segments.
+const channel = new MessageChannel();
+const tasks: (() => void)[] = [];
+channel.port1.onmessage = () => tasks.shift()?.();
+function nextTask(task: () => void): void {
+  tasks.push(task);
+  channel.port2.postMessage(undefined);
+}
+
 function pump(target: OutputTarget, state: Loading): void {
   if (state.pumping || !state.queue.has(state.next)) {
     return;
   }
   state.pumping = true;
-  setTimeout(() => {
+  nextTask(() => {
     state.pumping = false;
-    const text = state.queue.get(state.next);
-    if (loading.get(targetName(target)) !== state || text === undefined || !state.body.isConnected) {
+    if (loading.get(targetName(target)) !== state || !state.body.isConnected) {
       return;
     }
-    state.queue.delete(state.next);
-    appendPiece(state.body, state.kind, text);
-    state.next++;
+    const started = performance.now();
+    let text: string | undefined;
+    let rendered = 0;
+    while (state.next < state.count && (text = state.queue.get(state.next)) !== undefined && (rendered++ === 0 || performance.now() - started < SLICE_MS)) {
+      state.queue.delete(state.next);
+      appendPiece(state.body, state.kind, text);
+      state.next++;
+    }
     if (state.next >= state.count) {
       loading.delete(targetName(target));
       state.more.replaceChildren();
@@ -177,5 +193,5 @@ function pump(target: OutputTarget, state: Loading): void {
       pump(target, state);
     }
     onRendered();
-  }, 0);
+  });
 }

@@ -2,11 +2,11 @@
 // Pure: no `vscode`, no DOM (unit-tested in plain Node, bundled into the page too).
 
 /** Target size of one output segment (characters). */
-export const SEGMENT_TARGET = 128 * 1024;
+export const SEGMENT_TARGET = 64 * 1024;
 /** A segment is cut here even without a good boundary. */
-export const SEGMENT_MAX = 256 * 1024;
+export const SEGMENT_MAX = 128 * 1024;
 /** Segments the host sends for one `loadMore`: the page renders one per task while the next arrive. */
-export const SEGMENTS_PER_REQUEST = 4;
+export const SEGMENTS_PER_REQUEST = 6;
 
 export interface Segment {
   start: number;

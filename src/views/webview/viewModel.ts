@@ -5,8 +5,9 @@ import type { AgentStep, Progress, RunState } from '../../api/types';
 import type { FeedbackRound, RunDetails, RunRecord, StateChange, StopReason } from '../../runs/model';
 import { type SegmentCache, segmentContent } from './segments';
 
-/** How much of the final output the view carries up front. */
-export const FINAL_PREVIEW = 200 * 1024;
+/** How much of the final output the view carries up front: about one segment, so the first screen is
+ *  quick; Show All renders the rest a slice at a time. */
+export const FINAL_PREVIEW = 64 * 1024;
 /** How much of each task output the view carries up front. */
 export const TASK_PREVIEW = 64 * 1024;
 /** Agent step fields, feedback texts and the reviewed outputs in feedback rounds are cut to this. */
