@@ -91,6 +91,7 @@ describe('run view protocol: parsePageMessage', () => {
       links: 0,
       unsafeLinks: 0,
       renderMs: 3,
+      longestTaskMs: 0,
       messagesHandled: 1,
     };
     const parsed = parsePageMessage({ type: 'rendered', report: { ...report, injected: '<b>' } });

@@ -63,6 +63,8 @@ export interface PageReport {
   unsafeLinks: number;
   /** Milliseconds the last render took. */
   renderMs: number;
+  /** The longest task the page ran since its previous report, in ms (0: none over 50 ms). */
+  longestTaskMs: number;
   /** Messages from the host handled so far. */
   messagesHandled: number;
 }
@@ -89,6 +91,7 @@ const REPORT_NUMBERS = [
   'links',
   'unsafeLinks',
   'renderMs',
+  'longestTaskMs',
   'messagesHandled',
 ] as const;
 const REPORT_STRINGS = ['stateText', 'message', 'elapsedText', 'progressText', 'currentTask'] as const;

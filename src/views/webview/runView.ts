@@ -7,7 +7,7 @@ import type { HostMessage, PageReport } from './messages';
 import { isSafeLink } from './messages';
 import { byId, page, post, saveUiState, show, t } from './page';
 import { handleChunk, isLoading, resetLoading, setOnRendered, shownChars, startShowAll } from './pageOutput';
-import { scanTotals } from './pageScan';
+import { scanTotals, takeLongestTask, watchLongTasks } from './pageScan';
 import { renderFinal, renderHistory, renderRounds, renderSummary, renderTasks, tick } from './pageSections';
 import { buildSkeleton } from './pageSkeleton';
 import { applyPatch, type ViewPatch } from './viewPatch';
@@ -59,6 +59,7 @@ function report(): void {
     links: total.links,
     unsafeLinks: total.unsafeLinks,
     renderMs: Math.round(renderMs),
+    longestTaskMs: takeLongestTask(),
     messagesHandled,
   };
   post({ type: 'rendered', report: pageReport });
@@ -92,6 +93,7 @@ function handle(message: HostMessage): void {
       page.strings = message.strings;
       page.view = message.view;
       page.probe = message.probe === true;
+      if (page.probe) {watchLongTasks();}
       page.clockOffset = message.now - Date.now();
       resetLoading();
       rawStale = true;
