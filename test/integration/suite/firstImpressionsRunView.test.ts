@@ -145,4 +145,30 @@ describe('First impressions › run view', function () {
     const doc = vscode.window.activeTextEditor?.document.getText();
     assert.strictEqual(doc, 'Task words.');
   });
+
+  it('pictures: a run at 0 % in the light and dark themes (test-results/first-look-run-view-*.png)', async () => {
+    const run = await newRun('pictures');
+    await apply(run, {
+      state: 'RUNNING',
+      status: 'Task is Running',
+      progress: { unit: 'task', completed: 0, total: 3, current: 'Research llamas', current_agent: 'Researcher' },
+      last_step: { thought: 'Thought: I should look up llamas', tool: 'search', tool_input: 'llamas' },
+      usage_metrics: { total_tokens: 1234, prompt_tokens: 1000, completion_tokens: 234, successful_requests: 2 },
+    });
+    await executeCommand('crewRuns.openRun', { runId: run.id });
+    const workbench = vscode.workspace.getConfiguration('workbench');
+    const before = workbench.inspect<string>('colorTheme')?.globalValue;
+    try {
+      for (const [name, theme] of [['light', 'Default Light Modern'], ['dark', 'Default Dark Modern']]) {
+        await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+        await waitFor(() => vscode.window.activeColorTheme.kind === (name === 'light' ? vscode.ColorThemeKind.Light : vscode.ColorThemeKind.Dark), { message: `the ${name} theme`, ...SLOW });
+        const text = await pageText('0 of 3 tasks done');
+        assert.match(text, /Total tokens/);
+        const shot = await ui.screenshot(`first-look-run-view-${name}`, { selector: '.part.editor' });
+        assert.ok(shot.width > 0 && shot.height > 0, `the ${name} picture was taken`);
+      }
+    } finally {
+      await workbench.update('colorTheme', before, vscode.ConfigurationTarget.Global);
+    }
+  });
 });

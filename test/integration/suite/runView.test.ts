@@ -206,7 +206,7 @@ describe('Run view', function () {
     assert.strictEqual(await vscode.env.clipboard.readText(), output);
 
     await executeCommand('crewRuns.openTaskOutput', { runId: run.id, index: 0 });
-    const task = await waitFor(() => vscode.window.activeTextEditor?.document.uri.path.endsWith('/task-1.md') && vscode.window.activeTextEditor, { message: 'the task document' });
+    const task = await waitFor(() => vscode.window.activeTextEditor?.document.uri.path.endsWith(' · task-1.md') && vscode.window.activeTextEditor, { message: 'the task document' });
     assert.strictEqual(task.document.getText(), 'Task one output.');
 
     if (ui.available()) {
@@ -218,8 +218,9 @@ describe('Run view', function () {
         const active = vscode.window.tabGroups.activeTabGroup.activeTab;
         return active?.input instanceof vscode.TabInputTextDiff ? active.input : undefined;
       }, { message: 'a diff editor' });
-      assert.strictEqual(tab.original.path, `/${first.id}/output.md`);
-      assert.strictEqual(tab.modified.path, `/${run.id}/output.md`);
+      // The run compared (picked first) on the left.
+      assert.strictEqual(tab.original.path, `/${run.id}/actions-b · output.md`);
+      assert.strictEqual(tab.modified.path, `/${first.id}/actions-a · output.md`);
     }
   });
 
