@@ -118,8 +118,15 @@ export class SegmentCache {
 
   constructor(private readonly capacity = 64) {}
 
+  /** The last texts looked up: Show All asks for the same (5 MB) text again and again; comparing is cheaper than hashing. */
+  private recent: { text: string; kind: string; key: string }[] = [];
+
   get(text: string, kind: 'markdown' | 'json'): { key: string; segments: Segment[] } {
-    const key = `${kind[0]}${textKey(text)}`;
+    const seen = this.recent.find((r) => r.kind === kind && r.text === text);
+    const key = seen?.key ?? `${kind[0]}${textKey(text)}`;
+    if (!seen) {
+      this.recent = [{ text, kind, key }, ...this.recent.slice(0, 3)];
+    }
     let segments = this.entries.get(key);
     if (segments) {
       this.entries.delete(key);
