@@ -131,6 +131,8 @@ export function startShowAll(target: OutputTarget, output: OutputView, body: HTM
   const state: Loading = { key: output.key, next: first, requested: first, count: output.segmentCount, length: output.length, kind: output.kind, body, more, queue: new Map(), pumping: false };
   loading.set(name, state);
   renderMore(target, first, output, body, more);
+  // Two requests in flight: the host's answer takes longer than rendering a few segments.
+  request(target, state);
   request(target, state);
 }
 
@@ -151,8 +153,12 @@ export function handleChunk(message: Extract<HostMessage, { type: 'outputChunk' 
   pump(message.target, state);
 }
 
-/** Rendering of arrived segments goes on this long per task, then yields (input, paint) before the next. */
-const SLICE_MS = 16;
+/** A task renders arrived segments while the next one (predicted by the last) still ends within this;
+ *  then it yields (input, paint). Long enough that yields do not dominate, well under the 100 ms a user
+ *  would feel. */
+const SLICE_MS = 24;
+/** How long the last segment took to render (the prediction for the next). */
+let segmentMs = 0;
 
 // A zero-delay task: setTimeout(0) is clamped to 4 ms once nested, which adds up over a hundred segments.
 const channel = new MessageChannel();
@@ -176,18 +182,20 @@ function pump(target: OutputTarget, state: Loading): void {
     const started = performance.now();
     let text: string | undefined;
     let rendered = 0;
-    while (state.next < state.count && (text = state.queue.get(state.next)) !== undefined && (rendered++ === 0 || performance.now() - started < SLICE_MS)) {
+    while (state.next < state.count && (text = state.queue.get(state.next)) !== undefined && (rendered++ === 0 || performance.now() - started + segmentMs < SLICE_MS)) {
+      const pieceStarted = performance.now();
       state.queue.delete(state.next);
       appendPiece(state.body, state.kind, text);
       state.next++;
+      segmentMs = performance.now() - pieceStarted;
     }
     if (state.next >= state.count) {
       loading.delete(targetName(target));
       state.more.replaceChildren();
     } else {
       renderMore(target, state.next, { segmentCount: state.count, length: state.length }, state.body, state.more);
-      // Ask ahead while the page still has segments to render: the next ones arrive meanwhile.
-      if (state.requested - state.next <= SEGMENTS_PER_REQUEST / 2) {
+      // Ask ahead while the page still has a request's worth to render: the next ones arrive meanwhile.
+      if (state.requested - state.next <= SEGMENTS_PER_REQUEST) {
         request(target, state);
       }
       pump(target, state);
