@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import type { RunState, TaskOutput } from '../api/types';
+import type { TaskOutput } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
 import type { CrewHealth, CrewRegistry } from '../crews/crewRegistry';
 import { isFinished, type RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
-import { formatElapsed, formatRelative, stateLabel } from './format';
 import { inert, inertLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
+import { crewActivity, runRow, runTooltip } from './runRows';
 
 export type CrewsTreeNode = CrewNode | RemovedCrewsNode | RunNode | TaskNode;
 
@@ -44,6 +44,14 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   private readonly crewNodes = new Map<string, CrewNode>();
   private readonly disposables: vscode.Disposable[] = [];
   private stopHidden: (crewUrl: string) => boolean = () => false;
+  /** What each drawn run row shows (RunRow.key): a change that leaves it the same redraws nothing. */
+  private readonly shown = new Map<string, string>();
+  /** Runs whose label another run of their crew shares: their start time follows the label. */
+  private readonly sameLabel = new Map<string, { seconds: boolean }>();
+  /** Each crew's activity as last drawn (`1 running`). */
+  private readonly activityShown = new Map<string, string | undefined>();
+  /** While active runs are drawn: their elapsed minutes move on without a change to the run. */
+  private calmTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly crews: CrewRegistry,
@@ -52,19 +60,85 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     this.disposables.push(
       this.changed,
       crews.onDidChange(() => this.changed.fire(undefined)),
-      runs.onDidChange(({ runIds }) => {
-        const known = runIds.map((id) => this.runNodes.get(id));
-        const added = runIds.some((id, i) => !known[i] && runs.get(id));
-        const removed = runIds.some((id, i) => known[i] && !runs.get(id));
-        if (added || removed) {
-          // A new or dropped run changes its crew's children; crews are few, so refresh them all.
-          runIds.filter((id) => !runs.get(id)).forEach((id) => this.runNodes.delete(id));
-          this.changed.fire(undefined);
-        } else {
-          this.changed.fire(known.filter((n): n is RunNode => n !== undefined));
-        }
-      }),
+      runs.onDidChange(({ runIds }) => this.onRunsChanged(runIds)),
     );
+  }
+
+  private onRunsChanged(runIds: string[]): void {
+    const known = runIds.map((id) => this.runNodes.get(id));
+    const added = runIds.some((id, i) => !known[i] && this.runs.get(id));
+    const removed = runIds.some((id, i) => known[i] && !this.runs.get(id));
+    if (added || removed) {
+      // A new or dropped run changes its crew's children; crews are few, so refresh them all.
+      for (const id of runIds.filter((id) => !this.runs.get(id))) {
+        this.runNodes.delete(id);
+        this.shown.delete(id);
+        this.sameLabel.delete(id);
+      }
+      this.changed.fire(undefined);
+      return;
+    }
+    const redraw: CrewsTreeNode[] = known.filter((n): n is RunNode => n !== undefined && this.rowChanged(n.runId));
+    const crewUrls = new Set(runIds.map((id) => this.runs.get(id)?.crewUrl));
+    for (const url of crewUrls) {
+      const node = url === undefined ? undefined : this.crewNodes.get(url);
+      if (node && this.activityShown.has(node.crew.url) && this.activityShown.get(node.crew.url) !== crewActivity(this.runs.list(node.crew.url))) {
+        redraw.push(node);
+      }
+    }
+    if (redraw.length) {
+      this.changed.fire(redraw);
+    }
+  }
+
+  /** True when a drawn run's row would now look different (a change to what is not shown redraws nothing). */
+  private rowChanged(runId: string): boolean {
+    const run = this.runs.get(runId);
+    const shown = this.shown.get(runId);
+    return run !== undefined && shown !== undefined && shown !== this.row(run).key;
+  }
+
+  /** Redraws the active runs whose elapsed minutes moved on; stops when none is drawn. */
+  private tickCalm(): void {
+    const active = [...this.shown.keys()].filter((id) => {
+      const run = this.runs.get(id);
+      return run !== undefined && !isFinished(run) && run.watching;
+    });
+    if (!active.length) {
+      clearInterval(this.calmTimer);
+      this.calmTimer = undefined;
+      return;
+    }
+    const redraw = active.filter((id) => this.rowChanged(id)).map((id) => this.runNode(id));
+    if (redraw.length) {
+      this.changed.fire(redraw);
+    }
+  }
+
+  private row(run: RunRecord) {
+    return runRow(run, { stopHidden: this.stopHidden(run.crewUrl), startedAt: this.sameLabel.get(run.id) });
+  }
+
+  /** Notes the runs whose label another of `runs` shares (a preset, Run Again), so their rows tell them apart. */
+  private markSameLabels(runs: readonly RunRecord[]): void {
+    const byLabel = new Map<string, RunRecord[]>();
+    for (const run of runs) {
+      const group = byLabel.get(run.label);
+      if (group) {
+        group.push(run);
+      } else {
+        byLabel.set(run.label, [run]);
+      }
+    }
+    for (const group of byLabel.values()) {
+      if (group.length === 1) {
+        this.sameLabel.delete(group[0].id);
+        continue;
+      }
+      const minutes = new Map<number, number>();
+      group.forEach((run) => minutes.set(Math.floor(run.startedAt / 60_000), (minutes.get(Math.floor(run.startedAt / 60_000)) ?? 0) + 1));
+      group.forEach((run) => this.sameLabel.set(run.id, { seconds: (minutes.get(Math.floor(run.startedAt / 60_000)) ?? 0) > 1 }));
+    }
   }
 
   /** Runs of crews for which this says true get `noStop` in their contextValue (Stop Run hidden). */
@@ -78,11 +152,10 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       const crews: CrewsTreeNode[] = this.crews.list().map((crew) => this.crewNode(crew));
       return this.orphanRuns().length ? [...crews, REMOVED_CREWS] : crews;
     }
-    if (element.type === 'crew') {
-      return this.runs.list(element.crew.url).map((run) => this.runNode(run.id));
-    }
-    if (element.type === 'removedCrews') {
-      return this.orphanRuns().map((run) => this.runNode(run.id));
+    if (element.type === 'crew' || element.type === 'removedCrews') {
+      const runs = element.type === 'crew' ? this.runs.list(element.crew.url) : this.orphanRuns();
+      this.markSameLabels(runs);
+      return runs.map((run) => this.runNode(run.id));
     }
     if (element.type === 'run') {
       return this.taskNodes(element.runId);
@@ -146,6 +219,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   }
 
   dispose(): void {
+    clearInterval(this.calmTimer);
     vscode.Disposable.from(...this.disposables).dispose();
   }
 
@@ -164,18 +238,29 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   }
 
   private async crewItem(crew: Crew): Promise<vscode.TreeItem> {
-    const hasRuns = this.runs.list(crew.url).length > 0;
+    const runs = this.runs.list(crew.url);
+    const hasRuns = runs.length > 0;
+    const activity = crewActivity(runs);
+    this.activityShown.set(crew.url, activity);
     const item = new vscode.TreeItem(inertLine(crew.name), hasRuns ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-    item.id = `crew:${crew.url}`;
+    // Another id once it has runs: VS Code keeps the state it last drew for an id, and a crew drawn
+    // without runs (no twistie) would otherwise stay collapsed when its first run arrives.
+    item.id = hasRuns ? `crew:${crew.url}` : `crew-idle:${crew.url}`;
     const hasToken = await this.crews.hasToken(crew.url);
     const health: CrewHealth = hasToken ? this.crews.healthOf(crew.url) : 'noToken';
     const source = crew.source === 'demo' ? vscode.l10n.t('demo') : crew.source === 'workspace' ? vscode.l10n.t('workspace') : undefined;
-    item.description = [healthLabel(health), source].filter(Boolean).join(' · ');
+    // While its runs are going, what they do is what the row says ("ready" goes without saying); a
+    // problem with the crew (token, network) still comes first, its runs' activity is in the tooltip.
+    const problem = health === 'noToken' || health === 'tokenRejected' || health === 'unreachable';
+    item.description = [problem ? healthLabel(health) : (activity ?? healthLabel(health)), source].filter(Boolean).join(' · ');
     item.iconPath = healthIcon(health, crew);
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(crew.name))}**\n\n`);
     tooltip.appendText(inertLine(crew.url));
     tooltip.appendMarkdown(`\n\n${escapeMarkdown(inertLine(healthLabel(health) ?? vscode.l10n.t('not checked yet')))}`);
+    if (activity) {
+      tooltip.appendMarkdown(`\n\n${escapeMarkdown(activity)}`);
+    }
     item.tooltip = tooltip;
     item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken'].join(' ');
     if (!hasRuns) {
@@ -190,14 +275,16 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     if (!run) {
       return new vscode.TreeItem(vscode.l10n.t('(removed)'));
     }
-    const item = new vscode.TreeItem(inertLine(run.label), vscode.TreeItemCollapsibleState.Collapsed);
+    const row = this.row(run);
+    this.shown.set(run.id, row.key);
+    if (!isFinished(run) && run.watching && !this.calmTimer) {
+      this.calmTimer = setInterval(() => this.tickCalm(), 20_000);
+    }
+    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = `run:${run.id}`;
-    item.description = runDescription(run);
-    item.iconPath = runIcon(run);
-    const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
-    item.contextValue = ['run', `state-${run.state}`, watchingState, run.needsFeedback ? 'needsFeedback' : '', this.stopHidden(run.crewUrl) ? 'noStop' : '']
-      .filter(Boolean)
-      .join(' ');
+    item.description = row.description;
+    item.iconPath = row.icon;
+    item.contextValue = row.contextValue;
     item.command = { command: 'crewRuns.openRun', title: vscode.l10n.t('Open Run'), arguments: [{ runId: run.id }] };
     return item;
   }
@@ -257,74 +344,4 @@ function healthIcon(health: CrewHealth, crew: Crew): vscode.ThemeIcon {
     default:
       return new vscode.ThemeIcon(crew.source === 'demo' ? 'beaker' : 'server-environment');
   }
-}
-
-export function runIcon(run: RunRecord): vscode.ThemeIcon {
-  if (run.needsFeedback) {
-    return new vscode.ThemeIcon('bell-dot', new vscode.ThemeColor('list.warningForeground'));
-  }
-  if (!isFinished(run) && !run.watching) {
-    return new vscode.ThemeIcon('debug-pause', new vscode.ThemeColor('disabledForeground'));
-  }
-  if (run.warning && !isFinished(run)) {
-    return new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
-  }
-  return stateIcon(run.state);
-}
-
-export function stateIcon(state: RunState): vscode.ThemeIcon {
-  switch (state) {
-    case 'queued':
-      return new vscode.ThemeIcon('clock');
-    case 'running':
-    case 'unknown':
-      return new vscode.ThemeIcon('sync~spin', new vscode.ThemeColor('charts.blue'));
-    case 'awaitingFeedback':
-      return new vscode.ThemeIcon('bell-dot', new vscode.ThemeColor('list.warningForeground'));
-    case 'succeeded':
-      return new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
-    case 'failed':
-      return new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
-    case 'cancelled':
-      return new vscode.ThemeIcon('circle-slash');
-    case 'notFound':
-      return new vscode.ThemeIcon('question');
-  }
-}
-
-function runDescription(run: RunRecord): string {
-  const state = run.needsFeedback ? vscode.l10n.t('needs feedback') : stateLabel(run.state);
-  if (isFinished(run)) {
-    return `${state} · ${formatRelative(run.finishedAt ?? run.updatedAt)}`;
-  }
-  if (!run.watching) {
-    const why = run.stopReason === 'noToken' ? vscode.l10n.t('no token') : run.stopReason === 'unauthorized' ? vscode.l10n.t('token refused') : vscode.l10n.t('not watching');
-    return `${state} · ${why}`;
-  }
-  const progress = run.progress?.total ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
-  return `${state}${progress} · ${formatElapsed(Date.now() - run.startedAt)}`;
-}
-
-function runTooltip(run: RunRecord, inputs: Record<string, string>): vscode.MarkdownString {
-  // Theme icons on before any text is appended: appendText then escapes a crew's `$(…)` (VS Code's escapeIcons).
-  const tooltip = new vscode.MarkdownString(undefined, true);
-  tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(run.crewName))}** — ${escapeMarkdown(inertLine(stateLabel(run.state)))}\n\n`);
-  if (run.message) {
-    tooltip.appendText(inert(run.message.slice(0, 300)));
-    tooltip.appendMarkdown('\n\n');
-  }
-  if (run.warning) {
-    tooltip.appendMarkdown('$(warning) ');
-    tooltip.appendText(inert(run.warning));
-    tooltip.appendMarkdown('\n\n');
-  }
-  for (const [name, value] of Object.entries(inputs)) {
-    tooltip.appendMarkdown(`- **${escapeMarkdown(inertLine(name))}**: `);
-    tooltip.appendText(inert(value.length > 120 ? `${value.slice(0, 119)}…` : value));
-    tooltip.appendMarkdown('\n');
-  }
-  tooltip.appendMarkdown(`\n${vscode.l10n.t('Kickoff ID')}: `);
-  tooltip.appendText(inertLine(run.kickoffId));
-  tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Started')}: ${new Date(run.startedAt).toLocaleString()}`);
-  return tooltip;
 }

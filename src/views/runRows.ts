@@ -1,0 +1,141 @@
+// What a run's row and a crew's activity look like in the crews tree: short enough for the default
+// sidebar width, with the state first and the rest in the (lazy) tooltip.
+import * as vscode from 'vscode';
+import type { RunState } from '../api/types';
+import { isFinished, type RunRecord } from '../runs/model';
+import { inert, inertLine } from '../util/inertText';
+import { escapeMarkdown } from '../util/markdownText';
+import { formatClock, formatElapsed, formatElapsedCalm, formatRelative, shortStateLabel, stateLabel } from './format';
+
+/** Longest label of a run row: the state after it stays in sight in a default-width (300 px) sidebar. */
+const ROW_LABEL_MAX = 22;
+
+/** What a run row shows; `key` changes exactly when the row (or its tooltip) would look different. */
+export interface RunRow {
+  label: string;
+  description: string;
+  icon: vscode.ThemeIcon;
+  contextValue: string;
+  key: string;
+}
+
+/**
+ * `startedAt` is given for a run whose label another run of its crew shares (a preset, Run Again):
+ * its start time follows the label, to the second when two such runs started in the same minute.
+ */
+export function runRow(run: RunRecord, options: { stopHidden: boolean; startedAt?: { seconds: boolean } }): RunRow {
+  const suffix = options.startedAt ? ` · ${formatClock(run.startedAt, options.startedAt.seconds)}` : '';
+  const base = inertLine(run.label);
+  const room = ROW_LABEL_MAX - suffix.length;
+  const label = `${base.length > room ? `${base.slice(0, room - 1).trimEnd()}…` : base}${suffix}`;
+  const description = runDescription(run);
+  const icon = runIcon(run);
+  const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
+  const contextValue = `run state-${run.state} ${watchingState}${run.needsFeedback ? ' needsFeedback' : ''}${options.stopHidden ? ' noStop' : ''}`;
+  // The tooltip (resolved once per drawing) and the task children count too: what they show is in the key.
+  const key = `${label}\n${description}\n${icon.id}\n${contextValue}\n${run.message}\n${run.warning}\n${run.currentTask}\n${run.progress?.completed}`;
+  return { label, description, icon, contextValue, key };
+}
+
+/** Runs of one crew in a few words: `2 running · 1 needs feedback`, or undefined when none is active. */
+export function crewActivity(runs: readonly RunRecord[]): string | undefined {
+  let running = 0;
+  let needsFeedback = 0;
+  for (const run of runs) {
+    if (isFinished(run)) {
+      continue;
+    }
+    if (run.needsFeedback) {
+      needsFeedback++;
+    } else if (run.watching) {
+      running++;
+    }
+  }
+  const parts = [running ? vscode.l10n.t('{0} running', running) : '', needsFeedback ? vscode.l10n.t('{0} needs feedback', needsFeedback) : ''];
+  return parts.filter(Boolean).join(' · ') || undefined;
+}
+
+// Icons are immutable: one of each, shared by every row (a long history builds thousands of rows).
+const icons = new Map<string, vscode.ThemeIcon>();
+
+function icon(id: string, color?: string): vscode.ThemeIcon {
+  const key = `${id} ${color}`;
+  let found = icons.get(key);
+  if (!found) {
+    found = new vscode.ThemeIcon(id, color === undefined ? undefined : new vscode.ThemeColor(color));
+    icons.set(key, found);
+  }
+  return found;
+}
+
+export function runIcon(run: RunRecord): vscode.ThemeIcon {
+  if (run.needsFeedback) {
+    return icon('bell-dot', 'list.warningForeground');
+  }
+  if (!isFinished(run) && !run.watching) {
+    return icon('debug-pause', 'disabledForeground');
+  }
+  if (run.warning && !isFinished(run)) {
+    return icon('warning', 'list.warningForeground');
+  }
+  return stateIcon(run.state);
+}
+
+export function stateIcon(state: RunState): vscode.ThemeIcon {
+  return icon(...STATE_ICONS[state]);
+}
+
+const STATE_ICONS: Record<RunState, [string, string?]> = {
+  queued: ['clock'],
+  running: ['sync~spin', 'charts.blue'],
+  unknown: ['sync~spin', 'charts.blue'],
+  awaitingFeedback: ['bell-dot', 'list.warningForeground'],
+  succeeded: ['pass', 'testing.iconPassed'],
+  failed: ['error', 'testing.iconFailed'],
+  cancelled: ['circle-slash'],
+  notFound: ['question'],
+};
+
+/** The state first, then progress, then a time (elapsed to the minute, or how long ago it ended). */
+function runDescription(run: RunRecord): string {
+  const state = run.needsFeedback ? vscode.l10n.t('needs feedback') : shortStateLabel(run.state);
+  if (isFinished(run)) {
+    return `${state} · ${formatRelative(run.finishedAt ?? run.updatedAt)}`;
+  }
+  if (!run.watching) {
+    const why = run.stopReason === 'noToken' ? vscode.l10n.t('no token') : run.stopReason === 'unauthorized' ? vscode.l10n.t('token refused') : vscode.l10n.t('not watching');
+    return `${state} · ${why}`;
+  }
+  const progress = run.progress?.total ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
+  return `${state}${progress} · ${formatElapsedCalm(Date.now() - run.startedAt)}`;
+}
+
+/** Built when the row is hovered (resolveTreeItem): the whole label, the message, inputs and times. */
+export function runTooltip(run: RunRecord, inputs: Record<string, string>): vscode.MarkdownString {
+  // Theme icons on before any text is appended: appendText then escapes a crew's `$(…)` (VS Code's escapeIcons).
+  const tooltip = new vscode.MarkdownString(undefined, true);
+  tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(run.crewName))}** — ${escapeMarkdown(inertLine(stateLabel(run.state)))}\n\n`);
+  tooltip.appendText(inertLine(run.label));
+  tooltip.appendMarkdown('\n\n');
+  if (run.message) {
+    tooltip.appendText(inert(run.message.slice(0, 300)));
+    tooltip.appendMarkdown('\n\n');
+  }
+  if (run.warning) {
+    tooltip.appendMarkdown('$(warning) ');
+    tooltip.appendText(inert(run.warning));
+    tooltip.appendMarkdown('\n\n');
+  }
+  for (const [name, value] of Object.entries(inputs)) {
+    tooltip.appendMarkdown(`- **${escapeMarkdown(inertLine(name))}**: `);
+    tooltip.appendText(inert(value.length > 120 ? `${value.slice(0, 119)}…` : value));
+    tooltip.appendMarkdown('\n');
+  }
+  tooltip.appendMarkdown(`\n${vscode.l10n.t('Kickoff ID')}: `);
+  tooltip.appendText(inertLine(run.kickoffId));
+  tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Started')}: ${new Date(run.startedAt).toLocaleString()}`);
+  if (run.finishedAt !== undefined) {
+    tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Took')}: ${formatElapsed(run.finishedAt - run.startedAt)}`);
+  }
+  return tooltip;
+}
