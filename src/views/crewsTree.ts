@@ -6,9 +6,24 @@ import { isFinished, type RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { inert, inertLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
-import { crewActivity, runRow, runTooltip } from './runRows';
+import { crewActivity, healthIcon, healthLabel, runRow, runTooltip } from './runRows';
 
-export type CrewsTreeNode = CrewNode | RemovedCrewsNode | RunNode | TaskNode;
+export type CrewsTreeNode = CrewNode | RemovedCrewsNode | OlderRunsNode | RunNode | TaskNode;
+
+/**
+ * The runs of a crew past the newest ones, a page at a time: a long history's first look builds a
+ * hundred rows, not thousands (each row is work here and in VS Code). `crewUrl` is undefined under
+ * "Removed crews"; `from` is the index (newest first) of its first run.
+ */
+export interface OlderRunsNode {
+  readonly type: 'olderRuns';
+  readonly crewUrl: string | undefined;
+  readonly from: number;
+}
+
+/** Runs listed right under a crew; each "Older runs" node holds the next PAGE and, if any, another one. */
+const FIRST_PAGE = 100;
+const PAGE = 500;
 
 /** Runs of crews no longer configured: reachable until removed from the history. */
 export interface RemovedCrewsNode {
@@ -42,6 +57,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   // Stable node objects, so a change to one run refreshes only that run's row.
   private readonly runNodes = new Map<string, RunNode>();
   private readonly crewNodes = new Map<string, CrewNode>();
+  private readonly olderNodes = new Map<string, OlderRunsNode>();
   private readonly disposables: vscode.Disposable[] = [];
   private stopHidden: (crewUrl: string) => boolean = () => false;
   /** What each drawn run row shows (RunRow.key): a change that leaves it the same redraws nothing. */
@@ -152,10 +168,9 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       const crews: CrewsTreeNode[] = this.crews.list().map((crew) => this.crewNode(crew));
       return this.orphanRuns().length ? [...crews, REMOVED_CREWS] : crews;
     }
-    if (element.type === 'crew' || element.type === 'removedCrews') {
-      const runs = element.type === 'crew' ? this.runs.list(element.crew.url) : this.orphanRuns();
-      this.markSameLabels(runs);
-      return runs.map((run) => this.runNode(run.id));
+    if (element.type === 'crew' || element.type === 'removedCrews' || element.type === 'olderRuns') {
+      const crewUrl = element.type === 'crew' ? element.crew.url : element.type === 'olderRuns' ? element.crewUrl : undefined;
+      return this.page(crewUrl, element.type === 'olderRuns' ? element.from : 0);
     }
     if (element.type === 'run') {
       return this.taskNodes(element.runId);
@@ -170,9 +185,16 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     if (element.type === 'task') {
       return this.runNode(element.runId);
     }
+    if (element.type === 'olderRuns') {
+      return element.from === FIRST_PAGE ? this.groupNode(element.crewUrl) : this.olderNode(element.crewUrl, element.from - PAGE);
+    }
     const run = this.runs.get(element.runId);
-    const crew = run && this.crews.get(run.crewUrl);
-    return crew ? this.crewNode(crew) : run ? REMOVED_CREWS : undefined;
+    if (!run) {
+      return undefined;
+    }
+    const crewUrl = this.crews.get(run.crewUrl) ? run.crewUrl : undefined;
+    const index = this.runsOf(crewUrl).findIndex((r) => r.id === run.id);
+    return index < FIRST_PAGE ? this.groupNode(crewUrl) : this.olderNode(crewUrl, FIRST_PAGE + Math.floor((index - FIRST_PAGE) / PAGE) * PAGE);
   }
 
   async getTreeItem(element: CrewsTreeNode): Promise<vscode.TreeItem> {
@@ -186,6 +208,16 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       item.tooltip = vscode.l10n.t('Runs of crews that are no longer configured. Remove them from the history when done.');
       item.iconPath = new vscode.ThemeIcon('archive');
       item.contextValue = 'removedCrews';
+      return item;
+    }
+    if (element.type === 'olderRuns') {
+      const count = this.runsOf(element.crewUrl).length - element.from;
+      const item = new vscode.TreeItem(vscode.l10n.t('Older runs'), vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `olderRuns:${element.crewUrl ?? ''}:${element.from}`;
+      item.description = String(count);
+      item.tooltip = vscode.l10n.t('{0} older runs, newest first', count);
+      item.iconPath = new vscode.ThemeIcon('history');
+      item.contextValue = 'olderRuns';
       return item;
     }
     if (element.type === 'run') {
@@ -221,6 +253,40 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   dispose(): void {
     clearInterval(this.calmTimer);
     vscode.Disposable.from(...this.disposables).dispose();
+  }
+
+  /** A crew's runs (newest first), or those of removed crews when `crewUrl` is undefined. */
+  private runsOf(crewUrl: string | undefined): RunRecord[] {
+    return crewUrl === undefined ? this.orphanRuns() : this.runs.list(crewUrl);
+  }
+
+  /** The runs from index `from` on, up to a page, then an "Older runs" node for the rest. */
+  private page(crewUrl: string | undefined, from: number): CrewsTreeNode[] {
+    const runs = this.runsOf(crewUrl);
+    if (from === 0) {
+      this.markSameLabels(runs);
+    }
+    const end = from + (from === 0 ? FIRST_PAGE : PAGE);
+    const nodes: CrewsTreeNode[] = runs.slice(from, end).map((run) => this.runNode(run.id));
+    if (runs.length > end) {
+      nodes.push(this.olderNode(crewUrl, end));
+    }
+    return nodes;
+  }
+
+  private groupNode(crewUrl: string | undefined): CrewsTreeNode {
+    const crew = crewUrl === undefined ? undefined : this.crews.get(crewUrl);
+    return crew ? this.crewNode(crew) : REMOVED_CREWS;
+  }
+
+  private olderNode(crewUrl: string | undefined, from: number): OlderRunsNode {
+    const key = `${crewUrl ?? ''}\n${from}`;
+    let node = this.olderNodes.get(key);
+    if (!node) {
+      node = { type: 'olderRuns', crewUrl, from };
+      this.olderNodes.set(key, node);
+    }
+    return node;
   }
 
   private orphanRuns(): RunRecord[] {
@@ -309,39 +375,5 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       item.command = { command: 'crewRuns.openTaskOutput', title: vscode.l10n.t('Open Task Output'), arguments: [{ runId: node.runId, index: node.index }] };
     }
     return item;
-  }
-}
-
-function healthLabel(health: CrewHealth): string | undefined {
-  switch (health) {
-    case 'ready':
-      return vscode.l10n.t('ready');
-    case 'noToken':
-      return vscode.l10n.t('token missing');
-    case 'tokenRejected':
-      return vscode.l10n.t('token rejected');
-    case 'unreachable':
-      return vscode.l10n.t('unreachable');
-    case 'checking':
-      return vscode.l10n.t('checking…');
-    default:
-      return undefined;
-  }
-}
-
-function healthIcon(health: CrewHealth, crew: Crew): vscode.ThemeIcon {
-  switch (health) {
-    case 'ready':
-      return new vscode.ThemeIcon(crew.source === 'demo' ? 'beaker' : 'server-environment', new vscode.ThemeColor('testing.iconPassed'));
-    case 'noToken':
-      return new vscode.ThemeIcon('key', new vscode.ThemeColor('list.warningForeground'));
-    case 'tokenRejected':
-      return new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
-    case 'unreachable':
-      return new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('list.warningForeground'));
-    case 'checking':
-      return new vscode.ThemeIcon('loading~spin');
-    default:
-      return new vscode.ThemeIcon(crew.source === 'demo' ? 'beaker' : 'server-environment');
   }
 }

@@ -2,6 +2,8 @@
 // sidebar width, with the state first and the rest in the (lazy) tooltip.
 import * as vscode from 'vscode';
 import type { RunState } from '../api/types';
+import type { Crew } from '../crews/crewConfig';
+import type { CrewHealth } from '../crews/crewRegistry';
 import { isFinished, type RunRecord } from '../runs/model';
 import { inert, inertLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
@@ -138,4 +140,38 @@ export function runTooltip(run: RunRecord, inputs: Record<string, string>): vsco
     tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Took')}: ${formatElapsed(run.finishedAt - run.startedAt)}`);
   }
   return tooltip;
+}
+
+export function healthLabel(health: CrewHealth): string | undefined {
+  switch (health) {
+    case 'ready':
+      return vscode.l10n.t('ready');
+    case 'noToken':
+      return vscode.l10n.t('token missing');
+    case 'tokenRejected':
+      return vscode.l10n.t('token rejected');
+    case 'unreachable':
+      return vscode.l10n.t('unreachable');
+    case 'checking':
+      return vscode.l10n.t('checking…');
+    default:
+      return undefined;
+  }
+}
+
+export function healthIcon(health: CrewHealth, crew: Crew): vscode.ThemeIcon {
+  switch (health) {
+    case 'ready':
+      return new vscode.ThemeIcon(crew.source === 'demo' ? 'beaker' : 'server-environment', new vscode.ThemeColor('testing.iconPassed'));
+    case 'noToken':
+      return new vscode.ThemeIcon('key', new vscode.ThemeColor('list.warningForeground'));
+    case 'tokenRejected':
+      return new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
+    case 'unreachable':
+      return new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('list.warningForeground'));
+    case 'checking':
+      return new vscode.ThemeIcon('loading~spin');
+    default:
+      return new vscode.ThemeIcon(crew.source === 'demo' ? 'beaker' : 'server-environment');
+  }
 }
