@@ -182,4 +182,25 @@ describe('First impressions › tree', function () {
       await ui.screenshot(`first-impressions-statusbar-${name}`, { selector: selectors.statusBar });
     }
   });
+
+  it('a long history opens with the newest runs, the older ones behind "Older runs"', async () => {
+    const crew = api.crews.get(crews.quick.url)!;
+    for (let i = 0; i < 105; i++) {
+      // Recorded, not kicked off: a history, as a reload would find it (never polled).
+      const run = await api.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId: `history-${i}`, inputs: { topic: `History ${i}` }, startedAt: Date.UTC(2025, 0, 1) + i * 60_000 });
+      runIds.add(run.id);
+      await api.runs.setWatching(run.id, false);
+    }
+    const children = await api.tree.getChildren({ type: 'crew', crew });
+    assert.strictEqual(children.length, 101, 'the newest 100 runs and one more row');
+    const older = children[100];
+    assert.strictEqual(older.type, 'olderRuns');
+    const item = await api.tree.getTreeItem(older);
+    assert.deepStrictEqual([labelOf(item), item.description], ['Older runs', String(api.runs.list(crew.url).length - 100)]);
+    const rest = await api.tree.getChildren(older);
+    assert.strictEqual(rest.length, api.runs.list(crew.url).length - 100, 'the older runs, all on its first page');
+    assert.ok(rest.every((n) => n.type === 'run'));
+    const oldest = rest.at(-1)!;
+    assert.strictEqual(api.tree.getParent(oldest), older, 'an older run is found under "Older runs" (for reveal)');
+  });
 });
