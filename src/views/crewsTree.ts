@@ -62,8 +62,8 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   private stopHidden: (crewUrl: string) => boolean = () => false;
   /** What each drawn run row shows (RunRow.key): a change that leaves it the same redraws nothing. */
   private readonly shown = new Map<string, string>();
-  /** Runs whose label another run of their crew shares: their start time follows the label. */
-  private readonly sameLabel = new Map<string, { seconds: boolean }>();
+  /** Runs whose label an older run of their crew has: their ordinal (2, 3…) follows the label. */
+  private readonly sameLabel = new Map<string, number>();
   /** Each crew's activity as last drawn (`1 running`). */
   private readonly activityShown = new Map<string, string | undefined>();
   /** While active runs are drawn: their elapsed minutes move on without a change to the run. */
@@ -132,7 +132,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   }
 
   private row(run: RunRecord) {
-    return runRow(run, { stopHidden: this.stopHidden(run.crewUrl), startedAt: this.sameLabel.get(run.id) });
+    return runRow(run, { stopHidden: this.stopHidden(run.crewUrl), ordinal: this.sameLabel.get(run.id) });
   }
 
   /** Notes the runs whose label another of `runs` shares (a preset, Run Again), so their rows tell them apart. */
@@ -147,13 +147,8 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       }
     }
     for (const group of byLabel.values()) {
-      if (group.length === 1) {
-        this.sameLabel.delete(group[0].id);
-        continue;
-      }
-      const minutes = new Map<number, number>();
-      group.forEach((run) => minutes.set(Math.floor(run.startedAt / 60_000), (minutes.get(Math.floor(run.startedAt / 60_000)) ?? 0) + 1));
-      group.forEach((run) => this.sameLabel.set(run.id, { seconds: (minutes.get(Math.floor(run.startedAt / 60_000)) ?? 0) > 1 }));
+      // `runs` are newest first: the oldest keeps its label, the next is #2.
+      group.forEach((run, i) => (i === group.length - 1 ? this.sameLabel.delete(run.id) : this.sameLabel.set(run.id, group.length - i)));
     }
   }
 

@@ -67,10 +67,3 @@ export function formatRelative(at: number, now = Date.now()): string {
   }
   return days < 365 ? vscode.l10n.t('{0} mo ago', Math.floor(days / 30)) : vscode.l10n.t('{0} y ago', Math.floor(days / 365));
 }
-
-/** `14:32` (`14:32:05` with seconds): a run's start, to tell apart runs of the same inputs. */
-export function formatClock(at: number, seconds = false): string {
-  const d = new Date(at);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${pad(d.getHours())}:${pad(d.getMinutes())}${seconds ? `:${pad(d.getSeconds())}` : ''}`;
-}

@@ -7,10 +7,15 @@ import type { CrewHealth } from '../crews/crewRegistry';
 import { isFinished, type RunRecord } from '../runs/model';
 import { inert, inertLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
-import { formatClock, formatElapsed, formatElapsedCalm, formatRelative, shortStateLabel, stateLabel } from './format';
+import { formatElapsed, formatElapsedCalm, formatRelative, shortStateLabel, stateLabel } from './format';
 
-/** Longest label of a run row: the state after it stays in sight in a default-width (300 px) sidebar. */
-const ROW_LABEL_MAX = 22;
+/**
+ * Characters of a run row that show in a default-width (300 px) sidebar: the label is cut so that the
+ * state after it stays in sight (the time after the state shows where it fits; all of it is in the tooltip).
+ */
+const ROW_CHARS = 29;
+/** A label is never cut shorter than this, whatever the state's length. */
+const LABEL_MIN = 12;
 
 /** What a run row shows; `key` changes exactly when the row (or its tooltip) would look different. */
 export interface RunRow {
@@ -22,15 +27,16 @@ export interface RunRow {
 }
 
 /**
- * `startedAt` is given for a run whose label another run of its crew shares (a preset, Run Again):
- * its start time follows the label, to the second when two such runs started in the same minute.
+ * `ordinal` is given for a run whose label older runs of its crew share (a preset, Run Again): the
+ * second such run is "#2", and so on (the first keeps its label), so runs of the same inputs differ.
  */
-export function runRow(run: RunRecord, options: { stopHidden: boolean; startedAt?: { seconds: boolean } }): RunRow {
-  const suffix = options.startedAt ? ` · ${formatClock(run.startedAt, options.startedAt.seconds)}` : '';
+export function runRow(run: RunRecord, options: { stopHidden: boolean; ordinal?: number }): RunRow {
+  const suffix = options.ordinal ? ` #${options.ordinal}` : '';
+  const { state, rest } = runDescription(run);
+  const room = Math.max(LABEL_MIN, ROW_CHARS - state.length - 1) - suffix.length;
   const base = inertLine(run.label);
-  const room = ROW_LABEL_MAX - suffix.length;
   const label = `${base.length > room ? `${base.slice(0, room - 1).trimEnd()}…` : base}${suffix}`;
-  const description = runDescription(run);
+  const description = `${state}${rest}`;
   const icon = runIcon(run);
   const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
   const contextValue = `run state-${run.state} ${watchingState}${run.needsFeedback ? ' needsFeedback' : ''}${options.stopHidden ? ' noStop' : ''}`;
@@ -98,18 +104,18 @@ const STATE_ICONS: Record<RunState, [string, string?]> = {
   notFound: ['question'],
 };
 
-/** The state first, then progress, then a time (elapsed to the minute, or how long ago it ended). */
-function runDescription(run: RunRecord): string {
-  const state = run.needsFeedback ? vscode.l10n.t('needs feedback') : shortStateLabel(run.state);
+/** The state first (with progress), then ` · ` and a time (elapsed to the minute, or how long ago it ended). */
+function runDescription(run: RunRecord): { state: string; rest: string } {
+  const word = run.needsFeedback ? vscode.l10n.t('needs feedback') : shortStateLabel(run.state);
   if (isFinished(run)) {
-    return `${state} · ${formatRelative(run.finishedAt ?? run.updatedAt)}`;
+    return { state: word, rest: ` · ${formatRelative(run.finishedAt ?? run.updatedAt)}` };
   }
   if (!run.watching) {
     const why = run.stopReason === 'noToken' ? vscode.l10n.t('no token') : run.stopReason === 'unauthorized' ? vscode.l10n.t('token refused') : vscode.l10n.t('not watching');
-    return `${state} · ${why}`;
+    return { state: word, rest: ` · ${why}` };
   }
   const progress = run.progress?.total ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
-  return `${state}${progress} · ${formatElapsedCalm(Date.now() - run.startedAt)}`;
+  return { state: `${word}${progress}`, rest: ` · ${formatElapsedCalm(Date.now() - run.startedAt)}` };
 }
 
 /** Built when the row is hovered (resolveTreeItem): the whole label, the message, inputs and times. */
