@@ -28,6 +28,7 @@ import { FeedbackReviews } from './views/feedbackReview';
 import { RunOutputDocuments } from './views/outputDocuments';
 import { RunPanelManager } from './views/runPanel';
 import { RunReporter } from './views/runReporter';
+import { RunRevealer } from './views/revealRuns';
 import { RunsStatusBar } from './views/statusBar';
 import { followViewedRuns } from './views/viewedRuns';
 import { readCrewRunsNumbers } from './util/crewRunsSettings';
@@ -74,6 +75,7 @@ export function activate(context: vscode.ExtensionContext) {
   const loaded = runs.load();
   const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded });
   const documents = new RunOutputDocuments(runs);
+  const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) });
 
   context.subscriptions.push(
     log,
@@ -81,13 +83,14 @@ export function activate(context: vscode.ExtensionContext) {
     crews,
     tree,
     treeView,
+    new RunRevealer(tree, treeView, runs, () => batches.activeCount() > 0),
     reporter,
     reviews,
     panels,
     panels.registerSerializer(),
     documents,
     documents.register(),
-    new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) }),
+    statusBar,
     ...batches.register(),
     { dispose: () => poller.dispose() },
     { dispose: () => void leases.dispose() },
@@ -145,7 +148,7 @@ export function activate(context: vscode.ExtensionContext) {
     (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
   );
 
-  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels, settings: numbers, batches }) : undefined;
+  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels, settings: numbers, batches, statusBar }) : undefined;
 }
 
 export async function deactivate(): Promise<void> {

@@ -9,12 +9,13 @@ import type { RunPanelManager } from './views/runPanel';
 import { RunPanelProbe } from './views/runPanelProbe';
 import type { BatchFeature } from './commands/batchFeature';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
+import type { RunsStatusBar } from './views/statusBar';
 
 /**
  * What activate() returns when CREW_RUNS_TEST_HOOKS=1 (integration tests only). It gives the
  * models, never a token: the token store is deliberately not part of it.
  */
-export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager; settings: () => CrewRunsNumbers; batches: BatchFeature }) {
+export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager; settings: () => CrewRunsNumbers; batches: BatchFeature; statusBar: RunsStatusBar }) {
   return {
     runs: services.runs,
     crews: services.crews,
@@ -27,6 +28,7 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     /** The run panels as tests see them: what each sent, what its page reported (its pages report only because this exists). */
     panels: new RunPanelProbe(parts.panels),
     batches: parts.batches,
+    statusBar: parts.statusBar,
     /** The numeric settings as this window reads them (its poller took them at activation), clamped. */
     settings: parts.settings,
     logUri: services.context.logUri,

@@ -188,7 +188,12 @@ export function feedbackSent(round: FeedbackRound, now: number): { record: Recor
 export function overCap(runs: RunRecord[], max: number): string[] {
   const byCrew = new Map<string, RunRecord[]>();
   for (const r of runs) {
-    byCrew.set(r.crewUrl, [...(byCrew.get(r.crewUrl) ?? []), r]);
+    const list = byCrew.get(r.crewUrl);
+    if (list) {
+      list.push(r);
+    } else {
+      byCrew.set(r.crewUrl, [r]);
+    }
   }
   const doomed: string[] = [];
   for (const crewRuns of byCrew.values()) {
