@@ -124,7 +124,9 @@ export class StepInput implements vscode.Disposable {
     pick.items = options.items;
     pick.ignoreFocusOut = true;
     pick.matchOnDescription = options.matchOnDescription ?? true;
-    pick.activeItems = options.activeItem ? [options.activeItem] : [];
+    // Set every step: a reused pick would otherwise keep no active item (Enter would do nothing) or an old one.
+    const active = options.activeItem ?? options.items.find((item) => item.kind !== vscode.QuickPickItemKind.Separator);
+    pick.activeItems = active ? [active] : [];
     pick.buttons = [...(options.canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(options.buttons ?? [])];
     return this.run<StepResult<T>>(pick, (finish) => [
       pick.onDidAccept(() => {
