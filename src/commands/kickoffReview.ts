@@ -53,6 +53,8 @@ export async function chooseStartingPoint(input: StepInput, services: Services, 
     if (parsed.ok) {
       return { draft: parsed.inputs };
     }
+    // Closed while the error is said, then offered again (nothing chosen is lost).
+    await input.hide();
     void showError(
       parsed.reason === 'notJson'
         ? vscode.l10n.t('The active editor does not hold valid JSON.')

@@ -50,6 +50,7 @@ export class StepInput implements vscode.Disposable {
   private pick: vscode.QuickPick<vscode.QuickPickItem> | undefined;
   private shown: vscode.QuickInput | undefined;
   private buttonOfStep: ((button: vscode.QuickInputButton) => void) | undefined;
+  private readonly watched = new Map<vscode.QuickInput, vscode.Disposable>();
 
   text(options: TextStep): Promise<StepResult<string>> {
     const box = (this.box ??= vscode.window.createInputBox());
@@ -153,12 +154,25 @@ export class StepInput implements vscode.Disposable {
 
   dispose(): void {
     this.shown = undefined;
+    this.watched.forEach((subscription) => subscription.dispose());
+    this.watched.clear();
     this.box?.dispose();
     this.pick?.dispose();
     this.box = this.pick = undefined;
   }
 
   private async run<R>(input: vscode.QuickInput, listen: (finish: (result: R) => void) => vscode.Disposable[]): Promise<R> {
+    if (!this.watched.has(input)) {
+      // Whenever the widget hides (Escape in a step, or between steps), the next step must show it again.
+      this.watched.set(
+        input,
+        input.onDidHide(() => {
+          if (this.shown === input) {
+            this.shown = undefined;
+          }
+        }),
+      );
+    }
     if (this.shown !== input) {
       // The other widget closes first, so its hide is not taken for this step's Escape.
       await this.hide();
