@@ -4,19 +4,11 @@
 
 import { clipJsonDepth, exceedsJsonDepth, extractErrorMessage, idString, isJsonObject, type JsonObject, nonBlankString, parseJsonLenient, safeStringify } from './bodies';
 import { crewOutputOf, crewOutputValue, taskOutputValue } from './crewOutput';
-import type {
-  AgentStep,
-  FeedbackRequest,
-  FinalOutput,
-  Progress,
-  RunState,
-  StatusSnapshot,
-  TaskOutput,
-} from './types';
-import { describeNewTasks, UNNAMED_TASK } from './taskMerge';
+import type { AgentStep, FeedbackRequest, FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from './types';
 import { stripControls } from '../util/inertText';
 
-export { mergeTaskOutputs, MAX_TASK_OUTPUTS, UNNAMED_TASK } from './taskMerge';
+/** Name given to a task the service did not name (e.g. `last_executed_task` sent as a plain string). */
+export const UNNAMED_TASK = 'Unnamed task';
 
 const STATE_BY_WORD: ReadonlyMap<string, RunState> = new Map<string, RunState>([
   ['PENDING', 'queued'],
@@ -389,74 +381,4 @@ function parseFeedback(
     output: lastOutput ?? nonBlankString(toText(fields['task_output'])) ?? finalOutput?.text,
     flowId: idString(fields['flow_id']),
   });
-}
-
-// ---- Plain-English change lines for the output channel and the poller ----
-
-function describeState(snapshot: StatusSnapshot): string {
-  switch (snapshot.state) {
-    case 'queued':
-      return 'Run is queued';
-    case 'running':
-      return 'Run is running';
-    case 'awaitingFeedback': {
-      const taskName = snapshot.feedback?.taskName;
-      return taskName === undefined ? 'Run is waiting for human feedback' : `Run is waiting for human feedback on ${taskName}`;
-    }
-    case 'succeeded':
-      return 'Run succeeded';
-    case 'failed':
-      return 'Run failed';
-    case 'cancelled':
-      return 'Run was cancelled';
-    case 'notFound':
-      // A bare HTTP 404 for a run seen before carries the store's account of it (the server forgot the run).
-      return snapshot.httpNotFound && snapshot.message !== undefined
-        ? snapshot.message
-        : 'Service does not know this run (it may still be starting, paused for review, or expired)';
-    case 'unknown':
-      return snapshot.rawState === undefined
-        ? 'Service sent a status without a state; still watching'
-        : `Service reported an unfamiliar state "${snapshot.rawState}"; still watching`;
-  }
-}
-
-function describeProgress(progress: Progress): string | undefined {
-  if (progress.completed === undefined) {
-    return undefined;
-  }
-  const units = progress.unit === 'step' ? 'steps' : 'tasks';
-  if (typeof progress.total === 'number') {
-    return `Progress: ${progress.completed} of ${progress.total} ${units}`;
-  }
-  return progress.unit === 'step' ? `Progress: step ${progress.completed}` : `Progress: ${progress.completed} ${units} done`;
-}
-
-/**
- * Lines describing what meaningfully changed from `previous` to `next`: state (each new unfamiliar state
- * word once), current task, progress counts, task outputs not in `previous`, error text. [] when nothing
- * that matters changed (timestamps, messages, steps). Compares the two snapshots only.
- */
-export function describeChanges(previous: StatusSnapshot | undefined, next: StatusSnapshot): string[] {
-  const lines: string[] = [];
-  const stateChanged =
-    previous === undefined ||
-    previous.state !== next.state ||
-    (next.state === 'unknown' && previous.rawState !== next.rawState);
-  if (stateChanged) {
-    lines.push(describeState(next));
-  }
-  if (next.currentTask !== undefined && next.currentTask !== previous?.currentTask) {
-    lines.push(next.currentAgent === undefined ? `Working on ${next.currentTask}` : `Working on ${next.currentTask} (${next.currentAgent})`);
-  }
-  const progressLine = next.progress === undefined ? undefined : describeProgress(next.progress);
-  const previousProgressLine = previous?.progress === undefined ? undefined : describeProgress(previous.progress);
-  if (progressLine !== undefined && progressLine !== previousProgressLine) {
-    lines.push(progressLine);
-  }
-  lines.push(...describeNewTasks(previous?.tasks ?? [], next.tasks));
-  if (next.error !== undefined && next.error !== previous?.error) {
-    lines.push(`Error: ${next.error}`);
-  }
-  return lines;
 }

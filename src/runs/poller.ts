@@ -5,6 +5,7 @@ import { isCrewApiError } from '../api/errors';
 import type { StatusSnapshot, StatusSource } from '../api/types';
 import type { Clock } from '../util/clock';
 import { type Disposable, Emitter, type Event } from '../util/event';
+import type { RunChange } from './changes';
 import { isActive, isFinished, type Logger, type RunRecord } from './model';
 import { isForgotten, notFoundWatchOver } from './notFound';
 import { describeError, DueTimes, POLLER_DEFAULTS, type PollerOptions, type Schedule, stripUndefined, type Timings } from './pollTimes';
@@ -29,8 +30,8 @@ export interface PollResult {
   runId: string;
   ok: boolean;
   durationMs: number;
-  /** Plain-English lines for what changed (only when ok). */
-  changes?: string[];
+  /** What meaningfully changed (only when ok). */
+  changes?: RunChange[];
   error?: string;
 }
 
@@ -290,7 +291,7 @@ export class RunPoller implements Disposable {
     if (controller.signal.aborted || this.disposed) {
       return;
     }
-    let changes: string[];
+    let changes: RunChange[];
     try {
       // Checked in the run's queue against its latest stored version: feedback, a resume, a stop or a removal meanwhile (any window) make it stale.
       const result = await this.store.applyPolled(run.id, polled, snapshot);
@@ -298,7 +299,7 @@ export class RunPoller implements Disposable {
         this.times.setDelay(s, this.options.fastIntervalMs);
         return;
       }
-      changes = result.lines;
+      changes = result.changes;
     } catch (e) {
       await this.handleFailure(s, run, e, now); // Could not save (disk full?): back off like any failed check.
       return;
@@ -322,7 +323,7 @@ export class RunPoller implements Disposable {
     }
   }
 
-  private async afterSnapshot(s: Schedule, snapshot: StatusSnapshot, changes: string[]): Promise<void> {
+  private async afterSnapshot(s: Schedule, snapshot: StatusSnapshot, changes: RunChange[]): Promise<void> {
     const run = this.store.get(s.runId);
     if (!run || !isActive(run)) {
       this.unschedule(s.runId);

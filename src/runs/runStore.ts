@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type { StatusSnapshot } from '../api/types';
+import type { RunChange } from './changes';
 import { type Clock, systemClock } from '../util/clock';
 import { Emitter, type Event } from '../util/event';
 import { DetailsFiles, errorMessage, moveInputsToFiles } from './detailsFiles';
@@ -181,30 +182,30 @@ export class RunStore {
     return this.records.get(record.id) ?? record;
   }
 
-  /** Folds a status into the latest version of the run; returns plain-English lines for what changed. */
-  async applySnapshot(id: string, snapshot: StatusSnapshot): Promise<string[]> {
-    return (await this.applyPolled(id, undefined, snapshot)).lines;
+  /** Folds a status into the latest version of the run; returns what meaningfully changed. */
+  async applySnapshot(id: string, snapshot: StatusSnapshot): Promise<RunChange[]> {
+    return (await this.applyPolled(id, undefined, snapshot)).changes;
   }
 
   /**
    * Folds a polled status in only if the run is still the version polled (same kickoff id and revision):
    * feedback sent, Stop Watching or a removal meanwhile, here or in another window, make it stale.
    */
-  async applyPolled(id: string, polled: PolledVersion | undefined, snapshot: StatusSnapshot): Promise<{ applied: boolean; lines: string[] }> {
-    let lines: string[] = [];
+  async applyPolled(id: string, polled: PolledVersion | undefined, snapshot: StatusSnapshot): Promise<{ applied: boolean; changes: RunChange[] }> {
+    let changes: RunChange[] = [];
     const outcome = await this.write(id, async (latest) => {
       if (polled && (latest.kickoffId !== polled.kickoffId || latest.revision !== polled.revision)) {
         return undefined;
       }
       const record = { ...latest };
       const details = await this.files.read(id);
-      lines = change.foldSnapshot(record, details, snapshot, this.clock.now());
+      changes = change.foldSnapshot(record, details, snapshot, this.clock.now());
       return { record, details };
     });
     if (outcome === 'changed' && isFinished(this.records.get(id) ?? { state: 'queued' })) {
       this.fireChange(await this.enforceCap());
     }
-    return { applied: outcome === 'changed' || outcome === 'unchanged', lines };
+    return { applied: outcome === 'changed' || outcome === 'unchanged', changes };
   }
 
   /** The service forgot the run (`message` says how, e.g. the demo's server is gone): stopped, not failed. */
