@@ -6,6 +6,7 @@ import { clipJsonDepth, exceedsJsonDepth, extractErrorMessage, idString, isJsonO
 import { crewOutputOf, crewOutputValue, taskOutputValue } from './crewOutput';
 import type { AgentStep, FeedbackRequest, FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from './types';
 import { stripControls } from '../util/inertText';
+import { withoutUndefined } from '../util/objects';
 
 /** Name given to a task the service did not name (e.g. `last_executed_task` sent as a plain string). */
 export const UNNAMED_TASK = 'Unnamed task';
@@ -96,16 +97,6 @@ export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot
   // `raw` stays even when the body itself was undefined: the key is part of the contract.
   // A body nested too deep to store is kept clipped (see MAX_JSON_DEPTH).
   return { ...withoutUndefined(snapshot), raw: snapshot.raw };
-}
-
-/** Drops keys whose value is undefined so snapshots compare and serialise cleanly. */
-function withoutUndefined<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as (keyof T)[]) {
-    if (value[key] === undefined) {
-      delete value[key];
-    }
-  }
-  return value;
 }
 
 /** Any scalar or structure as display text; objects as compact JSON. */

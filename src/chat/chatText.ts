@@ -1,6 +1,7 @@
 // Text helpers for what the chat tools hand to a model and the participant shows: clipping, paging
 // and fencing of crew text. Pure (no `vscode`): unit-tested in plain Node.
 import { inertLine as inertOneLine } from '../util/inertText';
+import { isPlainObject } from '../util/objects';
 
 /** Default characters of a final output in one tool result; the model pages on with `offset`. */
 export const OUTPUT_BUDGET = 4000;
@@ -91,11 +92,11 @@ export function parseInputsText(text: string): { ok: true; inputs: Record<string
   if (trimmed.startsWith('{')) {
     try {
       const parsed: unknown = JSON.parse(trimmed);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      if (!isPlainObject(parsed)) {
         return { ok: false };
       }
       const inputs: Record<string, string> = {};
-      for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
+      for (const [name, value] of Object.entries(parsed)) {
         if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
           return { ok: false };
         }

@@ -1,6 +1,7 @@
 // Reading the `crewRuns.crews` setting: pure, so its trust and identity rules are unit-tested.
 import { normaliseCrewUrl } from '../api/url';
 import { inertLine } from '../util/inertText';
+import { isPlainObject } from '../util/objects';
 
 export type CrewSource = 'user' | 'workspace' | 'demo';
 
@@ -64,7 +65,7 @@ export function readCrews(userValue: unknown, workspaceValue: unknown, workspace
 }
 
 function parseEntry(entry: unknown): { name: string; url: string } | string {
-  if (typeof entry !== 'object' || entry === null) {
+  if (!isPlainObject(entry)) {
     return 'an entry is not an object with name and url.';
   }
   const { name, url } = entry as { name?: unknown; url?: unknown };

@@ -4,6 +4,7 @@
 import { CrewApiError } from '../api/errors';
 import type { Clock } from '../util/clock';
 import type { Event } from '../util/event';
+import { errorText } from '../util/errorText';
 
 export interface PollerOptions {
   /** Delay before the first poll of a run (after kickoff, resume, window reload). */
@@ -208,13 +209,11 @@ export class DueTimes {
   }
 }
 
-export function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
+export { withoutUndefined as stripUndefined } from '../util/objects';
 
 export function describeError(e: unknown): string {
   if (e instanceof CrewApiError) {
     return e.status ? `${e.kind}, HTTP ${e.status}` : e.kind;
   }
-  return e instanceof Error ? e.message : String(e);
+  return errorText(e);
 }

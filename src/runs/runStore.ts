@@ -12,8 +12,9 @@ import * as path from 'node:path';
 import type { StatusSnapshot } from '../api/types';
 import type { RunChange } from './changes';
 import { type Clock, systemClock } from '../util/clock';
+import { errorText } from '../util/errorText';
 import { Emitter, type Event } from '../util/event';
-import { DetailsFiles, errorMessage, moveInputsToFiles } from './detailsFiles';
+import { DetailsFiles, moveInputsToFiles } from './detailsFiles';
 import { KeyedQueue } from './keyedQueue';
 import { type FeedbackDraft, type FeedbackRound, isFinished, type Logger, type NewRun, type RunDetails, type RunRecord, type StopReason } from './model';
 import { type IndexChange, newer, sameRun } from './runIndex';
@@ -165,12 +166,12 @@ export class RunStore {
     await this.queue.run(record.id, async () => {
       this.records.set(record.id, record);
       this.pending.set(record.id, { id: record.id, record });
-      await this.files.write(record.id, details).catch((e) => this.logger.warn(`Run ${record.id}: cannot write its details (${errorMessage(e)}).`));
+      await this.files.write(record.id, details).catch((e) => this.logger.warn(`Run ${record.id}: cannot write its details (${errorText(e)}).`));
       try {
         await this.saveIndex();
       } catch (e) {
         this.index.unsaved.add(record.id);
-        const kept = { ...record, warning: `Not saved to the run history yet (${errorMessage(e)}); kept in this window and saved with the next change.` };
+        const kept = { ...record, warning: `Not saved to the run history yet (${errorText(e)}); kept in this window and saved with the next change.` };
         this.records.set(record.id, kept);
         this.pending.set(record.id, { id: record.id, record: kept });
         this.logger.error(`Run ${record.id} (kickoff ${record.kickoffId}): ${kept.warning}`);
@@ -273,7 +274,7 @@ export class RunStore {
     await this.queue.idle();
     await this.index.idle();
     if (this.pending.size) {
-      await this.saveIndex().catch((e) => this.logger.warn(`Run index: still cannot save (${errorMessage(e)}).`));
+      await this.saveIndex().catch((e) => this.logger.warn(`Run index: still cannot save (${errorText(e)}).`));
     }
   }
 

@@ -4,6 +4,7 @@
 import { UNNAMED_TASK } from '../api/normalize';
 import type { StatusSnapshot, TaskOutput } from '../api/types';
 import type { RunChange } from './changes';
+import { withoutUndefined } from '../util/objects';
 
 /** Tasks kept per run, the first ones; describeChanges says so when a crew lists more. */
 export const MAX_TASK_OUTPUTS = 1000;
@@ -17,8 +18,7 @@ function sameTask(a: TaskOutput, b: TaskOutput): boolean {
 
 /** `preferred`'s fields win; `other` fills the gaps (and replaces a placeholder name). */
 function combine(preferred: TaskOutput, other: TaskOutput): TaskOutput {
-  const defined = Object.fromEntries(Object.entries(preferred).filter(([, v]) => v !== undefined)) as Partial<TaskOutput>;
-  const merged: TaskOutput = { ...other, ...defined };
+  const merged: TaskOutput = { ...other, ...withoutUndefined(preferred) };
   if (merged.name === UNNAMED_TASK) {
     merged.name = other.name;
   }

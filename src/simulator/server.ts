@@ -55,6 +55,7 @@ import { DEFAULT_IDLE_AFTER_MS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_STALL_MS, R
 import { RequestLog } from './requestLog';
 import { SimRun } from './runEngine';
 import { isRequiredDetail } from './selfHosted';
+import { isPlainObject } from '../util/objects';
 import type {
   CrewConfig,
   Dialect,
@@ -142,7 +143,6 @@ function classify(rest: string[]): Endpoint {
   return 'other';
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 function resumeStyle(body: Record<string, unknown>): ResumeStyle {
   const snake = ['execution_id', 'task_id', 'human_feedback', 'is_approve'].some((key) => key in body);
@@ -285,7 +285,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return dialects.malformedJson(dialect);
     }
     // Like the live service: inputs outside the `inputs` wrapper do not count.
-    const inputs = isRecord(parsed.value) && isRecord(parsed.value.inputs) ? parsed.value.inputs : {};
+    const inputs = isPlainObject(parsed.value) && isPlainObject(parsed.value.inputs) ? parsed.value.inputs : {};
     // A crew that validates its inputs' format answers 400, like the documented "bad input format".
     const tooLong = config.maxInputLength === undefined ? undefined : Object.keys(inputs).find((name) => String(inputs[name]).length > config.maxInputLength!);
     if (tooLong !== undefined) {
@@ -305,7 +305,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       tasks: config.tasks,
       inputs,
       defaults: { ...schemaDefaults(config), ...config.defaults },
-      meta: isRecord(parsed.value) ? parsed.value.meta : undefined,
+      meta: isPlainObject(parsed.value) ? parsed.value.meta : undefined,
       scenario:
         config.failWhenInputContains !== undefined && Object.values(inputs).some((v) => String(v).includes(config.failWhenInputContains!)) ? 'fail' : (config.scenario ?? 'ok'),
       failureMessage: config.failureMessage,
@@ -343,7 +343,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const now = Date.now();
     const parsed = parseJson(text);
     const body = parsed.ok ? parsed.value : parsed.raw;
-    const record: ResumeRecord = { time: now, crewId: config.id, body, style: isRecord(body) ? resumeStyle(body) : 'neither', status: 0 };
+    const record: ResumeRecord = { time: now, crewId: config.id, body, style: isPlainObject(body) ? resumeStyle(body) : 'neither', status: 0 };
     resumes.push(record);
     const answer = (reply: Reply): Reply => {
       record.status = reply.status;
@@ -352,7 +352,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (!parsed.ok) {
       return answer(dialects.malformedJson(dialect));
     }
-    const fields = isRecord(parsed.value) ? parsed.value : {};
+    const fields = isPlainObject(parsed.value) ? parsed.value : {};
     const pick = (...keys: string[]): unknown => keys.map((key) => fields[key]).find((value) => value !== undefined);
     // The live service only knows camelCase; the docs name snake_case (and show camelCase on the same page).
     const executionId = dialect === 'live' ? fields.executionId : pick('execution_id', 'executionId');
@@ -668,7 +668,7 @@ function echoAuthorization(reply: Reply, authorization: string): Reply {
       body[key] = value; // the state stays readable: the run goes on and its bodies keep echoing
       continue;
     }
-    const nested = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, echo(v)])) : undefined;
+    const nested = isPlainObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, echo(v)])) : undefined;
     body[key] = nested ?? (Array.isArray(value) ? value.map(echo) : echo(value));
   }
   body['token'] = authorization;

@@ -3,11 +3,12 @@ import { CrewApiError } from '../api/errors';
 import { describeUrlProblem } from '../api/client';
 import { type CrewUrlProblem, isHostedCrew } from '../api/url';
 import type { TokenCheck } from '../crews/tokenRules';
+import { errorText } from '../util/errorText';
 
 /** A failed call in plain words for a notification; never contains a token (the client redacts). */
 export function describeError(error: unknown, crewName: string): string {
   if (!(error instanceof CrewApiError)) {
-    return vscode.l10n.t('Something went wrong talking to {0}: {1}', crewName, error instanceof Error ? error.message : String(error));
+    return vscode.l10n.t('Something went wrong talking to {0}: {1}', crewName, errorText(error));
   }
   const server = error.serverMessage ? ` ${vscode.l10n.t('The crew said: "{0}"', error.serverMessage)}` : '';
   // Advice about the hosted service's Status tab and token kinds only makes sense for a hosted crew.
