@@ -1,6 +1,5 @@
 // Text helpers for what the chat tools hand to a model and the participant shows: clipping, paging
 // and fencing of crew text. Pure (no `vscode`): unit-tested in plain Node.
-import { inertLine as inertOneLine } from '../util/inertText';
 import { isPlainObject } from '../util/objects';
 
 /** Default characters of a final output in one tool result; the model pages on with `offset`. */
@@ -9,15 +8,6 @@ export const OUTPUT_BUDGET = 4000;
 export const MAX_OUTPUT_BUDGET = 20_000;
 /** Characters of each task's output shown in a run's task summary. */
 export const TASK_EXCERPT = 300;
-
-/**
- * One line, clipped to `max` characters, inert on VS Code's text surfaces (no control or bidi
- * characters, no `](` or `$(`: util/inertText.ts): for crew names, labels and input values.
- */
-export function inertLine(text: string, max: number): string {
-  const line = inertOneLine(String(text)).replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, Math.max(0, max - 1)).trimEnd()}…` : line;
-}
 
 /**
  * Links that are not http(s) or mailto become their text, so a `command:` link in crew output never
