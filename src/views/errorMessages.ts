@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
 import { CrewApiError } from '../api/errors';
-import { describeUrlProblem } from '../api/client';
 import { type CrewUrlProblem, isHostedCrew } from '../api/url';
 import type { TokenCheck } from '../crews/tokenRules';
 import { errorText } from '../util/errorText';
@@ -47,7 +46,7 @@ export function describeError(error: unknown, crewName: string): string {
     case 'badResponse':
       return vscode.l10n.t('{0} sent a reply Crew Runs could not read. {1}', crewName, error.message);
     case 'refused':
-      return error.message;
+      return error.urlProblem !== undefined ? describeUrlProblemLocalized(error.urlProblem) : error.message;
   }
 }
 
@@ -67,8 +66,6 @@ export function describeUrlProblemLocalized(problem: CrewUrlProblem): string {
       return vscode.l10n.t('That URL is too long to be a crew URL.');
     case 'malformed':
       return vscode.l10n.t('That is not a valid URL.');
-    default:
-      return describeUrlProblem(problem);
   }
 }
 
