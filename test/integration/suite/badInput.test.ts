@@ -128,7 +128,7 @@ describe('Bad input', function () {
     assert.strictEqual(sim.requestLog.entries.length, 0, 'no token was checked against the crew');
   });
 
-  it('crewRuns.addCrew with bad arguments refuses with a message and saves nothing', async () => {
+  it('adding a crew with its token (test API) with bad arguments refuses with a message and saves nothing', async () => {
     const before = JSON.stringify(userSetting());
     const cases: { args: { url: string; token: string; name?: string }; message: RegExp }[] = [
       { args: { url, token: '' }, message: /Paste the token/ },
