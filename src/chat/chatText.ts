@@ -1,5 +1,6 @@
 // Text helpers for what the chat tools hand to a model and the participant shows: clipping, paging
 // and fencing of crew text. Pure (no `vscode`): unit-tested in plain Node.
+import { escapeMarkdown } from '../util/markdownText';
 import { isPlainObject } from '../util/objects';
 
 /** Default characters of a final output in one tool result; the model pages on with `offset`. */
@@ -16,7 +17,7 @@ export const TASK_EXCERPT = 300;
 export function neutraliseLinks(text: string): string {
   return text
     .replace(/(!?)\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g, (whole, bang: string, label: string, target: string) =>
-      !bang && /^(https?:|mailto:)/i.test(target) ? whole : `${label} (${target.replace(/[\\`*_[\]()<>]/g, '\\$&')})`,
+      !bang && /^(https?:|mailto:)/i.test(target) ? whole : `${label} (${escapeMarkdown(target)})`,
     )
     .replace(/^(\s{0,3}\[[^\]]+\]:\s*)(?!https?:|mailto:)(\S+)/gim, (_whole, start: string, target: string) => `${start.replace('[', '\\[')}${target}`)
     .replace(/<((?!https?:|mailto:)[a-z][\w+.-]*:[^>\s]*)>/gi, '\\<$1\\>');
