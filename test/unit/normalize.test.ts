@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { interpretOutputText, normaliseStateWord, normaliseStatus, UNNAMED_TASK } from '../../src/api/normalize';
+import { interpretOutputText } from '../../src/api/finalOutput';
+import { normaliseStateWord, normaliseStatus, UNNAMED_TASK } from '../../src/api/normalize';
 import type { RunState, StatusSnapshot, TaskOutput } from '../../src/api/types';
 import { mergeTaskOutputs } from '../../src/runs/taskMerge';
 import { type Reply, statusBodies } from '../fixtures/crewApiBodies';
