@@ -31,6 +31,7 @@ import { RunOutputDocuments } from './views/outputDocuments';
 import { RunPanelManager } from './views/runPanel';
 import { RunReporter } from './views/runReporter';
 import { RunsStatusBar } from './views/statusBar';
+import { followViewedRuns } from './views/viewedRuns';
 import { readCrewRunsNumbers } from './util/crewRunsSettings';
 
 let demo: DemoCrews | undefined;
@@ -104,6 +105,7 @@ export function activate(context: vscode.ExtensionContext) {
     services.stops,
     ...demo.register(),
     ...registerChat(services),
+    followViewedRuns({ treeView, panels }, poller),
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
       if (state.focused) {
