@@ -23,6 +23,8 @@ import { RunStore } from './runs/runStore';
 import type { Services } from './services';
 import { createTestApi } from './testApi';
 import { systemClock } from './util/clock';
+import { errorText } from './util/errorText';
+import { setListenerErrorSink } from './util/event';
 import { CrewsTreeProvider } from './views/crewsTree';
 import { FeedbackReviews } from './views/feedbackReview';
 import { RunOutputDocuments } from './views/outputDocuments';
@@ -39,6 +41,7 @@ let releaseRuns: (() => Promise<void>) | undefined;
 
 export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel('Crew Runs', { log: true });
+  context.subscriptions.push(setListenerErrorSink((error) => log.error(`An event listener failed: ${errorText(error)}`)));
   // Clamped, and user-only where a workspace must not decide (history size; every number when untrusted).
   const numbers = () => readCrewRunsNumbers(vscode.workspace.getConfiguration('crewRuns'), vscode.workspace.isTrusted);
   const atStart = numbers();

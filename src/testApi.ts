@@ -8,6 +8,7 @@ import type { FeedbackReviews } from './views/feedbackReview';
 import type { RunPanelManager } from './views/runPanel';
 import { RunPanelProbe } from './views/runPanelProbe';
 import type { BatchFeature } from './commands/batchFeature';
+import { type AddCrewArguments, addCrewDirectly } from './commands/crewCommands';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
 import type { RunsStatusBar } from './views/statusBar';
 
@@ -33,6 +34,8 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     settings: parts.settings,
     logUri: services.context.logUri,
     globalStorageUri: services.context.globalStorageUri,
+    /** Adds a crew with its token, without asking: the only way in with a token that is not typed (no command takes one). */
+    addCrew: (args: AddCrewArguments) => addCrewDirectly(services, args),
     /** The @crews request handler as registered (the chat view needs a language model to call it). */
     chatHandler: () => import('./chat/chatImpl').then((m) => m.createParticipantHandler(services, chatKit)),
   };

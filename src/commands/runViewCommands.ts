@@ -10,6 +10,7 @@ import type { RunPanelManager } from '../views/runPanel';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { safeFileName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
+import { pickRun } from './pickRun';
 
 /** The part of Services these commands use. */
 export interface RunViewServices {
@@ -39,23 +40,11 @@ function runItem(run: RunRecord): RunPickItem {
   };
 }
 
-async function pickRun(runs: RunStore, placeHolder: string, candidates: RunRecord[] | Promise<RunRecord[]> = runs.list(), none = vscode.l10n.t('There are no runs yet.')): Promise<RunRecord | undefined> {
-  // A promise of items: the picker opens at once, busy until they are known.
-  const items = Promise.resolve(candidates).then((list) => {
-    if (!list.length) {
-      void showInfo(none);
-    }
-    return list.map(runItem);
-  });
-  const picked = await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true, matchOnDetail: true });
-  return picked?.runId ? runs.get(picked.runId) : undefined;
-}
-
-/** Runs that have a final output (read from their detail files; a queued run never has one). */
-async function runsWithOutput(runs: RunStore): Promise<RunRecord[]> {
+/** Ids of the runs that have a final output (read from their detail files; a queued run never has one). */
+async function runsWithOutput(runs: RunStore): Promise<Set<string>> {
   const candidates = runs.list().filter((r) => r.state !== 'queued');
   const has = await Promise.all(candidates.map((r) => runs.readDetails(r.id).then((d) => d.finalOutput !== undefined, () => false)));
-  return candidates.filter((_, i) => has[i]);
+  return new Set(candidates.filter((_, i) => has[i]).map((r) => r.id));
 }
 
 export function registerRunViewCommands(services: RunViewServices, panels: RunPanelManager, documents: RunOutputDocuments): vscode.Disposable[] {
@@ -71,7 +60,11 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       }
       return run;
     }
-    return withOutput ? pickRun(runs, placeHolder, runsWithOutput(runs), vscode.l10n.t('No run has an output yet.')) : pickRun(runs, placeHolder);
+    if (!withOutput) {
+      return pickRun(runs, placeHolder);
+    }
+    const ids = await runsWithOutput(runs);
+    return pickRun(runs, placeHolder, { filter: (run) => ids.has(run.id) });
   }
 
   async function withOutput(run: RunRecord): Promise<RunDetails | undefined> {
@@ -98,7 +91,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
   return [
     guarded('crewRuns.openRun', async (arg) => {
       const id = runIdOf(arg);
-      const run = id !== undefined ? runs.get(id) : await pickRun(runs, vscode.l10n.t('Select a run to open'));
+      const run = id !== undefined ? runs.get(id) : await pickRun(runs, vscode.l10n.t('Select a run to open'), { skipWhenOne: true });
       if (!run) {
         if (id !== undefined) {
           void showWarning(vscode.l10n.t('This run is no longer in the history.'));
