@@ -59,6 +59,8 @@ const nodeOptions = {
   sourcemap: !production,
   sourcesContent: false,
   external: ['vscode'],
+  // jsonc-parser's UMD build requires its parts at run time, out of the bundle's sight: take the ESM build.
+  mainFields: ['module', 'main'],
   logLevel: 'warning',
   plugins: [lazyModulesPlugin, problemMatcherPlugin],
 };

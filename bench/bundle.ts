@@ -61,6 +61,8 @@ export async function buildProduction(outRoot: string): Promise<BundleReport> {
   await Promise.all([
     esbuild.build({ ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: dist }),
     esbuild.build({ ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: dist }),
+    // The batch UI (results view host) loads on first use; the bench opens a results view.
+    esbuild.build({ ...nodeOptions, entryPoints: { batchUi: 'src/commands/batchUi.ts' }, outdir: dist }),
     esbuild.build({
       bundle: true,
       format: 'iife',
@@ -70,7 +72,7 @@ export async function buildProduction(outRoot: string): Promise<BundleReport> {
       sourcemap: false,
       logLevel: 'warning',
       absWorkingDir: repoRoot,
-      entryPoints: { runView: 'src/views/webview/runView.ts' },
+      entryPoints: { runView: 'src/views/webview/runView.ts', batchResults: 'src/views/webview/batchResults.ts' },
       outdir: path.join(outRoot, 'media', 'dist'),
     }),
   ]);

@@ -10,6 +10,7 @@ import { runHarness, type HarnessRound } from './harness/run';
 import { batchBenchRows, batchScenario } from './batches';
 import { manyRunsScenario, pollingScenario, viewedPollingBench, type ManyRunsResult, type PollingScenarioResult } from './polling';
 import { median, round } from './lib/stats';
+import { viewBenchRows } from './views';
 
 interface Row {
   item: string;
@@ -198,6 +199,8 @@ interface NodeHistory {
   firstChildrenMs: number;
   medianChildrenMs: number;
   medianListMs: number;
+  olderPageMs?: number;
+  olderPageRows?: number;
   heapGrowthBytes: number;
   detailFilesBytes: number;
   globalStateBytes?: number;
@@ -232,15 +235,15 @@ function historyRows(node: NodeHistory | undefined, host: HarnessRound['tree'] |
   if (node) {
     rows.push({
       item: '4 History',
-      figure: `Node: load() + first tree children (${node.runs} runs, cold)`,
+      figure: `Node: load() + first tree children (${node.runs} runs, cold; ${node.children} rows)`,
       value: round(node.loadMs + node.firstChildrenMs, 1),
       unit: 'ms',
       target: '< 20 ms',
       met: node.loadMs + node.firstChildrenMs < 20,
-      reference: 'warm children (median)',
+      reference: 'warm children (median; target < 5 ms)',
       referenceValue: round(node.medianChildrenMs, 1),
       ratio: ratio(node.loadMs + node.firstChildrenMs, node.medianChildrenMs),
-      note: `load ${round(node.loadMs, 1)} ms, first children ${round(node.firstChildrenMs, 1)} ms, list() ${round(node.medianListMs, 2)} ms`,
+      note: `load ${round(node.loadMs, 1)} ms, first children ${round(node.firstChildrenMs, 1)} ms, list() ${round(node.medianListMs, 2)} ms${node.olderPageMs === undefined ? '' : `, "Older runs" page of ${node.olderPageRows} rows ${round(node.olderPageMs, 1)} ms`}`,
     });
     rows.push({
       item: '4 History',
@@ -265,32 +268,6 @@ function historyRows(node: NodeHistory | undefined, host: HarnessRound['tree'] |
       });
     }
   }
-}
-
-function runViewRows(v: NonNullable<HarnessRound['runView']>): void {
-  rows.push({
-    item: '5 Run view',
-    figure: 'Open Run → 5 MB final output rendered (preview)',
-    value: round(v.openToRenderedMs, 0),
-    unit: 'ms',
-    target: '< 500 ms',
-    met: v.openToRenderedMs < 500,
-    reference: "page's own render time",
-    referenceValue: v.pageRenderMs,
-    ratio: ratio(v.openToRenderedMs, v.pageRenderMs),
-    note: `${v.previewChars} characters shown first; Show All renders all ${v.allChars} in ${round(v.showAllMs, 0)} ms; largest message ${kb(v.bigMaxMessageBytes)} KB`,
-  });
-  rows.push({
-    item: '5 Run view',
-    figure: `update message while a run progresses (median of ${v.updateSizes.length}; max ${kb(v.updateMaxBytes)} KB)`,
-    value: kb(v.updateMedianBytes),
-    unit: 'KB',
-    target: '< 5 KB',
-    met: v.updateMedianBytes < 5 * 1024 && v.updateMaxBytes < 5 * 1024,
-    reference: 'largest message of that run (init)',
-    referenceValue: kb(v.liveMaxMessageBytes),
-    ratio: ratio(v.updateMedianBytes, v.liveMaxMessageBytes),
-  });
 }
 
 function formatTable(): string {
@@ -382,9 +359,9 @@ async function main(): Promise<number> {
       activationRows(harness);
     }
     historyRows(nodeHistory, harness?.at(-1)?.tree);
-    const runView = harness?.at(-1)?.runView;
-    if (runView) {
-      runViewRows(runView);
+    const views = harness?.at(-1)?.runView;
+    if (views) {
+      rows.push(...viewBenchRows(views));
     }
   } finally {
     fs.rmSync(builtDir, { recursive: true, force: true });

@@ -23,11 +23,14 @@ import { RunStore } from './runs/runStore';
 import type { Services } from './services';
 import { createTestApi } from './testApi';
 import { systemClock } from './util/clock';
+import { errorText } from './util/errorText';
+import { setListenerErrorSink } from './util/event';
 import { CrewsTreeProvider } from './views/crewsTree';
 import { FeedbackReviews } from './views/feedbackReview';
 import { RunOutputDocuments } from './views/outputDocuments';
 import { RunPanelManager } from './views/runPanel';
 import { RunReporter } from './views/runReporter';
+import { RunRevealer } from './views/revealRuns';
 import { RunsStatusBar } from './views/statusBar';
 import { followViewedRuns } from './views/viewedRuns';
 import { readCrewRunsNumbers } from './util/crewRunsSettings';
@@ -38,6 +41,7 @@ let releaseRuns: (() => Promise<void>) | undefined;
 
 export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel('Crew Runs', { log: true });
+  context.subscriptions.push(setListenerErrorSink((error) => log.error(`An event listener failed: ${errorText(error)}`)));
   // Clamped, and user-only where a workspace must not decide (history size; every number when untrusted).
   const numbers = () => readCrewRunsNumbers(vscode.workspace.getConfiguration('crewRuns'), vscode.workspace.isTrusted);
   const atStart = numbers();
@@ -74,6 +78,7 @@ export function activate(context: vscode.ExtensionContext) {
   const loaded = runs.load();
   const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded });
   const documents = new RunOutputDocuments(runs);
+  const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) });
 
   context.subscriptions.push(
     log,
@@ -81,13 +86,14 @@ export function activate(context: vscode.ExtensionContext) {
     crews,
     tree,
     treeView,
+    new RunRevealer(tree, treeView, runs, () => batches.activeCount() > 0),
     reporter,
     reviews,
     panels,
     panels.registerSerializer(),
     documents,
     documents.register(),
-    new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) }),
+    statusBar,
     ...batches.register(),
     { dispose: () => poller.dispose() },
     { dispose: () => void leases.dispose() },
@@ -145,7 +151,7 @@ export function activate(context: vscode.ExtensionContext) {
     (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
   );
 
-  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels, settings: numbers, batches }) : undefined;
+  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels, settings: numbers, batches, statusBar }) : undefined;
 }
 
 export async function deactivate(): Promise<void> {

@@ -13,6 +13,7 @@ import { freeLoopbackPort, killProcessGroup } from '../../test/integration/runne
 import { QUIET_USER_SETTINGS as USER_SETTINGS } from '../../test/integration/runner/server';
 import { layOutEmptyExtension, layOutRealExtension, repoRoot } from '../bundle';
 import { RESULT_PREFIX } from './protocol';
+import type { ViewsBench } from './viewsBench';
 
 
 export interface HarnessRound {
@@ -21,18 +22,7 @@ export interface HarnessRound {
   realActivateMs?: number;
   emptyActivateMs?: number;
   tree?: { runs: number; children: number; firstChildrenMs: number; medianChildrenMs: number; heapGrowthBytes: number; seedMs: number };
-  runView?: {
-    openToRenderedMs: number;
-    pageRenderMs: number;
-    previewChars: number;
-    showAllMs: number;
-    allChars: number;
-    bigMaxMessageBytes: number;
-    updateSizes: number[];
-    updateMedianBytes: number;
-    updateMaxBytes: number;
-    liveMaxMessageBytes: number;
-  };
+  runView?: ViewsBench;
   error?: string;
 }
 

@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import { normaliseStatus } from '../../src/api/normalize';
 import type { CrewRunsTestApi } from '../../src/testApi';
 import { EMPTY_ID, HISTORY_CREW_URL, REAL_ID, RESULT_PREFIX } from './protocol';
+import { measureViews } from './viewsBench';
 
 
 interface Control {
@@ -109,79 +110,6 @@ async function measureTree(api: CrewRunsTestApi, historyRuns: number) {
   return { runs: api.runs.list(crew.url).length, children: count, firstChildrenMs: rounds[0], medianChildrenMs: median(rounds.slice(1)), heapGrowthBytes: heapAfter - heapBefore, seedMs, crewUrl: crew.url };
 }
 
-async function measureRunView(api: CrewRunsTestApi, crewUrl: string) {
-  const panels = api.panels;
-  const report = (id: string) => panels.inspect(id)?.pageReport;
-
-  // 5 MB final output: Open Run → the page reports the final output rendered.
-  const big = await api.runs.add({ crewUrl, crewName: 'History crew', kickoffId: `big-${Date.now()}`, inputs: { topic: 'big' } });
-  const paragraph = 'The crew wrote a very long report. It has **bold** words, `code` and a [link](https://example.com/p).\n\n';
-  const text = `# Big report\n\n${paragraph.repeat(Math.ceil((5 * 1024 * 1024) / paragraph.length))}`;
-  await api.runs.applySnapshot(big.id, normaliseStatus({ state: 'SUCCESS', status: null, result: text }));
-  await api.runs.flush();
-  const opened = performance.now();
-  await vscode.commands.executeCommand('crewRuns.openRun', { runId: big.id });
-  const first = await waitFor(() => (report(big.id)?.hasFinalOutput ? report(big.id) : undefined), 'the 5 MB output rendered');
-  const openToRenderedMs = performance.now() - opened;
-  const showAllStarted = performance.now();
-  panels.showAll(big.id);
-  const all = await waitFor(() => (report(big.id)?.finalOutputComplete ? report(big.id) : undefined), 'all of the 5 MB output', 120_000);
-  const showAllMs = performance.now() - showAllStarted;
-  const bigInspect = panels.inspect(big.id)!;
-  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-
-  // A run in progress: the size of each update message after the first full `init`.
-  const live = await api.runs.add({ crewUrl, crewName: 'History crew', kickoffId: `live-${Date.now()}`, inputs: { topic: 'live' } });
-  await api.runs.setWatching(live.id, false, 'user'); // driven here, not polled
-  await vscode.commands.executeCommand('crewRuns.openRun', { runId: live.id });
-  await waitFor(() => (report(live.id)?.stateText ? true : undefined), 'the live run page');
-  const taskOutput = (n: number) => `## Task ${n}\n\n${'Findings about llamas, with **some** markdown and a [link](https://example.com). '.repeat(20)}`;
-  const bodies: Record<string, unknown>[] = [];
-  const total = 5;
-  for (let done = 0; done < total; done++) {
-    const current = `task_${done}`;
-    bodies.push({ state: 'RUNNING', status: 'Task is Running', progress: { unit: 'task', completed: done, total, current, current_agent: `Agent ${done}` } });
-    bodies.push({
-      state: 'RUNNING',
-      status: 'Task is Running',
-      progress: { unit: 'task', completed: done, total, current, current_agent: `Agent ${done}` },
-      last_step: { thought: `Thinking about step ${done}`, tool: 'search', tool_input: `llamas ${done}`, result: 'Llamas are camelids.' },
-    });
-    bodies.push({
-      state: 'RUNNING',
-      status: 'Task is Running',
-      progress: { unit: 'task', completed: done + 1, total, current: `task_${done + 1}`, current_agent: `Agent ${done + 1}` },
-      last_executed_task: { name: current, description: `Task ${done}`, output: taskOutput(done), agent: `Agent ${done}` },
-    });
-  }
-  const sizes: number[] = [];
-  for (const body of bodies) {
-    const before = panels.inspect(live.id)!.sentMessages;
-    await api.runs.applySnapshot(live.id, normaliseStatus(body));
-    const sent = await waitFor(() => {
-      const i = panels.inspect(live.id)!;
-      return i.sentMessages > before ? i : undefined;
-    }, 'an update message', 10_000).catch(() => undefined);
-    if (sent) {
-      sizes.push(sent.lastMessageBytes);
-    }
-  }
-  const liveInspect = panels.inspect(live.id)!;
-  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-  return {
-    openToRenderedMs,
-    pageRenderMs: first.renderMs,
-    previewChars: first.finalOutputTextLength,
-    showAllMs,
-    allChars: all.finalOutputTextLength,
-    bigMaxMessageBytes: bigInspect.maxMessageBytes,
-    updateSizes: sizes,
-    updateMedianBytes: median(sizes),
-    updateMaxBytes: Math.max(...sizes),
-    liveMaxMessageBytes: liveInspect.maxMessageBytes,
-  };
-}
-
 export async function run(): Promise<void> {
   const controlFile = path.join(process.env.CREW_RUNS_BENCH_CONTROL_DIR ?? '', 'control.json');
   const control = JSON.parse(fs.readFileSync(controlFile, 'utf8')) as Control;
@@ -201,7 +129,7 @@ export async function run(): Promise<void> {
       await waitFor(() => (api.poller ? true : undefined), 'the api');
       const tree = await measureTree(api, control.historyRuns);
       result.tree = tree;
-      result.runView = await measureRunView(api, tree.crewUrl);
+      result.runView = await measureViews(api, tree.crewUrl, waitFor);
     }
   } catch (error) {
     result.error = error instanceof Error ? error.stack ?? error.message : String(error);

@@ -8,6 +8,7 @@ import type { Services } from '../services';
 import { askPick, askText } from '../views/quickInput';
 import { describeError, describeTokenProblem, describeUrlProblemLocalized } from '../views/errorMessages';
 import { pickCrew } from './pickCrew';
+import { withDefaultScheme } from './urlInput';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 
@@ -22,9 +23,8 @@ export interface AddCrewArguments {
 export function registerCrewCommands(services: Services): vscode.Disposable[] {
   const { crews, tokens } = services;
   return [
-    vscode.commands.registerCommand('crewRuns.addCrew', (args?: AddCrewArguments) =>
-      isAddCrewArguments(args) ? addCrewDirectly(services, args) : addCrewInteractively(services),
-    ),
+    // Always interactive: no command argument carries a token (tests add crews through the test API).
+    vscode.commands.registerCommand('crewRuns.addCrew', () => addCrewInteractively(services)),
     vscode.commands.registerCommand('crewRuns.setToken', async (arg?: unknown) => {
       const crew = await pickCrew(crews, arg, vscode.l10n.t('Set the token of which crew?'));
       if (crew) {
@@ -106,14 +106,19 @@ function describeInputs(inputs: CrewInputs): string {
   return names.length ? vscode.l10n.t('It expects: {0}.', names.join(', ')) : vscode.l10n.t('It expects no inputs.');
 }
 
-/** GET /inputs under a progress indicator; the crew's health in the tree follows the answer. */
+/** GET /inputs under a progress indicator (with the saved token, or `token` being tried); the crew's health in the tree follows the answer. */
 export async function checkConnection(services: Services, crew: Crew, token?: string): Promise<ConnectionCheck> {
   const { crews, client, log } = services;
   if (!token && !(await crews.hasToken(crew.url))) {
     crews.setHealth(crew.url, 'noToken');
     return { ok: false, error: new CrewApiError('noToken', 'No token is stored for this crew.') };
   }
-  crews.setHealth(crew.url, 'checking');
+  // A token being tried (Add Crew, Set Token) says nothing about the saved one: the crew's row keeps its health
+  // unless the new token works.
+  const trying = token !== undefined;
+  if (!trying) {
+    crews.setHealth(crew.url, 'checking');
+  }
   try {
     const inputs = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Checking the connection to {0}…', crew.name)), cancellable: true },
@@ -131,7 +136,9 @@ export async function checkConnection(services: Services, crew: Crew, token?: st
     );
     return { ok: true, inputs };
   } catch (error) {
-    crews.setHealth(crew.url, healthAfter(error));
+    if (!trying) {
+      crews.setHealth(crew.url, healthAfter(error));
+    }
     log.warn(`Connection check of ${crew.name} (${crew.url}) failed: ${error instanceof Error ? error.message : String(error)}`);
     return { ok: false, error };
   }
@@ -208,16 +215,16 @@ async function addCrewInteractively(services: Services): Promise<Crew | undefine
         totalSteps,
         value: url || 'https://',
         quietUntilEdited: !url,
-        prompt: vscode.l10n.t('The crew\'s base URL, from its Status tab in CrewAI (e.g. https://my-crew-1a2b3c.crewai.com).'),
+        prompt: vscode.l10n.t('The crew\'s base URL, from its Status tab in CrewAI (e.g. https://my-crew-1a2b3c.crewai.com); a host alone means https://.'),
         validate: (value) => {
-          const result = normaliseCrewUrl(value);
+          const result = normaliseCrewUrl(withDefaultScheme(value));
           return result.ok ? undefined : describeUrlProblemLocalized(result.problem);
         },
       });
       if (answer.kind !== 'value') {
         return undefined;
       }
-      const normalised = normaliseCrewUrl(answer.value);
+      const normalised = normaliseCrewUrl(withDefaultScheme(answer.value));
       if (!normalised.ok) {
         continue;
       }
@@ -304,7 +311,8 @@ async function addCrewInteractively(services: Services): Promise<Crew | undefine
   }
 }
 
-async function addCrewDirectly(services: Services, args: AddCrewArguments): Promise<Crew | undefined> {
+/** A crew with its token, without asking (the environment import; the test API). */
+export async function addCrewDirectly(services: Services, args: AddCrewArguments): Promise<Crew | undefined> {
   const normalised = normaliseCrewUrl(args.url);
   if (!normalised.ok) {
     void showError(describeUrlProblemLocalized(normalised.problem));
@@ -364,6 +372,3 @@ function askToken(title: string, crewUrl: string, step?: number, totalSteps?: nu
   });
 }
 
-function isAddCrewArguments(args: unknown): args is AddCrewArguments {
-  return typeof args === 'object' && args !== null && typeof (args as AddCrewArguments).url === 'string' && typeof (args as AddCrewArguments).token === 'string';
-}

@@ -10,6 +10,7 @@ import type { RunPanelManager } from '../views/runPanel';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { safeFileName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
+import { pickRun } from './pickRun';
 
 /** The part of Services these commands use. */
 export interface RunViewServices {
@@ -39,20 +40,18 @@ function runItem(run: RunRecord): RunPickItem {
   };
 }
 
-async function pickRun(runs: RunStore, placeHolder: string, candidates = runs.list()): Promise<RunRecord | undefined> {
-  if (!candidates.length) {
-    void showInfo(vscode.l10n.t('There are no runs yet.'));
-    return undefined;
-  }
-  const picked = await vscode.window.showQuickPick(candidates.map(runItem), { placeHolder, matchOnDescription: true, matchOnDetail: true });
-  return picked?.runId ? runs.get(picked.runId) : undefined;
+/** Ids of the runs that have a final output (read from their detail files; a queued run never has one). */
+async function runsWithOutput(runs: RunStore): Promise<Set<string>> {
+  const candidates = runs.list().filter((r) => r.state !== 'queued');
+  const has = await Promise.all(candidates.map((r) => runs.readDetails(r.id).then((d) => d.finalOutput !== undefined, () => false)));
+  return new Set(candidates.filter((_, i) => has[i]).map((r) => r.id));
 }
 
 export function registerRunViewCommands(services: RunViewServices, panels: RunPanelManager, documents: RunOutputDocuments): vscode.Disposable[] {
   const { runs } = services;
 
-  /** The run an argument names, else the active run panel's, else one the user picks. */
-  async function targetRun(arg: unknown, placeHolder: string): Promise<RunRecord | undefined> {
+  /** The run an argument names, else the active run panel's, else one the user picks (`withOutput`: among runs with output). */
+  async function targetRun(arg: unknown, placeHolder: string, withOutput = false): Promise<RunRecord | undefined> {
     const id = runIdOf(arg) ?? panels.activeRunId();
     if (id !== undefined) {
       const run = runs.get(id);
@@ -61,7 +60,11 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       }
       return run;
     }
-    return pickRun(runs, placeHolder);
+    if (!withOutput) {
+      return pickRun(runs, placeHolder);
+    }
+    const ids = await runsWithOutput(runs);
+    return pickRun(runs, placeHolder, { filter: (run) => ids.has(run.id) });
   }
 
   async function withOutput(run: RunRecord): Promise<RunDetails | undefined> {
@@ -88,7 +91,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
   return [
     guarded('crewRuns.openRun', async (arg) => {
       const id = runIdOf(arg);
-      const run = id !== undefined ? runs.get(id) : await pickRun(runs, vscode.l10n.t('Select a run to open'));
+      const run = id !== undefined ? runs.get(id) : await pickRun(runs, vscode.l10n.t('Select a run to open'), { skipWhenOne: true });
       if (!run) {
         if (id !== undefined) {
           void showWarning(vscode.l10n.t('This run is no longer in the history.'));
@@ -109,7 +112,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
     }),
 
     guarded('crewRuns.copyOutput', async (arg) => {
-      const run = await targetRun(arg, vscode.l10n.t('Select a run whose output to copy'));
+      const run = await targetRun(arg, vscode.l10n.t('Select a run whose output to copy'), true);
       const details = run && (await withOutput(run));
       if (!details?.finalOutput) {
         return false;
@@ -120,7 +123,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
     }),
 
     guarded('crewRuns.saveOutputAs', async (arg) => {
-      const run = await targetRun(arg, vscode.l10n.t('Select a run whose output to save'));
+      const run = await targetRun(arg, vscode.l10n.t('Select a run whose output to save'), true);
       const details = run && (await withOutput(run));
       if (!run || !details?.finalOutput) {
         return undefined;
@@ -185,9 +188,10 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       }
       const [mine, theirs] = await Promise.all([runs.readDetails(run.id), runs.readDetails(other.id)]);
       const format = mine.finalOutput?.kind === 'json' && theirs.finalOutput?.kind === 'json' ? 'json' : 'md';
-      const left = documents.uri(other.id, { kind: 'output', format });
-      const right = documents.uri(run.id, { kind: 'output', format });
-      const title = vscode.l10n.t('{0} ↔ {1} (output)', `${other.crewName}: ${other.label}`, `${run.crewName}: ${run.label}`);
+      // The run picked first (the one compared) on the left, as in VS Code's own Compare With.
+      const left = documents.uri(run.id, { kind: 'output', format });
+      const right = documents.uri(other.id, { kind: 'output', format });
+      const title = vscode.l10n.t('{0} ↔ {1} (output)', `${run.crewName}: ${run.label}`, `${other.crewName}: ${other.label}`);
       await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
       return { left, right };
     }),

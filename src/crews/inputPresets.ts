@@ -1,6 +1,7 @@
 // Remembered inputs per crew: the last used values and named presets. Plain values, never tokens.
 import type { InputSpec } from '../api/types';
 import type { KeyValueStore } from '../runs/runStore';
+import { isPlainObject } from '../util/objects';
 
 export interface InputPreset {
   name: string;
@@ -9,6 +10,8 @@ export interface InputPreset {
 
 interface CrewInputMemory {
   last?: Record<string, string>;
+  /** What a Kick Off left when the user pressed Escape: offered back as "Continue where you left off". */
+  unfinished?: Record<string, string>;
   presets: InputPreset[];
 }
 
@@ -29,8 +32,22 @@ export class InputPresets {
 
   /** Values longer than MAX_REMEMBERED_VALUE are left out: global state is meant for small things. */
   async rememberLastUsed(crewUrl: string, inputs: Record<string, string>): Promise<void> {
-    const small = Object.fromEntries(Object.entries(inputs).filter(([, value]) => value.length <= MAX_REMEMBERED_VALUE));
-    await this.change(crewUrl, (m) => ({ ...m, last: small }));
+    await this.change(crewUrl, (m) => ({ ...m, last: small(inputs) }));
+  }
+
+  unfinished(crewUrl: string): Record<string, string> | undefined {
+    return this.memory(crewUrl).unfinished;
+  }
+
+  /** The values of a Kick Off left with Escape (small values only, as for the last used). */
+  async rememberUnfinished(crewUrl: string, inputs: Record<string, string>): Promise<void> {
+    await this.change(crewUrl, (m) => ({ ...m, unfinished: small(inputs) }));
+  }
+
+  async forgetUnfinished(crewUrl: string): Promise<void> {
+    if (this.memory(crewUrl).unfinished) {
+      await this.change(crewUrl, (m) => ({ ...m, unfinished: undefined }));
+    }
   }
 
   /** Saves or replaces (same name) a preset. */
@@ -63,6 +80,7 @@ export class InputPresets {
     const stored = this.all()[crewUrl];
     return {
       last: isStringRecord(stored?.last) ? stored.last : undefined,
+      unfinished: isStringRecord(stored?.unfinished) ? stored.unfinished : undefined,
       presets: Array.isArray(stored?.presets) ? stored.presets.filter((p) => typeof p?.name === 'string' && isStringRecord(p.inputs)) : [],
     };
   }
@@ -73,8 +91,12 @@ export class InputPresets {
   }
 }
 
+function small(inputs: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(inputs).filter(([, value]) => value.length <= MAX_REMEMBERED_VALUE));
+}
+
 export function isStringRecord(value: unknown): value is Record<string, string> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
+  return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
 }
 
 export type InputsFromJson = { ok: true; inputs: Record<string, string> } | { ok: false; reason: 'notJson' | 'notObject' | 'notStrings' };
@@ -90,10 +112,10 @@ export function inputsFromJson(text: string): InputsFromJson {
   } catch {
     return { ok: false, reason: 'notJson' };
   }
-  if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'inputs' in value) {
+  if (isPlainObject(value) && 'inputs' in value) {
     value = (value as { inputs: unknown }).inputs;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     return { ok: false, reason: 'notObject' };
   }
   const inputs: Record<string, string> = {};

@@ -74,6 +74,8 @@ export interface StateChange {
   state: RunState;
   at: number;
   message?: string;
+  /** Set when this entry records the run moving on to another task (the state may be unchanged). */
+  task?: string;
 }
 
 export interface FeedbackRound {

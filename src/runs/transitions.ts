@@ -1,9 +1,10 @@
 // What each event does to a run, as pure functions of (record, details, now): no I/O, no clock, no
 // queue. The store applies them to the latest stored version of a run under the run's lock.
 
-import { describeChanges, mergeTaskOutputs } from '../api/normalize';
 import type { StatusSnapshot, TaskOutput } from '../api/types';
+import { describeChanges, type RunChange } from './changes';
 import { forgottenRun, isForgotten } from './notFound';
+import { mergeTaskOutputs } from './taskMerge';
 import { emptyDetails, type FeedbackRound, isDisposable, isFinished, type NewRun, type RunDetails, type RunRecord, runLabel, type StopReason } from './model';
 
 const INFERRED_FEEDBACK_MESSAGE = 'The service no longer lists this run; it is probably waiting for human feedback.';
@@ -38,21 +39,25 @@ export function newRun(id: string, run: NewRun, now: number): { record: RunRecor
 }
 
 /**
- * Folds a status into the run (both are copies the caller owns). Returns plain-English lines for what
- * changed. A NOT FOUND for a run the service has reported before is read as "probably waiting for
+ * Folds a status into the run (both are copies the caller owns). Returns what meaningfully changed
+ * (runs/changes.ts). A NOT FOUND for a run the service has reported before is read as "probably waiting for
  * feedback", unless it is a bare HTTP 404 (the server forgot the run, see notFound.ts); before that (just after kickoff) it changes nothing but starts the NOT FOUND clock.
  */
-export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: StatusSnapshot, now: number): string[] {
+export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: StatusSnapshot, now: number): RunChange[] {
   const effective = interpret(record, snapshot, now, details.tasks.at(-1));
   const describeFrom = details.lastSnapshot;
   // A status arrived: a warning about failed checks is over (cleared in this same write).
   record.warning = undefined;
   record.message = effective.message;
   record.progress = effective.progress;
+  const taskChanged = effective.currentTask !== undefined && effective.currentTask !== record.currentTask;
   record.currentTask = effective.currentTask;
   if (effective.state !== record.state) {
     details.history.push({ state: effective.state, at: now, message: effective.message });
     record.state = effective.state;
+  }
+  if (taskChanged && !isFinished(record)) {
+    details.history.push({ state: record.state, at: now, task: effective.currentTask }); // The run view's timeline shows task changes too.
   }
   record.needsFeedback = record.state === 'awaitingFeedback';
   record.taskId = effective.feedback?.taskId ?? record.taskId;
@@ -62,12 +67,13 @@ export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: S
     record.stopReason = undefined;
     record.feedbackInferred = undefined;
   }
+  const tasksBefore = details.tasks;
   details.tasks = mergeTaskOutputs(details.tasks, snapshot);
   details.finalOutput = snapshot.finalOutput ?? details.finalOutput;
   details.error = snapshot.error ?? details.error;
   details.lastSnapshot = effective;
   const neverSeen = snapshot.state === 'notFound' && !record.seenBySource;
-  return neverSeen ? [] : describeChanges(describeFrom, effective);
+  return neverSeen ? [] : describeChanges(describeFrom, effective, tasksBefore, details.tasks);
 }
 
 /** Works out what a status means for this run; updates the record's NOT FOUND bookkeeping. */
@@ -184,7 +190,12 @@ export function feedbackSent(round: FeedbackRound, now: number): { record: Recor
 export function overCap(runs: RunRecord[], max: number): string[] {
   const byCrew = new Map<string, RunRecord[]>();
   for (const r of runs) {
-    byCrew.set(r.crewUrl, [...(byCrew.get(r.crewUrl) ?? []), r]);
+    const list = byCrew.get(r.crewUrl);
+    if (list) {
+      list.push(r);
+    } else {
+      byCrew.set(r.crewUrl, [r]);
+    }
   }
   const doomed: string[] = [];
   for (const crewRuns of byCrew.values()) {

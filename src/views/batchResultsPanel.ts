@@ -2,9 +2,8 @@
 // a nonce for its one script, command links off, resources from media/ only, every page message
 // validated and anything else ignored). The page gets the table as data and builds it with
 // textContent, so CSV cells and crew output stay text.
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { escapeHtml, pageCsp } from './webviewPage';
+import { pageHtml } from './webviewPage';
 import type { BatchStore } from '../batches/batchStore';
 import { type Batch, rowFailed, unfinishedRerunOf } from '../batches/model';
 import type { Logger } from '../runs/model';
@@ -184,25 +183,15 @@ export class BatchResultsPanels implements vscode.Disposable {
   }
 
   private html(webview: vscode.Webview, title: string): string {
-    const nonce = randomBytes(16).toString('hex');
     const media = vscode.Uri.joinPath(this.deps.extensionUri, 'media');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'dist', 'batchResults.js'));
-    const css = webview.asWebviewUri(vscode.Uri.joinPath(media, 'batchResults.css'));
-    const csp = pageCsp(webview.cspSource, nonce);
-    return `<!DOCTYPE html>
-<html lang="${escapeHtml(vscode.env.language)}">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${css.toString()}">
-<title>${escapeHtml(title)}</title>
-</head>
-<body>
-<main id="root" aria-live="polite"><p>${escapeHtml(vscode.l10n.t('Loading…'))}</p></main>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+    return pageHtml({
+      cspSource: webview.cspSource,
+      language: vscode.env.language,
+      title,
+      styles: [webview.asWebviewUri(vscode.Uri.joinPath(media, 'batchResults.css')).toString()],
+      script: webview.asWebviewUri(vscode.Uri.joinPath(media, 'dist', 'batchResults.js')).toString(),
+      loading: vscode.l10n.t('Loading…'),
+    });
   }
 }
 

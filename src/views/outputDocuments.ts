@@ -1,8 +1,9 @@
 // Read-only virtual documents of run outputs (scheme `crew-run`), for Open Output in Editor, task
 // rows and Compare Output with Another Run:
-//   crew-run:/<runId>/output.md     the final output (a JSON result inside a ```json fence)
-//   crew-run:/<runId>/output.json   the final output as JSON (a Markdown output as a JSON string)
-//   crew-run:/<runId>/task-<n>.md   the n-th task output (1-based)
+//   crew-run:/<runId>/<run> · output.md     the final output (a JSON result inside a ```json fence)
+//   crew-run:/<runId>/<run> · output.json   the final output as JSON (a Markdown output as a JSON string)
+//   crew-run:/<runId>/<run> · task-<n>.md   the n-th task output (1-based)
+// `<run>` (the run's label, as a file name) is there for the tab title only; the id finds the run.
 // Open documents follow the run: onDidChange fires when the run changes and the text differs.
 
 import * as vscode from 'vscode';
@@ -10,6 +11,7 @@ import type { FinalOutput } from '../api/types';
 import type { RunDetails, RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { stateLabel } from './format';
+import { safeFileName } from '../util/fileName';
 
 export const OUTPUT_SCHEME = 'crew-run';
 
@@ -25,7 +27,7 @@ export function parseOutputUri(uri: vscode.Uri): OutputAddress | undefined {
   if (uri.scheme !== OUTPUT_SCHEME) {
     return undefined;
   }
-  const m = /^\/([^/]+)\/(?:output\.(md|json)|task-(\d+)\.md)$/.exec(uri.path);
+  const m = /^\/([^/]+)\/(?:[^/]* · )?(?:output\.(md|json)|task-(\d+)\.md)$/.exec(uri.path);
   if (!m) {
     return undefined;
   }
@@ -36,9 +38,11 @@ export function parseOutputUri(uri: vscode.Uri): OutputAddress | undefined {
   return n >= 1 ? { runId: m[1], part: { kind: 'task', index: n - 1 } } : undefined;
 }
 
-export function outputUri(runId: string, part: OutputPart): vscode.Uri {
+/** `runLabel` names the run in the tab title (several runs' outputs open at once look alike otherwise). */
+export function outputUri(runId: string, part: OutputPart, runLabel?: string): vscode.Uri {
   const name = part.kind === 'output' ? `output.${part.format}` : `task-${part.index + 1}.md`;
-  return vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: `/${runId}/${name}` });
+  const prefix = runLabel === undefined ? '' : `${safeFileName(runLabel).replace(/ · /g, ' - ')} · `;
+  return vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: `/${runId}/${prefix}${name}` });
 }
 
 /** The final output as Markdown text (a JSON result fenced). */
@@ -78,13 +82,13 @@ export class RunOutputDocuments implements vscode.TextDocumentContentProvider, v
   }
 
   uri(runId: string, part: OutputPart): vscode.Uri {
-    return outputUri(runId, part);
+    return outputUri(runId, part, this.runs.get(runId)?.label);
   }
 
   /** The document to show a run's final output in: JSON for a JSON result, else Markdown. */
   async finalOutputUri(runId: string): Promise<vscode.Uri> {
     const details = await this.runs.readDetails(runId);
-    return outputUri(runId, { kind: 'output', format: details.finalOutput?.kind === 'json' ? 'json' : 'md' });
+    return this.uri(runId, { kind: 'output', format: details.finalOutput?.kind === 'json' ? 'json' : 'md' });
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {

@@ -2,29 +2,18 @@
 // that only small `update` patches follow the run store's changes. Long outputs travel in segments
 // on request. Every message from the page is validated before anything is done with it.
 
-import { randomBytes } from 'node:crypto';
-import { inertLine } from '../util/inertText';
 import * as vscode from 'vscode';
-import { escapeHtml, pageCsp } from './webviewPage';
+import { inertLine } from '../util/inertText';
 import type { Logger, RunDetails, RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { stateLabel } from './format';
-import {
-  buildView,
-  diffViews,
-  type HostMessage,
-  isSafeLink,
-  type OutputTarget,
-  type PageMessage,
-  type PageReport,
-  type PageStrings,
-  parsePageMessage,
-  RAW_MAX,
-  type RunView,
-  segmentContent,
-  SegmentCache,
-} from './webview/protocol';
 import { showStatusMessage } from './notify';
+import { escapeHtml, pageHtml } from './webviewPage';
+import { type HostMessage, isSafeLink, type PageMessage, type PageReport, parsePageMessage } from './webview/messages';
+import { pageStrings } from './webview/pageStrings';
+import { SegmentCache, segmentContent, SEGMENTS_PER_REQUEST } from './webview/segments';
+import { buildView, type OutputTarget, RAW_MAX, type RunView } from './webview/viewModel';
+import { diffViews } from './webview/viewPatch';
 
 export const RUN_VIEW_TYPE = 'crewRuns.run';
 
@@ -36,19 +25,19 @@ export interface RunPanelDeps {
   ready?: PromiseLike<unknown>;
 }
 
-export interface RunPanelInspection {
-  html: string;
-  sentMessages: number;
-  lastMessageBytes: number;
-  maxMessageBytes: number;
-  pageReport?: PageReport;
-  /** Reports received from the page so far. */
-  reports: number;
-  /** Full `init` messages sent (one per page load: open, reveal after hidden, restore). */
-  inits: number;
+/** A panel as an observer sees it (see runPanelProbe.ts, test hooks only). */
+export interface ObservedPanel {
+  readonly panel: vscode.WebviewPanel;
   /** The page has said `ready` and been sent its `init`. */
-  ready: boolean;
-  visible: boolean;
+  ready(): boolean;
+  send(message: HostMessage): void;
+}
+
+/** Told what each panel sends and hears. Set only under CREW_RUNS_TEST_HOOKS: the page then reports every render. */
+export interface RunPanelObserver {
+  attached(runId: string, panel: ObservedPanel): void;
+  posted(runId: string, message: HostMessage, bytes: number): void;
+  reported(runId: string, report: PageReport): void;
 }
 
 interface PanelEntry {
@@ -64,12 +53,6 @@ interface PanelEntry {
   dirty: boolean;
   busy: boolean;
   disposed: boolean;
-  sentMessages: number;
-  lastMessageBytes: number;
-  maxMessageBytes: number;
-  reports: number;
-  inits: number;
-  pageReport?: PageReport;
   disposables: vscode.Disposable[];
 }
 
@@ -77,6 +60,7 @@ export class RunPanelManager implements vscode.Disposable {
   private readonly entries = new Map<string, PanelEntry>();
   private readonly segments = new SegmentCache();
   private readonly disposables: vscode.Disposable[] = [];
+  private observer?: RunPanelObserver;
   private readonly visibleRunsEmitter = new vscode.EventEmitter<void>();
   /** A run view was shown, hidden, opened or closed (see visibleRunIds; the poller's viewed runs). */
   readonly onDidChangeVisibleRuns = this.visibleRunsEmitter.event;
@@ -119,7 +103,7 @@ export class RunPanelManager implements vscode.Disposable {
   registerSerializer(): vscode.Disposable {
     const serializer = vscode.window.registerWebviewPanelSerializer(RUN_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
-        const runId = isObject(state) && typeof state.runId === 'string' ? state.runId : undefined;
+        const runId = typeof state === 'object' && state !== null && typeof (state as { runId?: unknown }).runId === 'string' ? (state as { runId: string }).runId : undefined;
         await Promise.resolve(this.deps.ready).catch(() => undefined);
         if (runId && this.entries.has(runId)) {
           panel.dispose(); // Already open elsewhere.
@@ -156,38 +140,9 @@ export class RunPanelManager implements vscode.Disposable {
     return this.entries.has(runId);
   }
 
-  /** Test hook. */
-  inspect(runId: string): RunPanelInspection | undefined {
-    const entry = this.entries.get(runId);
-    if (!entry) {
-      return undefined;
-    }
-    return {
-      html: entry.panel.webview.html,
-      sentMessages: entry.sentMessages,
-      lastMessageBytes: entry.lastMessageBytes,
-      maxMessageBytes: entry.maxMessageBytes,
-      pageReport: entry.pageReport,
-      reports: entry.reports,
-      inits: entry.inits,
-      ready: entry.ready && !entry.needInit,
-      visible: entry.panel.visible,
-    };
-  }
-
-  /** Renders the whole final output in the run's panel (as its Show All button does). */
-  showAll(runId: string): boolean {
-    const entry = this.entries.get(runId);
-    if (!entry?.ready) {
-      return false;
-    }
-    this.post(entry, { type: 'showAll' });
-    return true;
-  }
-
-  /** Test hook: closes a run's panel. */
-  close(runId: string): void {
-    this.entries.get(runId)?.panel.dispose();
+  /** Test hooks only: see RunPanelObserver. */
+  observe(observer: RunPanelObserver): void {
+    this.observer = observer;
   }
 
   dispose(): void {
@@ -209,21 +164,7 @@ export class RunPanelManager implements vscode.Disposable {
 
   private attach(panel: vscode.WebviewPanel, runId: string): void {
     const record = this.deps.runs.get(runId);
-    const entry: PanelEntry = {
-      runId,
-      panel,
-      ready: false,
-      needInit: true,
-      dirty: false,
-      busy: false,
-      disposed: false,
-      sentMessages: 0,
-      lastMessageBytes: 0,
-      maxMessageBytes: 0,
-      reports: 0,
-      inits: 0,
-      disposables: [],
-    };
+    const entry: PanelEntry = { runId, panel, ready: false, needInit: true, dirty: false, busy: false, disposed: false, disposables: [] };
     this.entries.set(runId, entry);
     panel.webview.options = this.webviewOptions();
     if (record) {
@@ -245,42 +186,32 @@ export class RunPanelManager implements vscode.Disposable {
         this.visibleRunsEmitter.fire();
       }),
     );
+    this.observer?.attached(runId, { panel, ready: () => entry.ready && !entry.needInit, send: (m) => this.post(entry, m) });
     this.visibleRunsEmitter.fire();
     panel.webview.html = this.html(panel.webview, runId, record ? panelTitle(record) : runId);
   }
 
   private html(webview: vscode.Webview, runId: string, title: string): string {
-    const nonce = randomBytes(16).toString('hex');
     const media = vscode.Uri.joinPath(this.deps.extensionUri, 'media');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'dist', 'runView.js'));
-    const css = webview.asWebviewUri(vscode.Uri.joinPath(media, 'runView.css'));
-    const codicons = webview.asWebviewUri(vscode.Uri.joinPath(media, 'dist', 'codicons', 'codicon.css'));
-    const csp = pageCsp(webview.cspSource, nonce);
-    return `<!DOCTYPE html>
-<html lang="${escapeHtml(vscode.env.language)}">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${codicons.toString()}">
-<link rel="stylesheet" href="${css.toString()}">
-<title>${escapeHtml(title)}</title>
-</head>
-<body data-run-id="${escapeHtml(runId)}">
-<main id="root" aria-live="polite"><p>${escapeHtml(vscode.l10n.t('Loading…'))}</p></main>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+    const uri = (...path: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(media, ...path)).toString();
+    return pageHtml({
+      cspSource: webview.cspSource,
+      language: vscode.env.language,
+      title,
+      styles: [uri('dist', 'codicons', 'codicon.css'), uri('runView.css')],
+      script: uri('dist', 'runView.js'),
+      loading: vscode.l10n.t('Loading…'),
+      data: { 'run-id': runId },
+    });
   }
 
   private post(entry: PanelEntry, message: HostMessage): void {
     if (entry.disposed) {
       return;
     }
-    const bytes = Buffer.byteLength(JSON.stringify(message));
-    entry.sentMessages++;
-    entry.lastMessageBytes = bytes;
-    entry.maxMessageBytes = Math.max(entry.maxMessageBytes, bytes);
+    if (this.observer) {
+      this.observer.posted(entry.runId, message, Buffer.byteLength(JSON.stringify(message)));
+    }
     void entry.panel.webview.postMessage(message).then(undefined, (e: unknown) => {
       this.deps.log.warn(`Run view ${entry.runId}: cannot post a message (${String(e)}).`);
     });
@@ -326,8 +257,8 @@ export class RunPanelManager implements vscode.Disposable {
     }
     if (entry.needInit || !entry.view) {
       entry.needInit = false;
-      entry.inits++;
-      this.post(entry, { type: 'init', strings: pageStrings(), view: next, now: Date.now() });
+      const strings = pageStrings(vscode.l10n.t, stateLabel);
+      this.post(entry, { type: 'init', strings, view: next, now: Date.now(), probe: this.observer !== undefined });
     } else {
       const patch = diffViews(entry.view, next);
       if (patch) {
@@ -356,8 +287,7 @@ export class RunPanelManager implements vscode.Disposable {
         this.schedule(entry);
         return;
       case 'rendered':
-        entry.reports++;
-        entry.pageReport = message.report;
+        this.observer?.reported(entry.runId, message.report);
         return;
       case 'action':
         if (message.action === 'copyKickoffId') {
@@ -382,7 +312,7 @@ export class RunPanelManager implements vscode.Disposable {
         }
         return;
       case 'loadMore':
-        this.sendSegment(entry, message.target, message.key, message.segment);
+        this.sendSegments(entry, message.target, message.key, message.segment);
         return;
       case 'requestRaw':
         this.sendRaw(entry);
@@ -390,34 +320,26 @@ export class RunPanelManager implements vscode.Disposable {
     }
   }
 
-  private sendSegment(entry: PanelEntry, target: OutputTarget, key: string, segment: number): void {
+  /** Sends SEGMENTS_PER_REQUEST segments from `first` on, so the page renders one while the next are on their way. */
+  private sendSegments(entry: PanelEntry, target: OutputTarget, key: string, first: number): void {
     const details = entry.details;
     if (!details || !entry.ready) {
       return;
     }
-    let text: string | undefined;
-    let kind: 'markdown' | 'json' = 'markdown';
-    if (target === 'final') {
-      text = details.finalOutput?.text;
-      kind = details.finalOutput?.kind === 'json' ? 'json' : 'markdown';
-    } else {
-      text = details.tasks[target]?.output;
-    }
+    const final = target === 'final';
+    const text = final ? details.finalOutput?.text : details.tasks[target]?.output;
     if (typeof text !== 'string') {
       return;
     }
-    const cut = this.segments.get(text, kind);
-    if (cut.key !== key || segment >= cut.segments.length) {
+    const cut = this.segments.get(text, final && details.finalOutput?.kind === 'json' ? 'json' : 'markdown');
+    if (cut.key !== key) {
       return; // Stale request: the output changed and the page is being told.
     }
-    this.post(entry, {
-      type: 'outputChunk',
-      target,
-      key,
-      segment,
-      text: segmentContent(text, cut.segments[segment]),
-      last: segment === cut.segments.length - 1,
-    });
+    const end = Math.min(cut.segments.length, first + SEGMENTS_PER_REQUEST);
+    for (let segment = first; segment < end; segment++) {
+      const last = segment === cut.segments.length - 1;
+      this.post(entry, { type: 'outputChunk', target, key, segment, text: segmentContent(text, cut.segments[segment]), last });
+    }
   }
 
   private sendRaw(entry: PanelEntry): void {
@@ -438,87 +360,6 @@ export function panelTitle(record: Pick<RunRecord, 'crewName' | 'label'>): strin
   return inertLine(`${record.crewName}: ${record.label}`);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
 function staticPage(text: string): string {
   return `<!DOCTYPE html><html><head><meta charset="UTF-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none';"></head><body><p>${escapeHtml(text)}</p></body></html>`;
-}
-
-/** The page's strings, translated here (the page has no l10n of its own). */
-export function pageStrings(): PageStrings {
-  const t = vscode.l10n.t;
-  return {
-    kickoffId: t('Kickoff ID'),
-    previousKickoffIds: t('Earlier kickoff IDs: {0}'),
-    copyKickoffId: t('Copy kickoff ID'),
-    inputs: t('Inputs'),
-    noInputs: t('No inputs.'),
-    elapsed: t('Elapsed {0}'),
-    took: t('Took {0}'),
-    progress: t('Progress'),
-    progressTasksOf: t('{0} of {1} tasks done'),
-    progressStepsOf: t('{0} of {1} steps done'),
-    progressTaskN: t('Task {0}'),
-    progressStepN: t('Step {0}'),
-    currentTask: t('Current task'),
-    currentAgent: t('Agent'),
-    latestStep: t('Latest agent step'),
-    stepThought: t('Thought'),
-    stepAction: t('Action'),
-    stepTool: t('Tool'),
-    stepToolInput: t('Tool input'),
-    stepResult: t('Result'),
-    timeline: t('Timeline'),
-    tasks: t('Task outputs'),
-    tasksHidden: t('{0} more tasks are not shown here; the raw status JSON has what the crew sent.'),
-    usageHidden: t('{0} more usage figures are not shown.'),
-    taskAttempt: t('attempt {0}'),
-    taskAgent: t('by {0}'),
-    taskTime: t('{0}s'),
-    emptyOutput: t('(empty output)'),
-    output: t('Output'),
-    noOutputYet: t('No output yet.'),
-    copyJson: t('Copy JSON'),
-    showingPart: t('Showing {0} of {1} characters.'),
-    showAll: t('Show All'),
-    rendering: t('Rendering… {0}%'),
-    error: t('Error'),
-    usage: t('Token usage'),
-    feedbackRounds: t('Feedback rounds'),
-    approved: t('Approved'),
-    sentBack: t('Sent back with feedback'),
-    reviewedOutput: t('Reviewed output'),
-    feedbackTaskId: t('task {0}'),
-    awaitingFeedback: t('This run is waiting for your feedback.'),
-    awaitingFeedbackOn: t('This run is waiting for your feedback on “{0}”.'),
-    feedbackInferred: t('(The service stopped listing the run, so it is probably waiting for feedback.)'),
-    raw: t('Raw status JSON'),
-    rawTruncated: t('Showing the first {0} of {1} characters.'),
-    noRaw: t('No status received yet.'),
-    loading: t('Loading…'),
-    actions: t('Run actions'),
-    copyOutput: t('Copy Output'),
-    saveOutputAs: t('Save Output As…'),
-    openOutputInEditor: t('Open Output in Editor'),
-    compareOutput: t('Compare with Another Run'),
-    runAgain: t('Run Again'),
-    giveFeedback: t('Give Feedback'),
-    removed: t('This run is no longer in the history.'),
-    notWatching: t('Not watching: {0}.'),
-    'stop.deadline': t('the watch time ran out (the run may still be going)'),
-    'stop.user': t('you stopped watching'),
-    'stop.expired': t('the service no longer knows this run'),
-    'stop.unauthorized': t('the token was refused'),
-    'stop.noToken': t('no token is stored for this crew'),
-    'state.queued': stateLabel('queued'),
-    'state.running': stateLabel('running'),
-    'state.awaitingFeedback': stateLabel('awaitingFeedback'),
-    'state.succeeded': stateLabel('succeeded'),
-    'state.failed': stateLabel('failed'),
-    'state.cancelled': stateLabel('cancelled'),
-    'state.notFound': stateLabel('notFound'),
-    'state.unknown': stateLabel('unknown'),
-  };
 }

@@ -1,5 +1,6 @@
-// What every webview page's HTML shell shares: its Content Security Policy and HTML escaping.
-// Pure: no `vscode` here.
+// What every webview page's HTML shell shares: its Content Security Policy, HTML escaping and the page
+// itself (head, a loading note, one nonce script). Pure: no `vscode` here (the hosts pass URIs in).
+import { randomBytes } from 'node:crypto';
 
 /** Scripts only by nonce, styles and fonts only from the extension; no <base> can redirect relative URLs
  *  and no form can post anywhere, whatever the page ends up holding. */
@@ -16,4 +17,41 @@ export function pageCsp(cspSource: string, nonce: string): string {
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export interface PageShell {
+  /** The webview's `cspSource`. */
+  cspSource: string;
+  /** `vscode.env.language`. */
+  language: string;
+  title: string;
+  /** Stylesheet URIs (webview URIs as strings), in order. */
+  styles: string[];
+  script: string;
+  /** Shown until the script has built the page. */
+  loading: string;
+  /** `data-*` attributes of <body> (names without the prefix). */
+  data?: Record<string, string>;
+}
+
+/** The whole HTML of a page: a fresh nonce each time, so a reloaded page never reuses one. */
+export function pageHtml(shell: PageShell): string {
+  const nonce = randomBytes(16).toString('hex');
+  const data = Object.entries(shell.data ?? {})
+    .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
+    .join('');
+  return `<!DOCTYPE html>
+<html lang="${escapeHtml(shell.language)}">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${pageCsp(shell.cspSource, nonce)}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+${shell.styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('\n')}
+<title>${escapeHtml(shell.title)}</title>
+</head>
+<body${data}>
+<main id="root" aria-live="polite"><p>${escapeHtml(shell.loading)}</p></main>
+<script nonce="${nonce}" src="${escapeHtml(shell.script)}"></script>
+</body>
+</html>`;
 }

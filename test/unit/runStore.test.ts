@@ -103,7 +103,8 @@ describe('RunStore', () => {
     assert.equal(record.finishedAt, clock.now());
     assert.equal(record.currentTask, undefined);
     const details = await store.readDetails(run.id);
-    assert.deepEqual(details.history.map((h) => h.state), ['queued', 'running', 'succeeded']);
+    // A state change, and a task change (for the run view's timeline), each once.
+    assert.deepEqual(details.history.map((h) => (h.task ? `task ${h.task}` : h.state)), ['queued', 'running', 'task write', 'succeeded']);
     assert.equal(details.finalOutput?.text, '# Report');
     assert.deepEqual(details.tasks.map((t) => t.output), ['Notes']);
     assert.equal(JSON.stringify(kv.get(DEFAULT_INDEX_KEY)).includes('Notes'), false, 'outputs stay out of the index');

@@ -16,6 +16,15 @@ describe('run view markdown', () => {
     assert.match(html, /<code class="language-js">let a = 1 &lt; 2;/);
   });
 
+  it('renders task lists as boxes that cannot be clicked (no <input>, no brackets)', () => {
+    const html = md.render('- [ ] Buy hay\n- [x] Feed the **llamas**\n- not a task [ ] here\n\n[ ] not in a list\n');
+    assert.doesNotMatch(html, /<input/);
+    assert.match(html, /<li class="task-list-item"><span class="task-checkbox" role="checkbox" aria-checked="false" aria-disabled="true">☐<\/span> Buy hay<\/li>/);
+    assert.match(html, /aria-checked="true" aria-disabled="true">☑<\/span> Feed the <strong>llamas<\/strong>/);
+    assert.match(html, /<li>not a task \[ \] here<\/li>/);
+    assert.match(html, /<p>\[ \] not in a list<\/p>/);
+  });
+
   it('escapes raw HTML instead of rendering it', () => {
     const corpus = [
       '<script>alert(1)</script>',

@@ -1,22 +1,9 @@
 import * as assert from 'node:assert/strict';
 import type { RunDetails, RunRecord } from '../../src/runs/model';
-import {
-  applyPatch,
-  buildView,
-  diffViews,
-  FIELD_MAX,
-  FINAL_PREVIEW,
-  isSafeLink,
-  MAX_SHOWN_TASKS,
-  MAX_SHOWN_USAGE,
-  outputView,
-  parsePageMessage,
-  type RunView,
-  SegmentCache,
-  segmentContent,
-  segmentText,
-  textKey,
-} from '../../src/views/webview/protocol';
+import { isSafeLink, parsePageMessage } from '../../src/views/webview/messages';
+import { SegmentCache, segmentContent, segmentText, textKey } from '../../src/views/webview/segments';
+import { buildView, FIELD_MAX, FINAL_PREVIEW, MAX_SHOWN_TASKS, MAX_SHOWN_USAGE, outputView, type RunView } from '../../src/views/webview/viewModel';
+import { applyPatch, diffViews } from '../../src/views/webview/viewPatch';
 import { manyUsageKeys } from '../fixtures/hostileCorpus';
 
 function record(over: Partial<RunRecord> = {}): RunRecord {
@@ -104,6 +91,7 @@ describe('run view protocol: parsePageMessage', () => {
       links: 0,
       unsafeLinks: 0,
       renderMs: 3,
+      longestTaskMs: 0,
       messagesHandled: 1,
     };
     const parsed = parsePageMessage({ type: 'rendered', report: { ...report, injected: '<b>' } });
@@ -225,6 +213,47 @@ describe('run view protocol: outputView', () => {
     assert.notEqual(textKey('a'.repeat(10_000)), textKey('a'.repeat(9_999) + 'b'));
     assert.notEqual(textKey('abc'), textKey('abd'));
     assert.equal(textKey('same'), textKey('same'));
+  });
+
+  it('keys change with any same-length edit, also between places a sample would look at', () => {
+    const text = `_ALPHA123_ report\n\n${'Llamas hum to each other.\n\n'.repeat(2000)}`;
+    const key = textKey(text);
+    for (const at of [1, 5, 11, 2_000, 20_001, text.length - 100]) {
+      const edited = `${text.slice(0, at)}${text[at] === 'Z' ? 'Y' : 'Z'}${text.slice(at + 1)}`;
+      assert.equal(edited.length, text.length);
+      assert.notEqual(textKey(edited), key, `an edit at ${at}`);
+    }
+  });
+});
+
+describe('run view model: what the page says in plain words', () => {
+  const cache = new SegmentCache();
+
+  it('drops the "Thought:" CrewAI puts before a thought (the page labels it)', () => {
+    const snapshot = { state: 'running' as const, tasks: [], raw: {}, lastStep: { thought: 'Thought: I should look up llamas', tool: 'search' } };
+    const view = buildView(record({ state: 'running' }), details({ lastSnapshot: snapshot }), cache);
+    assert.equal(view.summary.lastStep?.thought, 'I should look up llamas');
+    assert.equal(view.summary.lastStep?.tool, 'search');
+  });
+
+  it('names the reviewed task of a feedback round by its name when a task has that id', () => {
+    const d = details({
+      tasks: [{ name: 'Research llamas', output: 'Notes', taskId: 'task-7f3a' }],
+      feedbackRounds: [
+        { at: 2000, approve: false, feedback: 'More', taskId: 'task-7f3a' },
+        { at: 3000, approve: true, feedback: '', taskId: 'unknown-id' },
+      ],
+    });
+    const view = buildView(record(), d, cache);
+    assert.equal(view.feedbackRounds[0].taskName, 'Research llamas');
+    assert.equal(view.feedbackRounds[1].taskName, undefined);
+    assert.equal(view.feedbackRounds[1].taskId, 'unknown-id');
+  });
+
+  it('carries task changes of the timeline', () => {
+    const d = details({ history: [{ state: 'queued', at: 1000 }, { state: 'running', at: 2000 }, { state: 'running', at: 3000, task: 'Write the report' }] });
+    const view = buildView(record({ state: 'running' }), d, cache);
+    assert.deepEqual(view.history.map((h) => h.task ?? h.state), ['queued', 'running', 'Write the report']);
   });
 });
 

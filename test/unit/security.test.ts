@@ -15,7 +15,7 @@ import { inputsFromJson } from '../../src/crews/inputPresets';
 import { checkToken } from '../../src/crews/tokenRules';
 import { safeFileName } from '../../src/util/fileName';
 import { createMarkdown, validateLink } from '../../src/views/webview/markdown';
-import { isSafeLink } from '../../src/views/webview/protocol';
+import { isSafeLink } from '../../src/views/webview/messages';
 import { BAD_CREW_URLS, deepArrayText, drippingBody, deepJsonText, deepMarkdown, invalidUtf8StatusBody, XSS_CORPUS, XSS_MARKER, XSS_PAYLOADS } from '../fixtures/hostileCorpus';
 
 const CANARY = 'CANARYunit9d41e7b2c6a8f305';

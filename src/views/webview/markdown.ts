@@ -4,9 +4,11 @@
 // - Links: only absolute http(s) URLs become links (validateLink); anything else stays text.
 //   Every link carries its URL as a title; the page turns clicks into a message to the host.
 // - No images: an image would load from the network (and the CSP forbids it anyway).
+// - Task lists (`- [ ] item`, `- [x] item`): a box that shows the state and cannot be clicked (a span
+//   with role="checkbox", never an <input>).
 
 import MarkdownIt from 'markdown-it';
-import { isSafeLink } from './protocol';
+import { isSafeLink } from './messages';
 
 export function validateLink(url: string): boolean {
   return isSafeLink(url);
@@ -16,6 +18,26 @@ export function createMarkdown() {
   const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
   md.validateLink = validateLink;
   md.disable('image');
+  md.core.ruler.after('inline', 'task_lists', (state) => {
+    const tokens = state.tokens;
+    for (let i = 2; i < tokens.length; i++) {
+      const inline = tokens[i];
+      const first = inline.children?.[0];
+      const match = inline.type === 'inline' && tokens[i - 1].type === 'paragraph_open' && tokens[i - 2].type === 'list_item_open' && first?.type === 'text' ? /^\[([ xX])\]\s+/.exec(first.content) : null;
+      if (!match || !first || !inline.children) {
+        continue;
+      }
+      first.content = first.content.slice(match[0].length);
+      const box = new state.Token('task_checkbox', 'span', 0);
+      box.meta = { checked: match[1] !== ' ' };
+      inline.children.unshift(box);
+      tokens[i - 2].attrJoin('class', 'task-list-item');
+    }
+  });
+  md.renderer.rules.task_checkbox = (tokens, idx) => {
+    const checked = (tokens[idx].meta as { checked: boolean }).checked;
+    return `<span class="task-checkbox${checked ? ' checked' : ''}" role="checkbox" aria-checked="${checked}" aria-disabled="true">${checked ? '☑' : '☐'}</span> `;
+  };
   const defaultLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
   md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
     const token = tokens[idx];

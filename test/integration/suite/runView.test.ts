@@ -2,51 +2,25 @@
 // untrusted output inert, stays responsive with a 5 MB output, and its actions work.
 //
 // Runs are driven through the store (api.runs.add / applySnapshot with normalised hand-made bodies),
-// so no network is involved. The panels come from the test API (api.panels); until the extension
-// exposes them, the suite builds its own manager and registers the run view commands itself.
+// so no network is involved. The panels are seen through the test API's probe (api.panels).
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { normaliseStatus } from '../../../src/api/normalize';
 import type { RunRecord } from '../../../src/runs/model';
-import type { RunStore } from '../../../src/runs/runStore';
-import { registerRunViewCommands } from '../../../src/commands/runViewCommands';
-import { RunOutputDocuments } from '../../../src/views/outputDocuments';
-import { RunPanelManager } from '../../../src/views/runPanel';
-import type { PageReport } from '../../../src/views/webview/protocol';
-import { executeCommand, getExtension, getExtensionApi, ui, waitFor } from '../helpers';
-import { pickInQuickInput, waitForQuickInput } from './support/kit';
-
-interface Api {
-  runs: RunStore;
-  panels?: RunPanelManager;
-}
+import type { PageReport } from '../../../src/views/webview/messages';
+import { executeCommand, ui, waitFor } from '../helpers';
+import { type Api, pickInQuickInput, testApi, waitForQuickInput } from './support/kit';
 
 /** A loopback address nothing listens on: if the poller tries it, it fails fast and locally. */
 const CREW_URL = 'http://127.0.0.1:9';
 const CREW_NAME = 'Run view test crew';
 
-const fallback: vscode.Disposable[] = [];
 let api: Api;
-let panels: RunPanelManager;
+let panels: Api['panels'];
 
 async function setUp(): Promise<void> {
-  const exported = await getExtensionApi<Api | undefined>();
-  assert.ok(exported?.runs, 'the test API exposes the run store (CREW_RUNS_TEST_HOOKS=1)');
-  api = exported;
-  if (api.panels) {
-    panels = api.panels;
-    return;
-  }
-  // Not wired into the extension yet: the same classes, built here.
-  const log = { info: () => undefined, warn: (m: string) => console.log(`      [run view] ${m}`), error: (m: string) => console.log(`      [run view] ${m}`) };
-  panels = new RunPanelManager({ extensionUri: getExtension().extensionUri, runs: api.runs, log });
-  const documents = new RunOutputDocuments(api.runs);
-  fallback.push(panels, documents, documents.register());
-  const registered = new Set(await vscode.commands.getCommands(true));
-  if (!registered.has('crewRuns.openRun')) {
-    fallback.push(...registerRunViewCommands({ runs: api.runs, log }, panels, documents));
-  }
-  console.log('      (api.panels missing: the suite built its own RunPanelManager)');
+  api = await testApi();
+  panels = api.panels;
 }
 
 async function newRun(label: string): Promise<RunRecord> {
@@ -107,10 +81,6 @@ describe('Run view', function () {
   this.timeout(120_000);
 
   before(setUp);
-
-  after(() => {
-    vscode.Disposable.from(...fallback.splice(0)).dispose();
-  });
 
   afterEach(async () => {
     await executeCommand('workbench.action.closeAllEditors');
@@ -236,7 +206,7 @@ describe('Run view', function () {
     assert.strictEqual(await vscode.env.clipboard.readText(), output);
 
     await executeCommand('crewRuns.openTaskOutput', { runId: run.id, index: 0 });
-    const task = await waitFor(() => vscode.window.activeTextEditor?.document.uri.path.endsWith('/task-1.md') && vscode.window.activeTextEditor, { message: 'the task document' });
+    const task = await waitFor(() => vscode.window.activeTextEditor?.document.uri.path.endsWith(' · task-1.md') && vscode.window.activeTextEditor, { message: 'the task document' });
     assert.strictEqual(task.document.getText(), 'Task one output.');
 
     if (ui.available()) {
@@ -248,8 +218,9 @@ describe('Run view', function () {
         const active = vscode.window.tabGroups.activeTabGroup.activeTab;
         return active?.input instanceof vscode.TabInputTextDiff ? active.input : undefined;
       }, { message: 'a diff editor' });
-      assert.strictEqual(tab.original.path, `/${first.id}/output.md`);
-      assert.strictEqual(tab.modified.path, `/${run.id}/output.md`);
+      // The run compared (picked first) on the left.
+      assert.strictEqual(tab.original.path, `/${run.id}/actions-b · output.md`);
+      assert.strictEqual(tab.modified.path, `/${first.id}/actions-a · output.md`);
     }
   });
 

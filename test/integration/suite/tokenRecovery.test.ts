@@ -7,12 +7,13 @@
 import * as assert from 'assert';
 import type { CrewConfig, Simulator, TaskConfig } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
-import { executeCommand, holdsFor, readLog, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, holdsFor, readLog, showCrewRunsView, ui, waitFor } from '../helpers';
 import {
   answerModal,
   type Api,
   clearNotifications,
   closeQuickInput,
+  crewRow,
   flatRows,
   pressInQuickInput,
   removeAllCrews,
@@ -86,7 +87,7 @@ describe('Token recovery', function () {
     for (const served of sim.crews) {
       names[served.id] = `Tok ${served.name}`;
       urls[served.id] = served.url;
-      await executeCommand('crewRuns.addCrew', { url: served.url, name: names[served.id], token: served.orgToken });
+      await addCrewWithToken({ url: served.url, name: names[served.id], token: served.orgToken });
     }
     await showCrewRunsView();
     await clearNotifications();
@@ -140,7 +141,11 @@ describe('Token recovery', function () {
     await waitForQuickInput('Paste the token');
     await typeInQuickInput(ROTATED, { enter: true });
     await done;
-    await waitForCrewDescription(api, urls.paused, 'ready');
+    // Ready again: the row says so, or (once its paused runs are watched again) what they do.
+    await waitFor(async () => /^(ready|\d+ running)/.test((await crewRow(api, urls.paused))?.description ?? '') || undefined, {
+      message: 'the crew row ready again',
+      timeoutMs: 30_000,
+    });
 
     await waitFor(() => [first, second].every((id) => api.runs.get(id)?.watching), { message: 'every paused run watched again', timeoutMs: 20_000 }).catch((error: Error) => {
       throw new Error(`${error.message}: ${describeRun(first)}, ${describeRun(second)}`);

@@ -1,0 +1,159 @@
+// Runs INSIDE the VS Code extension host (the bench harness's last round): the run view with a 5 MB
+// output (first screen, Show All, the page's longest task), update sizes while a run progresses, and
+// the batch results view of 500 rows. Each figure has a reference measured here, in the same host.
+import { performance } from 'perf_hooks';
+import * as vscode from 'vscode';
+import { normaliseStatus } from '../../src/api/normalize';
+import type { CrewRunsTestApi } from '../../src/testApi';
+import { createMarkdown } from '../../src/views/webview/markdown';
+
+export interface ViewsBench {
+  openToRenderedMs: number;
+  /** Open Run → first screen of a 1 KB output: the webview's own cost, the reference. */
+  smallOpenToRenderedMs: number;
+  pageRenderMs: number;
+  previewChars: number;
+  showAllMs: number;
+  allChars: number;
+  /** The page's longest task while Show All rendered the rest (0: none over 50 ms). */
+  showAllLongestTaskMs: number;
+  /** markdown-it rendering the same 5 MB in the extension host, in one go: the machine's pace. */
+  markdownAllMs: number;
+  bigMaxMessageBytes: number;
+  updateSizes: number[];
+  updateMedianBytes: number;
+  updateMaxBytes: number;
+  liveMaxMessageBytes: number;
+  batchRows: number;
+  batchRenderMs: number;
+  batchOpenToRenderedMs: number;
+  smallBatchRows: number;
+  smallBatchRenderMs: number;
+}
+
+type WaitFor = <T>(check: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs?: number) => Promise<T>;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFor: WaitFor): Promise<ViewsBench> {
+  const panels = api.panels;
+  const report = (id: string) => panels.inspect(id)?.pageReport;
+  const closeAll = () => vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  const finished = async (name: string, result: string) => {
+    const run = await api.runs.add({ crewUrl, crewName: 'History crew', kickoffId: `${name}-${Date.now()}`, inputs: { topic: name } });
+    await api.runs.applySnapshot(run.id, normaliseStatus({ state: 'SUCCESS', status: null, result }));
+    await api.runs.flush();
+    return run;
+  };
+  const openTimed = async (runId: string) => {
+    const opened = performance.now();
+    await vscode.commands.executeCommand('crewRuns.openRun', { runId });
+    const first = await waitFor(() => (report(runId)?.hasFinalOutput ? report(runId) : undefined), 'the output rendered');
+    return { ms: performance.now() - opened, first };
+  };
+
+  // Reference: the same path with a 1 KB output.
+  const small = await finished('small', `# Small report\n\n${'A short finding. '.repeat(60)}`);
+  const smallOpen = await openTimed(small.id);
+  await closeAll();
+
+  // 5 MB final output: Open Run → the first screen; then Show All → every segment rendered.
+  const paragraph = 'The crew wrote a very long report. It has **bold** words, `code` and a [link](https://example.com/p).\n\n';
+  const text = `# Big report\n\n${paragraph.repeat(Math.ceil((5 * 1024 * 1024) / paragraph.length))}`;
+  const big = await finished('big', text);
+  const bigOpen = await openTimed(big.id);
+  const showAllStarted = performance.now();
+  panels.showAll(big.id);
+  let longestTask = 0;
+  const all = await waitFor(() => {
+    const r = report(big.id);
+    longestTask = Math.max(longestTask, r?.longestTaskMs ?? 0); // Each report carries the longest task since the previous one.
+    return r?.finalOutputComplete ? r : undefined;
+  }, 'all of the 5 MB output', 120_000);
+  const showAllMs = performance.now() - showAllStarted;
+  const bigInspect = panels.inspect(big.id)!;
+  await closeAll();
+  const mdStarted = performance.now();
+  createMarkdown().render(text);
+  const markdownAllMs = performance.now() - mdStarted;
+
+  // A run in progress: the size of each update message after the first full `init`.
+  const live = await api.runs.add({ crewUrl, crewName: 'History crew', kickoffId: `live-${Date.now()}`, inputs: { topic: 'live' } });
+  await api.runs.setWatching(live.id, false, 'user'); // driven here, not polled
+  await vscode.commands.executeCommand('crewRuns.openRun', { runId: live.id });
+  await waitFor(() => (report(live.id)?.stateText ? true : undefined), 'the live run page');
+  const taskOutput = (n: number) => `## Task ${n}\n\n${'Findings about llamas, with **some** markdown and a [link](https://example.com). '.repeat(20)}`;
+  const bodies: Record<string, unknown>[] = [];
+  const total = 5;
+  for (let done = 0; done < total; done++) {
+    const current = `task_${done}`;
+    const progress = { unit: 'task', completed: done, total, current, current_agent: `Agent ${done}` };
+    bodies.push({ state: 'RUNNING', status: 'Task is Running', progress });
+    bodies.push({ state: 'RUNNING', status: 'Task is Running', progress, last_step: { thought: `Thinking about step ${done}`, tool: 'search', tool_input: `llamas ${done}`, result: 'Llamas are camelids.' } });
+    bodies.push({
+      state: 'RUNNING',
+      status: 'Task is Running',
+      progress: { unit: 'task', completed: done + 1, total, current: `task_${done + 1}`, current_agent: `Agent ${done + 1}` },
+      last_executed_task: { name: current, description: `Task ${done}`, output: taskOutput(done), agent: `Agent ${done}` },
+    });
+  }
+  const sizes: number[] = [];
+  for (const body of bodies) {
+    const before = panels.inspect(live.id)!.sentMessages;
+    await api.runs.applySnapshot(live.id, normaliseStatus(body));
+    const sent = await waitFor(() => {
+      const i = panels.inspect(live.id)!;
+      return i.sentMessages > before ? i : undefined;
+    }, 'an update message', 10_000).catch(() => undefined);
+    if (sent) {
+      sizes.push(sent.lastMessageBytes);
+    }
+  }
+  const liveInspect = panels.inspect(live.id)!;
+  await closeAll();
+
+  const batch = async (rows: number) => {
+    const created = await api.batches.store.create({
+      crewUrl,
+      crewName: 'History crew',
+      source: `bench-${rows}.jsonl`,
+      inputNames: ['topic', 'audience'],
+      concurrency: 3,
+      // Ended rows: nothing for the runner to send.
+      rows: Array.from({ length: rows }, (_, index) => ({ index, inputs: { topic: `row ${index}`, audience: 'all' }, status: 'notSent' as const, note: 'made by the bench' })),
+    });
+    const opened = performance.now();
+    await vscode.commands.executeCommand('crewRuns.openBatchResults', { batchId: created.id });
+    const rendered = await waitFor(() => {
+      const r = api.batches.panels.inspect(created.id)?.report;
+      return r?.rowsRendered === rows ? r : undefined;
+    }, `the results view of ${rows} rows`, 60_000);
+    const openMs = performance.now() - opened;
+    await closeAll();
+    await api.batches.store.remove(created.id);
+    return { renderMs: rendered.renderMs, openMs };
+  };
+  const smallBatch = await batch(50);
+  const bigBatch = await batch(500);
+
+  return {
+    openToRenderedMs: bigOpen.ms,
+    smallOpenToRenderedMs: smallOpen.ms,
+    pageRenderMs: bigOpen.first.renderMs,
+    previewChars: bigOpen.first.finalOutputTextLength,
+    showAllMs,
+    allChars: all.finalOutputTextLength,
+    showAllLongestTaskMs: longestTask,
+    markdownAllMs,
+    bigMaxMessageBytes: bigInspect.maxMessageBytes,
+    updateSizes: sizes,
+    updateMedianBytes: median(sizes),
+    updateMaxBytes: Math.max(...sizes),
+    liveMaxMessageBytes: liveInspect.maxMessageBytes,
+    batchRows: 500,
+    batchRenderMs: bigBatch.renderMs,
+    batchOpenToRenderedMs: bigBatch.openMs,
+    smallBatchRows: 50,
+    smallBatchRenderMs: smallBatch.renderMs,
+  };
+}

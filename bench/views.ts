@@ -1,0 +1,70 @@
+// Items "5 Run view" and the batch results row of "6 Batches": the bench table's rows from what the
+// harness measured in VS Code (harness/viewsBench.ts). Same row shape as main.ts's rows.
+import type { ViewsBench } from './harness/viewsBench';
+import { round } from './lib/stats';
+
+const kb = (bytes: number) => round(bytes / 1024, 1);
+const ratio = (a: number, b: number) => (b > 0 ? round(a / b, 2) : undefined);
+
+export function viewBenchRows(v: ViewsBench) {
+  const item = '5 Run view';
+  return [
+    {
+      item,
+      figure: 'Open Run → first screen of a 5 MB final output',
+      value: round(v.openToRenderedMs, 0),
+      unit: 'ms',
+      target: '< 300 ms',
+      met: v.openToRenderedMs < 300,
+      reference: 'Open Run → first screen of a 1 KB output',
+      referenceValue: round(v.smallOpenToRenderedMs, 0),
+      ratio: ratio(v.openToRenderedMs, v.smallOpenToRenderedMs),
+      note: `${v.previewChars} characters on the first screen, the page's render ${v.pageRenderMs} ms; largest message ${kb(v.bigMaxMessageBytes)} KB`,
+    },
+    {
+      item,
+      figure: 'Show All: the rest of the 5 MB output rendered',
+      value: round(v.showAllMs, 0),
+      unit: 'ms',
+      target: '< 1500 ms',
+      met: v.showAllMs < 1500,
+      reference: 'markdown-it on the same 5 MB in the extension host, one go',
+      referenceValue: round(v.markdownAllMs, 0),
+      ratio: ratio(v.showAllMs, v.markdownAllMs),
+      note: `${v.allChars} characters of text rendered`,
+    },
+    {
+      item,
+      figure: "page's longest task while Show All renders (0: none over 50 ms)",
+      value: v.showAllLongestTaskMs,
+      unit: 'ms',
+      target: '< 100 ms',
+      met: v.showAllLongestTaskMs < 100,
+      reference: "the page's render of the first screen",
+      referenceValue: v.pageRenderMs,
+    },
+    {
+      item,
+      figure: `update message while a run progresses (median of ${v.updateSizes.length}; max ${kb(v.updateMaxBytes)} KB)`,
+      value: kb(v.updateMedianBytes),
+      unit: 'KB',
+      target: '< 5 KB',
+      met: v.updateMedianBytes < 5 * 1024 && v.updateMaxBytes < 5 * 1024,
+      reference: 'largest message of that run (init)',
+      referenceValue: kb(v.liveMaxMessageBytes),
+      ratio: ratio(v.updateMedianBytes, v.liveMaxMessageBytes),
+    },
+    {
+      item: '6 Batches',
+      figure: `results view of ${v.batchRows} rows rendered (the page's render)`,
+      value: round(v.batchRenderMs, 0),
+      unit: 'ms',
+      target: '< 300 ms',
+      met: v.batchRenderMs < 300,
+      reference: `results view of ${v.smallBatchRows} rows`,
+      referenceValue: round(v.smallBatchRenderMs, 0),
+      ratio: ratio(v.batchRenderMs, v.smallBatchRenderMs),
+      note: `Open Batch Results → ${v.batchRows} rows on the page: ${round(v.batchOpenToRenderedMs, 0)} ms`,
+    },
+  ];
+}

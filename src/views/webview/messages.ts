@@ -1,0 +1,188 @@
+// The run view's messages between the host (runPanel.ts) and the page (runView.ts), and the host's
+// validation of what the page sends. Pure.
+
+import type { PageStrings } from './pageStrings';
+import type { OutputTarget, RunView } from './viewModel';
+import type { ViewPatch } from './viewPatch';
+
+/** Host → page. */
+export type HostMessage =
+  /** `probe`: tests are asking: report after every render, with the DOM security scan (CREW_RUNS_TEST_HOOKS). */
+  | { type: 'init'; strings: PageStrings; view: RunView; now: number; probe: boolean }
+  | { type: 'update'; patch: ViewPatch; now: number }
+  | { type: 'outputChunk'; target: OutputTarget; key: string; segment: number; text: string; last: boolean }
+  | { type: 'raw'; text: string; truncated: boolean; length: number }
+  /** Renders the whole final output, as the Show All button does. */
+  | { type: 'showAll' };
+
+export type PageAction =
+  | 'copyOutput'
+  | 'saveOutputAs'
+  | 'openOutputInEditor'
+  | 'compareOutput'
+  | 'runAgain'
+  | 'giveFeedback'
+  | 'copyKickoffId';
+
+export const PAGE_ACTIONS: readonly PageAction[] = [
+  'copyOutput',
+  'saveOutputAs',
+  'openOutputInEditor',
+  'compareOutput',
+  'runAgain',
+  'giveFeedback',
+  'copyKickoffId',
+];
+
+/** What the page reports after every render, only when the host asks (`probe`: tests, the bench). */
+export interface PageReport {
+  /** Text of the state badge. */
+  stateText: string;
+  message: string;
+  elapsedText: string;
+  progressText: string;
+  currentTask: string;
+  taskSections: number;
+  hasFinalOutput: boolean;
+  /** Characters of text rendered in the final output container. */
+  finalOutputTextLength: number;
+  /** All segments of the final output are rendered. */
+  finalOutputComplete: boolean;
+  hasError: boolean;
+  timelineEntries: number;
+  feedbackRounds: number;
+  /** `<script>` elements found inside output containers (must be 0). */
+  scriptElements: number;
+  /** Attributes named on* inside output containers (must be 0). */
+  eventHandlerAttributes: number;
+  /** Elements carrying a style attribute or <style>/<iframe>/<object>/<embed>/<svg>/<img> inside output containers (must be 0). */
+  unsafeElements: number;
+  /** Links inside output containers. */
+  links: number;
+  /** Of those, links whose href is not http(s) (must be 0). */
+  unsafeLinks: number;
+  /** Milliseconds the last render took. */
+  renderMs: number;
+  /** The longest task the page ran since its previous report, in ms (0: none over 50 ms). */
+  longestTaskMs: number;
+  /** Messages from the host handled so far. */
+  messagesHandled: number;
+}
+
+/** Page → host. */
+export type PageMessage =
+  | { type: 'ready' }
+  | { type: 'rendered'; report: PageReport }
+  | { type: 'action'; action: PageAction }
+  | { type: 'openLink'; href: string }
+  | { type: 'loadMore'; target: OutputTarget; key: string; segment: number }
+  | { type: 'openTaskOutput'; index: number }
+  | { type: 'requestRaw' }
+  | { type: 'copyFinalJson' };
+
+const REPORT_NUMBERS = [
+  'taskSections',
+  'finalOutputTextLength',
+  'timelineEntries',
+  'feedbackRounds',
+  'scriptElements',
+  'eventHandlerAttributes',
+  'unsafeElements',
+  'links',
+  'unsafeLinks',
+  'renderMs',
+  'longestTaskMs',
+  'messagesHandled',
+] as const;
+const REPORT_STRINGS = ['stateText', 'message', 'elapsedText', 'progressText', 'currentTask'] as const;
+const REPORT_BOOLEANS = ['hasFinalOutput', 'finalOutputComplete', 'hasError'] as const;
+const MAX_REPORT_STRING = 4096;
+const MAX_HREF = 8192;
+const MAX_KEY = 256;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+function isTarget(value: unknown): value is OutputTarget {
+  return value === 'final' || (Number.isInteger(value) && (value as number) >= 0 && (value as number) < 100_000);
+}
+
+/**
+ * Validates a message from the page: only known types with fields of the right types pass; the
+ * result is a fresh object holding only those fields. Anything else returns undefined.
+ */
+export function parsePageMessage(value: unknown): PageMessage | undefined {
+  if (!isObject(value) || typeof value.type !== 'string') {
+    return undefined;
+  }
+  switch (value.type) {
+    case 'ready':
+    case 'requestRaw':
+    case 'copyFinalJson':
+      return { type: value.type };
+    case 'action':
+      return typeof value.action === 'string' && (PAGE_ACTIONS as readonly string[]).includes(value.action)
+        ? { type: 'action', action: value.action as PageAction }
+        : undefined;
+    case 'openTaskOutput':
+      return Number.isInteger(value.index) && (value.index as number) >= 0 ? { type: 'openTaskOutput', index: value.index as number } : undefined;
+    case 'openLink':
+      return typeof value.href === 'string' && value.href.length <= MAX_HREF ? { type: 'openLink', href: value.href } : undefined;
+    case 'loadMore':
+      return isTarget(value.target) && typeof value.key === 'string' && value.key.length <= MAX_KEY && Number.isInteger(value.segment) && (value.segment as number) >= 0
+        ? { type: 'loadMore', target: value.target, key: value.key, segment: value.segment as number }
+        : undefined;
+    case 'rendered': {
+      const report = parseReport(value.report);
+      return report ? { type: 'rendered', report } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function parseReport(value: unknown): PageReport | undefined {
+  if (!isObject(value)) {
+    return undefined;
+  }
+  const report: Record<string, unknown> = {};
+  for (const key of REPORT_NUMBERS) {
+    if (!isCount(value[key])) {
+      return undefined;
+    }
+    report[key] = value[key];
+  }
+  for (const key of REPORT_STRINGS) {
+    if (typeof value[key] !== 'string') {
+      return undefined;
+    }
+    report[key] = (value[key] as string).slice(0, MAX_REPORT_STRING);
+  }
+  for (const key of REPORT_BOOLEANS) {
+    if (typeof value[key] !== 'boolean') {
+      return undefined;
+    }
+    report[key] = value[key];
+  }
+  return report as unknown as PageReport;
+}
+
+/** Only absolute http(s) URLs are links, in the page and again in the host. */
+export function isSafeLink(href: string): boolean {
+  const trimmed = href.trim();
+  if (!/^https?:\/\//i.test(trimmed)) {
+    return false;
+  }
+  try {
+    const url = new URL(trimmed);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+

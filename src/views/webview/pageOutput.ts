@@ -1,0 +1,205 @@
+// The run view page's outputs: a preview rendered at once, and "Show All" rendering the rest one
+// segment per task (the host sends a few segments ahead), so the page stays responsive. Crew output
+// reaches innerHTML only as markdown-it's escaped rendering (see markdown.ts).
+
+import { createMarkdown } from './markdown';
+import type { HostMessage } from './messages';
+import { button, h, page, post, saveUiState, t } from './page';
+import { forgetScan, scanPiece } from './pageScan';
+import { SEGMENTS_PER_REQUEST } from './segments';
+import type { OutputTarget, OutputView } from './viewModel';
+
+const md = createMarkdown();
+
+/** Characters of text rendered into each output container. */
+const shown = new WeakMap<Element, number>();
+
+interface Loading {
+  key: string;
+  /** The next segment to render. */
+  next: number;
+  /** Segments asked for so far (exclusive end). */
+  requested: number;
+  count: number;
+  length: number;
+  kind: OutputView['kind'];
+  body: HTMLElement;
+  more: HTMLElement;
+  /** Segments arrived, not yet rendered. */
+  queue: Map<number, string>;
+  pumping: boolean;
+}
+
+/** Per target: an output being rendered whole. */
+const loading = new Map<string, Loading>();
+let onRendered: () => void = () => undefined;
+
+/** Called after each segment Show All renders (the page reports then, when tests ask). */
+export function setOnRendered(listener: () => void): void {
+  onRendered = listener;
+}
+
+export function shownChars(container: Element): number {
+  return shown.get(container) ?? 0;
+}
+
+export function isLoading(target: OutputTarget): boolean {
+  return loading.has(targetName(target));
+}
+
+export function resetLoading(): void {
+  loading.clear();
+}
+
+export function forgetOutput(container: Element | null): void {
+  if (container) {
+    shown.delete(container);
+    forgetScan(container);
+    for (const [target, state] of loading) {
+      if (state.body === container) {loading.delete(target);}
+    }
+  }
+}
+
+function appendPiece(container: HTMLElement, kind: OutputView['kind'], text: string): void {
+  let piece: HTMLElement;
+  if (kind === 'json') {
+    piece = h('pre', { class: 'json segment' });
+    piece.textContent = text;
+  } else {
+    piece = h('div', { class: 'segment' });
+    // markdown-it output: html disabled, links validated (see markdown.ts).
+    piece.innerHTML = md.render(text);
+  }
+  container.append(piece);
+  shown.set(container, shownChars(container) + (piece.textContent?.length ?? 0));
+  if (page.probe) {
+    scanPiece(container, piece);
+  }
+}
+
+export function renderMarkdownInto(container: HTMLElement, text: string): void {
+  container.replaceChildren();
+  forgetOutput(container);
+  appendPiece(container, 'markdown', text);
+}
+
+function targetName(target: OutputTarget): string {
+  return target === 'final' ? 'final' : `task-${target}`;
+}
+
+export function renderOutput(target: OutputTarget, output: OutputView, body: HTMLElement, more: HTMLElement): void {
+  body.replaceChildren();
+  forgetOutput(body);
+  body.dataset.key = output.key;
+  if (output.length === 0) {
+    body.append(h('p', { class: 'muted' }, t('emptyOutput')));
+  } else {
+    appendPiece(body, output.kind, output.preview);
+  }
+  renderMore(target, output.previewSegments, output, body, more);
+  if (output.previewSegments < output.segmentCount && page.ui.showAll?.includes(targetName(target))) {
+    startShowAll(target, output, body, more);
+  }
+}
+
+function renderMore(target: OutputTarget, rendered: number, output: Pick<OutputView, 'segmentCount' | 'length'>, body: HTMLElement, more: HTMLElement): void {
+  if (rendered >= output.segmentCount) {
+    more.replaceChildren();
+    return;
+  }
+  if (loading.has(targetName(target))) {
+    const percent = Math.floor((rendered / output.segmentCount) * 100);
+    more.replaceChildren(h('span', { class: 'muted' }, t('rendering', percent)));
+    return;
+  }
+  const openInEditor = target === 'final' ? () => post({ type: 'action', action: 'openOutputInEditor' }) : () => post({ type: 'openTaskOutput', index: target });
+  more.replaceChildren(
+    h('span', { class: 'muted' }, t('showingPart', Math.min(shownChars(body), output.length).toLocaleString(), output.length.toLocaleString()), ' '),
+    button(t('showAll'), 'unfold', () => startShowAll(target, output as OutputView, body, more), { class: 'button secondary' }),
+    button(t('openOutputInEditor'), 'go-to-file', openInEditor, { class: 'button secondary' }),
+  );
+}
+
+export function startShowAll(target: OutputTarget, output: OutputView, body: HTMLElement, more: HTMLElement): void {
+  const name = targetName(target);
+  if (loading.has(name) || output.previewSegments >= output.segmentCount) {
+    return;
+  }
+  saveUiState({ showAll: [...new Set([...(page.ui.showAll ?? []), name])] });
+  const first = output.previewSegments;
+  const state: Loading = { key: output.key, next: first, requested: first, count: output.segmentCount, length: output.length, kind: output.kind, body, more, queue: new Map(), pumping: false };
+  loading.set(name, state);
+  renderMore(target, first, output, body, more);
+  // Two requests in flight: the host's answer takes longer than rendering a few segments.
+  request(target, state);
+  request(target, state);
+}
+
+function request(target: OutputTarget, state: Loading): void {
+  if (state.requested < state.count) {
+    post({ type: 'loadMore', target, key: state.key, segment: state.requested });
+    state.requested = Math.min(state.count, state.requested + SEGMENTS_PER_REQUEST);
+  }
+}
+
+/** A segment arrived: queued, and rendered in a task of its own. */
+export function handleChunk(message: Extract<HostMessage, { type: 'outputChunk' }>): void {
+  const state = loading.get(targetName(message.target));
+  if (!state || state.key !== message.key || message.segment < state.next || !state.body.isConnected) {
+    return;
+  }
+  state.queue.set(message.segment, message.text);
+  pump(message.target, state);
+}
+
+/** A task renders arrived segments while the next one (predicted by the last) still ends within this;
+ *  then it yields (input, paint). Long enough that yields do not dominate, well under the 100 ms a user
+ *  would feel. */
+const SLICE_MS = 24;
+/** How long the last segment took to render (the prediction for the next). */
+let segmentMs = 0;
+
+// A zero-delay task: setTimeout(0) is clamped to 4 ms once nested, which adds up over a hundred segments.
+const channel = new MessageChannel();
+const tasks: (() => void)[] = [];
+channel.port1.onmessage = () => tasks.shift()?.();
+function nextTask(task: () => void): void {
+  tasks.push(task);
+  channel.port2.postMessage(undefined);
+}
+
+function pump(target: OutputTarget, state: Loading): void {
+  if (state.pumping || !state.queue.has(state.next)) {
+    return;
+  }
+  state.pumping = true;
+  nextTask(() => {
+    state.pumping = false;
+    if (loading.get(targetName(target)) !== state || !state.body.isConnected) {
+      return;
+    }
+    const started = performance.now();
+    let text: string | undefined;
+    let rendered = 0;
+    while (state.next < state.count && (text = state.queue.get(state.next)) !== undefined && (rendered++ === 0 || performance.now() - started + segmentMs < SLICE_MS)) {
+      const pieceStarted = performance.now();
+      state.queue.delete(state.next);
+      appendPiece(state.body, state.kind, text);
+      state.next++;
+      segmentMs = performance.now() - pieceStarted;
+    }
+    if (state.next >= state.count) {
+      loading.delete(targetName(target));
+      state.more.replaceChildren();
+    } else {
+      renderMore(target, state.next, { segmentCount: state.count, length: state.length }, state.body, state.more);
+      // Ask ahead while the page still has a request's worth to render: the next ones arrive meanwhile.
+      if (state.requested - state.next <= SEGMENTS_PER_REQUEST) {
+        request(target, state);
+      }
+      pump(target, state);
+    }
+    onRendered();
+  });
+}
