@@ -5,7 +5,7 @@ import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
 import { type FeedbackReviews, type ReviewRound, type ReviewThread } from '../views/feedbackReview';
 import { setTokenInteractively } from './crewCommands';
-import { runFromArgument } from './pickRun';
+import { pickRun, runFromArgument } from './pickRun';
 import { sendResume } from './sendResume';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
@@ -15,9 +15,9 @@ const waiting = (run: RunRecord) => run.needsFeedback;
 export function registerFeedbackCommands(services: Services, reviews: FeedbackReviews): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('crewRuns.giveFeedback', async (arg?: unknown) => {
-      // One run waiting: no question to ask.
-      const only = arg === undefined ? services.runs.list().filter(waiting) : [];
-      const run = only.length === 1 ? only[0] : await runFromArgument(services, arg, vscode.l10n.t('Give feedback to which run?'), waiting);
+      // One run waiting: no question to ask (the review itself is the confirmation).
+      const runId = (arg as { runId?: unknown } | undefined)?.runId;
+      const run = typeof runId === 'string' ? services.runs.get(runId) : await pickRun(services.runs, vscode.l10n.t('Give feedback to which run?'), { filter: waiting, skipWhenOne: true });
       return run ? openReview(services, reviews, run) : undefined;
     }),
     // A round answered anywhere (the palette, the chat, another window) or a run that ended is resolved in its review.
