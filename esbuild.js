@@ -50,42 +50,47 @@ const problemMatcherPlugin = {
   },
 };
 
-const nodeOptions = {
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  minify: production,
-  sourcemap: !production,
-  sourcesContent: false,
-  external: ['vscode'],
-  logLevel: 'warning',
-  plugins: [lazyModulesPlugin, problemMatcherPlugin],
-};
-
-const builds = [
-  { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
-  { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
-  { ...nodeOptions, entryPoints: { chat: 'src/chat/chatImpl.ts' }, outdir: 'dist' },
-  { ...nodeOptions, entryPoints: { batchUi: 'src/commands/batchUi.ts' }, outdir: 'dist' },
-  // The simulator library, loaded lazily by the extension for the demo crews…
-  { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
-  // …and its command line (`npm run simulator`).
-  { ...nodeOptions, entryPoints: { 'simulator-cli': 'src/simulator/main.ts' }, outdir: 'dist' },
-  {
+/** Every bundle, relative to the repository root (outdir dist/ and media/dist/). */
+function makeBuilds(production) {
+  const nodeOptions = {
     bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2022',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
     minify: production,
     sourcemap: !production,
     sourcesContent: false,
+    external: ['vscode'],
     logLevel: 'warning',
-    entryPoints: { runView: 'src/views/webview/runView.ts', batchResults: 'src/views/webview/batchResults.ts' },
-    outdir: 'media/dist',
-    plugins: [problemMatcherPlugin],
-  },
-];
+    plugins: [lazyModulesPlugin, problemMatcherPlugin],
+  };
+
+  return [
+    { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { chat: 'src/chat/chatImpl.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { batchUi: 'src/commands/batchUi.ts' }, outdir: 'dist' },
+    // The simulator library, loaded lazily by the extension for the demo crews…
+    { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
+    // …and its command line (`npm run simulator`).
+    { ...nodeOptions, entryPoints: { 'simulator-cli': 'src/simulator/main.ts' }, outdir: 'dist' },
+    {
+      bundle: true,
+      format: 'iife',
+      platform: 'browser',
+      target: 'es2022',
+      minify: production,
+      sourcemap: !production,
+      sourcesContent: false,
+      logLevel: 'warning',
+      entryPoints: { runView: 'src/views/webview/runView.ts', batchResults: 'src/views/webview/batchResults.ts' },
+      outdir: 'media/dist',
+      plugins: [problemMatcherPlugin],
+    },
+  ];
+}
+
+const builds = makeBuilds(production);
 
 /** The run view's icon font: copied beside the page script (media/ is the webview's only resource root). */
 function copyCodicons() {
@@ -114,7 +119,12 @@ async function main() {
   await Promise.all(builds.map((b) => esbuild.build(b)));
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+// The bench (bench/bundle.ts) builds the very same bundles into a folder of its own.
+module.exports = { makeBuilds };
+
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
