@@ -13,11 +13,17 @@ const watch = process.argv.includes('--watch');
  */
 const lazyModules = {
   'src/api/transport': 'transport',
+  // The crew API client and the parsing of every body (src/api/lazyClient.ts stands in for it at activation).
+  'src/api/client': 'client',
   'src/simulator/server': 'simulator',
   // The chat tools and participant (src/chat/chatKit.ts says what they take from the main bundle).
   'src/chat/chatImpl': 'chat',
   // The batch UI (Kick Off Batch, results view, export, compare); the runner and store stay in the main bundle.
   'src/commands/batchUi': 'batchUi',
+  // The batch runner and its sending, made on the first batch to send or resume (src/commands/batchFeature.ts).
+  'src/commands/batchEngine': 'batchEngine',
+  // The command implementations and the run view host (src/commands/lazyCommands.ts registers their ids).
+  'src/commands/commandHost': 'commands',
 };
 
 const lazyModulesPlugin = {
@@ -31,6 +37,21 @@ const lazyModulesPlugin = {
       const bundle = lazyModules[resolved];
       return bundle ? { path: `./${bundle}.js`, external: true } : undefined;
     });
+  },
+};
+
+/**
+ * Every module imports `vscode` as a namespace; left external, esbuild copies the whole API object onto a
+ * fresh namespace object once per importing module at load time (some 30 copies of several hundred
+ * properties). Here they all share one namespace, copied once.
+ */
+const oneVscodeNamespacePlugin = {
+  name: 'one-vscode-namespace',
+  setup(build) {
+    build.onResolve({ filter: /^vscode$/ }, (args) =>
+      args.namespace === 'vscode-namespace' ? { path: 'vscode', external: true } : { path: 'vscode', namespace: 'vscode-namespace' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'vscode-namespace' }, () => ({ contents: "export * from 'vscode';", loader: 'js' }));
   },
 };
 
@@ -62,14 +83,17 @@ function makeBuilds(production) {
     sourcesContent: false,
     external: ['vscode'],
     logLevel: 'warning',
-    plugins: [lazyModulesPlugin, problemMatcherPlugin],
+    plugins: [lazyModulesPlugin, oneVscodeNamespacePlugin, problemMatcherPlugin],
   };
 
   return [
     { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { client: 'src/api/client.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { chat: 'src/chat/chatImpl.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { batchUi: 'src/commands/batchUi.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { batchEngine: 'src/commands/batchEngine.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { commands: 'src/commands/commandHost.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).

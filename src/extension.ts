@@ -1,18 +1,12 @@
 import * as vscode from 'vscode';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { CrewClient } from './api/client';
+import { LazyCrewClient } from './api/lazyClient';
 import { registerChat } from './chat/registerChat';
 import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
 import { BatchFeature } from './commands/batchFeature';
-import { registerCrewCommands } from './commands/crewCommands';
-import { registerFeedbackCommands } from './commands/feedbackCommands';
-import { DemoCrews } from './commands/demoCommands';
 import { offerEnvironmentImport } from './commands/environmentImport';
-import { registerKickoffCommands } from './commands/kickoffCommands';
-import { registerRunCommands } from './commands/runCommands';
-import { registerRunViewCommands } from './commands/runViewCommands';
-import { registerStopCommands } from './commands/stopCommands';
+import { LazyCommands } from './commands/lazyCommands';
 import { CrewRegistry } from './crews/crewRegistry';
 import { InputPresets } from './crews/inputPresets';
 import { StopSupport } from './crews/stopSupport';
@@ -24,14 +18,12 @@ import type { Services } from './services';
 import { createTestApi } from './testApi';
 import { systemClock } from './util/clock';
 import { CrewsTreeProvider } from './views/crewsTree';
-import { FeedbackReviews } from './views/feedbackReview';
-import { RunOutputDocuments } from './views/outputDocuments';
-import { RunPanelManager } from './views/runPanel';
 import { RunReporter } from './views/runReporter';
 import { RunsStatusBar } from './views/statusBar';
 import { readCrewRunsNumbers } from './util/crewRunsSettings';
 
-let demo: DemoCrews | undefined;
+/** The command implementations, loaded on first use; deactivate stops the demo crews if they were started. */
+let commands: LazyCommands | undefined;
 /** Stops polling and gives up this window's leases; awaited by deactivate (see there). */
 let releaseRuns: (() => Promise<void>) | undefined;
 
@@ -42,7 +34,7 @@ export function activate(context: vscode.ExtensionContext) {
   const atStart = numbers();
   const tokens = new TokenStore(context.secrets);
   const crews = new CrewRegistry(tokens, log);
-  const client = new CrewClient({
+  const client = new LazyCrewClient({
     getToken: (url) => tokens.get(url),
     getNetworkSettings: () => readNetworkSettings(log),
     userAgent: `crew-runs/${context.extension.packageJSON.version ?? 'dev'}`,
@@ -66,13 +58,10 @@ export function activate(context: vscode.ExtensionContext) {
   const tree = new CrewsTreeProvider(crews, runs);
   tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);
   const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
-  demo = new DemoCrews(services);
   const reporter = new RunReporter(services);
-  const reviews = new FeedbackReviews();
   // Loading reads files: done after activation returns; panels restored by a reload wait for it.
   const loaded = runs.load();
-  const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded });
-  const documents = new RunOutputDocuments(runs);
+  commands = new LazyCommands(services, loaded);
 
   context.subscriptions.push(
     log,
@@ -81,25 +70,14 @@ export function activate(context: vscode.ExtensionContext) {
     tree,
     treeView,
     reporter,
-    reviews,
-    panels,
-    panels.registerSerializer(),
-    documents,
-    documents.register(),
     new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) }),
     ...batches.register(),
     { dispose: () => poller.dispose() },
     { dispose: () => void leases.dispose() },
     { dispose: () => runs.dispose() },
     { dispose: () => void client.dispose() },
-    ...registerCrewCommands(services),
-    ...registerKickoffCommands(services),
-    ...registerRunCommands(services),
-    ...registerFeedbackCommands(services, reviews),
-    ...registerRunViewCommands(services, panels, documents),
-    ...registerStopCommands(services, panels),
+    ...commands.register(),
     services.stops,
-    ...demo.register(),
     ...registerChat(services),
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
@@ -137,19 +115,19 @@ export function activate(context: vscode.ExtensionContext) {
       batches.start();
       void offerEnvironmentImport(services);
       if (process.env.CREW_RUNS_DEMO === '1') {
-        void demo?.start(); // `npm run demo`: the demo crews are ready without a click.
+        void commands?.demo.start(); // `npm run demo`: the demo crews are ready without a click.
       }
     },
     (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
   );
 
-  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels, settings: numbers, batches }) : undefined;
+  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, commands, reporter, settings: numbers, batches }) : undefined;
 }
 
 export async function deactivate(): Promise<void> {
   // Awaited here, not in a disposable: the host does not wait for what a dispose() starts, so the
   // leases outlived a reload and the reloaded window could not poll its runs until they expired.
-  await Promise.all([demo?.dispose(), releaseRuns?.()]);
-  demo = undefined;
+  await Promise.all([commands?.deactivate(), releaseRuns?.()]);
+  commands = undefined;
   releaseRuns = undefined;
 }

@@ -1,11 +1,9 @@
 import type * as vscode from 'vscode';
 import type { Services } from './services';
 import { chatKit } from './chat/chatKit';
-import type { DemoCrews } from './commands/demoCommands';
+import type { LazyCommands } from './commands/lazyCommands';
 import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
-import type { FeedbackReviews } from './views/feedbackReview';
-import type { RunPanelManager } from './views/runPanel';
 import type { BatchFeature } from './commands/batchFeature';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
 
@@ -13,7 +11,7 @@ import type { CrewRunsNumbers } from './util/crewRunsSettings';
  * What activate() returns when CREW_RUNS_TEST_HOOKS=1 (integration tests only). It gives the
  * models, never a token: the token store is deliberately not part of it.
  */
-export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager; settings: () => CrewRunsNumbers; batches: BatchFeature }) {
+export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; commands: LazyCommands; reporter: RunReporter; settings: () => CrewRunsNumbers; batches: BatchFeature }) {
   return {
     runs: services.runs,
     crews: services.crews,
@@ -21,9 +19,16 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     presets: services.presets,
     tree: parts.tree,
     treeView: parts.treeView,
-    demo: parts.demo,
-    reviews: parts.reviews,
-    panels: parts.panels,
+    /** The demo, the reviews and the run view host load with the commands (dist/commands.js) on first use. */
+    get demo() {
+      return parts.commands.demo;
+    },
+    get reviews() {
+      return parts.commands.reviews;
+    },
+    get panels() {
+      return parts.commands.panels;
+    },
     batches: parts.batches,
     /** The numeric settings as this window reads them (its poller took them at activation), clamped. */
     settings: parts.settings,
