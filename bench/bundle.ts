@@ -35,7 +35,7 @@ export async function buildProduction(outRoot: string): Promise<BundleReport> {
   const results = await Promise.all(builds.map((b) => esbuild.build(b)));
   const main = results[builds.findIndex((b) => 'extension' in (b.entryPoints as Record<string, string>))];
   const packages: Record<string, number> = {};
-  const inputs = Object.entries(main.metafile.inputs);
+  const inputs = Object.entries(main.metafile?.inputs ?? {});
   for (const [file, info] of inputs) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
     if (m) {

@@ -10,7 +10,8 @@ import * as vm from 'vm';
 import * as vscode from 'vscode';
 import { normaliseStatus } from '../../src/api/normalize';
 import type { CrewRunsTestApi } from '../../src/testApi';
-import { EMPTY_ID, HISTORY_CREW_URL, REAL_ID, RESULT_PREFIX } from './protocol';
+import { measureHostBatch } from './hostBatch';
+import { EMPTY_ID, HISTORY_CREW_URL, type HostBatchPlan, REAL_ID, RESULT_PREFIX } from './protocol';
 
 
 interface Control {
@@ -18,6 +19,8 @@ interface Control {
   emptyFirst: boolean;
   measureViews: boolean;
   historyRuns: number;
+  /** Also a batch in this host (the last round; issue 18). */
+  hostBatch?: HostBatchPlan;
 }
 
 function forceGc(): () => void {
@@ -193,15 +196,20 @@ export async function run(): Promise<void> {
     for (const id of order) {
       result[id === REAL_ID ? 'realActivateMs' : 'emptyActivateMs'] = await timeActivation(id);
     }
-    if (control.measureViews) {
+    if (control.measureViews || control.hostBatch) {
       const api = (await vscode.extensions.getExtension(REAL_ID)!.activate()) as CrewRunsTestApi | undefined;
       if (!api?.runs) {
         throw new Error('no test API: CREW_RUNS_TEST_HOOKS=1 must reach the extension host');
       }
       await waitFor(() => (api.poller ? true : undefined), 'the api');
-      const tree = await measureTree(api, control.historyRuns);
-      result.tree = tree;
-      result.runView = await measureRunView(api, tree.crewUrl);
+      if (control.measureViews) {
+        const tree = await measureTree(api, control.historyRuns);
+        result.tree = tree;
+        result.runView = await measureRunView(api, tree.crewUrl);
+      }
+      if (control.hostBatch) {
+        result.hostBatch = await measureHostBatch(api, control.hostBatch, forceGc(), waitFor);
+      }
     }
   } catch (error) {
     result.error = error instanceof Error ? error.stack ?? error.message : String(error);
