@@ -153,13 +153,26 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
       const crew = crewConfig('batch', 1200, { pendingMs: 300, rateLimitPerSecond: options.hostBatch.rateLimitPerSecond });
       sim = await SimProcess.start({ timeScale: 1, crews: [crew], seed: 3 }, 1, Date.now());
     }
+    // CPU profiles of Crew Runs' load + activate() in each host, for a look at where the time goes.
+    const profileDir = process.env.CREW_RUNS_BENCH_PROFILE === '1' ? path.join(repoRoot, 'bench-results', 'profiles') : undefined;
+    if (profileDir) {
+      fs.mkdirSync(profileDir, { recursive: true });
+      log(`CPU profiles of activation go to ${profileDir} (timings of profiled rounds are not comparable)`);
+    }
     const hostBatch = sim && options.hostBatch ? { crewUrl: sim.crews[0].url, token: BENCH_TOKEN, rows: options.hostBatch.rows, concurrency: options.hostBatch.concurrency } : undefined;
 
     for (let round = 0; round < rounds; round++) {
       const last = round === rounds - 1;
       fs.writeFileSync(
         path.join(controlDir, 'control.json'),
-        JSON.stringify({ round, emptyFirst: round % 2 === 0, measureViews: last && views, historyRuns, hostBatch: last ? hostBatch : undefined }),
+        JSON.stringify({
+          round,
+          emptyFirst: round % 2 === 0,
+          measureViews: last && views,
+          historyRuns,
+          hostBatch: last ? hostBatch : undefined,
+          profileFile: profileDir ? path.join(profileDir, `activation-${round + 1}.cpuprofile`) : undefined,
+        }),
       );
       const page = await context.newPage();
       let result: HarnessRound | undefined;

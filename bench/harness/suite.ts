@@ -3,6 +3,7 @@
 // order alternates between rounds). The last round also measures the tree with 2,000 runs and the
 // run view. Results go to the runner as one `BENCH_RESULT {json}` console line.
 import * as fs from 'fs';
+import * as inspector from 'inspector';
 import * as path from 'path';
 import { performance } from 'perf_hooks';
 import * as v8 from 'v8';
@@ -21,6 +22,26 @@ interface Control {
   historyRuns: number;
   /** Also a batch in this host (the last round; issue 18). */
   hostBatch?: HostBatchPlan;
+  /** Write a CPU profile of Crew Runs' load + activate() here (CREW_RUNS_BENCH_PROFILE=1; its time is then not comparable). */
+  profileFile?: string;
+}
+
+/** A CPU profile of `work` in this very host (the inspector of this thread), written to `file`. */
+async function profiled<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 100 });
+  await post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  }
 }
 
 function forceGc(): () => void {
@@ -194,7 +215,8 @@ export async function run(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const order = control.emptyFirst ? [EMPTY_ID, REAL_ID] : [REAL_ID, EMPTY_ID];
     for (const id of order) {
-      result[id === REAL_ID ? 'realActivateMs' : 'emptyActivateMs'] = await timeActivation(id);
+      const time = () => timeActivation(id);
+      result[id === REAL_ID ? 'realActivateMs' : 'emptyActivateMs'] = await (id === REAL_ID && control.profileFile ? profiled(control.profileFile, time) : time());
     }
     if (control.measureViews || control.hostBatch) {
       const api = (await vscode.extensions.getExtension(REAL_ID)!.activate()) as CrewRunsTestApi | undefined;
