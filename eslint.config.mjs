@@ -20,6 +20,15 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware: a promise nobody awaits or catches loses its error (and a run) silently.
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     // Notifications go through src/views/notify.ts, which makes their text inert (no command links from a crew).
     files: ['src/**/*.ts'],
     ignores: ['src/views/notify.ts'],

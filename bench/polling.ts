@@ -1,5 +1,6 @@
 // Items 2 and 3: the real RunPoller + RunStore + CrewClient against the simulator (in its own
-// process), on a scaled clock. Plain Node, no VS Code.
+// process), on a scaled clock. Plain Node, no VS Code. `viewed`: every run is viewed (its run view
+// visible) from kickoff on, so the poller keeps it at the viewed pace.
 import * as fs from 'node:fs';
 import { CrewClient } from '../src/api/client';
 import type { StatusSnapshot, StatusSource } from '../src/api/types';
@@ -12,7 +13,7 @@ import { ScaledClock } from './lib/scaledClock';
 import { SimProcess, type SimLogEntry } from './lib/simProcess';
 import { p95, median, mean, sum } from './lib/stats';
 
-export type PollerKind = 'adaptive' | 'naive';
+export type PollerKind = 'adaptive' | 'viewed' | 'naive';
 
 export interface PollingScenarioResult {
   kind: PollerKind;
@@ -130,7 +131,7 @@ export async function pollingScenario(kind: PollerKind, durationMs: number, runs
   let poller: RunPoller | undefined;
   let stopNaive = false;
   try {
-    if (kind === 'adaptive') {
+    if (kind !== 'naive') {
       poller = new RunPoller(store, source, clock, quietLogger);
       poller.start();
     }
@@ -141,6 +142,9 @@ export async function pollingScenario(kind: PollerKind, durationMs: number, runs
         return { runId: record.id, kickoffId: k.kickoffId, crewUrl: k.crewUrl, crewId: k.crewId };
       }),
     );
+    if (kind === 'viewed') {
+      poller!.setViewed(tracked.map((t) => t.runId));
+    }
     if (kind === 'naive') {
       // What other clients do: setInterval(check, 1000) until the run is over (fixed rate: a slow
       // answer does not delay the next tick).
@@ -320,12 +324,68 @@ export async function manyRunsScenario(runs = 200, crewCount = 5, limit = 10, sp
   }
 }
 
-/** Quick manual run: node out-bench/bench/polling.js */
+/** The viewed run's pace (2.5 s) is too close to a real round trip to run it at ×100 like item 2. */
+const VIEWED_SPEED = 20;
+const VIEWED_RUNS = 10;
+
+/**
+ * Issue 19's rows: a viewed 20-minute run's end detection (against a naive 1 s poller at the same
+ * speed), and the request budget of runs nobody views (item 2's 20-minute runs against its naive poller).
+ */
+export function viewedPollingRows(viewed: PollingScenarioResult, naiveSameSpeed: PollingScenarioResult, unviewed: PollingScenarioResult, naive: PollingScenarioResult) {
+  const item = '2 Polling';
+  const s = (ms: number) => Math.round(ms / 10) / 100;
+  const share = 0.1;
+  return [
+    {
+      item,
+      figure: `viewed 20 min run: detection latency p95 (median ${s(viewed.latencyMedianMs)} s; ${viewed.runs} runs, ×${viewed.speed})`,
+      value: s(viewed.latencyP95Ms),
+      unit: 's',
+      target: '≤ 3 s',
+      met: viewed.latencyP95Ms <= 3_000 && viewed.undetected === 0,
+      reference: `naive 1 s poller p95 (${naiveSameSpeed.runs} runs, ×${naiveSameSpeed.speed})`,
+      referenceValue: s(naiveSameSpeed.latencyP95Ms),
+      ratio: Math.round((viewed.latencyP95Ms / naiveSameSpeed.latencyP95Ms) * 100) / 100,
+      note: `a viewed run costs ${Math.round(viewed.requestsPerRun)} requests (naive ${Math.round(naiveSameSpeed.requestsPerRun)})${viewed.undetected || naiveSameSpeed.undetected ? `; undetected: viewed ${viewed.undetected}, naive ${naiveSameSpeed.undetected}` : ''}`,
+    },
+    {
+      item,
+      figure: `unviewed 20 min run: status requests per run (${unviewed.runs} runs, ×${unviewed.speed})`,
+      value: Math.round(unviewed.requestsPerRun * 10) / 10,
+      unit: 'req',
+      target: `≤ ${share * 100}% of naive`,
+      met: unviewed.requestsPerRun <= share * naive.requestsPerRun,
+      reference: `naive 1 s poller (${naive.runs} runs)`,
+      referenceValue: Math.round(naive.requestsPerRun * 10) / 10,
+      ratio: Math.round((unviewed.requestsPerRun / naive.requestsPerRun) * 100) / 100,
+    },
+  ];
+}
+
+/** Runs the viewed 20-minute runs (and a naive poller at their speed); `unviewed`/`naive` are item 2's 20-minute runs. */
+export async function viewedPollingBench(unviewed: PollingScenarioResult | undefined, naive: PollingScenarioResult | undefined) {
+  if (!unviewed || !naive) {
+    throw new Error('needs the 20 min runs of item 2 (ours and naive)');
+  }
+  const viewed = await pollingScenario('viewed', 1_200_000, VIEWED_RUNS, VIEWED_SPEED);
+  const naiveSameSpeed = await pollingScenario('naive', 1_200_000, 5, VIEWED_SPEED);
+  return viewedPollingRows(viewed, naiveSameSpeed, unviewed, naive);
+}
+
+/** Quick manual run: node out-bench/bench/polling.js [adaptive|viewed|naive|many|viewedRows] */
 if (require.main === module) {
   void (async () => {
     const kind = (process.argv[2] ?? 'adaptive') as PollerKind | 'many';
     if (kind === 'many') {
       console.log(await manyRunsScenario());
+      return;
+    }
+    if ((kind as string) === 'viewedRows') {
+      // Issue 19's two rows alone: 20-minute runs viewed, unviewed, and the naive reference.
+      const unviewed = await pollingScenario('adaptive', 1_200_000, 20, 100);
+      const naive = await pollingScenario('naive', 1_200_000, 5, 100);
+      console.table(await viewedPollingBench(unviewed, naive));
       return;
     }
     const r = await pollingScenario(kind, Number(process.argv[3] ?? 10_000), Number(process.argv[4] ?? 20), Number(process.argv[5] ?? 10));

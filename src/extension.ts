@@ -20,6 +20,7 @@ import { systemClock } from './util/clock';
 import { CrewsTreeProvider } from './views/crewsTree';
 import { RunReporter } from './views/runReporter';
 import { RunsStatusBar } from './views/statusBar';
+import { followViewedRuns } from './views/viewedRuns';
 import { readCrewRunsNumbers } from './util/crewRunsSettings';
 
 /** The command implementations, loaded on first use; deactivate stops the demo crews if they were started. */
@@ -79,6 +80,7 @@ export function activate(context: vscode.ExtensionContext) {
     ...commands.register(),
     services.stops,
     ...registerChat(services),
+    followViewedRuns({ treeView, panels: commands }, poller),
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
       if (state.focused) {

@@ -1,13 +1,14 @@
 // The four calls of a deployed crew, with tolerant parsing and one typed error for every failure.
 import type { CrewInputs, KickoffRequest, ResumeRequest, ResumeResult, StatusSnapshot, StatusSource } from './types';
 import { CrewApiError } from './errors';
-import { endpointUrl, isPlausibleKickoffId, normaliseCrewUrl, originOf } from './url';
-import { backoffDelay, jitter, parseRetryAfter } from './retry';
+import { endpointUrl, normaliseCrewUrl, originOf } from './url';
+import { DEFAULT_READ_RETRY, type ReadRetryPolicy, withReadRetry } from './retry';
+import { errorForResponse, parseJson, plausibleKickoffId } from './responses';
+import { type StopResult, stopResultOf } from './stopResult';
 import { normaliseStatus } from './normalize';
 import { redact, redactResponse } from './redact';
 import {
   extractErrorMessage,
-  extractMissingInputs,
   namesCamelCaseResumeFields,
   clipText,
   KICKOFF_ID_KEYS,
@@ -24,14 +25,8 @@ import {
   type Transport,
 } from './transportTypes';
 
-export interface ReadRetryPolicy {
-  /** Attempts in all, the first included. */
-  attempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** A Retry-After longer than this is not waited out here; the error goes to the caller. */
-  maxRetryAfterMs: number;
-}
+export type { ReadRetryPolicy } from './retry';
+export type { StopResult } from './stopResult';
 
 export interface CrewClientOptions {
   /** The token stored for a normalised crew URL. */
@@ -40,21 +35,12 @@ export interface CrewClientOptions {
   getNetworkSettings?(): NetworkSettings;
   /** Replaces the undici transport (tests). */
   createTransport?(settings: NetworkSettings): Transport | Promise<Transport>;
+  /** Retries of GET /inputs (status reads are never retried here: the poller owns their backoff). */
   retry?: Partial<ReadRetryPolicy>;
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
   random?(): number;
   userAgent?: string;
 }
-
-/** What POST /stop/{id} answered, when it answered in one of the ways the API notes list. */
-export type StopResult =
-  | { kind: 'stopped' }
-  /** 400: the run had already ended; the server's words name its state. */
-  | { kind: 'alreadyEnded'; serverMessage?: string }
-  /** 404 `Execution not found`: the service does not know the run. */
-  | { kind: 'unknownRun'; serverMessage?: string }
-  /** Generic 404 or 405: the crew does not offer stopping. */
-  | { kind: 'unsupported' };
 
 export interface CallOptions {
   /** Use this token instead of the stored one (validating a token before saving it). */
@@ -62,14 +48,12 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-const DEFAULT_RETRY: ReadRetryPolicy = { attempts: 3, baseDelayMs: 500, maxDelayMs: 5_000, maxRetryAfterMs: 30_000 };
-
 export class CrewClient implements StatusSource {
   private transport?: Promise<Transport>;
   private readonly retry: ReadRetryPolicy;
 
   constructor(private readonly options: CrewClientOptions) {
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.retry = { ...DEFAULT_READ_RETRY, ...options.retry };
   }
 
   /**
@@ -80,7 +64,8 @@ export class CrewClient implements StatusSource {
   async getInputs(crewUrl: string, call: CallOptions = {}): Promise<CrewInputs> {
     let response: HttpResponse;
     try {
-      response = await this.read(crewUrl, ['inputs'], call);
+      const sleep = (ms: number, signal?: AbortSignal) => this.sleep(ms, signal);
+      response = await withReadRetry(() => this.send(crewUrl, ['inputs'], 'GET', undefined, call), this.retry, { sleep, random: this.options.random }, call.signal);
     } catch (e) {
       if (e instanceof CrewApiError && (e.status === 404 || e.status === 405)) {
         return { described: false, reason: e.serverMessage ?? `HTTP ${e.status}` };
@@ -111,10 +96,13 @@ export class CrewClient implements StatusSource {
     return plausibleKickoffId(kickoffId, response.status);
   }
 
-  /** GET /status/{id}, normalised. NOT FOUND (200 body or 404) is a state, not an error. */
+  /**
+   * GET /status/{id}, normalised. NOT FOUND (200 body or 404) is a state, not an error. Sent once:
+   * the poller owns the backoff (and Retry-After) between checks.
+   */
   async getStatus(crewUrl: string, kickoffId: string, signal?: AbortSignal): Promise<StatusSnapshot> {
     try {
-      const response = await this.read(crewUrl, ['status', kickoffId], { signal });
+      const response = await this.send(crewUrl, ['status', kickoffId], 'GET', undefined, { signal });
       const body = parseJson(response);
       if (body === undefined) {
         throw new CrewApiError('badResponse', 'The crew sent a status that is not valid JSON.', { status: response.status });
@@ -182,20 +170,11 @@ export class CrewClient implements StatusSource {
       await this.send(crewUrl, ['stop', kickoffId], 'POST', '{}', call);
       return { kind: 'stopped' };
     } catch (e) {
-      if (!(e instanceof CrewApiError)) {
+      const result = stopResultOf(e);
+      if (!result) {
         throw e;
       }
-      if (e.status === 400) {
-        return { kind: 'alreadyEnded', serverMessage: e.serverMessage };
-      }
-      if (e.status === 404 && isExecutionNotFound(e.body)) {
-        return { kind: 'unknownRun', serverMessage: e.serverMessage };
-      }
-      // A generic 404 (`{"detail":"Not Found"}`) or 405: this deployment has no stop route.
-      if (e.status === 404 || e.status === 405) {
-        return { kind: 'unsupported' };
-      }
-      throw e;
+      return result;
     }
   }
 
@@ -208,24 +187,6 @@ export class CrewClient implements StatusSource {
 
   async dispose(): Promise<void> {
     await this.resetTransport();
-  }
-
-  private async read(crewUrl: string, path: string[], call: CallOptions): Promise<HttpResponse> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.send(crewUrl, path, 'GET', undefined, call);
-      } catch (e) {
-        const last = attempt + 1 >= this.retry.attempts;
-        if (!(e instanceof CrewApiError) || !e.transient || last || call.signal?.aborted) {
-          throw e;
-        }
-        if (e.retryAfterMs !== undefined && e.retryAfterMs > this.retry.maxRetryAfterMs) {
-          throw e;
-        }
-        const backoff = jitter(backoffDelay(attempt, this.retry.baseDelayMs, this.retry.maxDelayMs), 0.2, this.options.random);
-        await this.sleep(Math.max(backoff, e.retryAfterMs ?? 0), call.signal);
-      }
-    }
   }
 
   private async send(crewUrl: string, path: string[], method: 'GET' | 'POST', body: string | undefined, call: CallOptions): Promise<HttpResponse> {
@@ -318,97 +279,6 @@ export class CrewClient implements StatusSource {
         reject(abort);
       }, { once: true });
     });
-  }
-}
-
-/** The hosted service's 404 for a run it does not know, as opposed to a route it does not have. */
-function isExecutionNotFound(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && /execution not found/i.test(String((body as { error?: unknown }).error ?? ''));
-}
-
-/** A kickoff id is stored, shown and put in URLs: one that does not look like an id is refused, not quoted. */
-function plausibleKickoffId(id: string, status: number): string {
-  if (!isPlausibleKickoffId(id)) {
-    throw new CrewApiError('badResponse', `The crew's reply named a kickoff id Crew Runs cannot use (${id.length} characters, or characters an id does not have).`, { status });
-  }
-  return id;
-}
-
-function parseJson(response: HttpResponse): unknown {
-  const text = response.bodyText.trim();
-  if (!text) {
-    return undefined;
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function errorForResponse(response: HttpResponse, url: string, token: string): CrewApiError {
-  const status = response.status;
-  const origin = originOf(url);
-  const body = parseJson(response) ?? response.bodyText;
-  const serverMessage = (() => {
-    const message = extractErrorMessage(body);
-    return message ? redact(message, token) : undefined;
-  })();
-  const said = serverMessage ? `: ${serverMessage}` : '.';
-  const details = { status, serverMessage, body, origin };
-
-  if (status >= 300 && status < 400) {
-    const target = redirectTarget(response.headers['location'], url);
-    return new CrewApiError(
-      'refused',
-      `The crew at ${origin} answered with a redirect${target}. Redirects are not followed, so that the token is only ever sent to the crew's own URL; check the URL.`,
-      { status },
-    );
-  }
-  switch (status) {
-    case 401:
-      return new CrewApiError('unauthorized', `The crew at ${origin} rejected the token (401).`, details);
-    case 403:
-      return new CrewApiError(
-        'unauthorized',
-        `The crew at ${origin} does not allow this with the stored token (403); a User Bearer Token can do less than the organization Bearer Token.`,
-        details,
-      );
-    case 404:
-      return new CrewApiError('notFound', `Not found at ${origin} (404)${said}`, details);
-    case 422: {
-      const missingInputs = extractMissingInputs(body);
-      if (missingInputs.length > 0) {
-        return new CrewApiError('missingInputs', `The crew needs these inputs: ${missingInputs.join(', ')}.`, { ...details, missingInputs });
-      }
-      return new CrewApiError('badRequest', `The crew rejected the request (422)${said}`, details);
-    }
-    case 400:
-      return new CrewApiError('badRequest', `The crew rejected the request (400)${said}`, details);
-    case 429:
-      return new CrewApiError('rateLimited', `The crew is limiting requests (429); try again shortly.`, {
-        ...details,
-        retryAfterMs: parseRetryAfter(response.headers['retry-after']),
-      });
-    default:
-      return new CrewApiError('server', `The crew's server failed (${status})${said}`, {
-        ...details,
-        retryAfterMs: status === 503 ? parseRetryAfter(response.headers['retry-after']) : undefined,
-      });
-  }
-}
-
-/** ` to https://other.example` for a redirect's Location, or '' when it names no usable origin. */
-function redirectTarget(location: string | undefined, requestUrl: string): string {
-  if (!location) {
-    return '';
-  }
-  try {
-    const origin = new URL(location, requestUrl).origin;
-    return origin && origin !== 'null' ? ` to ${origin}` : '';
-  } catch {
-    // A malformed Location is still a redirect, refused like any other.
-    return '';
   }
 }
 

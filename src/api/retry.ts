@@ -1,4 +1,42 @@
-// Backoff arithmetic shared by the client's read retries and the poller.
+// The one retry policy for reads a person waits on (GET /inputs from the wizard, the chat tools): a
+// few quick attempts on a transient failure. Status polls are never retried here: the poller reads
+// once and owns its backoff (runs/pollPace.ts), Retry-After included.
+import { CrewApiError } from './errors';
+
+export interface ReadRetryPolicy {
+  /** Attempts in all, the first included. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A Retry-After longer than this is not waited out here; the error goes to the caller. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_READ_RETRY: ReadRetryPolicy = { attempts: 3, baseDelayMs: 500, maxDelayMs: 5_000, maxRetryAfterMs: 30_000 };
+
+export interface RetryDeps {
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  random?(): number;
+}
+
+/** Runs `attempt` again on a transient CrewApiError (5xx, 429, network), waiting the backoff or Retry-After. */
+export async function withReadRetry<T>(attempt: () => Promise<T>, policy: ReadRetryPolicy, deps: RetryDeps, signal?: AbortSignal): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt();
+    } catch (e) {
+      const last = n + 1 >= policy.attempts;
+      if (!(e instanceof CrewApiError) || !e.transient || last || signal?.aborted) {
+        throw e;
+      }
+      if (e.retryAfterMs !== undefined && e.retryAfterMs > policy.maxRetryAfterMs) {
+        throw e;
+      }
+      const backoff = jitter(backoffDelay(n, policy.baseDelayMs, policy.maxDelayMs), 0.2, deps.random);
+      await deps.sleep(Math.max(backoff, e.retryAfterMs ?? 0), signal);
+    }
+  }
+}
 
 /** Multiplies `ms` by a random factor in [1 - spread, 1 + spread], so many clients do not retry in step. */
 export function jitter(ms: number, spread = 0.2, random: () => number = Math.random): number {

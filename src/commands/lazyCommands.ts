@@ -3,6 +3,7 @@
 // the batch UI), which register the real commands in the stubs' place, and the call goes on to them.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
+import type { ViewedRunSources } from '../views/viewedRuns';
 import type * as CommandHostModule from './commandHost';
 
 /** Every command commandHost.ts registers (the activation test checks each contributed command is registered). */
@@ -52,11 +53,16 @@ const RUN_VIEW_TYPE = 'crewRuns.run';
 const REVIEW_SCHEME = 'crew-review';
 const OUTPUT_SCHEME = 'crew-run';
 
-export class LazyCommands implements vscode.Disposable {
+type VisibleRunsSource = ViewedRunSources['panels'];
+
+/** Also the run views' side of the viewed runs (views/viewedRuns.ts): none before the run view host loads. */
+export class LazyCommands implements vscode.Disposable, VisibleRunsSource {
   private host?: CommandHostModule.CommandHost;
   private stubs: vscode.Disposable[] = [];
   /** Open output documents change with their runs (forwarded from the loaded RunOutputDocuments). */
   private readonly outputChanged = new vscode.EventEmitter<vscode.Uri>();
+  private readonly visibleRunsChanged = new vscode.EventEmitter<void>();
+  readonly onDidChangeVisibleRuns = this.visibleRunsChanged.event;
 
   constructor(
     private readonly services: Services,
@@ -76,6 +82,7 @@ export class LazyCommands implements vscode.Disposable {
     return [
       this,
       this.outputChanged,
+      this.visibleRunsChanged,
       vscode.window.registerWebviewPanelSerializer(RUN_VIEW_TYPE, {
         deserializeWebviewPanel: (panel, state: unknown) => this.load().panels.deserialize(panel, state),
       }),
@@ -98,10 +105,17 @@ export class LazyCommands implements vscode.Disposable {
       this.stubs.forEach((stub) => stub.dispose());
       this.stubs = [];
       const host = createCommandHost(this.services, this.ready);
-      host.disposables.push(host.documents.onDidChange((uri) => this.outputChanged.fire(uri)));
+      host.disposables.push(
+        host.documents.onDidChange((uri) => this.outputChanged.fire(uri)),
+        host.panels.onDidChangeVisibleRuns(() => this.visibleRunsChanged.fire()),
+      );
       this.host = host;
     }
     return this.host;
+  }
+
+  visibleRunIds(): string[] {
+    return this.host?.panels.visibleRunIds() ?? [];
   }
 
   /** These load the implementations (tests, bench). */

@@ -1,9 +1,11 @@
-// When each run is polled next: a due time per run (interval, jitter, focus, Retry-After), the crews'
-// caps, and one timer for the earliest due time. What a poll does is the poller's (poller.ts).
+// When each run is polled next: a due time per run (the pace of pollPace.ts, Retry-After), the
+// crews' caps, the runs being viewed, and one timer for the earliest due time. What a poll does is
+// the poller's (poller.ts).
 
-import { CrewApiError } from '../api/errors';
+import type { CrewApiError } from '../api/errors';
 import type { Clock } from '../util/clock';
 import type { Event } from '../util/event';
+import { capOf, effectiveDelay, intervalAfterFailure, jitterFactor } from './pollPace';
 
 export interface PollerOptions {
   /** Delay before the first poll of a run (after kickoff, resume, window reload). */
@@ -14,6 +16,8 @@ export interface PollerOptions {
   fastPhaseMs?: number;
   backoffFactor?: number;
   maxIntervalMs?: number;
+  /** The cap while someone looks at the run (its view visible, or its tree item selected in a visible view). */
+  viewedMaxIntervalMs?: number;
   /** ±fraction applied to every delay, so runs (and windows) do not poll in lockstep. */
   jitter?: number;
   /** Returns [0, 1), like Math.random. */
@@ -44,6 +48,8 @@ export const POLLER_DEFAULTS: Timings = {
   fastPhaseMs: 20_000,
   backoffFactor: 1.5,
   maxIntervalMs: 15_000,
+  // With jitter that never stretches past it: a viewed run's end is seen within about 2.5 s.
+  viewedMaxIntervalMs: 2_500,
   jitter: 0.2,
   unfocusedFactor: 2,
   maxConcurrentPerCrew: 4,
@@ -88,6 +94,7 @@ export class DueTimes {
   private timer: unknown;
   private timerDueAt = Infinity;
   private focused = true;
+  private viewed = new Set<string>();
 
   constructor(
     private readonly clock: Clock,
@@ -100,6 +107,35 @@ export class DueTimes {
     const changed = this.focused !== focused;
     this.focused = focused;
     return changed;
+  }
+
+  /**
+   * The runs someone is looking at. A run that becomes viewed is due within the viewed cap of its
+   * last check (unless it is backing off after failures). Returns whether anything changed.
+   */
+  setViewed(runIds: Iterable<string>): boolean {
+    const next = new Set(runIds);
+    const changed = next.size !== this.viewed.size || [...next].some((id) => !this.viewed.has(id));
+    this.viewed = next;
+    if (changed) {
+      const cap = capOf(this.options, true);
+      for (const id of next) {
+        const s = this.schedules.get(id);
+        if (s && s.consecutiveFailures === 0) {
+          s.intervalMs = Math.min(s.intervalMs, cap);
+          s.delayMs = Math.min(s.delayMs, cap);
+        }
+      }
+    }
+    return changed;
+  }
+
+  isViewed(runId: string): boolean {
+    return this.viewed.has(runId);
+  }
+
+  viewedRunIds(): string[] {
+    return [...this.viewed];
   }
 
   crew(crewUrl: string): CrewState {
@@ -135,8 +171,8 @@ export class DueTimes {
   /** A check failed: back off (to the slow interval after several), honour Retry-After. Returns whether slow. */
   failed(s: Schedule, e: CrewApiError | undefined): boolean {
     s.consecutiveFailures++;
-    const slow = s.consecutiveFailures >= this.options.failuresBeforeSlow;
-    s.intervalMs = slow ? this.options.maxIntervalMs : this.grow(s.intervalMs);
+    const { intervalMs, slow } = intervalAfterFailure(this.options, s.intervalMs, s.consecutiveFailures);
+    s.intervalMs = intervalMs;
     this.setDelay(s, s.intervalMs);
     const now = this.clock.now();
     if (e?.retryAfterMs !== undefined && e.retryAfterMs > 0) {
@@ -153,19 +189,12 @@ export class DueTimes {
     s.plain = options.plain;
     s.from = this.clock.now();
     s.delayMs = delayMs;
-    s.jitterFactor = 1 + (this.random() * 2 - 1) * this.options.jitter;
+    s.jitterFactor = jitterFactor(this.options, this.random());
   }
 
   dueAt(s: Schedule): number {
-    const focusFactor = this.focused || s.plain ? 1 : this.options.unfocusedFactor;
-    // Jitter may shorten a wait at the cap but never stretch it past the cap.
-    const jittered = Math.min(s.delayMs * s.jitterFactor, Math.max(s.delayMs, this.options.maxIntervalMs));
-    const due = s.from + jittered * focusFactor;
+    const due = s.from + effectiveDelay(this.options, s.delayMs, s.jitterFactor, { focused: this.focused, viewed: this.viewed.has(s.runId), plain: s.plain });
     return Math.max(due, s.notBefore, this.crew(s.crewUrl).notBefore);
-  }
-
-  grow(intervalMs: number): number {
-    return Math.min(intervalMs * this.options.backoffFactor, this.options.maxIntervalMs);
   }
 
   /** Calls `pollNow` for every due run the caps allow, then sets the one timer (which calls `onTimer`). */
@@ -210,11 +239,4 @@ export class DueTimes {
 
 export function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-export function describeError(e: unknown): string {
-  if (e instanceof CrewApiError) {
-    return e.status ? `${e.kind}, HTTP ${e.status}` : e.kind;
-  }
-  return e instanceof Error ? e.message : String(e);
 }

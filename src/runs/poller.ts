@@ -1,38 +1,17 @@
-// Polls every watched, unfinished run when it is due (pollTimes.ts says when), and folds each answer
-// into the RunStore, whose change events drive the UI. Pauses a crew's runs while it has no working token.
+// Polls every watched, unfinished run when it is due (pollTimes.ts says when; statusCheck.ts does
+// one check), and folds each answer into the RunStore, whose change events drive the UI. Pauses a
+// crew's runs while it has no working token.
 
-import { isCrewApiError } from '../api/errors';
-import type { StatusSnapshot, StatusSource } from '../api/types';
+import type { StatusSource } from '../api/types';
 import type { Clock } from '../util/clock';
 import { type Disposable, Emitter, type Event } from '../util/event';
 import { isActive, isFinished, type Logger, type RunRecord } from './model';
-import { isForgotten, notFoundWatchOver } from './notFound';
-import { describeError, DueTimes, POLLER_DEFAULTS, type PollerOptions, type Schedule, stripUndefined, type Timings } from './pollTimes';
+import { DueTimes, POLLER_DEFAULTS, type PollerOptions, type Schedule, stripUndefined, type Timings } from './pollTimes';
 import type { RunStore } from './runStore';
+import { type CheckHost, checkRun, type PollResult, type RunOwnership, type TokenNeed } from './statusCheck';
 
 export { POLLER_DEFAULTS, type PollerOptions } from './pollTimes';
-
-/** Says whether this window may poll a run (see LeaseManager); `release` when it stops polling it. */
-export interface RunOwnership {
-  canPoll(runId: string): boolean | Promise<boolean>;
-  release?(runId: string): void | Promise<void>;
-}
-
-/** A crew's runs are paused for want of a working token. */
-export interface TokenNeed {
-  crewUrl: string;
-  /** `refused`: the crew answered 401/403; `missing`: no token is stored (forgotten, or the crew removed). */
-  reason: 'refused' | 'missing';
-}
-
-export interface PollResult {
-  runId: string;
-  ok: boolean;
-  durationMs: number;
-  /** Plain-English lines for what changed (only when ok). */
-  changes?: string[];
-  error?: string;
-}
+export type { PollResult, RunOwnership, TokenNeed } from './statusCheck';
 
 export class RunPoller implements Disposable {
   private readonly options: Timings;
@@ -45,6 +24,7 @@ export class RunPoller implements Disposable {
   private disposed = false;
   private readonly subscriptions: Disposable[] = [];
   private readonly tokenChanges?: Event<string>;
+  private readonly host: CheckHost;
 
   /** After every status request (for tests and benchmarks). */
   readonly onDidPoll: Event<PollResult> = this.pollEmitter.event;
@@ -53,8 +33,8 @@ export class RunPoller implements Disposable {
 
   constructor(
     private readonly store: RunStore,
-    private readonly source: StatusSource,
-    private readonly clock: Clock,
+    source: StatusSource,
+    clock: Clock,
     private readonly logger: Logger,
     private readonly ownership: RunOwnership = { canPoll: () => true },
     options: PollerOptions = {},
@@ -64,6 +44,19 @@ export class RunPoller implements Disposable {
     this.times = new DueTimes(clock, this.options, random ?? Math.random);
     this.schedules = this.times.schedules;
     this.tokenChanges = tokenChanges;
+    this.host = {
+      store,
+      source,
+      clock,
+      logger,
+      ownership: this.ownership,
+      options: this.options,
+      times: this.times,
+      isDisposed: () => this.disposed,
+      unschedule: (runId) => this.unschedule(runId),
+      pauseCrew: (crewUrl, reason) => this.pauseCrew(crewUrl, reason),
+      firePoll: (result) => this.pollEmitter.fire(result),
+    };
   }
 
   /** Resumes every unfinished, watched run (e.g. after a window reload) and follows store changes. */
@@ -82,7 +75,7 @@ export class RunPoller implements Disposable {
         this.schedule(run, this.options.firstDelayMs);
       } else if (!isFinished(run) && run.stopReason === 'unauthorized') {
         // The token may have been fixed meanwhile: try once more (a missing one waits for a token change: no nag).
-        this.track(this.store.setWatching(run.id, true).then(() => this.scheduleById(run.id, this.options.firstDelayMs)));
+        void this.track(this.store.setWatching(run.id, true).then(() => this.scheduleById(run.id, this.options.firstDelayMs)));
       }
     }
     this.arm();
@@ -99,7 +92,7 @@ export class RunPoller implements Disposable {
       void this.track(this.resumeCrew(run.crewUrl));
     }
     if (!run.watching) {
-      this.track(this.store.setWatching(runId, true).then(() => this.scheduleById(runId, this.options.firstDelayMs)));
+      void this.track(this.store.setWatching(runId, true).then(() => this.scheduleById(runId, this.options.firstDelayMs)));
       return;
     }
     this.scheduleById(runId, this.options.firstDelayMs);
@@ -144,6 +137,16 @@ export class RunPoller implements Disposable {
     }
   }
 
+  /**
+   * The runs someone is looking at (a visible run view, or the run selected in a visible tree):
+   * polled at the fast pace, capped at `viewedMaxIntervalMs`, even while the window is unfocused.
+   */
+  setViewed(runIds: Iterable<string>): void {
+    if (this.times.setViewed(runIds)) {
+      this.arm();
+    }
+  }
+
   setFocused(focused: boolean): void {
     if (this.times.setFocused(focused)) {
       this.arm();
@@ -165,6 +168,11 @@ export class RunPoller implements Disposable {
   /** The run ids currently scheduled (for tests and the status bar). */
   scheduledRunIds(): string[] {
     return [...this.schedules.keys()];
+  }
+
+  /** The runs polled at the viewed pace (see setViewed). */
+  viewedRunIds(): string[] {
+    return this.times.viewedRunIds();
   }
 
   /** When the run will next be polled, if scheduled. */
@@ -222,7 +230,7 @@ export class RunPoller implements Disposable {
     s.inFlight?.abort();
     this.schedules.delete(runId);
     if (this.ownership.release) {
-      this.track(Promise.resolve(this.ownership.release(runId)));
+      void this.track(Promise.resolve(this.ownership.release(runId)));
     }
     this.arm();
   }
@@ -239,8 +247,8 @@ export class RunPoller implements Disposable {
     s.inFlight = controller;
     const crew = this.times.crew(s.crewUrl);
     crew.inFlight++;
-    this.track(
-      this.poll(s, controller).finally(() => {
+    void this.track(
+      checkRun(this.host, s, controller).finally(() => {
         crew.inFlight--;
         if (s.inFlight === controller) {
           s.inFlight = undefined;
@@ -248,123 +256,6 @@ export class RunPoller implements Disposable {
         this.arm();
       }),
     );
-  }
-
-  private async poll(s: Schedule, controller: AbortController): Promise<void> {
-    // The latest stored version, not this window's copy: another window may have stopped or removed it.
-    const run = this.store.current(s.runId);
-    if (!run || !isActive(run)) {
-      this.unschedule(s.runId);
-      return;
-    }
-    const now = this.clock.now();
-    if (now - run.watchSince >= this.options.watchDeadlineMs) {
-      this.logger.info(`Run ${run.id}: watch deadline passed; it may still be running.`);
-      this.unschedule(run.id);
-      await this.store.setWatching(run.id, false, 'deadline');
-      return;
-    }
-    if (!(await this.mayPoll(run.id))) {
-      this.times.setDelay(s, this.options.ownershipRecheckMs, { plain: true });
-      return;
-    }
-    if (controller.signal.aborted || this.disposed) {
-      return;
-    }
-    const polled = { kickoffId: run.kickoffId, revision: run.revision };
-    const kickoffId = run.kickoffId;
-    let snapshot: StatusSnapshot;
-    try {
-      snapshot = await this.source.getStatus(run.crewUrl, kickoffId, controller.signal);
-    } catch (e) {
-      if (controller.signal.aborted || this.disposed) {
-        return;
-      }
-      if (isCrewApiError(e) && e.kind === 'notFound') {
-        snapshot = { state: 'notFound', tasks: [], raw: e.body ?? null, message: e.serverMessage };
-      } else {
-        await this.handleFailure(s, run, e, now);
-        return;
-      }
-    }
-    if (controller.signal.aborted || this.disposed) {
-      return;
-    }
-    let changes: string[];
-    try {
-      // Checked in the run's queue against its latest stored version: feedback, a resume, a stop or a removal meanwhile (any window) make it stale.
-      const result = await this.store.applyPolled(run.id, polled, snapshot);
-      if (!result.applied) {
-        this.times.setDelay(s, this.options.fastIntervalMs);
-        return;
-      }
-      changes = result.lines;
-    } catch (e) {
-      await this.handleFailure(s, run, e, now); // Could not save (disk full?): back off like any failed check.
-      return;
-    }
-    const durationMs = this.clock.now() - now;
-    this.pollEmitter.fire({ runId: run.id, ok: true, durationMs, changes });
-    s.consecutiveFailures = 0;
-    s.notBefore = 0;
-    if (run.warning !== undefined) {
-      await this.store.setWarning(run.id, undefined);
-    }
-    await this.afterSnapshot(s, snapshot, changes);
-  }
-
-  private async mayPoll(runId: string): Promise<boolean> {
-    try {
-      return await this.ownership.canPoll(runId);
-    } catch (e) {
-      this.logger.warn(`Run ${runId}: cannot tell whether this window owns it (${String(e)}).`);
-      return false;
-    }
-  }
-
-  private async afterSnapshot(s: Schedule, snapshot: StatusSnapshot, changes: string[]): Promise<void> {
-    const run = this.store.get(s.runId);
-    if (!run || !isActive(run)) {
-      this.unschedule(s.runId);
-      return;
-    }
-    const now = this.clock.now();
-    const limits = { graceMs: this.options.notFoundGraceMs, expiryMs: this.options.notFoundExpiryMs };
-    if (snapshot.state === 'notFound' && notFoundWatchOver(run, snapshot, now, limits)) {
-      this.logger.info(`Run ${run.id}: the service does not know kickoff ${run.kickoffId}; stopped watching (unknown or expired).`);
-      this.unschedule(run.id);
-      // A forgotten run keeps its message, in the server's words.
-      await this.store.markExpired(run.id, isForgotten(run, snapshot) ? run.message : undefined);
-      return;
-    }
-    if (run.state === 'awaitingFeedback') {
-      // Nothing moves until someone answers; keep checking slowly to notice a resume from elsewhere.
-      s.intervalMs = this.options.maxIntervalMs;
-    } else if (changes.length > 0 || now < s.fastUntil) {
-      s.intervalMs = this.options.fastIntervalMs;
-    } else {
-      s.intervalMs = this.times.grow(s.intervalMs);
-    }
-    this.times.setDelay(s, s.intervalMs);
-  }
-
-  private async handleFailure(s: Schedule, run: RunRecord, e: unknown, startedAt: number): Promise<void> {
-    const durationMs = this.clock.now() - startedAt;
-    const reason = e instanceof Error ? e.message : String(e);
-    this.pollEmitter.fire({ runId: run.id, ok: false, durationMs, error: reason });
-    if (isCrewApiError(e) && (e.kind === 'unauthorized' || e.kind === 'noToken')) {
-      await this.pauseCrew(run.crewUrl, e.kind === 'noToken' ? 'missing' : 'refused');
-      return;
-    }
-    if (!isCrewApiError(e)) {
-      this.logger.error(`Run ${run.id}: status check failed unexpectedly: ${reason}`);
-    }
-    const slow = this.times.failed(s, isCrewApiError(e) ? e : undefined);
-    const warning = slow
-      ? `${s.consecutiveFailures} status checks in a row failed (${describeError(e)}); still trying every ${Math.round(s.intervalMs / 1000)} s.`
-      : `Last status check failed (${describeError(e)}); retrying.`;
-    this.logger.warn(`Run ${run.id}: ${warning}`);
-    await this.store.setWarning(run.id, warning);
   }
 
   private async pauseCrew(crewUrl: string, reason: TokenNeed['reason']): Promise<void> {

@@ -77,9 +77,13 @@ export class RunPanelManager implements vscode.Disposable {
   private readonly entries = new Map<string, PanelEntry>();
   private readonly segments = new SegmentCache();
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly visibleRunsEmitter = new vscode.EventEmitter<void>();
+  /** A run view was shown, hidden, opened or closed (see visibleRunIds; the poller's viewed runs). */
+  readonly onDidChangeVisibleRuns = this.visibleRunsEmitter.event;
 
   constructor(private readonly deps: RunPanelDeps) {
     this.disposables.push(
+      this.visibleRunsEmitter,
       deps.runs.onDidChange(({ runIds }) => {
         for (const id of runIds) {
           const entry = this.entries.get(id);
@@ -138,6 +142,11 @@ export class RunPanelManager implements vscode.Disposable {
       }
     }
     return undefined;
+  }
+
+  /** The runs whose view is visible (in any editor group). */
+  visibleRunIds(): string[] {
+    return [...this.entries.values()].filter((e) => e.panel.visible).map((e) => e.runId);
   }
 
   isOpen(runId: string): boolean {
@@ -224,13 +233,16 @@ export class RunPanelManager implements vscode.Disposable {
           // Without retainContextWhenHidden the page is discarded; it says `ready` again when shown.
           entry.ready = false;
         }
+        this.visibleRunsEmitter.fire();
       }),
       panel.onDidDispose(() => {
         entry.disposed = true;
         this.entries.delete(runId);
         vscode.Disposable.from(...entry.disposables).dispose();
+        this.visibleRunsEmitter.fire();
       }),
     );
+    this.visibleRunsEmitter.fire();
     panel.webview.html = this.html(panel.webview, runId, record ? panelTitle(record) : runId);
   }
 

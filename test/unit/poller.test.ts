@@ -244,6 +244,33 @@ describe('RunPoller', () => {
     assert.deepEqual(source.callsFor('k1'), [t0 + 4_500, t0 + 6_000]);
   });
 
+  it('polls a viewed run at the fast pace (2.5 s cap, even unfocused) while other runs keep backing off', async () => {
+    const viewed = await addRun('seen');
+    await addRun('other');
+    source.script('seen', () => snap('running'));
+    source.script('other', () => snap('running'));
+    const p = makePoller();
+    p.start();
+    await clock.advance(70_000);
+    // Nobody looks yet: both at the slow cap.
+    assert.deepEqual(gaps(source.callsFor('seen')).slice(-2), [15_000, 15_000]);
+    const last = source.callsFor('seen').at(-1)!;
+    // Viewed 1 s after its last check: due 2.5 s after that check, not 15 s; then every 2.5 s, unfocused too.
+    await clock.advance(last + 1_000 - clock.now());
+    p.setViewed([viewed.id]);
+    p.setFocused(false);
+    const otherBefore = source.callsFor('other').length;
+    await clock.advance(10_000);
+    assert.deepEqual(source.callsFor('seen').filter((t) => t > last).map((t) => t - last), [2_500, 5_000, 7_500, 10_000]);
+    assert.ok(source.callsFor('other').length - otherBefore <= 1, 'the run nobody views stays slow');
+    // No longer viewed: back to growing towards the slow cap.
+    p.setViewed([]);
+    p.setFocused(true);
+    const from = source.callsFor('seen').length;
+    await clock.advance(60_000);
+    assert.deepEqual(gaps(source.callsFor('seen').slice(from - 1)).slice(0, 3), [2_500, 3_750, 5_625]);
+  });
+
   it('never has more than 4 requests in flight per crew, while other crews go on', async () => {
     for (let i = 0; i < 6; i++) {
       await addRun(`a${i}`, CREW_A);
@@ -456,11 +483,11 @@ describe('RunPoller', () => {
     });
     makePoller().start();
     await clock.advance(1_500);
-    assert.equal(store.get(run.id)?.warning, 'Last status check failed (network); retrying.');
+    assert.equal(store.get(run.id)?.warning, 'Last status check failed: socket hang up. Trying again in 2 s.');
     await clock.advance(2_250);
-    assert.equal(store.get(run.id)?.warning, 'Last status check failed (server, HTTP 500); retrying.');
+    assert.equal(store.get(run.id)?.warning, 'Last status check failed: Internal Server Error. Trying again in 3 s.');
     await clock.advance(3_375);
-    assert.equal(store.get(run.id)?.warning, '3 status checks in a row failed (network); still trying every 15 s.');
+    assert.equal(store.get(run.id)?.warning, '3 status checks in a row failed, the last: socket hang up. Still trying, next in 15 s.');
     await clock.advance(10 * 60_000);
     assert.deepEqual(gaps(source.callsFor('k1')).slice(0, 5), [2_250, 3_375, 15_000, 15_000, 15_000]);
     const r = store.get(run.id)!;

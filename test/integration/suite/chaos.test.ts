@@ -236,7 +236,7 @@ reloadSuite('Chaos', function (s) {
     assert.ok(kinds.length >= 6, `most fault kinds were injected (${kinds.join(', ')})`);
     assert.ok(warnings.length > 0, 'faults show in the log');
     assert.ok(problems.every((p) => !p.startsWith('UNEXPECTED')), `every warning is a status-check problem: ${JSON.stringify(problems)}`);
-    // Each names what went wrong (the client retries some faults itself: not all kinds surface).
+    // Each names what went wrong (a status check is one request: every kind may surface).
     // A stall the client gave up on reads "did not answer in time".
     const named = /JSON|\b50[0-4]\b|429|reset|timed? ?out|in time|closed|incomplete|truncated|reach/i;
     assert.deepStrictEqual(problems.filter((p) => !named.test(p)), [], 'every problem names its fault');

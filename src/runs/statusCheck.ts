@@ -1,0 +1,169 @@
+// One status check of one run, as the poller's timer calls it: ask whether this window may poll
+// it, send one GET /status (never retried here: the next check is the retry), fold the answer into
+// the store, and set the next due time (pollPace.ts) or back off, pause the crew, or stop watching.
+
+import { isCrewApiError } from '../api/errors';
+import type { StatusSnapshot, StatusSource } from '../api/types';
+import type { Clock } from '../util/clock';
+import { isActive, type Logger, type RunRecord } from './model';
+import { isForgotten, notFoundWatchOver } from './notFound';
+import { intervalAfterCheck } from './pollPace';
+import type { DueTimes, Schedule, Timings } from './pollTimes';
+import type { RunStore } from './runStore';
+
+/** Says whether this window may poll a run (see LeaseManager); `release` when it stops polling it. */
+export interface RunOwnership {
+  canPoll(runId: string): boolean | Promise<boolean>;
+  release?(runId: string): void | Promise<void>;
+}
+
+/** A crew's runs are paused for want of a working token. */
+export interface TokenNeed {
+  crewUrl: string;
+  /** `refused`: the crew answered 401/403; `missing`: no token is stored (forgotten, or the crew removed). */
+  reason: 'refused' | 'missing';
+}
+
+export interface PollResult {
+  runId: string;
+  ok: boolean;
+  durationMs: number;
+  /** Plain-English lines for what changed (only when ok). */
+  changes?: string[];
+  error?: string;
+}
+
+/** What a check needs of the poller. */
+export interface CheckHost {
+  readonly store: RunStore;
+  readonly source: StatusSource;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly ownership: RunOwnership;
+  readonly options: Timings;
+  readonly times: DueTimes;
+  isDisposed(): boolean;
+  unschedule(runId: string): void;
+  pauseCrew(crewUrl: string, reason: TokenNeed['reason']): Promise<void>;
+  firePoll(result: PollResult): void;
+}
+
+/** One check of the run `s` schedules; `controller` aborts it (stop watching, dispose). */
+export async function checkRun(host: CheckHost, s: Schedule, controller: AbortController): Promise<void> {
+  // The latest stored version, not this window's copy: another window may have stopped or removed it.
+  const run = host.store.current(s.runId);
+  if (!run || !isActive(run)) {
+    host.unschedule(s.runId);
+    return;
+  }
+  const now = host.clock.now();
+  if (now - run.watchSince >= host.options.watchDeadlineMs) {
+    host.logger.info(`Run ${run.id}: watch deadline passed; it may still be running.`);
+    host.unschedule(run.id);
+    await host.store.setWatching(run.id, false, 'deadline');
+    return;
+  }
+  if (!(await mayPoll(host, run.id))) {
+    host.times.setDelay(s, host.options.ownershipRecheckMs, { plain: true });
+    return;
+  }
+  if (controller.signal.aborted || host.isDisposed()) {
+    return;
+  }
+  const polled = { kickoffId: run.kickoffId, revision: run.revision };
+  const kickoffId = run.kickoffId;
+  let snapshot: StatusSnapshot;
+  try {
+    snapshot = await host.source.getStatus(run.crewUrl, kickoffId, controller.signal);
+  } catch (e) {
+    if (controller.signal.aborted || host.isDisposed()) {
+      return;
+    }
+    if (isCrewApiError(e) && e.kind === 'notFound') {
+      snapshot = { state: 'notFound', tasks: [], raw: e.body ?? null, message: e.serverMessage };
+    } else {
+      await handleFailure(host, s, run, e, now);
+      return;
+    }
+  }
+  if (controller.signal.aborted || host.isDisposed()) {
+    return;
+  }
+  let changes: string[];
+  try {
+    // Checked in the run's queue against its latest stored version: feedback, a resume, a stop or a removal meanwhile (any window) make it stale.
+    const result = await host.store.applyPolled(run.id, polled, snapshot);
+    if (!result.applied) {
+      host.times.setDelay(s, host.options.fastIntervalMs);
+      return;
+    }
+    changes = result.lines;
+  } catch (e) {
+    await handleFailure(host, s, run, e, now); // Could not save (disk full?): back off like any failed check.
+    return;
+  }
+  const durationMs = host.clock.now() - now;
+  host.firePoll({ runId: run.id, ok: true, durationMs, changes });
+  s.consecutiveFailures = 0;
+  s.notBefore = 0;
+  if (run.warning !== undefined) {
+    await host.store.setWarning(run.id, undefined);
+  }
+  await afterSnapshot(host, s, snapshot, changes);
+}
+
+async function mayPoll(host: CheckHost, runId: string): Promise<boolean> {
+  try {
+    return await host.ownership.canPoll(runId);
+  } catch (e) {
+    host.logger.warn(`Run ${runId}: cannot tell whether this window owns it (${String(e)}).`);
+    return false;
+  }
+}
+
+async function afterSnapshot(host: CheckHost, s: Schedule, snapshot: StatusSnapshot, changes: string[]): Promise<void> {
+  const run = host.store.get(s.runId);
+  if (!run || !isActive(run)) {
+    host.unschedule(s.runId);
+    return;
+  }
+  const now = host.clock.now();
+  const limits = { graceMs: host.options.notFoundGraceMs, expiryMs: host.options.notFoundExpiryMs };
+  if (snapshot.state === 'notFound' && notFoundWatchOver(run, snapshot, now, limits)) {
+    host.logger.info(`Run ${run.id}: the service does not know kickoff ${run.kickoffId}; stopped watching (unknown or expired).`);
+    host.unschedule(run.id);
+    // A forgotten run keeps its message, in the server's words.
+    await host.store.markExpired(run.id, isForgotten(run, snapshot) ? run.message : undefined);
+    return;
+  }
+  s.intervalMs = intervalAfterCheck(host.options, {
+    intervalMs: s.intervalMs,
+    changed: changes.length > 0,
+    fastPhase: now < s.fastUntil,
+    awaitingFeedback: run.state === 'awaitingFeedback',
+    viewed: host.times.isViewed(s.runId),
+  });
+  host.times.setDelay(s, s.intervalMs);
+}
+
+async function handleFailure(host: CheckHost, s: Schedule, run: RunRecord, e: unknown, startedAt: number): Promise<void> {
+  const durationMs = host.clock.now() - startedAt;
+  const reason = e instanceof Error ? e.message : String(e);
+  host.firePoll({ runId: run.id, ok: false, durationMs, error: reason });
+  if (isCrewApiError(e) && (e.kind === 'unauthorized' || e.kind === 'noToken')) {
+    await host.pauseCrew(run.crewUrl, e.kind === 'noToken' ? 'missing' : 'refused');
+    return;
+  }
+  if (!isCrewApiError(e)) {
+    host.logger.error(`Run ${run.id}: status check failed unexpectedly: ${reason}`);
+  }
+  const slow = host.times.failed(s, isCrewApiError(e) ? e : undefined);
+  // The client's plain sentence, with the server's own words; the wait is the poller's (Retry-After included).
+  const said = reason.replace(/[.\s]+$/, '');
+  const nextInS = Math.max(1, Math.round((host.times.dueAt(s) - host.clock.now()) / 1000));
+  const warning = slow
+    ? `${s.consecutiveFailures} status checks in a row failed, the last: ${said}. Still trying, next in ${nextInS} s.`
+    : `Last status check failed: ${said}. Trying again in ${nextInS} s.`;
+  host.logger.warn(`Run ${run.id}: ${warning}`);
+  await host.store.setWarning(run.id, warning);
+}
