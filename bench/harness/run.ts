@@ -192,8 +192,10 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
       }
       const roundStarted = Date.now();
       await page.goto(url, { waitUntil: 'domcontentloaded' });
-      const timeout = new Promise<number>((resolve) => setTimeout(() => resolve(-1), last ? (hostBatch ? 40 * 60_000 : 240_000) : 90_000));
-      const code = await Promise.race([exited, timeout]);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(-1), last ? (hostBatch ? 40 * 60_000 : 240_000) : 90_000)));
+      // Cleared: a pending time-out kept the bench (and the integration lock) alive for minutes after its table.
+      const code = await Promise.race([exited, timeout]).finally(() => clearTimeout(timer));
       await page.close().catch(() => undefined);
       if (code === -1) {
         throw new Error(`round ${round} timed out (see ${path.join(tempDir, 'server.log')})`);
