@@ -1,6 +1,5 @@
 import type * as vscode from 'vscode';
 import type { Services } from './services';
-import { chatKit } from './chat/chatKit';
 import type { LazyCommands } from './commands/lazyCommands';
 import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
@@ -35,7 +34,7 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     logUri: services.context.logUri,
     globalStorageUri: services.context.globalStorageUri,
     /** The @crews request handler as registered (the chat view needs a language model to call it). */
-    chatHandler: () => import('./chat/chatImpl').then((m) => m.createParticipantHandler(services, chatKit)),
+    chatHandler: () => import('./chat/chatImpl').then((m) => m.createParticipantHandler(services, m.chatKit)),
   };
 }
 
