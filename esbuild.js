@@ -14,7 +14,7 @@ const watch = process.argv.includes('--watch');
 const lazyModules = {
   'src/api/transport': 'transport',
   // The crew API client and the parsing of every body (src/api/lazyClient.ts stands in for it at activation).
-  'src/api/client': 'client',
+  'src/api/clientBundle': 'client',
   'src/simulator/server': 'simulator',
   // The chat tools and participant (src/chat/chatKit.ts says what they take from the main bundle).
   'src/chat/chatImpl': 'chat',
@@ -89,7 +89,7 @@ function makeBuilds(production) {
   return [
     { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { client: 'src/api/client.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { client: 'src/api/clientBundle.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { chat: 'src/chat/chatImpl.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { batchUi: 'src/commands/batchUi.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { batchEngine: 'src/commands/batchEngine.ts' }, outdir: 'dist' },

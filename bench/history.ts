@@ -1,7 +1,8 @@
 // Item 4 in plain Node (run with --expose-gc): 2,000 finished runs in history, each with a few-KB
 // output in its detail file. Times RunStore.load() + list(crewUrl) + the real CrewsTreeProvider's
-// getChildren(crew) and getTreeItem() of every child (with a stub of the few vscode classes it
-// uses), and the heap held after loading. Prints one JSON line.
+// getChildren(crew) and getTreeItem() of every child (the newest runs and an "Older runs" node; with
+// a stub of the few vscode classes it uses), then the first "Older runs" page, and the heap held
+// after loading. Prints one JSON line. Alone: npx tsc -p bench && node --expose-gc out-bench/bench/history.js 2000
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -140,6 +141,12 @@ async function main(): Promise<void> {
       await Promise.all(children.map((child) => tree.getTreeItem(child as never)));
       rounds.push(performance.now() - c0);
     }
+    // The user opens "Older runs": the next page of rows.
+    const older = children.find((child) => (child as { type?: string }).type === 'olderRuns');
+    const o0 = performance.now();
+    const olderChildren = older ? ((await tree.getChildren(older as never)) as unknown[]) : [];
+    await Promise.all(olderChildren.map((child) => tree.getTreeItem(child as never)));
+    const olderPageMs = older ? performance.now() - o0 : undefined;
     gc();
     const heapAfter = process.memoryUsage().heapUsed;
     const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -150,6 +157,8 @@ async function main(): Promise<void> {
         firstChildrenMs: rounds[0],
         medianChildrenMs: sorted(rounds)[Math.floor(rounds.length / 2)],
         medianListMs: sorted(listRounds)[Math.floor(listRounds.length / 2)],
+        olderPageMs,
+        olderPageRows: olderChildren.length,
         heapGrowthBytes: heapAfter - heapBefore,
         detailFilesBytes: fs.readdirSync(path.join(dir, 'runs')).reduce((n, f) => n + fs.statSync(path.join(dir, 'runs', f)).size, 0),
         keepAlive: [store, tree].length,

@@ -19,6 +19,7 @@ import { createTestApi } from './testApi';
 import { systemClock } from './util/clock';
 import { CrewsTreeProvider } from './views/crewsTree';
 import { RunReporter } from './views/runReporter';
+import { RunRevealer } from './views/revealRuns';
 import { RunsStatusBar } from './views/statusBar';
 import { followViewedRuns } from './views/viewedRuns';
 import { readCrewRunsNumbers } from './util/crewRunsSettings';
@@ -63,6 +64,7 @@ export function activate(context: vscode.ExtensionContext) {
   // Loading reads files: done after activation returns; panels restored by a reload wait for it.
   const loaded = runs.load();
   commands = new LazyCommands(services, loaded);
+  const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) });
 
   context.subscriptions.push(
     log,
@@ -70,8 +72,9 @@ export function activate(context: vscode.ExtensionContext) {
     crews,
     tree,
     treeView,
+    new RunRevealer(tree, treeView, runs, () => batches.activeCount() > 0),
     reporter,
-    new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) }),
+    statusBar,
     ...batches.register(),
     { dispose: () => poller.dispose() },
     { dispose: () => void leases.dispose() },
@@ -123,7 +126,7 @@ export function activate(context: vscode.ExtensionContext) {
     (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
   );
 
-  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, commands, reporter, settings: numbers, batches }) : undefined;
+  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, commands, reporter, settings: numbers, batches, statusBar }) : undefined;
 }
 
 export async function deactivate(): Promise<void> {

@@ -5,12 +5,13 @@ import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
 import type { BatchFeature } from './commands/batchFeature';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
+import type { RunsStatusBar } from './views/statusBar';
 
 /**
  * What activate() returns when CREW_RUNS_TEST_HOOKS=1 (integration tests only). It gives the
  * models, never a token: the token store is deliberately not part of it.
  */
-export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; commands: LazyCommands; reporter: RunReporter; settings: () => CrewRunsNumbers; batches: BatchFeature }) {
+export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; commands: LazyCommands; reporter: RunReporter; settings: () => CrewRunsNumbers; batches: BatchFeature; statusBar: RunsStatusBar }) {
   return {
     runs: services.runs,
     crews: services.crews,
@@ -29,6 +30,7 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
       return parts.commands.panels;
     },
     batches: parts.batches,
+    statusBar: parts.statusBar,
     /** The numeric settings as this window reads them (its poller took them at activation), clamped. */
     settings: parts.settings,
     logUri: services.context.logUri,

@@ -1,7 +1,7 @@
 // The crew API client as activation sees it: the real one (client.ts with the parsing of every body, its
-// own bundle dist/client.js; undici follows in dist/transport.js on the first request) loads on the first
+// own bundle dist/client.js, clientBundle.ts; undici follows in dist/transport.js on the first request) loads on the first
 // call, so a window that sends and polls nothing never loads it.
-import type * as ClientModule from './client';
+import type * as ClientBundle from './clientBundle';
 import type { CrewClient, CrewClientOptions } from './client';
 import type { StatusSource } from './types';
 
@@ -17,7 +17,7 @@ export class LazyCrewClient implements CrewApi, StatusSource {
     if (!this.client) {
       // A plain require, so the bundle loads dist/client.js synchronously (like dist/transport.js).
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { CrewClient: Client } = require('./client') as typeof ClientModule;
+      const { CrewClient: Client } = require('./clientBundle') as typeof ClientBundle;
       this.client = new Client(this.options);
     }
     return this.client;

@@ -8,6 +8,7 @@ import type { Services } from '../services';
 import { askPick, askText } from '../views/quickInput';
 import { describeError, describeTokenProblem, describeUrlProblemLocalized } from '../views/errorMessages';
 import { pickCrew } from './pickCrew';
+import { withDefaultScheme } from './urlInput';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 
@@ -106,14 +107,19 @@ function describeInputs(inputs: CrewInputs): string {
   return names.length ? vscode.l10n.t('It expects: {0}.', names.join(', ')) : vscode.l10n.t('It expects no inputs.');
 }
 
-/** GET /inputs under a progress indicator; the crew's health in the tree follows the answer. */
+/** GET /inputs under a progress indicator (with the saved token, or `token` being tried); the crew's health in the tree follows the answer. */
 export async function checkConnection(services: Services, crew: Crew, token?: string): Promise<ConnectionCheck> {
   const { crews, client, log } = services;
   if (!token && !(await crews.hasToken(crew.url))) {
     crews.setHealth(crew.url, 'noToken');
     return { ok: false, error: new CrewApiError('noToken', 'No token is stored for this crew.') };
   }
-  crews.setHealth(crew.url, 'checking');
+  // A token being tried (Add Crew, Set Token) says nothing about the saved one: the crew's row keeps its health
+  // unless the new token works.
+  const trying = token !== undefined;
+  if (!trying) {
+    crews.setHealth(crew.url, 'checking');
+  }
   try {
     const inputs = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Checking the connection to {0}…', crew.name)), cancellable: true },
@@ -131,7 +137,9 @@ export async function checkConnection(services: Services, crew: Crew, token?: st
     );
     return { ok: true, inputs };
   } catch (error) {
-    crews.setHealth(crew.url, healthAfter(error));
+    if (!trying) {
+      crews.setHealth(crew.url, healthAfter(error));
+    }
     log.warn(`Connection check of ${crew.name} (${crew.url}) failed: ${error instanceof Error ? error.message : String(error)}`);
     return { ok: false, error };
   }
@@ -208,16 +216,16 @@ async function addCrewInteractively(services: Services): Promise<Crew | undefine
         totalSteps,
         value: url || 'https://',
         quietUntilEdited: !url,
-        prompt: vscode.l10n.t('The crew\'s base URL, from its Status tab in CrewAI (e.g. https://my-crew-1a2b3c.crewai.com).'),
+        prompt: vscode.l10n.t('The crew\'s base URL, from its Status tab in CrewAI (e.g. https://my-crew-1a2b3c.crewai.com); a host alone means https://.'),
         validate: (value) => {
-          const result = normaliseCrewUrl(value);
+          const result = normaliseCrewUrl(withDefaultScheme(value));
           return result.ok ? undefined : describeUrlProblemLocalized(result.problem);
         },
       });
       if (answer.kind !== 'value') {
         return undefined;
       }
-      const normalised = normaliseCrewUrl(answer.value);
+      const normalised = normaliseCrewUrl(withDefaultScheme(answer.value));
       if (!normalised.ok) {
         continue;
       }

@@ -1,17 +1,17 @@
 // Kick Off's UI around the one kickoff path (startRecordedRun): progress, what a failure means for the
-// wizard (never retried; a run that may have started is never offered again), and tracking a run by its id.
+// wizard (never retried; a run that may have started is never offered again).
 import * as vscode from 'vscode';
 import { CrewApiError, mayHaveActed } from '../api/errors';
 import type { Crew } from '../crews/crewConfig';
 import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
-import { isPlausibleKickoffId } from '../api/url';
 import { describeError } from '../views/errorMessages';
 import { showError, showInfo, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 import { setTokenInteractively } from './crewCommands';
 import { startRecordedRun } from './startRun';
-import type { Draft } from './kickoffSteps';
+import type { Draft } from '../crews/inputSteps';
+import { trackKickoffId } from './kickoffTrack';
 
 export type KickoffOutcome =
   | { kind: 'started'; run: RunRecord }
@@ -92,32 +92,5 @@ export async function startRun(services: Services, crew: Crew, inputs: Draft): P
       void vscode.commands.executeCommand('crewRuns.openRun', { runId: run.id });
     }
   });
-  return run;
-}
-
-/** Follow a run started elsewhere by its kickoff id. */
-export async function trackKickoffId(services: Services, crew: Crew): Promise<RunRecord | undefined> {
-  const id = await vscode.window.showInputBox({
-    title: inertLine(vscode.l10n.t('Track a Kickoff ID on {0}', crew.name)),
-    prompt: vscode.l10n.t('The kickoff ID of a run started elsewhere (the crew\'s dashboard, an API call).'),
-    placeHolder: 'e.g. 6f140412-8094-43fc-a6f0-70e65f912172',
-    ignoreFocusOut: true,
-    validateInput: (value) => {
-      const text = value.trim();
-      if (!text) {
-        return vscode.l10n.t('Paste a kickoff ID.');
-      }
-      if (!isPlausibleKickoffId(text)) {
-        return vscode.l10n.t('A kickoff ID has only letters, digits and dashes.');
-      }
-      return services.runs.findByKickoffId(text) ? vscode.l10n.t('That run is already in the list.') : undefined;
-    },
-  });
-  if (!id) {
-    return undefined;
-  }
-  const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId: id.trim(), inputs: {} });
-  services.log.info(`[${crew.name}] Tracking kickoff id ${run.kickoffId}.`);
-  services.poller.watch(run.id);
   return run;
 }

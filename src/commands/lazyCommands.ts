@@ -23,6 +23,10 @@ const LAZY_COMMANDS = [
   'crewRuns.trackKickoffId',
   'crewRuns.saveInputsAsPreset',
   'crewRuns.managePresets',
+  // valueEditor.ts (registered with the kickoff commands)
+  'crewRuns.useInputText',
+  'crewRuns.discardInputText',
+  'crewRuns.editInputInEditor',
   // runCommands.ts
   'crewRuns.stopWatching',
   'crewRuns.resumeWatching',

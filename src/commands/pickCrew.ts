@@ -13,13 +13,16 @@ export function crewFromArgument(crews: CrewRegistry, arg: unknown): Crew | unde
   return typeof url === 'string' ? crews.get(url) : undefined;
 }
 
-/** The crew a command acts on: from its argument, the only crew, or a quick pick. */
-export async function pickCrew(crews: CrewRegistry, arg: unknown, placeholder: string): Promise<Crew | undefined> {
+/**
+ * The crew a command acts on: from its argument, the only crew, or a quick pick. `among`: the crews the
+ * command can act on (when they are fewer than all; the only one of them is not asked for).
+ */
+export async function pickCrew(crews: CrewRegistry, arg: unknown, placeholder: string, among?: readonly Crew[]): Promise<Crew | undefined> {
   const given = crewFromArgument(crews, arg);
   if (given) {
     return given;
   }
-  const all = crews.list();
+  const all = among ?? crews.list();
   if (all.length === 0) {
     const add = vscode.l10n.t('Add Crew…');
     const demo = vscode.l10n.t('Try the Demo Crew');

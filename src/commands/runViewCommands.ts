@@ -10,6 +10,7 @@ import type { RunPanelManager } from '../views/runPanel';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { safeFileName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
+import { pickRun } from './pickRun';
 
 /** The part of Services these commands use. */
 export interface RunViewServices {
@@ -37,15 +38,6 @@ function runItem(run: RunRecord): RunPickItem {
     detail: inertLine(run.kickoffId),
     runId: run.id,
   };
-}
-
-async function pickRun(runs: RunStore, placeHolder: string, candidates = runs.list()): Promise<RunRecord | undefined> {
-  if (!candidates.length) {
-    void showInfo(vscode.l10n.t('There are no runs yet.'));
-    return undefined;
-  }
-  const picked = await vscode.window.showQuickPick(candidates.map(runItem), { placeHolder, matchOnDescription: true, matchOnDetail: true });
-  return picked?.runId ? runs.get(picked.runId) : undefined;
 }
 
 export function registerRunViewCommands(services: RunViewServices, panels: RunPanelManager, documents: RunOutputDocuments): vscode.Disposable[] {
@@ -88,7 +80,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
   return [
     guarded('crewRuns.openRun', async (arg) => {
       const id = runIdOf(arg);
-      const run = id !== undefined ? runs.get(id) : await pickRun(runs, vscode.l10n.t('Select a run to open'));
+      const run = id !== undefined ? runs.get(id) : await pickRun(runs, vscode.l10n.t('Select a run to open'), { skipWhenOne: true });
       if (!run) {
         if (id !== undefined) {
           void showWarning(vscode.l10n.t('This run is no longer in the history.'));

@@ -9,6 +9,8 @@ export interface InputPreset {
 
 interface CrewInputMemory {
   last?: Record<string, string>;
+  /** What a Kick Off left when the user pressed Escape: offered back as "Continue where you left off". */
+  unfinished?: Record<string, string>;
   presets: InputPreset[];
 }
 
@@ -29,8 +31,22 @@ export class InputPresets {
 
   /** Values longer than MAX_REMEMBERED_VALUE are left out: global state is meant for small things. */
   async rememberLastUsed(crewUrl: string, inputs: Record<string, string>): Promise<void> {
-    const small = Object.fromEntries(Object.entries(inputs).filter(([, value]) => value.length <= MAX_REMEMBERED_VALUE));
-    await this.change(crewUrl, (m) => ({ ...m, last: small }));
+    await this.change(crewUrl, (m) => ({ ...m, last: small(inputs) }));
+  }
+
+  unfinished(crewUrl: string): Record<string, string> | undefined {
+    return this.memory(crewUrl).unfinished;
+  }
+
+  /** The values of a Kick Off left with Escape (small values only, as for the last used). */
+  async rememberUnfinished(crewUrl: string, inputs: Record<string, string>): Promise<void> {
+    await this.change(crewUrl, (m) => ({ ...m, unfinished: small(inputs) }));
+  }
+
+  async forgetUnfinished(crewUrl: string): Promise<void> {
+    if (this.memory(crewUrl).unfinished) {
+      await this.change(crewUrl, (m) => ({ ...m, unfinished: undefined }));
+    }
   }
 
   /** Saves or replaces (same name) a preset. */
@@ -63,6 +79,7 @@ export class InputPresets {
     const stored = this.all()[crewUrl];
     return {
       last: isStringRecord(stored?.last) ? stored.last : undefined,
+      unfinished: isStringRecord(stored?.unfinished) ? stored.unfinished : undefined,
       presets: Array.isArray(stored?.presets) ? stored.presets.filter((p) => typeof p?.name === 'string' && isStringRecord(p.inputs)) : [],
     };
   }
@@ -71,6 +88,10 @@ export class InputPresets {
     const all = this.all();
     await this.store.update(KEY, { ...all, [crewUrl]: update(this.memory(crewUrl)) });
   }
+}
+
+function small(inputs: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(inputs).filter(([, value]) => value.length <= MAX_REMEMBERED_VALUE));
 }
 
 export function isStringRecord(value: unknown): value is Record<string, string> {

@@ -178,34 +178,53 @@ function decodeRun(value: unknown, crews: [string, string][]): RunRecord | undef
     return undefined;
   }
   const t = e.t;
-  const at = (offset: number | undefined) => (typeof offset === 'number' ? t + offset : undefined);
+  // Built field by field, leaving out what is undefined (as JSON would): a JSON round trip per run was
+  // most of the cost of loading a long history. Arrays and objects are copied: the record is this window's.
   const record: RunRecord = {
     id: e.id,
     revision: typeof e.v === 'number' ? e.v : 0,
     crewUrl: crews[e.c][0],
     crewName: crews[e.c][1],
     kickoffId: e.k,
-    previousKickoffIds: Array.isArray(e.p) ? e.p : [],
+    previousKickoffIds: Array.isArray(e.p) ? e.p.slice() : [],
     startedAt: t,
-    updatedAt: at(e.u ?? 0)!,
-    finishedAt: at(e.f),
+    updatedAt: t + (typeof e.u === 'number' ? e.u : 0),
     state: e.s,
     watching: e.w === 1,
-    stopReason: e.r,
-    watchSince: at(e.ws ?? 0)!,
-    warning: e.x,
+    watchSince: t + (typeof e.ws === 'number' ? e.ws : 0),
     needsFeedback: e.fb === 1,
-    feedbackInferred: e.fi === 1 ? true : undefined,
-    message: e.m,
-    progress: e.g,
-    currentTask: e.ct,
     label: typeof e.l === 'string' ? e.l : '',
-    taskId: e.ti,
-    kickoffIdSince: at(e.ks ?? 0)!,
+    kickoffIdSince: t + (typeof e.ks === 'number' ? e.ks : 0),
     seenBySource: e.sb === 1,
-    notFoundSince: at(e.nf),
   };
-  return JSON.parse(JSON.stringify(record)) as RunRecord;
+  if (typeof e.f === 'number') {
+    record.finishedAt = t + e.f;
+  }
+  if (e.r !== undefined) {
+    record.stopReason = e.r;
+  }
+  if (e.x !== undefined) {
+    record.warning = e.x;
+  }
+  if (e.fi === 1) {
+    record.feedbackInferred = true;
+  }
+  if (e.m !== undefined) {
+    record.message = e.m;
+  }
+  if (e.g !== undefined) {
+    record.progress = { ...e.g };
+  }
+  if (e.ct !== undefined) {
+    record.currentTask = e.ct;
+  }
+  if (e.ti !== undefined) {
+    record.taskId = e.ti;
+  }
+  if (typeof e.nf === 'number') {
+    record.notFoundSince = t + e.nf;
+  }
+  return record;
 }
 
 /** A version 1 entry (a whole record with its inputs): the inputs go to `inputs`, to be moved to the run's file. */

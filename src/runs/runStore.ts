@@ -65,6 +65,9 @@ export class RunStore {
   private readonly changeEmitter = new Emitter<RunsChangeEvent>();
 
   readonly onDidChange: Event<RunsChangeEvent> = this.changeEmitter.event;
+  private readonly addEmitter = new Emitter<RunRecord>();
+  /** A run this window recorded (a kickoff, a tracked kickoff id), after onDidChange; not another window's. */
+  readonly onDidAdd: Event<RunRecord> = this.addEmitter.event;
 
   constructor(
     kv: KeyValueStore,
@@ -178,7 +181,9 @@ export class RunStore {
     });
     const removed = await this.enforceCap().catch(() => []);
     this.fireChange([record.id, ...removed]);
-    return this.records.get(record.id) ?? record;
+    const added = this.records.get(record.id) ?? record;
+    this.addEmitter.fire(added);
+    return added;
   }
 
   /** Folds a status into the latest version of the run; returns plain-English lines for what changed. */
@@ -265,6 +270,7 @@ export class RunStore {
 
   dispose(): void {
     this.changeEmitter.dispose();
+    this.addEmitter.dispose();
   }
 
   /** Waits for every write queued so far, and tries once more to save what could not be saved. */

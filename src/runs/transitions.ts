@@ -1,7 +1,7 @@
 // What each event does to a run, as pure functions of (record, details, now): no I/O, no clock, no
 // queue. The store applies them to the latest stored version of a run under the run's lock.
 
-import { describeChanges, mergeTaskOutputs } from '../api/normalize';
+import type * as ClientBundle from '../api/clientBundle';
 import type { StatusSnapshot, TaskOutput } from '../api/types';
 import { forgottenRun, isForgotten } from './notFound';
 import { emptyDetails, type FeedbackRound, isDisposable, isFinished, type NewRun, type RunDetails, type RunRecord, runLabel, type StopReason } from './model';
@@ -12,6 +12,15 @@ const EXPIRED_MESSAGE = 'Unknown or expired: the service no longer knows this ru
 /** A record change, with the details change when the details are involved (details are mutable copies). */
 export type RecordChange = (record: RunRecord) => RunRecord;
 export type DetailsChange = (details: RunDetails, record: RunRecord) => void;
+
+/**
+ * Merging a snapshot's tasks and wording its changes live in the client's bundle (dist/client.js): a snapshot
+ * comes from the client, so that bundle is loaded by then and activation does not carry this code.
+ */
+function snapshotReading(): typeof ClientBundle {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('../api/clientBundle') as typeof ClientBundle;
+}
 
 export function newRun(id: string, run: NewRun, now: number): { record: RunRecord; details: RunDetails } {
   const startedAt = run.startedAt ?? now;
@@ -62,12 +71,12 @@ export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: S
     record.stopReason = undefined;
     record.feedbackInferred = undefined;
   }
-  details.tasks = mergeTaskOutputs(details.tasks, snapshot);
+  details.tasks = snapshotReading().mergeTaskOutputs(details.tasks, snapshot);
   details.finalOutput = snapshot.finalOutput ?? details.finalOutput;
   details.error = snapshot.error ?? details.error;
   details.lastSnapshot = effective;
   const neverSeen = snapshot.state === 'notFound' && !record.seenBySource;
-  return neverSeen ? [] : describeChanges(describeFrom, effective);
+  return neverSeen ? [] : snapshotReading().describeChanges(describeFrom, effective);
 }
 
 /** Works out what a status means for this run; updates the record's NOT FOUND bookkeeping. */
@@ -184,7 +193,12 @@ export function feedbackSent(round: FeedbackRound, now: number): { record: Recor
 export function overCap(runs: RunRecord[], max: number): string[] {
   const byCrew = new Map<string, RunRecord[]>();
   for (const r of runs) {
-    byCrew.set(r.crewUrl, [...(byCrew.get(r.crewUrl) ?? []), r]);
+    const list = byCrew.get(r.crewUrl);
+    if (list) {
+      list.push(r);
+    } else {
+      byCrew.set(r.crewUrl, [r]);
+    }
   }
   const doomed: string[] = [];
   for (const crewRuns of byCrew.values()) {

@@ -1,14 +1,29 @@
 import * as vscode from 'vscode';
-import type { RunState, TaskOutput } from '../api/types';
+import type { TaskOutput } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
 import type { CrewHealth, CrewRegistry } from '../crews/crewRegistry';
 import { isFinished, type RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
-import { formatElapsed, formatRelative, stateLabel } from './format';
 import { inert, inertLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
+import { crewActivity, healthIcon, healthLabel, runRow, runTooltip } from './runRows';
 
-export type CrewsTreeNode = CrewNode | RemovedCrewsNode | RunNode | TaskNode;
+export type CrewsTreeNode = CrewNode | RemovedCrewsNode | OlderRunsNode | RunNode | TaskNode;
+
+/**
+ * The runs of a crew past the newest ones, a page at a time: a long history's first look builds a
+ * hundred rows, not thousands (each row is work here and in VS Code). `crewUrl` is undefined under
+ * "Removed crews"; `from` is the index (newest first) of its first run.
+ */
+export interface OlderRunsNode {
+  readonly type: 'olderRuns';
+  readonly crewUrl: string | undefined;
+  readonly from: number;
+}
+
+/** Runs listed right under a crew; each "Older runs" node holds the next PAGE and, if any, another one. */
+const FIRST_PAGE = 100;
+const PAGE = 500;
 
 /** Runs of crews no longer configured: reachable until removed from the history. */
 export interface RemovedCrewsNode {
@@ -42,8 +57,17 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   // Stable node objects, so a change to one run refreshes only that run's row.
   private readonly runNodes = new Map<string, RunNode>();
   private readonly crewNodes = new Map<string, CrewNode>();
+  private readonly olderNodes = new Map<string, OlderRunsNode>();
   private readonly disposables: vscode.Disposable[] = [];
   private stopHidden: (crewUrl: string) => boolean = () => false;
+  /** What each drawn run row shows (RunRow.key): a change that leaves it the same redraws nothing. */
+  private readonly shown = new Map<string, string>();
+  /** Runs whose label an older run of their crew has: their ordinal (2, 3…) follows the label. */
+  private readonly sameLabel = new Map<string, number>();
+  /** Each crew's activity as last drawn (`1 running`). */
+  private readonly activityShown = new Map<string, string | undefined>();
+  /** While active runs are drawn: their elapsed minutes move on without a change to the run. */
+  private calmTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly crews: CrewRegistry,
@@ -52,19 +76,80 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     this.disposables.push(
       this.changed,
       crews.onDidChange(() => this.changed.fire(undefined)),
-      runs.onDidChange(({ runIds }) => {
-        const known = runIds.map((id) => this.runNodes.get(id));
-        const added = runIds.some((id, i) => !known[i] && runs.get(id));
-        const removed = runIds.some((id, i) => known[i] && !runs.get(id));
-        if (added || removed) {
-          // A new or dropped run changes its crew's children; crews are few, so refresh them all.
-          runIds.filter((id) => !runs.get(id)).forEach((id) => this.runNodes.delete(id));
-          this.changed.fire(undefined);
-        } else {
-          this.changed.fire(known.filter((n): n is RunNode => n !== undefined));
-        }
-      }),
+      runs.onDidChange(({ runIds }) => this.onRunsChanged(runIds)),
     );
+  }
+
+  private onRunsChanged(runIds: string[]): void {
+    const known = runIds.map((id) => this.runNodes.get(id));
+    const added = runIds.some((id, i) => !known[i] && this.runs.get(id));
+    const removed = runIds.some((id, i) => known[i] && !this.runs.get(id));
+    if (added || removed) {
+      // A new or dropped run changes its crew's children; crews are few, so refresh them all.
+      for (const id of runIds.filter((id) => !this.runs.get(id))) {
+        this.runNodes.delete(id);
+        this.shown.delete(id);
+        this.sameLabel.delete(id);
+      }
+      this.changed.fire(undefined);
+      return;
+    }
+    const redraw: CrewsTreeNode[] = known.filter((n): n is RunNode => n !== undefined && this.rowChanged(n.runId));
+    const crewUrls = new Set(runIds.map((id) => this.runs.get(id)?.crewUrl));
+    for (const url of crewUrls) {
+      const node = url === undefined ? undefined : this.crewNodes.get(url);
+      if (node && this.activityShown.has(node.crew.url) && this.activityShown.get(node.crew.url) !== crewActivity(this.runs.list(node.crew.url))) {
+        redraw.push(node);
+      }
+    }
+    if (redraw.length) {
+      this.changed.fire(redraw);
+    }
+  }
+
+  /** True when a drawn run's row would now look different (a change to what is not shown redraws nothing). */
+  private rowChanged(runId: string): boolean {
+    const run = this.runs.get(runId);
+    const shown = this.shown.get(runId);
+    return run !== undefined && shown !== undefined && shown !== this.row(run).key;
+  }
+
+  /** Redraws the active runs whose elapsed minutes moved on; stops when none is drawn. */
+  private tickCalm(): void {
+    const active = [...this.shown.keys()].filter((id) => {
+      const run = this.runs.get(id);
+      return run !== undefined && !isFinished(run) && run.watching;
+    });
+    if (!active.length) {
+      clearInterval(this.calmTimer);
+      this.calmTimer = undefined;
+      return;
+    }
+    const redraw = active.filter((id) => this.rowChanged(id)).map((id) => this.runNode(id));
+    if (redraw.length) {
+      this.changed.fire(redraw);
+    }
+  }
+
+  private row(run: RunRecord) {
+    return runRow(run, { stopHidden: this.stopHidden(run.crewUrl), ordinal: this.sameLabel.get(run.id) });
+  }
+
+  /** Notes the runs whose label another of `runs` shares (a preset, Run Again), so their rows tell them apart. */
+  private markSameLabels(runs: readonly RunRecord[]): void {
+    const byLabel = new Map<string, RunRecord[]>();
+    for (const run of runs) {
+      const group = byLabel.get(run.label);
+      if (group) {
+        group.push(run);
+      } else {
+        byLabel.set(run.label, [run]);
+      }
+    }
+    for (const group of byLabel.values()) {
+      // `runs` are newest first: the oldest keeps its label, the next is #2.
+      group.forEach((run, i) => (i === group.length - 1 ? this.sameLabel.delete(run.id) : this.sameLabel.set(run.id, group.length - i)));
+    }
   }
 
   /** Runs of crews for which this says true get `noStop` in their contextValue (Stop Run hidden). */
@@ -78,11 +163,9 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       const crews: CrewsTreeNode[] = this.crews.list().map((crew) => this.crewNode(crew));
       return this.orphanRuns().length ? [...crews, REMOVED_CREWS] : crews;
     }
-    if (element.type === 'crew') {
-      return this.runs.list(element.crew.url).map((run) => this.runNode(run.id));
-    }
-    if (element.type === 'removedCrews') {
-      return this.orphanRuns().map((run) => this.runNode(run.id));
+    if (element.type === 'crew' || element.type === 'removedCrews' || element.type === 'olderRuns') {
+      const crewUrl = element.type === 'crew' ? element.crew.url : element.type === 'olderRuns' ? element.crewUrl : undefined;
+      return this.page(crewUrl, element.type === 'olderRuns' ? element.from : 0);
     }
     if (element.type === 'run') {
       return this.taskNodes(element.runId);
@@ -97,9 +180,16 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     if (element.type === 'task') {
       return this.runNode(element.runId);
     }
+    if (element.type === 'olderRuns') {
+      return element.from === FIRST_PAGE ? this.groupNode(element.crewUrl) : this.olderNode(element.crewUrl, element.from - PAGE);
+    }
     const run = this.runs.get(element.runId);
-    const crew = run && this.crews.get(run.crewUrl);
-    return crew ? this.crewNode(crew) : run ? REMOVED_CREWS : undefined;
+    if (!run) {
+      return undefined;
+    }
+    const crewUrl = this.crews.get(run.crewUrl) ? run.crewUrl : undefined;
+    const index = this.runsOf(crewUrl).findIndex((r) => r.id === run.id);
+    return index < FIRST_PAGE ? this.groupNode(crewUrl) : this.olderNode(crewUrl, FIRST_PAGE + Math.floor((index - FIRST_PAGE) / PAGE) * PAGE);
   }
 
   async getTreeItem(element: CrewsTreeNode): Promise<vscode.TreeItem> {
@@ -113,6 +203,16 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       item.tooltip = vscode.l10n.t('Runs of crews that are no longer configured. Remove them from the history when done.');
       item.iconPath = new vscode.ThemeIcon('archive');
       item.contextValue = 'removedCrews';
+      return item;
+    }
+    if (element.type === 'olderRuns') {
+      const count = this.runsOf(element.crewUrl).length - element.from;
+      const item = new vscode.TreeItem(vscode.l10n.t('Older runs'), vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `olderRuns:${element.crewUrl ?? ''}:${element.from}`;
+      item.description = String(count);
+      item.tooltip = vscode.l10n.t('{0} older runs, newest first', count);
+      item.iconPath = new vscode.ThemeIcon('history');
+      item.contextValue = 'olderRuns';
       return item;
     }
     if (element.type === 'run') {
@@ -146,7 +246,42 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   }
 
   dispose(): void {
+    clearInterval(this.calmTimer);
     vscode.Disposable.from(...this.disposables).dispose();
+  }
+
+  /** A crew's runs (newest first), or those of removed crews when `crewUrl` is undefined. */
+  private runsOf(crewUrl: string | undefined): RunRecord[] {
+    return crewUrl === undefined ? this.orphanRuns() : this.runs.list(crewUrl);
+  }
+
+  /** The runs from index `from` on, up to a page, then an "Older runs" node for the rest. */
+  private page(crewUrl: string | undefined, from: number): CrewsTreeNode[] {
+    const runs = this.runsOf(crewUrl);
+    if (from === 0) {
+      this.markSameLabels(runs);
+    }
+    const end = from + (from === 0 ? FIRST_PAGE : PAGE);
+    const nodes: CrewsTreeNode[] = runs.slice(from, end).map((run) => this.runNode(run.id));
+    if (runs.length > end) {
+      nodes.push(this.olderNode(crewUrl, end));
+    }
+    return nodes;
+  }
+
+  private groupNode(crewUrl: string | undefined): CrewsTreeNode {
+    const crew = crewUrl === undefined ? undefined : this.crews.get(crewUrl);
+    return crew ? this.crewNode(crew) : REMOVED_CREWS;
+  }
+
+  private olderNode(crewUrl: string | undefined, from: number): OlderRunsNode {
+    const key = `${crewUrl ?? ''}\n${from}`;
+    let node = this.olderNodes.get(key);
+    if (!node) {
+      node = { type: 'olderRuns', crewUrl, from };
+      this.olderNodes.set(key, node);
+    }
+    return node;
   }
 
   private orphanRuns(): RunRecord[] {
@@ -164,18 +299,29 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   }
 
   private async crewItem(crew: Crew): Promise<vscode.TreeItem> {
-    const hasRuns = this.runs.list(crew.url).length > 0;
+    const runs = this.runs.list(crew.url);
+    const hasRuns = runs.length > 0;
+    const activity = crewActivity(runs);
+    this.activityShown.set(crew.url, activity);
     const item = new vscode.TreeItem(inertLine(crew.name), hasRuns ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-    item.id = `crew:${crew.url}`;
+    // Another id once it has runs: VS Code keeps the state it last drew for an id, and a crew drawn
+    // without runs (no twistie) would otherwise stay collapsed when its first run arrives.
+    item.id = hasRuns ? `crew:${crew.url}` : `crew-idle:${crew.url}`;
     const hasToken = await this.crews.hasToken(crew.url);
     const health: CrewHealth = hasToken ? this.crews.healthOf(crew.url) : 'noToken';
     const source = crew.source === 'demo' ? vscode.l10n.t('demo') : crew.source === 'workspace' ? vscode.l10n.t('workspace') : undefined;
-    item.description = [healthLabel(health), source].filter(Boolean).join(' · ');
+    // While its runs are going, what they do is what the row says ("ready" goes without saying); a
+    // problem with the crew (token, network) still comes first, its runs' activity is in the tooltip.
+    const problem = health === 'noToken' || health === 'tokenRejected' || health === 'unreachable';
+    item.description = [problem ? healthLabel(health) : (activity ?? healthLabel(health)), source].filter(Boolean).join(' · ');
     item.iconPath = healthIcon(health, crew);
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(crew.name))}**\n\n`);
     tooltip.appendText(inertLine(crew.url));
     tooltip.appendMarkdown(`\n\n${escapeMarkdown(inertLine(healthLabel(health) ?? vscode.l10n.t('not checked yet')))}`);
+    if (activity) {
+      tooltip.appendMarkdown(`\n\n${escapeMarkdown(activity)}`);
+    }
     item.tooltip = tooltip;
     item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken'].join(' ');
     if (!hasRuns) {
@@ -190,14 +336,16 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     if (!run) {
       return new vscode.TreeItem(vscode.l10n.t('(removed)'));
     }
-    const item = new vscode.TreeItem(inertLine(run.label), vscode.TreeItemCollapsibleState.Collapsed);
+    const row = this.row(run);
+    this.shown.set(run.id, row.key);
+    if (!isFinished(run) && run.watching && !this.calmTimer) {
+      this.calmTimer = setInterval(() => this.tickCalm(), 20_000);
+    }
+    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = `run:${run.id}`;
-    item.description = runDescription(run);
-    item.iconPath = runIcon(run);
-    const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
-    item.contextValue = ['run', `state-${run.state}`, watchingState, run.needsFeedback ? 'needsFeedback' : '', this.stopHidden(run.crewUrl) ? 'noStop' : '']
-      .filter(Boolean)
-      .join(' ');
+    item.description = row.description;
+    item.iconPath = row.icon;
+    item.contextValue = row.contextValue;
     item.command = { command: 'crewRuns.openRun', title: vscode.l10n.t('Open Run'), arguments: [{ runId: run.id }] };
     return item;
   }
@@ -223,108 +371,4 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     }
     return item;
   }
-}
-
-function healthLabel(health: CrewHealth): string | undefined {
-  switch (health) {
-    case 'ready':
-      return vscode.l10n.t('ready');
-    case 'noToken':
-      return vscode.l10n.t('token missing');
-    case 'tokenRejected':
-      return vscode.l10n.t('token rejected');
-    case 'unreachable':
-      return vscode.l10n.t('unreachable');
-    case 'checking':
-      return vscode.l10n.t('checking…');
-    default:
-      return undefined;
-  }
-}
-
-function healthIcon(health: CrewHealth, crew: Crew): vscode.ThemeIcon {
-  switch (health) {
-    case 'ready':
-      return new vscode.ThemeIcon(crew.source === 'demo' ? 'beaker' : 'server-environment', new vscode.ThemeColor('testing.iconPassed'));
-    case 'noToken':
-      return new vscode.ThemeIcon('key', new vscode.ThemeColor('list.warningForeground'));
-    case 'tokenRejected':
-      return new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
-    case 'unreachable':
-      return new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('list.warningForeground'));
-    case 'checking':
-      return new vscode.ThemeIcon('loading~spin');
-    default:
-      return new vscode.ThemeIcon(crew.source === 'demo' ? 'beaker' : 'server-environment');
-  }
-}
-
-export function runIcon(run: RunRecord): vscode.ThemeIcon {
-  if (run.needsFeedback) {
-    return new vscode.ThemeIcon('bell-dot', new vscode.ThemeColor('list.warningForeground'));
-  }
-  if (!isFinished(run) && !run.watching) {
-    return new vscode.ThemeIcon('debug-pause', new vscode.ThemeColor('disabledForeground'));
-  }
-  if (run.warning && !isFinished(run)) {
-    return new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
-  }
-  return stateIcon(run.state);
-}
-
-export function stateIcon(state: RunState): vscode.ThemeIcon {
-  switch (state) {
-    case 'queued':
-      return new vscode.ThemeIcon('clock');
-    case 'running':
-    case 'unknown':
-      return new vscode.ThemeIcon('sync~spin', new vscode.ThemeColor('charts.blue'));
-    case 'awaitingFeedback':
-      return new vscode.ThemeIcon('bell-dot', new vscode.ThemeColor('list.warningForeground'));
-    case 'succeeded':
-      return new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
-    case 'failed':
-      return new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
-    case 'cancelled':
-      return new vscode.ThemeIcon('circle-slash');
-    case 'notFound':
-      return new vscode.ThemeIcon('question');
-  }
-}
-
-function runDescription(run: RunRecord): string {
-  const state = run.needsFeedback ? vscode.l10n.t('needs feedback') : stateLabel(run.state);
-  if (isFinished(run)) {
-    return `${state} · ${formatRelative(run.finishedAt ?? run.updatedAt)}`;
-  }
-  if (!run.watching) {
-    const why = run.stopReason === 'noToken' ? vscode.l10n.t('no token') : run.stopReason === 'unauthorized' ? vscode.l10n.t('token refused') : vscode.l10n.t('not watching');
-    return `${state} · ${why}`;
-  }
-  const progress = run.progress?.total ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
-  return `${state}${progress} · ${formatElapsed(Date.now() - run.startedAt)}`;
-}
-
-function runTooltip(run: RunRecord, inputs: Record<string, string>): vscode.MarkdownString {
-  // Theme icons on before any text is appended: appendText then escapes a crew's `$(…)` (VS Code's escapeIcons).
-  const tooltip = new vscode.MarkdownString(undefined, true);
-  tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(run.crewName))}** — ${escapeMarkdown(inertLine(stateLabel(run.state)))}\n\n`);
-  if (run.message) {
-    tooltip.appendText(inert(run.message.slice(0, 300)));
-    tooltip.appendMarkdown('\n\n');
-  }
-  if (run.warning) {
-    tooltip.appendMarkdown('$(warning) ');
-    tooltip.appendText(inert(run.warning));
-    tooltip.appendMarkdown('\n\n');
-  }
-  for (const [name, value] of Object.entries(inputs)) {
-    tooltip.appendMarkdown(`- **${escapeMarkdown(inertLine(name))}**: `);
-    tooltip.appendText(inert(value.length > 120 ? `${value.slice(0, 119)}…` : value));
-    tooltip.appendMarkdown('\n');
-  }
-  tooltip.appendMarkdown(`\n${vscode.l10n.t('Kickoff ID')}: `);
-  tooltip.appendText(inertLine(run.kickoffId));
-  tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Started')}: ${new Date(run.startedAt).toLocaleString()}`);
-  return tooltip;
 }

@@ -40,7 +40,10 @@ export function describeError(error: unknown, crewName: string): string {
     case 'server':
       return vscode.l10n.t('{0} had a server error ({1}).', crewName, String(error.status ?? 500)) + server;
     case 'network':
-      return vscode.l10n.t('Could not reach {0}. {1}', crewName, error.message);
+      // The transport's own words start "Could not reach <origin>: <reason>": say it once, with the crew's name.
+      return error.message.startsWith('Could not reach ')
+        ? vscode.l10n.t('Could not reach {0} at {1}', crewName, error.message.slice('Could not reach '.length))
+        : vscode.l10n.t('Could not reach {0}. {1}', crewName, error.message);
     case 'timeout':
       return vscode.l10n.t('{0} did not answer in time. A crew that has been idle can take a while to wake up.', crewName);
     case 'badResponse':

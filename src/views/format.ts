@@ -24,11 +24,31 @@ export function stateLabel(state: RunState): string {
 
 export { formatDuration as formatElapsed } from '../util/duration';
 
-// One formatter for all runs (toLocaleDateString builds one per call, which a long history feels),
-// built on first use: creating it costs ~10 ms, too much for activation.
-let dateFormat: Intl.DateTimeFormat | undefined;
+/**
+ * The state in a word or two, for rows where width is short (the tree): `running?` for a state the
+ * extension does not recognise (the tooltip and the run view say it in full).
+ */
+export function shortStateLabel(state: RunState): string {
+  return state === 'unknown' ? vscode.l10n.t('running?') : stateLabel(state);
+}
 
-/** `just now`, `5 min ago`, `3 h ago`, or a date. */
+/**
+ * Time elapsed to the minute (`<1m`, `4m`, `1h 05m`): a row showing it changes once a minute, not
+ * every second, so it is not redrawn under a hovering pointer (which closes its tooltip).
+ */
+export function formatElapsedCalm(ms: number): string {
+  const minutes = Math.max(0, Math.floor(ms / 60_000));
+  if (minutes < 1) {
+    return vscode.l10n.t('<1m');
+  }
+  return minutes < 60 ? `${minutes}m` : `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/**
+ * `just now`, `5 min ago`, `3 h ago`, `4 d ago`, `2 mo ago`, `1 y ago`: short, and no date formatter
+ * (building an Intl formatter costs ~10 ms, felt on the first look at a long history). Full dates are
+ * in the tooltips.
+ */
 export function formatRelative(at: number, now = Date.now()): string {
   const minutes = Math.floor((now - at) / 60_000);
   if (minutes < 1) {
@@ -41,6 +61,9 @@ export function formatRelative(at: number, now = Date.now()): string {
   if (hours < 24) {
     return vscode.l10n.t('{0} h ago', hours);
   }
-  dateFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-  return dateFormat.format(at);
+  const days = Math.floor(hours / 24);
+  if (days < 30) {
+    return vscode.l10n.t('{0} d ago', days);
+  }
+  return days < 365 ? vscode.l10n.t('{0} mo ago', Math.floor(days / 30)) : vscode.l10n.t('{0} y ago', Math.floor(days / 365));
 }

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import { inert, inertLine } from '../util/inertText';
 
-// One step of a multi-step input: a value, Back, Cancel (Escape), or one of the step's own buttons.
+// One step of a multi-step input: a value, Back, Cancel (Escape, with what the box held), or one of the step's own buttons.
 export type StepResult<T> =
   | { kind: 'value'; value: T }
   | { kind: 'back' }
-  | { kind: 'cancel' }
+  | { kind: 'cancel'; value?: string }
   | { kind: 'button'; button: vscode.QuickInputButton; value: string };
 
 export interface TextStep {
@@ -18,75 +18,13 @@ export interface TextStep {
   password?: boolean;
   /** Shows a Back button. */
   canGoBack?: boolean;
-  /** No validation message for the prefilled value (a placeholder like `https://`) until it is edited. */
+  /** No validation message for the prefilled value until it is edited or Enter is pressed. */
   quietUntilEdited?: boolean;
   buttons?: vscode.QuickInputButton[];
   /** Returns a message when the value is not acceptable; undefined when it is. */
   validate?(value: string): string | undefined;
   /** Runs after Enter with a valid value, with the box busy; a returned message keeps the box open. */
   accept?(value: string): Promise<string | undefined>;
-}
-
-export function askText(options: TextStep): Promise<StepResult<string>> {
-  const box = vscode.window.createInputBox();
-  // Titles, prompts and messages may hold a crew's words: prompts and messages render `[x](command:…)` links.
-  box.title = inertLine(options.title);
-  box.step = options.step;
-  box.totalSteps = options.totalSteps;
-  box.value = options.value ?? '';
-  box.prompt = options.prompt === undefined ? undefined : inert(options.prompt);
-  box.placeholder = options.placeholder === undefined ? undefined : inertLine(options.placeholder);
-  box.password = options.password ?? false;
-  box.ignoreFocusOut = true;
-  box.buttons = [...(options.canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(options.buttons ?? [])];
-  const validate = (value: string) => {
-    box.validationMessage = inertMessage(options.validate?.(value));
-  };
-  if (!options.quietUntilEdited) {
-    validate(box.value);
-  }
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (result: StepResult<string>) => {
-      if (!settled) {
-        settled = true;
-        resolve(result);
-        subscriptions.forEach((s) => s.dispose());
-        box.dispose();
-      }
-    };
-    const subscriptions = [
-      box.onDidChangeValue(validate),
-      box.onDidAccept(async () => {
-        const message = options.validate?.(box.value);
-        if (message) {
-          box.validationMessage = inert(message);
-          return;
-        }
-        if (options.accept) {
-          box.busy = true;
-          box.enabled = false;
-          const problem = await options.accept(box.value);
-          box.busy = false;
-          box.enabled = true;
-          if (problem) {
-            box.validationMessage = inert(problem);
-            return;
-          }
-        }
-        finish({ kind: 'value', value: box.value });
-      }),
-      box.onDidTriggerButton((button) => {
-        finish(button === vscode.QuickInputButtons.Back ? { kind: 'back' } : { kind: 'button', button, value: box.value });
-      }),
-      box.onDidHide(() => finish({ kind: 'cancel' })),
-    ];
-    box.show();
-  });
-}
-
-function inertMessage(message: string | undefined): string | undefined {
-  return message === undefined ? undefined : inert(message);
 }
 
 export interface PickStep<T extends vscode.QuickPickItem> {
@@ -101,31 +39,97 @@ export interface PickStep<T extends vscode.QuickPickItem> {
   matchOnDescription?: boolean;
 }
 
-export function askPick<T extends vscode.QuickPickItem>(options: PickStep<T>): Promise<StepResult<T>> {
-  const pick = vscode.window.createQuickPick<T>();
-  // Item labels keep the icons the caller put there on purpose: callers make a crew's words in them inert.
-  pick.title = inertLine(options.title);
-  pick.step = options.step;
-  pick.totalSteps = options.totalSteps;
-  pick.placeholder = options.placeholder === undefined ? undefined : inertLine(options.placeholder);
-  pick.items = options.items;
-  pick.ignoreFocusOut = true;
-  pick.matchOnDescription = options.matchOnDescription ?? true;
-  if (options.activeItem) {
-    pick.activeItems = [options.activeItem];
-  }
-  pick.buttons = [...(options.canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(options.buttons ?? [])];
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (result: StepResult<T>) => {
-      if (!settled) {
-        settled = true;
-        resolve(result);
-        subscriptions.forEach((s) => s.dispose());
-        pick.dispose();
-      }
+/**
+ * The quick input of a multi-step flow (as VS Code's multi-step input sample): one input box and one
+ * quick pick, each created once and reused by every step, so that going from step to step changes
+ * the widget's content instead of closing it and opening a new one. The step's own listeners live
+ * for that step only; the input stays open between steps until the flow hides or disposes it.
+ */
+export class StepInput implements vscode.Disposable {
+  private box: vscode.InputBox | undefined;
+  private pick: vscode.QuickPick<vscode.QuickPickItem> | undefined;
+  private shown: vscode.QuickInput | undefined;
+  private buttonOfStep: ((button: vscode.QuickInputButton) => void) | undefined;
+  private readonly watched = new Map<vscode.QuickInput, vscode.Disposable>();
+
+  text(options: TextStep): Promise<StepResult<string>> {
+    const box = (this.box ??= vscode.window.createInputBox());
+    // Titles, prompts and messages may hold a crew's words: prompts and messages render `[x](command:…)` links.
+    box.title = inertLine(options.title);
+    box.step = options.step;
+    box.totalSteps = options.totalSteps;
+    box.value = options.value ?? '';
+    box.prompt = options.prompt === undefined ? undefined : inert(options.prompt);
+    box.placeholder = options.placeholder === undefined ? undefined : inertLine(options.placeholder);
+    box.password = options.password ?? false;
+    box.ignoreFocusOut = true;
+    box.busy = false;
+    box.enabled = true;
+    box.buttons = [...(options.canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(options.buttons ?? [])];
+    const initial = box.value;
+    let pressedEnter = false;
+    // Quiet: an untouched prefilled (or empty) box shows the prompt, not "required", until Enter.
+    const validate = (value: string) => {
+      const quiet = options.quietUntilEdited && !pressedEnter && value === initial;
+      box.validationMessage = quiet ? undefined : inertMessage(options.validate?.(value));
     };
-    const subscriptions = [
+    validate(initial);
+    return this.run<StepResult<string>>(box, (finish) => {
+      this.buttonOfStep = (button) => finish({ kind: 'button', button, value: box.value });
+      return [
+        box.onDidChangeValue(validate),
+        box.onDidAccept(async () => {
+          pressedEnter = true;
+          const message = options.validate?.(box.value);
+          if (message) {
+            box.validationMessage = inert(message);
+            return;
+          }
+          if (options.accept) {
+            box.busy = true;
+            box.enabled = false;
+            const problem = await options.accept(box.value);
+            box.busy = false;
+            box.enabled = true;
+            if (problem) {
+              box.validationMessage = inert(problem);
+              return;
+            }
+          }
+          finish({ kind: 'value', value: box.value });
+        }),
+        box.onDidTriggerButton((button) => {
+          finish(button === vscode.QuickInputButtons.Back ? { kind: 'back' } : { kind: 'button', button, value: box.value });
+        }),
+        box.onDidHide(() => finish({ kind: 'cancel', value: box.value })),
+        new vscode.Disposable(() => (this.buttonOfStep = undefined)),
+      ];
+    });
+  }
+
+  /** Presses one of the open text step's buttons (for its keybinding); false when no text step is open. */
+  pressButton(button: vscode.QuickInputButton): boolean {
+    const press = this.buttonOfStep;
+    press?.(button);
+    return press !== undefined;
+  }
+
+  choose<T extends vscode.QuickPickItem>(options: PickStep<T>): Promise<StepResult<T>> {
+    const pick = (this.pick ??= vscode.window.createQuickPick()) as unknown as vscode.QuickPick<T>;
+    // Item labels keep the icons the caller put there on purpose: callers make a crew's words in them inert.
+    pick.title = inertLine(options.title);
+    pick.step = options.step;
+    pick.totalSteps = options.totalSteps;
+    pick.value = '';
+    pick.placeholder = options.placeholder === undefined ? undefined : inertLine(options.placeholder);
+    pick.items = options.items;
+    pick.ignoreFocusOut = true;
+    pick.matchOnDescription = options.matchOnDescription ?? true;
+    // Set every step: a reused pick would otherwise keep no active item (Enter would do nothing) or an old one.
+    const active = options.activeItem ?? options.items.find((item) => item.kind !== vscode.QuickPickItemKind.Separator);
+    pick.activeItems = active ? [active] : [];
+    pick.buttons = [...(options.canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(options.buttons ?? [])];
+    return this.run<StepResult<T>>(pick, (finish) => [
       pick.onDidAccept(() => {
         const [selected] = pick.selectedItems.length ? pick.selectedItems : pick.activeItems;
         if (selected) {
@@ -136,7 +140,98 @@ export function askPick<T extends vscode.QuickPickItem>(options: PickStep<T>): P
         finish(button === vscode.QuickInputButtons.Back ? { kind: 'back' } : { kind: 'button', button, value: pick.value });
       }),
       pick.onDidHide(() => finish({ kind: 'cancel' })),
-    ];
-    pick.show();
+    ]);
+  }
+
+  /** Hides the input (for an editor, a notification, a request) until the next step shows it again. */
+  async hide(): Promise<void> {
+    const shown = this.shown;
+    this.shown = undefined;
+    if (shown) {
+      await hideAndWait(shown);
+    }
+  }
+
+  dispose(): void {
+    this.shown = undefined;
+    this.watched.forEach((subscription) => subscription.dispose());
+    this.watched.clear();
+    this.box?.dispose();
+    this.pick?.dispose();
+    this.box = this.pick = undefined;
+  }
+
+  private async run<R>(input: vscode.QuickInput, listen: (finish: (result: R) => void) => vscode.Disposable[]): Promise<R> {
+    if (!this.watched.has(input)) {
+      // Whenever the widget hides (Escape in a step, or between steps), the next step must show it again.
+      this.watched.set(
+        input,
+        input.onDidHide(() => {
+          if (this.shown === input) {
+            this.shown = undefined;
+          }
+        }),
+      );
+    }
+    if (this.shown !== input) {
+      // The other widget closes first, so its hide is not taken for this step's Escape.
+      await this.hide();
+    }
+    return new Promise<R>((resolve) => {
+      let settled = false;
+      const finish = (result: R) => {
+        if (!settled) {
+          settled = true;
+          subscriptions.forEach((s) => s.dispose());
+          if ((result as { kind: string }).kind === 'cancel') {
+            this.shown = undefined;
+          }
+          resolve(result);
+        }
+      };
+      const subscriptions = listen(finish);
+      if (this.shown !== input) {
+        this.shown = input;
+        input.show();
+      }
+    });
+  }
+}
+
+function hideAndWait(input: vscode.QuickInput): Promise<void> {
+  return new Promise((resolve) => {
+    // The hide event comes back from the workbench; the timer only guards against it never coming.
+    const timer = setTimeout(done, 1000);
+    const subscription = input.onDidHide(done);
+    function done() {
+      clearTimeout(timer);
+      subscription.dispose();
+      resolve();
+    }
+    input.hide();
   });
+}
+
+/** A single text step (a flow of one): its own input, disposed once answered. */
+export async function askText(options: TextStep): Promise<StepResult<string>> {
+  const input = new StepInput();
+  try {
+    return await input.text(options);
+  } finally {
+    input.dispose();
+  }
+}
+
+/** A single pick step. */
+export async function askPick<T extends vscode.QuickPickItem>(options: PickStep<T>): Promise<StepResult<T>> {
+  const input = new StepInput();
+  try {
+    return await input.choose(options);
+  } finally {
+    input.dispose();
+  }
+}
+
+function inertMessage(message: string | undefined): string | undefined {
+  return message === undefined ? undefined : inert(message);
 }

@@ -13,6 +13,7 @@ import {
   type Api,
   clearNotifications,
   closeQuickInput,
+  crewRow,
   flatRows,
   pressInQuickInput,
   removeAllCrews,
@@ -140,7 +141,11 @@ describe('Token recovery', function () {
     await waitForQuickInput('Paste the token');
     await typeInQuickInput(ROTATED, { enter: true });
     await done;
-    await waitForCrewDescription(api, urls.paused, 'ready');
+    // Ready again: the row says so, or (once its paused runs are watched again) what they do.
+    await waitFor(async () => /^(ready|\d+ running)/.test((await crewRow(api, urls.paused))?.description ?? '') || undefined, {
+      message: 'the crew row ready again',
+      timeoutMs: 30_000,
+    });
 
     await waitFor(() => [first, second].every((id) => api.runs.get(id)?.watching), { message: 'every paused run watched again', timeoutMs: 20_000 }).catch((error: Error) => {
       throw new Error(`${error.message}: ${describeRun(first)}, ${describeRun(second)}`);

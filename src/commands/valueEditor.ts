@@ -1,0 +1,107 @@
+// The long-value editor: one input's value in an untitled Markdown editor, with controls that last as long
+// as the document (a CodeLens "Use This Text | Discard" on its first line and the same two as editor title
+// actions), not a notification's button that VS Code hides after a few seconds. Kick Off waits until the
+// user decides; closing the editor keeps the text when it was changed (what was typed is never lost).
+import * as vscode from 'vscode';
+import { showStatusMessage } from '../views/notify';
+
+interface Pending {
+  document: vscode.TextDocument;
+  original: string;
+  decide(text: string | undefined): void;
+}
+
+const pending = new Map<string, Pending>();
+let editRequest: (() => void) | undefined;
+const lensesChanged = new vscode.EventEmitter<void>();
+
+/** Commands, CodeLens and context keys of the long-value editor; registered with the kickoff commands. */
+export function registerValueEditor(): vscode.Disposable[] {
+  return [
+    lensesChanged,
+    vscode.languages.registerCodeLensProvider({ scheme: 'untitled' }, {
+      onDidChangeCodeLenses: lensesChanged.event,
+      provideCodeLenses: (document) => {
+        const key = document.uri.toString();
+        if (!pending.has(key)) {
+          return [];
+        }
+        const top = new vscode.Range(0, 0, 0, 0);
+        return [
+          new vscode.CodeLens(top, { title: `$(check) ${vscode.l10n.t('Use This Text')}`, command: 'crewRuns.useInputText', arguments: [key] }),
+          new vscode.CodeLens(top, { title: `$(discard) ${vscode.l10n.t('Discard')}`, command: 'crewRuns.discardInputText', arguments: [key] }),
+        ];
+      },
+    }),
+    vscode.commands.registerCommand('crewRuns.useInputText', (arg?: unknown) => decide(arg, 'use')),
+    vscode.commands.registerCommand('crewRuns.discardInputText', (arg?: unknown) => decide(arg, 'discard')),
+    vscode.commands.registerCommand('crewRuns.editInputInEditor', () => editRequest?.()),
+    vscode.window.onDidChangeActiveTextEditor(updateContext),
+    vscode.workspace.onDidCloseTextDocument((document) => {
+      const entry = pending.get(document.uri.toString());
+      if (entry) {
+        const text = document.getText();
+        finish(entry, text !== entry.original ? text : undefined);
+      }
+    }),
+  ];
+}
+
+/**
+ * While a Kick Off input step is open: what the "edit in an editor" keybinding (and command) does, so the
+ * editor is reachable without the mouse. Returns what stops it when the step ends.
+ */
+export function offerEditInEditor(handler: () => void): vscode.Disposable {
+  editRequest = handler;
+  void vscode.commands.executeCommand('setContext', 'crewRuns.kickoffInputStep', true);
+  return new vscode.Disposable(() => {
+    if (editRequest === handler) {
+      editRequest = undefined;
+      void vscode.commands.executeCommand('setContext', 'crewRuns.kickoffInputStep', false);
+    }
+  });
+}
+
+/** Opens the value in an editor and waits for Use This Text (its text), Discard or closing unchanged (undefined). */
+export async function editInEditor(name: string, value: string): Promise<string | undefined> {
+  const document = await vscode.workspace.openTextDocument({ content: value, language: 'markdown' });
+  const decided = new Promise<string | undefined>((resolve) => {
+    pending.set(document.uri.toString(), { document, original: value, decide: resolve });
+  });
+  lensesChanged.fire();
+  await vscode.window.showTextDocument(document, { preview: false });
+  updateContext();
+  showStatusMessage(vscode.l10n.t('Editing the value of "{0}": Use This Text or Discard above the text.', name), 10_000);
+  return decided;
+}
+
+async function decide(arg: unknown, choice: 'use' | 'discard'): Promise<void> {
+  const key = typeof arg === 'string' ? arg : arg instanceof vscode.Uri ? arg.toString() : vscode.window.activeTextEditor?.document.uri.toString();
+  const entry = key === undefined ? undefined : pending.get(key);
+  if (!entry) {
+    return;
+  }
+  const text = choice === 'use' ? entry.document.getText() : undefined;
+  forget(entry);
+  // Closed without a save prompt (the text now lives in the kickoff, or was discarded on purpose), before
+  // the kickoff's next step shows.
+  await vscode.window.showTextDocument(entry.document, { preview: false });
+  await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  entry.decide(text);
+}
+
+function finish(entry: Pending, text: string | undefined): void {
+  forget(entry);
+  entry.decide(text);
+}
+
+function forget(entry: Pending): void {
+  pending.delete(entry.document.uri.toString());
+  lensesChanged.fire();
+  updateContext();
+}
+
+function updateContext(): void {
+  const active = vscode.window.activeTextEditor?.document.uri.toString();
+  void vscode.commands.executeCommand('setContext', 'crewRuns.inputValueEditor', active !== undefined && pending.has(active));
+}

@@ -1,0 +1,43 @@
+// Which inputs Kick Off asks for, in which order, and what it sends: pure rules, tested in plain Node.
+import type { InputSpec } from '../api/types';
+import { isRequiredInput } from './inputPresets';
+
+export type Draft = Record<string, string>;
+
+/**
+ * A flow's `id` as GET /inputs lists it (a name, nothing said about it): optional, with a special,
+ * deprecated meaning (it restores a saved state). Kick Off leaves it out unless the user adds it.
+ */
+export function isFlowId(spec: InputSpec): boolean {
+  return spec.name === 'id' && spec.required === undefined && spec.description === undefined;
+}
+
+/** The inputs asked one by one: required ones first (in the crew's order), then optional ones; a flow's `id` not at all. */
+export function inputsToAsk(specs: readonly InputSpec[]): InputSpec[] {
+  const asked = specs.filter((spec) => !isFlowId(spec));
+  return [...asked.filter(isRequiredInput), ...asked.filter((spec) => !isRequiredInput(spec))];
+}
+
+/** The inputs as sent: every listed input, except an empty optional one (a flow's `id`). */
+export function inputsToSend(specs: readonly InputSpec[], draft: Draft): Draft {
+  return Object.fromEntries(specs.filter((spec) => isRequiredInput(spec) || draft[spec.name]).map((spec) => [spec.name, draft[spec.name] ?? '']));
+}
+
+/** Required inputs without a value. */
+export function missingInputs(specs: readonly InputSpec[], draft: Draft): string[] {
+  return specs.filter((spec) => isRequiredInput(spec) && !draft[spec.name]?.trim()).map((spec) => spec.name);
+}
+
+/**
+ * The one step counter of the flow (the title's; prompts do not count again): the inputs asked one by one
+ * (plus any the user added or the crew asked for since), then the review. `name`'s position, 1-based.
+ */
+export function stepOf(steps: readonly InputSpec[], name: string): { step: number; total: number } {
+  const index = steps.findIndex((spec) => spec.name === name);
+  return { step: index + 1 || steps.length + 1, total: steps.length + 1 };
+}
+
+/** Whether Escape left anything worth offering back: a value typed that the starting point did not have. */
+export function isWorthKeeping(draft: Draft, start: Draft): boolean {
+  return Object.entries(draft).some(([name, value]) => value.trim() !== '' && value !== (start[name] ?? ''));
+}

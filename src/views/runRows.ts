@@ -1,0 +1,183 @@
+// What a run's row and a crew's activity look like in the crews tree: short enough for the default
+// sidebar width, with the state first and the rest in the (lazy) tooltip.
+import * as vscode from 'vscode';
+import type { RunState } from '../api/types';
+import type { Crew } from '../crews/crewConfig';
+import type { CrewHealth } from '../crews/crewRegistry';
+import { isFinished, type RunRecord } from '../runs/model';
+import { inert, inertLine } from '../util/inertText';
+import { escapeMarkdown } from '../util/markdownText';
+import { formatElapsed, formatElapsedCalm, formatRelative, shortStateLabel, stateLabel } from './format';
+
+/**
+ * Characters of a run row that show in a default-width (300 px) sidebar: the label is cut so that the
+ * state after it stays in sight (the time after the state shows where it fits; all of it is in the tooltip).
+ */
+const ROW_CHARS = 29;
+/** A label is never cut shorter than this, whatever the state's length. */
+const LABEL_MIN = 12;
+
+/** What a run row shows; `key` changes exactly when the row (or its tooltip) would look different. */
+export interface RunRow {
+  label: string;
+  description: string;
+  icon: vscode.ThemeIcon;
+  contextValue: string;
+  key: string;
+}
+
+/**
+ * `ordinal` is given for a run whose label older runs of its crew share (a preset, Run Again): the
+ * second such run is "#2", and so on (the first keeps its label), so runs of the same inputs differ.
+ */
+export function runRow(run: RunRecord, options: { stopHidden: boolean; ordinal?: number }): RunRow {
+  const suffix = options.ordinal ? ` #${options.ordinal}` : '';
+  const { state, rest } = runDescription(run);
+  const room = Math.max(LABEL_MIN, ROW_CHARS - state.length - 1) - suffix.length;
+  const base = inertLine(run.label);
+  const label = `${base.length > room ? `${base.slice(0, room - 1).trimEnd()}…` : base}${suffix}`;
+  const description = `${state}${rest}`;
+  const icon = runIcon(run);
+  const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
+  const contextValue = `run state-${run.state} ${watchingState}${run.needsFeedback ? ' needsFeedback' : ''}${options.stopHidden ? ' noStop' : ''}`;
+  // The tooltip (resolved once per drawing) and the task children count too: what they show is in the key.
+  const key = `${label}\n${description}\n${icon.id}\n${contextValue}\n${run.message}\n${run.warning}\n${run.currentTask}\n${run.progress?.completed}`;
+  return { label, description, icon, contextValue, key };
+}
+
+/** Runs of one crew in a few words: `2 running · 1 needs feedback`, or undefined when none is active. */
+export function crewActivity(runs: readonly RunRecord[]): string | undefined {
+  let running = 0;
+  let needsFeedback = 0;
+  for (const run of runs) {
+    if (isFinished(run)) {
+      continue;
+    }
+    if (run.needsFeedback) {
+      needsFeedback++;
+    } else if (run.watching) {
+      running++;
+    }
+  }
+  const parts = [running ? vscode.l10n.t('{0} running', running) : '', needsFeedback ? vscode.l10n.t('{0} needs feedback', needsFeedback) : ''];
+  return parts.filter(Boolean).join(' · ') || undefined;
+}
+
+// Icons are immutable: one of each, shared by every row (a long history builds thousands of rows).
+const icons = new Map<string, vscode.ThemeIcon>();
+
+function icon(id: string, color?: string): vscode.ThemeIcon {
+  const key = `${id} ${color}`;
+  let found = icons.get(key);
+  if (!found) {
+    found = new vscode.ThemeIcon(id, color === undefined ? undefined : new vscode.ThemeColor(color));
+    icons.set(key, found);
+  }
+  return found;
+}
+
+export function runIcon(run: RunRecord): vscode.ThemeIcon {
+  if (run.needsFeedback) {
+    return icon('bell-dot', 'list.warningForeground');
+  }
+  if (!isFinished(run) && !run.watching) {
+    return icon('debug-pause', 'disabledForeground');
+  }
+  if (run.warning && !isFinished(run)) {
+    return icon('warning', 'list.warningForeground');
+  }
+  return stateIcon(run.state);
+}
+
+export function stateIcon(state: RunState): vscode.ThemeIcon {
+  return icon(...STATE_ICONS[state]);
+}
+
+const STATE_ICONS: Record<RunState, [string, string?]> = {
+  queued: ['clock'],
+  running: ['sync~spin', 'charts.blue'],
+  unknown: ['sync~spin', 'charts.blue'],
+  awaitingFeedback: ['bell-dot', 'list.warningForeground'],
+  succeeded: ['pass', 'testing.iconPassed'],
+  failed: ['error', 'testing.iconFailed'],
+  cancelled: ['circle-slash'],
+  notFound: ['question'],
+};
+
+/** The state first (with progress), then ` · ` and a time (elapsed to the minute, or how long ago it ended). */
+function runDescription(run: RunRecord): { state: string; rest: string } {
+  const word = run.needsFeedback ? vscode.l10n.t('needs feedback') : shortStateLabel(run.state);
+  if (isFinished(run)) {
+    return { state: word, rest: ` · ${formatRelative(run.finishedAt ?? run.updatedAt)}` };
+  }
+  if (!run.watching) {
+    const why = run.stopReason === 'noToken' ? vscode.l10n.t('no token') : run.stopReason === 'unauthorized' ? vscode.l10n.t('token refused') : vscode.l10n.t('not watching');
+    return { state: word, rest: ` · ${why}` };
+  }
+  const progress = run.progress?.total ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
+  return { state: `${word}${progress}`, rest: ` · ${formatElapsedCalm(Date.now() - run.startedAt)}` };
+}
+
+/** Built when the row is hovered (resolveTreeItem): the whole label, the message, inputs and times. */
+export function runTooltip(run: RunRecord, inputs: Record<string, string>): vscode.MarkdownString {
+  // Theme icons on before any text is appended: appendText then escapes a crew's `$(…)` (VS Code's escapeIcons).
+  const tooltip = new vscode.MarkdownString(undefined, true);
+  tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(run.crewName))}** — ${escapeMarkdown(inertLine(stateLabel(run.state)))}\n\n`);
+  tooltip.appendText(inertLine(run.label));
+  tooltip.appendMarkdown('\n\n');
+  if (run.message) {
+    tooltip.appendText(inert(run.message.slice(0, 300)));
+    tooltip.appendMarkdown('\n\n');
+  }
+  if (run.warning) {
+    tooltip.appendMarkdown('$(warning) ');
+    tooltip.appendText(inert(run.warning));
+    tooltip.appendMarkdown('\n\n');
+  }
+  for (const [name, value] of Object.entries(inputs)) {
+    tooltip.appendMarkdown(`- **${escapeMarkdown(inertLine(name))}**: `);
+    tooltip.appendText(inert(value.length > 120 ? `${value.slice(0, 119)}…` : value));
+    tooltip.appendMarkdown('\n');
+  }
+  tooltip.appendMarkdown(`\n${vscode.l10n.t('Kickoff ID')}: `);
+  tooltip.appendText(inertLine(run.kickoffId));
+  tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Started')}: ${new Date(run.startedAt).toLocaleString()}`);
+  if (run.finishedAt !== undefined) {
+    tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Took')}: ${formatElapsed(run.finishedAt - run.startedAt)}`);
+  }
+  return tooltip;
+}
+
+export function healthLabel(health: CrewHealth): string | undefined {
+  switch (health) {
+    case 'ready':
+      return vscode.l10n.t('ready');
+    case 'noToken':
+      return vscode.l10n.t('token missing');
+    case 'tokenRejected':
+      return vscode.l10n.t('token rejected');
+    case 'unreachable':
+      return vscode.l10n.t('unreachable');
+    case 'checking':
+      return vscode.l10n.t('checking…');
+    default:
+      return undefined;
+  }
+}
+
+export function healthIcon(health: CrewHealth, crew: Crew): vscode.ThemeIcon {
+  switch (health) {
+    case 'ready':
+      return new vscode.ThemeIcon(crew.source === 'demo' ? 'beaker' : 'server-environment', new vscode.ThemeColor('testing.iconPassed'));
+    case 'noToken':
+      return new vscode.ThemeIcon('key', new vscode.ThemeColor('list.warningForeground'));
+    case 'tokenRejected':
+      return new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
+    case 'unreachable':
+      return new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('list.warningForeground'));
+    case 'checking':
+      return new vscode.ThemeIcon('loading~spin');
+    default:
+      return new vscode.ThemeIcon(crew.source === 'demo' ? 'beaker' : 'server-environment');
+  }
+}
