@@ -82,6 +82,8 @@ function makeBuilds(production) {
     sourcemap: !production,
     sourcesContent: false,
     external: ['vscode'],
+    // jsonc-parser's UMD build requires its parts at run time, out of the bundle's sight: take the ESM build.
+    mainFields: ['module', 'main'],
     logLevel: 'warning',
     plugins: [lazyModulesPlugin, oneVscodeNamespacePlugin, problemMatcherPlugin],
   };

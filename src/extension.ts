@@ -5,7 +5,6 @@ import { LazyCrewClient } from './api/lazyClient';
 import { registerChat } from './chat/registerChat';
 import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
 import { BatchFeature } from './commands/batchFeature';
-import { offerEnvironmentImport } from './commands/environmentImport';
 import { LazyCommands } from './commands/lazyCommands';
 import { CrewRegistry } from './crews/crewRegistry';
 import { InputPresets } from './crews/inputPresets';
@@ -17,6 +16,8 @@ import { RunStore } from './runs/runStore';
 import type { Services } from './services';
 import { createTestApi } from './testApi';
 import { systemClock } from './util/clock';
+import { errorText } from './util/errorText';
+import { setListenerErrorSink } from './util/event';
 import { CrewsTreeProvider } from './views/crewsTree';
 import { RunReporter } from './views/runReporter';
 import { RunRevealer } from './views/revealRuns';
@@ -31,6 +32,7 @@ let releaseRuns: (() => Promise<void>) | undefined;
 
 export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel('Crew Runs', { log: true });
+  context.subscriptions.push(setListenerErrorSink((error) => log.error(`An event listener failed: ${errorText(error)}`)));
   // Clamped, and user-only where a workspace must not decide (history size; every number when untrusted).
   const numbers = () => readCrewRunsNumbers(vscode.workspace.getConfiguration('crewRuns'), vscode.workspace.isTrusted);
   const atStart = numbers();
@@ -118,7 +120,9 @@ export function activate(context: vscode.ExtensionContext) {
       leases.startRenewing();
       poller.start();
       batches.start();
-      void offerEnvironmentImport(services);
+      if (process.env.CREWAI_API_URL && process.env.CREWAI_BEARER_TOKEN) {
+        void commands?.load().offerEnvironmentImport(); // Its Import Crew is a command's: it loads with them.
+      }
       if (process.env.CREW_RUNS_DEMO === '1') {
         void commands?.demo.start(); // `npm run demo`: the demo crews are ready without a click.
       }

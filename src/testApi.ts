@@ -4,6 +4,7 @@ import type { LazyCommands } from './commands/lazyCommands';
 import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
 import type { BatchFeature } from './commands/batchFeature';
+import type { AddCrewArguments } from './commands/crewCommands';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
 import type { RunsStatusBar } from './views/statusBar';
 
@@ -35,6 +36,9 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     settings: parts.settings,
     logUri: services.context.logUri,
     globalStorageUri: services.context.globalStorageUri,
+    /** Adds a crew with its token, without asking: the only way in with a token that is not typed (no command takes one). */
+    /** Through the commands' bundle (loaded on first use). */
+    addCrew: (args: AddCrewArguments) => parts.commands.load().addCrewDirectly(args),
     /** The @crews request handler as registered (the chat view needs a language model to call it). */
     chatHandler: () => import('./chat/chatImpl').then((m) => m.createParticipantHandler(services, m.chatKit)),
   };

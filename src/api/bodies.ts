@@ -3,6 +3,7 @@
 // "don't know" (undefined) rather than guess.
 
 import type { ResumeResult } from './types';
+import { isPlainObject } from '../util/objects';
 
 /** Longest error text we hand to the UI; gateway pages and stack traces can be huge. */
 export const MAX_ERROR_MESSAGE_LENGTH = 300;
@@ -10,9 +11,7 @@ export const MAX_ERROR_MESSAGE_LENGTH = 300;
 export type JsonObject = Record<string, unknown>;
 
 /** A plain JSON object (not null, not an array). */
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export const isJsonObject: (value: unknown) => value is JsonObject = isPlainObject;
 
 /** A non-blank string as given, else undefined. */
 export function nonBlankString(value: unknown): string | undefined {

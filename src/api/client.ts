@@ -192,7 +192,7 @@ export class CrewClient implements StatusSource {
   private async send(crewUrl: string, path: string[], method: 'GET' | 'POST', body: string | undefined, call: CallOptions): Promise<HttpResponse> {
     const normalised = normaliseCrewUrl(crewUrl);
     if (!normalised.ok) {
-      throw new CrewApiError('refused', describeUrlProblem(normalised.problem));
+      throw new CrewApiError('refused', `The crew URL is not usable (${normalised.problem}).`, { urlProblem: normalised.problem, notSent: true });
     }
     const baseUrl = normalised.url;
     const token = call.token ?? (await this.options.getToken(baseUrl));
@@ -279,24 +279,5 @@ export class CrewClient implements StatusSource {
         reject(abort);
       }, { once: true });
     });
-  }
-}
-
-export function describeUrlProblem(problem: string): string {
-  switch (problem) {
-    case 'empty':
-      return 'Enter the crew URL.';
-    case 'unsupportedScheme':
-      return 'A crew URL starts with https://.';
-    case 'credentials':
-      return 'A crew URL must not contain a user name or password; the token is stored separately.';
-    case 'queryOrFragment':
-      return 'A crew URL has no query (?…) or fragment (#…); use its base URL.';
-    case 'insecureHttp':
-      return 'Plain http:// is only allowed for this machine (localhost); use https://.';
-    case 'tooLong':
-      return 'That URL is too long to be a crew URL.';
-    default:
-      return 'That is not a valid URL.';
   }
 }

@@ -1,5 +1,7 @@
 // One error type for every way a call to a crew can fail, with a kind the UI can act on.
 
+import type { CrewUrlProblem } from './url';
+
 export type CrewApiErrorKind =
   | 'unauthorized'
   /** No token is stored for the crew: nothing was sent (not the same as a token the crew rejected). */
@@ -29,6 +31,8 @@ export interface CrewApiErrorDetails {
   origin?: string;
   /** The connection failed before the request was written (refused, no such host): the crew got nothing. */
   notSent?: boolean;
+  /** Refused before sending because the crew URL is not usable (the view words it: views/errorMessages.ts). */
+  urlProblem?: CrewUrlProblem;
 }
 
 /** Marks the errors of every copy of the class (see `Symbol.hasInstance` below). */
@@ -51,6 +55,7 @@ export class CrewApiError extends Error {
   readonly body?: unknown;
   readonly origin?: string;
   readonly notSent: boolean;
+  readonly urlProblem?: CrewUrlProblem;
 
   constructor(kind: CrewApiErrorKind, message: string, details: CrewApiErrorDetails = {}) {
     super(message);
@@ -64,6 +69,7 @@ export class CrewApiError extends Error {
     this.body = details.body;
     this.origin = details.origin;
     this.notSent = details.notSent === true;
+    this.urlProblem = details.urlProblem;
   }
 
   /** Worth trying a read again later (never used for kickoff or resume). */

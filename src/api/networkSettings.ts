@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { readFileSync } from 'node:fs';
 import { readNumberSetting } from '../util/crewRunsSettings';
 import { DEFAULT_NETWORK_SETTINGS, type NetworkSettings } from './transportTypes';
+import { errorText } from '../util/errorText';
 
 /**
  * undici does not go through VS Code's proxy support, so VS Code's own proxy settings are read
@@ -16,7 +17,7 @@ export function readNetworkSettings(log: vscode.LogOutputChannel): NetworkSettin
     try {
       extraCaCertificates.push(readFileSync(file, 'utf8'));
     } catch (error) {
-      log.warn(`Could not read the CA certificate file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+      log.warn(`Could not read the CA certificate file ${file}: ${errorText(error)}`);
     }
   }
   return {

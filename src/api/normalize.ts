@@ -2,21 +2,15 @@
 // into a StatusSnapshot. Pure and never throwing: a body we cannot read becomes state 'unknown' (keep
 // polling), never 'failed' or 'succeeded' — the run's end is never guessed.
 
-import { clipJsonDepth, exceedsJsonDepth, extractErrorMessage, idString, isJsonObject, type JsonObject, nonBlankString, parseJsonLenient, safeStringify } from './bodies';
-import { crewOutputOf, crewOutputValue, taskOutputValue } from './crewOutput';
-import type {
-  AgentStep,
-  FeedbackRequest,
-  FinalOutput,
-  Progress,
-  RunState,
-  StatusSnapshot,
-  TaskOutput,
-} from './types';
-import { describeNewTasks, UNNAMED_TASK } from './taskMerge';
+import { clipJsonDepth, extractErrorMessage, idString, isJsonObject, type JsonObject, nonBlankString, parseJsonLenient, safeStringify } from './bodies';
+import { crewOutputOf, taskOutputValue } from './crewOutput';
+import { parseFinalOutput } from './finalOutput';
+import type { AgentStep, FeedbackRequest, FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from './types';
 import { stripControls } from '../util/inertText';
+import { withoutUndefined } from '../util/objects';
 
-export { mergeTaskOutputs, MAX_TASK_OUTPUTS, UNNAMED_TASK } from './taskMerge';
+/** Name given to a task the service did not name (e.g. `last_executed_task` sent as a plain string). */
+export const UNNAMED_TASK = 'Unnamed task';
 
 const STATE_BY_WORD: ReadonlyMap<string, RunState> = new Map<string, RunState>([
   ['PENDING', 'queued'],
@@ -104,16 +98,6 @@ export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot
   // `raw` stays even when the body itself was undefined: the key is part of the contract.
   // A body nested too deep to store is kept clipped (see MAX_JSON_DEPTH).
   return { ...withoutUndefined(snapshot), raw: snapshot.raw };
-}
-
-/** Drops keys whose value is undefined so snapshots compare and serialise cleanly. */
-function withoutUndefined<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as (keyof T)[]) {
-    if (value[key] === undefined) {
-      delete value[key];
-    }
-  }
-  return value;
 }
 
 /** Any scalar or structure as display text; objects as compact JSON. */
@@ -243,107 +227,6 @@ function parseTasks(
   return lastTask === undefined ? { tasks: [] } : { tasks: [lastTask], tasksSource: 'last_executed_task' };
 }
 
-const WHOLE_FENCED_BLOCK = /^```[ \t]*(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n?[ \t]*```$/i;
-
-/**
- * A JSON output. One nested too deep to print or store keeps its source text (or a clipped print)
- * and no structure: "[object Object]" or a run that cannot be saved would be worse.
- */
-function jsonOutput(value: unknown, sourceText?: string): FinalOutput {
-  if (exceedsJsonDepth(value)) {
-    return { kind: 'json', text: sourceText ?? safeStringify(clipJsonDepth(value), 2) ?? '' };
-  }
-  return { kind: 'json', text: safeStringify(value, 2) ?? sourceText ?? String(value), json: value };
-}
-
-function isStructured(value: unknown): value is object {
-  return typeof value === 'object' && value !== null;
-}
-
-/**
- * Text that may carry JSON: JSON as is, then JSON in a ```json fence that is the whole text, else Markdown.
- * Only objects and arrays count as JSON output; a fence inside prose stays prose (its words matter).
- */
-export function interpretOutputText(text: string): FinalOutput | undefined {
-  const trimmed = text.trim();
-  if (trimmed === '') {
-    return undefined;
-  }
-  const direct = parseJsonLenient(trimmed);
-  if (direct.ok && isStructured(direct.value)) {
-    return jsonOutput(direct.value, trimmed);
-  }
-  const fenced = WHOLE_FENCED_BLOCK.exec(trimmed);
-  if (fenced) {
-    const inner = parseJsonLenient(fenced[1]);
-    if (inner.ok && isStructured(inner.value)) {
-      return jsonOutput(inner.value, fenced[1].trim());
-    }
-  }
-  return { kind: 'markdown', text };
-}
-
-/** Any JSON value as an output: strings interpreted, structures as JSON, scalars as text. */
-function outputFromValue(value: unknown): FinalOutput | undefined {
-  if (typeof value === 'string') {
-    return interpretOutputText(value);
-  }
-  if (isStructured(value)) {
-    return jsonOutput(value);
-  }
-  if (typeof value === 'number' || typeof value === 'boolean') {
-    return { kind: 'markdown', text: String(value) };
-  }
-  return undefined;
-}
-
-// Rule 4: result_json → a CrewOutput's json_dict, pydantic or raw → result (docs object with `output`;
-// live string) → last_executed_task.output.
-function parseFinalOutput(
-  fields: JsonObject,
-  state: RunState,
-  lastTask: TaskOutput | undefined,
-  crewOutput: JsonObject | undefined,
-): FinalOutput | undefined {
-  const resultJson = fields['result_json'];
-  const isEmptyObject = isJsonObject(resultJson) && Object.keys(resultJson).length === 0;
-  // Too deep to keep as a structure: the live `result` string carries the same output as text.
-  const tooDeep = typeof fields['result'] === 'string' && exceedsJsonDepth(resultJson);
-  const fromResultJson = isEmptyObject || tooDeep ? undefined : outputFromValue(resultJson);
-  if (fromResultJson !== undefined) {
-    return fromResultJson;
-  }
-  if (crewOutput !== undefined) {
-    // Never the object dumped whole: an empty CrewOutput has no output yet.
-    return outputFromValue(crewOutputValue(crewOutput)) ?? (state === 'succeeded' && lastTask !== undefined ? interpretOutputText(lastTask.output) : undefined);
-  }
-  // A self-hosted server may name it `output`.
-  const result = fields['result'] ?? fields['output'];
-  if (isJsonObject(result)) {
-    if (result['output'] !== undefined && result['output'] !== null) {
-      const fromOutput = outputFromValue(result['output']);
-      if (fromOutput !== undefined) {
-        return fromOutput;
-      }
-    }
-    // An object result without `output` is shown whole, unless it only carries the task list.
-    const otherKeys = Object.keys(result).filter((key) => key !== 'tasks' && key !== 'output');
-    if (otherKeys.length > 0) {
-      return jsonOutput(result);
-    }
-  } else {
-    const fromResult = outputFromValue(result);
-    if (fromResult !== undefined) {
-      return fromResult;
-    }
-  }
-  // While running, the last task's output is an intermediate result, not the run's final output.
-  if (state === 'succeeded' && lastTask !== undefined) {
-    return interpretOutputText(lastTask.output);
-  }
-  return undefined;
-}
-
 /** Docs `error` (text or `{message}`); live FAILED carries the exception text in `status`; else `message`. */
 function failureText(fields: JsonObject, statusIsMessage: boolean): string | undefined {
   const error = fields['error'];
@@ -389,74 +272,4 @@ function parseFeedback(
     output: lastOutput ?? nonBlankString(toText(fields['task_output'])) ?? finalOutput?.text,
     flowId: idString(fields['flow_id']),
   });
-}
-
-// ---- Plain-English change lines for the output channel and the poller ----
-
-function describeState(snapshot: StatusSnapshot): string {
-  switch (snapshot.state) {
-    case 'queued':
-      return 'Run is queued';
-    case 'running':
-      return 'Run is running';
-    case 'awaitingFeedback': {
-      const taskName = snapshot.feedback?.taskName;
-      return taskName === undefined ? 'Run is waiting for human feedback' : `Run is waiting for human feedback on ${taskName}`;
-    }
-    case 'succeeded':
-      return 'Run succeeded';
-    case 'failed':
-      return 'Run failed';
-    case 'cancelled':
-      return 'Run was cancelled';
-    case 'notFound':
-      // A bare HTTP 404 for a run seen before carries the store's account of it (the server forgot the run).
-      return snapshot.httpNotFound && snapshot.message !== undefined
-        ? snapshot.message
-        : 'Service does not know this run (it may still be starting, paused for review, or expired)';
-    case 'unknown':
-      return snapshot.rawState === undefined
-        ? 'Service sent a status without a state; still watching'
-        : `Service reported an unfamiliar state "${snapshot.rawState}"; still watching`;
-  }
-}
-
-function describeProgress(progress: Progress): string | undefined {
-  if (progress.completed === undefined) {
-    return undefined;
-  }
-  const units = progress.unit === 'step' ? 'steps' : 'tasks';
-  if (typeof progress.total === 'number') {
-    return `Progress: ${progress.completed} of ${progress.total} ${units}`;
-  }
-  return progress.unit === 'step' ? `Progress: step ${progress.completed}` : `Progress: ${progress.completed} ${units} done`;
-}
-
-/**
- * Lines describing what meaningfully changed from `previous` to `next`: state (each new unfamiliar state
- * word once), current task, progress counts, task outputs not in `previous`, error text. [] when nothing
- * that matters changed (timestamps, messages, steps). Compares the two snapshots only.
- */
-export function describeChanges(previous: StatusSnapshot | undefined, next: StatusSnapshot): string[] {
-  const lines: string[] = [];
-  const stateChanged =
-    previous === undefined ||
-    previous.state !== next.state ||
-    (next.state === 'unknown' && previous.rawState !== next.rawState);
-  if (stateChanged) {
-    lines.push(describeState(next));
-  }
-  if (next.currentTask !== undefined && next.currentTask !== previous?.currentTask) {
-    lines.push(next.currentAgent === undefined ? `Working on ${next.currentTask}` : `Working on ${next.currentTask} (${next.currentAgent})`);
-  }
-  const progressLine = next.progress === undefined ? undefined : describeProgress(next.progress);
-  const previousProgressLine = previous?.progress === undefined ? undefined : describeProgress(previous.progress);
-  if (progressLine !== undefined && progressLine !== previousProgressLine) {
-    lines.push(progressLine);
-  }
-  lines.push(...describeNewTasks(previous?.tasks ?? [], next.tasks));
-  if (next.error !== undefined && next.error !== previous?.error) {
-    lines.push(`Error: ${next.error}`);
-  }
-  return lines;
 }

@@ -1,6 +1,7 @@
 // Text helpers for what the chat tools hand to a model and the participant shows: clipping, paging
 // and fencing of crew text. Pure (no `vscode`): unit-tested in plain Node.
-import { inertLine as inertOneLine } from '../util/inertText';
+import { escapeMarkdown } from '../util/markdownText';
+import { isPlainObject } from '../util/objects';
 
 /** Default characters of a final output in one tool result; the model pages on with `offset`. */
 export const OUTPUT_BUDGET = 4000;
@@ -10,22 +11,13 @@ export const MAX_OUTPUT_BUDGET = 20_000;
 export const TASK_EXCERPT = 300;
 
 /**
- * One line, clipped to `max` characters, inert on VS Code's text surfaces (no control or bidi
- * characters, no `](` or `$(`: util/inertText.ts): for crew names, labels and input values.
- */
-export function inertLine(text: string, max: number): string {
-  const line = inertOneLine(String(text)).replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, Math.max(0, max - 1)).trimEnd()}…` : line;
-}
-
-/**
  * Links that are not http(s) or mailto become their text, so a `command:` link in crew output never
  * renders as one (the MarkdownString is untrusted too); images become text as well (no fetches).
  */
 export function neutraliseLinks(text: string): string {
   return text
     .replace(/(!?)\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g, (whole, bang: string, label: string, target: string) =>
-      !bang && /^(https?:|mailto:)/i.test(target) ? whole : `${label} (${target.replace(/[\\`*_[\]()<>]/g, '\\$&')})`,
+      !bang && /^(https?:|mailto:)/i.test(target) ? whole : `${label} (${escapeMarkdown(target)})`,
     )
     .replace(/^(\s{0,3}\[[^\]]+\]:\s*)(?!https?:|mailto:)(\S+)/gim, (_whole, start: string, target: string) => `${start.replace('[', '\\[')}${target}`)
     .replace(/<((?!https?:|mailto:)[a-z][\w+.-]*:[^>\s]*)>/gi, '\\<$1\\>');
@@ -91,11 +83,11 @@ export function parseInputsText(text: string): { ok: true; inputs: Record<string
   if (trimmed.startsWith('{')) {
     try {
       const parsed: unknown = JSON.parse(trimmed);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      if (!isPlainObject(parsed)) {
         return { ok: false };
       }
       const inputs: Record<string, string> = {};
-      for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
+      for (const [name, value] of Object.entries(parsed)) {
         if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
           return { ok: false };
         }

@@ -1,7 +1,7 @@
 // What the user confirms before a tool acts: the crew or run, and every value that will be sent,
 // each on one line, clipped. Pure (l10n injected): unit-tested in plain Node; tools.ts renders the
 // lines with MarkdownString.appendText, so no value can format, link or run anything.
-import { inertLine } from './chatText';
+import { oneLine } from '../util/inertText';
 
 /** Characters of one value shown in a confirmation. */
 export const CONFIRM_VALUE_MAX = 300;
@@ -16,12 +16,12 @@ export interface Confirmation {
 type Translate = (message: string, ...args: string[]) => string;
 
 function valueLine(t: Translate, label: string, value: string): [string, string] {
-  const shown = inertLine(value, CONFIRM_VALUE_MAX) || t('(empty)');
-  return [inertLine(label, 80), value.length > CONFIRM_VALUE_MAX ? `${shown} ${t('({0} characters)', String(value.length))}` : shown];
+  const shown = oneLine(value, CONFIRM_VALUE_MAX) || t('(empty)');
+  return [oneLine(label, 80), value.length > CONFIRM_VALUE_MAX ? `${shown} ${t('({0} characters)', String(value.length))}` : shown];
 }
 
 export function kickoffConfirmation(t: Translate, crew: { name: string; url: string }, inputs: Record<string, string>): Confirmation {
-  const name = inertLine(crew.name, 80);
+  const name = oneLine(crew.name, 80);
   const names = Object.keys(inputs);
   return {
     title: t('Kick off {0}?', name),
@@ -31,8 +31,8 @@ export function kickoffConfirmation(t: Translate, crew: { name: string; url: str
 }
 
 export function feedbackConfirmation(t: Translate, run: { label: string; crewName: string }, approve: boolean, feedback: string): Confirmation {
-  const label = inertLine(run.label, 60);
-  const crew = inertLine(run.crewName, 80);
+  const label = oneLine(run.label, 60);
+  const crew = oneLine(run.crewName, 80);
   return {
     title: approve ? t('Approve {0}?', label) : t('Request changes to {0}?', label),
     intro: approve

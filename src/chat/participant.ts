@@ -4,7 +4,8 @@
 // against a recording sink; participantHost.ts adapts it to VS Code's response stream.
 import type { RunRecord } from '../runs/model';
 import { escapeMarkdown } from '../util/markdownText';
-import { inertLine, pageOf, parseInputsText } from './chatText';
+import { pageOf, parseInputsText } from './chatText';
+import { oneLine } from '../util/inertText';
 import type { Cancellation, CrewActions } from './crewActions';
 
 export interface ChatSink {
@@ -42,7 +43,7 @@ export interface ChatOutcome {
 /** Characters of crew output shown in the chat; the run view has all of it. */
 export const CHAT_OUTPUT_BUDGET = 20_000;
 
-const md = (text: string) => escapeMarkdown(inertLine(text, 120));
+const md = (text: string) => escapeMarkdown(oneLine(text, 120));
 
 export async function handleChatRequest(request: ChatRequestLike, sink: ChatSink, token: ChatCancellation, deps: ParticipantDeps): Promise<ChatOutcome> {
   const command = request.command ?? '';
@@ -114,7 +115,7 @@ async function runCommand(prompt: string, sink: ChatSink, token: ChatCancellatio
     sink.markdown(t('Give the inputs as {0} (quote values with spaces) or as a JSON object.', '`name=value`'));
     return undefined;
   }
-  sink.progress(escapeMarkdown(t('Asking {0} which inputs it needs…', inertLine(crew.name, 80))));
+  sink.progress(escapeMarkdown(t('Asking {0} which inputs it needs…', oneLine(crew.name, 80))));
   const outcome = await actions.kickOff(crew, parsed.inputs);
   switch (outcome.kind) {
     case 'missing':
@@ -128,7 +129,7 @@ async function runCommand(prompt: string, sink: ChatSink, token: ChatCancellatio
       return undefined;
     }
     case 'problem':
-      sink.markdown(escapeMarkdown(inertLine(outcome.message, 600)));
+      sink.markdown(escapeMarkdown(oneLine(outcome.message, 600)));
       if (outcome.mayHaveStarted) {
         sink.markdown(`\n\n${t('The run may or may not have started: do not kick off again. Check the crew\'s dashboard and track its kickoff ID.')}`);
         sink.button(t('Track a Kickoff ID…'), 'crewRuns.trackKickoffId', [crew.url]);
@@ -142,7 +143,7 @@ async function runCommand(prompt: string, sink: ChatSink, token: ChatCancellatio
 }
 
 function crewArgument(name: string): string {
-  return /\s/.test(name) ? `"${inertLine(name, 80).replace(/"/g, '')}"` : inertLine(name, 80);
+  return /\s/.test(name) ? `"${oneLine(name, 80).replace(/"/g, '')}"` : oneLine(name, 80);
 }
 
 /** Streams progress until the run ends, waits for feedback, the follow time passes or the user stops. */
@@ -162,8 +163,8 @@ async function follow(run: RunRecord, sink: ChatSink, token: ChatCancellation, d
 
 function progressLine(run: RunRecord, { t, stateLabel }: ParticipantDeps): string {
   const progress = run.progress?.total ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
-  const task = run.currentTask ? ` · ${inertLine(run.currentTask, 80)}` : '';
-  return t('{0}: {1}{2}{3}', inertLine(run.label, 60), stateLabel(run.state), progress, task);
+  const task = run.currentTask ? ` · ${oneLine(run.currentTask, 80)}` : '';
+  return t('{0}: {1}{2}{3}', oneLine(run.label, 60), stateLabel(run.state), progress, task);
 }
 
 /** A run as it is now: state, and the output to review, the final output or the error; with buttons. */
@@ -253,7 +254,7 @@ async function feedbackCommand(prompt: string, sink: ChatSink, token: ChatCancel
       `${waiting.length > 1 && prompt ? t('Several runs wait for feedback; answer one in its review:') : t('Waiting for your feedback:')}\n\n${waiting.map((r) => `- **${md(r.label)}** · ${md(r.crewName)}`).join('\n')}\n\n`,
     );
     for (const run of waiting) {
-      sink.button(t('Give Feedback: {0}', inertLine(run.label, 40)), 'crewRuns.giveFeedback', [{ runId: run.id }]);
+      sink.button(t('Give Feedback: {0}', oneLine(run.label, 40)), 'crewRuns.giveFeedback', [{ runId: run.id }]);
     }
     return undefined;
   }
@@ -262,7 +263,7 @@ async function feedbackCommand(prompt: string, sink: ChatSink, token: ChatCancel
   const feedback = approve ? prompt.replace(/^approve\b[\s:,-]*/i, '') : prompt;
   const outcome = await actions.giveFeedback(run, { approve, feedback });
   if (outcome.kind === 'problem') {
-    sink.markdown(escapeMarkdown(inertLine(outcome.message, 600)));
+    sink.markdown(escapeMarkdown(oneLine(outcome.message, 600)));
     sink.button(t('Give Feedback'), 'crewRuns.giveFeedback', [{ runId: run.id }]);
     return run.id;
   }

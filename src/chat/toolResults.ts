@@ -4,11 +4,12 @@
 // Pure (type imports only): unit-tested in plain Node.
 import type { InputSpec } from '../api/types';
 import type { RunDetails, RunRecord } from '../runs/model';
-import { fenceUntrusted, inertLine, OUTPUT_BUDGET, pageOf, TASK_EXCERPT } from './chatText';
+import { fenceUntrusted, OUTPUT_BUDGET, pageOf, TASK_EXCERPT } from './chatText';
+import { oneLine } from '../util/inertText';
 import type { CrewInfo, InputsOutcome, KickoffOutcome } from './crewActions';
 import { TOOL } from './toolNames';
 
-const name = (text: string) => JSON.stringify(inertLine(text, 80));
+const name = (text: string) => JSON.stringify(oneLine(text, 80));
 
 export function crewsText(crews: CrewInfo[], hiddenWorkspaceCrews: number): string {
   const hidden =
@@ -21,7 +22,7 @@ export function crewsText(crews: CrewInfo[], hiddenWorkspaceCrews: number): stri
       ? `inputs: not read yet (use ${TOOL.describeInputs})`
       : !c.inputs.described
         ? 'inputs: not described by the crew'
-        : `inputs: ${c.inputs.inputs.length ? c.inputs.inputs.map((spec) => inertLine(spec.name, 60)).join(', ') : '(none)'}`;
+        : `inputs: ${c.inputs.inputs.length ? c.inputs.inputs.map((spec) => oneLine(spec.name, 60)).join(', ') : '(none)'}`;
     const token = c.hasToken ? 'token set' : 'NO TOKEN (the user sets it with "Crew Runs: Set Token…")';
     return `- ${name(c.name)} — ${c.url} — ${c.source} crew — ${token} — status: ${c.health} — ${inputs}`;
   });
@@ -30,7 +31,7 @@ export function crewsText(crews: CrewInfo[], hiddenWorkspaceCrews: number): stri
 
 export function inputsText(crewName: string, inputs: Extract<InputsOutcome, { ok: true }>): string {
   if (!inputs.described) {
-    return `Crew ${name(crewName)} answered but does not describe its inputs (${inertLine(inputs.reason ?? 'no input list', 200)}). Ask the user which inputs it takes and their values, then call ${TOOL.kickoff} with them by name (all values are text).`;
+    return `Crew ${name(crewName)} answered but does not describe its inputs (${oneLine(inputs.reason ?? 'no input list', 200)}). Ask the user which inputs it takes and their values, then call ${TOOL.kickoff} with them by name (all values are text).`;
   }
   if (inputs.specs.length === 0) {
     return `Crew ${name(crewName)} takes no inputs: kick it off with an empty inputs object.`;
@@ -43,25 +44,25 @@ export function inputsText(crewName: string, inputs: Extract<InputsOutcome, { ok
 function inputLine(spec: InputSpec, required: boolean): string {
   const parts = [
     required ? 'required' : spec.name === 'id' && spec.required === undefined ? 'optional; for a flow, "id" restores a saved state: leave it out to start fresh' : 'optional',
-    ...(spec.type ? [`type ${inertLine(spec.type, 30)}`] : []),
-    ...(spec.default !== undefined ? [`default ${JSON.stringify(inertLine(spec.default, 120))}`] : []),
-    ...(spec.enum?.length ? [`one of: ${spec.enum.slice(0, 20).map((v) => JSON.stringify(inertLine(v, 60))).join(', ')}`] : []),
+    ...(spec.type ? [`type ${oneLine(spec.type, 30)}`] : []),
+    ...(spec.default !== undefined ? [`default ${JSON.stringify(oneLine(spec.default, 120))}`] : []),
+    ...(spec.enum?.length ? [`one of: ${spec.enum.slice(0, 20).map((v) => JSON.stringify(oneLine(v, 60))).join(', ')}`] : []),
   ];
-  const description = spec.description ? ` — ${inertLine(spec.description, 300)}` : '';
-  return `${inertLine(spec.name, 80)} (${parts.join('; ')})${description}`;
+  const description = spec.description ? ` — ${oneLine(spec.description, 300)}` : '';
+  return `${oneLine(spec.name, 80)} (${parts.join('; ')})${description}`;
 }
 
 export function kickoffText(crewName: string, outcome: KickoffOutcome, waited?: { run: RunRecord; details: RunDetails }): string {
   switch (outcome.kind) {
     case 'missing':
-      return `Nothing was sent. Crew ${name(crewName)} needs values for: ${outcome.missing.map((n) => inertLine(n, 80)).join(', ')}. Ask the user for them, then call ${TOOL.kickoff} again with every input (its inputs: ${outcome.names.map((n) => inertLine(n, 80)).join(', ') || '(none listed)'}).`;
+      return `Nothing was sent. Crew ${name(crewName)} needs values for: ${outcome.missing.map((n) => oneLine(n, 80)).join(', ')}. Ask the user for them, then call ${TOOL.kickoff} again with every input (its inputs: ${outcome.names.map((n) => oneLine(n, 80)).join(', ') || '(none listed)'}).`;
     case 'unknownInputs':
-      return `Nothing was sent. Crew ${name(crewName)} does not take the input(s) ${outcome.unknown.map((n) => inertLine(n, 80)).join(', ')}; its inputs are: ${outcome.names.map((n) => inertLine(n, 80)).join(', ')}.`;
+      return `Nothing was sent. Crew ${name(crewName)} does not take the input(s) ${outcome.unknown.map((n) => oneLine(n, 80)).join(', ')}; its inputs are: ${outcome.names.map((n) => oneLine(n, 80)).join(', ')}.`;
     case 'problem':
       if (outcome.mayHaveStarted) {
-        return `The kickoff of ${name(crewName)} got no answer: ${inertLine(outcome.message, 500)} The run may or may not have started. Do NOT kick off again (it could run twice); tell the user to check the crew's dashboard and track its kickoff id with "Crew Runs: Track a Kickoff ID…".`;
+        return `The kickoff of ${name(crewName)} got no answer: ${oneLine(outcome.message, 500)} The run may or may not have started. Do NOT kick off again (it could run twice); tell the user to check the crew's dashboard and track its kickoff id with "Crew Runs: Track a Kickoff ID…".`;
       }
-      return `${outcome.sent ? 'The kickoff failed' : 'Nothing was sent'}: ${inertLine(outcome.message, 500)}`;
+      return `${outcome.sent ? 'The kickoff failed' : 'Nothing was sent'}: ${oneLine(outcome.message, 500)}`;
     case 'started': {
       const run = waited?.run ?? outcome.run;
       const head = `Kicked off ${name(crewName)}: run id ${run.id}, kickoff id ${run.kickoffId}. It shows in the Crew Runs view and is checked until it ends.`;
@@ -90,18 +91,18 @@ export function runText(run: RunRecord, details: RunDetails, options: RunTextOpt
     lines.push(`Progress: ${progress.completed ?? 0}${progress.total ? `/${progress.total}` : ''} ${progress.unit}s`);
   }
   if (run.currentTask) {
-    lines.push(`Current task: ${inertLine(run.currentTask, 200)}`);
+    lines.push(`Current task: ${oneLine(run.currentTask, 200)}`);
   }
   if (run.message) {
-    lines.push(`Service message: ${inertLine(run.message, 300)}`);
+    lines.push(`Service message: ${oneLine(run.message, 300)}`);
   }
   if (run.warning) {
-    lines.push(`Last check problem: ${inertLine(run.warning, 300)}`);
+    lines.push(`Last check problem: ${oneLine(run.warning, 300)}`);
   }
   if (run.needsFeedback) {
     // Docs bodies name the paused task only in current_task.
     const task = details.lastSnapshot?.feedback?.taskName ?? run.currentTask;
-    lines.push(`WAITING FOR HUMAN FEEDBACK${task ? ` on task ${inertLine(task, 120)}` : ''}: ask the user, then call ${TOOL.giveFeedback} with runId ${run.id} (approve, or feedback text saying what to change).`);
+    lines.push(`WAITING FOR HUMAN FEEDBACK${task ? ` on task ${oneLine(task, 120)}` : ''}: ask the user, then call ${TOOL.giveFeedback} with runId ${run.id} (approve, or feedback text saying what to change).`);
   }
   const sections = [lines.join('\n')];
   if (details.error) {
@@ -111,7 +112,7 @@ export function runText(run: RunRecord, details: RunDetails, options: RunTextOpt
     const tasks = details.tasks.map((t, i) => {
       const excerpt = pageOf(t.output, 0, TASK_EXCERPT);
       const more = excerpt.next !== undefined ? ` (first ${excerpt.end} of ${excerpt.total} characters)` : '';
-      return `${i + 1}. ${inertLine(t.name, 120)}${t.agent ? ` — agent ${inertLine(t.agent, 80)}` : ''}${t.attempt ? ` — attempt ${t.attempt}` : ''}${more}\n${fenceUntrusted(excerpt.text, 'Task output')}`;
+      return `${i + 1}. ${oneLine(t.name, 120)}${t.agent ? ` — agent ${oneLine(t.agent, 80)}` : ''}${t.attempt ? ` — attempt ${t.attempt}` : ''}${more}\n${fenceUntrusted(excerpt.text, 'Task output')}`;
     });
     sections.push(`Tasks (${details.tasks.length}):\n${tasks.join('\n')}`);
   }

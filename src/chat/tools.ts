@@ -4,7 +4,8 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { ChatKit } from './chatKit';
 import { escapeMarkdown } from '../util/markdownText';
-import { inertLine, MAX_OUTPUT_BUDGET } from './chatText';
+import { MAX_OUTPUT_BUDGET } from './chatText';
+import { oneLine } from '../util/inertText';
 import { feedbackConfirmation, kickoffConfirmation, type Confirmation } from './confirmations';
 import { crewActionsFor, type CrewLookup } from './crewActions';
 import { TOOL, type ToolName } from './toolNames';
@@ -77,7 +78,7 @@ export function createTools(services: Services, kit: ChatKit): Record<ToolName, 
       const cancelled = token.onCancellationRequested(() => abort.abort());
       try {
         const inputs = await actions.readInputs(lookup.crew, abort.signal);
-        return text(inputs.ok ? inputsText(lookup.crew.name, inputs) : `Could not read the inputs: ${inertLine(inputs.problem, 500)}`);
+        return text(inputs.ok ? inputsText(lookup.crew.name, inputs) : `Could not read the inputs: ${oneLine(inputs.problem, 500)}`);
       } finally {
         cancelled.dispose();
       }
@@ -90,9 +91,9 @@ export function createTools(services: Services, kit: ChatKit): Record<ToolName, 
       const lookup = actions.findCrew(reference);
       const values = inputValues(options.input);
       if (lookup.kind !== 'found' || !values) {
-        return { invocationMessage: vscode.l10n.t('Looking for crew {0}…', escapeMarkdown(inertLine(reference, 80))) };
+        return { invocationMessage: vscode.l10n.t('Looking for crew {0}…', escapeMarkdown(oneLine(reference, 80))) };
       }
-      return prepared(vscode.l10n.t('Kicking off {0}…', escapeMarkdown(inertLine(lookup.crew.name, 80))), kickoffConfirmation(t, lookup.crew, values));
+      return prepared(vscode.l10n.t('Kicking off {0}…', escapeMarkdown(oneLine(lookup.crew.name, 80))), kickoffConfirmation(t, lookup.crew, values));
     },
     invoke: async (options, token) => {
       const reference = str(options.input, 'crew') ?? '';
@@ -142,7 +143,7 @@ export function createTools(services: Services, kit: ChatKit): Record<ToolName, 
       }
       const approve = options.input.approve === true;
       const feedback = str(options.input, 'feedback') ?? '';
-      const label = escapeMarkdown(inertLine(found.run.label, 60)); // The invocation message renders Markdown.
+      const label = escapeMarkdown(oneLine(found.run.label, 60)); // The invocation message renders Markdown.
       return prepared(
         approve ? vscode.l10n.t('Approving {0}…', label) : vscode.l10n.t('Sending feedback on {0}…', label),
         feedbackConfirmation(t, found.run, approve, feedback),
@@ -161,13 +162,13 @@ export function createTools(services: Services, kit: ChatKit): Record<ToolName, 
       if (outcome.kind === 'problem') {
         if (outcome.mayHaveActed) {
           return text(
-            `Crew Runs could not tell whether the crew received the feedback (${inertLine(outcome.message, 600)}). Do not send it again: call ${TOOL.getRun} with runId ${found.run.id}; only if the run still waits for feedback, ask the user whether to send it again.`,
+            `Crew Runs could not tell whether the crew received the feedback (${oneLine(outcome.message, 600)}). Do not send it again: call ${TOOL.getRun} with runId ${found.run.id}; only if the run still waits for feedback, ask the user whether to send it again.`,
           );
         }
-        return text(`${outcome.sent ? 'The feedback was not accepted' : 'Nothing was sent'}: ${inertLine(outcome.message, 600)}`);
+        return text(`${outcome.sent ? 'The feedback was not accepted' : 'Nothing was sent'}: ${oneLine(outcome.message, 600)}`);
       }
       return text(
-        `${input.approve ? 'Approved' : 'Sent the feedback to'} ${JSON.stringify(inertLine(outcome.run.label, 80))} (run id ${outcome.run.id}, kickoff id ${outcome.run.kickoffId}); the run goes on and is checked until it ends. Call ${TOOL.getRun} to follow it.`,
+        `${input.approve ? 'Approved' : 'Sent the feedback to'} ${JSON.stringify(oneLine(outcome.run.label, 80))} (run id ${outcome.run.id}, kickoff id ${outcome.run.kickoffId}); the run goes on and is checked until it ends. Call ${TOOL.getRun} to follow it.`,
       );
     },
   };

@@ -6,8 +6,9 @@ import type { Services } from '../services';
 import { FeedbackReviews } from '../views/feedbackReview';
 import { RunOutputDocuments } from '../views/outputDocuments';
 import { RunPanelManager } from '../views/runPanel';
-import { registerCrewCommands } from './crewCommands';
+import { type AddCrewArguments, addCrewDirectly, registerCrewCommands } from './crewCommands';
 import { DemoCrews } from './demoCommands';
+import { offerEnvironmentImport } from './environmentImport';
 import { registerFeedbackCommands } from './feedbackCommands';
 import { registerKickoffCommands } from './kickoffCommands';
 import { registerRunCommands } from './runCommands';
@@ -20,6 +21,10 @@ export interface CommandHost {
   reviews: FeedbackReviews;
   documents: RunOutputDocuments;
   demo: DemoCrews;
+  /** Offers once to import the crew of CREWAI_API_URL / CREWAI_BEARER_TOKEN (activation calls it only when both are set). */
+  offerEnvironmentImport(): Promise<void>;
+  /** Adds a crew with its token, no questions (the test API). */
+  addCrewDirectly(args: AddCrewArguments): ReturnType<typeof addCrewDirectly>;
   /** The commands, panels and documents; the demo is stopped by deactivate (it awaits that). */
   disposables: vscode.Disposable[];
 }
@@ -35,6 +40,8 @@ export function createCommandHost(services: Services, ready: Promise<void>): Com
     reviews,
     documents,
     demo,
+    offerEnvironmentImport: () => offerEnvironmentImport(services),
+    addCrewDirectly: (args) => addCrewDirectly(services, args),
     disposables: [
       panels,
       reviews,

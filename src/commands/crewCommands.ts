@@ -23,9 +23,8 @@ export interface AddCrewArguments {
 export function registerCrewCommands(services: Services): vscode.Disposable[] {
   const { crews, tokens } = services;
   return [
-    vscode.commands.registerCommand('crewRuns.addCrew', (args?: AddCrewArguments) =>
-      isAddCrewArguments(args) ? addCrewDirectly(services, args) : addCrewInteractively(services),
-    ),
+    // Always interactive: no command argument carries a token (tests add crews through the test API).
+    vscode.commands.registerCommand('crewRuns.addCrew', () => addCrewInteractively(services)),
     vscode.commands.registerCommand('crewRuns.setToken', async (arg?: unknown) => {
       const crew = await pickCrew(crews, arg, vscode.l10n.t('Set the token of which crew?'));
       if (crew) {
@@ -312,7 +311,8 @@ async function addCrewInteractively(services: Services): Promise<Crew | undefine
   }
 }
 
-async function addCrewDirectly(services: Services, args: AddCrewArguments): Promise<Crew | undefined> {
+/** A crew with its token, without asking (the environment import; the test API). */
+export async function addCrewDirectly(services: Services, args: AddCrewArguments): Promise<Crew | undefined> {
   const normalised = normaliseCrewUrl(args.url);
   if (!normalised.ok) {
     void showError(describeUrlProblemLocalized(normalised.problem));
@@ -372,6 +372,3 @@ function askToken(title: string, crewUrl: string, step?: number, totalSteps?: nu
   });
 }
 
-function isAddCrewArguments(args: unknown): args is AddCrewArguments {
-  return typeof args === 'object' && args !== null && typeof (args as AddCrewArguments).url === 'string' && typeof (args as AddCrewArguments).token === 'string';
-}

@@ -3,6 +3,7 @@ import { defaultCrewName, normaliseCrewUrl } from '../api/url';
 import { checkToken } from '../crews/tokenRules';
 import type { Services } from '../services';
 import { showInfo } from '../views/notify';
+import { addCrewDirectly } from './crewCommands';
 
 const OFFERED_KEY = 'crewRuns.environmentImportOffered';
 
@@ -33,7 +34,7 @@ export async function offerEnvironmentImport(services: Services, env: NodeJS.Pro
     vscode.l10n.t('Not Now'),
   );
   if (choice === importCrew) {
-    await vscode.commands.executeCommand('crewRuns.addCrew', { url: normalised.url, name: defaultCrewName(normalised.url), token: checked.token });
+    await addCrewDirectly(services, { url: normalised.url, name: defaultCrewName(normalised.url), token: checked.token });
     await vscode.commands.executeCommand('crewRuns.checkConnection', normalised.url);
   }
 }

@@ -1,6 +1,8 @@
 // Reading the `crewRuns.crews` setting: pure, so its trust and identity rules are unit-tested.
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { normaliseCrewUrl } from '../api/url';
 import { inertLine } from '../util/inertText';
+import { isPlainObject } from '../util/objects';
 
 export type CrewSource = 'user' | 'workspace' | 'demo';
 
@@ -64,10 +66,10 @@ export function readCrews(userValue: unknown, workspaceValue: unknown, workspace
 }
 
 function parseEntry(entry: unknown): { name: string; url: string } | string {
-  if (typeof entry !== 'object' || entry === null) {
+  if (!isPlainObject(entry)) {
     return 'an entry is not an object with name and url.';
   }
-  const { name, url } = entry as { name?: unknown; url?: unknown };
+  const { name, url } = entry;
   if (typeof url !== 'string') {
     return 'an entry has no url.';
   }
@@ -100,7 +102,7 @@ function sameUrlRemoved(entries: unknown, url: string): CrewSettingEntry[] {
 
 function asEntries(entries: unknown): CrewSettingEntry[] {
   return Array.isArray(entries)
-    ? entries.filter((e): e is CrewSettingEntry => typeof e === 'object' && e !== null && typeof (e as CrewSettingEntry).url === 'string')
+    ? entries.filter((e): e is CrewSettingEntry => isPlainObject(e) && typeof e['url'] === 'string')
     : [];
 }
 
@@ -115,16 +117,13 @@ function sameUrl(a: string, b: string): boolean {
  * .code-workspace file's "settings". Only counted, never used: see CrewRegistry.
  */
 export function countCrewEntries(text: string): number {
-  const json = text
-    .replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_match, string: string | undefined) => string ?? '')
-    .replace(/,(\s*[}\]])/g, '$1');
-  try {
-    const parsed = JSON.parse(json) as Record<string, unknown>;
-    const settings = (parsed.settings ?? parsed) as Record<string, unknown>;
-    const crews = settings['crewRuns.crews'];
-    return Array.isArray(crews) ? crews.length : 0;
-  } catch {
-    // Unreadable: say something is there if the key appears at all.
-    return text.includes('"crewRuns.crews"') ? 1 : 0;
+  const errors: ParseError[] = [];
+  const parsed: unknown = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const settings = isPlainObject(parsed) ? (isPlainObject(parsed['settings']) ? parsed['settings'] : parsed) : {};
+  const crews = settings['crewRuns.crews'];
+  if (Array.isArray(crews)) {
+    return crews.length;
   }
+  // Unreadable: say something is there if the key appears at all.
+  return errors.length > 0 && text.includes('"crewRuns.crews"') ? 1 : 0;
 }

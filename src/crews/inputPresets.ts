@@ -1,6 +1,7 @@
 // Remembered inputs per crew: the last used values and named presets. Plain values, never tokens.
 import type { InputSpec } from '../api/types';
 import type { KeyValueStore } from '../runs/runStore';
+import { isPlainObject } from '../util/objects';
 
 export interface InputPreset {
   name: string;
@@ -95,7 +96,7 @@ function small(inputs: Record<string, string>): Record<string, string> {
 }
 
 export function isStringRecord(value: unknown): value is Record<string, string> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
+  return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
 }
 
 export type InputsFromJson = { ok: true; inputs: Record<string, string> } | { ok: false; reason: 'notJson' | 'notObject' | 'notStrings' };
@@ -111,10 +112,10 @@ export function inputsFromJson(text: string): InputsFromJson {
   } catch {
     return { ok: false, reason: 'notJson' };
   }
-  if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'inputs' in value) {
+  if (isPlainObject(value) && 'inputs' in value) {
     value = (value as { inputs: unknown }).inputs;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     return { ok: false, reason: 'notObject' };
   }
   const inputs: Record<string, string> = {};

@@ -5,6 +5,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorCode, TEMP_SUFFIX, writeFileAtomic } from './atomicFile';
 import { emptyDetails, type Logger, type RunDetails } from './model';
+import { isPlainObject } from '../util/objects';
+import { errorText } from '../util/errorText';
 
 /** Persisted as `runs/<id>.json`. */
 export interface StoredDetails extends RunDetails {
@@ -61,7 +63,7 @@ export class DetailsFiles {
       try {
         details = parseDetails(await fs.readFile(file, 'utf8'));
       } catch (e) {
-        this.logger.warn(`Run ${id}: details file unreadable, starting from empty details (${errorMessage(e)}).`);
+        this.logger.warn(`Run ${id}: details file unreadable, starting from empty details (${errorText(e)}).`);
       }
     }
     this.touch(id, { details, mtimeMs });
@@ -84,7 +86,7 @@ export class DetailsFiles {
 
   async remove(id: string): Promise<void> {
     this.cache.delete(id);
-    await fs.rm(this.pathOf(id), { force: true }).catch((e) => this.logger.warn(`Run ${id}: cannot delete details (${errorMessage(e)}).`));
+    await fs.rm(this.pathOf(id), { force: true }).catch((e) => this.logger.warn(`Run ${id}: cannot delete details (${errorText(e)}).`));
   }
 
   /** Another window changed the run: read its file afresh next time. */
@@ -137,7 +139,7 @@ export async function moveInputsToFiles(files: DetailsFiles, ids: string[], inpu
       }
     } catch (e) {
       ok = false;
-      logger.warn(`Run ${id}: cannot move its inputs to its file yet (${errorMessage(e)}).`);
+      logger.warn(`Run ${id}: cannot move its inputs to its file yet (${errorText(e)}).`);
     }
   }
   return ok;
@@ -162,9 +164,5 @@ function parseDetails(text: string): RunDetails {
 }
 
 function isStringRecord(value: unknown): value is Record<string, string> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
-}
-
-export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
 }

@@ -237,6 +237,4 @@ export class DueTimes {
   }
 }
 
-export function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
+export { withoutUndefined as stripUndefined } from '../util/objects';

@@ -10,9 +10,11 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type { StatusSnapshot } from '../api/types';
+import type { RunChange } from './changes';
 import { type Clock, systemClock } from '../util/clock';
+import { errorText } from '../util/errorText';
 import { Emitter, type Event } from '../util/event';
-import { DetailsFiles, errorMessage, moveInputsToFiles } from './detailsFiles';
+import { DetailsFiles, moveInputsToFiles } from './detailsFiles';
 import { KeyedQueue } from './keyedQueue';
 import { type FeedbackDraft, type FeedbackRound, isFinished, type Logger, type NewRun, type RunDetails, type RunRecord, type StopReason } from './model';
 import { type IndexChange, newer, sameRun } from './runIndex';
@@ -167,12 +169,12 @@ export class RunStore {
     await this.queue.run(record.id, async () => {
       this.records.set(record.id, record);
       this.pending.set(record.id, { id: record.id, record });
-      await this.files.write(record.id, details).catch((e) => this.logger.warn(`Run ${record.id}: cannot write its details (${errorMessage(e)}).`));
+      await this.files.write(record.id, details).catch((e) => this.logger.warn(`Run ${record.id}: cannot write its details (${errorText(e)}).`));
       try {
         await this.saveIndex();
       } catch (e) {
         this.index.unsaved.add(record.id);
-        const kept = { ...record, warning: `Not saved to the run history yet (${errorMessage(e)}); kept in this window and saved with the next change.` };
+        const kept = { ...record, warning: `Not saved to the run history yet (${errorText(e)}); kept in this window and saved with the next change.` };
         this.records.set(record.id, kept);
         this.pending.set(record.id, { id: record.id, record: kept });
         this.logger.error(`Run ${record.id} (kickoff ${record.kickoffId}): ${kept.warning}`);
@@ -186,30 +188,30 @@ export class RunStore {
     return added;
   }
 
-  /** Folds a status into the latest version of the run; returns plain-English lines for what changed. */
-  async applySnapshot(id: string, snapshot: StatusSnapshot): Promise<string[]> {
-    return (await this.applyPolled(id, undefined, snapshot)).lines;
+  /** Folds a status into the latest version of the run; returns what meaningfully changed. */
+  async applySnapshot(id: string, snapshot: StatusSnapshot): Promise<RunChange[]> {
+    return (await this.applyPolled(id, undefined, snapshot)).changes;
   }
 
   /**
    * Folds a polled status in only if the run is still the version polled (same kickoff id and revision):
    * feedback sent, Stop Watching or a removal meanwhile, here or in another window, make it stale.
    */
-  async applyPolled(id: string, polled: PolledVersion | undefined, snapshot: StatusSnapshot): Promise<{ applied: boolean; lines: string[] }> {
-    let lines: string[] = [];
+  async applyPolled(id: string, polled: PolledVersion | undefined, snapshot: StatusSnapshot): Promise<{ applied: boolean; changes: RunChange[] }> {
+    let changes: RunChange[] = [];
     const outcome = await this.write(id, async (latest) => {
       if (polled && (latest.kickoffId !== polled.kickoffId || latest.revision !== polled.revision)) {
         return undefined;
       }
       const record = { ...latest };
       const details = await this.files.read(id);
-      lines = change.foldSnapshot(record, details, snapshot, this.clock.now());
+      changes = change.foldSnapshot(record, details, snapshot, this.clock.now());
       return { record, details };
     });
     if (outcome === 'changed' && isFinished(this.records.get(id) ?? { state: 'queued' })) {
       this.fireChange(await this.enforceCap());
     }
-    return { applied: outcome === 'changed' || outcome === 'unchanged', lines };
+    return { applied: outcome === 'changed' || outcome === 'unchanged', changes };
   }
 
   /** The service forgot the run (`message` says how, e.g. the demo's server is gone): stopped, not failed. */
@@ -278,7 +280,7 @@ export class RunStore {
     await this.queue.idle();
     await this.index.idle();
     if (this.pending.size) {
-      await this.saveIndex().catch((e) => this.logger.warn(`Run index: still cannot save (${errorMessage(e)}).`));
+      await this.saveIndex().catch((e) => this.logger.warn(`Run index: still cannot save (${errorText(e)}).`));
     }
   }
 

@@ -5,6 +5,7 @@
 import { isCrewApiError } from '../api/errors';
 import type { StatusSnapshot, StatusSource } from '../api/types';
 import type { Clock } from '../util/clock';
+import type { RunChange } from './changes';
 import { isActive, type Logger, type RunRecord } from './model';
 import { isForgotten, notFoundWatchOver } from './notFound';
 import { intervalAfterCheck } from './pollPace';
@@ -28,8 +29,8 @@ export interface PollResult {
   runId: string;
   ok: boolean;
   durationMs: number;
-  /** Plain-English lines for what changed (only when ok). */
-  changes?: string[];
+  /** What meaningfully changed (only when ok). */
+  changes?: RunChange[];
   error?: string;
 }
 
@@ -89,7 +90,7 @@ export async function checkRun(host: CheckHost, s: Schedule, controller: AbortCo
   if (controller.signal.aborted || host.isDisposed()) {
     return;
   }
-  let changes: string[];
+  let changes: RunChange[];
   try {
     // Checked in the run's queue against its latest stored version: feedback, a resume, a stop or a removal meanwhile (any window) make it stale.
     const result = await host.store.applyPolled(run.id, polled, snapshot);
@@ -97,7 +98,7 @@ export async function checkRun(host: CheckHost, s: Schedule, controller: AbortCo
       host.times.setDelay(s, host.options.fastIntervalMs);
       return;
     }
-    changes = result.lines;
+    changes = result.changes;
   } catch (e) {
     await handleFailure(host, s, run, e, now); // Could not save (disk full?): back off like any failed check.
     return;
@@ -121,7 +122,7 @@ async function mayPoll(host: CheckHost, runId: string): Promise<boolean> {
   }
 }
 
-async function afterSnapshot(host: CheckHost, s: Schedule, snapshot: StatusSnapshot, changes: string[]): Promise<void> {
+async function afterSnapshot(host: CheckHost, s: Schedule, snapshot: StatusSnapshot, changes: RunChange[]): Promise<void> {
   const run = host.store.get(s.runId);
   if (!run || !isActive(run)) {
     host.unschedule(s.runId);

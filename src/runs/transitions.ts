@@ -1,9 +1,10 @@
 // What each event does to a run, as pure functions of (record, details, now): no I/O, no clock, no
 // queue. The store applies them to the latest stored version of a run under the run's lock.
 
-import type * as ClientBundle from '../api/clientBundle';
 import type { StatusSnapshot, TaskOutput } from '../api/types';
+import { describeChanges, type RunChange } from './changes';
 import { forgottenRun, isForgotten } from './notFound';
+import { mergeTaskOutputs } from './taskMerge';
 import { emptyDetails, type FeedbackRound, isDisposable, isFinished, type NewRun, type RunDetails, type RunRecord, runLabel, type StopReason } from './model';
 
 const INFERRED_FEEDBACK_MESSAGE = 'The service no longer lists this run; it is probably waiting for human feedback.';
@@ -12,15 +13,6 @@ const EXPIRED_MESSAGE = 'Unknown or expired: the service no longer knows this ru
 /** A record change, with the details change when the details are involved (details are mutable copies). */
 export type RecordChange = (record: RunRecord) => RunRecord;
 export type DetailsChange = (details: RunDetails, record: RunRecord) => void;
-
-/**
- * Merging a snapshot's tasks and wording its changes live in the client's bundle (dist/client.js): a snapshot
- * comes from the client, so that bundle is loaded by then and activation does not carry this code.
- */
-function snapshotReading(): typeof ClientBundle {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('../api/clientBundle') as typeof ClientBundle;
-}
 
 export function newRun(id: string, run: NewRun, now: number): { record: RunRecord; details: RunDetails } {
   const startedAt = run.startedAt ?? now;
@@ -47,11 +39,11 @@ export function newRun(id: string, run: NewRun, now: number): { record: RunRecor
 }
 
 /**
- * Folds a status into the run (both are copies the caller owns). Returns plain-English lines for what
- * changed. A NOT FOUND for a run the service has reported before is read as "probably waiting for
+ * Folds a status into the run (both are copies the caller owns). Returns what meaningfully changed
+ * (runs/changes.ts). A NOT FOUND for a run the service has reported before is read as "probably waiting for
  * feedback", unless it is a bare HTTP 404 (the server forgot the run, see notFound.ts); before that (just after kickoff) it changes nothing but starts the NOT FOUND clock.
  */
-export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: StatusSnapshot, now: number): string[] {
+export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: StatusSnapshot, now: number): RunChange[] {
   const effective = interpret(record, snapshot, now, details.tasks.at(-1));
   const describeFrom = details.lastSnapshot;
   // A status arrived: a warning about failed checks is over (cleared in this same write).
@@ -71,12 +63,13 @@ export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: S
     record.stopReason = undefined;
     record.feedbackInferred = undefined;
   }
-  details.tasks = snapshotReading().mergeTaskOutputs(details.tasks, snapshot);
+  const tasksBefore = details.tasks;
+  details.tasks = mergeTaskOutputs(details.tasks, snapshot);
   details.finalOutput = snapshot.finalOutput ?? details.finalOutput;
   details.error = snapshot.error ?? details.error;
   details.lastSnapshot = effective;
   const neverSeen = snapshot.state === 'notFound' && !record.seenBySource;
-  return neverSeen ? [] : snapshotReading().describeChanges(describeFrom, effective);
+  return neverSeen ? [] : describeChanges(describeFrom, effective, tasksBefore, details.tasks);
 }
 
 /** Works out what a status means for this run; updates the record's NOT FOUND bookkeeping. */

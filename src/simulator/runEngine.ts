@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { interpolate, placeholderValues, renderOutput } from './outputs';
 import type { CompletedTaskInfo, ResumeRecord, RunInfo, Scenario, SimRunPhase, TaskConfig } from './types';
+import { isPlainObject } from '../util/objects';
 
 export interface CompletedTask extends CompletedTaskInfo {
   index: number;
@@ -251,7 +252,7 @@ export class SimRun {
     const feedback = [...this.feedbackByTask[index]];
     let { text, json } = renderOutput(task.output, this.placeholderValues);
     if (feedback.length > 0) {
-      if (json !== null && typeof json === 'object' && !Array.isArray(json)) {
+      if (isPlainObject(json)) {
         // A JSON output stays parseable: the revision goes into a field, not a trailing line.
         json = { ...json, revised_after_feedback: feedback.map((item) => `Revised after feedback: ${item}`) };
         text = JSON.stringify(json, null, 2);

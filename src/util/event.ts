@@ -5,6 +5,34 @@ export interface Disposable {
   dispose(): void;
 }
 
+/** Where a listener's exception goes: the extension's log once activated (`setListenerErrorSink`). */
+export type ListenerErrorSink = (error: unknown) => void;
+
+/** Exceptions kept until a sink is set (before activation wires the log), the first few only. */
+const MAX_HELD_ERRORS = 20;
+let held: unknown[] = [];
+const holdingSink: ListenerErrorSink = (error) => {
+  if (held.length < MAX_HELD_ERRORS) {
+    held.push(error);
+  }
+};
+let listenerErrorSink: ListenerErrorSink = holdingSink;
+
+/** Sends listener exceptions (and those held so far) to `sink` until the returned disposable is disposed. */
+export function setListenerErrorSink(sink: ListenerErrorSink): Disposable {
+  listenerErrorSink = sink;
+  const earlier = held;
+  held = [];
+  earlier.forEach(sink);
+  return {
+    dispose: () => {
+      if (listenerErrorSink === sink) {
+        listenerErrorSink = holdingSink;
+      }
+    },
+  };
+}
+
 export type Event<T> = (listener: (e: T) => unknown, thisArg?: unknown, disposables?: Disposable[]) => Disposable;
 
 export class Emitter<T> implements Disposable {
@@ -22,8 +50,13 @@ export class Emitter<T> implements Disposable {
     for (const listener of [...this.listeners]) {
       try {
         listener(e);
-      } catch {
-        // One faulty listener must not stop the others.
+      } catch (error) {
+        // One faulty listener must not stop the others, nor go unnoticed.
+        try {
+          listenerErrorSink(error);
+        } catch {
+          // A failing sink has nowhere left to report to.
+        }
       }
     }
   }

@@ -36,6 +36,7 @@ export function inertLine(text: string): string {
 
 /** A cell, name, file name or crew output as one inert line, whitespace collapsed, cut to `max` with an ellipsis. */
 export function oneLine(text: string, max: number): string {
-  const line = inertLine(text).replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  // String(): chat tools hand on values a model wrote, which are not always strings.
+  const line = inertLine(String(text)).replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, Math.max(0, max - 1)).trimEnd()}…` : line;
 }

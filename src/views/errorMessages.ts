@@ -1,13 +1,13 @@
 import * as vscode from 'vscode';
 import { CrewApiError } from '../api/errors';
-import { describeUrlProblem } from '../api/client';
 import { type CrewUrlProblem, isHostedCrew } from '../api/url';
 import type { TokenCheck } from '../crews/tokenRules';
+import { errorText } from '../util/errorText';
 
 /** A failed call in plain words for a notification; never contains a token (the client redacts). */
 export function describeError(error: unknown, crewName: string): string {
   if (!(error instanceof CrewApiError)) {
-    return vscode.l10n.t('Something went wrong talking to {0}: {1}', crewName, error instanceof Error ? error.message : String(error));
+    return vscode.l10n.t('Something went wrong talking to {0}: {1}', crewName, errorText(error));
   }
   const server = error.serverMessage ? ` ${vscode.l10n.t('The crew said: "{0}"', error.serverMessage)}` : '';
   // Advice about the hosted service's Status tab and token kinds only makes sense for a hosted crew.
@@ -49,7 +49,7 @@ export function describeError(error: unknown, crewName: string): string {
     case 'badResponse':
       return vscode.l10n.t('{0} sent a reply Crew Runs could not read. {1}', crewName, error.message);
     case 'refused':
-      return error.message;
+      return error.urlProblem !== undefined ? describeUrlProblemLocalized(error.urlProblem) : error.message;
   }
 }
 
@@ -69,8 +69,6 @@ export function describeUrlProblemLocalized(problem: CrewUrlProblem): string {
       return vscode.l10n.t('That URL is too long to be a crew URL.');
     case 'malformed':
       return vscode.l10n.t('That is not a valid URL.');
-    default:
-      return describeUrlProblem(problem);
   }
 }
 

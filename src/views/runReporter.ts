@@ -3,6 +3,7 @@ import { isFinished, type RunRecord } from '../runs/model';
 import type { PollResult, TokenNeed } from '../runs/poller';
 import type { Services } from '../services';
 import { showError, showInfo, showWarning } from './notify';
+import { changeLine } from './runChangeText';
 
 type NotificationLevel = 'all' | 'failuresAndFeedback' | 'off';
 
@@ -70,13 +71,10 @@ export class RunReporter implements vscode.Disposable {
     if (this.lastProblem.delete(run.id)) {
       this.services.log.info(`${prefix} Status checks work again.`);
     }
-    for (const line of result.changes ?? []) {
+    for (const change of result.changes ?? []) {
       // A run's error is worth the error level, and once.
-      if (line.startsWith('Error: ')) {
-        this.services.log.error(`${prefix} ${line.slice('Error: '.length)}`);
-      } else {
-        this.services.log.info(`${prefix} ${line}`);
-      }
+      const { text, error } = changeLine(change, vscode.l10n.t);
+      this.services.log[error ? 'error' : 'info'](`${prefix} ${text}`);
     }
     const before = this.lastSeen.get(run.id);
     const now = { state: run.state, needsFeedback: run.needsFeedback };

@@ -199,8 +199,8 @@ describe('@crews participant', () => {
 describe('crew Markdown in the chat', () => {
   it('keeps http(s) links and turns command links and images into text', () => {
     assert.equal(neutraliseLinks('[docs](https://crewai.com)'), '[docs](https://crewai.com)');
-    assert.equal(neutraliseLinks('[run](command:workbench.action.terminal.new "t")'), 'run (command:workbench.action.terminal.new)');
-    assert.equal(neutraliseLinks('![pixel](https://evil.example/p.png)'), 'pixel (https://evil.example/p.png)');
+    assert.equal(neutraliseLinks('[run](command:workbench.action.terminal.new "t")'), 'run (command\\:workbench\\.action\\.terminal\\.new)');
+    assert.equal(neutraliseLinks('![pixel](https://evil.example/p.png)'), 'pixel (https\\://evil\\.example/p\\.png)');
     assert.equal(neutraliseLinks('[x]: command:foo'), '\\[x]: command:foo');
     assert.equal(neutraliseLinks('<command:foo>'), '\\<command:foo\\>');
   });

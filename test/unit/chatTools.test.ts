@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { fenceFor, fenceUntrusted, inertLine, pageOf, parseInputsText } from '../../src/chat/chatText';
+import { fenceFor, fenceUntrusted, pageOf, parseInputsText } from '../../src/chat/chatText';
+import { oneLine } from '../../src/util/inertText';
 import { escapeMarkdown } from '../../src/util/markdownText';
 import { feedbackConfirmation, kickoffConfirmation } from '../../src/chat/confirmations';
 import { crewsText, inputsText, kickoffText, runText } from '../../src/chat/toolResults';
@@ -47,9 +48,9 @@ describe('chat text', () => {
   });
 
   it('makes names and values one inert line', () => {
-    assert.equal(inertLine('a\u001b[31m\nb\u2028c\u202e', 50), 'a[31m b c', 'controls and bidi overrides go, line breaks become spaces');
-    assert.equal(inertLine('[x](command:y) $(zap)', 50), '[x]\u2060(command:y) $\u2060(zap)', 'no link or icon syntax (util/inertText.ts)');
-    assert.equal(inertLine('x'.repeat(20), 10), `${'x'.repeat(9)}…`);
+    assert.equal(oneLine('a\u001b[31m\nb\u2028c\u202e', 50), 'a[31m b c', 'controls and bidi overrides go, line breaks become spaces');
+    assert.equal(oneLine('[x](command:y) $(zap)', 50), '[x]\u2060(command:y) $\u2060(zap)', 'no link or icon syntax (util/inertText.ts)');
+    assert.equal(oneLine('x'.repeat(20), 10), `${'x'.repeat(9)}…`);
     assert.equal(escapeMarkdown('[x](command:y) *b*'), '\\[x\\]\\(command\\:y\\) \\*b\\*');
     assert.equal(escapeMarkdown('<https://evil.example> _i_'), '\\<https\\://evil\\.example\\> \\_i\\_', 'no autolink, no emphasis');
   });

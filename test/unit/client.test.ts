@@ -276,7 +276,7 @@ describe('CrewClient never lets a token leave its crew', () => {
   it('refuses plain http to a non-loopback host before sending anything', async () => {
     const { client } = clientFor(undefined, { getToken: async () => 'secret-canary-http' });
     const error = await expectError(client.getInputs('http://crew.example.com'), 'refused');
-    assert.match(error.message, /http/);
+    assert.equal(error.urlProblem, 'insecureHttp', error.message);
     await client.dispose();
   });
 

@@ -105,5 +105,9 @@ describe('hidden workspace crews', () => {
     assert.equal(countCrewEntries('{ "folders": [], "settings": { "crewRuns.crews": [{}, {}] } }'), 2);
     assert.equal(countCrewEntries('{ "editor.tabSize": 2 }'), 0);
     assert.equal(countCrewEntries('{ broken "crewRuns.crews"'), 1);
+    assert.equal(countCrewEntries('{ "x": "a /* b", "crewRuns.crews": [{}], "y": "c */ d" }'), 1);
+    // What the regular expressions got wrong (jsonc-parser reads them as VS Code does): a byte order mark, a file being edited.
+    assert.equal(countCrewEntries('\uFEFF{ "crewRuns.crews": [{}, {}] }'), 2);
+    assert.equal(countCrewEntries('{ "crewRuns.crews": [{}, {}], "editor.'), 2);
   });
 });

@@ -1,13 +1,8 @@
 import * as assert from 'node:assert/strict';
-import {
-  describeChanges,
-  interpretOutputText,
-  mergeTaskOutputs,
-  normaliseStateWord,
-  normaliseStatus,
-  UNNAMED_TASK,
-} from '../../src/api/normalize';
+import { interpretOutputText } from '../../src/api/finalOutput';
+import { normaliseStateWord, normaliseStatus, UNNAMED_TASK } from '../../src/api/normalize';
 import type { RunState, StatusSnapshot, TaskOutput } from '../../src/api/types';
+import { mergeTaskOutputs } from '../../src/runs/taskMerge';
 import { type Reply, statusBodies } from '../fixtures/crewApiBodies';
 
 const parse = (reply: Reply): StatusSnapshot => normaliseStatus(reply.body, reply.httpStatus);
@@ -649,83 +644,5 @@ describe('mergeTaskOutputs', () => {
     known = mergeTaskOutputs(known, running({ id: 't1', name: 'same', output: 'one' }));
     known = mergeTaskOutputs(known, running({ id: 't2', name: 'same', output: 'two' }));
     assert.deepEqual(known.map((task) => task.attempt), [undefined, undefined]);
-  });
-});
-
-// ---- describeChanges ----
-
-describe('describeChanges', () => {
-  it('describes a first snapshot in full', () => {
-    assert.deepEqual(describeChanges(undefined, parse(statusBodies.liveRunningFullCrew)), [
-      'Run is running',
-      'Working on draft_post (Writer)',
-      'Progress: 1 of 3 tasks',
-      'Task collect_facts finished (Researcher)',
-    ]);
-  });
-
-  it('returns [] when only timestamps and counters changed', () => {
-    const before = statusBodies.liveRunningFullCrew.body;
-    const after = {
-      ...before,
-      events_count: 10,
-      progress: { ...before.progress, updated_at: '2026-10-01T09:02:00Z', duration_seconds: 120 },
-    };
-    assert.deepEqual(describeChanges(normaliseStatus(before), normaliseStatus(after)), []);
-  });
-
-  it('reports progress and a new current task', () => {
-    const before = normaliseStatus({ state: 'RUNNING', progress: { completed: 1, total: 3, current: 'a' } });
-    const after = normaliseStatus({ state: 'RUNNING', progress: { completed: 2, total: 3, current: 'b' } });
-    assert.deepEqual(describeChanges(before, after), ['Working on b', 'Progress: 2 of 3 tasks']);
-  });
-
-  it('reports flow progress as a step, not a fraction', () => {
-    assert.deepEqual(describeChanges(parse(statusBodies.liveRunningFlowNoUnit), parse(statusBodies.liveRunningFlowNullTotal)), [
-      'Progress: step 3',
-    ]);
-  });
-
-  it('reports a failure with its error', () => {
-    assert.deepEqual(describeChanges(parse(statusBodies.liveStarted), parse(statusBodies.liveFailed)), [
-      'Run failed',
-      "Error: TypeError: 'NoneType' object is not subscriptable",
-    ]);
-  });
-
-  it('reports success', () => {
-    assert.deepEqual(describeChanges(parse(statusBodies.liveStarted), parse(statusBodies.liveSuccessOnlyLastTask)), [
-      'Run succeeded',
-      'Task wrap_up finished',
-    ]);
-  });
-
-  it('reports waiting for feedback with the task name, and a retried output', () => {
-    const paused = parse(statusBodies.pausedWithTaskId);
-    assert.deepEqual(describeChanges(parse(statusBodies.liveStarted), paused), [
-      'Run is waiting for human feedback on draft_post',
-      'Task draft_post finished',
-    ]);
-    const pausedAgain = normaliseStatus({ state: 'PAUSED', last_executed_task: { name: 'draft_post', output: 'Draft v2' } });
-    assert.deepEqual(describeChanges(paused, pausedAgain), ['Task draft_post has a new output']);
-  });
-
-  it('reports an unfamiliar state word once, and a different one again', () => {
-    const first = parse(statusBodies.liveUnknownWord);
-    assert.deepEqual(describeChanges(parse(statusBodies.liveStarted), first), ['Service reported an unfamiliar state "HIBERNATING"; still watching']);
-    assert.deepEqual(describeChanges(first, parse(statusBodies.liveUnknownWord)), []);
-    assert.deepEqual(describeChanges(first, normaliseStatus({ state: 'DREAMING' })), [
-      'Service reported an unfamiliar state "DREAMING"; still watching',
-    ]);
-  });
-
-  it('reports not found without calling the run finished', () => {
-    assert.deepEqual(describeChanges(parse(statusBodies.liveStarted), parse(statusBodies.liveNotFound200)), [
-      'Service does not know this run (it may still be starting, paused for review, or expired)',
-    ]);
-  });
-
-  it('says so when a body carries no state at all', () => {
-    assert.deepEqual(describeChanges(undefined, normaliseStatus(null)), ['Service sent a status without a state; still watching']);
   });
 });

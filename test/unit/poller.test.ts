@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CrewApiError, type CrewApiErrorKind } from '../../src/api/errors';
 import type { RunState, StatusSnapshot, StatusSource } from '../../src/api/types';
+import type { RunChange } from '../../src/runs/changes';
 import type { Logger } from '../../src/runs/model';
 import { type PollerOptions, type PollResult, type RunOwnership, RunPoller } from '../../src/runs/poller';
 import { type KeyValueStore, RunStore } from '../../src/runs/runStore';
@@ -383,7 +384,7 @@ describe('RunPoller', () => {
   it('reads NOT FOUND after running as probably awaiting feedback, polls slowly, expires later', async () => {
     const run = await addRun('k1');
     source.script('k1', (n) => (n < 2 ? snap('running', { lastTask: { name: 'draft', output: 'Draft text' }, tasks: [{ name: 'draft', output: 'Draft text' }] }) : snap('notFound')));
-    const changes: string[][] = [];
+    const changes: RunChange[][] = [];
     const p = makePoller({ notFoundExpiryMs: 10 * 60_000 });
     p.onDidPoll((e) => e.changes && changes.push(e.changes));
     p.start();
@@ -415,7 +416,7 @@ describe('RunPoller', () => {
         ? snap('running', { progress: { unit: 'task', completed: 1, total: 3 }, lastTask: { name: 'research', output: 'Notes' }, tasks: [{ name: 'research', output: 'Notes' }] })
         : snap('notFound', { httpNotFound: true, message: 'Run k1 not found', raw: { detail: 'Run k1 not found' } }),
     );
-    const changes: string[][] = [];
+    const changes: RunChange[][] = [];
     const p = makePoller({ notFoundGraceMs: 2 * 60_000, notFoundExpiryMs: 24 * 60 * 60_000 });
     p.onDidPoll((e) => e.changes && changes.push(e.changes));
     p.start();
@@ -428,7 +429,7 @@ describe('RunPoller', () => {
     assert.match(r.message ?? '', /"Run k1 not found"/);
     assert.doesNotMatch(r.message ?? '', /feedback/);
     assert.deepEqual(r.progress, { unit: 'task', completed: 1, total: 3 }, 'what was seen is kept');
-    assert.ok(changes.at(-1)!.some((line) => /no longer knows this run/.test(line)), JSON.stringify(changes.at(-1)));
+    assert.ok(changes.at(-1)!.some((change) => change.kind === 'state' && /no longer knows this run/.test(change.message ?? '')), JSON.stringify(changes.at(-1)));
     const details = await store.readDetails(run.id);
     assert.deepEqual(details.tasks.map((t) => t.output), ['Notes']);
     assert.equal(r.watching, true, 'still watched during the grace period (a server may come back)');

@@ -1,8 +1,14 @@
 // Issue 14, finding 3: merging task outputs runs on every poll; a crew listing tens of thousands of tasks must cost
 // time linear in them, and only the first MAX_TASK_OUTPUTS are kept (the log says so).
 import * as assert from 'node:assert/strict';
-import { describeChanges, MAX_TASK_OUTPUTS, mergeTaskOutputs, normaliseStatus } from '../../src/api/normalize';
+import { normaliseStatus } from '../../src/api/normalize';
 import type { StatusSnapshot, TaskOutput } from '../../src/api/types';
+import { describeChanges } from '../../src/runs/changes';
+import { MAX_TASK_OUTPUTS, mergeTaskOutputs } from '../../src/runs/taskMerge';
+import { changeLine } from '../../src/views/runChangeText';
+
+/** `{0}` placeholders filled, as vscode.l10n.t does in English. */
+const fill = (message: string, ...args: (string | number)[]): string => message.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
 import { manyTasksStatusBody } from '../fixtures/hostileCorpus';
 
 /** Tasks whose `output` counts how often it is read: a linear merge reads each a few times, a quadratic one thousands. */
@@ -43,7 +49,7 @@ describe('task merging with huge task lists (issue 14, finding 3)', () => {
       const listed = countingTasks(3000, make);
       mergeTaskOutputs(known.tasks, complete(listed.tasks));
       mergeTaskOutputs(known.tasks, { ...complete(listed.tasks), tasksSource: 'last_executed_task' });
-      describeChanges(complete(known.tasks), complete(listed.tasks));
+      describeChanges(complete(known.tasks), complete(listed.tasks), known.tasks, listed.tasks);
       const perTask = (known.reads() + listed.reads()) / 6000;
       assert.ok(perTask < 25, `${perTask.toFixed(1)} reads of each task's output`);
     });
@@ -51,7 +57,7 @@ describe('task merging with huge task lists (issue 14, finding 3)', () => {
 
   it('says in the log how many tasks a crew listed and how many are kept, and names at most 20 per poll', () => {
     const snapshot = normaliseStatus(JSON.parse(manyTasksStatusBody(32_000)), 200);
-    const lines = describeChanges(undefined, snapshot);
+    const lines = describeChanges(undefined, snapshot, [], mergeTaskOutputs([], snapshot)).map((change) => changeLine(change, fill).text);
     assert.ok(lines.includes(`The crew listed 32000 tasks; only the first ${MAX_TASK_OUTPUTS} are kept.`), lines.join('\n'));
     assert.ok(lines.length <= 25, `${lines.length} lines`);
     assert.ok(lines.includes(`${MAX_TASK_OUTPUTS - 20} more tasks finished`), lines.join('\n'));

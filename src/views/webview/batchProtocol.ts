@@ -1,6 +1,8 @@
 // Messages between the batch results view and the extension, and the table the page shows. Shared
 // by both sides (no `vscode` here): every message from the page is validated before it is used.
 
+import { isPlainObject } from '../../util/objects';
+
 export interface ResultRow {
   /** 0-based row in the source table. */
   index: number;
@@ -60,7 +62,7 @@ export type BatchPageMessage =
   | { type: 'rendered'; report: BatchPageReport };
 
 const ACTIONS: readonly BatchPageAction[] = ['exportJsonl', 'exportCsv', 'rerunFailed', 'compare'];
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = isPlainObject;
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 1_000_000;
 
 /** The page's message, or undefined for anything malformed or unknown (ignored). */

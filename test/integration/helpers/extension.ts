@@ -3,6 +3,15 @@ import * as vscode from 'vscode';
 
 export const EXTENSION_ID = 'crew-runs.crew-runs';
 
+/** A crew with its token, through the test API (`crewRuns.addCrew` takes no arguments: no command carries a token). */
+export async function addCrewWithToken(args: { url: string; name?: string; token: string; tokenKind?: 'organization' | 'user' }): Promise<unknown> {
+  const api = await getExtensionApi<{ addCrew?: (a: typeof args) => Promise<unknown> } | undefined>();
+  if (!api?.addCrew) {
+    throw new Error('the test API is not exported (CREW_RUNS_TEST_HOOKS=1)');
+  }
+  return api.addCrew(args);
+}
+
 export function getExtension(): vscode.Extension<unknown> {
   const extension = vscode.extensions.getExtension(EXTENSION_ID);
   if (!extension) {

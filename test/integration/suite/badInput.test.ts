@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { CrewRunsTestApi } from '../../../src/testApi';
 import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
 import { BAD_CREW_URLS, HOSTILE_INPUT_VALUES } from '../../fixtures/hostileCorpus';
-import { executeCommand, getExtensionApi, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, getExtensionApi, showCrewRunsView, ui, waitFor } from '../helpers';
 import { closeQuickInput, pickInQuickInput, pressInQuickInput, quickInputText, replaceValue, waitForQuickInput } from './support/kit';
 import { NotificationSpy } from './support/securityKit';
 
@@ -128,7 +128,7 @@ describe('Bad input', function () {
     assert.strictEqual(sim.requestLog.entries.length, 0, 'no token was checked against the crew');
   });
 
-  it('crewRuns.addCrew with bad arguments refuses with a message and saves nothing', async () => {
+  it('adding a crew with its token (test API) with bad arguments refuses with a message and saves nothing', async () => {
     const before = JSON.stringify(userSetting());
     const cases: { args: { url: string; token: string; name?: string }; message: RegExp }[] = [
       { args: { url, token: '' }, message: /Paste the token/ },
@@ -143,7 +143,7 @@ describe('Bad input', function () {
     ];
     for (const { args, message } of cases) {
       const from = spy.shown.length;
-      const result = await executeCommand('crewRuns.addCrew', args);
+      const result = await addCrewWithToken(args);
       assert.strictEqual(result, undefined, `${JSON.stringify(args).slice(0, 80)} was refused`);
       const shown = spy.shown.slice(from);
       assert.ok(shown.some((m) => m.level === 'error' && message.test(m.message)), `${JSON.stringify(args).slice(0, 80)}: expected ${String(message)}, got ${JSON.stringify(shown)}`);
@@ -156,7 +156,7 @@ describe('Bad input', function () {
   const labels: string[] = [];
 
   it('input values with control characters, unicode and markup reach the crew exactly and show inert', async () => {
-    await executeCommand('crewRuns.addCrew', { url, name: 'Bad Input', token });
+    await addCrewWithToken({ url, name: 'Bad Input', token });
     for (const [name, value] of Object.entries(HOSTILE_INPUT_VALUES)) {
       const inputs = { topic: value, audience: `audience ${name}` };
       const runId = await executeCommand<string | undefined>('crewRuns.kickOff', { crew: url, inputs });
@@ -217,7 +217,7 @@ describe('Bad input', function () {
       this.skip();
     }
     if (!api.crews.get(url)) {
-      await executeCommand('crewRuns.addCrew', { url, name: 'Bad Input', token });
+      await addCrewWithToken({ url, name: 'Bad Input', token });
     }
     for (const [content, message] of [
       ['{"topic": ["a list"], "audience": "x"}', 'The JSON must be an object of input names to text values'],

@@ -9,7 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { batchProgress } from '../../../src/batches/model';
 import type { CrewConfig } from '../../../src/simulator/server';
-import { executeCommand, reload, reloadSuite, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, reload, reloadSuite, waitFor } from '../helpers';
 import { type Api, pressInQuickInput, testApi, waitForQuickInput } from './support/kit';
 import { connectSimulator, type RemoteSimulator, startDetachedSimulator } from './support/reloadSim';
 
@@ -36,7 +36,7 @@ reloadSuite('Batches (reload)', function (s) {
     api = await testApi();
     if (s.phase === 0) {
       sim = await startDetachedSimulator(SIM, { timeScale: 1, seed: 5, crews: [crew] });
-      await executeCommand('crewRuns.addCrew', { url: sim.crew('rows').url, name: 'Reload Rows', token: sim.crew('rows').orgToken });
+      await addCrewWithToken({ url: sim.crew('rows').url, name: 'Reload Rows', token: sim.crew('rows').orgToken });
     } else {
       sim = connectSimulator(SIM);
     }

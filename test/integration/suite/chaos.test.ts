@@ -10,7 +10,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { RunRecord } from '../../../src/runs/model';
 import type { CrewConfig, ReadFaultKind, Scenario } from '../../../src/simulator/server';
-import { EXTENSION_ID, executeCommand, readAllLogs, readExtensionHostLogs, reload, reloadSuite, showCrewRunsView, waitFor } from '../helpers';
+import { addCrewWithToken, EXTENSION_ID, executeCommand, readAllLogs, readExtensionHostLogs, reload, reloadSuite, showCrewRunsView, waitFor } from '../helpers';
 import { type Api, testApi } from './support/kit';
 import { connectSimulator, type RemoteSimulator, startDetachedSimulator } from './support/reloadSim';
 
@@ -83,7 +83,7 @@ reloadSuite('Chaos', function (s) {
       });
       await vscode.workspace.getConfiguration('crewRuns').update('requestTimeoutSeconds', REQUEST_TIMEOUT_SECONDS, vscode.ConfigurationTarget.Global);
       for (const served of sim.crews) {
-        await executeCommand('crewRuns.addCrew', { url: served.url, name: `Chaos ${served.name}`, token: served.orgToken });
+        await addCrewWithToken({ url: served.url, name: `Chaos ${served.name}`, token: served.orgToken });
       }
       await showCrewRunsView();
       reload.set('plan', plan());

@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
-import { executeCommand, readLog, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, readLog, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import {
   acceptNotification,
   answerModal,
@@ -341,7 +341,7 @@ describe('Crews and tokens', function () {
 
   it('a canary token appears in no settings file, log line, notification or stored file', async () => {
     const canaryUrl = url('canary-crew');
-    await executeCommand('crewRuns.addCrew', { url: canaryUrl, name: 'Canary crew', token: CANARY });
+    await addCrewWithToken({ url: canaryUrl, name: 'Canary crew', token: CANARY });
     assert.strictEqual(await executeCommand('crewRuns.checkConnection', canaryUrl), true);
     const runId = await executeCommand<string | undefined>('crewRuns.kickOff', { crew: canaryUrl, inputs: { topic: 'canary topic', audience: 'canary audience' } });
     assert.ok(runId, 'the kickoff started a run');

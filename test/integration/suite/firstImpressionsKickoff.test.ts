@@ -3,7 +3,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
-import { executeCommand, selectors, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, selectors, ui, waitFor } from '../helpers';
 import {
   answerModal,
   type Api,
@@ -50,7 +50,7 @@ describe('First impressions › kickoff', function () {
     await removeAllCrews(api);
     sim = await startSimulator({ timeScale: 0.01, crews: crewConfigs() });
     for (const crew of sim.crews) {
-      await executeCommand('crewRuns.addCrew', { url: crew.url, name: crew.name, token: crew.orgToken });
+      await addCrewWithToken({ url: crew.url, name: crew.name, token: crew.orgToken });
     }
     await clearNotifications();
   });

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { CrewRunsTestApi } from '../../../src/testApi';
 import type { PageReport } from '../../../src/views/webview/protocol';
 import { deepJsonText, deepMarkdown, invalidUtf8StatusBody, XSS_CORPUS, XSS_MARKER } from '../../fixtures/hostileCorpus';
-import { executeCommand, getExtensionApi, readLog, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, getExtensionApi, readLog, ui, waitFor } from '../helpers';
 import { NotificationSpy, startHostileCrew, type HostileCrew } from './support/securityKit';
 
 type Api = CrewRunsTestApi;
@@ -38,7 +38,7 @@ describe('Hostile output', function () {
     spy = new NotificationSpy();
     crew = await startHostileCrew();
     crewUrl = `${crew.url}/hostile`;
-    await executeCommand('crewRuns.addCrew', { url: crewUrl, name: CREW_NAME, token: TOKEN });
+    await addCrewWithToken({ url: crewUrl, name: CREW_NAME, token: TOKEN });
   });
 
   afterEach(async () => {

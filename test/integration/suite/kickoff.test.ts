@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import * as net from 'net';
 import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
-import { executeCommand, selectors, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, selectors, ui, waitFor } from '../helpers';
 import {
   acceptNotification,
   answerModal,
@@ -63,9 +63,9 @@ describe('Kick off', function () {
     netSim = await startSimulator({ timeScale: 0.01, crews: [{ ...crewConfigs()[0], id: 'net', name: 'Net' }] });
     netUrl = netSim.crewUrl('net');
     for (const crew of sim.crews) {
-      await executeCommand('crewRuns.addCrew', { url: crew.url, name: NAMES[crew.id], token: crew.orgToken });
+      await addCrewWithToken({ url: crew.url, name: NAMES[crew.id], token: crew.orgToken });
     }
-    await executeCommand('crewRuns.addCrew', { url: netUrl, name: NAMES.net, token: netSim.crews[0].orgToken });
+    await addCrewWithToken({ url: netUrl, name: NAMES.net, token: netSim.crews[0].orgToken });
     await clearNotifications();
   });
 
@@ -401,7 +401,7 @@ describe('Kick off', function () {
   it('400 shows the crew\'s message and comes back to the review with the values kept', async () => {
     sim.updateCrew('docs', { maxInputLength: 20 });
     if (!api.crews.get(url('docs'))) {
-      await executeCommand('crewRuns.addCrew', { url: url('docs'), name: NAMES.docs, token: sim.crews.find((c) => c.id === 'docs')!.orgToken });
+      await addCrewWithToken({ url: url('docs'), name: NAMES.docs, token: sim.crews.find((c) => c.id === 'docs')!.orgToken });
     }
     const done = executeCommand<string | undefined>('crewRuns.kickOff', url('docs'));
     await inputStep('docs', 'topic', 1, 3);

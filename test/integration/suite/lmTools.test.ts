@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { demoCrews, startSimulator } from '../../../src/simulator/server';
 import type { CrewRunsTestApi } from '../../../src/testApi';
-import { executeCommand, getExtension, getExtensionApi, showCrewRunsView } from '../helpers';
+import { addCrewWithToken, getExtension, getExtensionApi, showCrewRunsView } from '../helpers';
 import { type Api, cleanUp, runItem, testApi, waitForRun } from './support/monitoring';
 
 const TOOLS = ['crewRuns_listCrews', 'crewRuns_describeInputs', 'crewRuns_kickoff', 'crewRuns_getRun', 'crewRuns_listRuns', 'crewRuns_giveFeedback'];
@@ -55,7 +55,7 @@ describe('Language model tools', function () {
     crews = {};
     for (const crew of sim.crews) {
       // The guarded crew gets a token the simulator refuses: that canary must not come back in any result.
-      await executeCommand('crewRuns.addCrew', { url: crew.url, name: `Lm ${crew.name}`, token: crew.id === 'guarded' ? canary : crew.orgToken });
+      await addCrewWithToken({ url: crew.url, name: `Lm ${crew.name}`, token: crew.id === 'guarded' ? canary : crew.orgToken });
       assert.ok(api.crews.get(crew.url), `crew ${crew.name} was added`);
       crews[crew.id] = { url: crew.url, name: `Lm ${crew.name}` };
     }

@@ -9,7 +9,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { RunRecord } from '../../../src/runs/model';
 import type { CrewConfig } from '../../../src/simulator/server';
-import { executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import { type Api, crewRow, testApi } from './support/kit';
 import { waitForStatusBar } from './support/monitoring';
 import { connectSimulator, type RemoteSimulator, startDetachedSimulator } from './support/reloadSim';
@@ -67,7 +67,7 @@ reloadSuite('Reload', function (s) {
         ],
       });
       for (const served of sim.crews) {
-        await executeCommand('crewRuns.addCrew', { url: served.url, name: `Reload ${served.name}`, token: served.orgToken });
+        await addCrewWithToken({ url: served.url, name: `Reload ${served.name}`, token: served.orgToken });
       }
       await showCrewRunsView();
     } else {

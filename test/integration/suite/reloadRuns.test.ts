@@ -7,7 +7,7 @@
 // honestly rather than "running" forever. The other reload checks are in reload.test.ts.
 import * as assert from 'assert';
 import type { CrewConfig } from '../../../src/simulator/server';
-import { executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import { type Api, flatRows, testApi, treeRows } from './support/kit';
 import { waitForStatusBar } from './support/monitoring';
 import { connectSimulator, type RemoteSimulator, startDetachedSimulator } from './support/reloadSim';
@@ -48,7 +48,7 @@ reloadSuite('Reload (run state)', function (s) {
     api = await testApi();
     if (s.phase === 0) {
       sim = await startDetachedSimulator(SIM, { timeScale: 1, seed: 21, crews: [reviewCrew] });
-      await executeCommand('crewRuns.addCrew', { url: sim.crew('review').url, name: 'Reload Review', token: sim.crew('review').orgToken });
+      await addCrewWithToken({ url: sim.crew('review').url, name: 'Reload Review', token: sim.crew('review').orgToken });
     } else {
       sim = connectSimulator(SIM);
     }

@@ -13,7 +13,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { CrewRunsTestApi } from '../../../src/testApi';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
-import { executeCommand, getExtensionApi, readLog, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, getExtensionApi, readLog, showCrewRunsView, ui, waitFor } from '../helpers';
 import { pressInQuickInput, quickInputText, replaceValue, typeInQuickInput, waitForQuickInput } from './support/kit';
 import {
   answerSaveDialog,
@@ -161,12 +161,12 @@ describe('Security: tokens', function () {
       await pressInQuickInput('Enter');
       assert.strictEqual((await done)?.url, urlA);
     } else {
-      await executeCommand('crewRuns.addCrew', { url: urlA, name: 'Sec A', token: CANARY_A });
+      await addCrewWithToken({ url: urlA, name: 'Sec A', token: CANARY_A });
     }
-    await executeCommand('crewRuns.addCrew', { url: urlB, name: 'Sec B', token: CANARY_B });
-    await executeCommand('crewRuns.addCrew', { url: sim.crewUrl('sec-wrong'), name: 'Sec Wrong', token: CANARY_WRONG });
+    await addCrewWithToken({ url: urlB, name: 'Sec B', token: CANARY_B });
+    await addCrewWithToken({ url: sim.crewUrl('sec-wrong'), name: 'Sec Wrong', token: CANARY_WRONG });
     const deadUrl = `${await closedPortUrl()}/dead`;
-    await executeCommand('crewRuns.addCrew', { url: deadUrl, name: 'Sec Dead', token: CANARY_DEAD });
+    await addCrewWithToken({ url: deadUrl, name: 'Sec Dead', token: CANARY_DEAD });
     assert.strictEqual(await api.crews.hasToken(urlA), true);
 
     // 2. Check, kick off, poll to the end.
@@ -190,7 +190,7 @@ describe('Security: tokens', function () {
 
     // 3b. A crew that echoes the token in every 2xx status body, polled to the end (issue 14, finding 5).
     const urlEcho = sim.crewUrl('sec-echo');
-    await executeCommand('crewRuns.addCrew', { url: urlEcho, name: 'Sec Echo', token: CANARY_ECHO });
+    await addCrewWithToken({ url: urlEcho, name: 'Sec Echo', token: CANARY_ECHO });
     const runEcho = await executeCommand<string>('crewRuns.kickOff', { crew: urlEcho, inputs: { topic: 'canary echo', audience: 'a' } });
     assert.ok(runEcho, 'kickoff of the echoing crew started a run');
     runIds.push(runEcho);
@@ -306,7 +306,7 @@ describe('Security: tokens', function () {
 
   it('a crew that redirects to another origin never gets its token sent there', async () => {
     const url = sim.crewUrl('sec-redirect');
-    await executeCommand('crewRuns.addCrew', { url, name: 'Sec Redirect', token: CANARY_REDIRECT });
+    await addCrewWithToken({ url, name: 'Sec Redirect', token: CANARY_REDIRECT });
     const before = spy.shown.length;
     assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.checkConnection', url), /answered with a redirect to http:\/\/127\.0\.0\.1:\d+\. Redirects are not followed/), false);
     assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.kickOff', { crew: url, inputs: { topic: 't', audience: 'a' } }), /redirect/), undefined);
@@ -319,7 +319,7 @@ describe('Security: tokens', function () {
 
   it('a workspace crew named like a user crew, at another URL, never receives a token (check, kickoff, status)', async function () {
     const userUrl = sim.crewUrl('sec-lookalike');
-    await executeCommand('crewRuns.addCrew', { url: userUrl, name: 'Shared Name', token: CANARY_SHARED });
+    await addCrewWithToken({ url: userUrl, name: 'Shared Name', token: CANARY_SHARED });
     const lookalikeUrl = `${recorder.url}/lookalike`;
     const settingsFile = workspaceSettingsFile();
     if (vscode.workspace.isTrusted) {
@@ -404,7 +404,7 @@ describe('Security: tokens', function () {
 
   it('a workspace with hostile crewRuns.* numbers changes neither the history nor the polling pace', async () => {
     const url = sim.crewUrl('sec-history');
-    await executeCommand('crewRuns.addCrew', { url, name: 'Sec History', token: CANARY_HISTORY });
+    await addCrewWithToken({ url, name: 'Sec History', token: CANARY_HISTORY });
     for (const topic of ['one', 'two', 'three']) {
       const runId = await executeCommand<string>('crewRuns.kickOff', { crew: url, inputs: { topic, audience: 'a' } });
       assert.ok(runId, `kickoff ${topic}`);

@@ -3,7 +3,7 @@
 // for a run it forgot), driven through the real Add Crew, Kick Off, tree and run view.
 import * as assert from 'assert';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
-import { executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
 import {
   type Api,
   clearNotifications,
@@ -199,7 +199,7 @@ describe('Self-hosted crews', function () {
     restartable = await startSimulator({ timeScale: 0.5, crews: [config] });
     const port = restartable.port;
     const crewUrl = restartable.crewUrl('restart');
-    await executeCommand('crewRuns.addCrew', { url: crewUrl, name: 'Restart Crew', token: config.orgToken });
+    await addCrewWithToken({ url: crewUrl, name: 'Restart Crew', token: config.orgToken! });
     const runId = await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl, inputs: { topic: 'restarts', audience: 'SREs', tone: 'neutral' } });
     assert.ok(runId);
     await waitFor(() => api.runs.get(runId)?.state === 'running' && api.runs.get(runId)?.currentTask !== undefined, { message: 'the run to be seen running', ...SLOW });

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { CrewRunsTestApi } from '../../../src/testApi';
 import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
 import { SPOOF_INPUT_NAME } from '../../fixtures/hostileCorpus';
-import { executeCommand, getExtensionApi, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, getExtensionApi, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 
 type Api = CrewRunsTestApi;
 
@@ -85,7 +85,7 @@ describe('Spoofing: a crew\'s words stay text', function () {
       crews: [{ ...structuredClone(research), id: 'spoof', name: 'Spoof', orgToken: TOKEN, inputs: ['topic', SPOOF_INPUT_NAME], scenario: 'fail', failureMessage: FAILURE }],
     });
     crewUrl = sim.crewUrl('spoof');
-    await executeCommand('crewRuns.addCrew', { url: crewUrl, name: CREW_NAME, token: TOKEN });
+    await addCrewWithToken({ url: crewUrl, name: CREW_NAME, token: TOKEN });
     await executeCommand('notifications.clearAll');
   });
 

@@ -7,7 +7,7 @@
 import * as assert from 'assert';
 import type { CrewConfig, Simulator, TaskConfig } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
-import { executeCommand, holdsFor, readLog, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, holdsFor, readLog, showCrewRunsView, ui, waitFor } from '../helpers';
 import {
   answerModal,
   type Api,
@@ -87,7 +87,7 @@ describe('Token recovery', function () {
     for (const served of sim.crews) {
       names[served.id] = `Tok ${served.name}`;
       urls[served.id] = served.url;
-      await executeCommand('crewRuns.addCrew', { url: served.url, name: names[served.id], token: served.orgToken });
+      await addCrewWithToken({ url: served.url, name: names[served.id], token: served.orgToken });
     }
     await showCrewRunsView();
     await clearNotifications();

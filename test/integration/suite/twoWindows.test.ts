@@ -9,7 +9,7 @@
 import * as assert from 'assert';
 import type { CrewConfig, Simulator, TaskConfig } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
-import { executeCommand, holdsFor, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, holdsFor, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import { type Api, flatRows, runSummaries, testApi, treeRows, type TreeRow } from './support/kit';
 import { MessageSpy, type ShownMessage } from './support/monitoring';
 import { PeerWindow } from './support/windows';
@@ -84,7 +84,7 @@ describe('Two windows', function () {
     for (const served of sim.crews) {
       names[served.id] = `2w ${served.name}`;
       urls[served.id] = served.url;
-      await executeCommand('crewRuns.addCrew', { url: served.url, name: names[served.id], token: served.orgToken });
+      await addCrewWithToken({ url: served.url, name: names[served.id], token: served.orgToken });
     }
     await showCrewRunsView();
     // Opened after the crews exist: its extension host starts as a window opened now would.

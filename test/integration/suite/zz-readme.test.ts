@@ -4,7 +4,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
-import { executeCommand, selectors, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, selectors, ui, waitFor } from '../helpers';
 import { type Api, closeQuickInput, pressInQuickInput, removeAllCrews, removeRunsOf, testApi, typeInQuickInput, waitForQuickInput } from './support/kit';
 
 describe('README pictures', function () {
@@ -21,7 +21,7 @@ describe('README pictures', function () {
     // The demo crews, faster: a run takes a few seconds instead of half a minute.
     sim = await startSimulator({ timeScale: 0.15, crews: demoCrews() });
     for (const crew of sim.crews) {
-      await executeCommand('crewRuns.addCrew', { url: crew.url, name: crew.name, token: crew.orgToken });
+      await addCrewWithToken({ url: crew.url, name: crew.name, token: crew.orgToken });
       await executeCommand('crewRuns.checkConnection', crew.url);
     }
     await vscode.workspace.getConfiguration().update('crewRuns.notifications', 'off', vscode.ConfigurationTarget.Global);

@@ -9,7 +9,7 @@ import type { RunStore } from '../../../../src/runs/runStore';
 import type { Simulator } from '../../../../src/simulator/server';
 import type { CrewsTreeNode, CrewsTreeProvider } from '../../../../src/views/crewsTree';
 import type { FeedbackReviews } from '../../../../src/views/feedbackReview';
-import { executeCommand, getExtensionApi, readLog, selectors, ui, waitFor } from '../../helpers';
+import { addCrewWithToken, executeCommand, getExtensionApi, readLog, selectors, ui, waitFor } from '../../helpers';
 
 
 export interface Api {
@@ -32,7 +32,7 @@ export async function addSimulatorCrews(api: Api, sim: Simulator, prefix: string
   const added: Record<string, { url: string; name: string }> = {};
   for (const crew of sim.crews) {
     const name = `${prefix} ${crew.name}`;
-    await executeCommand('crewRuns.addCrew', { url: crew.url, name, token: crew.orgToken });
+    await addCrewWithToken({ url: crew.url, name, token: crew.orgToken });
     assert.ok(api.crews.get(crew.url), `crew ${name} was added`);
     added[crew.id] = { url: crew.url, name };
   }

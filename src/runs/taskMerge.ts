@@ -1,10 +1,11 @@
 // Accumulating per-task outputs across polls (rule 5 of the API notes). It runs on every poll and a hostile or broken
 // crew may list tens of thousands of tasks: lookups go through maps, so a merge takes time linear in the tasks, and
 // at most MAX_TASK_OUTPUTS are kept.
-import type { StatusSnapshot, TaskOutput } from './types';
+import { UNNAMED_TASK } from '../api/normalize';
+import type { StatusSnapshot, TaskOutput } from '../api/types';
+import type { RunChange } from './changes';
+import { withoutUndefined } from '../util/objects';
 
-/** Name given to a task the service did not name (e.g. `last_executed_task` sent as a plain string). */
-export const UNNAMED_TASK = 'Unnamed task';
 /** Tasks kept per run, the first ones; describeChanges says so when a crew lists more. */
 export const MAX_TASK_OUTPUTS = 1000;
 
@@ -17,8 +18,7 @@ function sameTask(a: TaskOutput, b: TaskOutput): boolean {
 
 /** `preferred`'s fields win; `other` fills the gaps (and replaces a placeholder name). */
 function combine(preferred: TaskOutput, other: TaskOutput): TaskOutput {
-  const defined = Object.fromEntries(Object.entries(preferred).filter(([, v]) => v !== undefined)) as Partial<TaskOutput>;
-  const merged: TaskOutput = { ...other, ...defined };
+  const merged: TaskOutput = { ...other, ...withoutUndefined(preferred) };
   if (merged.name === UNNAMED_TASK) {
     merged.name = other.name;
   }
@@ -235,31 +235,26 @@ function appendAll(known: readonly TaskOutput[], tasks: readonly TaskOutput[], m
   return kept.entries;
 }
 
-/** Change lines naming tasks at most this many times per poll; the rest are counted. */
-const MAX_TASK_LINES = 20;
+/** Change events naming tasks at most this many times per poll; the rest are counted. */
+const MAX_TASK_EVENTS = 20;
 
-/** Log lines for the task outputs `next` has that `previous` had not, in time linear in both. */
-export function describeNewTasks(previous: readonly TaskOutput[], next: readonly TaskOutput[], max = MAX_TASK_OUTPUTS): string[] {
-  const before = new EntryIndex(previous.slice(0, max));
-  const lines: string[] = [];
+/** The task outputs `next` has that `previous` had not (both accumulated lists), in time linear in both. */
+export function newTaskChanges(previous: readonly TaskOutput[], next: readonly TaskOutput[]): RunChange[] {
+  const before = new EntryIndex(previous);
+  const changes: RunChange[] = [];
   let more = 0;
-  for (const task of next.slice(0, max)) {
+  for (const task of next) {
     if (before.match(task) >= 0) {
       continue;
     }
-    if (lines.length >= MAX_TASK_LINES) {
+    if (changes.length >= MAX_TASK_EVENTS) {
       more++;
       continue;
     }
-    const by = task.agent === undefined ? '' : ` (${task.agent})`;
-    const retried = before.nextAttempt(task) !== undefined;
-    lines.push(retried ? `Task ${task.name} has a new output${by}` : `Task ${task.name} finished${by}`);
+    changes.push({ kind: 'taskFinished', task: task.name, agent: task.agent, retried: before.nextAttempt(task) !== undefined });
   }
   if (more > 0) {
-    lines.push(`${more} more tasks finished`);
+    changes.push({ kind: 'moreTasksFinished', count: more });
   }
-  if (next.length > max && previous.length <= max) {
-    lines.push(`The crew listed ${next.length} tasks; only the first ${max} are kept.`);
-  }
-  return lines;
+  return changes;
 }

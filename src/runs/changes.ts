@@ -1,0 +1,78 @@
+// What meaningfully changed in a run between two polls, as structured events: the reporter words them
+// (views/runChangeText.ts), the poller only counts them. Pure.
+
+import type { Progress, RunState, StatusSnapshot, TaskOutput } from '../api/types';
+import { MAX_TASK_OUTPUTS, newTaskChanges } from './taskMerge';
+
+export type RunChange =
+  /** A task output the run had not seen; `retried`: a new output of a task seen before (feedback sent it back). */
+  | { kind: 'taskFinished'; task: string; agent?: string; retried: boolean }
+  /** More new task outputs than are named in one poll. */
+  | { kind: 'moreTasksFinished'; count: number }
+  /** The crew listed more tasks than a run keeps. */
+  | { kind: 'tasksCapped'; listed: number; kept: number }
+  | { kind: 'progress'; unit: Progress['unit']; completed: number; total: number | null }
+  /**
+   * The run's state. `feedbackTask`: the task waiting for review; `rawState`: the service's word for an
+   * unfamiliar state; `message`: the store's account of a run the server forgot (a bare HTTP 404).
+   */
+  | { kind: 'state'; state: RunState; rawState?: string; feedbackTask?: string; message?: string }
+  | { kind: 'working'; task: string; agent?: string }
+  | { kind: 'error'; text: string };
+
+/** States a run goes into at its start: said before what it works on; the others after what finished. */
+const BEGINNING: ReadonlySet<RunState> = new Set<RunState>(['queued', 'running']);
+
+function progressChange(progress: Progress | undefined): RunChange | undefined {
+  return progress?.completed === undefined ? undefined : { kind: 'progress', unit: progress.unit, completed: progress.completed, total: progress.total ?? null };
+}
+
+function stateChange(snapshot: StatusSnapshot): RunChange {
+  return {
+    kind: 'state',
+    state: snapshot.state,
+    rawState: snapshot.state === 'unknown' ? snapshot.rawState : undefined,
+    feedbackTask: snapshot.state === 'awaitingFeedback' ? snapshot.feedback?.taskName : undefined,
+    message: snapshot.state === 'notFound' && snapshot.httpNotFound ? snapshot.message : undefined,
+  };
+}
+
+/**
+ * What meaningfully changed from `previous` to `next`, in the order it happened: a state the run begins
+ * in (queued, running), tasks that finished, progress, the task it works on now, a state it ends or pauses
+ * in, the error. New task outputs are read from the run's accumulated outputs (`previousTasks` → `nextTasks`),
+ * never from the bodies alone: a body listing every task again names none twice. [] when nothing that
+ * matters changed (timestamps, messages, steps).
+ */
+export function describeChanges(
+  previous: StatusSnapshot | undefined,
+  next: StatusSnapshot,
+  previousTasks: readonly TaskOutput[],
+  nextTasks: readonly TaskOutput[],
+): RunChange[] {
+  const changes: RunChange[] = [];
+  const stateChanged =
+    previous === undefined || previous.state !== next.state || (next.state === 'unknown' && previous.rawState !== next.rawState);
+  const state = stateChanged ? stateChange(next) : undefined;
+  if (state && BEGINNING.has(next.state)) {
+    changes.push(state);
+  }
+  changes.push(...newTaskChanges(previousTasks, nextTasks));
+  if (next.tasks.length > MAX_TASK_OUTPUTS && (previous?.tasks.length ?? 0) <= MAX_TASK_OUTPUTS) {
+    changes.push({ kind: 'tasksCapped', listed: next.tasks.length, kept: MAX_TASK_OUTPUTS });
+  }
+  const progress = progressChange(next.progress);
+  if (progress !== undefined && JSON.stringify(progress) !== JSON.stringify(progressChange(previous?.progress))) {
+    changes.push(progress);
+  }
+  if (next.currentTask !== undefined && next.currentTask !== previous?.currentTask) {
+    changes.push({ kind: 'working', task: next.currentTask, agent: next.currentAgent });
+  }
+  if (state && !BEGINNING.has(next.state)) {
+    changes.push(state);
+  }
+  if (next.error !== undefined && next.error !== previous?.error) {
+    changes.push({ kind: 'error', text: next.error });
+  }
+  return changes;
+}

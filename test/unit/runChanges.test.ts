@@ -1,0 +1,135 @@
+// A run's change events (runs/changes.ts) and the log's words for them (views/runChangeText.ts).
+// Issue 20, item 12: the log wrote "Task research_task finished" twice and some lines out of order. A run's
+// changes are worked out from what the run had accumulated, not from the previous body alone.
+import * as assert from 'node:assert/strict';
+import { normaliseStatus } from '../../src/api/normalize';
+import type { StatusSnapshot } from '../../src/api/types';
+import { describeChanges, type RunChange } from '../../src/runs/changes';
+import { mergeTaskOutputs } from '../../src/runs/taskMerge';
+import { foldSnapshot, newRun } from '../../src/runs/transitions';
+import { changeLine } from '../../src/views/runChangeText';
+
+/** `{0}` placeholders filled, as vscode.l10n.t does in English. */
+const fill = (message: string, ...args: (string | number)[]): string => message.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
+import { type Reply, statusBodies } from '../fixtures/crewApiBodies';
+
+/** The log's line, with the error level marked. */
+const word = (changes: RunChange[]): string[] =>
+  changes.map((change) => {
+    const { text, error } = changeLine(change, fill);
+    return error ? `error: ${text}` : text;
+  });
+
+const parse = (reply: Reply): StatusSnapshot => normaliseStatus(reply.body, reply.httpStatus);
+
+/** As a run sees two polls: the tasks it had accumulated after `previous`, then after `next`. */
+function described(previous: StatusSnapshot | undefined, next: StatusSnapshot): string[] {
+  const before = previous === undefined ? [] : mergeTaskOutputs([], previous);
+  return word(describeChanges(previous, next, before, mergeTaskOutputs(before, next)));
+}
+
+const task = (name: string, output: string) => ({ name, agent: `${name} agent`, output });
+
+/** A live crew of three tasks, as the service reports it poll after poll: only the latest task, then the whole list. */
+const polls = [
+  { state: 'RUNNING', status: 'Running', progress: { unit: 'task', completed: 0, total: 3, current: 'research_task' } },
+  { state: 'RUNNING', status: 'Running', progress: { unit: 'task', completed: 1, total: 3, current: 'analysis_task' }, last_executed_task: task('research_task', 'Notes') },
+  { state: 'RUNNING', status: 'Running', progress: { unit: 'task', completed: 2, total: 3, current: 'reporting_task' }, last_executed_task: task('analysis_task', 'Scores') },
+  {
+    state: 'SUCCESS',
+    status: null,
+    progress: { unit: 'task', completed: 3, total: 3 },
+    last_executed_task: task('reporting_task', 'Report'),
+    result: { raw: 'Report', tasks_output: [task('research_task', 'Notes'), task('analysis_task', 'Scores'), task('reporting_task', 'Report')] },
+  },
+];
+
+function runLines(): string[][] {
+  const { record, details } = newRun('r1', { crewUrl: 'https://crew.example', crewName: 'Crew', kickoffId: 'k1', inputs: {} }, 0);
+  return polls.map((body, i) => word(foldSnapshot(record, details, normaliseStatus(body), i + 1)));
+}
+
+describe('run change events (issue 20, item 12)', () => {
+  it('names each finished task once over the whole run, even when the last body lists every task again', () => {
+    const finished = runLines().flat().filter((line) => /finished/.test(line));
+    assert.deepEqual(finished, ['Task research_task finished (research_task agent)', 'Task analysis_task finished (analysis_task agent)', 'Task reporting_task finished (reporting_task agent)']);
+  });
+
+  it('says what finished before what comes next, and the run ends after its last task', () => {
+    const [first, second, , last] = runLines();
+    assert.deepEqual(first, ['Run is running', 'Progress: 0 of 3 tasks', 'Working on research_task']);
+    assert.deepEqual(second, ['Task research_task finished (research_task agent)', 'Progress: 1 of 3 tasks', 'Working on analysis_task']);
+    assert.deepEqual(last, ['Task reporting_task finished (reporting_task agent)', 'Progress: 3 of 3 tasks', 'Run succeeded']);
+  });
+});
+
+describe('describeChanges', () => {
+  it('describes a first snapshot in full', () => {
+    assert.deepEqual(described(undefined, parse(statusBodies.liveRunningFullCrew)), [
+      'Run is running',
+      'Task collect_facts finished (Researcher)',
+      'Progress: 1 of 3 tasks',
+      'Working on draft_post (Writer)',
+    ]);
+  });
+
+  it('returns [] when only timestamps and counters changed', () => {
+    const before = statusBodies.liveRunningFullCrew.body;
+    const after = {
+      ...before,
+      events_count: 10,
+      progress: { ...before.progress, updated_at: '2026-10-01T09:02:00Z', duration_seconds: 120 },
+    };
+    assert.deepEqual(described(normaliseStatus(before), normaliseStatus(after)), []);
+  });
+
+  it('reports progress and a new current task', () => {
+    const before = normaliseStatus({ state: 'RUNNING', progress: { completed: 1, total: 3, current: 'a' } });
+    const after = normaliseStatus({ state: 'RUNNING', progress: { completed: 2, total: 3, current: 'b' } });
+    assert.deepEqual(described(before, after), ['Progress: 2 of 3 tasks', 'Working on b']);
+  });
+
+  it('reports flow progress as a step, not a fraction', () => {
+    assert.deepEqual(described(parse(statusBodies.liveRunningFlowNoUnit), parse(statusBodies.liveRunningFlowNullTotal)), ['Progress: step 3']);
+  });
+
+  it('reports a failure with its error, at the error level', () => {
+    assert.deepEqual(described(parse(statusBodies.liveStarted), parse(statusBodies.liveFailed)), [
+      'Run failed',
+      "error: TypeError: 'NoneType' object is not subscriptable",
+    ]);
+  });
+
+  it('reports success after the task that finished it', () => {
+    assert.deepEqual(described(parse(statusBodies.liveStarted), parse(statusBodies.liveSuccessOnlyLastTask)), ['Task wrap_up finished', 'Run succeeded']);
+  });
+
+  it('reports waiting for feedback with the task name, and a retried output', () => {
+    const paused = parse(statusBodies.pausedWithTaskId);
+    assert.deepEqual(described(parse(statusBodies.liveStarted), paused), ['Task draft_post finished', 'Run is waiting for human feedback on draft_post']);
+    const pausedAgain = normaliseStatus({ state: 'PAUSED', last_executed_task: { name: 'draft_post', output: 'Draft v2' } });
+    assert.deepEqual(described(paused, pausedAgain), ['Task draft_post has a new output']);
+  });
+
+  it('reports an unfamiliar state word once, and a different one again', () => {
+    const first = parse(statusBodies.liveUnknownWord);
+    assert.deepEqual(described(parse(statusBodies.liveStarted), first), ['Service reported an unfamiliar state "HIBERNATING"; still watching']);
+    assert.deepEqual(described(first, parse(statusBodies.liveUnknownWord)), []);
+    assert.deepEqual(described(first, normaliseStatus({ state: 'DREAMING' })), ['Service reported an unfamiliar state "DREAMING"; still watching']);
+  });
+
+  it('reports not found without calling the run finished', () => {
+    assert.deepEqual(described(parse(statusBodies.liveStarted), parse(statusBodies.liveNotFound200)), [
+      'Service does not know this run (it may still be starting, paused for review, or expired)',
+    ]);
+  });
+
+  it('says so when a body carries no state at all', () => {
+    assert.deepEqual(described(undefined, normaliseStatus(null)), ['Service sent a status without a state; still watching']);
+  });
+
+  it('a task name that reads like an error stays at the info level', () => {
+    const next = normaliseStatus({ state: 'RUNNING', last_executed_task: { name: 'Error: x', output: 'o' } });
+    assert.deepEqual(described(normaliseStatus({ state: 'RUNNING' }), next), ['Task Error: x finished']);
+  });
+});
