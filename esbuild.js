@@ -13,11 +13,17 @@ const watch = process.argv.includes('--watch');
  */
 const lazyModules = {
   'src/api/transport': 'transport',
+  // The crew API client and the parsing of every body (src/api/lazyClient.ts stands in for it at activation).
+  'src/api/clientBundle': 'client',
   'src/simulator/server': 'simulator',
   // The chat tools and participant (src/chat/chatKit.ts says what they take from the main bundle).
   'src/chat/chatImpl': 'chat',
   // The batch UI (Kick Off Batch, results view, export, compare); the runner and store stay in the main bundle.
   'src/commands/batchUi': 'batchUi',
+  // The batch runner and its sending, made on the first batch to send or resume (src/commands/batchFeature.ts).
+  'src/commands/batchEngine': 'batchEngine',
+  // The command implementations and the run view host (src/commands/lazyCommands.ts registers their ids).
+  'src/commands/commandHost': 'commands',
 };
 
 const lazyModulesPlugin = {
@@ -31,6 +37,21 @@ const lazyModulesPlugin = {
       const bundle = lazyModules[resolved];
       return bundle ? { path: `./${bundle}.js`, external: true } : undefined;
     });
+  },
+};
+
+/**
+ * Every module imports `vscode` as a namespace; left external, esbuild copies the whole API object onto a
+ * fresh namespace object once per importing module at load time (some 30 copies of several hundred
+ * properties). Here they all share one namespace, copied once.
+ */
+const oneVscodeNamespacePlugin = {
+  name: 'one-vscode-namespace',
+  setup(build) {
+    build.onResolve({ filter: /^vscode$/ }, (args) =>
+      args.namespace === 'vscode-namespace' ? { path: 'vscode', external: true } : { path: 'vscode', namespace: 'vscode-namespace' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'vscode-namespace' }, () => ({ contents: "export * from 'vscode';", loader: 'js' }));
   },
 };
 
@@ -50,44 +71,52 @@ const problemMatcherPlugin = {
   },
 };
 
-const nodeOptions = {
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  minify: production,
-  sourcemap: !production,
-  sourcesContent: false,
-  external: ['vscode'],
-  // jsonc-parser's UMD build requires its parts at run time, out of the bundle's sight: take the ESM build.
-  mainFields: ['module', 'main'],
-  logLevel: 'warning',
-  plugins: [lazyModulesPlugin, problemMatcherPlugin],
-};
-
-const builds = [
-  { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
-  { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
-  { ...nodeOptions, entryPoints: { chat: 'src/chat/chatImpl.ts' }, outdir: 'dist' },
-  { ...nodeOptions, entryPoints: { batchUi: 'src/commands/batchUi.ts' }, outdir: 'dist' },
-  // The simulator library, loaded lazily by the extension for the demo crews…
-  { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
-  // …and its command line (`npm run simulator`).
-  { ...nodeOptions, entryPoints: { 'simulator-cli': 'src/simulator/main.ts' }, outdir: 'dist' },
-  {
+/** Every bundle, relative to the repository root (outdir dist/ and media/dist/). */
+function makeBuilds(production) {
+  const nodeOptions = {
     bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2022',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
     minify: production,
     sourcemap: !production,
     sourcesContent: false,
+    external: ['vscode'],
+    // jsonc-parser's UMD build requires its parts at run time, out of the bundle's sight: take the ESM build.
+    mainFields: ['module', 'main'],
     logLevel: 'warning',
-    entryPoints: { runView: 'src/views/webview/runView.ts', batchResults: 'src/views/webview/batchResults.ts' },
-    outdir: 'media/dist',
-    plugins: [problemMatcherPlugin],
-  },
-];
+    plugins: [lazyModulesPlugin, oneVscodeNamespacePlugin, problemMatcherPlugin],
+  };
+
+  return [
+    { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { client: 'src/api/clientBundle.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { chat: 'src/chat/chatImpl.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { batchUi: 'src/commands/batchUi.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { batchEngine: 'src/commands/batchEngine.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { commands: 'src/commands/commandHost.ts' }, outdir: 'dist' },
+    // The simulator library, loaded lazily by the extension for the demo crews…
+    { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
+    // …and its command line (`npm run simulator`).
+    { ...nodeOptions, entryPoints: { 'simulator-cli': 'src/simulator/main.ts' }, outdir: 'dist' },
+    {
+      bundle: true,
+      format: 'iife',
+      platform: 'browser',
+      target: 'es2022',
+      minify: production,
+      sourcemap: !production,
+      sourcesContent: false,
+      logLevel: 'warning',
+      entryPoints: { runView: 'src/views/webview/runView.ts', batchResults: 'src/views/webview/batchResults.ts' },
+      outdir: 'media/dist',
+      plugins: [problemMatcherPlugin],
+    },
+  ];
+}
+
+const builds = makeBuilds(production);
 
 /** The run view's icon font: copied beside the page script (media/ is the webview's only resource root). */
 function copyCodicons() {
@@ -116,7 +145,12 @@ async function main() {
   await Promise.all(builds.map((b) => esbuild.build(b)));
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+// The bench (bench/bundle.ts) builds the very same bundles into a folder of its own.
+module.exports = { makeBuilds };
+
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

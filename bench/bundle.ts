@@ -9,44 +9,16 @@ import * as path from 'node:path';
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
 
-/** Same as esbuild.js: lazily loaded modules become sibling bundles required on first use. */
-const lazyModules: Record<string, string> = {
-  'src/api/transport': 'transport',
-  'src/simulator/server': 'simulator',
-};
-
-const lazyModulesPlugin: esbuild.Plugin = {
-  name: 'lazy-modules',
-  setup(build) {
-    build.onResolve({ filter: /^\./ }, (args) => {
-      if (args.kind !== 'dynamic-import' && args.kind !== 'require-call') {
-        return undefined;
-      }
-      const resolved = path.relative(repoRoot, path.resolve(args.resolveDir, args.path)).split(path.sep).join('/');
-      const bundle = lazyModules[resolved];
-      return bundle ? { path: `./${bundle}.js`, external: true } : undefined;
-    });
-  },
-};
-
-const nodeOptions: esbuild.BuildOptions = {
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  minify: true,
-  sourcemap: false,
-  sourcesContent: false,
-  external: ['vscode'],
-  logLevel: 'warning',
-  absWorkingDir: repoRoot,
-  plugins: [lazyModulesPlugin],
-};
+/** esbuild.js's own bundle list (the same entry points, lazy modules and options), built elsewhere. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { makeBuilds } = require(path.join(repoRoot, 'esbuild.js')) as { makeBuilds(production: boolean): esbuild.BuildOptions[] };
 
 export interface BundleReport {
   outDir: string;
   mainBytes: number;
   transportBytes: number;
+  /** Every bundle of dist/ loaded on first use, by file name. */
+  lazyBytes: Record<string, number>;
   /** Inputs of the main bundle from node_modules, by package. */
   packages: Record<string, number>;
   hasUndici: boolean;
@@ -57,27 +29,13 @@ export interface BundleReport {
 /** Production build of every bundle into `outRoot` (dist/ and media/dist/ below it). */
 export async function buildProduction(outRoot: string): Promise<BundleReport> {
   const dist = path.join(outRoot, 'dist');
-  const main = await esbuild.build({ ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: dist, metafile: true });
-  await Promise.all([
-    esbuild.build({ ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: dist }),
-    esbuild.build({ ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: dist }),
-    // The batch UI (results view host) loads on first use; the bench opens a results view.
-    esbuild.build({ ...nodeOptions, entryPoints: { batchUi: 'src/commands/batchUi.ts' }, outdir: dist }),
-    esbuild.build({
-      bundle: true,
-      format: 'iife',
-      platform: 'browser',
-      target: 'es2022',
-      minify: true,
-      sourcemap: false,
-      logLevel: 'warning',
-      absWorkingDir: repoRoot,
-      entryPoints: { runView: 'src/views/webview/runView.ts', batchResults: 'src/views/webview/batchResults.ts' },
-      outdir: path.join(outRoot, 'media', 'dist'),
-    }),
-  ]);
+  const builds = makeBuilds(true)
+    .filter((b) => !('simulator-cli' in (b.entryPoints as Record<string, string>)))
+    .map((b) => ({ ...b, absWorkingDir: repoRoot, outdir: path.join(outRoot, b.outdir!), metafile: true }));
+  const results = await Promise.all(builds.map((b) => esbuild.build(b)));
+  const main = results[builds.findIndex((b) => 'extension' in (b.entryPoints as Record<string, string>))];
   const packages: Record<string, number> = {};
-  const inputs = Object.entries(main.metafile.inputs);
+  const inputs = Object.entries(main.metafile?.inputs ?? {});
   for (const [file, info] of inputs) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
     if (m) {
@@ -88,6 +46,7 @@ export async function buildProduction(outRoot: string): Promise<BundleReport> {
     outDir: outRoot,
     mainBytes: fs.statSync(path.join(dist, 'extension.js')).size,
     transportBytes: fs.statSync(path.join(dist, 'transport.js')).size,
+    lazyBytes: Object.fromEntries(fs.readdirSync(dist).filter((f) => f !== 'extension.js').map((f) => [f, fs.statSync(path.join(dist, f)).size])),
     packages,
     hasUndici: inputs.some(([file]) => /node_modules\/undici\//.test(file)),
     hasMarkdownIt: inputs.some(([file]) => /node_modules\/markdown-it\//.test(file)),

@@ -7,11 +7,11 @@ import * as path from 'path';
 const repoRoot = path.resolve(__dirname, '..', '..');
 const vsix = path.join(repoRoot, 'crew-runs.vsix');
 const BUDGET_BYTES = 1024 * 1024;
-// Raised from 150 KB when batches, Stop Run, the self-hosted dialect and the run-state rework landed together
-// (169 KB, with the chat tools and the batch UI already in bundles of their own). The performance issue takes
-// the main bundle below 80 KB by loading command implementations on first use; until then this still catches
-// accidental growth.
-const MAIN_BUNDLE_BUDGET_BYTES = 185 * 1024;
+// Issue 19: what activation loads. Command implementations, the run view host, the API client and the batch runner
+// are bundles of their own, loaded on first use (esbuild.js, lazyModules). The main bundle was 78 KB; the merge
+// of jsonc-parser (crews/crewConfig.ts, ~10 KB, read only in untrusted workspaces), run change events and tree
+// paging took it to 93 KB. The target is 80 KB (npm run bench says so); this budget catches growth meanwhile.
+const MAIN_BUNDLE_BUDGET_BYTES = 100 * 1024;
 
 const EXPECTED = [
   '[Content_Types].xml',
@@ -26,6 +26,9 @@ const EXPECTED = [
   'extension/dist/simulator.js',
   'extension/dist/chat.js',
   'extension/dist/batchUi.js',
+  'extension/dist/batchEngine.js',
+  'extension/dist/client.js',
+  'extension/dist/commands.js',
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',

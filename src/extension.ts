@@ -1,18 +1,11 @@
 import * as vscode from 'vscode';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { CrewClient } from './api/client';
+import { LazyCrewClient } from './api/lazyClient';
 import { registerChat } from './chat/registerChat';
 import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
 import { BatchFeature } from './commands/batchFeature';
-import { registerCrewCommands } from './commands/crewCommands';
-import { registerFeedbackCommands } from './commands/feedbackCommands';
-import { DemoCrews } from './commands/demoCommands';
-import { offerEnvironmentImport } from './commands/environmentImport';
-import { registerKickoffCommands } from './commands/kickoffCommands';
-import { registerRunCommands } from './commands/runCommands';
-import { registerRunViewCommands } from './commands/runViewCommands';
-import { registerStopCommands } from './commands/stopCommands';
+import { LazyCommands } from './commands/lazyCommands';
 import { CrewRegistry } from './crews/crewRegistry';
 import { InputPresets } from './crews/inputPresets';
 import { StopSupport } from './crews/stopSupport';
@@ -26,16 +19,14 @@ import { systemClock } from './util/clock';
 import { errorText } from './util/errorText';
 import { setListenerErrorSink } from './util/event';
 import { CrewsTreeProvider } from './views/crewsTree';
-import { FeedbackReviews } from './views/feedbackReview';
-import { RunOutputDocuments } from './views/outputDocuments';
-import { RunPanelManager } from './views/runPanel';
 import { RunReporter } from './views/runReporter';
 import { RunRevealer } from './views/revealRuns';
 import { RunsStatusBar } from './views/statusBar';
 import { followViewedRuns } from './views/viewedRuns';
 import { readCrewRunsNumbers } from './util/crewRunsSettings';
 
-let demo: DemoCrews | undefined;
+/** The command implementations, loaded on first use; deactivate stops the demo crews if they were started. */
+let commands: LazyCommands | undefined;
 /** Stops polling and gives up this window's leases; awaited by deactivate (see there). */
 let releaseRuns: (() => Promise<void>) | undefined;
 
@@ -47,7 +38,7 @@ export function activate(context: vscode.ExtensionContext) {
   const atStart = numbers();
   const tokens = new TokenStore(context.secrets);
   const crews = new CrewRegistry(tokens, log);
-  const client = new CrewClient({
+  const client = new LazyCrewClient({
     getToken: (url) => tokens.get(url),
     getNetworkSettings: () => readNetworkSettings(log),
     userAgent: `crew-runs/${context.extension.packageJSON.version ?? 'dev'}`,
@@ -71,13 +62,10 @@ export function activate(context: vscode.ExtensionContext) {
   const tree = new CrewsTreeProvider(crews, runs);
   tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);
   const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
-  demo = new DemoCrews(services);
   const reporter = new RunReporter(services);
-  const reviews = new FeedbackReviews();
   // Loading reads files: done after activation returns; panels restored by a reload wait for it.
   const loaded = runs.load();
-  const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded });
-  const documents = new RunOutputDocuments(runs);
+  commands = new LazyCommands(services, loaded);
   const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) });
 
   context.subscriptions.push(
@@ -88,27 +76,16 @@ export function activate(context: vscode.ExtensionContext) {
     treeView,
     new RunRevealer(tree, treeView, runs, () => batches.activeCount() > 0),
     reporter,
-    reviews,
-    panels,
-    panels.registerSerializer(),
-    documents,
-    documents.register(),
     statusBar,
     ...batches.register(),
     { dispose: () => poller.dispose() },
     { dispose: () => void leases.dispose() },
     { dispose: () => runs.dispose() },
     { dispose: () => void client.dispose() },
-    ...registerCrewCommands(services),
-    ...registerKickoffCommands(services),
-    ...registerRunCommands(services),
-    ...registerFeedbackCommands(services, reviews),
-    ...registerRunViewCommands(services, panels, documents),
-    ...registerStopCommands(services, panels),
+    ...commands.register(),
     services.stops,
-    ...demo.register(),
     ...registerChat(services),
-    followViewedRuns({ treeView, panels }, poller),
+    followViewedRuns({ treeView, panels: commands }, poller),
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
       if (state.focused) {
@@ -143,21 +120,23 @@ export function activate(context: vscode.ExtensionContext) {
       leases.startRenewing();
       poller.start();
       batches.start();
-      void offerEnvironmentImport(services);
+      if (process.env.CREWAI_API_URL && process.env.CREWAI_BEARER_TOKEN) {
+        void commands?.load().offerEnvironmentImport(); // Its Import Crew is a command's: it loads with them.
+      }
       if (process.env.CREW_RUNS_DEMO === '1') {
-        void demo?.start(); // `npm run demo`: the demo crews are ready without a click.
+        void commands?.demo.start(); // `npm run demo`: the demo crews are ready without a click.
       }
     },
     (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
   );
 
-  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, demo, reporter, reviews, panels, settings: numbers, batches, statusBar }) : undefined;
+  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, commands, reporter, settings: numbers, batches, statusBar }) : undefined;
 }
 
 export async function deactivate(): Promise<void> {
   // Awaited here, not in a disposable: the host does not wait for what a dispose() starts, so the
   // leases outlived a reload and the reloaded window could not poll its runs until they expired.
-  await Promise.all([demo?.dispose(), releaseRuns?.()]);
-  demo = undefined;
+  await Promise.all([commands?.deactivate(), releaseRuns?.()]);
+  commands = undefined;
   releaseRuns = undefined;
 }

@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { CrewClient } from './api/client';
+import type { CrewApi } from './api/lazyClient';
 import type { CrewRegistry } from './crews/crewRegistry';
 import type { InputPresets } from './crews/inputPresets';
 import type { StopSupport } from './crews/stopSupport';
@@ -13,7 +13,8 @@ export interface Services {
   readonly log: vscode.LogOutputChannel;
   readonly tokens: TokenStore;
   readonly crews: CrewRegistry;
-  readonly client: CrewClient;
+  /** The crew API client (loaded on its first call). */
+  readonly client: CrewApi;
   readonly runs: RunStore;
   readonly poller: RunPoller;
   readonly presets: InputPresets;

@@ -1,14 +1,10 @@
 import type * as vscode from 'vscode';
 import type { Services } from './services';
-import { chatKit } from './chat/chatKit';
-import type { DemoCrews } from './commands/demoCommands';
+import type { LazyCommands } from './commands/lazyCommands';
 import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
-import type { FeedbackReviews } from './views/feedbackReview';
-import type { RunPanelManager } from './views/runPanel';
-import { RunPanelProbe } from './views/runPanelProbe';
 import type { BatchFeature } from './commands/batchFeature';
-import { type AddCrewArguments, addCrewDirectly } from './commands/crewCommands';
+import type { AddCrewArguments } from './commands/crewCommands';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
 import type { RunsStatusBar } from './views/statusBar';
 
@@ -16,7 +12,7 @@ import type { RunsStatusBar } from './views/statusBar';
  * What activate() returns when CREW_RUNS_TEST_HOOKS=1 (integration tests only). It gives the
  * models, never a token: the token store is deliberately not part of it.
  */
-export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; demo: DemoCrews; reporter: RunReporter; reviews: FeedbackReviews; panels: RunPanelManager; settings: () => CrewRunsNumbers; batches: BatchFeature; statusBar: RunsStatusBar }) {
+export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; commands: LazyCommands; reporter: RunReporter; settings: () => CrewRunsNumbers; batches: BatchFeature; statusBar: RunsStatusBar }) {
   return {
     runs: services.runs,
     crews: services.crews,
@@ -24,10 +20,21 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     presets: services.presets,
     tree: parts.tree,
     treeView: parts.treeView,
-    demo: parts.demo,
-    reviews: parts.reviews,
-    /** The run panels as tests see them: what each sent, what its page reported (its pages report only because this exists). */
-    panels: new RunPanelProbe(parts.panels),
+    /** The demo, the reviews and the run view host load with the commands (dist/commands.js) on first use. */
+    get demo() {
+      return parts.commands.demo;
+    },
+    get reviews() {
+      return parts.commands.reviews;
+    },
+    /** The run panels as tests see them: what each sent, what its page reported. */
+    get panels() {
+      const probe = parts.commands.panelProbe;
+      if (!probe) {
+        throw new Error('the run panel probe exists only with CREW_RUNS_TEST_HOOKS=1');
+      }
+      return probe;
+    },
     batches: parts.batches,
     statusBar: parts.statusBar,
     /** The numeric settings as this window reads them (its poller took them at activation), clamped. */
@@ -35,9 +42,10 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     logUri: services.context.logUri,
     globalStorageUri: services.context.globalStorageUri,
     /** Adds a crew with its token, without asking: the only way in with a token that is not typed (no command takes one). */
-    addCrew: (args: AddCrewArguments) => addCrewDirectly(services, args),
+    /** Through the commands' bundle (loaded on first use). */
+    addCrew: (args: AddCrewArguments) => parts.commands.load().addCrewDirectly(args),
     /** The @crews request handler as registered (the chat view needs a language model to call it). */
-    chatHandler: () => import('./chat/chatImpl').then((m) => m.createParticipantHandler(services, chatKit)),
+    chatHandler: () => import('./chat/chatImpl').then((m) => m.createParticipantHandler(services, m.chatKit)),
   };
 }
 

@@ -12,7 +12,9 @@ import { ensureChromium, ensureServerInstalled } from '../../test/integration/ru
 import { freeLoopbackPort, killProcessGroup } from '../../test/integration/runner/processes';
 import { QUIET_USER_SETTINGS as USER_SETTINGS } from '../../test/integration/runner/server';
 import { layOutEmptyExtension, layOutRealExtension, repoRoot } from '../bundle';
-import { RESULT_PREFIX } from './protocol';
+import { BENCH_TOKEN, crewConfig } from '../lib/fixtures';
+import { SimProcess } from '../lib/simProcess';
+import { type HostBatchResult, RESULT_PREFIX } from './protocol';
 import type { ViewsBench } from './viewsBench';
 
 
@@ -23,7 +25,15 @@ export interface HarnessRound {
   emptyActivateMs?: number;
   tree?: { runs: number; children: number; firstChildrenMs: number; medianChildrenMs: number; heapGrowthBytes: number; seedMs: number };
   runView?: ViewsBench;
+  hostBatch?: HostBatchResult;
   error?: string;
+}
+
+export interface HarnessOptions {
+  /** The last round also measures the tree with `historyRuns` runs and the run view (default true). */
+  views?: boolean;
+  /** The last round also runs a batch in the extension host against a rate-limited simulator (issue 18). */
+  hostBatch?: { rows: number; concurrency: number; rateLimitPerSecond: number };
 }
 
 function log(message: string): void {
@@ -73,7 +83,8 @@ async function startServer(nodeBin: string, serverMain: string, port: number, te
  * `builtDir` holds the production dist/ and media/dist/ (see bundle.ts). Runs `rounds` page loads;
  * the last also measures the tree and the run view.
  */
-export async function runHarness(builtDir: string, rounds: number, historyRuns: number): Promise<HarnessRound[]> {
+export async function runHarness(builtDir: string, rounds: number, historyRuns: number, options: HarnessOptions = {}): Promise<HarnessRound[]> {
+  const views = options.views ?? true;
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     throw new Error('the bench harness needs Linux x64 (VS Code server + headless chromium)');
   }
@@ -101,6 +112,7 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
 
   let server: ChildProcess | undefined;
   let browser: Browser | undefined;
+  let sim: SimProcess | undefined;
   const results: HarnessRound[] = [];
   try {
     const port = await freeLoopbackPort();
@@ -126,9 +138,32 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
     const url = `http://${authority}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
     log(`VS Code server up in ${((Date.now() - started) / 1000).toFixed(1)} s; ${rounds} activation rounds (one page load each)…`);
 
+    if (options.hostBatch) {
+      // Runs of about a second, as in the plain-Node batch bench (../batches.ts), in a process of their own.
+      const crew = crewConfig('batch', 1200, { pendingMs: 300, rateLimitPerSecond: options.hostBatch.rateLimitPerSecond });
+      sim = await SimProcess.start({ timeScale: 1, crews: [crew], seed: 3 }, 1, Date.now());
+    }
+    // CPU profiles of Crew Runs' load + activate() in each host, for a look at where the time goes.
+    const profileDir = process.env.CREW_RUNS_BENCH_PROFILE === '1' ? path.join(repoRoot, 'bench-results', 'profiles') : undefined;
+    if (profileDir) {
+      fs.mkdirSync(profileDir, { recursive: true });
+      log(`CPU profiles of activation go to ${profileDir} (timings of profiled rounds are not comparable)`);
+    }
+    const hostBatch = sim && options.hostBatch ? { crewUrl: sim.crews[0].url, token: BENCH_TOKEN, rows: options.hostBatch.rows, concurrency: options.hostBatch.concurrency } : undefined;
+
     for (let round = 0; round < rounds; round++) {
       const last = round === rounds - 1;
-      fs.writeFileSync(path.join(controlDir, 'control.json'), JSON.stringify({ round, emptyFirst: round % 2 === 0, measureViews: last, historyRuns }));
+      fs.writeFileSync(
+        path.join(controlDir, 'control.json'),
+        JSON.stringify({
+          round,
+          emptyFirst: round % 2 === 0,
+          measureViews: last && views,
+          historyRuns,
+          hostBatch: last ? hostBatch : undefined,
+          profileFile: profileDir ? path.join(profileDir, `activation-${round + 1}.cpuprofile`) : undefined,
+        }),
+      );
       const page = await context.newPage();
       let result: HarnessRound | undefined;
       const exited = new Promise<number>((resolve) => {
@@ -147,8 +182,10 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
       }
       const roundStarted = Date.now();
       await page.goto(url, { waitUntil: 'domcontentloaded' });
-      const timeout = new Promise<number>((resolve) => setTimeout(() => resolve(-1), last ? 240_000 : 90_000));
-      const code = await Promise.race([exited, timeout]);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(-1), last ? (hostBatch ? 40 * 60_000 : 240_000) : 90_000)));
+      // Cleared: a pending time-out kept the bench (and the integration lock) alive for minutes after its table.
+      const code = await Promise.race([exited, timeout]).finally(() => clearTimeout(timer));
       await page.close().catch(() => undefined);
       if (code === -1) {
         throw new Error(`round ${round} timed out (see ${path.join(tempDir, 'server.log')})`);
@@ -159,12 +196,19 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
       if (result.error) {
         throw new Error(`round ${round}: ${result.error}`);
       }
+      if (result.hostBatch && sim) {
+        const simLog = (await sim.log()).filter((e) => e.endpoint === 'kickoff');
+        result.hostBatch.simulatorRuns = (await sim.runs()).length;
+        result.hostBatch.kickoffRequests = simLog.length;
+        result.hostBatch.rateLimitedKickoffs = simLog.filter((e) => e.status === 429).length;
+      }
       log(
         `round ${round + 1}/${rounds} (${((Date.now() - roundStarted) / 1000).toFixed(1)} s): activate() empty ${result.emptyActivateMs?.toFixed(2)} ms, Crew Runs ${result.realActivateMs?.toFixed(2)} ms`,
       );
       results.push(result);
     }
   } finally {
+    await sim?.close();
     await browser?.close().catch(() => undefined);
     if (server?.pid !== undefined) {
       await killProcessGroup(server.pid);
@@ -184,7 +228,10 @@ if (require.main === module) {
     const built = fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-bench-build-'));
     try {
       await buildProduction(built);
-      const rounds = await runHarness(built, Number(process.argv[2] ?? 2), Number(process.argv[3] ?? 200));
+      const rounds = await runHarness(built, Number(process.argv[2] ?? 2), Number(process.argv[3] ?? 200), {
+        views: process.env.CREW_RUNS_BENCH_VIEWS !== '0',
+        hostBatch: process.env.CREW_RUNS_BENCH_BATCH_ROWS ? { rows: Number(process.env.CREW_RUNS_BENCH_BATCH_ROWS), concurrency: 10, rateLimitPerSecond: 20 } : undefined,
+      });
       console.log(JSON.stringify(rounds, null, 2));
     } finally {
       fs.rmSync(built, { recursive: true, force: true });

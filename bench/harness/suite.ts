@@ -3,6 +3,7 @@
 // order alternates between rounds). The last round also measures the tree with 2,000 runs and the
 // run view. Results go to the runner as one `BENCH_RESULT {json}` console line.
 import * as fs from 'fs';
+import * as inspector from 'inspector';
 import * as path from 'path';
 import { performance } from 'perf_hooks';
 import * as v8 from 'v8';
@@ -10,7 +11,8 @@ import * as vm from 'vm';
 import * as vscode from 'vscode';
 import { normaliseStatus } from '../../src/api/normalize';
 import type { CrewRunsTestApi } from '../../src/testApi';
-import { EMPTY_ID, HISTORY_CREW_URL, REAL_ID, RESULT_PREFIX } from './protocol';
+import { measureHostBatch } from './hostBatch';
+import { EMPTY_ID, HISTORY_CREW_URL, type HostBatchPlan, REAL_ID, RESULT_PREFIX } from './protocol';
 import { measureViews } from './viewsBench';
 
 
@@ -19,6 +21,28 @@ interface Control {
   emptyFirst: boolean;
   measureViews: boolean;
   historyRuns: number;
+  /** Also a batch in this host (the last round; issue 18). */
+  hostBatch?: HostBatchPlan;
+  /** Write a CPU profile of Crew Runs' load + activate() here (CREW_RUNS_BENCH_PROFILE=1; its time is then not comparable). */
+  profileFile?: string;
+}
+
+/** A CPU profile of `work` in this very host (the inspector of this thread), written to `file`. */
+async function profiled<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 100 });
+  await post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  }
 }
 
 function forceGc(): () => void {
@@ -119,17 +143,23 @@ export async function run(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const order = control.emptyFirst ? [EMPTY_ID, REAL_ID] : [REAL_ID, EMPTY_ID];
     for (const id of order) {
-      result[id === REAL_ID ? 'realActivateMs' : 'emptyActivateMs'] = await timeActivation(id);
+      const time = () => timeActivation(id);
+      result[id === REAL_ID ? 'realActivateMs' : 'emptyActivateMs'] = await (id === REAL_ID && control.profileFile ? profiled(control.profileFile, time) : time());
     }
-    if (control.measureViews) {
+    if (control.measureViews || control.hostBatch) {
       const api = (await vscode.extensions.getExtension(REAL_ID)!.activate()) as CrewRunsTestApi | undefined;
       if (!api?.runs) {
         throw new Error('no test API: CREW_RUNS_TEST_HOOKS=1 must reach the extension host');
       }
       await waitFor(() => (api.poller ? true : undefined), 'the api');
-      const tree = await measureTree(api, control.historyRuns);
-      result.tree = tree;
-      result.runView = await measureViews(api, tree.crewUrl, waitFor);
+      if (control.measureViews) {
+        const tree = await measureTree(api, control.historyRuns);
+        result.tree = tree;
+        result.runView = await measureViews(api, tree.crewUrl, waitFor);
+      }
+      if (control.hostBatch) {
+        result.hostBatch = await measureHostBatch(api, control.hostBatch, forceGc(), waitFor);
+      }
     }
   } catch (error) {
     result.error = error instanceof Error ? error.stack ?? error.message : String(error);

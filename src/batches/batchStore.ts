@@ -186,6 +186,13 @@ export class BatchStore {
         } else if (batch) {
           await fs.mkdir(this.dir, { recursive: true });
           await writeFileAtomic(this.batchPath(id), JSON.stringify(batch));
+          // Removed in another window while this write was on its way (it checked before the tombstone
+          // existed): the remover's delete may have come first, so the write is undone here.
+          if (await this.flagged(id, 'removed')) {
+            await fs.rm(this.batchPath(id), { force: true });
+            this.batches.delete(id);
+            this.changeEmitter.fire([id]);
+          }
         }
       });
     this.writes.set(id, write);

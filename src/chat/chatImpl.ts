@@ -2,3 +2,4 @@
 // so that activation and the main bundle do not pay for them (esbuild.js, lazyModules).
 export { createTools } from './tools';
 export { createParticipantHandler } from './participantHost';
+export { chatKit } from './chatKit';

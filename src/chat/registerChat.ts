@@ -3,7 +3,6 @@
 // `vscode.chat` still activate); the implementations load on first use.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import { chatKit } from './chatKit';
 import { TOOL, type ToolName } from './toolNames';
 
 type Tool = vscode.LanguageModelTool<Record<string, unknown>>;
@@ -11,7 +10,7 @@ type Tool = vscode.LanguageModelTool<Record<string, unknown>>;
 export function registerChat(services: Services): vscode.Disposable[] {
   const disposables: vscode.Disposable[] = [];
   let tools: Promise<Record<ToolName, Tool>> | undefined;
-  const loadTools = () => (tools ??= import('./chatImpl').then((m) => m.createTools(services, chatKit)));
+  const loadTools = () => (tools ??= import('./chatImpl').then((m) => m.createTools(services, m.chatKit)));
 
   // `vscode.lm` is typed as always present; an older or different editor may not have it.
   const lm = (vscode as Partial<typeof vscode>).lm;
@@ -29,7 +28,7 @@ export function registerChat(services: Services): vscode.Disposable[] {
   if (typeof chat?.createChatParticipant === 'function') {
     let handler: Promise<vscode.ChatRequestHandler> | undefined;
     const participant = chat.createChatParticipant('crewRuns.crews', async (request, context, stream, token) => {
-      handler ??= import('./chatImpl').then((m) => m.createParticipantHandler(services, chatKit));
+      handler ??= import('./chatImpl').then((m) => m.createParticipantHandler(services, m.chatKit));
       return (await handler)(request, context, stream, token);
     });
     participant.iconPath = vscode.Uri.joinPath(services.context.extensionUri, 'media', 'icon.png');

@@ -2,20 +2,16 @@
 // commands. activate() builds one, `start`s it once the runs are loaded and `release`s it on the way out.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { BatchRunner } from '../batches/batchRunner';
+import type { BatchRunner } from '../batches/batchRunner';
 import { BatchStore } from '../batches/batchStore';
 import { batchProgress } from '../batches/model';
 import { LeaseManager } from '../runs/lease';
-import { POLLER_DEFAULTS } from '../runs/poller';
 import type { Services } from '../services';
-import { systemClock } from '../util/clock';
 import { BATCH_SOURCE_SELECTOR, BatchCodeLensProvider } from '../views/batchCodeLens';
 import { BatchesTreeProvider } from '../views/batchesTree';
 import type { BatchResultsPanels } from '../views/batchResultsPanel';
-import { describeError } from '../views/errorMessages';
-import { batchRunEnd, sendBatchRow } from './batchSending';
+import type * as BatchEngineModule from './batchEngine';
 import type * as BatchUiModule from './batchUi';
-import { canOfferStop, stopRun } from './stopCommands';
 
 /** Registered at activation; their handlers load with the batch UI on first use. */
 const UI_COMMANDS = [
@@ -30,10 +26,10 @@ const UI_COMMANDS = [
 
 export class BatchFeature {
   readonly store: BatchStore;
-  readonly runner: BatchRunner;
   readonly tree: BatchesTreeProvider;
   private readonly leases: LeaseManager;
   private ui?: BatchUiModule.BatchUi;
+  private batchRunner?: BatchRunner;
 
   constructor(
     private readonly services: Services,
@@ -43,16 +39,17 @@ export class BatchFeature {
     // The lease mechanism the poller uses decides which window sends a batch's rows.
     this.leases = new LeaseManager(path.join(storageDir, 'leases', 'batches'), windowId, services.log);
     this.store = new BatchStore(path.join(storageDir, 'batches'), services.log);
-    this.runner = new BatchRunner({
-      store: this.store,
-      send: (batch, row) => sendBatchRow(services, batch, row),
-      runEnd: (runId) => batchRunEnd(services, runId),
-      lease: this.leases,
-      clock: systemClock,
-      logger: services.log,
-      maxPerCrew: POLLER_DEFAULTS.maxConcurrentPerCrew,
-    });
     this.tree = new BatchesTreeProvider(this.store, services.runs);
+  }
+
+  /** Made (dist/batchEngine.js loaded) on the first batch to send or resume. */
+  get runner(): BatchRunner {
+    if (!this.batchRunner) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { createBatchRunner } = require('./batchEngine') as typeof BatchEngineModule;
+      this.batchRunner = createBatchRunner(this.services, this.store, this.leases);
+    }
+    return this.batchRunner;
   }
 
   /** The results panels (tests); they exist once a batch command has loaded the batch UI. */
@@ -65,7 +62,9 @@ export class BatchFeature {
       // A plain require: the bundle loads dist/batchUi.js synchronously, like dist/transport.js.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { createBatchUi } = require('./batchUi') as typeof BatchUiModule;
-      this.ui = createBatchUi(this.services, this.store, this.runner, { describeError, stopRun, canOfferStop });
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { batchUiKit } = require('./batchEngine') as typeof BatchEngineModule;
+      this.ui = createBatchUi(this.services, this.store, this.runner, batchUiKit);
     }
     return this.ui;
   }
@@ -82,7 +81,8 @@ export class BatchFeature {
       vscode.languages.registerCodeLensProvider(BATCH_SOURCE_SELECTOR, new BatchCodeLensProvider()),
       { dispose: () => this.store.dispose() },
       { dispose: () => this.ui?.dispose() },
-      this.services.runs.onDidChange(({ runIds }) => void this.runner.runsChanged(runIds)),
+      // No runner yet: no batch runs in this window.
+      this.services.runs.onDidChange(({ runIds }) => void this.batchRunner?.runsChanged(runIds)),
       ...UI_COMMANDS.map((id) => vscode.commands.registerCommand(id, (arg?: unknown) => this.loadUi().handlers.get(id)?.(arg))),
     ];
   }
@@ -97,7 +97,9 @@ export class BatchFeature {
   async refresh(): Promise<void> {
     try {
       await this.store.load();
-      await this.runner.resumeAll();
+      if (this.store.list().some((b) => !batchProgress(b).finished)) {
+        await this.runner.resumeAll();
+      }
     } catch (error) {
       this.services.log.error(`Could not load the batches: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -105,7 +107,7 @@ export class BatchFeature {
 
   /** No row goes out after this; then the batches' leases are given up for the next window. */
   async release(): Promise<void> {
-    this.runner.dispose();
+    this.batchRunner?.dispose();
     await this.store.flush();
     await this.leases.dispose();
   }

@@ -48,8 +48,11 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
   private readonly threads = new Map<string, ReviewThread>();
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor() {
-    this.disposables.push(vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this));
+  /** Serves the `crew-review` scheme (registered at activation by commands/lazyCommands.ts, which loads this on first use). */
+  register(): vscode.Disposable {
+    const registration = vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this);
+    this.disposables.push(registration);
+    return registration;
   }
 
   /** Created on the first review, not at activation. */

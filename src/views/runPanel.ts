@@ -99,26 +99,23 @@ export class RunPanelManager implements vscode.Disposable {
     return true;
   }
 
-  /** Restores panels after a window reload; the saved state carries only the run id (and view choices). */
-  registerSerializer(): vscode.Disposable {
-    const serializer = vscode.window.registerWebviewPanelSerializer(RUN_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel, state: unknown) => {
-        const runId = typeof state === 'object' && state !== null && typeof (state as { runId?: unknown }).runId === 'string' ? (state as { runId: string }).runId : undefined;
-        await Promise.resolve(this.deps.ready).catch(() => undefined);
-        if (runId && this.entries.has(runId)) {
-          panel.dispose(); // Already open elsewhere.
-          return;
-        }
-        if (!runId || !this.deps.runs.get(runId)) {
-          panel.webview.options = { enableScripts: false, enableCommandUris: false, localResourceRoots: [] };
-          panel.webview.html = staticPage(vscode.l10n.t('This run is no longer in the history.'));
-          return;
-        }
-        this.attach(panel, runId);
-      },
-    });
-    this.disposables.push(serializer);
-    return serializer;
+  /**
+   * Restores a panel after a window reload; the saved state carries only the run id (and view choices). The
+   * serializer is registered at activation (commands/lazyCommands.ts), which loads this host on first use.
+   */
+  async deserialize(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const runId = typeof state === 'object' && state !== null && typeof (state as { runId?: unknown }).runId === 'string' ? (state as { runId: string }).runId : undefined;
+    await Promise.resolve(this.deps.ready).catch(() => undefined);
+    if (runId && this.entries.has(runId)) {
+      panel.dispose(); // Already open elsewhere.
+      return;
+    }
+    if (!runId || !this.deps.runs.get(runId)) {
+      panel.webview.options = { enableScripts: false, enableCommandUris: false, localResourceRoots: [] };
+      panel.webview.html = staticPage(vscode.l10n.t('This run is no longer in the history.'));
+      return;
+    }
+    this.attach(panel, runId);
   }
 
   /** The run of the panel the user is looking at, if any. */

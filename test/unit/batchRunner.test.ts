@@ -233,6 +233,7 @@ describe('BatchRunner across windows', () => {
     crew.running.add('r0').add('r1');
     crew.pending[0].resolve({ kind: 'sent', runId: 'r0', kickoffId: 'k0' });
     await until(() => owner.get(batch.id)?.rows[0].status === 'sent', 'row 0 sent');
+    await owner.flush(); // "sent" is in memory before it is on disk; the other window acts on the disk.
     return { crew, owner, otherStore, w1, w2, batch };
   }
 

@@ -1,4 +1,6 @@
 import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID, contributedCommands, getExtension, readExtensionHostLog, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 
@@ -44,6 +46,21 @@ describe('Activation', () => {
     const registered = new Set(await vscode.commands.getCommands(true));
     const missing = contributed.filter((command) => !registered.has(command));
     assert.deepStrictEqual(missing, [], 'contributed commands without a registration');
+  });
+
+  it('loads the command implementations on the first command, not at activation', async () => {
+    await getExtension().activate();
+    // The tests run in the extension's own host: its CommonJS modules are in this require.cache.
+    const bundle = fs.realpathSync(path.join(getExtension().extensionPath, 'dist', 'commands.js'));
+    const loaded = () => require.cache[bundle] !== undefined;
+    assert.ok(!loaded(), 'activation did not load dist/commands.js (this suite runs first in its session)');
+
+    await vscode.commands.executeCommand('crewRuns.refresh');
+    assert.ok(loaded(), 'the first command loaded dist/commands.js');
+    // The real commands took the registrations' place: all still registered, and a second call runs.
+    const registered = new Set(await vscode.commands.getCommands(true));
+    assert.deepStrictEqual(contributedCommands().filter((command) => !registered.has(command)), []);
+    await vscode.commands.executeCommand('crewRuns.refresh');
   });
 
   it('opens the Crew Runs view container and renders it', async function () {
