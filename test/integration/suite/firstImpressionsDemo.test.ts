@@ -165,6 +165,10 @@ describe('First impressions › demo and feedback', function () {
       const lastLine = editor.document.lineCount - 1;
       assert.ok(review.thread.range, 'the thread sits on a line');
       assert.ok(review.thread.range.start.line >= lastLine - 1, `the thread is after the text (line ${review.thread.range.start.line} of ${lastLine})`);
+      // The output under review is shown rendered too: the run view opens beside the review, which keeps the focus.
+      await waitFor(() => (api.panels.inspect(runId)?.visible ? true : undefined), { message: 'the run view beside the review', timeoutMs: 20_000 });
+      assert.strictEqual(vscode.window.activeTextEditor?.document.uri.toString(), editor.document.uri.toString(), 'the review keeps the focus');
+      assert.notStrictEqual(vscode.window.tabGroups.all.length, 1, 'the run view is in a group beside the review');
       if (ui.available()) {
         const page = await waitFor(async () => {
           const shown = await ui.text('.part.editor');
