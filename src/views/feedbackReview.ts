@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { RunRecord } from '../runs/model';
+import { runDocumentName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
 
@@ -68,8 +69,9 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
     return this.commentController;
   }
 
-  static uriFor(runId: string, round: number): vscode.Uri {
-    return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${runId}/review-${round}.md` });
+  /** The tab names the run: several reviews open at once look alike otherwise. */
+  static uriFor(runId: string, round: number, runLabel: string): vscode.Uri {
+    return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${runId}/${runDocumentName(runLabel, `review-${round}.md`)}` });
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -82,7 +84,7 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
 
   /** Opens (or reveals) the review of a round, with its thread. */
   async open(run: RunRecord, round: ReviewRound): Promise<ReviewThread> {
-    const uri = FeedbackReviews.uriFor(run.id, round.round);
+    const uri = FeedbackReviews.uriFor(run.id, round.round, run.label);
     this.rounds.set(uri.toString(), round);
     let review = this.threads.get(uri.toString());
     if (!review) {

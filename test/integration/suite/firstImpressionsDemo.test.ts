@@ -4,6 +4,7 @@
 // under review first and readable, the thread after it, answered rounds resolved, no picker for a
 // single choice).
 import * as assert from 'assert';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import type { Simulator } from '../../../src/simulator/server';
 import { demoCrews, startSimulator } from '../../../src/simulator/server';
@@ -161,6 +162,7 @@ describe('First impressions › demo and feedback', function () {
       const text = editor.document.getText();
       assert.ok(!/\\[.()[\]*_#-]/.test(text.split('\n').slice(0, 4).join('\n')), `the heading lines carry no Markdown escapes:\n${text.slice(0, 300)}`);
       assert.ok(text.includes('Release 1.0 (beta)'), 'the run is named as typed');
+      assert.strictEqual(path.posix.basename(editor.document.uri.path), 'Release 1.0 (beta) · review-1.md', 'the tab names the run');
       const review = api.reviews.openReviewOf(runId)!;
       const lastLine = editor.document.lineCount - 1;
       assert.ok(review.thread.range, 'the thread sits on a line');
