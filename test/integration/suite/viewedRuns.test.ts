@@ -45,7 +45,9 @@ describe('Viewed runs', function () {
     const runId = await kickOff(crewUrl, { topic: 'seen in its view' });
     runIds.add(runId);
     await waitForRun(api, runId, (r) => r.state === 'running', 'the run is running');
-    assert.ok(!viewed(runId), 'not viewed before anyone looks');
+    // A kickoff reveals and selects its run in the tree, which counts as looking at it: only the run view should here.
+    await executeCommand('workbench.view.explorer');
+    await waitViewed(runId, false, 'not viewed while nobody looks (the Crew Runs view hidden, no run view)');
     await executeCommand('crewRuns.openRun', { runId });
     await waitViewed(runId, true, 'the open run view makes the run viewed');
     api.panels.close(runId);
