@@ -1,7 +1,6 @@
 // Detection while watching (#19): a run whose view is visible, or whose tree item is selected in the
 // visible Crew Runs view, is the poller's "viewed" run (polled at the fast pace: see pollPace.test.ts);
 // hiding the view, closing the panel or selecting something else gives it back the normal pace.
-import * as assert from 'assert';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import type { CrewRunsTestApi } from '../../../src/testApi';
