@@ -127,7 +127,7 @@ export function activate(context: vscode.ExtensionContext) {
         void commands?.demo.start(); // `npm run demo`: the demo crews are ready without a click.
       }
     },
-    (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
+    (error) => log.error(`Could not load the run history: ${errorText(error)}`),
   );
 
   return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, commands, reporter, settings: numbers, batches, statusBar }) : undefined;

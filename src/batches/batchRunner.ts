@@ -8,6 +8,7 @@ import { Emitter, type Event } from '../util/event';
 import type { Logger } from '../runs/model';
 import type { BatchStore } from './batchStore';
 import { type Batch, type BatchRow, type RowResult, batchProgress, outputPreview, rowEnded } from './model';
+import { errorText } from '../util/errorText';
 
 export type SendOutcome =
   | { kind: 'sent'; runId: string; kickoffId: string }
@@ -231,7 +232,7 @@ export class BatchRunner {
     try {
       outcome = await this.deps.send(batch, row);
     } catch (e) {
-      outcome = { kind: 'uncertain', message: e instanceof Error ? e.message : String(e) };
+      outcome = { kind: 'uncertain', message: errorText(e) };
     }
     if (this.disposed && outcome.kind !== 'sent') {
       // The window is going (its shutdown may be what failed the request): the row stays "sending",
@@ -322,7 +323,7 @@ export class BatchRunner {
   }
 
   private logFailure(batchId: string, error: unknown): void {
-    this.deps.logger.error(`Batch ${batchId}: could not record a change: ${error instanceof Error ? error.message : String(error)}`);
+    this.deps.logger.error(`Batch ${batchId}: could not record a change: ${errorText(error)}`);
   }
 
   private wakeAfter(batchId: string, ms: number): void {

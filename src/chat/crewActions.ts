@@ -13,6 +13,7 @@ import { isRequiredInput, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
 import { isFinished, type RunDetails, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import type { ChatKit } from './chatKit';
+import { errorText } from '../util/errorText';
 
 export type CrewLookup = { kind: 'found'; crew: Crew } | { kind: 'unknown'; known: string[] } | { kind: 'ambiguous'; matches: Crew[] };
 
@@ -165,7 +166,7 @@ export class CrewActions {
     try {
       return { kind: 'started', run: await startRecordedRun(this.services, crew, toSend) };
     } catch (error) {
-      this.services.log.warn(`Kickoff of ${crew.name} from the chat failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.services.log.warn(`Kickoff of ${crew.name} from the chat failed: ${errorText(error)}`);
       const apiError = this.apiError(error);
       if (apiError?.kind === 'missingInputs') {
         return { kind: 'missing', missing: apiError.missingInputs ?? [], names: inputs.names };
@@ -280,7 +281,7 @@ export class CrewActions {
       }
       return { kind: 'sent', run: this.current(current) };
     } catch (error) {
-      this.services.log.warn(`[${current.crewName} · ${current.label}] Feedback from the chat not sent: ${error instanceof Error ? error.message : String(error)}`);
+      this.services.log.warn(`[${current.crewName} · ${current.label}] Feedback from the chat not sent: ${errorText(error)}`);
       if (this.apiError(error)?.kind === 'badRequest') {
         this.services.poller.pokeRun(current.id);
       }

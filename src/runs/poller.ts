@@ -9,6 +9,7 @@ import { isActive, isFinished, type Logger, type RunRecord } from './model';
 import { DueTimes, POLLER_DEFAULTS, type PollerOptions, type Schedule, stripUndefined, type Timings } from './pollTimes';
 import type { RunStore } from './runStore';
 import { type CheckHost, checkRun, type PollResult, type RunOwnership, type TokenNeed } from './statusCheck';
+import { errorText } from '../util/errorText';
 
 export { POLLER_DEFAULTS, type PollerOptions } from './pollTimes';
 export type { PollResult, RunOwnership, TokenNeed } from './statusCheck';
@@ -279,7 +280,7 @@ export class RunPoller implements Disposable {
 
   private track<T>(promise: Promise<T>): Promise<T> {
     const tracked = promise.catch((e) => {
-      this.logger.error(`Run poller: ${e instanceof Error ? e.message : String(e)}`);
+      this.logger.error(`Run poller: ${errorText(e)}`);
       return undefined as T;
     });
     this.pending.add(tracked);

@@ -11,6 +11,7 @@ import { isForgotten, notFoundWatchOver } from './notFound';
 import { intervalAfterCheck } from './pollPace';
 import type { DueTimes, Schedule, Timings } from './pollTimes';
 import type { RunStore } from './runStore';
+import { errorText } from '../util/errorText';
 
 /** Says whether this window may poll a run (see LeaseManager); `release` when it stops polling it. */
 export interface RunOwnership {
@@ -149,7 +150,7 @@ async function afterSnapshot(host: CheckHost, s: Schedule, snapshot: StatusSnaps
 
 async function handleFailure(host: CheckHost, s: Schedule, run: RunRecord, e: unknown, startedAt: number): Promise<void> {
   const durationMs = host.clock.now() - startedAt;
-  const reason = e instanceof Error ? e.message : String(e);
+  const reason = errorText(e);
   host.firePoll({ runId: run.id, ok: false, durationMs, error: reason });
   if (isCrewApiError(e) && (e.kind === 'unauthorized' || e.kind === 'noToken')) {
     await host.pauseCrew(run.crewUrl, e.kind === 'noToken' ? 'missing' : 'refused');
