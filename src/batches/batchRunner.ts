@@ -3,6 +3,7 @@
 // when the window went) becomes "unknown — check before re-running" and is not sent again. One
 // window sends a batch's rows: the one holding its lease (the same LeaseManager the poller uses).
 // Pure: no `vscode` here.
+import * as l10n from '@vscode/l10n';
 import type { Clock } from '../util/clock';
 import { Emitter, type Event } from '../util/event';
 import type { Logger } from '../runs/model';
@@ -90,7 +91,7 @@ export class BatchRunner {
         for (const row of b.rows) {
           if (row.status === 'sending' && !this.inFlight.has(`${batchId}:${row.index}`)) {
             row.status = 'unknown';
-            row.note = 'The window closed while this row was being kicked off; check the crew before re-running it.';
+            row.note = l10n.t('The window closed while this row was being kicked off; check the crew before re-running it.');
           }
         }
       });
@@ -290,7 +291,7 @@ export class BatchRunner {
     if (end.kind === 'gone') {
       await this.deps.store.updateRow(batchId, row.index, (r) => {
         r.status = 'unknown';
-        r.note = 'Its run was removed from the history before it ended.';
+        r.note = l10n.t('Its run was removed from the history before it ended.');
       });
       return;
     }

@@ -256,7 +256,7 @@ export class RunPanelManager implements vscode.Disposable {
     }
     if (entry.needInit || !entry.view) {
       entry.needInit = false;
-      const strings = pageStrings(vscode.l10n.t, stateLabel);
+      const strings = pageStrings(stateLabel);
       this.post(entry, { type: 'init', strings, view: next, now: Date.now(), probe: this.observer !== undefined });
     } else {
       const patch = diffViews(entry.view, next);

@@ -1,6 +1,7 @@
 // The run view's model: what the host makes of a run (RunRecord + RunDetails) for the page. Pure.
 // Long outputs carry a preview; the rest travels in segments on request (see segments.ts).
 
+import { taskNameText } from '../../api/taskName';
 import type { AgentStep, Progress, RunState } from '../../api/types';
 import type { FeedbackRound, RunDetails, RunRecord, StateChange, StopReason } from '../../runs/model';
 import { withoutUndefined } from '../../util/objects';
@@ -133,6 +134,11 @@ function cutStep(step: AgentStep | undefined): AgentStep | undefined {
 export const MAX_SHOWN_TASKS = 200;
 export const MAX_SHOWN_USAGE = 100;
 
+function namedTask(details: RunDetails, taskId: string | undefined): string | undefined {
+  const task = taskId === undefined ? undefined : details.tasks.find((t) => t.taskId === taskId);
+  return task && taskNameText(task.name);
+}
+
 export function buildView(record: RunRecord, details: RunDetails, cache: SegmentCache): RunView {
   const snap = details.lastSnapshot;
   const usageEntries = Object.entries(snap?.usage ?? {});
@@ -154,7 +160,7 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
     stopReason: record.stopReason,
     needsFeedback: record.needsFeedback,
     feedbackInferred: record.feedbackInferred,
-    feedbackTask: record.needsFeedback ? cut(snap?.feedback?.taskName ?? snap?.lastTask?.name, 1024) : undefined,
+    feedbackTask: record.needsFeedback ? cut(snap?.feedback?.taskName ?? (snap?.lastTask && taskNameText(snap.lastTask.name)), 1024) : undefined,
     progress: record.progress ?? snap?.progress,
     currentTask: cut(record.currentTask ?? snap?.currentTask, 1024),
     currentAgent: cut(snap?.currentAgent ?? snap?.progress?.currentAgent, 1024),
@@ -172,7 +178,7 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
     history: details.history.map((h) => withoutUndefined({ state: h.state, at: h.at, message: cut(h.message, 2048), task: cut(h.task, 1024) })),
     tasks: details.tasks.slice(0, MAX_SHOWN_TASKS).map((t) =>
       withoutUndefined({
-        name: cut(t.name, 1024) ?? '',
+        name: cut(taskNameText(t.name), 1024) ?? '',
         agent: cut(t.agent, 1024),
         description: cut(t.description, 4096),
         attempt: t.attempt,
@@ -189,7 +195,7 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
         approve: r.approve,
         feedback: cut(r.feedback) ?? '',
         taskId: r.taskId,
-        taskName: cut(details.tasks.find((t) => t.taskId !== undefined && t.taskId === r.taskId)?.name, 1024),
+        taskName: cut(namedTask(details, r.taskId), 1024),
         output,
         outputTruncated: r.output !== undefined && r.output.length > FIELD_MAX ? true : undefined,
       });
