@@ -21,6 +21,7 @@ const EXPECTED = [
   'extension/readme.md',
   'extension/package.json',
   'extension/package.nls.json',
+  'extension/l10n/bundle.l10n.json',
   'extension/dist/extension.js',
   'extension/dist/transport.js',
   'extension/dist/simulator.js',

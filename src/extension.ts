@@ -24,6 +24,7 @@ import { RunRevealer } from './views/revealRuns';
 import { RunsStatusBar } from './views/statusBar';
 import { followViewedRuns } from './views/viewedRuns';
 import { readCrewRunsNumbers } from './util/crewRunsSettings';
+import { useL10nBundle } from './views/l10nBundle';
 
 /** The command implementations, loaded on first use; deactivate stops the demo crews if they were started. */
 let commands: LazyCommands | undefined;
@@ -31,6 +32,7 @@ let commands: LazyCommands | undefined;
 let releaseRuns: (() => Promise<void>) | undefined;
 
 export function activate(context: vscode.ExtensionContext) {
+  useL10nBundle();
   const log = vscode.window.createOutputChannel('Crew Runs', { log: true });
   context.subscriptions.push(setListenerErrorSink((error) => log.error(`An event listener failed: ${errorText(error)}`)));
   // Clamped, and user-only where a workspace must not decide (history size; every number when untrusted).
@@ -127,7 +129,7 @@ export function activate(context: vscode.ExtensionContext) {
         void commands?.demo.start(); // `npm run demo`: the demo crews are ready without a click.
       }
     },
-    (error) => log.error(`Could not load the run history: ${error instanceof Error ? error.message : String(error)}`),
+    (error) => log.error(`Could not load the run history: ${errorText(error)}`),
   );
 
   return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, commands, reporter, settings: numbers, batches, statusBar }) : undefined;

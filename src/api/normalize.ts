@@ -8,9 +8,10 @@ import { parseFinalOutput } from './finalOutput';
 import type { AgentStep, FeedbackRequest, FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from './types';
 import { stripControls } from '../util/inertText';
 import { withoutUndefined } from '../util/objects';
+import { UNNAMED_TASK } from './taskName';
 
 /** Name given to a task the service did not name (e.g. `last_executed_task` sent as a plain string). */
-export const UNNAMED_TASK = 'Unnamed task';
+export { UNNAMED_TASK } from './taskName';
 
 const STATE_BY_WORD: ReadonlyMap<string, RunState> = new Map<string, RunState>([
   ['PENDING', 'queued'],

@@ -3,11 +3,13 @@
 // when the window went) becomes "unknown — check before re-running" and is not sent again. One
 // window sends a batch's rows: the one holding its lease (the same LeaseManager the poller uses).
 // Pure: no `vscode` here.
+import * as l10n from '@vscode/l10n';
 import type { Clock } from '../util/clock';
 import { Emitter, type Event } from '../util/event';
 import type { Logger } from '../runs/model';
 import type { BatchStore } from './batchStore';
 import { type Batch, type BatchRow, type RowResult, batchProgress, outputPreview, rowEnded } from './model';
+import { errorText } from '../util/errorText';
 
 export type SendOutcome =
   | { kind: 'sent'; runId: string; kickoffId: string }
@@ -89,7 +91,7 @@ export class BatchRunner {
         for (const row of b.rows) {
           if (row.status === 'sending' && !this.inFlight.has(`${batchId}:${row.index}`)) {
             row.status = 'unknown';
-            row.note = 'The window closed while this row was being kicked off; check the crew before re-running it.';
+            row.note = l10n.t('The window closed while this row was being kicked off; check the crew before re-running it.');
           }
         }
       });
@@ -231,7 +233,7 @@ export class BatchRunner {
     try {
       outcome = await this.deps.send(batch, row);
     } catch (e) {
-      outcome = { kind: 'uncertain', message: e instanceof Error ? e.message : String(e) };
+      outcome = { kind: 'uncertain', message: errorText(e) };
     }
     if (this.disposed && outcome.kind !== 'sent') {
       // The window is going (its shutdown may be what failed the request): the row stays "sending",
@@ -289,7 +291,7 @@ export class BatchRunner {
     if (end.kind === 'gone') {
       await this.deps.store.updateRow(batchId, row.index, (r) => {
         r.status = 'unknown';
-        r.note = 'Its run was removed from the history before it ended.';
+        r.note = l10n.t('Its run was removed from the history before it ended.');
       });
       return;
     }
@@ -322,7 +324,7 @@ export class BatchRunner {
   }
 
   private logFailure(batchId: string, error: unknown): void {
-    this.deps.logger.error(`Batch ${batchId}: could not record a change: ${error instanceof Error ? error.message : String(error)}`);
+    this.deps.logger.error(`Batch ${batchId}: could not record a change: ${errorText(error)}`);
   }
 
   private wakeAfter(batchId: string, ms: number): void {

@@ -11,6 +11,7 @@ import { writeFileAtomic } from '../runs/atomicFile';
 import type { Logger } from '../runs/model';
 import { Emitter, type Event } from '../util/event';
 import type { Batch, BatchRow } from './model';
+import { errorText } from '../util/errorText';
 
 export interface RowOutput {
   row: number;
@@ -212,7 +213,7 @@ export class BatchStore {
       }
       this.logger.warn(`Batch file ${path.basename(file)} is not a batch; left alone.`);
     } catch (e) {
-      this.logger.warn(`Could not read batch file ${path.basename(file)}: ${e instanceof Error ? e.message : String(e)}`);
+      this.logger.warn(`Could not read batch file ${path.basename(file)}: ${errorText(e)}`);
     }
     return undefined;
   }

@@ -2,6 +2,8 @@
 // commas, doubled quotes and line breaks), or a JSON array of objects. Every value becomes text, the
 // way a kickoff sends it. Pure: no `vscode` here.
 
+import * as l10n from '@vscode/l10n';
+
 export type SourceFormat = 'jsonl' | 'csv' | 'json';
 
 export interface ParsedTable {
@@ -39,7 +41,7 @@ export function sniffFormat(text: string): SourceFormat {
 
 export function parseTable(text: string, format: SourceFormat = sniffFormat(text)): ParsedTable {
   if (text.length > MAX_SOURCE_CHARS) {
-    return { format, columns: [], rows: [], problems: [{ line: 1, message: 'The file is too large for a batch.' }] };
+    return { format, columns: [], rows: [], problems: [{ line: 1, message: l10n.t('The file is too large for a batch.') }] };
   }
   const body = text.replace(/^\uFEFF/, '');
   switch (format) {
@@ -73,11 +75,11 @@ function collect(format: SourceFormat, entries: { line: number; value: unknown }
   for (const { line, value } of entries) {
     const row = objectRow(value);
     if (!row) {
-      problems.push({ line, message: 'Not an object of input names to values.' });
+      problems.push({ line, message: l10n.t('Not an object of input names to values.') });
       continue;
     }
     if (rows.length >= MAX_ROWS) {
-      problems.push({ line, message: `More than ${MAX_ROWS} rows; the rest are left out.` });
+      problems.push({ line, message: l10n.t('More than {0} rows; the rest are left out.', MAX_ROWS) });
       break;
     }
     for (const key of Object.keys(row)) {
@@ -101,7 +103,7 @@ function parseJsonLines(text: string): ParsedTable {
     try {
       entries.push({ line: index + 1, value: JSON.parse(raw) });
     } catch {
-      problems.push({ line: index + 1, message: 'Not valid JSON.' });
+      problems.push({ line: index + 1, message: l10n.t('Not valid JSON.') });
     }
   });
   return collect('jsonl', entries, problems);
@@ -112,10 +114,10 @@ function parseJsonArray(text: string): ParsedTable {
   try {
     value = JSON.parse(text);
   } catch {
-    return { format: 'json', columns: [], rows: [], problems: [{ line: 1, message: 'Not valid JSON.' }] };
+    return { format: 'json', columns: [], rows: [], problems: [{ line: 1, message: l10n.t('Not valid JSON.') }] };
   }
   if (!Array.isArray(value)) {
-    return { format: 'json', columns: [], rows: [], problems: [{ line: 1, message: 'A JSON batch is an array of objects.' }] };
+    return { format: 'json', columns: [], rows: [], problems: [{ line: 1, message: l10n.t('A JSON batch is an array of objects.') }] };
   }
   // Elements have no line numbers of their own: problems name the element (1-based).
   return collect('json', value.map((v, i) => ({ line: i + 1, value: v })), []);
@@ -183,22 +185,22 @@ function parseCsv(text: string): ParsedTable {
   const records = csvRecords(text);
   const header = records.shift();
   if (!header) {
-    return { format: 'csv', columns: [], rows: [], problems: [{ line: 1, message: 'The CSV has no header row.' }] };
+    return { format: 'csv', columns: [], rows: [], problems: [{ line: 1, message: l10n.t('The CSV has no header row.') }] };
   }
   const columns = header.fields.map((name) => name.trim());
   const problems: ParsedTable['problems'] = [];
   const duplicate = columns.find((name, i) => name !== '' && columns.indexOf(name) !== i);
   if (duplicate !== undefined) {
-    return { format: 'csv', columns: [], rows: [], problems: [{ line: header.line, message: `The header names "${duplicate}" twice.` }] };
+    return { format: 'csv', columns: [], rows: [], problems: [{ line: header.line, message: l10n.t('The header names "{0}" twice.', duplicate) }] };
   }
   const rows: Record<string, string>[] = [];
   for (const record of records) {
     if (record.fields.length !== columns.length) {
-      problems.push({ line: record.line, message: `Has ${record.fields.length} fields; the header has ${columns.length}.` });
+      problems.push({ line: record.line, message: l10n.t('Has {0} fields; the header has {1}.', record.fields.length, columns.length) });
       continue;
     }
     if (rows.length >= MAX_ROWS) {
-      problems.push({ line: record.line, message: `More than ${MAX_ROWS} rows; the rest are left out.` });
+      problems.push({ line: record.line, message: l10n.t('More than {0} rows; the rest are left out.', MAX_ROWS) });
       break;
     }
     rows.push(Object.fromEntries(columns.map((name, i) => [name, record.fields[i]]).filter(([name]) => name !== '')));

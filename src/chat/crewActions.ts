@@ -2,6 +2,7 @@
 // crews and runs, read inputs, kick off, wait, give feedback. Structured results, no UI and no
 // text for the model (toolResults.ts and participant.ts word them). Runs go through the same
 // recording path as the palette (startRecordedRun, sendResume), so they show in the tree and are polled.
+import * as l10n from '@vscode/l10n';
 import type { CrewApiError } from '../api/errors';
 import type { CrewInputs, InputSpec } from '../api/types';
 import { normaliseCrewUrl } from '../api/url';
@@ -13,6 +14,7 @@ import { isRequiredInput, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
 import { isFinished, type RunDetails, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import type { ChatKit } from './chatKit';
+import { errorText } from '../util/errorText';
 
 export type CrewLookup = { kind: 'found'; crew: Crew } | { kind: 'unknown'; known: string[] } | { kind: 'ambiguous'; matches: Crew[] };
 
@@ -157,7 +159,7 @@ export class CrewActions {
     }
     const tooLong = Object.keys(given).find((n) => given[n].length > MAX_INPUT_VALUE_LENGTH);
     if (tooLong !== undefined) {
-      return { kind: 'problem', message: `The value of "${tooLong}" is too long (over ${MAX_INPUT_VALUE_LENGTH} characters).`, sent: false };
+      return { kind: 'problem', message: l10n.t('The value of "{0}" is too long (over {1} characters).', tooLong, MAX_INPUT_VALUE_LENGTH), sent: false };
     }
     // As the wizard sends them: an empty optional input (as the crew says, else a flow's `id`) is left out.
     const optional = (n: string) => !isRequiredInput(inputs.specs.find((spec) => spec.name === n) ?? { name: n });
@@ -165,7 +167,7 @@ export class CrewActions {
     try {
       return { kind: 'started', run: await startRecordedRun(this.services, crew, toSend) };
     } catch (error) {
-      this.services.log.warn(`Kickoff of ${crew.name} from the chat failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.services.log.warn(`Kickoff of ${crew.name} from the chat failed: ${errorText(error)}`);
       const apiError = this.apiError(error);
       if (apiError?.kind === 'missingInputs') {
         return { kind: 'missing', missing: apiError.missingInputs ?? [], names: inputs.names };
@@ -181,20 +183,20 @@ export class CrewActions {
     const { runs } = this.services;
     if (query.runId) {
       const run = runs.get(query.runId.trim());
-      return run ? { kind: 'found', run } : { kind: 'none', message: `No run with run id ${query.runId}.` };
+      return run ? { kind: 'found', run } : { kind: 'none', message: l10n.t('No run with run id {0}.', query.runId) };
     }
     if (query.kickoffId) {
       const run = runs.findByKickoffId(query.kickoffId.trim());
-      return run ? { kind: 'found', run } : { kind: 'none', message: `No recorded run has kickoff id ${query.kickoffId}.` };
+      return run ? { kind: 'found', run } : { kind: 'none', message: l10n.t('No recorded run has kickoff id {0}.', query.kickoffId) };
     }
     if (query.crew) {
       const crew = this.findCrew(query.crew);
       const url = crew.kind === 'found' ? crew.crew.url : undefined;
       const run = url ? runs.list(url)[0] : runs.list().find((r) => r.crewName.toLowerCase() === query.crew?.trim().toLowerCase());
-      return run ? { kind: 'found', run } : { kind: 'none', message: `No runs of crew "${query.crew}" are recorded.` };
+      return run ? { kind: 'found', run } : { kind: 'none', message: l10n.t('No runs of crew "{0}" are recorded.', query.crew) };
     }
     const newest = runs.list()[0];
-    return newest ? { kind: 'found', run: newest } : { kind: 'none', message: 'No runs are recorded yet.' };
+    return newest ? { kind: 'found', run: newest } : { kind: 'none', message: l10n.t('No runs are recorded yet.') };
   }
 
   listRuns(filter: { crew?: string; state?: string; limit?: number }): RunRecord[] {
@@ -256,13 +258,14 @@ export class CrewActions {
       return { kind: 'problem', message: `${current.label} is not waiting for feedback (state: ${current.state}).`, sent: false };
     }
     if (!answer.approve && !answer.feedback.trim()) {
-      return { kind: 'problem', message: 'Requesting changes needs feedback text that says what should change.', sent: false };
+      return { kind: 'problem', message: l10n.t('Requesting changes needs feedback text that says what should change.'), sent: false };
     }
     const details = await this.services.runs.readDetails(current.id);
     const taskId = answer.taskId?.trim() || current.taskId || details.lastSnapshot?.feedback?.taskId;
     if (!taskId) {
       return {
         kind: 'problem',
+        // Only the model sees this one (the participant always has the task id): it stays English.
         message:
           'The crew did not say which task waits, so its task ID is needed: the user finds it in the CrewAI dashboard (the paused task of this execution) or in the human-input webhook payload (task_id). Call again with taskId.',
         sent: false,
@@ -280,7 +283,7 @@ export class CrewActions {
       }
       return { kind: 'sent', run: this.current(current) };
     } catch (error) {
-      this.services.log.warn(`[${current.crewName} · ${current.label}] Feedback from the chat not sent: ${error instanceof Error ? error.message : String(error)}`);
+      this.services.log.warn(`[${current.crewName} · ${current.label}] Feedback from the chat not sent: ${errorText(error)}`);
       if (this.apiError(error)?.kind === 'badRequest') {
         this.services.poller.pokeRun(current.id);
       }

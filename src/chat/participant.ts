@@ -2,6 +2,7 @@
 // anything else goes to the request's model with the crew tools when there is one. Free of the
 // `vscode` runtime (it talks to a ChatSink and CrewActions), so the handler is unit-tested in Node
 // against a recording sink; participantHost.ts adapts it to VS Code's response stream.
+import * as l10n from '@vscode/l10n';
 import type { RunRecord } from '../runs/model';
 import { escapeMarkdown } from '../util/markdownText';
 import { pageOf, parseInputsText } from './chatText';
@@ -21,8 +22,6 @@ export type ChatCancellation = Cancellation;
 
 export interface ParticipantDeps {
   actions: Pick<CrewActions, 'findCrew' | 'listCrews' | 'readInputs' | 'kickOff' | 'findRun' | 'listRuns' | 'readDetails' | 'waitForRun' | 'giveFeedback' | 'current'>;
-  /** vscode.l10n.t in the extension. */
-  t(message: string, ...args: (string | number)[]): string;
   /** The state as the tree shows it (views/format.ts). */
   stateLabel(state: RunRecord['state']): string;
   /** How long a response follows a run before saying how to check again. */
@@ -62,20 +61,20 @@ export async function handleChatRequest(request: ChatRequestLike, sink: ChatSink
       if (deps.askModel && prompt) {
         await deps.askModel(prompt, sink, token);
       } else {
-        sink.markdown(help(deps));
+        sink.markdown(help());
       }
       return { metadata: { command } };
   }
 }
 
-function help({ t }: ParticipantDeps): string {
+function help(): string {
   return [
-    t('Crew Runs answers these commands:'),
+    l10n.t('Crew Runs answers these commands:'),
     '',
-    `- \`/run <crew> name=value …\` — ${t('kick off a crew and follow the run')}`,
-    `- \`/status [run]\` — ${t('the state and output of a run (the newest by default)')}`,
-    `- \`/runs [crew]\` — ${t('recent runs')}`,
-    `- \`/feedback approve\` ${t('or')} \`/feedback <text>\` — ${t('answer the run waiting for feedback')}`,
+    `- \`/run <crew> name=value …\` — ${l10n.t('kick off a crew and follow the run')}`,
+    `- \`/status [run]\` — ${l10n.t('the state and output of a run (the newest by default)')}`,
+    `- \`/runs [crew]\` — ${l10n.t('recent runs')}`,
+    `- \`/feedback approve\` ${l10n.t('or')} \`/feedback <text>\` — ${l10n.t('answer the run waiting for feedback')}`,
   ].join('\n');
 }
 
@@ -97,25 +96,25 @@ function splitCrew(prompt: string, names: string[]): { crew: string; rest: strin
 }
 
 async function runCommand(prompt: string, sink: ChatSink, token: ChatCancellation, deps: ParticipantDeps): Promise<string | undefined> {
-  const { t, actions } = deps;
+  const { actions } = deps;
   const crews = await actions.listCrews();
   if (!prompt) {
-    sink.markdown(`${t('Which crew? Your crews: {0}.', crews.map((c) => md(c.name)).join(', ') || t('none yet'))}\n\n${t('Type e.g. {0}', '`/run <crew> topic="…"`')}`);
+    sink.markdown(`${l10n.t('Which crew? Your crews: {0}.', crews.map((c) => md(c.name)).join(', ') || l10n.t('none yet'))}\n\n${l10n.t('Type e.g. {0}', '`/run <crew> topic="…"`')}`);
     return undefined;
   }
   const { crew: reference, rest } = splitCrew(prompt, crews.map((c) => c.name));
   const lookup = actions.findCrew(reference);
   if (lookup.kind !== 'found') {
-    sink.markdown(t('There is no crew called {0}. Your crews: {1}.', md(reference), crews.map((c) => md(c.name)).join(', ') || t('none yet')));
+    sink.markdown(l10n.t('There is no crew called {0}. Your crews: {1}.', md(reference), crews.map((c) => md(c.name)).join(', ') || l10n.t('none yet')));
     return undefined;
   }
   const crew = lookup.crew;
   const parsed = parseInputsText(rest);
   if (!parsed.ok) {
-    sink.markdown(t('Give the inputs as {0} (quote values with spaces) or as a JSON object.', '`name=value`'));
+    sink.markdown(l10n.t('Give the inputs as {0} (quote values with spaces) or as a JSON object.', '`name=value`'));
     return undefined;
   }
-  sink.progress(escapeMarkdown(t('Asking {0} which inputs it needs…', oneLine(crew.name, 80))));
+  sink.progress(escapeMarkdown(l10n.t('Asking {0} which inputs it needs…', oneLine(crew.name, 80))));
   const outcome = await actions.kickOff(crew, parsed.inputs);
   switch (outcome.kind) {
     case 'missing':
@@ -123,20 +122,20 @@ async function runCommand(prompt: string, sink: ChatSink, token: ChatCancellatio
       const example = outcome.names.map((n) => `${n}=${parsed.inputs[n] && !/\s/.test(parsed.inputs[n]) ? parsed.inputs[n] : '"…"'}`).join(' ');
       const problem =
         outcome.kind === 'missing'
-          ? t('{0} needs a value for: {1}.', md(crew.name), outcome.missing.map(md).join(', '))
-          : t('{0} does not take: {1}. Its inputs are: {2}.', md(crew.name), outcome.unknown.map(md).join(', '), outcome.names.map(md).join(', '));
-      sink.markdown(`${problem} ${t('Nothing was sent.')}\n\n${t('Send it again with every input, e.g.:')}\n\n\`\`\`\n/run ${crewArgument(crew.name)} ${example.replace(/`/g, "'")}\n\`\`\``);
+          ? l10n.t('{0} needs a value for: {1}.', md(crew.name), outcome.missing.map(md).join(', '))
+          : l10n.t('{0} does not take: {1}. Its inputs are: {2}.', md(crew.name), outcome.unknown.map(md).join(', '), outcome.names.map(md).join(', '));
+      sink.markdown(`${problem} ${l10n.t('Nothing was sent.')}\n\n${l10n.t('Send it again with every input, e.g.:')}\n\n\`\`\`\n/run ${crewArgument(crew.name)} ${example.replace(/`/g, "'")}\n\`\`\``);
       return undefined;
     }
     case 'problem':
       sink.markdown(escapeMarkdown(oneLine(outcome.message, 600)));
       if (outcome.mayHaveStarted) {
-        sink.markdown(`\n\n${t('The run may or may not have started: do not kick off again. Check the crew\'s dashboard and track its kickoff ID.')}`);
-        sink.button(t('Track a Kickoff ID…'), 'crewRuns.trackKickoffId', [crew.url]);
+        sink.markdown(`\n\n${l10n.t('The run may or may not have started: do not kick off again. Check the crew\'s dashboard and track its kickoff ID.')}`);
+        sink.button(l10n.t('Track a Kickoff ID…'), 'crewRuns.trackKickoffId', [crew.url]);
       }
       return undefined;
     case 'started':
-      sink.markdown(t('Started {0} on {1}.', `**${md(outcome.run.label)}**`, md(crew.name)) + '\n\n');
+      sink.markdown(l10n.t('Started {0} on {1}.', `**${md(outcome.run.label)}**`, md(crew.name)) + '\n\n');
       await follow(outcome.run, sink, token, deps);
       return outcome.run.id;
   }
@@ -161,27 +160,27 @@ async function follow(run: RunRecord, sink: ChatSink, token: ChatCancellation, d
   await showRun(settled, sink, deps);
 }
 
-function progressLine(run: RunRecord, { t, stateLabel }: ParticipantDeps): string {
+function progressLine(run: RunRecord, { stateLabel }: ParticipantDeps): string {
   const progress = run.progress?.total ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
   const task = run.currentTask ? ` · ${oneLine(run.currentTask, 80)}` : '';
-  return t('{0}: {1}{2}{3}', oneLine(run.label, 60), stateLabel(run.state), progress, task);
+  return l10n.t('{0}: {1}{2}{3}', oneLine(run.label, 60), stateLabel(run.state), progress, task);
 }
 
 /** A run as it is now: state, and the output to review, the final output or the error; with buttons. */
 async function showRun(run: RunRecord, sink: ChatSink, deps: ParticipantDeps): Promise<void> {
-  const { t, actions } = deps;
+  const { actions } = deps;
   const details = await actions.readDetails(run);
   const title = `**${md(run.label)}** · ${md(run.crewName)}`;
   if (run.needsFeedback) {
     const task = details.lastSnapshot?.feedback?.taskName ?? run.currentTask;
-    sink.markdown(`${title}: ${task ? t('waiting for your feedback on {0}.', md(task)) : t('waiting for your feedback.')}\n\n`);
+    sink.markdown(`${title}: ${task ? l10n.t('waiting for your feedback on {0}.', md(task)) : l10n.t('waiting for your feedback.')}\n\n`);
     const review = details.lastSnapshot?.feedback?.output ?? details.tasks[details.tasks.length - 1]?.output;
     if (review) {
-      crewOutput(review, sink, deps);
+      crewOutput(review, sink);
     }
-    sink.markdown(`\n\n${t('Answer with {0} or {1}, or review it in the editor:', '`/feedback approve`', '`/feedback <what to change>`')}\n\n`);
-    sink.button(t('Give Feedback'), 'crewRuns.giveFeedback', [{ runId: run.id }]);
-    sink.button(t('Open Run'), 'crewRuns.openRun', [{ runId: run.id }]);
+    sink.markdown(`\n\n${l10n.t('Answer with {0} or {1}, or review it in the editor:', '`/feedback approve`', '`/feedback <what to change>`')}\n\n`);
+    sink.button(l10n.t('Give Feedback'), 'crewRuns.giveFeedback', [{ runId: run.id }]);
+    sink.button(l10n.t('Open Run'), 'crewRuns.openRun', [{ runId: run.id }]);
     return;
   }
   if (run.state === 'failed' || run.state === 'cancelled') {
@@ -194,26 +193,26 @@ async function showRun(run: RunRecord, sink: ChatSink, deps: ParticipantDeps): P
   } else if (run.state === 'succeeded') {
     sink.markdown(`${title}: ${md(deps.stateLabel(run.state))}.\n\n`);
     if (details.finalOutput) {
-      crewOutput(details.finalOutput.kind === 'json' ? `\`\`\`json\n${details.finalOutput.text}\n\`\`\`` : details.finalOutput.text, sink, deps);
+      crewOutput(details.finalOutput.kind === 'json' ? `\`\`\`json\n${details.finalOutput.text}\n\`\`\`` : details.finalOutput.text, sink);
     }
   } else {
-    sink.markdown(`${title}: ${md(progressLine(run, deps))}. ${t('Still going: ask {0} later, or open the run.', '`/status`')}\n\n`);
+    sink.markdown(`${title}: ${md(progressLine(run, deps))}. ${l10n.t('Still going: ask {0} later, or open the run.', '`/status`')}\n\n`);
   }
-  sink.button(t('Open Run'), 'crewRuns.openRun', [{ runId: run.id }]);
+  sink.button(l10n.t('Open Run'), 'crewRuns.openRun', [{ runId: run.id }]);
 }
 
-function crewOutput(text: string, sink: ChatSink, { t }: ParticipantDeps): void {
+function crewOutput(text: string, sink: ChatSink): void {
   const page = pageOf(text, 0, CHAT_OUTPUT_BUDGET);
   sink.crewMarkdown(page.text);
   if (page.next !== undefined) {
-    sink.markdown(`\n\n_${t('(First {0} of {1} characters: open the run for the rest.)', page.end, page.total)}_\n\n`);
+    sink.markdown(`\n\n_${l10n.t('(First {0} of {1} characters: open the run for the rest.)', page.end, page.total)}_\n\n`);
   }
 }
 
 async function statusCommand(prompt: string, sink: ChatSink, deps: ParticipantDeps): Promise<string | undefined> {
   const run = findRunByText(prompt, deps);
   if (!run) {
-    sink.markdown(prompt ? deps.t('No run matches {0}.', md(prompt)) : deps.t('No runs yet. Start one with {0}.', '`/run`'));
+    sink.markdown(prompt ? l10n.t('No run matches {0}.', md(prompt)) : l10n.t('No runs yet. Start one with {0}.', '`/run`'));
     return undefined;
   }
   await showRun(deps.actions.current(run), sink, deps);
@@ -232,29 +231,29 @@ function findRunByText(text: string, { actions }: ParticipantDeps): RunRecord | 
   return actions.listRuns({ limit: 100 }).find((r) => r.label.toLowerCase() === query.toLowerCase());
 }
 
-function runsCommand(prompt: string, sink: ChatSink, { actions, t, stateLabel }: ParticipantDeps): void {
+function runsCommand(prompt: string, sink: ChatSink, { actions, stateLabel }: ParticipantDeps): void {
   const runs = actions.listRuns({ crew: prompt || undefined, limit: 20 });
   if (runs.length === 0) {
-    sink.markdown(t('No runs yet. Start one with {0}.', '`/run`'));
+    sink.markdown(l10n.t('No runs yet. Start one with {0}.', '`/run`'));
     return;
   }
-  const lines = runs.map((r) => `- **${md(r.label)}** · ${md(r.crewName)} · ${md(r.needsFeedback ? t('needs feedback') : stateLabel(r.state))} · ${new Date(r.startedAt).toISOString().replace('T', ' ').slice(0, 16)}`);
+  const lines = runs.map((r) => `- **${md(r.label)}** · ${md(r.crewName)} · ${md(r.needsFeedback ? l10n.t('needs feedback') : stateLabel(r.state))} · ${new Date(r.startedAt).toISOString().replace('T', ' ').slice(0, 16)}`);
   sink.markdown(lines.join('\n'));
 }
 
 async function feedbackCommand(prompt: string, sink: ChatSink, token: ChatCancellation, deps: ParticipantDeps): Promise<string | undefined> {
-  const { actions, t } = deps;
+  const { actions } = deps;
   const waiting = actions.listRuns({ state: 'needsFeedback', limit: 20 });
   if (waiting.length === 0) {
-    sink.markdown(t('No run is waiting for feedback.'));
+    sink.markdown(l10n.t('No run is waiting for feedback.'));
     return undefined;
   }
   if (!prompt || waiting.length > 1) {
     sink.markdown(
-      `${waiting.length > 1 && prompt ? t('Several runs wait for feedback; answer one in its review:') : t('Waiting for your feedback:')}\n\n${waiting.map((r) => `- **${md(r.label)}** · ${md(r.crewName)}`).join('\n')}\n\n`,
+      `${waiting.length > 1 && prompt ? l10n.t('Several runs wait for feedback; answer one in its review:') : l10n.t('Waiting for your feedback:')}\n\n${waiting.map((r) => `- **${md(r.label)}** · ${md(r.crewName)}`).join('\n')}\n\n`,
     );
     for (const run of waiting) {
-      sink.button(t('Give Feedback: {0}', oneLine(run.label, 40)), 'crewRuns.giveFeedback', [{ runId: run.id }]);
+      sink.button(l10n.t('Give Feedback: {0}', oneLine(run.label, 40)), 'crewRuns.giveFeedback', [{ runId: run.id }]);
     }
     return undefined;
   }
@@ -264,10 +263,10 @@ async function feedbackCommand(prompt: string, sink: ChatSink, token: ChatCancel
   const outcome = await actions.giveFeedback(run, { approve, feedback });
   if (outcome.kind === 'problem') {
     sink.markdown(escapeMarkdown(oneLine(outcome.message, 600)));
-    sink.button(t('Give Feedback'), 'crewRuns.giveFeedback', [{ runId: run.id }]);
+    sink.button(l10n.t('Give Feedback'), 'crewRuns.giveFeedback', [{ runId: run.id }]);
     return run.id;
   }
-  sink.markdown(`${approve ? t('Approved {0}: the run goes on.', `**${md(run.label)}**`) : t('Sent your feedback on {0}: the crew redoes the task.', `**${md(run.label)}**`)}\n\n`);
+  sink.markdown(`${approve ? l10n.t('Approved {0}: the run goes on.', `**${md(run.label)}**`) : l10n.t('Sent your feedback on {0}: the crew redoes the task.', `**${md(run.label)}**`)}\n\n`);
   await follow(outcome.run, sink, token, deps);
   return run.id;
 }

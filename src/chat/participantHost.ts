@@ -33,7 +33,6 @@ export function createParticipantHandler(services: Services, kit: ChatKit): vsco
     const model = request.model as vscode.LanguageModelChat | undefined;
     return handleChatRequest({ command: request.command, prompt: request.prompt }, sink, token, {
       actions,
-      t: (message, ...args) => vscode.l10n.t(message, ...args),
       stateLabel,
       followMs: FOLLOW_MS,
       askModel: model && typeof vscode.lm?.invokeTool === 'function' ? (prompt, out) => askModel(model, request.toolInvocationToken, prompt, out, token) : undefined,

@@ -1,5 +1,6 @@
 // The crew tools a language model can call (contributes.languageModelTools): input checks,
 // confirmations for the tools with effects, and their results as text. Loaded on first use.
+// Results (the text below and toolResults.ts) are read by the model: plain English on purpose.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { ChatKit } from './chatKit';
@@ -58,8 +59,6 @@ function prepared(invocationMessage: string, confirmation: Confirmation): vscode
   return { invocationMessage, confirmationMessages: { title: confirmation.title, message } };
 }
 
-const t = (message: string, ...args: string[]) => vscode.l10n.t(message, ...args);
-
 export function createTools(services: Services, kit: ChatKit): Record<ToolName, Tool> {
   const actions = crewActionsFor(services, kit);
 
@@ -93,7 +92,7 @@ export function createTools(services: Services, kit: ChatKit): Record<ToolName, 
       if (lookup.kind !== 'found' || !values) {
         return { invocationMessage: vscode.l10n.t('Looking for crew {0}…', escapeMarkdown(oneLine(reference, 80))) };
       }
-      return prepared(vscode.l10n.t('Kicking off {0}…', escapeMarkdown(oneLine(lookup.crew.name, 80))), kickoffConfirmation(t, lookup.crew, values));
+      return prepared(vscode.l10n.t('Kicking off {0}…', escapeMarkdown(oneLine(lookup.crew.name, 80))), kickoffConfirmation(lookup.crew, values));
     },
     invoke: async (options, token) => {
       const reference = str(options.input, 'crew') ?? '';
@@ -146,7 +145,7 @@ export function createTools(services: Services, kit: ChatKit): Record<ToolName, 
       const label = escapeMarkdown(oneLine(found.run.label, 60)); // The invocation message renders Markdown.
       return prepared(
         approve ? vscode.l10n.t('Approving {0}…', label) : vscode.l10n.t('Sending feedback on {0}…', label),
-        feedbackConfirmation(t, found.run, approve, feedback),
+        feedbackConfirmation(found.run, approve, feedback),
       );
     },
     invoke: async (options) => {

@@ -20,6 +20,7 @@ import { askPick } from '../views/quickInput';
 import { pickCrew } from './pickCrew';
 import type { canOfferStop, stopRun } from './stopCommands';
 import type { describeError } from '../views/errorMessages';
+import { errorText } from '../util/errorText';
 
 /** Registers a command (the lazily loaded UI fills in the handlers behind the stubs registered at activation). */
 export type RegisterCommand = (id: string, handler: (arg?: unknown) => unknown) => vscode.Disposable;
@@ -116,7 +117,7 @@ async function kickOffBatch(services: Services, batches: BatchServices, arg: unk
     const document = await vscode.workspace.openTextDocument(source);
     table = parseTable(document.getText(), formatOfFileName(source.path));
   } catch (error) {
-    void showError(vscode.l10n.t('Could not read {0}: {1}', path.basename(source.path), error instanceof Error ? error.message : String(error)));
+    void showError(vscode.l10n.t('Could not read {0}: {1}', path.basename(source.path), errorText(error)));
     return undefined;
   }
   const inputs = await crewInputs(services, batches.kit, crew);

@@ -12,6 +12,7 @@ import { BatchesTreeProvider } from '../views/batchesTree';
 import type { BatchResultsPanels } from '../views/batchResultsPanel';
 import type * as BatchEngineModule from './batchEngine';
 import type * as BatchUiModule from './batchUi';
+import { errorText } from '../util/errorText';
 
 /** Registered at activation; their handlers load with the batch UI on first use. */
 const UI_COMMANDS = [
@@ -101,7 +102,7 @@ export class BatchFeature {
         await this.runner.resumeAll();
       }
     } catch (error) {
-      this.services.log.error(`Could not load the batches: ${error instanceof Error ? error.message : String(error)}`);
+      this.services.log.error(`Could not load the batches: ${errorText(error)}`);
     }
   }
 

@@ -7,6 +7,7 @@ import { isFinished } from '../runs/model';
 import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
 import { startRecordedRun } from './startRun';
+import { errorText } from '../util/errorText';
 
 /** Retry-After of a 429 without one. */
 const DEFAULT_RETRY_MS = 2_000;
@@ -21,7 +22,7 @@ export async function sendBatchRow(services: Services, batch: Batch, row: BatchR
     return { kind: 'sent', runId: run.id, kickoffId: run.kickoffId };
   } catch (error) {
     const message = describeError(error, crew.name);
-    services.log.warn(`[${crew.name}] Batch ${batch.source}, row ${row.index + 1}: ${error instanceof Error ? error.message : String(error)}`);
+    services.log.warn(`[${crew.name}] Batch ${batch.source}, row ${row.index + 1}: ${errorText(error)}`);
     if (!(error instanceof CrewApiError)) {
       return { kind: 'uncertain', message };
     }

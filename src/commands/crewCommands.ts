@@ -11,6 +11,7 @@ import { pickCrew } from './pickCrew';
 import { withDefaultScheme } from './urlInput';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
+import { errorText } from '../util/errorText';
 
 /** Arguments that let tests and the demo script add a crew without prompts. */
 export interface AddCrewArguments {
@@ -139,7 +140,7 @@ export async function checkConnection(services: Services, crew: Crew, token?: st
     if (!trying) {
       crews.setHealth(crew.url, healthAfter(error));
     }
-    log.warn(`Connection check of ${crew.name} (${crew.url}) failed: ${error instanceof Error ? error.message : String(error)}`);
+    log.warn(`Connection check of ${crew.name} (${crew.url}) failed: ${errorText(error)}`);
     return { ok: false, error };
   }
 }

@@ -5,6 +5,7 @@ import type { Simulator } from '../simulator/server';
 import { isFinished } from '../runs/model';
 import type { Services } from '../services';
 import { showInfo } from '../views/notify';
+import { errorText } from '../util/errorText';
 
 /**
  * The port the demo crews listened on last: a crew's identity is its URL, so the demo comes back on the
@@ -90,7 +91,7 @@ export class DemoCrews implements vscode.Disposable {
             return await start(remembered);
           } catch (error) {
             // Taken (another window's demo, or another program): a new port, and the earlier runs stay as they are.
-            this.services.log.info(`Demo port ${remembered} is in use (${error instanceof Error ? error.message : String(error)}); the demo starts on another port.`);
+            this.services.log.info(`Demo port ${remembered} is in use (${errorText(error)}); the demo starts on another port.`);
             this.fallbackPort = true;
           }
         }
@@ -102,7 +103,7 @@ export class DemoCrews implements vscode.Disposable {
       })();
       this.simulator.catch((error) => {
         this.simulator = undefined;
-        this.services.log.error(`The demo crews could not start: ${error instanceof Error ? error.message : String(error)}`);
+        this.services.log.error(`The demo crews could not start: ${errorText(error)}`);
       });
     }
     return this.simulator;

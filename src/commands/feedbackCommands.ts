@@ -10,6 +10,7 @@ import { pickRun, runFromArgument } from './pickRun';
 import { sendResume } from './sendResume';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
+import { errorText } from '../util/errorText';
 
 const waiting = (run: RunRecord) => run.needsFeedback;
 
@@ -164,7 +165,7 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
     showStatusMessage(approve ? vscode.l10n.t('Approved: {0} goes on', run.label) : vscode.l10n.t('Sent back: {0} redoes the task', run.label), 5000);
     return true;
   } catch (error) {
-    services.log.warn(`[${run.crewName} · ${run.label}] Feedback not sent: ${error instanceof Error ? error.message : String(error)}`);
+    services.log.warn(`[${run.crewName} · ${run.label}] Feedback not sent: ${errorText(error)}`);
     const problem = error instanceof CrewApiError ? error.kind : vscode.l10n.t('error');
     if (review) {
       reviews?.keepDraft(review, feedback, problem);

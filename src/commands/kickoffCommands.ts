@@ -16,6 +16,7 @@ import { kickOffInteractively } from './kickoffWizard';
 import { pickCrew } from './pickCrew';
 import { runFromArgument } from './pickRun';
 import { registerValueEditor } from './valueEditor';
+import { errorText } from '../util/errorText';
 
 /** Lets tests and scripts kick off without prompts: `{ crew: url, inputs }`. */
 export interface KickOffArguments {
@@ -107,7 +108,7 @@ async function kickOffDirectly(services: Services, crew: Crew, inputs: Draft): P
   try {
     return await startRun(services, crew, inputs);
   } catch (error) {
-    services.log.warn(`Kickoff of ${crew.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    services.log.warn(`Kickoff of ${crew.name} failed: ${errorText(error)}`);
     if (error instanceof CrewApiError && error.kind === 'missingInputs') {
       const fill = vscode.l10n.t('Fill In…');
       if ((await showError(describeError(error, crew.name), fill)) === fill) {

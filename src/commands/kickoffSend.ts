@@ -12,6 +12,7 @@ import { setTokenInteractively } from './crewCommands';
 import { startRecordedRun } from './startRun';
 import type { Draft } from '../crews/inputSteps';
 import { trackKickoffId } from './kickoffTrack';
+import { errorText } from '../util/errorText';
 
 export type KickoffOutcome =
   | { kind: 'started'; run: RunRecord }
@@ -25,7 +26,7 @@ export async function sendKickoff(services: Services, crew: Crew, inputs: Draft)
     const run = await startRun(services, crew, inputs);
     return { kind: 'started', run };
   } catch (error) {
-    services.log.warn(`Kickoff of ${crew.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    services.log.warn(`Kickoff of ${crew.name} failed: ${errorText(error)}`);
     const cancelled = error instanceof Error && error.name === 'AbortError';
     if (!(error instanceof CrewApiError) && !cancelled) {
       void showError(describeError(error, crew.name));

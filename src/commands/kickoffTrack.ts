@@ -8,6 +8,7 @@ import { isPlausibleKickoffId } from '../api/url';
 import { describeError } from '../views/errorMessages';
 import { showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
+import { errorText } from '../util/errorText';
 
 export async function trackKickoffId(services: Services, crew: Crew): Promise<RunRecord | undefined> {
   const typed = await vscode.window.showInputBox({
@@ -57,7 +58,7 @@ async function checkKickoffId(services: Services, crew: Crew, id: string): Promi
     );
     return snapshot.state === 'notFound' ? vscode.l10n.t('{0} does not know this kickoff id (yet). Track it anyway?', crew.name) : undefined;
   } catch (error) {
-    services.log.warn(`[${crew.name}] Checking kickoff id ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+    services.log.warn(`[${crew.name}] Checking kickoff id ${id} failed: ${errorText(error)}`);
     return vscode.l10n.t('{0} Crew Runs could not check the kickoff id. Track it anyway?', describeError(error, crew.name));
   }
 }

@@ -16,6 +16,7 @@ import { setTokenInteractively } from './crewCommands';
 import { chooseStartingPoint, reviewStep } from './kickoffReview';
 import { sendKickoff } from './kickoffSend';
 import { askInputName, askInputs, askInputsJson } from './kickoffSteps';
+import { errorText } from '../util/errorText';
 
 /**
  * The full flow: starting point → one step per input (Back, edit in editor) → review → kickoff.
@@ -105,7 +106,7 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
     await input.hide();
     const outcome = await sendKickoff(services, crew, inputsToSend(specs, draft));
     if (outcome.kind === 'started') {
-      await services.presets.forgetUnfinished(crew.url).catch((e: unknown) => services.log.warn(`[${crew.name}] ${e instanceof Error ? e.message : String(e)}`));
+      await services.presets.forgetUnfinished(crew.url).catch((e: unknown) => services.log.warn(`[${crew.name}] ${errorText(e)}`));
       return outcome.run;
     }
     if (outcome.kind === 'missing') {
@@ -144,7 +145,7 @@ async function fetchInputs(services: Services, crew: Crew): Promise<CrewInputs |
       if (error instanceof Error && error.name === 'AbortError') {
         return undefined;
       }
-      services.log.warn(`GET /inputs of ${crew.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      services.log.warn(`GET /inputs of ${crew.name} failed: ${errorText(error)}`);
       if (error instanceof CrewApiError && (error.kind === 'unauthorized' || error.kind === 'noToken')) {
         services.crews.setHealth(crew.url, error.kind === 'noToken' ? 'noToken' : 'tokenRejected');
         const setToken = vscode.l10n.t('Set Token…');

@@ -11,6 +11,7 @@ import { showError, showInfo, showStatusMessage, showWarning } from '../views/no
 import { safeFileName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
 import { pickRun } from './pickRun';
+import { errorText } from '../util/errorText';
 
 /** The part of Services these commands use. */
 export interface RunViewServices {
@@ -81,7 +82,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       try {
         return await fn(...args);
       } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
+        const message = errorText(e);
         services.log.error(`${name}: ${message}`);
         void showError(vscode.l10n.t('Crew Runs: {0}', message));
         return undefined;

@@ -1,5 +1,6 @@
 import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
+import { errorText } from '../util/errorText';
 
 export interface ResumeAnswer {
   approve: boolean;
@@ -20,7 +21,7 @@ export async function sendResume(services: Services, run: RunRecord, answer: Res
   const { approve, feedback, taskId, output } = answer;
   const result = await services.client.resume(run.crewUrl, { executionId: run.kickoffId, taskId, humanFeedback: feedback, isApprove: approve });
   const failures: string[] = [];
-  const record = (write: () => Promise<void>) => write().catch((e: unknown) => void failures.push(e instanceof Error ? e.message : String(e)));
+  const record = (write: () => Promise<void>) => write().catch((e: unknown) => void failures.push(errorText(e)));
   await record(() => services.runs.addFeedbackRound(run.id, { at: Date.now(), approve, feedback, taskId, output }));
   if (result.kind === 'continuedAs') {
     const next = result.kickoffId;

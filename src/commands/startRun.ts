@@ -1,6 +1,7 @@
 import type { Crew } from '../crews/crewConfig';
 import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
+import { errorText } from '../util/errorText';
 
 /**
  * POST /kickoff, then record the run at once and start watching it: the one kickoff path, shared by
@@ -22,7 +23,7 @@ export async function startRecordedRun(
   services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId})${options.logContext ? ` ${options.logContext}` : ''}.`);
   services.poller.watch(run.id);
   if (options.rememberInputs !== false) {
-    await services.presets.rememberLastUsed(crew.url, inputs).catch((e: unknown) => services.log.warn(`[${crew.name}] Could not remember the inputs used: ${e instanceof Error ? e.message : String(e)}`));
+    await services.presets.rememberLastUsed(crew.url, inputs).catch((e: unknown) => services.log.warn(`[${crew.name}] Could not remember the inputs used: ${errorText(e)}`));
   }
   return run;
 }

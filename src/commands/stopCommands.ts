@@ -8,6 +8,7 @@ import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
 import type { RunPanelManager } from '../views/runPanel';
 import { runFromArgument } from './pickRun';
+import { errorText } from '../util/errorText';
 
 /** What a stop came to, for callers (batch cancel, tests). */
 export type StopOutcome = StopResult['kind'] | 'declined' | 'failed' | 'noRun';
@@ -67,7 +68,7 @@ export async function stopRun(services: Services, run: RunRecord, options: { qui
   try {
     result = await services.client.stop(run.crewUrl, run.kickoffId);
   } catch (error) {
-    services.log.warn(`[${run.crewName}] Stopping ${run.label} failed: ${error instanceof Error ? error.message : String(error)}`);
+    services.log.warn(`[${run.crewName}] Stopping ${run.label} failed: ${errorText(error)}`);
     if (!options.quiet) {
       void showError(vscode.l10n.t('Could not stop "{0}". {1}', run.label, describeError(error, run.crewName)));
     }

@@ -1,6 +1,7 @@
 // The run model: a small summary per run kept in the index (shown in every window), and the heavy
 // details (outputs, raw body, history) kept in one file per run and read only when opened.
 
+import * as l10n from '@vscode/l10n';
 import type { FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from '../api/types';
 import { FINAL_STATES } from '../api/types';
 
@@ -148,5 +149,5 @@ export function runLabel(inputs: Record<string, string>, startedAt: number): str
   }
   const t = new Date(startedAt);
   const pad = (n: number) => String(n).padStart(2, '0');
-  return `Run of ${t.getFullYear()}-${pad(t.getMonth() + 1)}-${pad(t.getDate())} ${pad(t.getHours())}:${pad(t.getMinutes())}`;
+  return l10n.t('Run of {0}', `${t.getFullYear()}-${pad(t.getMonth() + 1)}-${pad(t.getDate())} ${pad(t.getHours())}:${pad(t.getMinutes())}`);
 }

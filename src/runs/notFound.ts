@@ -5,13 +5,15 @@
 // memory) that forgot the run in a restart or an expiry. It is said in the server's words, what was
 // seen is kept, and watching stops after the short grace period. Pure.
 
+import * as l10n from '@vscode/l10n';
 import type { StatusSnapshot } from '../api/types';
 import type { RunRecord } from './model';
 
 /** The message of a run the server forgot, quoting what it said. */
 export function forgottenMessage(serverWords: string | undefined): string {
-  const said = serverWords === undefined ? '' : ` It said: "${serverWords}".`;
-  return `The crew no longer knows this run (a restart or an expiry on the server forgets runs).${said} What was seen so far is kept.`;
+  return serverWords === undefined
+    ? l10n.t('The crew no longer knows this run (a restart or an expiry on the server forgets runs). What was seen so far is kept.')
+    : l10n.t('The crew no longer knows this run (a restart or an expiry on the server forgets runs). It said: "{0}". What was seen so far is kept.', serverWords);
 }
 
 /** Whether this NOT FOUND, for a run seen before, says the server forgot it (not a paused run). */

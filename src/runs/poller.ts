@@ -2,6 +2,7 @@
 // one check), and folds each answer into the RunStore, whose change events drive the UI. Pauses a
 // crew's runs while it has no working token.
 
+import * as l10n from '@vscode/l10n';
 import type { StatusSource } from '../api/types';
 import type { Clock } from '../util/clock';
 import { type Disposable, Emitter, type Event } from '../util/event';
@@ -9,6 +10,7 @@ import { isActive, isFinished, type Logger, type RunRecord } from './model';
 import { DueTimes, POLLER_DEFAULTS, type PollerOptions, type Schedule, stripUndefined, type Timings } from './pollTimes';
 import type { RunStore } from './runStore';
 import { type CheckHost, checkRun, type PollResult, type RunOwnership, type TokenNeed } from './statusCheck';
+import { errorText } from '../util/errorText';
 
 export { POLLER_DEFAULTS, type PollerOptions } from './pollTimes';
 export type { PollResult, RunOwnership, TokenNeed } from './statusCheck';
@@ -271,7 +273,9 @@ export class RunPoller implements Disposable {
       await this.store.setWatching(run.id, false, reason === 'missing' ? 'noToken' : 'unauthorized');
     }
     if (firstTime) {
-      this.logger.warn(`Crew ${crewUrl} ${reason === 'missing' ? 'has no token stored' : 'refused its token'}; its runs are paused until its token changes.`);
+      this.logger.warn(reason === 'missing'
+          ? l10n.t('Crew {0} has no token stored; its runs are paused until its token changes.', crewUrl)
+          : l10n.t('Crew {0} refused its token; its runs are paused until its token changes.', crewUrl));
       this.needTokenEmitter.fire({ crewUrl, reason });
     }
     this.arm();
@@ -279,7 +283,7 @@ export class RunPoller implements Disposable {
 
   private track<T>(promise: Promise<T>): Promise<T> {
     const tracked = promise.catch((e) => {
-      this.logger.error(`Run poller: ${e instanceof Error ? e.message : String(e)}`);
+      this.logger.error(l10n.t('Run poller: {0}', errorText(e)));
       return undefined as T;
     });
     this.pending.add(tracked);

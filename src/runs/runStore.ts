@@ -7,6 +7,7 @@
 // memory lags the shared index by up to a reload) can neither undo another window's change nor bring
 // a removed run back.
 
+import * as l10n from '@vscode/l10n';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type { StatusSnapshot } from '../api/types';
@@ -169,15 +170,15 @@ export class RunStore {
     await this.queue.run(record.id, async () => {
       this.records.set(record.id, record);
       this.pending.set(record.id, { id: record.id, record });
-      await this.files.write(record.id, details).catch((e) => this.logger.warn(`Run ${record.id}: cannot write its details (${errorText(e)}).`));
+      await this.files.write(record.id, details).catch((e) => this.logger.warn(l10n.t('Run {0}: cannot write its details ({1}).', record.id, errorText(e))));
       try {
         await this.saveIndex();
       } catch (e) {
         this.index.unsaved.add(record.id);
-        const kept = { ...record, warning: `Not saved to the run history yet (${errorText(e)}); kept in this window and saved with the next change.` };
+        const kept = { ...record, warning: l10n.t('Not saved to the run history yet ({0}); kept in this window and saved with the next change.', errorText(e)) };
         this.records.set(record.id, kept);
         this.pending.set(record.id, { id: record.id, record: kept });
-        this.logger.error(`Run ${record.id} (kickoff ${record.kickoffId}): ${kept.warning}`);
+        this.logger.error(l10n.t('Run {0} (kickoff {1}): {2}', record.id, record.kickoffId, kept.warning));
         this.clock.setTimeout(() => void this.flush(), SAVE_RETRY_MS); // Or sooner, with the next write.
       }
     });
@@ -280,7 +281,7 @@ export class RunStore {
     await this.queue.idle();
     await this.index.idle();
     if (this.pending.size) {
-      await this.saveIndex().catch((e) => this.logger.warn(`Run index: still cannot save (${errorText(e)}).`));
+      await this.saveIndex().catch((e) => this.logger.warn(l10n.t('Run index: still cannot save ({0}).', errorText(e))));
     }
   }
 
@@ -291,7 +292,7 @@ export class RunStore {
     if (await moveInputsToFiles(this.files, [...this.records.keys()], legacyInputs, this.logger)) {
       this.records.forEach((record, id) => this.pending.set(id, { id, record }));
       await this.saveIndex();
-      this.logger.info(`Run index: moved the inputs of ${this.records.size} run(s) to their files; the index now holds summaries only.`);
+      this.logger.info(l10n.t('Run index: moved the inputs of {0} run(s) to their files; the index now holds summaries only.', this.records.size));
     }
   }
 
@@ -384,7 +385,7 @@ export class RunStore {
     }
     if (doomed.length) {
       await this.saveIndex();
-      this.logger.info(`Run history: dropped ${doomed.length} oldest finished run(s) over the cap of ${this.maxRunsPerCrewValue} per crew.`);
+      this.logger.info(l10n.t('Run history: dropped {0} oldest finished run(s) over the cap of {1} per crew.', doomed.length, this.maxRunsPerCrewValue));
     }
     return doomed;
   }

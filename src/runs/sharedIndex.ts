@@ -1,6 +1,7 @@
 // This window's side of the shared index: the changes it has not written yet, and writing them over
 // the latest stored index (other windows' changes survive; a removal always wins), one write at a time.
 
+import * as l10n from '@vscode/l10n';
 import type { Clock } from '../util/clock';
 import type { Logger, RunRecord } from './model';
 import { findInIndex, type IndexChange, type IndexView, mergeIndex, readIndex } from './runIndex';
@@ -26,7 +27,7 @@ export class SharedIndex {
   ) {}
 
   view(): IndexView & { legacyInputs?: Map<string, Record<string, string>> } {
-    return readIndex(this.kv.get(this.key), () => this.logger.warn('Run index: skipped an entry that is not a run record.'));
+    return readIndex(this.kv.get(this.key), () => this.logger.warn(l10n.t('Run index: skipped an entry that is not a run record.')));
   }
 
   find(id: string): { removed: boolean; record?: RunRecord } {

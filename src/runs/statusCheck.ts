@@ -2,6 +2,7 @@
 // it, send one GET /status (never retried here: the next check is the retry), fold the answer into
 // the store, and set the next due time (pollPace.ts) or back off, pause the crew, or stop watching.
 
+import * as l10n from '@vscode/l10n';
 import { isCrewApiError } from '../api/errors';
 import type { StatusSnapshot, StatusSource } from '../api/types';
 import type { Clock } from '../util/clock';
@@ -11,6 +12,7 @@ import { isForgotten, notFoundWatchOver } from './notFound';
 import { intervalAfterCheck } from './pollPace';
 import type { DueTimes, Schedule, Timings } from './pollTimes';
 import type { RunStore } from './runStore';
+import { errorText } from '../util/errorText';
 
 /** Says whether this window may poll a run (see LeaseManager); `release` when it stops polling it. */
 export interface RunOwnership {
@@ -59,7 +61,7 @@ export async function checkRun(host: CheckHost, s: Schedule, controller: AbortCo
   }
   const now = host.clock.now();
   if (now - run.watchSince >= host.options.watchDeadlineMs) {
-    host.logger.info(`Run ${run.id}: watch deadline passed; it may still be running.`);
+    host.logger.info(l10n.t('Run {0}: watch deadline passed; it may still be running.', run.id));
     host.unschedule(run.id);
     await host.store.setWatching(run.id, false, 'deadline');
     return;
@@ -117,7 +119,7 @@ async function mayPoll(host: CheckHost, runId: string): Promise<boolean> {
   try {
     return await host.ownership.canPoll(runId);
   } catch (e) {
-    host.logger.warn(`Run ${runId}: cannot tell whether this window owns it (${String(e)}).`);
+    host.logger.warn(l10n.t('Run {0}: cannot tell whether this window owns it ({1}).', runId, String(e)));
     return false;
   }
 }
@@ -131,7 +133,7 @@ async function afterSnapshot(host: CheckHost, s: Schedule, snapshot: StatusSnaps
   const now = host.clock.now();
   const limits = { graceMs: host.options.notFoundGraceMs, expiryMs: host.options.notFoundExpiryMs };
   if (snapshot.state === 'notFound' && notFoundWatchOver(run, snapshot, now, limits)) {
-    host.logger.info(`Run ${run.id}: the service does not know kickoff ${run.kickoffId}; stopped watching (unknown or expired).`);
+    host.logger.info(l10n.t('Run {0}: the service does not know kickoff {1}; stopped watching (unknown or expired).', run.id, run.kickoffId));
     host.unschedule(run.id);
     // A forgotten run keeps its message, in the server's words.
     await host.store.markExpired(run.id, isForgotten(run, snapshot) ? run.message : undefined);
@@ -149,22 +151,22 @@ async function afterSnapshot(host: CheckHost, s: Schedule, snapshot: StatusSnaps
 
 async function handleFailure(host: CheckHost, s: Schedule, run: RunRecord, e: unknown, startedAt: number): Promise<void> {
   const durationMs = host.clock.now() - startedAt;
-  const reason = e instanceof Error ? e.message : String(e);
+  const reason = errorText(e);
   host.firePoll({ runId: run.id, ok: false, durationMs, error: reason });
   if (isCrewApiError(e) && (e.kind === 'unauthorized' || e.kind === 'noToken')) {
     await host.pauseCrew(run.crewUrl, e.kind === 'noToken' ? 'missing' : 'refused');
     return;
   }
   if (!isCrewApiError(e)) {
-    host.logger.error(`Run ${run.id}: status check failed unexpectedly: ${reason}`);
+    host.logger.error(l10n.t('Run {0}: status check failed unexpectedly: {1}', run.id, reason));
   }
   const slow = host.times.failed(s, isCrewApiError(e) ? e : undefined);
   // The client's plain sentence, with the server's own words; the wait is the poller's (Retry-After included).
   const said = reason.replace(/[.\s]+$/, '');
   const nextInS = Math.max(1, Math.round((host.times.dueAt(s) - host.clock.now()) / 1000));
   const warning = slow
-    ? `${s.consecutiveFailures} status checks in a row failed, the last: ${said}. Still trying, next in ${nextInS} s.`
-    : `Last status check failed: ${said}. Trying again in ${nextInS} s.`;
-  host.logger.warn(`Run ${run.id}: ${warning}`);
+    ? l10n.t('{0} status checks in a row failed, the last: {1}. Still trying, next in {2} s.', s.consecutiveFailures, said, nextInS)
+    : l10n.t('Last status check failed: {0}. Trying again in {1} s.', said, nextInS);
+  host.logger.warn(l10n.t('Run {0}: {1}', run.id, warning));
   await host.store.setWarning(run.id, warning);
 }

@@ -1,14 +1,13 @@
 // What each event does to a run, as pure functions of (record, details, now): no I/O, no clock, no
 // queue. The store applies them to the latest stored version of a run under the run's lock.
 
+import * as l10n from '@vscode/l10n';
 import type { StatusSnapshot, TaskOutput } from '../api/types';
 import { describeChanges, type RunChange } from './changes';
 import { forgottenRun, isForgotten } from './notFound';
 import { mergeTaskOutputs } from './taskMerge';
 import { emptyDetails, type FeedbackRound, isDisposable, isFinished, type NewRun, type RunDetails, type RunRecord, runLabel, type StopReason } from './model';
 
-const INFERRED_FEEDBACK_MESSAGE = 'The service no longer lists this run; it is probably waiting for human feedback.';
-const EXPIRED_MESSAGE = 'Unknown or expired: the service no longer knows this run.';
 
 /** A record change, with the details change when the details are involved (details are mutable copies). */
 export type RecordChange = (record: RunRecord) => RunRecord;
@@ -100,7 +99,7 @@ function interpret(record: RunRecord, snapshot: StatusSnapshot, now: number, las
   return {
     ...snapshot,
     state: 'awaitingFeedback',
-    message: INFERRED_FEEDBACK_MESSAGE,
+    message: l10n.t('The service no longer lists this run; it is probably waiting for human feedback.'),
     progress: record.progress,
     currentTask: record.currentTask,
     feedback: snapshot.feedback ?? { taskId: record.taskId, taskName: lastTask?.name, output: lastTask?.output },
@@ -111,7 +110,7 @@ function interpret(record: RunRecord, snapshot: StatusSnapshot, now: number, las
  * The service forgot the run (for too long, or its server is gone): stop watching as "unknown or
  * expired", never as failed, and say why.
  */
-export function expire(now: number, message = EXPIRED_MESSAGE): { record: RecordChange; details: DetailsChange } {
+export function expire(now: number, message = l10n.t('Unknown or expired: the service no longer knows this run.')): { record: RecordChange; details: DetailsChange } {
   return {
     record: (r) =>
       isFinished(r) ? r : { ...r, state: 'notFound', watching: false, stopReason: 'expired', needsFeedback: false, feedbackInferred: undefined, message },
@@ -158,7 +157,7 @@ export function continueAs(newKickoffId: string, now: number): { record: RecordC
             watchSince: now,
           },
     details: (d, r) => {
-      d.history.push({ state: r.state, at: now, message: `Continued as ${newKickoffId}` });
+      d.history.push({ state: r.state, at: now, message: l10n.t('Continued as {0}', newKickoffId) });
     },
   };
 }
@@ -180,7 +179,7 @@ export function feedbackSent(round: FeedbackRound, now: number): { record: Recor
       d.feedbackRounds.push({ ...round });
       d.feedbackDraft = undefined;
       if (d.history.at(-1)?.state !== r.state) {
-        d.history.push({ state: r.state, at: round.at, message: round.approve ? 'Approved' : 'Sent back with feedback' });
+        d.history.push({ state: r.state, at: round.at, message: round.approve ? l10n.t('Approved') : l10n.t('Sent back with feedback') });
       }
     },
   };

@@ -7,6 +7,7 @@ import type { RunStore } from '../runs/runStore';
 import { inert, inertLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
 import { crewActivity, healthIcon, healthLabel, runRow, runTooltip } from './runRows';
+import { taskNameText } from '../api/taskName';
 
 export type CrewsTreeNode = CrewNode | RemovedCrewsNode | OlderRunsNode | RunNode | TaskNode;
 
@@ -368,7 +369,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   }
 
   private taskItem(node: TaskNode): vscode.TreeItem {
-    const item = new vscode.TreeItem(inertLine(node.task.name), vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(inertLine(taskNameText(node.task.name)), vscode.TreeItemCollapsibleState.None);
     item.id = `task:${node.runId}:${node.index}`;
     item.description = node.current ? vscode.l10n.t('in progress') : node.task.agent === undefined ? undefined : inertLine(node.task.agent);
     item.iconPath = node.current ? new vscode.ThemeIcon('loading~spin') : new vscode.ThemeIcon('check', new vscode.ThemeColor('testing.iconPassed'));

@@ -14,6 +14,8 @@ import { pageStrings } from './webview/pageStrings';
 import { SegmentCache, segmentContent, SEGMENTS_PER_REQUEST } from './webview/segments';
 import { buildView, type OutputTarget, RAW_MAX, type RunView } from './webview/viewModel';
 import { diffViews } from './webview/viewPatch';
+import { errorText } from '../util/errorText';
+import { isPlainObject } from '../util/objects';
 
 export const RUN_VIEW_TYPE = 'crewRuns.run';
 
@@ -104,7 +106,7 @@ export class RunPanelManager implements vscode.Disposable {
    * serializer is registered at activation (commands/lazyCommands.ts), which loads this host on first use.
    */
   async deserialize(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
-    const runId = typeof state === 'object' && state !== null && typeof (state as { runId?: unknown }).runId === 'string' ? (state as { runId: string }).runId : undefined;
+    const runId = isPlainObject(state) && typeof state.runId === 'string' ? state.runId : undefined;
     await Promise.resolve(this.deps.ready).catch(() => undefined);
     if (runId && this.entries.has(runId)) {
       panel.dispose(); // Already open elsewhere.
@@ -228,7 +230,7 @@ export class RunPanelManager implements vscode.Disposable {
           await this.sync(entry);
         }
       } catch (e) {
-        this.deps.log.warn(`Run view ${entry.runId}: update failed (${e instanceof Error ? e.message : String(e)}).`);
+        this.deps.log.warn(`Run view ${entry.runId}: update failed (${errorText(e)}).`);
       } finally {
         entry.busy = false;
       }
@@ -254,7 +256,7 @@ export class RunPanelManager implements vscode.Disposable {
     }
     if (entry.needInit || !entry.view) {
       entry.needInit = false;
-      const strings = pageStrings(vscode.l10n.t, stateLabel);
+      const strings = pageStrings(stateLabel);
       this.post(entry, { type: 'init', strings, view: next, now: Date.now(), probe: this.observer !== undefined });
     } else {
       const patch = diffViews(entry.view, next);
@@ -271,7 +273,7 @@ export class RunPanelManager implements vscode.Disposable {
       return; // Not ours, or malformed: ignored.
     }
     void this.handle(entry, message).catch((e: unknown) => {
-      this.deps.log.warn(`Run view ${entry.runId}: '${message.type}' failed (${e instanceof Error ? e.message : String(e)}).`);
+      this.deps.log.warn(`Run view ${entry.runId}: '${message.type}' failed (${errorText(e)}).`);
     });
   }
 

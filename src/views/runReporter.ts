@@ -73,7 +73,7 @@ export class RunReporter implements vscode.Disposable {
     }
     for (const change of result.changes ?? []) {
       // A run's error is worth the error level, and once.
-      const { text, error } = changeLine(change, vscode.l10n.t);
+      const { text, error } = changeLine(change);
       this.services.log[error ? 'error' : 'info'](`${prefix} ${text}`);
     }
     const before = this.lastSeen.get(run.id);

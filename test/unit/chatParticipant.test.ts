@@ -32,7 +32,6 @@ class RecordingSink implements ChatSink {
 }
 
 const notCancelled = { isCancellationRequested: false, onCancellationRequested: () => ({ dispose: () => undefined }) };
-const t = (message: string, ...args: (string | number)[]) => message.replace(/\{(\d+)\}/g, (_m, i: string) => String(args[Number(i)] ?? ''));
 
 const writer: Crew = { name: 'Writer', url: 'https://writer.example', source: 'user' };
 const review: Crew = { name: 'Review *Crew*', url: 'https://review.example', source: 'user' };
@@ -111,7 +110,7 @@ class FakeActions {
 }
 
 function deps(actions: FakeActions, askModel?: ParticipantDeps['askModel']): ParticipantDeps {
-  return { actions, t, stateLabel: (s) => (s === 'awaitingFeedback' ? 'needs feedback' : s), followMs: 60_000, askModel };
+  return { actions, stateLabel: (s) => (s === 'awaitingFeedback' ? 'needs feedback' : s), followMs: 60_000, askModel };
 }
 
 describe('@crews participant', () => {

@@ -6,7 +6,6 @@ import { feedbackConfirmation, kickoffConfirmation } from '../../src/chat/confir
 import { crewsText, inputsText, kickoffText, runText } from '../../src/chat/toolResults';
 import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/model';
 
-const t = (message: string, ...args: string[]) => message.replace(/\{(\d+)\}/g, (_m, i: string) => args[Number(i)] ?? '');
 
 export function makeRun(patch: Partial<RunRecord> = {}): RunRecord {
   return {
@@ -104,7 +103,7 @@ describe('tool results', () => {
 describe('tool confirmations', () => {
   it('name the crew and every input value, each clipped to one line', () => {
     const long = `${'v'.repeat(400)}\nsecond line`;
-    const confirmation = kickoffConfirmation(t, { name: 'Writer', url: 'https://crew.example' }, { topic: 'AI\n[click](command:x)', notes: long, empty: '' });
+    const confirmation = kickoffConfirmation({ name: 'Writer', url: 'https://crew.example' }, { topic: 'AI\n[click](command:x)', notes: long, empty: '' });
     assert.equal(confirmation.title, 'Kick off Writer?');
     assert.equal(confirmation.intro, 'Crew Runs will start a run of Writer (https://crew.example) with these inputs:');
     assert.deepEqual(confirmation.lines.map(([label]) => label), ['topic', 'notes', 'empty']);
@@ -114,10 +113,10 @@ describe('tool confirmations', () => {
   });
 
   it('say whether feedback approves or sends the run back, with the text', () => {
-    const approve = feedbackConfirmation(t, { label: 'agents', crewName: 'Review' }, true, '');
+    const approve = feedbackConfirmation({ label: 'agents', crewName: 'Review' }, true, '');
     assert.equal(approve.title, 'Approve agents?');
     assert.deepEqual(approve.lines, [['Feedback', '(empty)']]);
-    const change = feedbackConfirmation(t, { label: 'agents', crewName: 'Review' }, false, 'Shorter, please');
+    const change = feedbackConfirmation({ label: 'agents', crewName: 'Review' }, false, 'Shorter, please');
     assert.equal(change.title, 'Request changes to agents?');
     assert.match(change.intro, /send this feedback to agents on Review, and the crew redoes the task/);
     assert.deepEqual(change.lines, [['Feedback', 'Shorter, please']]);

@@ -9,14 +9,12 @@ import { mergeTaskOutputs } from '../../src/runs/taskMerge';
 import { foldSnapshot, newRun } from '../../src/runs/transitions';
 import { changeLine } from '../../src/views/runChangeText';
 
-/** `{0}` placeholders filled, as vscode.l10n.t does in English. */
-const fill = (message: string, ...args: (string | number)[]): string => message.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
 import { type Reply, statusBodies } from '../fixtures/crewApiBodies';
 
 /** The log's line, with the error level marked. */
 const word = (changes: RunChange[]): string[] =>
   changes.map((change) => {
-    const { text, error } = changeLine(change, fill);
+    const { text, error } = changeLine(change);
     return error ? `error: ${text}` : text;
   });
 

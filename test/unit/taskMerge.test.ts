@@ -7,8 +7,6 @@ import { describeChanges } from '../../src/runs/changes';
 import { MAX_TASK_OUTPUTS, mergeTaskOutputs } from '../../src/runs/taskMerge';
 import { changeLine } from '../../src/views/runChangeText';
 
-/** `{0}` placeholders filled, as vscode.l10n.t does in English. */
-const fill = (message: string, ...args: (string | number)[]): string => message.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
 import { manyTasksStatusBody } from '../fixtures/hostileCorpus';
 
 /** Tasks whose `output` counts how often it is read: a linear merge reads each a few times, a quadratic one thousands. */
@@ -57,7 +55,7 @@ describe('task merging with huge task lists (issue 14, finding 3)', () => {
 
   it('says in the log how many tasks a crew listed and how many are kept, and names at most 20 per poll', () => {
     const snapshot = normaliseStatus(JSON.parse(manyTasksStatusBody(32_000)), 200);
-    const lines = describeChanges(undefined, snapshot, [], mergeTaskOutputs([], snapshot)).map((change) => changeLine(change, fill).text);
+    const lines = describeChanges(undefined, snapshot, [], mergeTaskOutputs([], snapshot)).map((change) => changeLine(change).text);
     assert.ok(lines.includes(`The crew listed 32000 tasks; only the first ${MAX_TASK_OUTPUTS} are kept.`), lines.join('\n'));
     assert.ok(lines.length <= 25, `${lines.length} lines`);
     assert.ok(lines.includes(`${MAX_TASK_OUTPUTS - 20} more tasks finished`), lines.join('\n'));

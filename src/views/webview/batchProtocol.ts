@@ -62,12 +62,11 @@ export type BatchPageMessage =
   | { type: 'rendered'; report: BatchPageReport };
 
 const ACTIONS: readonly BatchPageAction[] = ['exportJsonl', 'exportCsv', 'rerunFailed', 'compare'];
-const isObject = isPlainObject;
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 1_000_000;
 
 /** The page's message, or undefined for anything malformed or unknown (ignored). */
 export function parseBatchPageMessage(value: unknown): BatchPageMessage | undefined {
-  if (!isObject(value) || typeof value.type !== 'string') {
+  if (!isPlainObject(value) || typeof value.type !== 'string') {
     return undefined;
   }
   switch (value.type) {
@@ -79,7 +78,7 @@ export function parseBatchPageMessage(value: unknown): BatchPageMessage | undefi
       return typeof value.action === 'string' && (ACTIONS as readonly string[]).includes(value.action) ? { type: 'action', action: value.action as BatchPageAction } : undefined;
     case 'rendered': {
       const r = value.report;
-      if (!isObject(r) || !isCount(r.rowsRendered) || typeof r.renderMs !== 'number' || !Number.isFinite(r.renderMs)) {
+      if (!isPlainObject(r) || !isCount(r.rowsRendered) || typeof r.renderMs !== 'number' || !Number.isFinite(r.renderMs)) {
         return undefined;
       }
       const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 200) : undefined);

@@ -1,6 +1,7 @@
 // The run view's messages between the host (runPanel.ts) and the page (runView.ts), and the host's
 // validation of what the page sends. Pure.
 
+import { isPlainObject } from '../../util/objects';
 import type { PageStrings } from './pageStrings';
 import type { OutputTarget, RunView } from './viewModel';
 import type { ViewPatch } from './viewPatch';
@@ -100,10 +101,6 @@ const MAX_REPORT_STRING = 4096;
 const MAX_HREF = 8192;
 const MAX_KEY = 256;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
@@ -117,7 +114,7 @@ function isTarget(value: unknown): value is OutputTarget {
  * result is a fresh object holding only those fields. Anything else returns undefined.
  */
 export function parsePageMessage(value: unknown): PageMessage | undefined {
-  if (!isObject(value) || typeof value.type !== 'string') {
+  if (!isPlainObject(value) || typeof value.type !== 'string') {
     return undefined;
   }
   switch (value.type) {
@@ -147,7 +144,7 @@ export function parsePageMessage(value: unknown): PageMessage | undefined {
 }
 
 function parseReport(value: unknown): PageReport | undefined {
-  if (!isObject(value)) {
+  if (!isPlainObject(value)) {
     return undefined;
   }
   const report: Record<string, unknown> = {};

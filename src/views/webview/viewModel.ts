@@ -1,8 +1,10 @@
 // The run view's model: what the host makes of a run (RunRecord + RunDetails) for the page. Pure.
 // Long outputs carry a preview; the rest travels in segments on request (see segments.ts).
 
+import { taskNameText } from '../../api/taskName';
 import type { AgentStep, Progress, RunState } from '../../api/types';
 import type { FeedbackRound, RunDetails, RunRecord, StateChange, StopReason } from '../../runs/model';
+import { withoutUndefined } from '../../util/objects';
 import { type SegmentCache, segmentContent } from './segments';
 
 /** How much of the final output the view carries up front: about one segment, so the first screen is
@@ -127,24 +129,20 @@ function cutStep(step: AgentStep | undefined): AgentStep | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
-function dropUndefined<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as (keyof T)[]) {
-    if (value[key] === undefined) {
-      delete value[key];
-    }
-  }
-  return value;
-}
-
 /** The view of a run; `record` undefined when the run left the store (the last view is kept, marked gone). */
 /** What the page shows at most: a crew may list tens of thousands of tasks or usage keys (the raw JSON has all). */
 export const MAX_SHOWN_TASKS = 200;
 export const MAX_SHOWN_USAGE = 100;
 
+function namedTask(details: RunDetails, taskId: string | undefined): string | undefined {
+  const task = taskId === undefined ? undefined : details.tasks.find((t) => t.taskId === taskId);
+  return task && taskNameText(task.name);
+}
+
 export function buildView(record: RunRecord, details: RunDetails, cache: SegmentCache): RunView {
   const snap = details.lastSnapshot;
   const usageEntries = Object.entries(snap?.usage ?? {});
-  const summary: RunSummary = dropUndefined({
+  const summary: RunSummary = withoutUndefined({
     runId: record.id,
     crewName: record.crewName,
     crewUrl: record.crewUrl,
@@ -162,7 +160,7 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
     stopReason: record.stopReason,
     needsFeedback: record.needsFeedback,
     feedbackInferred: record.feedbackInferred,
-    feedbackTask: record.needsFeedback ? cut(snap?.feedback?.taskName ?? snap?.lastTask?.name, 1024) : undefined,
+    feedbackTask: record.needsFeedback ? cut(snap?.feedback?.taskName ?? (snap?.lastTask && taskNameText(snap.lastTask.name)), 1024) : undefined,
     progress: record.progress ?? snap?.progress,
     currentTask: cut(record.currentTask ?? snap?.currentTask, 1024),
     currentAgent: cut(snap?.currentAgent ?? snap?.progress?.currentAgent, 1024),
@@ -177,10 +175,10 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
   const final = details.finalOutput;
   return {
     summary,
-    history: details.history.map((h) => dropUndefined({ state: h.state, at: h.at, message: cut(h.message, 2048), task: cut(h.task, 1024) })),
+    history: details.history.map((h) => withoutUndefined({ state: h.state, at: h.at, message: cut(h.message, 2048), task: cut(h.task, 1024) })),
     tasks: details.tasks.slice(0, MAX_SHOWN_TASKS).map((t) =>
-      dropUndefined({
-        name: cut(t.name, 1024) ?? '',
+      withoutUndefined({
+        name: cut(taskNameText(t.name), 1024) ?? '',
         agent: cut(t.agent, 1024),
         description: cut(t.description, 4096),
         attempt: t.attempt,
@@ -192,12 +190,12 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
     final: final ? outputView(String(final.text ?? ''), final.kind === 'json' ? 'json' : 'markdown', FINAL_PREVIEW, cache) : null,
     feedbackRounds: details.feedbackRounds.map((r: FeedbackRound) => {
       const output = cut(r.output);
-      return dropUndefined({
+      return withoutUndefined({
         at: r.at,
         approve: r.approve,
         feedback: cut(r.feedback) ?? '',
         taskId: r.taskId,
-        taskName: cut(details.tasks.find((t) => t.taskId !== undefined && t.taskId === r.taskId)?.name, 1024),
+        taskName: cut(namedTask(details, r.taskId), 1024),
         output,
         outputTruncated: r.output !== undefined && r.output.length > FIELD_MAX ? true : undefined,
       });
