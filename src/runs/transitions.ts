@@ -2,9 +2,9 @@
 // queue. The store applies them to the latest stored version of a run under the run's lock.
 
 import type { StatusSnapshot, TaskOutput } from '../api/types';
-import { describeChanges, type RunChange } from './changes';
+import type { RunChange } from './changes';
 import { forgottenRun, isForgotten } from './notFound';
-import { mergeTaskOutputs } from './taskMerge';
+import type * as SnapshotReading from './snapshotReading';
 import { emptyDetails, type FeedbackRound, isDisposable, isFinished, type NewRun, type RunDetails, type RunRecord, runLabel, type StopReason } from './model';
 
 const INFERRED_FEEDBACK_MESSAGE = 'The service no longer lists this run; it is probably waiting for human feedback.';
@@ -13,6 +13,13 @@ const EXPIRED_MESSAGE = 'Unknown or expired: the service no longer knows this ru
 /** A record change, with the details change when the details are involved (details are mutable copies). */
 export type RecordChange = (record: RunRecord) => RunRecord;
 export type DetailsChange = (details: RunDetails, record: RunRecord) => void;
+
+/** Merging tasks and naming changes: their own bundle (dist/snapshots.js), loaded by the first status. */
+function snapshotReading(): typeof SnapshotReading {
+  // A plain require, so the bundle loads dist/snapshots.js synchronously (like lazyClient.ts the client).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./snapshotReading') as typeof SnapshotReading;
+}
 
 export function newRun(id: string, run: NewRun, now: number): { record: RunRecord; details: RunDetails } {
   const startedAt = run.startedAt ?? now;
@@ -67,6 +74,7 @@ export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: S
     record.stopReason = undefined;
     record.feedbackInferred = undefined;
   }
+  const { describeChanges, mergeTaskOutputs } = snapshotReading();
   const tasksBefore = details.tasks;
   details.tasks = mergeTaskOutputs(details.tasks, snapshot);
   details.finalOutput = snapshot.finalOutput ?? details.finalOutput;
