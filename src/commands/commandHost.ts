@@ -53,7 +53,7 @@ export function createCommandHost(services: Services, ready: Promise<void>): Com
       ...registerCrewCommands(services),
       ...registerKickoffCommands(services),
       ...registerRunCommands(services),
-      ...registerFeedbackCommands(services, reviews),
+      ...registerFeedbackCommands(services, reviews, panels),
       ...registerRunViewCommands(services, panels, documents),
       ...registerStopCommands(services, panels),
       ...demo.register(),

@@ -1,22 +1,34 @@
 import * as vscode from 'vscode';
 import { CrewApiError, mayHaveActed } from '../api/errors';
-import type { RunRecord } from '../runs/model';
+import { isFinished, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
 import { type FeedbackReviews, type ReviewRound, type ReviewThread } from '../views/feedbackReview';
+import type { RunPanelManager } from '../views/runPanel';
 import { setTokenInteractively } from './crewCommands';
-import { runFromArgument } from './pickRun';
+import { pickRun, runFromArgument } from './pickRun';
 import { sendResume } from './sendResume';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 
 const waiting = (run: RunRecord) => run.needsFeedback;
 
-export function registerFeedbackCommands(services: Services, reviews: FeedbackReviews): vscode.Disposable[] {
+export function registerFeedbackCommands(services: Services, reviews: FeedbackReviews, panels: RunPanelManager): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('crewRuns.giveFeedback', async (arg?: unknown) => {
-      const run = await runFromArgument(services, arg, vscode.l10n.t('Give feedback to which run?'), waiting);
-      return run ? openReview(services, reviews, run) : undefined;
+      // One run waiting: no question to ask (the review itself is the confirmation).
+      const runId = (arg as { runId?: unknown } | undefined)?.runId;
+      const run = typeof runId === 'string' ? services.runs.get(runId) : await pickRun(services.runs, vscode.l10n.t('Give feedback to which run?'), { filter: waiting, skipWhenOne: true });
+      return run ? openReview(services, reviews, run, panels) : undefined;
+    }),
+    // A round answered anywhere (the palette, the chat, another window) or a run that ended is resolved in its review.
+    services.runs.onDidChange(({ runIds }) => {
+      for (const runId of runIds) {
+        const review = reviews.openReviewOf(runId);
+        if (review) {
+          void resolveIfAnswered(services, reviews, review);
+        }
+      }
     }),
     vscode.commands.registerCommand('crewRuns.feedback.approve', (reply: vscode.CommentReply) => sendFromThread(services, reviews, reply, true)),
     vscode.commands.registerCommand('crewRuns.feedback.requestChanges', (reply: vscode.CommentReply) => sendFromThread(services, reviews, reply, false)),
@@ -51,7 +63,7 @@ export function registerFeedbackCommands(services: Services, reviews: FeedbackRe
 }
 
 /** Opens the output to review in a read-only document with a comment thread for the feedback. */
-async function openReview(services: Services, reviews: FeedbackReviews, run: RunRecord): Promise<ReviewThread | undefined> {
+async function openReview(services: Services, reviews: FeedbackReviews, run: RunRecord, panels: RunPanelManager): Promise<ReviewThread | undefined> {
   if (!run.needsFeedback) {
     void showInfo(vscode.l10n.t('{0} is not waiting for feedback.', run.label));
     return undefined;
@@ -76,11 +88,29 @@ async function openReview(services: Services, reviews: FeedbackReviews, run: Run
       : undefined,
   };
   const review = await reviews.open(run, round);
+  // The review document is Markdown source (VS Code's preview would render a crew's raw HTML): the run
+  // view beside it shows the same output rendered safely, and the review keeps the focus for typing.
+  panels.open(run.id, vscode.ViewColumn.Beside, true);
   // Feedback that failed to go out before (maybe before a reload) is shown again, not lost.
   if (details.feedbackDraft && !review.draft && !review.sent) {
     reviews.keepDraft(review, details.feedbackDraft.text, details.feedbackDraft.problem ?? vscode.l10n.t('error'));
   }
   return review;
+}
+
+async function resolveIfAnswered(services: Services, reviews: FeedbackReviews, review: ReviewThread): Promise<void> {
+  const run = services.runs.get(review.round.runId);
+  if (!run) {
+    reviews.markNoLongerWaiting(review);
+    return;
+  }
+  const details = await services.runs.readDetails(run.id).catch(() => undefined);
+  const answer = details?.feedbackRounds[review.round.round - 1];
+  if (answer) {
+    reviews.markSent(review, answer.approve, answer.feedback);
+  } else if (isFinished(run)) {
+    reviews.markNoLongerWaiting(review);
+  }
 }
 
 /** Text typed for this run that could not be sent, to start the input box from. */

@@ -34,7 +34,8 @@ const REMOVED_CREWS: RemovedCrewsNode = { type: 'removedCrews' };
 
 export interface CrewNode {
   readonly type: 'crew';
-  readonly crew: Crew;
+  /** Updated in place: VS Code knows a node by its identity, and a reveal resolves the parent it last fetched. */
+  crew: Crew;
 }
 
 export interface RunNode {
@@ -236,6 +237,11 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   }
 
   /** The node of a run, for reveal(). */
+  /** The run is in the history this tree shows (a reveal of one that is not fails). */
+  hasRun(runId: string): boolean {
+    return this.runs.get(runId) !== undefined;
+  }
+
   runNode(runId: string): RunNode {
     let node = this.runNodes.get(runId);
     if (!node) {
@@ -290,7 +296,8 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
 
   private crewNode(crew: Crew): CrewNode {
     const cached = this.crewNodes.get(crew.url);
-    if (cached && cached.crew === crew) {
+    if (cached) {
+      cached.crew = crew; // The registry makes a new Crew on every change; the node stays the one VS Code holds.
       return cached;
     }
     const node: CrewNode = { type: 'crew', crew };

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { RunRecord } from '../runs/model';
+import { runDocumentName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
 
@@ -68,8 +69,9 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
     return this.commentController;
   }
 
-  static uriFor(runId: string, round: number): vscode.Uri {
-    return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${runId}/review-${round}.md` });
+  /** The tab names the run: several reviews open at once look alike otherwise. */
+  static uriFor(runId: string, round: number, runLabel: string): vscode.Uri {
+    return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${runId}/${runDocumentName(runLabel, `review-${round}.md`)}` });
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -77,19 +79,18 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
     if (!round) {
       return vscode.l10n.t('This review is no longer open. Use "Crew Runs: Give Feedback…" to review the run again.');
     }
-    const title = round.taskName ?? vscode.l10n.t('Task output');
-    const note = round.note ? `> ${round.note}\n\n` : '';
-    const context = `*${escape(round.crewName)} · ${escape(round.runLabel)} · ${vscode.l10n.t('review round {0}', round.round)}*`;
-    return `# ${title}\n\n${context}\n\n${note}${round.output}\n`;
+    return reviewText(round);
   }
 
   /** Opens (or reveals) the review of a round, with its thread. */
   async open(run: RunRecord, round: ReviewRound): Promise<ReviewThread> {
-    const uri = FeedbackReviews.uriFor(run.id, round.round);
+    const uri = FeedbackReviews.uriFor(run.id, round.round, run.label);
     this.rounds.set(uri.toString(), round);
     let review = this.threads.get(uri.toString());
     if (!review) {
-      const thread = this.controller.createCommentThread(uri, new vscode.Range(0, 0, 0, 0), [
+      // After the text under review (its last line), where a reader arrives once done reading.
+      const lastLine = reviewText(round).split('\n').length - 1;
+      const thread = this.controller.createCommentThread(uri, new vscode.Range(lastLine, 0, lastLine, 0), [
         new ReviewComment(
           new vscode.MarkdownString(
             vscode.l10n.t(
@@ -126,9 +127,14 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
     return [...this.threads.values()].find((r) => r.round.runId === runId && !r.sent);
   }
 
-  /** Shows what was sent, and closes the round. */
+  /**
+   * Shows what was sent, and closes the round (once: the thread's own buttons and the run's
+   * recorded round, from the palette, the chat or another window, both lead here).
+   */
   markSent(review: ReviewThread, approve: boolean, feedback: string): void {
-    review.sent = true;
+    if (review.sent) {
+      return;
+    }
     const verdict = approve ? vscode.l10n.t('Approved') : vscode.l10n.t('Requested changes');
     const body = new vscode.MarkdownString();
     body.appendMarkdown(`**${verdict}**`);
@@ -136,7 +142,20 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
       body.appendMarkdown('\n\n');
       body.appendText(feedback);
     }
-    review.thread.comments = [...review.thread.comments, new ReviewComment(body, { name: vscode.l10n.t('You') })];
+    this.close(review, body, vscode.l10n.t('You'));
+  }
+
+  /** The run stopped waiting without an answer recorded here (answered in the crew's dashboard, or it ended). */
+  markNoLongerWaiting(review: ReviewThread): void {
+    if (review.sent) {
+      return;
+    }
+    this.close(review, new vscode.MarkdownString(vscode.l10n.t('The run is no longer waiting for this review.')), 'Crew Runs');
+  }
+
+  private close(review: ReviewThread, body: vscode.MarkdownString, author: string): void {
+    review.sent = true;
+    review.thread.comments = [...review.thread.comments.filter((c) => c.contextValue !== 'draft'), new ReviewComment(body, { name: author })];
     review.thread.canReply = false;
     review.thread.contextValue = 'crewRunsReviewSent';
     review.thread.state = vscode.CommentThreadState.Resolved;
@@ -162,6 +181,17 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
     }
     vscode.Disposable.from(...this.disposables).dispose();
   }
+}
+
+/**
+ * The review document: what is under review, readable as it stands. The heading line is plain text
+ * (no Markdown escapes to read around); names are made inert, the output is the crew's own text.
+ */
+function reviewText(round: ReviewRound): string {
+  const title = inertLine(round.taskName ?? vscode.l10n.t('Task output'));
+  const note = round.note ? `> ${round.note}\n\n` : '';
+  const context = `${inertLine(round.crewName)} · ${inertLine(round.runLabel)} · ${vscode.l10n.t('review round {0}', round.round)}`;
+  return `# ${title}\n\n${context}\n\n${note}${round.output}\n`;
 }
 
 function escape(text: string): string {

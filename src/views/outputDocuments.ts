@@ -11,7 +11,7 @@ import type { FinalOutput } from '../api/types';
 import type { RunDetails, RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { stateLabel } from './format';
-import { safeFileName } from '../util/fileName';
+import { runDocumentName } from '../util/fileName';
 
 export const OUTPUT_SCHEME = 'crew-run';
 
@@ -41,8 +41,7 @@ export function parseOutputUri(uri: vscode.Uri): OutputAddress | undefined {
 /** `runLabel` names the run in the tab title (several runs' outputs open at once look alike otherwise). */
 export function outputUri(runId: string, part: OutputPart, runLabel?: string): vscode.Uri {
   const name = part.kind === 'output' ? `output.${part.format}` : `task-${part.index + 1}.md`;
-  const prefix = runLabel === undefined ? '' : `${safeFileName(runLabel).replace(/ · /g, ' - ')} · `;
-  return vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: `/${runId}/${prefix}${name}` });
+  return vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: `/${runId}/${runLabel === undefined ? name : runDocumentName(runLabel, name)}` });
 }
 
 /** The final output as Markdown text (a JSON result fenced). */

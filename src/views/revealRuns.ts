@@ -9,6 +9,8 @@ export const REVEAL_RUN_COMMAND = 'crewRuns.revealRun';
 
 export class RunRevealer implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[];
+  private next: { runId: string; focus: boolean } | undefined;
+  private revealing: Promise<void> | undefined;
 
   constructor(
     private readonly tree: CrewsTreeProvider,
@@ -27,13 +29,31 @@ export class RunRevealer implements vscode.Disposable {
     ];
   }
 
-  /** Selects the run (expanding its crew); `focus` moves the keyboard there too. */
+  /**
+   * Selects the run (expanding its crew); `focus` moves the keyboard there too. One reveal at a time, the
+   * latest wins: kickoffs in quick succession would otherwise race the tree's refreshes (VS Code logs a
+   * reveal whose parent it has not fetched yet as an error, and nobody sees the runs in between anyway).
+   */
   async reveal(runId: string, focus: boolean): Promise<void> {
-    try {
-      await this.view.reveal(this.tree.runNode(runId), { select: true, focus, expand: false });
-    } catch {
-      // The run went away meanwhile (removed, or another window dropped it): nothing to show.
+    this.next = { runId, focus: focus || (this.next?.focus ?? false) };
+    if (this.revealing) {
+      return this.revealing;
     }
+    this.revealing = (async () => {
+      for (let job = this.next; job; job = this.next) {
+        this.next = undefined;
+        if (!this.tree.hasRun(job.runId)) {
+          continue; // Removed meanwhile, or another window dropped it: nothing to show.
+        }
+        try {
+          await this.view.reveal(this.tree.runNode(job.runId), { select: true, focus: job.focus, expand: false });
+        } catch {
+          // The run went away during the reveal: nothing to show.
+        }
+      }
+      this.revealing = undefined;
+    })();
+    return this.revealing;
   }
 
   dispose(): void {

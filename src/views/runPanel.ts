@@ -80,17 +80,17 @@ export class RunPanelManager implements vscode.Disposable {
   }
 
   /** Opens the run's panel, or reveals it when already open. False when the run is unknown. */
-  open(runId: string, column: vscode.ViewColumn = vscode.ViewColumn.Active): boolean {
+  open(runId: string, column: vscode.ViewColumn = vscode.ViewColumn.Active, preserveFocus = false): boolean {
     const existing = this.entries.get(runId);
     if (existing) {
-      existing.panel.reveal(column);
+      existing.panel.reveal(column, preserveFocus);
       return true;
     }
     const record = this.deps.runs.get(runId);
     if (!record) {
       return false;
     }
-    const panel = vscode.window.createWebviewPanel(RUN_VIEW_TYPE, panelTitle(record), { viewColumn: column, preserveFocus: false }, {
+    const panel = vscode.window.createWebviewPanel(RUN_VIEW_TYPE, panelTitle(record), { viewColumn: column, preserveFocus }, {
       ...this.webviewOptions(),
       retainContextWhenHidden: false,
       enableFindWidget: true,

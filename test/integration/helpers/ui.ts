@@ -3,6 +3,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import {
+  type DemoResult,
   type FramesResult,
   type QuickInputGuard,
   type ScreenshotResult,
@@ -93,6 +94,15 @@ export const ui = {
   window(action: 'open' | 'close', name: string, options: { timeoutMs?: number } = {}): Promise<WindowResult> {
     const timeoutMs = options.timeoutMs ?? 60_000;
     return request<'window'>({ type: 'window', action, name, timeoutMs }, timeoutMs);
+  },
+
+  /**
+   * Opens, reloads or closes a demo window: `npm run demo`'s own server configuration in a browser
+   * of its own (see DemoRequest); drive it with `window: name` on the other requests.
+   */
+  demo(action: 'open' | 'reload' | 'close', name: string, options: { timeoutMs?: number } = {}): Promise<DemoResult> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    return request<'demo'>({ type: 'demo', action, name, timeoutMs }, timeoutMs);
   },
 };
 

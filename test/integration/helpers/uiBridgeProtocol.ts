@@ -178,7 +178,28 @@ export interface WindowRequest {
   timeoutMs?: number;
 }
 
-export type UiRequestBody = TypeRequest | PressRequest | ScreenshotRequest | TextRequest | FramesRequest | NotificationRequest | ReloadRequest | WindowRequest;
+/**
+ * A demo window: the runner starts a VS Code server in the demo's own configuration (what
+ * `npm run demo` starts: no smoke-test driver, so toasts and dialogs show as for a user; the
+ * extension installed; the demo crews started by the extension) and opens a page on it in a browser
+ * context of its own. No test runs there: requests naming it as `window` drive it from outside.
+ * 'reload' reloads its page as F5 does; 'close' closes the page and stops its server.
+ */
+export interface DemoRequest {
+  type: 'demo';
+  action: 'open' | 'reload' | 'close';
+  /** A plain name ([A-Za-z0-9_-]), used as `window` by the other requests. */
+  name: string;
+  /** How long to wait for the server and the page (default 60000 ms). */
+  timeoutMs?: number;
+}
+
+export interface DemoResult {
+  /** The workbench URL the demo prints. */
+  url: string;
+}
+
+export type UiRequestBody = TypeRequest | PressRequest | ScreenshotRequest | TextRequest | FramesRequest | NotificationRequest | ReloadRequest | WindowRequest | DemoRequest;
 export type UiRequestType = UiRequestBody['type'];
 export type UiRequest = UiRequestBody & { id: string };
 
@@ -219,13 +240,14 @@ export interface UiResultMap {
   /** Never answered: the extension host that asked is gone once it is served. */
   reload: Record<string, never>;
   window: WindowResult;
+  demo: DemoResult;
 }
 
 export type UiReply<T extends UiRequestType = UiRequestType> =
   | { id: string; ok: true; result: UiResultMap[T] }
   | { id: string; ok: false; error: string };
 
-const REQUEST_TYPES: readonly UiRequestType[] = ['type', 'press', 'screenshot', 'text', 'frames', 'notification', 'reload', 'window'];
+const REQUEST_TYPES: readonly UiRequestType[] = ['type', 'press', 'screenshot', 'text', 'frames', 'notification', 'reload', 'window', 'demo'];
 
 // ---- Peer windows (helpers/peer.ts; the agent in a second window's extension host) ----
 

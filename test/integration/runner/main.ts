@@ -22,6 +22,10 @@
 // secrets and the extension's storage. Its host runs a peer agent instead of the suite
 // (suite/support/peerAgent.ts), reached through files; closing it waits for its host to exit.
 //
+// Demo windows (demoWindows.ts). A test can ask for `npm run demo` itself: a server in the demo's
+// own configuration (demoServer.ts: no smoke-test driver, the extension installed) and a page on
+// it in a browser context of its own, driven from outside through the bridge (`window: <name>`).
+//
 // Window reloads (helpers/reload.ts). A reload session also gets CREW_RUNS_TEST_STATE_DIR, a folder
 // that outlives extension hosts. A test asks for a reload by writing the next phase number into the
 // state file there, logging its mocha counts so far (@@PHASE-RESULT) and a bridge request
@@ -73,6 +77,7 @@ import {
 import { ensureChromium, ensureServerInstalled } from './install';
 import { freeLoopbackPort, killProcessGroup, pidsMentioning, survivors } from './processes';
 import { QUIET_USER_SETTINGS as USER_SETTINGS, startVsCodeServer } from './server';
+import { DemoWindows } from './demoWindows';
 import { UiBridge } from './uiBridge';
 import { PeerWindows } from './windows';
 
@@ -161,6 +166,7 @@ interface LiveSession {
   context?: BrowserContext;
   page?: Page;
   windows?: PeerWindows;
+  demos?: DemoWindows;
   tempDir: string;
   cleaned?: Promise<void>;
 }
@@ -178,6 +184,7 @@ const run: Run = { sessions: [] };
 async function cleanupSession(session: LiveSession): Promise<void> {
   session.cleaned ??= (async () => {
     await session.windows?.closeAll();
+    await session.demos?.closeAll();
     await session.context?.close().catch(() => undefined);
     if (session.server?.pid !== undefined) {
       await killProcessGroup(session.server.pid);
@@ -434,6 +441,7 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
         cwd: repoRoot,
         logFile: serverLogFile,
         onSpawn: (child) => (session.server = child),
+        smokeTestDriver: true,
         // Whatever the server gets, the extension host gets.
         env: {
           ...process.env,
@@ -506,7 +514,17 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
       log,
     });
     session.windows = windows;
-    const bridge = new UiBridge(page, bridgeDir, resultsDir, reloadPage, windows);
+    const demos = new DemoWindows({
+      browser: run.browser,
+      nodeBin,
+      serverMain,
+      extensionDir: repoRoot,
+      tempDir: session.tempDir,
+      logFile: (name, kind) => sessionFile(`${spec.name}-demo-${name}`, kind, 'log'),
+      log,
+    });
+    session.demos = demos;
+    const bridge = new UiBridge(page, bridgeDir, resultsDir, reloadPage, windows, demos);
 
     // The workbench keys its SecretStorage with bytes from POST /mint-key, which the bare server
     // refuses; answer with fixed bytes for this session so secrets survive reloads. For the whole

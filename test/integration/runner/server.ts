@@ -1,6 +1,7 @@
 // Starts VS Code's server (from code-server, see install.ts) the way both the integration runner and
-// `npm run demo` need it: loopback only, no connection token, the smoke-test driver on (it lets the
-// page load an extension from a folder and run tests), and its data in the given folders.
+// `npm run demo` need it: loopback only, no connection token, its data in the given folders, and
+// the smoke-test driver for tests only (it lets the page load an extension from a folder and run
+// tests, but hides notification toasts and modal dialogs: the demo runs without it, demoServer.ts).
 import { type ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import { killProcessGroup } from './processes';
@@ -42,6 +43,11 @@ export interface VsCodeServerOptions {
   startTimeoutMs?: number;
   /** Called with the child right after the spawn, before it listens (so a Ctrl+C meanwhile can stop it). */
   onSpawn?: (server: ChildProcess) => void;
+  /**
+   * Tests: the page may load the extension from a folder and run a test module. Never for what a
+   * user sees: under it the workbench draws no notification toasts and shows no modal dialogs.
+   */
+  smokeTestDriver: boolean;
 }
 
 /**
@@ -57,7 +63,7 @@ export async function startVsCodeServer(options: VsCodeServerOptions): Promise<C
     '--without-connection-token',
     '--accept-server-license-terms',
     // Lets the page load the extension from a folder (extensionDevelopmentPath) and run tests.
-    '--enable-smoke-test-driver',
+    ...(options.smokeTestDriver ? ['--enable-smoke-test-driver'] : []),
     '--disable-telemetry',
     '--user-data-dir', options.userDataDir,
     '--server-data-dir', options.serverDataDir,

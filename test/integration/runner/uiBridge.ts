@@ -18,6 +18,7 @@ import {
   type UiReply,
   type UiRequest,
 } from '../helpers/uiBridgeProtocol';
+import type { DemoWindows } from './demoWindows';
 import type { PeerWindows } from './windows';
 
 const DEFAULT_WAIT_MS = 5000;
@@ -86,6 +87,8 @@ export class UiBridge {
     private readonly onReload?: (request: ReloadRequest) => Promise<void>,
     /** Serves `window` requests, and the pages of requests naming a window. */
     private readonly windows?: PeerWindows,
+    /** Serves `demo` requests, and the pages of requests naming a demo window. */
+    private readonly demos?: DemoWindows,
   ) {
     this.page = mainPage;
   }
@@ -96,6 +99,9 @@ export class UiBridge {
   private pageFor(window: string | undefined): Page {
     if (window === undefined) {
       return this.mainPage;
+    }
+    if (this.demos?.has(window)) {
+      return this.demos.page(window);
     }
     if (!this.windows) {
       throw new Error('this runner session cannot open windows');
@@ -137,6 +143,17 @@ export class UiBridge {
       }
       const timeoutMs = request.timeoutMs ?? 60_000;
       return request.action === 'open' ? this.windows.open(request.name, timeoutMs) : this.windows.close(request.name, timeoutMs);
+    }
+    if (request.type === 'demo') {
+      if (!this.demos) {
+        throw new Error('this runner session cannot open demo windows');
+      }
+      const timeoutMs = request.timeoutMs ?? 60_000;
+      return request.action === 'open'
+        ? this.demos.open(request.name, timeoutMs)
+        : request.action === 'reload'
+          ? this.demos.reload(request.name, timeoutMs)
+          : this.demos.close(request.name);
     }
     this.page = request.type === 'reload' ? this.mainPage : this.pageFor(request.window);
     switch (request.type) {

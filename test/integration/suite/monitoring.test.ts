@@ -21,6 +21,7 @@ import {
   waitForRun,
   waitForStatusBar,
   waitForNotification,
+  stateChanges,
 } from './support/monitoring';
 
 const twoTasks = (pendingMs: number, taskMs: number): Pick<CrewConfig, 'pendingMs' | 'tasks' | 'inputs' | 'kind'> => ({
@@ -128,7 +129,7 @@ describe('Monitoring', function () {
     );
     const details = await api.runs.readDetails(runId);
     assert.strictEqual(details.finalOutput?.text, '# Report on Lifecycle\n\nEverything went well.');
-    assert.deepStrictEqual(details.history.map((h) => h.state), ['queued', 'running', 'succeeded']);
+    assert.deepStrictEqual(stateChanges(details.history), ['queued', 'running', 'succeeded']);
 
     await waitForStatusBar((t) => !/running/.test(t), 'the status bar item hidden once nothing runs');
     await waitForNotification(`Lifecycle on ${crews.alpha.name} succeeded.`);
@@ -195,7 +196,7 @@ describe('Monitoring', function () {
       assert.ok(hiddenChecks >= 1, 'at least one status check met NOT FOUND');
       assert.deepStrictEqual(states.slice(0, hiddenChecks), Array(hiddenChecks).fill('ok queued'), 'NOT FOUND right after kickoff changes nothing');
       const details = await api.runs.readDetails(runId);
-      assert.deepStrictEqual(details.history.map((h) => h.state), ['queued', 'running', 'succeeded']);
+      assert.deepStrictEqual(stateChanges(details.history), ['queued', 'running', 'succeeded']);
       const lines = await runLogLines(run);
       assert.ok(!lines.some((l) => /does not know|not found/i.test(l)), `no NOT FOUND line in ${JSON.stringify(lines)}`);
       await waitFor(() => spy.matching(/^Latecomer on .* succeeded\.$/).length === 1, { message: 'one success notification' });

@@ -11,7 +11,7 @@ import type { RunRecord } from '../../../src/runs/model';
 import type { CrewConfig } from '../../../src/simulator/server';
 import { addCrewWithToken, executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import { type Api, crewRow, testApi } from './support/kit';
-import { waitForStatusBar } from './support/monitoring';
+import { stateChanges, waitForStatusBar } from './support/monitoring';
 import { connectSimulator, type RemoteSimulator, startDetachedSimulator } from './support/reloadSim';
 
 const SIM = 'reload';
@@ -103,7 +103,7 @@ reloadSuite('Reload', function (s) {
       doomedId,
       steady,
       doomed,
-      steadyHistory: details.history.map((h) => h.state),
+      steadyHistory: stateChanges(details.history),
       statusChecks: (await sim.requests()).filter((r) => r.endpoint === 'status').length,
       at: Date.now(),
     };
@@ -141,7 +141,7 @@ reloadSuite('Reload', function (s) {
       }
     }
     const details = await api.runs.readDetails(before.steadyId);
-    assert.deepStrictEqual(details.history.map((h) => h.state).slice(0, before.steadyHistory.length), before.steadyHistory, 'the history kept');
+    assert.deepStrictEqual(stateChanges(details.history).slice(0, before.steadyHistory.length), before.steadyHistory, 'the history kept');
     assert.deepStrictEqual(details.inputs, { topic: 'Reloads' }, 'the inputs kept (in the run\'s file)');
   });
 
@@ -180,7 +180,7 @@ reloadSuite('Reload', function (s) {
     assert.strictEqual(api.runs.get(before.doomedId)!.state, 'failed');
     const details = await api.runs.readDetails(before.steadyId);
     assert.strictEqual(details.finalOutput?.text, '# Report on Reloads\n\nDone after a reload.');
-    assert.deepStrictEqual(details.history.map((h) => h.state), ['queued', 'running', 'succeeded'], 'no state twice');
+    assert.deepStrictEqual(stateChanges(details.history), ['queued', 'running', 'succeeded'], 'no state twice');
     const doomed = await api.runs.readDetails(before.doomedId);
     assert.strictEqual(doomed.error, "ValueError: Simulated failure in task 'writing_task'");
   });

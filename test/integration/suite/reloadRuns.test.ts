@@ -78,7 +78,10 @@ reloadSuite('Reload (run state)', function (s) {
     // reload, only the loaded history can tell the status bar and the tree that the run waits.
     await sim.setFaults({ readFaultRate: 1, readFaultKinds: ['stall'], stallMs: 120_000 });
     await api.runs.flush();
-    const before: Before = { waitingId, waitingLabel: api.runs.get(waitingId)!.label };
+    // The label as the tree draws it (a long one is cut to keep the state in sight).
+    const drawn = flatRows(await treeRows(api)).find((r) => r.id === waitingId);
+    assert.ok(drawn, 'the waiting run has a row');
+    const before: Before = { waitingId, waitingLabel: drawn.label };
     reload.set('before', before);
   });
 

@@ -3,12 +3,13 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { CrewRegistry } from '../../../../src/crews/crewRegistry';
-import type { RunRecord } from '../../../../src/runs/model';
+import type { RunRecord, StateChange } from '../../../../src/runs/model';
 import type { RunPoller } from '../../../../src/runs/poller';
 import type { RunStore } from '../../../../src/runs/runStore';
 import type { Simulator } from '../../../../src/simulator/server';
 import type { CrewsTreeNode, CrewsTreeProvider } from '../../../../src/views/crewsTree';
 import type { FeedbackReviews } from '../../../../src/views/feedbackReview';
+import type { RunPanelProbe } from '../../../../src/views/runPanelProbe';
 import { addCrewWithToken, executeCommand, getExtensionApi, readLog, selectors, ui, waitFor } from '../../helpers';
 
 
@@ -18,6 +19,8 @@ export interface Api {
   poller: RunPoller;
   tree: CrewsTreeProvider;
   reviews: FeedbackReviews;
+  /** What each run view shows (test hooks). */
+  panels: RunPanelProbe;
   logUri: vscode.Uri;
 }
 
@@ -201,4 +204,9 @@ export async function kickOffDirectly(url: string, token: string, inputs: Record
 
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The run's history without its task changes (same state, another task): the states it went through, each once. */
+export function stateChanges(history: StateChange[]): string[] {
+  return history.filter((h, i) => i === 0 || h.state !== history[i - 1].state || h.task === history[i - 1].task).map((h) => h.state);
 }

@@ -1,0 +1,37 @@
+// Issue "First impressions" 13: what the manifest tells a user (settings, walkthrough)
+// says what the code does.
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { POLLER_DEFAULTS } from '../../src/runs/pollTimes';
+
+const root = path.join(__dirname, '..', '..', '..');
+const nls = JSON.parse(readFileSync(path.join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
+const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  contributes: {
+    walkthroughs: { steps: { media: { markdown?: string; image?: string } }[] }[];
+  };
+};
+
+describe('manifest text (first impressions)', () => {
+  it('the polling setting states the first interval and the growth factor the poller uses', () => {
+    const description = nls['crewRuns.pollMaxIntervalSeconds.description'];
+    assert.ok(description.includes(`every ${POLLER_DEFAULTS.fastIntervalMs / 1000} s`), description);
+    assert.ok(description.includes(`${POLLER_DEFAULTS.backoffFactor}×`), description);
+  });
+
+  it('every walkthrough step shows a picture that is in the package', () => {
+    const ignore = readFileSync(path.join(root, '.vscodeignore'), 'utf8');
+    for (const step of manifest.contributes.walkthroughs[0].steps) {
+      const markdown = step.media.markdown;
+      assert.ok(markdown, 'the step has Markdown');
+      const body = readFileSync(path.join(root, markdown), 'utf8');
+      const images = [...body.matchAll(/!\[[^\]]+\]\(([^)]+)\)/g)].map((m) => path.join(path.dirname(markdown), m[1]));
+      assert.ok(images.length > 0, `${markdown} shows a picture`);
+      for (const image of images) {
+        assert.ok(existsSync(path.join(root, image)), `${image} exists`);
+        assert.ok(ignore.includes(`!${path.dirname(image).split(path.sep).join('/')}/`), `${image} is packaged (.vscodeignore)`);
+      }
+    }
+  });
+});
