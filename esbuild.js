@@ -24,6 +24,12 @@ const lazyModules = {
   'src/commands/batchEngine': 'batchEngine',
   // The command implementations and the run view host (src/commands/lazyCommands.ts registers their ids).
   'src/commands/commandHost': 'commands',
+  // jsonc-parser, to count the crews of workspace settings files in an untrusted workspace (src/crews/crewRegistry.ts).
+  'src/crews/crewFileCount': 'crewFiles',
+  // Folding a status into a run: merging its tasks and naming its changes (src/runs/transitions.ts).
+  'src/runs/snapshotReading': 'snapshots',
+  // The log's words for those changes (src/views/runReporter.ts).
+  'src/views/runChangeText': 'changeText',
 };
 
 const lazyModulesPlugin = {
@@ -96,6 +102,9 @@ function makeBuilds(production) {
     { ...nodeOptions, entryPoints: { batchUi: 'src/commands/batchUi.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { batchEngine: 'src/commands/batchEngine.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { commands: 'src/commands/commandHost.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { crewFiles: 'src/crews/crewFileCount.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { snapshots: 'src/runs/snapshotReading.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { changeText: 'src/views/runChangeText.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).

@@ -1,5 +1,4 @@
 // Reading the `crewRuns.crews` setting: pure, so its trust and identity rules are unit-tested.
-import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { normaliseCrewUrl } from '../api/url';
 import { inertLine } from '../util/inertText';
 import { isPlainObject } from '../util/objects';
@@ -110,20 +109,4 @@ function sameUrl(a: string, b: string): boolean {
   const na = normaliseCrewUrl(a);
   const nb = normaliseCrewUrl(b);
   return na.ok && nb.ok ? na.url === nb.url : a === b;
-}
-
-/**
- * How many crews a settings file (JSON with comments) defines under `crewRuns.crews`, also inside a
- * .code-workspace file's "settings". Only counted, never used: see CrewRegistry.
- */
-export function countCrewEntries(text: string): number {
-  const errors: ParseError[] = [];
-  const parsed: unknown = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
-  const settings = isPlainObject(parsed) ? (isPlainObject(parsed['settings']) ? parsed['settings'] : parsed) : {};
-  const crews = settings['crewRuns.crews'];
-  if (Array.isArray(crews)) {
-    return crews.length;
-  }
-  // Unreadable: say something is there if the key appears at all.
-  return errors.length > 0 && text.includes('"crewRuns.crews"') ? 1 : 0;
 }

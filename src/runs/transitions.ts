@@ -2,10 +2,9 @@
 // queue. The store applies them to the latest stored version of a run under the run's lock.
 
 import * as l10n from '@vscode/l10n';
-import type { StatusSnapshot, TaskOutput } from '../api/types';
-import { describeChanges, type RunChange } from './changes';
-import { forgottenRun, isForgotten } from './notFound';
-import { mergeTaskOutputs } from './taskMerge';
+import type { StatusSnapshot } from '../api/types';
+import type { RunChange } from './changes';
+import type * as SnapshotReading from './snapshotReading';
 import { emptyDetails, type FeedbackRound, isDisposable, isFinished, type NewRun, type RunDetails, type RunRecord, runLabel, type StopReason } from './model';
 
 
@@ -37,73 +36,11 @@ export function newRun(id: string, run: NewRun, now: number): { record: RunRecor
   return { record, details };
 }
 
-/**
- * Folds a status into the run (both are copies the caller owns). Returns what meaningfully changed
- * (runs/changes.ts). A NOT FOUND for a run the service has reported before is read as "probably waiting for
- * feedback", unless it is a bare HTTP 404 (the server forgot the run, see notFound.ts); before that (just after kickoff) it changes nothing but starts the NOT FOUND clock.
- */
+/** Folds a status into the run: snapshotFold.ts, in its own bundle (dist/snapshots.js) loaded by the first status. */
 export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: StatusSnapshot, now: number): RunChange[] {
-  const effective = interpret(record, snapshot, now, details.tasks.at(-1));
-  const describeFrom = details.lastSnapshot;
-  // A status arrived: a warning about failed checks is over (cleared in this same write).
-  record.warning = undefined;
-  record.message = effective.message;
-  record.progress = effective.progress;
-  const taskChanged = effective.currentTask !== undefined && effective.currentTask !== record.currentTask;
-  record.currentTask = effective.currentTask;
-  if (effective.state !== record.state) {
-    details.history.push({ state: effective.state, at: now, message: effective.message });
-    record.state = effective.state;
-  }
-  if (taskChanged && !isFinished(record)) {
-    details.history.push({ state: record.state, at: now, task: effective.currentTask }); // The run view's timeline shows task changes too.
-  }
-  record.needsFeedback = record.state === 'awaitingFeedback';
-  record.taskId = effective.feedback?.taskId ?? record.taskId;
-  if (isFinished(record)) {
-    record.finishedAt ??= now;
-    record.watching = false;
-    record.stopReason = undefined;
-    record.feedbackInferred = undefined;
-  }
-  const tasksBefore = details.tasks;
-  details.tasks = mergeTaskOutputs(details.tasks, snapshot);
-  details.finalOutput = snapshot.finalOutput ?? details.finalOutput;
-  details.error = snapshot.error ?? details.error;
-  details.lastSnapshot = effective;
-  const neverSeen = snapshot.state === 'notFound' && !record.seenBySource;
-  return neverSeen ? [] : describeChanges(describeFrom, effective, tasksBefore, details.tasks);
-}
-
-/** Works out what a status means for this run; updates the record's NOT FOUND bookkeeping. */
-function interpret(record: RunRecord, snapshot: StatusSnapshot, now: number, lastKnownTask?: TaskOutput): StatusSnapshot {
-  if (snapshot.state !== 'notFound') {
-    record.seenBySource = true;
-    record.notFoundSince = undefined;
-    record.feedbackInferred = undefined;
-    return snapshot;
-  }
-  record.notFoundSince ??= now;
-  if (!record.seenBySource) {
-    // Just after kickoff the service may not list the run yet: keep what we have.
-    return { ...snapshot, state: record.state, message: record.message };
-  }
-  if (isForgotten(record, snapshot)) {
-    // A bare HTTP 404: the server forgot the run; nothing says it waits for feedback.
-    record.feedbackInferred = undefined;
-    return forgottenRun(record, snapshot);
-  }
-  record.feedbackInferred = true;
-  // A NOT FOUND body says nothing about the task: offer the last output seen for review.
-  const lastTask = snapshot.lastTask ?? lastKnownTask;
-  return {
-    ...snapshot,
-    state: 'awaitingFeedback',
-    message: l10n.t('The service no longer lists this run; it is probably waiting for human feedback.'),
-    progress: record.progress,
-    currentTask: record.currentTask,
-    feedback: snapshot.feedback ?? { taskId: record.taskId, taskName: lastTask?.name, output: lastTask?.output },
-  };
+  // A plain require, so the bundle loads dist/snapshots.js synchronously (like lazyClient.ts the client).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('./snapshotReading') as typeof SnapshotReading).foldSnapshot(record, details, snapshot, now);
 }
 
 /**

@@ -3,12 +3,19 @@ import { isFinished, type RunRecord } from '../runs/model';
 import type { PollResult, TokenNeed } from '../runs/poller';
 import type { Services } from '../services';
 import { showError, showInfo, showWarning } from './notify';
-import { changeLine } from './runChangeText';
+import type * as RunChangeText from './runChangeText';
 
 type NotificationLevel = 'all' | 'failuresAndFeedback' | 'off';
 
 /** Largest final output written to the log; the run view and Open Output in Editor show all of it. */
 const MAX_LOGGED_OUTPUT = 20_000;
+
+/** The log's words for a change: their own bundle (dist/changeText.js), loaded with the first change to log. */
+function changeLine(...args: Parameters<typeof RunChangeText.changeLine>): RunChangeText.ChangeLine {
+  // A plain require, so the bundle loads dist/changeText.js synchronously (like transitions.ts dist/snapshots.js).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('./runChangeText') as typeof RunChangeText).changeLine(...args);
+}
 
 /**
  * Tells the user what the runs polled by this window do: a log line per meaningful change, the

@@ -100,7 +100,7 @@ describe('input presets', () => {
 
 describe('hidden workspace crews', () => {
   it('are counted in settings files with comments and trailing commas, and in .code-workspace files', async () => {
-    const { countCrewEntries } = await import('../../src/crews/crewConfig');
+    const { countCrewEntries } = await import('../../src/crews/crewFileCount');
     assert.equal(countCrewEntries('{\n // a comment\n "crewRuns.crews": [{ "name": "a // not a comment", "url": "https://x" },], /* x */ }'), 1);
     assert.equal(countCrewEntries('{ "folders": [], "settings": { "crewRuns.crews": [{}, {}] } }'), 2);
     assert.equal(countCrewEntries('{ "editor.tabSize": 2 }'), 0);
