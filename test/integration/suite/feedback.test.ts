@@ -36,7 +36,7 @@ function bodyText(comment: vscode.Comment): string {
 }
 
 function reviewEditor(runId: string, round: number): vscode.TextEditor | undefined {
-  return vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'crew-review' && e.document.uri.path === `/${runId}/review-${round}.md`);
+  return vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'crew-review' && e.document.uri.path.startsWith(`/${runId}/`) && e.document.uri.path.endsWith(` · review-${round}.md`));
 }
 
 async function openReview(api: Api, runId: string, round: number): Promise<ReviewThread> {
