@@ -198,8 +198,9 @@ export class RunStore {
    * Folds a polled status in only if the run is still the version polled (same kickoff id and revision):
    * feedback sent, Stop Watching or a removal meanwhile, here or in another window, make it stale.
    */
-  async applyPolled(id: string, polled: PolledVersion | undefined, snapshot: StatusSnapshot): Promise<{ applied: boolean; changes: RunChange[] }> {
+  async applyPolled(id: string, polled: PolledVersion | undefined, snapshot: StatusSnapshot): Promise<{ applied: boolean; changes: RunChange[]; notice?: change.RunNotice }> {
     let changes: RunChange[] = [];
+    let notice: change.RunNotice | undefined;
     const outcome = await this.write(id, async (latest) => {
       if (polled && (latest.kickoffId !== polled.kickoffId || latest.revision !== polled.revision)) {
         return undefined;
@@ -207,12 +208,13 @@ export class RunStore {
       const record = { ...latest };
       const details = await this.files.read(id);
       changes = change.foldSnapshot(record, details, snapshot, this.clock.now());
+      notice = change.noticeOf(latest, record);
       return { record, details };
     });
     if (outcome === 'changed' && isFinished(this.records.get(id) ?? { state: 'queued' })) {
       this.fireChange(await this.enforceCap());
     }
-    return { applied: outcome === 'changed' || outcome === 'unchanged', changes };
+    return { applied: outcome === 'changed' || outcome === 'unchanged', changes, notice: outcome === 'changed' ? notice : undefined };
   }
 
   /** The service forgot the run (`message` says how, e.g. the demo's server is gone): stopped, not failed. */

@@ -12,6 +12,7 @@ import { isForgotten, notFoundWatchOver } from './notFound';
 import { intervalAfterCheck } from './pollPace';
 import type { DueTimes, Schedule, Timings } from './pollTimes';
 import type { RunStore } from './runStore';
+import type { RunNotice } from './transitions';
 import { errorText } from '../util/errorText';
 
 /** Says whether this window may poll a run (see LeaseManager); `release` when it stops polling it. */
@@ -33,6 +34,8 @@ export interface PollResult {
   durationMs: number;
   /** What meaningfully changed (only when ok). */
   changes?: RunChange[];
+  /** What to tell the user: said by this window alone, whose write made the change (transitions.ts noticeOf). */
+  notice?: RunNotice;
   error?: string;
 }
 
@@ -93,6 +96,7 @@ export async function checkRun(host: CheckHost, s: Schedule, controller: AbortCo
     return;
   }
   let changes: RunChange[];
+  let notice: RunNotice | undefined;
   try {
     // Checked in the run's queue against its latest stored version: feedback, a resume, a stop or a removal meanwhile (any window) make it stale.
     const result = await host.store.applyPolled(run.id, polled, snapshot);
@@ -101,12 +105,13 @@ export async function checkRun(host: CheckHost, s: Schedule, controller: AbortCo
       return;
     }
     changes = result.changes;
+    notice = result.notice;
   } catch (e) {
     await handleFailure(host, s, run, e, now); // Could not save (disk full?): back off like any failed check.
     return;
   }
   const durationMs = host.clock.now() - now;
-  host.firePoll({ runId: run.id, ok: true, durationMs, changes });
+  host.firePoll({ runId: run.id, ok: true, durationMs, changes, notice });
   s.consecutiveFailures = 0;
   s.notBefore = 0;
   if (run.warning !== undefined) {

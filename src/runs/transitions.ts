@@ -122,6 +122,21 @@ export function feedbackSent(round: FeedbackRound, now: number): { record: Recor
   };
 }
 
+/** What the user is told of a write: the run ended, or began waiting for feedback. */
+export type RunNotice = 'ended' | 'waiting';
+
+/**
+ * The notice a write from `before` (the latest stored version) to `after` makes. Decided against the
+ * stored version, not a window's memory, so that it is made once: by the window whose write changed
+ * the run, never again by a window that takes the run over and polls the same state.
+ */
+export function noticeOf(before: RunRecord, after: RunRecord): RunNotice | undefined {
+  if (isFinished(after) && before.state !== after.state) {
+    return 'ended';
+  }
+  return after.needsFeedback && !before.needsFeedback ? 'waiting' : undefined;
+}
+
 /** The runs to drop so that no crew keeps more than `max`: its oldest finished ones, never one still going. */
 export function overCap(runs: RunRecord[], max: number): string[] {
   const byCrew = new Map<string, RunRecord[]>();

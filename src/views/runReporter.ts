@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { isFinished, type RunRecord } from '../runs/model';
+import type { RunRecord } from '../runs/model';
 import type { PollResult, TokenNeed } from '../runs/poller';
 import type { Services } from '../services';
 import { showError, showInfo, showWarning } from './notify';
@@ -20,41 +20,18 @@ function changeLine(...args: Parameters<typeof RunChangeText.changeLine>): RunCh
 /**
  * Tells the user what the runs polled by this window do: a log line per meaningful change, the
  * final output once, a notification when a run ends or waits for feedback. Only the window that
- * polls a run reports it, so several windows never notify twice.
+ * polls a run reports it, and only the write that made a change notifies, so windows never notify twice.
  */
 export class RunReporter implements vscode.Disposable {
-  private readonly lastSeen = new Map<string, { state: RunRecord['state']; needsFeedback: boolean }>();
   /** Last problem logged per run, so a flaky network does not flood the log with the same line. */
   private readonly lastProblem = new Map<string, string>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly services: Services) {
-    for (const run of services.runs.list()) {
-      this.lastSeen.set(run.id, { state: run.state, needsFeedback: run.needsFeedback });
-    }
     this.disposables.push(
       services.poller.onDidPoll((result) => void this.onPoll(result)),
       services.poller.onDidNeedToken((need) => void this.onNeedToken(need)),
-      // Feedback sent here (or a resume) ends the wait without a poll: forget it, so that the next
-      // wait (another review round) is reported even when the very next poll already sees it.
-      services.runs.onDidChange(({ runIds }) => {
-        for (const id of runIds) {
-          const seen = this.lastSeen.get(id);
-          const run = services.runs.get(id);
-          if (!seen && run) {
-            // Loaded after this reporter was made (a reload), or started in another window, which reported it so far.
-            this.lastSeen.set(id, { state: run.state, needsFeedback: run.needsFeedback });
-          } else if (seen?.needsFeedback && run && !run.needsFeedback) {
-            this.lastSeen.set(id, { ...seen, needsFeedback: false });
-          }
-        }
-      }),
     );
-  }
-
-  /** A run this window just started: remember its state so its first transition is reported. */
-  track(run: RunRecord): void {
-    this.lastSeen.set(run.id, { state: run.state, needsFeedback: run.needsFeedback });
   }
 
   dispose(): void {
@@ -83,15 +60,12 @@ export class RunReporter implements vscode.Disposable {
       const { text, error } = changeLine(change);
       this.services.log[error ? 'error' : 'info'](`${prefix} ${text}`);
     }
-    const before = this.lastSeen.get(run.id);
-    const now = { state: run.state, needsFeedback: run.needsFeedback };
-    this.lastSeen.set(run.id, now);
-    const ended = isFinished(run) && (!before || before.state !== run.state);
-    const startedWaiting = run.needsFeedback && !before?.needsFeedback;
-    if (ended) {
+    // The store decided the notice against the run's latest stored version: only the window whose
+    // write ended the run (or made it wait) hears of it, however the runs move between windows.
+    if (result.notice === 'ended') {
       await this.logFinalOutput(run, prefix);
       this.notify(run, run.state === 'succeeded' ? 'success' : 'failure');
-    } else if (startedWaiting) {
+    } else if (result.notice === 'waiting') {
       this.notify(run, 'feedback');
     }
   }

@@ -337,6 +337,25 @@ describe('RunStore: one truth across windows (revisions, tombstones)', () => {
     assert.equal(fresh.get(run.id)?.stopReason, 'user');
   });
 
+  it('a run ending or waiting for feedback is announced once, by the window whose write made the change', async () => {
+    const a = await window();
+    const b = await window();
+    const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: { topic: 'x' } });
+    b.reload();
+    const waiting = snap('awaitingFeedback', { feedback: { taskId: 't1', taskName: 'review' } });
+    assert.equal((await a.applyPolled(run.id, undefined, waiting)).notice, 'waiting', 'A made the change: A says it');
+    // B takes the run over (a lease hand-over) and polls the same wait: nothing new to say.
+    b.reload();
+    assert.equal((await b.applyPolled(run.id, undefined, waiting)).notice, undefined, 'B repeated what A said');
+    // Feedback sent in B; the next round's wait is new again, whoever polls it.
+    await b.addFeedbackRound(run.id, { at: clock.now(), approve: false, feedback: 'More', taskId: 't1' });
+    a.reload();
+    assert.equal((await a.applyPolled(run.id, undefined, waiting)).notice, 'waiting', 'the second round');
+    assert.equal((await a.applyPolled(run.id, undefined, snap('succeeded'))).notice, 'ended');
+    b.reload();
+    assert.equal((await b.applyPolled(run.id, undefined, snap('succeeded'))).notice, undefined, 'the end is said once');
+  });
+
   it('every write bumps the run\u2019s revision, and a write starts from the latest stored version', async () => {
     const a = await window();
     const b = await window();

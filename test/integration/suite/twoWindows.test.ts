@@ -28,6 +28,8 @@ const CREWS: CrewConfig[] = [
   // Ends some 50 s after its kickoff: through a window closing and the other taking over.
   crew('handoff', 'Handoff', [task('first_task', 10_000), task('second_task', 40_000)]),
   crew('review', 'Review', [task('draft_task', 2_000), task('review_task', 2_000, true), task('publish_task', 2_000)]),
+  // Waits for feedback only after window B has surely seen it running (B re-reads the shared runs every 30 s).
+  crew('lateReview', 'Late review', [task('draft_task', 45_000), task('review_task', 2_000, true)]),
 ];
 
 describe('Two windows', function () {
@@ -217,12 +219,23 @@ describe('Two windows', function () {
     assert.strictEqual(succeeded(all).length, 1, `"… succeeded." once in both windows together (${seen})`);
   });
 
-  it('closing window A hands its runs to window B within one lease period', async () => {
+  it('closing window A hands its runs to window B within one lease period; B does not announce again what A announced', async () => {
+    // A run that waits for feedback, announced by A, when A closes; B knew it before it waited.
+    const waiting = await kickOffInA('lateReview', 'Waiting at the handover');
+    const seenByB = await waitFor(() => api.runs.get(waiting.runId), { message: 'window B knows the run', timeoutMs: LEASE_PERIOD_MS + 10_000, intervalMs: 100 });
+    assert.strictEqual(seenByB.needsFeedback, false, 'window B knew the run before it waited for feedback');
     const topic = 'Handed to B';
     const { runId, kickoffId } = await kickOffInA('handoff', topic);
-    await waitFor(() => api.runs.get(runId), { message: 'window B knows the run', timeoutMs: LEASE_PERIOD_MS + 10_000, intervalMs: 250 });
+    await waitFor(() => api.runs.get(runId) && api.runs.get(waiting.runId)?.needsFeedback, {
+      message: 'window B knows both runs, one waiting for feedback',
+      timeoutMs: LEASE_PERIOD_MS + 30_000,
+      intervalMs: 250,
+    }).catch((error: Error) => explain(waiting.runId, error));
     await waitFor(() => statusChecks(kickoffId).length > 0, { message: 'window A polls the run', timeoutMs: 30_000 });
     const label = api.runs.get(runId)!.label;
+    const waitingLabel = api.runs.get(waiting.runId)!.label;
+    const askedForFeedback = (messages: ShownMessage[]) => messagesAbout(messages, waitingLabel, names.lateReview, /waiting for your feedback/);
+    await waitFor(async () => askedForFeedback(await windowA().messages()).length === 1, { message: 'window A announces the run waiting for feedback', timeoutMs: 15_000 });
     const messagesOfA = await windowA().messages();
     await windowA().close(); // Resolves once A's extension host has exited: whatever polls now is B.
     a = undefined;
@@ -237,6 +250,16 @@ describe('Two windows', function () {
     const tookMs = first.time - closedAt;
     console.log(`      window B polled it ${(tookMs / 1000).toFixed(1)} s after window A closed`);
     assert.ok(tookMs <= LEASE_PERIOD_MS, `window B took over within one lease period (${(tookMs / 1000).toFixed(1)} s)`);
+
+    // B polls the waiting run too (twice, so the first poll's reporting is surely over): it was announced already.
+    const polledByB: string[] = [];
+    const listening = api.poller.onDidPoll((result) => result.runId === waiting.runId && result.ok && polledByB.push(result.runId));
+    try {
+      await waitFor(() => polledByB.length >= 2, { message: 'window B polls the run waiting for feedback', timeoutMs: 2 * LEASE_PERIOD_MS + 15_000, intervalMs: 250 });
+    } finally {
+      listening.dispose();
+    }
+    assert.deepStrictEqual(askedForFeedback(spy.shown), [], `window B does not ask again for feedback A asked for (${JSON.stringify(spy.shown.map((m) => m.message))})`);
 
     const done = await waitFor(() => api.runs.get(runId)?.state === 'succeeded' && api.runs.get(runId), { message: 'window B follows the run to its end', timeoutMs: 90_000, intervalMs: 250 });
     assert.strictEqual(done.watching, false);
