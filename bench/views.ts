@@ -19,7 +19,7 @@ export function viewBenchRows(v: ViewsBench) {
       reference: 'Open Run → first screen of a 1 KB output',
       referenceValue: round(v.smallOpenToRenderedMs, 0),
       ratio: ratio(v.openToRenderedMs, v.smallOpenToRenderedMs),
-      note: `${v.previewChars} characters on the first screen, the page's render ${v.pageRenderMs} ms; largest message ${kb(v.bigMaxMessageBytes)} KB`,
+      note: `${v.previewChars} characters on the first screen, the page's render ${v.pageRenderMs} ms; largest message ${kb(v.bigMaxMessageBytes)} KB; after the command: panel ${v.openPhases.attached} ms, init sent ${v.openPhases.init} ms, first report ${v.openPhases.report} ms; an empty webview's first message ${round(v.emptyWebviewMs, 0)} ms`,
     },
     {
       item,
@@ -31,7 +31,7 @@ export function viewBenchRows(v: ViewsBench) {
       reference: 'markdown-it on the same 5 MB in the extension host, one go',
       referenceValue: round(v.markdownAllMs, 0),
       ratio: ratio(v.showAllMs, v.markdownAllMs),
-      note: `${v.allChars} characters of text rendered`,
+      note: `${v.allChars} characters of text rendered; the page spent ${v.showAllPage.markdownMs} ms in markdown-it, ${v.showAllPage.insertMs} ms putting its HTML in`,
     },
     {
       item,

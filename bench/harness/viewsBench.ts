@@ -8,12 +8,18 @@ import type { CrewRunsTestApi } from '../../src/testApi';
 import { createMarkdown } from '../../src/views/webview/markdown';
 
 export interface ViewsBench {
+  /** createWebviewPanel → its page's first message, for a page with one inline script (median of 3). */
+  emptyWebviewMs: number;
+  /** Open Run of the 5 MB output, ms after the command: panel attached, `init` posted, first report. */
+  openPhases: { attached: number; init: number; report: number };
   openToRenderedMs: number;
   /** Open Run → first screen of a 1 KB output: the webview's own cost, the reference. */
   smallOpenToRenderedMs: number;
   pageRenderMs: number;
   previewChars: number;
   showAllMs: number;
+  /** Of Show All, the page's time in markdown-it and in innerHTML. */
+  showAllPage: { markdownMs: number; insertMs: number };
   allChars: number;
   /** The page's longest task while Show All rendered the rest (0: none over 50 ms). */
   showAllLongestTaskMs: number;
@@ -35,6 +41,18 @@ type WaitFor = <T>(check: () => T | undefined | Promise<T | undefined>, what: st
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+async function emptyWebview(): Promise<number> {
+  const started = performance.now();
+  const panel = vscode.window.createWebviewPanel('crewRunsBench.empty', 'Empty', vscode.ViewColumn.Active, { enableScripts: true });
+  const nonce = Math.random().toString(36).slice(2);
+  const message = new Promise<void>((resolve) => panel.webview.onDidReceiveMessage(() => resolve()));
+  panel.webview.html = `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'nonce-${nonce}';"></head><body><p>Empty</p><script nonce="${nonce}">acquireVsCodeApi().postMessage('ready');</script></body></html>`;
+  await message;
+  const ms = performance.now() - started;
+  panel.dispose();
+  return ms;
+}
+
 export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFor: WaitFor): Promise<ViewsBench> {
   const panels = api.panels;
   const report = (id: string) => panels.inspect(id)?.pageReport;
@@ -49,8 +67,17 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
     const opened = performance.now();
     await vscode.commands.executeCommand('crewRuns.openRun', { runId });
     const first = await waitFor(() => (report(runId)?.hasFinalOutput ? report(runId) : undefined), 'the output rendered');
-    return { ms: performance.now() - opened, first };
+    const ms = performance.now() - opened;
+    const times = panels.inspect(runId)!.times;
+    const since = (t: number | undefined) => (t === undefined ? -1 : Math.round(t - opened));
+    return { ms, first, phases: { attached: since(times.attached), init: since(times.firstInit), report: since(times.firstReport) } };
   };
+
+  // The floor: any webview here, from createWebviewPanel to its page's first message (no assets).
+  const emptyWebviewMs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    emptyWebviewMs.push(await emptyWebview());
+  }
 
   // Reference: the same path with a 1 KB output.
   const small = await finished('small', `# Small report\n\n${'A short finding. '.repeat(60)}`);
@@ -71,6 +98,7 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
     return r?.finalOutputComplete ? r : undefined;
   }, 'all of the 5 MB output', 120_000);
   const showAllMs = performance.now() - showAllStarted;
+  const pageTimes = { markdownMs: all.markdownMs - bigOpen.first.markdownMs, insertMs: all.insertMs - bigOpen.first.insertMs };
   const bigInspect = panels.inspect(big.id)!;
   await closeAll();
   const mdStarted = performance.now();
@@ -137,11 +165,14 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
   const bigBatch = await batch(500);
 
   return {
+    emptyWebviewMs: median(emptyWebviewMs),
+    openPhases: bigOpen.phases,
     openToRenderedMs: bigOpen.ms,
     smallOpenToRenderedMs: smallOpen.ms,
     pageRenderMs: bigOpen.first.renderMs,
     previewChars: bigOpen.first.finalOutputTextLength,
     showAllMs,
+    showAllPage: pageTimes,
     allChars: all.finalOutputTextLength,
     showAllLongestTaskMs: longestTask,
     markdownAllMs,

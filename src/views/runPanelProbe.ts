@@ -17,6 +17,8 @@ export interface RunPanelInspection {
   /** The page has said `ready` and been sent its `init`. */
   ready: boolean;
   visible: boolean;
+  /** When (performance.now()) the panel was attached, its first `init` posted, its page's first report received. */
+  times: { attached: number; firstInit?: number; firstReport?: number };
 }
 
 interface Counts {
@@ -27,6 +29,7 @@ interface Counts {
   reports: number;
   inits: number;
   pageReport?: PageReport;
+  times: RunPanelInspection['times'];
 }
 
 export class RunPanelProbe implements RunPanelObserver {
@@ -37,7 +40,7 @@ export class RunPanelProbe implements RunPanelObserver {
   }
 
   attached(runId: string, panel: ObservedPanel): void {
-    this.panels.set(runId, { panel, sentMessages: 0, lastMessageBytes: 0, maxMessageBytes: 0, reports: 0, inits: 0 });
+    this.panels.set(runId, { panel, sentMessages: 0, lastMessageBytes: 0, maxMessageBytes: 0, reports: 0, inits: 0, times: { attached: performance.now() } });
     panel.panel.onDidDispose(() => {
       if (this.panels.get(runId)?.panel === panel) {
         this.panels.delete(runId);
@@ -52,6 +55,9 @@ export class RunPanelProbe implements RunPanelObserver {
       counts.lastMessageBytes = bytes;
       counts.maxMessageBytes = Math.max(counts.maxMessageBytes, bytes);
       counts.inits += message.type === 'init' ? 1 : 0;
+      if (message.type === 'init') {
+        counts.times.firstInit ??= performance.now();
+      }
     }
   }
 
@@ -60,6 +66,7 @@ export class RunPanelProbe implements RunPanelObserver {
     if (counts) {
       counts.reports++;
       counts.pageReport = report;
+      counts.times.firstReport ??= performance.now();
     }
   }
 
@@ -69,7 +76,7 @@ export class RunPanelProbe implements RunPanelObserver {
       return undefined;
     }
     const { panel, ...rest } = counts;
-    return { ...rest, html: panel.panel.webview.html, ready: panel.ready(), visible: panel.panel.visible };
+    return { ...rest, times: { ...rest.times }, html: panel.panel.webview.html, ready: panel.ready(), visible: panel.panel.visible };
   }
 
   /** Renders the whole final output in the run's panel, as its Show All button does. */

@@ -93,6 +93,8 @@ describe('run view protocol: parsePageMessage', () => {
       renderMs: 3,
       longestTaskMs: 0,
       messagesHandled: 1,
+      markdownMs: 2,
+      insertMs: 1,
     };
     const parsed = parsePageMessage({ type: 'rendered', report: { ...report, injected: '<b>' } });
     assert.deepEqual(parsed, { type: 'rendered', report });

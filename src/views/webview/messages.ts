@@ -68,6 +68,9 @@ export interface PageReport {
   longestTaskMs: number;
   /** Messages from the host handled so far. */
   messagesHandled: number;
+  /** Milliseconds spent so far in markdown-it, and in putting its HTML into the page (where Show All's time goes). */
+  markdownMs: number;
+  insertMs: number;
 }
 
 /** Page → host. */
@@ -94,6 +97,8 @@ const REPORT_NUMBERS = [
   'renderMs',
   'longestTaskMs',
   'messagesHandled',
+  'markdownMs',
+  'insertMs',
 ] as const;
 const REPORT_STRINGS = ['stateText', 'message', 'elapsedText', 'progressText', 'currentTask'] as const;
 const REPORT_BOOLEANS = ['hasFinalOutput', 'finalOutputComplete', 'hasError'] as const;

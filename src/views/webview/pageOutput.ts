@@ -61,6 +61,9 @@ export function forgetOutput(container: Element | null): void {
   }
 }
 
+/** Time spent in markdown-it and in innerHTML so far (reported to tests and the bench). */
+export const renderTimes = { markdownMs: 0, insertMs: 0 };
+
 function appendPiece(container: HTMLElement, kind: OutputView['kind'], text: string): void {
   let piece: HTMLElement;
   if (kind === 'json') {
@@ -68,8 +71,13 @@ function appendPiece(container: HTMLElement, kind: OutputView['kind'], text: str
     piece.textContent = text;
   } else {
     piece = h('div', { class: 'segment' });
+    const started = performance.now();
+    const html = md.render(text);
+    const rendered = performance.now();
+    renderTimes.markdownMs += rendered - started;
     // markdown-it output: html disabled, links validated (see markdown.ts).
-    piece.innerHTML = md.render(text);
+    piece.innerHTML = html;
+    renderTimes.insertMs += performance.now() - rendered;
   }
   container.append(piece);
   shown.set(container, shownChars(container) + (piece.textContent?.length ?? 0));

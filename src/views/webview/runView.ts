@@ -6,7 +6,7 @@
 import type { HostMessage, PageReport } from './messages';
 import { isSafeLink } from './messages';
 import { byId, page, post, saveUiState, show, t } from './page';
-import { handleChunk, isLoading, resetLoading, setOnRendered, shownChars, startShowAll } from './pageOutput';
+import { handleChunk, isLoading, renderTimes, resetLoading, setOnRendered, shownChars, startShowAll } from './pageOutput';
 import { scanTotals, takeLongestTask, watchLongTasks } from './pageScan';
 import { renderFinal, renderHistory, renderRounds, renderSummary, renderTasks, tick } from './pageSections';
 import { buildSkeleton } from './pageSkeleton';
@@ -61,6 +61,8 @@ function report(): void {
     renderMs: Math.round(renderMs),
     longestTaskMs: takeLongestTask(),
     messagesHandled,
+    markdownMs: Math.round(renderTimes.markdownMs),
+    insertMs: Math.round(renderTimes.insertMs),
   };
   post({ type: 'rendered', report: pageReport });
 }
