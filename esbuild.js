@@ -61,6 +61,17 @@ const oneVscodeNamespacePlugin = {
   },
 };
 
+/**
+ * `@vscode/l10n` in the lower layers (which must not import `vscode`) is VS Code's own l10n in the bundles:
+ * src/util/vscodeL10n.ts. Plain-Node unit tests keep the package.
+ */
+const vscodeL10nPlugin = {
+  name: 'vscode-l10n',
+  setup(build) {
+    build.onResolve({ filter: /^@vscode\/l10n$/ }, () => ({ path: path.join(__dirname, 'src', 'util', 'vscodeL10n.ts') }));
+  },
+};
+
 const problemMatcherPlugin = {
   name: 'problem-matcher',
   setup(build) {
@@ -91,7 +102,7 @@ function makeBuilds(production) {
     // jsonc-parser's UMD build requires its parts at run time, out of the bundle's sight: take the ESM build.
     mainFields: ['module', 'main'],
     logLevel: 'warning',
-    plugins: [lazyModulesPlugin, oneVscodeNamespacePlugin, problemMatcherPlugin],
+    plugins: [lazyModulesPlugin, oneVscodeNamespacePlugin, vscodeL10nPlugin, problemMatcherPlugin],
   };
 
   return [
@@ -108,7 +119,8 @@ function makeBuilds(production) {
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).
-    { ...nodeOptions, entryPoints: { 'simulator-cli': 'src/simulator/main.ts' }, outdir: 'dist' },
+    // (plain Node: no `vscode` to translate with)
+    { ...nodeOptions, entryPoints: { 'simulator-cli': 'src/simulator/main.ts' }, outdir: 'dist', plugins: nodeOptions.plugins.filter((p) => p !== vscodeL10nPlugin) },
     {
       bundle: true,
       format: 'iife',

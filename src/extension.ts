@@ -24,7 +24,6 @@ import { RunRevealer } from './views/revealRuns';
 import { RunsStatusBar } from './views/statusBar';
 import { followViewedRuns } from './views/viewedRuns';
 import { readCrewRunsNumbers } from './util/crewRunsSettings';
-import { useL10nBundle } from './views/l10nBundle';
 
 /** The command implementations, loaded on first use; deactivate stops the demo crews if they were started. */
 let commands: LazyCommands | undefined;
@@ -32,7 +31,6 @@ let commands: LazyCommands | undefined;
 let releaseRuns: (() => Promise<void>) | undefined;
 
 export function activate(context: vscode.ExtensionContext) {
-  useL10nBundle();
   const log = vscode.window.createOutputChannel('Crew Runs', { log: true });
   context.subscriptions.push(setListenerErrorSink((error) => log.error(`An event listener failed: ${errorText(error)}`)));
   // Clamped, and user-only where a workspace must not decide (history size; every number when untrusted).

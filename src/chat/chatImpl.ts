@@ -3,6 +3,4 @@
 export { createTools } from './tools';
 export { createParticipantHandler } from './participantHost';
 export { chatKit } from './chatKit';
-import { useL10nBundle } from '../views/l10nBundle';
 
-useL10nBundle(); // This bundle's copy of @vscode/l10n (views/l10nBundle.ts).

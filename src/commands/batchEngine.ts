@@ -10,9 +10,7 @@ import { describeError } from '../views/errorMessages';
 import type { BatchUiKit } from './batchCommands';
 import { batchRunEnd, sendBatchRow } from './batchSending';
 import { canOfferStop, stopRun } from './stopCommands';
-import { useL10nBundle } from '../views/l10nBundle';
 
-useL10nBundle(); // This bundle's copy of @vscode/l10n (views/l10nBundle.ts).
 
 /** What the batch UI (dist/batchUi.js) takes from outside its bundle; it loads with this one. */
 export const batchUiKit: BatchUiKit = { describeError, stopRun, canOfferStop };

@@ -8,9 +8,7 @@ import type { Services } from '../services';
 import { BatchResultsPanels } from '../views/batchResultsPanel';
 import { type BatchUiKit, registerBatchCommands } from './batchCommands';
 import { registerBatchResultsCommands } from './batchResultsCommands';
-import { useL10nBundle } from '../views/l10nBundle';
 
-useL10nBundle(); // This bundle's copy of @vscode/l10n (views/l10nBundle.ts).
 
 export interface BatchUi {
   handlers: Map<string, (arg?: unknown) => unknown>;

@@ -15,9 +15,7 @@ import { registerKickoffCommands } from './kickoffCommands';
 import { registerRunCommands } from './runCommands';
 import { registerRunViewCommands } from './runViewCommands';
 import { registerStopCommands } from './stopCommands';
-import { useL10nBundle } from '../views/l10nBundle';
 
-useL10nBundle(); // This bundle's copy of @vscode/l10n (views/l10nBundle.ts).
 
 export interface CommandHost {
   panels: RunPanelManager;

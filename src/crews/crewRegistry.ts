@@ -13,6 +13,8 @@ export class CrewRegistry implements vscode.Disposable {
   private readonly health = new Map<string, CrewHealth>();
   private readonly tokenPresence = new Map<string, boolean>();
   private hiddenWorkspaceCrews = 0;
+  /** The last value of the crewRuns.hiddenWorkspaceCrews context key sent (unset reads as false). */
+  private hiddenContext = false;
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [];
@@ -136,7 +138,12 @@ export class CrewRegistry implements vscode.Disposable {
     }
     this.crews = result.crews;
     this.hiddenWorkspaceCrews = result.hiddenWorkspaceCrews;
-    void vscode.commands.executeCommand('setContext', 'crewRuns.hiddenWorkspaceCrews', result.hiddenWorkspaceCrews > 0);
+    const hidden = result.hiddenWorkspaceCrews > 0;
+    if (hidden !== this.hiddenContext) {
+      // Unset reads as false: a trusted window (almost every start) sends nothing.
+      this.hiddenContext = hidden;
+      void vscode.commands.executeCommand('setContext', 'crewRuns.hiddenWorkspaceCrews', hidden);
+    }
     this.changed.fire();
     if (!vscode.workspace.isTrusted) {
       void this.countHiddenWorkspaceCrews();

@@ -24,9 +24,11 @@ export const NUMBER_SETTINGS = {
 export type NumberSetting = keyof typeof NUMBER_SETTINGS;
 export type CrewRunsNumbers = Record<NumberSetting, number>;
 
-/** The shape of `vscode.workspace.getConfiguration('crewRuns').inspect` that is used here. */
+/** The shape of `vscode.workspace.getConfiguration('crewRuns')` that is used here. */
 export interface SettingsSource {
   inspect(key: string): { globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown } | undefined;
+  /** The value as VS Code resolves it (folder over workspace over user over default): cheaper than inspect. */
+  get?(key: string): unknown;
 }
 
 /** A value in range: not a finite number → the default; out of range → the nearest bound. */
@@ -44,9 +46,12 @@ export function clampSetting(name: NumberSetting, value: unknown): number {
  * (they are restricted settings); otherwise folder over workspace over user, as VS Code resolves them.
  */
 export function readNumberSetting(source: SettingsSource, name: NumberSetting, trusted: boolean): number {
-  const inspected = source.inspect(name);
   const rule: NumberRule = NUMBER_SETTINGS[name];
   const userOnly = rule.userOnly || !trusted;
+  if (!userOnly && source.get) {
+    return clampSetting(name, source.get(name));
+  }
+  const inspected = source.inspect(name);
   const value = userOnly ? inspected?.globalValue : (inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue);
   return clampSetting(name, value);
 }

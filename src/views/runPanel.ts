@@ -185,6 +185,8 @@ export class RunPanelManager implements vscode.Disposable {
         this.visibleRunsEmitter.fire();
       }),
     );
+    // Read while the page loads (a long output's file takes a while): its `ready` then finds it cached.
+    void this.deps.runs.readDetails(runId).catch(() => undefined);
     this.observer?.attached(runId, { panel, ready: () => entry.ready && !entry.needInit, send: (m) => this.post(entry, m) });
     this.visibleRunsEmitter.fire();
     panel.webview.html = this.html(panel.webview, runId, record ? panelTitle(record) : runId);

@@ -13,7 +13,8 @@ const TOOLTIP_RUNS = 8;
  * the runs; a click gives feedback to the one run that needs it, or selects the one waiting longest.
  */
 export class RunsStatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('crewRuns.status', vscode.StatusBarAlignment.Left, 50);
+  /** Made the first time there is something to show: a window with no runs going never pays for it. */
+  private item?: vscode.StatusBarItem;
   private readonly subscription: vscode.Disposable;
 
   constructor(
@@ -21,7 +22,6 @@ export class RunsStatusBar implements vscode.Disposable {
     /** Batches still sending or running (counted on their own). */
     private readonly batches?: { activeCount(): number; onDidChange(listener: () => unknown): vscode.Disposable },
   ) {
-    this.item.name = vscode.l10n.t('Crew Runs');
     this.subscription = vscode.Disposable.from(runs.onDidChange(() => this.update()), ...(batches ? [batches.onDidChange(() => this.update())] : []));
     this.update();
   }
@@ -47,30 +47,36 @@ export class RunsStatusBar implements vscode.Disposable {
   }
 
   get text(): string | undefined {
-    return this.item.text || undefined;
+    return this.item?.text || undefined;
   }
 
   get tooltip(): string | vscode.MarkdownString | undefined {
-    return this.item.tooltip;
+    return this.item?.tooltip;
   }
 
   /** What a click does. */
   get command(): vscode.Command | undefined {
-    return typeof this.item.command === 'string' ? { command: this.item.command, title: '' } : this.item.command;
+    return typeof this.item?.command === 'string' ? { command: this.item.command, title: '' } : this.item?.command;
   }
 
   dispose(): void {
     this.subscription.dispose();
-    this.item.dispose();
+    this.item?.dispose();
   }
 
   private update(): void {
     const { running, needsFeedback } = this.activeRuns();
     const batches = this.batches?.activeCount() ?? 0;
     if (running.length === 0 && needsFeedback.length === 0 && batches === 0) {
-      this.item.text = '';
-      this.item.hide();
+      if (this.item) {
+        this.item.text = '';
+        this.item.hide();
+      }
       return;
+    }
+    if (!this.item) {
+      this.item = vscode.window.createStatusBarItem('crewRuns.status', vscode.StatusBarAlignment.Left, 50);
+      this.item.name = vscode.l10n.t('Crew Runs');
     }
     const parts: string[] = [];
     if (running.length > 0) {

@@ -73,4 +73,11 @@ describe('crewRuns settings (issue 14, finding 2)', () => {
     const trusted = readCrewRunsNumbers(source(values), true);
     assert.deepEqual(trusted, { maxRunsPerCrew: 50, pollMaxIntervalSeconds: 2, pollUnfocusedFactor: 1, watchDeadlineHours: 0.1, requestTimeoutSeconds: 600, batchConcurrency: 4 });
   });
+
+  it('with VS Code\'s resolved get: trusted numbers come from it, user-only and untrusted ones never do', () => {
+    const values = Object.fromEntries(NAMES.map((n) => [n, { workspaceValue: HOSTILE[n], globalValue: undefined }]));
+    const resolved: SettingsSource = { ...source(values), get: (key) => (values as Record<string, { workspaceValue: unknown }>)[key]?.workspaceValue };
+    assert.deepEqual(readCrewRunsNumbers(resolved, true), readCrewRunsNumbers(source(values), true));
+    assert.deepEqual(readCrewRunsNumbers(resolved, false), Object.fromEntries(NAMES.map((n) => [n, NUMBER_SETTINGS[n].fallback])));
+  });
 });
