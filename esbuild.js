@@ -30,6 +30,8 @@ const lazyModules = {
   'src/runs/snapshotReading': 'snapshots',
   // The log's words for those changes (src/views/runReporter.ts).
   'src/views/runChangeText': 'changeText',
+  // markdown-it with the run view's rules, for Show All's segments (src/views/runPanel.ts).
+  'src/views/webview/markdown': 'markdown',
 };
 
 const lazyModulesPlugin = {
@@ -116,6 +118,7 @@ function makeBuilds(production) {
     { ...nodeOptions, entryPoints: { crewFiles: 'src/crews/crewFileCount.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { snapshots: 'src/runs/snapshotReading.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { changeText: 'src/views/runChangeText.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { markdown: 'src/views/webview/markdown.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).

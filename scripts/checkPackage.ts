@@ -32,6 +32,7 @@ const EXPECTED = [
   'extension/dist/crewFiles.js',
   'extension/dist/snapshots.js',
   'extension/dist/changeText.js',
+  'extension/dist/markdown.js',
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',

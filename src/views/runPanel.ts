@@ -11,6 +11,7 @@ import { showStatusMessage } from './notify';
 import { escapeHtml, pageHtml } from './webviewPage';
 import { type HostMessage, isSafeLink, type PageMessage, type PageReport, parsePageMessage } from './webview/messages';
 import { pageStrings } from './webview/pageStrings';
+import type * as Markdown from './webview/markdown';
 import { SegmentCache, segmentContent, SEGMENTS_PER_REQUEST } from './webview/segments';
 import { buildView, type OutputTarget, RAW_MAX, type RunView } from './webview/viewModel';
 import { diffViews } from './webview/viewPatch';
@@ -40,6 +41,10 @@ export interface RunPanelObserver {
   attached(runId: string, panel: ObservedPanel): void;
   posted(runId: string, message: HostMessage, bytes: number): void;
   reported(runId: string, report: PageReport): void;
+  /** The page said `ready` (loaded, listening). */
+  pageReady(runId: string): void;
+  /** Pages scan every piece of output they render for what must never be there (the security tests). */
+  readonly scanOutputs: boolean;
 }
 
 interface PanelEntry {
@@ -56,6 +61,8 @@ interface PanelEntry {
   busy: boolean;
   disposed: boolean;
   disposables: vscode.Disposable[];
+  /** Show All's segments being sent, one request after another. */
+  sending: Promise<void>;
 }
 
 export class RunPanelManager implements vscode.Disposable {
@@ -163,7 +170,7 @@ export class RunPanelManager implements vscode.Disposable {
 
   private attach(panel: vscode.WebviewPanel, runId: string): void {
     const record = this.deps.runs.get(runId);
-    const entry: PanelEntry = { runId, panel, ready: false, needInit: true, dirty: false, busy: false, disposed: false, disposables: [] };
+    const entry: PanelEntry = { runId, panel, ready: false, needInit: true, dirty: false, busy: false, disposed: false, disposables: [], sending: Promise.resolve() };
     this.entries.set(runId, entry);
     panel.webview.options = this.webviewOptions();
     if (record) {
@@ -259,7 +266,7 @@ export class RunPanelManager implements vscode.Disposable {
     if (entry.needInit || !entry.view) {
       entry.needInit = false;
       const strings = pageStrings(stateLabel);
-      this.post(entry, { type: 'init', strings, view: next, now: Date.now(), probe: this.observer !== undefined });
+      this.post(entry, { type: 'init', strings, view: next, now: Date.now(), probe: this.observer !== undefined, scan: this.observer?.scanOutputs ?? false });
     } else {
       const patch = diffViews(entry.view, next);
       if (patch) {
@@ -283,6 +290,7 @@ export class RunPanelManager implements vscode.Disposable {
     const arg = { runId: entry.runId };
     switch (message.type) {
       case 'ready':
+        this.observer?.pageReady(entry.runId);
         entry.ready = true;
         entry.needInit = true;
         this.schedule(entry);
@@ -312,17 +320,25 @@ export class RunPanelManager implements vscode.Disposable {
           await vscode.env.openExternal(vscode.Uri.parse(message.href.trim(), true));
         }
         return;
-      case 'loadMore':
-        this.sendSegments(entry, message.target, message.key, message.segment);
+      case 'loadMore': {
+        // In the order asked: the page renders segments in order, so a later request must not cut in.
+        const sent = entry.sending.then(() => this.sendSegments(entry, message.target, message.key, message.segment));
+        entry.sending = sent.catch(() => undefined);
+        await sent;
         return;
+      }
       case 'requestRaw':
         this.sendRaw(entry);
         return;
     }
   }
 
-  /** Sends SEGMENTS_PER_REQUEST segments from `first` on, so the page renders one while the next are on their way. */
-  private sendSegments(entry: PanelEntry, target: OutputTarget, key: string, first: number): void {
+  /**
+   * Sends SEGMENTS_PER_REQUEST segments from `first` on, so the page renders one while the next are on their way.
+   * markdown-it is most of Show All's work, and the extension host has a core of its own: every other markdown
+   * segment goes rendered (the same rules, webview/markdown.ts), the rest as text the page renders meanwhile.
+   */
+  private async sendSegments(entry: PanelEntry, target: OutputTarget, key: string, first: number): Promise<void> {
     const details = entry.details;
     if (!details || !entry.ready) {
       return;
@@ -332,15 +348,33 @@ export class RunPanelManager implements vscode.Disposable {
     if (typeof text !== 'string') {
       return;
     }
-    const cut = this.segments.get(text, final && details.finalOutput?.kind === 'json' ? 'json' : 'markdown');
+    const kind = final && details.finalOutput?.kind === 'json' ? 'json' : 'markdown';
+    const cut = this.segments.get(text, kind);
     if (cut.key !== key) {
       return; // Stale request: the output changed and the page is being told.
     }
     const end = Math.min(cut.segments.length, first + SEGMENTS_PER_REQUEST);
     for (let segment = first; segment < end; segment++) {
+      if (segment > first) {
+        await new Promise((resolve) => setImmediate(resolve)); // One segment at a time: the host stays responsive.
+      }
+      if (entry.disposed || !entry.ready || entry.details !== details) {
+        return; // Closed, hidden or changed meanwhile: the page asks again after its next init.
+      }
       const last = segment === cut.segments.length - 1;
-      this.post(entry, { type: 'outputChunk', target, key, segment, text: segmentContent(text, cut.segments[segment]), last });
+      const content = segmentContent(text, cut.segments[segment]);
+      const renderHere = kind === 'markdown' && segment % 2 === 1;
+      this.post(entry, renderHere ? { type: 'outputChunk', target, key, segment, last, html: this.markdown().render(content) } : { type: 'outputChunk', target, key, segment, last, text: content });
     }
+  }
+
+  private markdownIt?: ReturnType<typeof Markdown.createMarkdown>;
+
+  /** markdown-it with the run view's rules (webview/markdown.ts), loaded with the first Show All (dist/markdown.js). */
+  private markdown(): ReturnType<typeof Markdown.createMarkdown> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    this.markdownIt ??= (require('./webview/markdown') as typeof Markdown).createMarkdown();
+    return this.markdownIt;
   }
 
   private sendRaw(entry: PanelEntry): void {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { RunDetails, RunRecord } from '../../src/runs/model';
 import { isSafeLink, parsePageMessage } from '../../src/views/webview/messages';
-import { SegmentCache, segmentContent, segmentText, textKey } from '../../src/views/webview/segments';
+import { FIRST_SEGMENT_TARGET, SEGMENT_TARGET, SegmentCache, segmentContent, segmentText, textKey } from '../../src/views/webview/segments';
 import { buildView, FIELD_MAX, FINAL_PREVIEW, MAX_SHOWN_TASKS, MAX_SHOWN_USAGE, outputView, type RunView } from '../../src/views/webview/viewModel';
 import { applyPatch, diffViews } from '../../src/views/webview/viewPatch';
 import { manyUsageKeys } from '../fixtures/hostileCorpus';
@@ -95,6 +95,9 @@ describe('run view protocol: parsePageMessage', () => {
       messagesHandled: 1,
       markdownMs: 2,
       insertMs: 1,
+      waitMs: 0,
+      scanMs: 0,
+      startup: 'runView.js 5-20; ready 30 ms',
     };
     const parsed = parsePageMessage({ type: 'rendered', report: { ...report, injected: '<b>' } });
     assert.deepEqual(parsed, { type: 'rendered', report });
@@ -209,6 +212,17 @@ describe('run view protocol: outputView', () => {
     assert.ok(view.preview.length <= FINAL_PREVIEW + 300_000);
     assert.ok(text.startsWith(view.preview));
     assert.ok(bytes(view) < 512 * 1024);
+  });
+
+  it('a long output opens on a short first segment (its first screen renders fast); short outputs stay whole', () => {
+    const long = 'A paragraph of the report, with **bold** words.\n\n'.repeat(100_000);
+    const view = outputView(long, 'markdown', FINAL_PREVIEW, new SegmentCache());
+    assert.equal(view.previewSegments, 1);
+    assert.ok(view.preview.length >= FIRST_SEGMENT_TARGET && view.preview.length < FIRST_SEGMENT_TARGET + 1024, `preview ${view.preview.length}`);
+    const rest = segmentText(long, 'markdown').slice(1, -1);
+    assert.ok(rest.every((s) => s.end - s.start >= SEGMENT_TARGET), 'the rest in full-size segments');
+    const short = 'A paragraph.\n\n'.repeat(4000); // 60 KB
+    assert.deepEqual(outputView(short, 'markdown', FINAL_PREVIEW, new SegmentCache()).preview, short);
   });
 
   it('keys change with the text', () => {

@@ -8,10 +8,17 @@ import type { ViewPatch } from './viewPatch';
 
 /** Host → page. */
 export type HostMessage =
-  /** `probe`: tests are asking: report after every render, with the DOM security scan (CREW_RUNS_TEST_HOOKS). */
-  | { type: 'init'; strings: PageStrings; view: RunView; now: number; probe: boolean }
+  /**
+   * `probe`: tests are asking: report after every render (CREW_RUNS_TEST_HOOKS); `scan`: with the DOM security
+   * scan of every piece of output (the bench leaves it out: users' pages never scan).
+   */
+  | { type: 'init'; strings: PageStrings; view: RunView; now: number; probe: boolean; scan: boolean }
   | { type: 'update'; patch: ViewPatch; now: number }
-  | { type: 'outputChunk'; target: OutputTarget; key: string; segment: number; text: string; last: boolean }
+  /**
+   * A segment of a long output for Show All, as `text` (markdown for the page to render, or JSON), or as `html`:
+   * markdown the host rendered with the same rules (markdown.ts), on its own core, while the page renders another.
+   */
+  | { type: 'outputChunk'; target: OutputTarget; key: string; segment: number; last: boolean; text?: string; html?: string }
   | { type: 'raw'; text: string; truncated: boolean; length: number }
   /** Renders the whole final output, as the Show All button does. */
   | { type: 'showAll' };
@@ -71,6 +78,12 @@ export interface PageReport {
   /** Milliseconds spent so far in markdown-it, and in putting its HTML into the page (where Show All's time goes). */
   markdownMs: number;
   insertMs: number;
+  /** Milliseconds Show All has waited for the host's next segment with nothing to render. */
+  waitMs: number;
+  /** Milliseconds of the tests' DOM security scan (pages only scan when tests ask). */
+  scanMs: number;
+  /** How the page loaded: its resources' fetch times and when it said `ready` (ms since it began loading). */
+  startup: string;
 }
 
 /** Page → host. */
@@ -99,8 +112,10 @@ const REPORT_NUMBERS = [
   'messagesHandled',
   'markdownMs',
   'insertMs',
+  'waitMs',
+  'scanMs',
 ] as const;
-const REPORT_STRINGS = ['stateText', 'message', 'elapsedText', 'progressText', 'currentTask'] as const;
+const REPORT_STRINGS = ['stateText', 'message', 'elapsedText', 'progressText', 'currentTask', 'startup'] as const;
 const REPORT_BOOLEANS = ['hasFinalOutput', 'finalOutputComplete', 'hasError'] as const;
 const MAX_REPORT_STRING = 4096;
 const MAX_HREF = 8192;

@@ -31,8 +31,9 @@ export const page: {
   clockOffset: number;
   /** Tests asked for a report after every render (with the DOM security scan). */
   probe: boolean;
+  scan: boolean;
   ui: UiState;
-} = { clockOffset: 0, probe: false, ui: loadUiState() };
+} = { clockOffset: 0, probe: false, scan: false, ui: loadUiState() };
 api.setState(page.ui);
 
 function loadUiState(): UiState {

@@ -25,9 +25,11 @@ interface Loading {
   kind: OutputView['kind'];
   body: HTMLElement;
   more: HTMLElement;
-  /** Segments arrived, not yet rendered. */
-  queue: Map<number, string>;
+  /** Segments arrived, not yet rendered: JSON text, or markdown the host rendered. */
+  queue: Map<number, Piece>;
   pumping: boolean;
+  /** Since when the page has nothing to render while segments are still to come. */
+  starvedSince?: number;
 }
 
 /** Per target: an output being rendered whole. */
@@ -61,35 +63,40 @@ export function forgetOutput(container: Element | null): void {
   }
 }
 
-/** Time spent in markdown-it and in innerHTML so far (reported to tests and the bench). */
-export const renderTimes = { markdownMs: 0, insertMs: 0 };
+/** Time spent in markdown-it, in innerHTML, and waiting for the host's next segment so far (reported to tests and the bench). */
+export const renderTimes = { markdownMs: 0, insertMs: 0, waitMs: 0, scanMs: 0 };
 
-function appendPiece(container: HTMLElement, kind: OutputView['kind'], text: string): void {
+/** A piece of output to show: plain text, markdown to render, or markdown the host rendered with the same rules. */
+type Piece = { text: string } | { markdown: string } | { html: string };
+
+function appendPiece(container: HTMLElement, content: Piece): void {
   let piece: HTMLElement;
-  if (kind === 'json') {
+  if ('text' in content) {
     piece = h('pre', { class: 'json segment' });
-    piece.textContent = text;
+    piece.textContent = content.text;
   } else {
     piece = h('div', { class: 'segment' });
     const started = performance.now();
-    const html = md.render(text);
+    const html = 'html' in content ? content.html : md.render(content.markdown);
     const rendered = performance.now();
     renderTimes.markdownMs += rendered - started;
-    // markdown-it output: html disabled, links validated (see markdown.ts).
+    // markdown-it output (here or in the host, markdown.ts): html disabled, links validated.
     piece.innerHTML = html;
     renderTimes.insertMs += performance.now() - rendered;
   }
   container.append(piece);
   shown.set(container, shownChars(container) + (piece.textContent?.length ?? 0));
-  if (page.probe) {
+  if (page.scan) {
+    const scanStarted = performance.now();
     scanPiece(container, piece);
+    renderTimes.scanMs += performance.now() - scanStarted;
   }
 }
 
 export function renderMarkdownInto(container: HTMLElement, text: string): void {
   container.replaceChildren();
   forgetOutput(container);
-  appendPiece(container, 'markdown', text);
+  appendPiece(container, { markdown: text });
 }
 
 function targetName(target: OutputTarget): string {
@@ -103,7 +110,7 @@ export function renderOutput(target: OutputTarget, output: OutputView, body: HTM
   if (output.length === 0) {
     body.append(h('p', { class: 'muted' }, t('emptyOutput')));
   } else {
-    appendPiece(body, output.kind, output.preview);
+    appendPiece(body, output.kind === 'json' ? { text: output.preview } : { markdown: output.preview });
   }
   renderMore(target, output.previewSegments, output, body, more);
   if (output.previewSegments < output.segmentCount && page.ui.showAll?.includes(targetName(target))) {
@@ -157,14 +164,24 @@ export function handleChunk(message: Extract<HostMessage, { type: 'outputChunk' 
   if (!state || state.key !== message.key || message.segment < state.next || !state.body.isConnected) {
     return;
   }
-  state.queue.set(message.segment, message.text);
+  const text = message.text ?? '';
+  state.queue.set(message.segment, message.html !== undefined ? { html: message.html } : state.kind === 'json' ? { text } : { markdown: text });
+  if (message.segment === state.next && state.starvedSince !== undefined) {
+    renderTimes.waitMs += performance.now() - state.starvedSince;
+    state.starvedSince = undefined;
+  }
   pump(message.target, state);
 }
 
 /** A task renders arrived segments while the next one (predicted by the last) still ends within this;
  *  then it yields (input, paint). Long enough that yields do not dominate, well under the 100 ms a user
  *  would feel. */
-const SLICE_MS = 24;
+const SLICE_MS = 40;
+/** While Show All renders, the page reports (when tests ask) at most this often, and at the end. */
+const RENDERED_EVERY_MS = 250;
+let lastRendered = 0;
+/** Requests the page keeps ahead of what it renders (the host renders some segments while it waits). */
+const AHEAD = 2;
 /** How long the last segment took to render (the prediction for the next). */
 let segmentMs = 0;
 
@@ -188,12 +205,12 @@ function pump(target: OutputTarget, state: Loading): void {
       return;
     }
     const started = performance.now();
-    let text: string | undefined;
+    let piece: Piece | undefined;
     let rendered = 0;
-    while (state.next < state.count && (text = state.queue.get(state.next)) !== undefined && (rendered++ === 0 || performance.now() - started + segmentMs < SLICE_MS)) {
+    while (state.next < state.count && (piece = state.queue.get(state.next)) !== undefined && (rendered++ === 0 || performance.now() - started + segmentMs < SLICE_MS)) {
       const pieceStarted = performance.now();
       state.queue.delete(state.next);
-      appendPiece(state.body, state.kind, text);
+      appendPiece(state.body, piece);
       state.next++;
       segmentMs = performance.now() - pieceStarted;
     }
@@ -201,13 +218,19 @@ function pump(target: OutputTarget, state: Loading): void {
       loading.delete(targetName(target));
       state.more.replaceChildren();
     } else {
+      if (!state.queue.has(state.next)) {
+        state.starvedSince = performance.now();
+      }
       renderMore(target, state.next, { segmentCount: state.count, length: state.length }, state.body, state.more);
-      // Ask ahead while the page still has a request's worth to render: the next ones arrive meanwhile.
-      if (state.requested - state.next <= SEGMENTS_PER_REQUEST) {
+      // Keep requests ahead of the render: the page never waits on the host's round trip.
+      if (state.requested - state.next <= AHEAD * SEGMENTS_PER_REQUEST) {
         request(target, state);
       }
       pump(target, state);
     }
-    onRendered();
+    if (state.next >= state.count || performance.now() - lastRendered >= RENDERED_EVERY_MS) {
+      lastRendered = performance.now();
+      onRendered();
+    }
   });
 }

@@ -15,6 +15,15 @@ import { applyPatch, type ViewPatch } from './viewPatch';
 const root = document.getElementById('root') as HTMLElement;
 let messagesHandled = 0;
 let renderMs = 0;
+/** When this page said `ready` (ms since it began loading). */
+let readyAt = 0;
+
+/** How this page loaded (tests and the bench): each resource's fetch, and when the script said `ready`. */
+function startupText(): string {
+  const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+  const fetched = resources.map((r) => `${r.name.split('/').pop()?.split('?')[0]} ${Math.round(r.startTime)}-${Math.round(r.responseEnd)}`);
+  return `${fetched.join(', ')}; ready ${Math.round(readyAt)} ms`;
+}
 
 // ---- raw JSON ----
 
@@ -63,6 +72,9 @@ function report(): void {
     messagesHandled,
     markdownMs: Math.round(renderTimes.markdownMs),
     insertMs: Math.round(renderTimes.insertMs),
+    waitMs: Math.round(renderTimes.waitMs),
+    scanMs: Math.round(renderTimes.scanMs),
+    startup: startupText(),
   };
   post({ type: 'rendered', report: pageReport });
 }
@@ -95,6 +107,7 @@ function handle(message: HostMessage): void {
       page.strings = message.strings;
       page.view = message.view;
       page.probe = message.probe === true;
+      page.scan = page.probe && message.scan === true;
       if (page.probe) {watchLongTasks();}
       page.clockOffset = message.now - Date.now();
       resetLoading();
@@ -167,4 +180,5 @@ window.addEventListener('scroll', () => {
 });
 
 setInterval(tick, 1000);
+readyAt = performance.now();
 post({ type: 'ready' });

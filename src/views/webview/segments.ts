@@ -3,6 +3,8 @@
 
 /** Target size of one output segment (characters). */
 export const SEGMENT_TARGET = 64 * 1024;
+/** Target size of a long output's first segment: the first screen of Open Run, so that it renders at once. */
+export const FIRST_SEGMENT_TARGET = 16 * 1024;
 /** A segment is cut here even without a good boundary. */
 export const SEGMENT_MAX = 128 * 1024;
 /** Segments the host sends for one `loadMore`: the page renders one per task while the next arrive. */
@@ -18,15 +20,16 @@ export interface Segment {
 const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 
 /**
- * Cuts text into segments of about `target` characters. Markdown is cut at blank lines outside
+ * Cuts text into segments of about `target` characters (the first of a long text about `first`). Markdown is cut at blank lines outside
  * fenced code; when no such line comes before `max`, at a line end (a fence cut in two is reopened
  * in the next segment), else anywhere. Plain text is cut at line ends.
  */
-export function segmentText(text: string, kind: 'markdown' | 'json', target = SEGMENT_TARGET, max = SEGMENT_MAX): Segment[] {
+export function segmentText(text: string, kind: 'markdown' | 'json', target = SEGMENT_TARGET, max = SEGMENT_MAX, first = Math.min(target, FIRST_SEGMENT_TARGET)): Segment[] {
   if (text.length <= target) {
     return [{ start: 0, end: text.length }];
   }
   const segments: Segment[] = [];
+  const wanted = () => (segments.length === 0 ? first : target);
   let start = 0;
   let prefix: string | undefined;
   let fence: { marker: string; opener: string } | undefined;
@@ -70,7 +73,7 @@ export function segmentText(text: string, kind: 'markdown' | 'json', target = SE
       } else if (m && !(m[1][0] === '`' && m[2].includes('`'))) {
         fence = { marker: m[1], opener: line.replace(/^ +/, '') };
       }
-      if (!fence && line.trim() === '' && lineEnd - start >= target) {
+      if (!fence && line.trim() === '' && lineEnd - start >= wanted()) {
         cut(lineEnd, undefined);
         pos = lineEnd;
         continue;
@@ -78,7 +81,7 @@ export function segmentText(text: string, kind: 'markdown' | 'json', target = SE
       if (!fence && line.trim() === '') {
         lastBlank = lineEnd;
       }
-    } else if (lineEnd - start >= target) {
+    } else if (lineEnd - start >= wanted()) {
       cut(lineEnd, undefined);
       pos = lineEnd;
       continue;
