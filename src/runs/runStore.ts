@@ -241,9 +241,24 @@ export class RunStore {
     await this.update(id, (r) => (r.taskId === taskId ? r : { ...r, taskId }));
   }
 
-  async addFeedbackRound(id: string, round: FeedbackRound): Promise<void> {
-    const c = change.feedbackSent(round, this.clock.now());
-    await this.update(id, c.record, c.details);
+  /**
+   * Feedback the crew took; `continuedAs`: the kickoff id it goes on under (a live resume). One write: a window
+   * must never see the round under the old id, which the service no longer knows (NOT FOUND reads as a wait).
+   */
+  async addFeedbackRound(id: string, round: FeedbackRound, continuedAs?: string): Promise<void> {
+    const now = this.clock.now();
+    const sent = change.feedbackSent(round, now);
+    const next = continuedAs === undefined ? undefined : change.continueAs(continuedAs, now);
+    await this.write(id, async (latest) => {
+      const details = await this.files.read(id);
+      let record = sent.record(latest);
+      sent.details(details, record);
+      if (next) {
+        record = next.record(record);
+        next.details(details, record);
+      }
+      return { record, details };
+    });
   }
 
   /** Feedback that could not be sent, kept with the run (undefined: forget it). */

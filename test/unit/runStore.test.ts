@@ -7,6 +7,8 @@ import type { Logger, RunRecord } from '../../src/runs/model';
 import { canonical, mergeIndex, readIndex, sameRun } from '../../src/runs/runIndex';
 import { DEFAULT_INDEX_KEY, type KeyValueStore, RunStore, type StoredIndex } from '../../src/runs/runStore';
 import { FakeClock } from './helpers/fakeClock';
+import { sendResume } from '../../src/commands/sendResume';
+import type { Services } from '../../src/services';
 
 const CREW = 'https://crew-a.example.com';
 const OTHER_CREW = 'https://crew-b.example.com';
@@ -335,6 +337,34 @@ describe('RunStore: one truth across windows (revisions, tombstones)', () => {
     const fresh = await window();
     assert.equal(fresh.get(run.id)?.watching, false, 'Stop Watching was undone');
     assert.equal(fresh.get(run.id)?.stopReason, 'user');
+  });
+
+  it('feedback answered with a new kickoff id is one write: no window ever sees the round under the old, superseded id', async () => {
+    // The old id is NOT FOUND once superseded, which reads as "waiting for feedback" again: a window polling it
+    // between two writes announced the wait a second time (Two windows, run 10).
+    const a = await window();
+    const b = await window();
+    const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: { topic: 'x' } });
+    await a.applyPolled(run.id, undefined, snap('awaitingFeedback', { feedback: { taskId: 't1', taskName: 'review' } }));
+    b.reload();
+    const seen: string[] = [];
+    const watching = b.onDidChange(() => {
+      const r = b.get(run.id);
+      seen.push(`${r?.kickoffId} ${r?.state}`);
+    });
+    const services = {
+      client: { resume: async () => ({ kind: 'continuedAs', kickoffId: 'k2' }) },
+      runs: b,
+      log: { info: () => undefined, error: () => undefined },
+      poller: { pokeRun: () => undefined },
+    } as unknown as Services;
+    await sendResume(services, b.get(run.id)!, { approve: true, feedback: '', taskId: 't1' });
+    watching.dispose();
+    assert.deepEqual(seen, ['k2 queued'], 'one write, straight to the new kickoff id');
+    a.reload();
+    const inA = a.get(run.id)!;
+    assert.deepEqual([inA.kickoffId, inA.previousKickoffIds, inA.needsFeedback], ['k2', ['k1'], false]);
+    assert.equal((await a.readDetails(run.id)).feedbackRounds.length, 1);
   });
 
   it('a run ending or waiting for feedback is announced once, by the window whose write made the change', async () => {
