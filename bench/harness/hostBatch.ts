@@ -1,11 +1,22 @@
 // Runs INSIDE the bench's extension host (see suite.ts): a batch through the real extension (its batch
 // store, runner, kickoff path, poller and client) against the simulator the runner started in its own
 // process, with the extension host's heap before and after.
+import * as fs from 'fs';
+import * as path from 'path';
 import { performance } from 'perf_hooks';
+import * as v8 from 'v8';
 import * as vscode from 'vscode';
 import { batchProgress } from '../../src/batches/model';
 import type { CrewRunsTestApi } from '../../src/testApi';
 import type { HostBatchPlan, HostBatchResult } from './protocol';
+
+/** A heap snapshot of this host, when the bench asks for them (to see what a batch leaves behind). */
+function snapshot(plan: HostBatchPlan, name: string): void {
+  if (plan.heapSnapshotDir) {
+    fs.mkdirSync(plan.heapSnapshotDir, { recursive: true });
+    v8.writeHeapSnapshot(path.join(plan.heapSnapshotDir, `batch-${name}.heapsnapshot`));
+  }
+}
 
 export async function measureHostBatch(
   api: CrewRunsTestApi,
@@ -31,6 +42,7 @@ export async function measureHostBatch(
   try {
     gc();
     const heapBefore = process.memoryUsage().heapUsed;
+    snapshot(plan, 'before');
     const started = performance.now();
     const batch = await api.batches.store.create({
       crewUrl: crew.url,
@@ -49,6 +61,7 @@ export async function measureHostBatch(
     await api.runs.flush();
     gc();
     const heapAfter = process.memoryUsage().heapUsed;
+    snapshot(plan, 'after');
     return {
       rows: plan.rows,
       concurrency: plan.concurrency,

@@ -10,6 +10,8 @@ export interface HostBatchPlan {
   token: string;
   rows: number;
   concurrency: number;
+  /** Write heap snapshots of the host before and after the batch here (CREW_RUNS_BENCH_HEAP=1). */
+  heapSnapshotDir?: string;
 }
 
 /** What the host reports of it; the runner adds what the simulator saw. */

@@ -149,7 +149,9 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
       fs.mkdirSync(profileDir, { recursive: true });
       log(`CPU profiles of activation go to ${profileDir} (timings of profiled rounds are not comparable)`);
     }
-    const hostBatch = sim && options.hostBatch ? { crewUrl: sim.crews[0].url, token: BENCH_TOKEN, rows: options.hostBatch.rows, concurrency: options.hostBatch.concurrency } : undefined;
+    const heapSnapshotDir = process.env.CREW_RUNS_BENCH_HEAP === '1' ? path.join(repoRoot, 'bench-results', 'heap') : undefined;
+    const hostBatch =
+      sim && options.hostBatch ? { crewUrl: sim.crews[0].url, token: BENCH_TOKEN, rows: options.hostBatch.rows, concurrency: options.hostBatch.concurrency, heapSnapshotDir } : undefined;
 
     for (let round = 0; round < rounds; round++) {
       const last = round === rounds - 1;

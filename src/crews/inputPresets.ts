@@ -18,8 +18,15 @@ interface CrewInputMemory {
 const KEY = 'crewRuns.inputMemory';
 const MAX_REMEMBERED_VALUE = 32 * 1024;
 const MAX_PRESETS_PER_CREW = 50;
+/**
+ * How long this window's own write to a crew's memory outranks the shared state: right after an update,
+ * VS Code's globalState may hand back an older copy for a moment (a preset just saved went missing).
+ */
+const OWN_WRITE_MS = 5_000;
 
 export class InputPresets {
+  private readonly ownWrites = new Map<string, { memory: CrewInputMemory; at: number }>();
+
   constructor(private readonly store: KeyValueStore) {}
 
   lastUsed(crewUrl: string): Record<string, string> | undefined {
@@ -73,7 +80,16 @@ export class InputPresets {
 
   private all(): Record<string, CrewInputMemory> {
     const value = this.store.get<Record<string, CrewInputMemory>>(KEY);
-    return value && typeof value === 'object' ? value : {};
+    const all = value && typeof value === 'object' ? { ...value } : {};
+    const now = Date.now();
+    for (const [crewUrl, own] of this.ownWrites) {
+      if (now - own.at > OWN_WRITE_MS) {
+        this.ownWrites.delete(crewUrl);
+      } else {
+        all[crewUrl] = own.memory;
+      }
+    }
+    return all;
   }
 
   private memory(crewUrl: string): CrewInputMemory {
@@ -87,7 +103,9 @@ export class InputPresets {
 
   private async change(crewUrl: string, update: (m: CrewInputMemory) => CrewInputMemory): Promise<void> {
     const all = this.all();
-    await this.store.update(KEY, { ...all, [crewUrl]: update(this.memory(crewUrl)) });
+    const memory = update(this.memory(crewUrl));
+    this.ownWrites.set(crewUrl, { memory, at: Date.now() });
+    await this.store.update(KEY, { ...all, [crewUrl]: memory });
   }
 }
 

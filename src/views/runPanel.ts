@@ -344,7 +344,8 @@ export class RunPanelManager implements vscode.Disposable {
       return;
     }
     const final = target === 'final';
-    const text = final ? details.finalOutput?.text : details.tasks[target]?.output;
+    const textOf = (d: RunDetails | undefined) => (final ? d?.finalOutput?.text : d?.tasks[target]?.output);
+    const text = textOf(details);
     if (typeof text !== 'string') {
       return;
     }
@@ -358,8 +359,9 @@ export class RunPanelManager implements vscode.Disposable {
       if (segment > first) {
         await new Promise((resolve) => setImmediate(resolve)); // One segment at a time: the host stays responsive.
       }
-      if (entry.disposed || !entry.ready || entry.details !== details) {
-        return; // Closed, hidden or changed meanwhile: the page asks again after its next init.
+      // Closed or hidden meanwhile (the page asks again after its next init), or the output changed (it is told).
+      if (entry.disposed || !entry.ready || (entry.details !== details && textOf(entry.details) !== text)) {
+        return;
       }
       const last = segment === cut.segments.length - 1;
       const content = segmentContent(text, cut.segments[segment]);

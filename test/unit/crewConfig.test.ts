@@ -82,6 +82,20 @@ describe('input presets', () => {
     assert.equal(presets.presets('https://b.example.com').length, 1);
   });
 
+  it('keeps its own writes when the shared state echoes an older copy for a moment (First impressions, run 11)', async () => {
+    // VS Code's globalState may hand back the state as it was at an earlier flush right after an update.
+    const store = memoryStore();
+    const presets = new InputPresets(store);
+    await presets.rememberLastUsed('https://a.example.com', { topic: 'AI' });
+    const older = store.get<unknown>('crewRuns.inputMemory');
+    await presets.savePreset('https://b.example.com', { name: 'Only one', inputs: { x: 'y' } });
+    await store.update('crewRuns.inputMemory', older); // the echo
+    assert.deepEqual(presets.presets('https://b.example.com').map((p) => p.name), ['Only one'], 'the preset just saved');
+    await presets.rememberLastUsed('https://a.example.com', { topic: 'ML' });
+    assert.deepEqual(presets.presets('https://b.example.com').map((p) => p.name), ['Only one'], 'a later write does not drop it either');
+    assert.deepEqual(presets.lastUsed('https://a.example.com'), { topic: 'ML' });
+  });
+
   it('does not remember very long values as last used', async () => {
     const presets = new InputPresets(memoryStore());
     await presets.rememberLastUsed('https://a.example.com', { topic: 'AI', pasted: 'x'.repeat(40_000) });

@@ -172,10 +172,22 @@ describe('Run view', function () {
     await waitForReport(run.id, (x) => x.messagesHandled > before, 'the page handling an update', 5000);
     console.log(`      update with a 5 MB output on the page: ${Date.now() - started} ms`);
 
-    // Show All renders the rest in segments.
+    // Show All renders the rest in segments, also while the run changes in other ways meanwhile.
     started = Date.now();
     assert.ok(panels.showAll(run.id));
-    r = await waitForReport(run.id, (x) => x.finalOutputComplete, 'the whole output rendered', 90_000);
+    let changing = true;
+    const churn = (async () => {
+      for (let i = 0; changing; i++) {
+        await api.runs.setWarning(run.id, i % 2 ? 'A small change during Show All' : undefined);
+        await new Promise((resolve) => setTimeout(resolve, 25)); // A change every 25 ms or so, not a wait for a state.
+      }
+    })();
+    try {
+      r = await waitForReport(run.id, (x) => x.finalOutputComplete, 'the whole output rendered', 90_000);
+    } finally {
+      changing = false;
+      await churn;
+    }
     const rendered = r.finalOutputTextLength;
     console.log(`      whole 5 MB output rendered in ${Date.now() - started} ms (${rendered} characters of text)`);
     // Markup is not text: a paragraph renders to about 70% of its source characters.
