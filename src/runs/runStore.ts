@@ -231,33 +231,16 @@ export class RunStore {
     await this.update(id, change.watching(watching, reason, this.clock.now()));
   }
 
-  async continueAs(id: string, newKickoffId: string): Promise<void> {
-    const c = change.continueAs(newKickoffId, this.clock.now());
-    await this.update(id, c.record, c.details);
-  }
-
   /** The task id for /resume when the status does not reveal it (typed by the user). */
   async setTaskId(id: string, taskId: string): Promise<void> {
     await this.update(id, (r) => (r.taskId === taskId ? r : { ...r, taskId }));
   }
 
-  /**
-   * Feedback the crew took; `continuedAs`: the kickoff id it goes on under (a live resume). One write: a window
-   * must never see the round under the old id, which the service no longer knows (NOT FOUND reads as a wait).
-   */
+  /** Feedback the crew took, and the kickoff id it goes on under (a live resume): one write (transitions.ts). */
   async addFeedbackRound(id: string, round: FeedbackRound, continuedAs?: string): Promise<void> {
-    const now = this.clock.now();
-    const sent = change.feedbackSent(round, now);
-    const next = continuedAs === undefined ? undefined : change.continueAs(continuedAs, now);
     await this.write(id, async (latest) => {
       const details = await this.files.read(id);
-      let record = sent.record(latest);
-      sent.details(details, record);
-      if (next) {
-        record = next.record(record);
-        next.details(details, record);
-      }
-      return { record, details };
+      return { record: change.feedbackAnswered({ ...latest }, details, round, this.clock.now(), continuedAs), details };
     });
   }
 

@@ -122,6 +122,23 @@ export function feedbackSent(round: FeedbackRound, now: number): { record: Recor
   };
 }
 
+/**
+ * Feedback the crew took, and `continuedAs` the kickoff id it goes on under (a live resume), as one change of
+ * `record` and `details` (mutated copies): no window may see the round under the old id, which the service
+ * no longer knows (NOT FOUND after a run was seen reads as a wait). Returns the new record.
+ */
+export function feedbackAnswered(record: RunRecord, details: RunDetails, round: FeedbackRound, now: number, continuedAs?: string): RunRecord {
+  const sent = feedbackSent(round, now);
+  let next = sent.record(record);
+  sent.details(details, next);
+  if (continuedAs !== undefined) {
+    const continued = continueAs(continuedAs, now);
+    next = continued.record(next);
+    continued.details(details, next);
+  }
+  return next;
+}
+
 /** What the user is told of a write: the run ended, or began waiting for feedback. */
 export type RunNotice = 'ended' | 'waiting';
 

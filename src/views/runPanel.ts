@@ -7,11 +7,11 @@ import { inertLine } from '../util/inertText';
 import type { Logger, RunDetails, RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { stateLabel } from './format';
+import { renderMarkdown } from './hostMarkdown';
 import { showStatusMessage } from './notify';
 import { escapeHtml, pageHtml } from './webviewPage';
 import { type HostMessage, isSafeLink, type PageMessage, type PageReport, parsePageMessage } from './webview/messages';
 import { pageStrings } from './webview/pageStrings';
-import type * as Markdown from './webview/markdown';
 import { SegmentCache, segmentContent, SEGMENTS_PER_REQUEST } from './webview/segments';
 import { buildView, type OutputTarget, RAW_MAX, type RunView } from './webview/viewModel';
 import { diffViews } from './webview/viewPatch';
@@ -366,17 +366,8 @@ export class RunPanelManager implements vscode.Disposable {
       const last = segment === cut.segments.length - 1;
       const content = segmentContent(text, cut.segments[segment]);
       const renderHere = kind === 'markdown' && segment % 2 === 1;
-      this.post(entry, renderHere ? { type: 'outputChunk', target, key, segment, last, html: this.markdown().render(content) } : { type: 'outputChunk', target, key, segment, last, text: content });
+      this.post(entry, renderHere ? { type: 'outputChunk', target, key, segment, last, html: renderMarkdown(content) } : { type: 'outputChunk', target, key, segment, last, text: content });
     }
-  }
-
-  private markdownIt?: ReturnType<typeof Markdown.createMarkdown>;
-
-  /** markdown-it with the run view's rules (webview/markdown.ts), loaded with the first Show All (dist/markdown.js). */
-  private markdown(): ReturnType<typeof Markdown.createMarkdown> {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    this.markdownIt ??= (require('./webview/markdown') as typeof Markdown).createMarkdown();
-    return this.markdownIt;
   }
 
   private sendRaw(entry: PanelEntry): void {

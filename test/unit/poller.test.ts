@@ -570,14 +570,14 @@ describe('RunPoller', () => {
     assert.equal(store.get(theirs.id)?.stopReason, 'user');
   });
 
-  it('follows a run under its new kickoff id after continueAs, with a fresh grace period', async () => {
+  it('follows a run under its new kickoff id after a live resume, with a fresh grace period', async () => {
     const run = await addRun('old');
     source.script('old', () => snap('awaitingFeedback'));
     source.script('new', (n) => (n === 0 ? snap('notFound') : snap('running')));
     const p = makePoller();
     p.start();
     await clock.advance(1_500);
-    await store.continueAs(run.id, 'new');
+    await store.addFeedbackRound(run.id, { at: clock.now(), approve: true, feedback: '', taskId: 't-1' }, 'new');
     p.pokeRun(run.id);
     await clock.advance(1_500);
     assert.equal(store.get(run.id)?.state, 'queued');

@@ -206,11 +206,11 @@ describe('RunStore', () => {
     assert.deepEqual(store.list(CREW).map((r) => r.kickoffId), ['k5', 'k2', 'k0']);
   });
 
-  it('continueAs keeps the run and remembers the old kickoff id', async () => {
+  it('feedback answered under a new kickoff id keeps the run and remembers the old kickoff id', async () => {
     const run = await add('old');
     await store.applySnapshot(run.id, snap('awaitingFeedback', { feedback: { taskId: 'task-1' } }));
     await clock.advance(10_000);
-    await store.continueAs(run.id, 'new');
+    await store.addFeedbackRound(run.id, { at: clock.now(), approve: true, feedback: '', taskId: 'task-1' }, 'new');
     const r = store.get(run.id)!;
     assert.equal(r.kickoffId, 'new');
     assert.deepEqual(r.previousKickoffIds, ['old']);
