@@ -60,6 +60,10 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   private readonly runNodes = new Map<string, RunNode>();
   private readonly crewNodes = new Map<string, CrewNode>();
   private readonly olderNodes = new Map<string, OlderRunsNode>();
+  /** The crew of each run seen, so a removed run's crew is still known. */
+  private readonly crewOfRun = new Map<string, string>();
+  /** Whether the top level was last given a "Removed crews" node. */
+  private removedShown = false;
   private readonly disposables: vscode.Disposable[] = [];
   private stopHidden: (crewUrl: string) => boolean = () => false;
   /** What each drawn run row shows (RunRow.key): a change that leaves it the same redraws nothing. */
@@ -87,13 +91,17 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     const added = runIds.some((id, i) => !known[i] && this.runs.get(id));
     const removed = runIds.some((id, i) => known[i] && !this.runs.get(id));
     if (added || removed) {
-      // A new or dropped run changes its crew's children; crews are few, so refresh them all.
+      const groups = this.groupsOf(runIds);
       for (const id of runIds.filter((id) => !this.runs.get(id))) {
         this.runNodes.delete(id);
         this.shown.delete(id);
         this.sameLabel.delete(id);
+        this.crewOfRun.delete(id);
       }
-      this.changed.fire(undefined);
+      // Only the crews whose runs came or went: VS Code rebuilds every expanded row below what is
+      // refreshed (and keeps a little of each row it ever built), so a batch must not rebuild the
+      // long histories of other crews at each new run.
+      this.changed.fire(groups ?? undefined);
       return;
     }
     const redraw: CrewsTreeNode[] = known.filter((n): n is RunNode => n !== undefined && this.rowChanged(n.runId));
@@ -107,6 +115,28 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     if (redraw.length) {
       this.changed.fire(redraw);
     }
+  }
+
+  /**
+   * The crews (or "Removed crews") whose lists these runs are in, or undefined when that cannot be
+   * told (a drawn run gone before its crew was noted) or the top level changes ("Removed crews" comes
+   * or goes). A run gone that was never drawn or seen (the oldest, pruned by the history cap) changes
+   * no row drawn.
+   */
+  private groupsOf(runIds: string[]): CrewsTreeNode[] | undefined {
+    const groups = new Set<CrewsTreeNode>();
+    for (const id of runIds) {
+      const crewUrl = this.runs.get(id)?.crewUrl ?? this.crewOfRun.get(id);
+      if (crewUrl === undefined) {
+        if (this.runNodes.has(id)) {
+          return undefined;
+        }
+        continue;
+      }
+      this.crewOfRun.set(id, crewUrl);
+      groups.add(this.groupNode(this.crews.get(crewUrl) ? crewUrl : undefined));
+    }
+    return groups.has(REMOVED_CREWS) && this.orphanRuns().length > 0 !== this.removedShown ? undefined : [...groups];
   }
 
   /** True when a drawn run's row would now look different (a change to what is not shown redraws nothing). */
@@ -163,7 +193,8 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   getChildren(element?: CrewsTreeNode): CrewsTreeNode[] | Thenable<CrewsTreeNode[]> {
     if (!element) {
       const crews: CrewsTreeNode[] = this.crews.list().map((crew) => this.crewNode(crew));
-      return this.orphanRuns().length ? [...crews, REMOVED_CREWS] : crews;
+      this.removedShown = this.orphanRuns().length > 0;
+      return this.removedShown ? [...crews, REMOVED_CREWS] : crews;
     }
     if (element.type === 'crew' || element.type === 'removedCrews' || element.type === 'olderRuns') {
       const crewUrl = element.type === 'crew' ? element.crew.url : element.type === 'olderRuns' ? element.crewUrl : undefined;
@@ -269,7 +300,10 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       this.markSameLabels(runs);
     }
     const end = from + (from === 0 ? FIRST_PAGE : PAGE);
-    const nodes: CrewsTreeNode[] = runs.slice(from, end).map((run) => this.runNode(run.id));
+    const nodes: CrewsTreeNode[] = runs.slice(from, end).map((run) => {
+      this.crewOfRun.set(run.id, run.crewUrl);
+      return this.runNode(run.id);
+    });
     if (runs.length > end) {
       nodes.push(this.olderNode(crewUrl, end));
     }

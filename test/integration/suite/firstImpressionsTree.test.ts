@@ -122,6 +122,27 @@ describe('First impressions › tree', function () {
     assert.ok(redraws <= 1, `the row was redrawn ${redraws} times in five status checks that changed nothing it shows`);
   });
 
+  it('a new run redraws its own crew, not every crew (a batch does not rebuild other crews\' long histories)', async () => {
+    const before = await start('quick', 'Before the others');
+    await waitForRun(api, before, (r) => r.state === 'succeeded', 'the first quick run done');
+    const root = await api.tree.getChildren();
+    const crewNodeOf = (url: string) => root.find((n) => n.type === 'crew' && n.crew.url === url);
+    const [quick, slow] = [crewNodeOf(crews.quick.url), crewNodeOf(crews.slow.url)];
+    assert.ok(quick && slow, 'both crews are in the tree');
+    const events: (string | undefined)[][] = [];
+    const name = (n: unknown) => (n === quick ? 'quick' : n === slow ? 'slow' : (n as { type?: string } | undefined)?.type);
+    const subscription = api.tree.onDidChangeTreeData((e) => events.push(e === undefined ? ['(all)'] : (Array.isArray(e) ? e : [e]).map(name)));
+    try {
+      const runId = await start('quick', 'One more');
+      await waitForRun(api, runId, (r) => r.state === 'succeeded', 'the new quick run done');
+    } finally {
+      subscription.dispose();
+    }
+    const all = events.flat();
+    assert.ok(all.includes('quick'), `the quick crew was redrawn: ${JSON.stringify(events)}`);
+    assert.ok(!all.includes('(all)') && !all.includes('slow'), `nothing but the quick crew and its runs was redrawn: ${JSON.stringify(events)}`);
+  });
+
   it('two runs of the same inputs read differently in the tree', async () => {
     const first = await start('quick', 'Same topic');
     const second = await start('quick', 'Same topic');
