@@ -45,10 +45,24 @@ export function rowLabel(row: BatchRow): string {
 }
 
 
+const rowNodeKey = (batchId: string, index: number) => `${batchId}\n${index}`;
+
+/** At most one redraw of a batch's own row per this long: VS Code rebuilds all its rows with it. */
+const BATCH_REDRAW_MS = 1000;
+
 export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<BatchesTreeNode | undefined>();
+  private readonly changed = new vscode.EventEmitter<BatchesTreeNode | BatchesTreeNode[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [];
+  // Stable node objects (VS Code knows a node by identity), so a change redraws only its own rows.
+  private readonly nodes = new Map<string, BatchesTreeNode>();
+  /** What each drawn node shows (`nodeKey`): a change that leaves it the same redraws nothing. */
+  private readonly shown = new Map<string, string>();
+  /** The batches the top level was last given. */
+  private drawnBatches = '';
+  /** Batches whose own row is to be redrawn when the current pause ends. */
+  private readonly batchesDue = new Set<string>();
+  private batchPause: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly batches: BatchStore,
@@ -56,25 +70,92 @@ export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeN
   ) {
     this.disposables.push(
       this.changed,
-      batches.onDidChange(() => this.changed.fire(undefined)),
+      batches.onDidChange((ids) => this.onChanged(ids)),
       runs.onDidChange(({ runIds }) => {
         const ids = new Set(runIds);
-        if (this.batches.list().some((b) => b.rows.some((r) => r.runId !== undefined && ids.has(r.runId)))) {
-          this.changed.fire(undefined);
-        }
+        this.onChanged(this.batches.list().filter((b) => b.rows.some((r) => r.runId !== undefined && ids.has(r.runId))).map((b) => b.id));
       }),
     );
   }
 
+  private onChanged(batchIds: string[]): void {
+    if (!batchIds.length) {
+      return;
+    }
+    if (this.batchIdsKey() !== this.drawnBatches) {
+      this.changed.fire(undefined); // A batch came or went.
+      return;
+    }
+    const rows: BatchesTreeNode[] = [];
+    for (const id of batchIds) {
+      const batch = this.batches.get(id);
+      if (this.shown.get(id) !== undefined && batch && this.shown.get(id) !== this.batchKey(batch)) {
+        this.batchesDue.add(id);
+      }
+      for (const row of batch?.rows ?? []) {
+        const key = rowNodeKey(id, row.index);
+        const shown = this.shown.get(key);
+        if (shown !== undefined && shown !== this.rowKey(row)) {
+          rows.push(this.node(key, { type: 'row', batchId: id, index: row.index }));
+        }
+      }
+    }
+    if (rows.length) {
+      this.changed.fire(rows);
+    }
+    if (!this.batchPause) {
+      this.redrawDueBatches();
+    }
+  }
+
+  /** Redraws the batches due now, then pauses: changes meanwhile wait for the end of the pause. */
+  private redrawDueBatches(): void {
+    this.batchPause = undefined;
+    if (!this.batchesDue.size) {
+      return;
+    }
+    this.changed.fire([...this.batchesDue].map((id) => this.node(id, { type: 'batch', batchId: id })));
+    this.batchesDue.clear();
+    this.batchPause = setTimeout(() => this.redrawDueBatches(), BATCH_REDRAW_MS);
+  }
+
+  private node(key: string, fresh: BatchesTreeNode): BatchesTreeNode {
+    let node = this.nodes.get(key);
+    if (!node) {
+      node = fresh;
+      this.nodes.set(key, node);
+    }
+    return node;
+  }
+
+  private batchIdsKey(): string {
+    return this.batches.list().map((b) => b.id).join('\n');
+  }
+
+  private batchKey(batch: Batch): string {
+    return `${batchTitle(batch)}\n${batchProgressText(batch)}\n${batch.cancelled}`;
+  }
+
+  private rowKey(row: BatchRow): string {
+    return JSON.stringify([rowLabel(row), rowStateText(row, this.runs), row.note, row.result?.outputPreview, row.runId !== undefined && this.runs.get(row.runId) !== undefined]);
+  }
+
   getChildren(element?: BatchesTreeNode): BatchesTreeNode[] {
     if (!element) {
-      return this.batches.list().map((b) => ({ type: 'batch', batchId: b.id }));
+      this.drawnBatches = this.batchIdsKey();
+      for (const key of this.nodes.keys()) {
+        if (!this.batches.get(key.split('\n')[0])) {
+          this.nodes.delete(key);
+          this.shown.delete(key);
+        }
+      }
+      return this.batches.list().map((b) => this.node(b.id, { type: 'batch', batchId: b.id }));
     }
     if (element.type === 'batch') {
       const batch = this.batches.get(element.batchId);
       // Rows missing an input first: they are what needs attention.
       const rows = [...(batch?.rows ?? [])].sort((a, b) => Number(b.status === 'skipped') - Number(a.status === 'skipped') || a.index - b.index);
-      return rows.map((r) => ({ type: 'row', batchId: element.batchId, index: r.index }));
+      return rows.map((r) => this.node(rowNodeKey(element.batchId, r.index), { type: 'row', batchId: element.batchId, index: r.index }));
     }
     return [];
   }
@@ -85,6 +166,7 @@ export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeN
       return new vscode.TreeItem(vscode.l10n.t('(removed)'));
     }
     if (element.type === 'batch') {
+      this.shown.set(batch.id, this.batchKey(batch));
       const progress = batchProgress(batch);
       const item = new vscode.TreeItem(batchTitle(batch), vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `batch:${batch.id}`;
@@ -99,6 +181,7 @@ export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeN
     if (!row) {
       return new vscode.TreeItem(vscode.l10n.t('(removed)'));
     }
+    this.shown.set(rowNodeKey(batch.id, row.index), this.rowKey(row));
     const item = new vscode.TreeItem(rowLabel(row), vscode.TreeItemCollapsibleState.None);
     item.id = `batch:${batch.id}:${row.index}`;
     item.description = rowStateText(row, this.runs);
@@ -112,6 +195,7 @@ export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeN
   }
 
   dispose(): void {
+    clearTimeout(this.batchPause);
     vscode.Disposable.from(...this.disposables).dispose();
   }
 }

@@ -1,13 +1,11 @@
 import * as vscode from 'vscode';
 import type { TaskOutput } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
-import type { CrewHealth, CrewRegistry } from '../crews/crewRegistry';
+import type { CrewRegistry } from '../crews/crewRegistry';
 import { isFinished, type RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
-import { inert, inertLine } from '../util/inertText';
-import { escapeMarkdown } from '../util/markdownText';
-import { crewActivity, healthIcon, healthLabel, runRow, runTooltip } from './runRows';
-import { taskNameText } from '../api/taskName';
+import { inert } from '../util/inertText';
+import { crewActivity, crewTreeItem, runRow, runTooltip, taskTreeItem } from './runRows';
 
 export type CrewsTreeNode = CrewNode | RemovedCrewsNode | OlderRunsNode | RunNode | TaskNode;
 
@@ -62,6 +60,8 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   private readonly olderNodes = new Map<string, OlderRunsNode>();
   /** The crew of each run seen, so a removed run's crew is still known. */
   private readonly crewOfRun = new Map<string, string>();
+  /** Crews last drawn without runs: their first run changes their row's id, which only a full refresh shows. */
+  private readonly drawnIdle = new Set<string>();
   /** Whether the top level was last given a "Removed crews" node. */
   private removedShown = false;
   private readonly disposables: vscode.Disposable[] = [];
@@ -134,6 +134,9 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
         continue;
       }
       this.crewOfRun.set(id, crewUrl);
+      if (this.drawnIdle.has(crewUrl) === this.runs.list(crewUrl).length > 0) {
+        return undefined;
+      }
       groups.add(this.groupNode(this.crews.get(crewUrl) ? crewUrl : undefined));
     }
     return groups.has(REMOVED_CREWS) && this.orphanRuns().length > 0 !== this.removedShown ? undefined : [...groups];
@@ -251,7 +254,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     if (element.type === 'run') {
       return this.runItem(element.runId);
     }
-    return this.taskItem(element);
+    return taskTreeItem(element);
   }
 
   async resolveTreeItem(item: vscode.TreeItem, element: CrewsTreeNode): Promise<vscode.TreeItem> {
@@ -342,35 +345,15 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
 
   private async crewItem(crew: Crew): Promise<vscode.TreeItem> {
     const runs = this.runs.list(crew.url);
-    const hasRuns = runs.length > 0;
     const activity = crewActivity(runs);
     this.activityShown.set(crew.url, activity);
-    const item = new vscode.TreeItem(inertLine(crew.name), hasRuns ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-    // Another id once it has runs: VS Code keeps the state it last drew for an id, and a crew drawn
-    // without runs (no twistie) would otherwise stay collapsed when its first run arrives.
-    item.id = hasRuns ? `crew:${crew.url}` : `crew-idle:${crew.url}`;
+    if (runs.length) {
+      this.drawnIdle.delete(crew.url);
+    } else {
+      this.drawnIdle.add(crew.url);
+    }
     const hasToken = await this.crews.hasToken(crew.url);
-    const health: CrewHealth = hasToken ? this.crews.healthOf(crew.url) : 'noToken';
-    const source = crew.source === 'demo' ? vscode.l10n.t('demo') : crew.source === 'workspace' ? vscode.l10n.t('workspace') : undefined;
-    // While its runs are going, what they do is what the row says ("ready" goes without saying); a
-    // problem with the crew (token, network) still comes first, its runs' activity is in the tooltip.
-    const problem = health === 'noToken' || health === 'tokenRejected' || health === 'unreachable';
-    item.description = [problem ? healthLabel(health) : (activity ?? healthLabel(health)), source].filter(Boolean).join(' · ');
-    item.iconPath = healthIcon(health, crew);
-    const tooltip = new vscode.MarkdownString();
-    tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(crew.name))}**\n\n`);
-    tooltip.appendText(inertLine(crew.url));
-    tooltip.appendMarkdown(`\n\n${escapeMarkdown(inertLine(healthLabel(health) ?? vscode.l10n.t('not checked yet')))}`);
-    if (activity) {
-      tooltip.appendMarkdown(`\n\n${escapeMarkdown(activity)}`);
-    }
-    item.tooltip = tooltip;
-    item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken'].join(' ');
-    if (!hasRuns) {
-      // An idle crew's default action is the most frequent thing a user does with it.
-      item.command = { command: 'crewRuns.kickOff', title: vscode.l10n.t('Kick Off Crew…'), arguments: [{ crew }] };
-    }
-    return item;
+    return crewTreeItem(crew, { hasRuns: runs.length > 0, activity, hasToken, health: hasToken ? this.crews.healthOf(crew.url) : 'noToken' });
   }
 
   private runItem(runId: string): vscode.TreeItem {
@@ -400,17 +383,5 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       nodes.push({ type: 'task', runId, task: { name: run.currentTask, output: '' }, index: nodes.length, current: true });
     }
     return nodes;
-  }
-
-  private taskItem(node: TaskNode): vscode.TreeItem {
-    const item = new vscode.TreeItem(inertLine(taskNameText(node.task.name)), vscode.TreeItemCollapsibleState.None);
-    item.id = `task:${node.runId}:${node.index}`;
-    item.description = node.current ? vscode.l10n.t('in progress') : node.task.agent === undefined ? undefined : inertLine(node.task.agent);
-    item.iconPath = node.current ? new vscode.ThemeIcon('loading~spin') : new vscode.ThemeIcon('check', new vscode.ThemeColor('testing.iconPassed'));
-    item.contextValue = node.current ? 'task current' : 'task';
-    if (!node.current) {
-      item.command = { command: 'crewRuns.openTaskOutput', title: vscode.l10n.t('Open Task Output'), arguments: [{ runId: node.runId, index: node.index }] };
-    }
-    return item;
   }
 }

@@ -1,7 +1,8 @@
 // What a run's row and a crew's activity look like in the crews tree: short enough for the default
 // sidebar width, with the state first and the rest in the (lazy) tooltip.
 import * as vscode from 'vscode';
-import type { RunState } from '../api/types';
+import type { RunState, TaskOutput } from '../api/types';
+import { taskNameText } from '../api/taskName';
 import type { Crew } from '../crews/crewConfig';
 import type { CrewHealth } from '../crews/crewRegistry';
 import { isFinished, type RunRecord } from '../runs/model';
@@ -180,4 +181,46 @@ export function healthIcon(health: CrewHealth, crew: Crew): vscode.ThemeIcon {
     default:
       return new vscode.ThemeIcon(crew.source === 'demo' ? 'beaker' : 'server-environment');
   }
+}
+
+/** A crew's row: what its runs are doing, or what is wrong with it (token, network) first. */
+export function crewTreeItem(crew: Crew, shown: { hasRuns: boolean; activity: string | undefined; hasToken: boolean; health: CrewHealth }): vscode.TreeItem {
+  const { hasRuns, activity, hasToken, health } = shown;
+  const item = new vscode.TreeItem(inertLine(crew.name), hasRuns ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+  // Another id once it has runs: VS Code keeps the state it last drew for an id, and a crew drawn
+  // without runs (no twistie) would otherwise stay collapsed when its first run arrives.
+  item.id = hasRuns ? `crew:${crew.url}` : `crew-idle:${crew.url}`;
+  const source = crew.source === 'demo' ? vscode.l10n.t('demo') : crew.source === 'workspace' ? vscode.l10n.t('workspace') : undefined;
+  // While its runs are going, what they do is what the row says ("ready" goes without saying); a
+  // problem with the crew (token, network) still comes first, its runs' activity is in the tooltip.
+  const problem = health === 'noToken' || health === 'tokenRejected' || health === 'unreachable';
+  item.description = [problem ? healthLabel(health) : (activity ?? healthLabel(health)), source].filter(Boolean).join(' · ');
+  item.iconPath = healthIcon(health, crew);
+  const tooltip = new vscode.MarkdownString();
+  tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(crew.name))}**\n\n`);
+  tooltip.appendText(inertLine(crew.url));
+  tooltip.appendMarkdown(`\n\n${escapeMarkdown(inertLine(healthLabel(health) ?? vscode.l10n.t('not checked yet')))}`);
+  if (activity) {
+    tooltip.appendMarkdown(`\n\n${escapeMarkdown(activity)}`);
+  }
+  item.tooltip = tooltip;
+  item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken'].join(' ');
+  if (!hasRuns) {
+    // An idle crew's default action is the most frequent thing a user does with it.
+    item.command = { command: 'crewRuns.kickOff', title: vscode.l10n.t('Kick Off Crew…'), arguments: [{ crew }] };
+  }
+  return item;
+}
+
+/** A task of a run: done (opens its output), or the one in progress. */
+export function taskTreeItem(node: { runId: string; task: TaskOutput; index: number; current?: boolean }): vscode.TreeItem {
+  const item = new vscode.TreeItem(inertLine(taskNameText(node.task.name)), vscode.TreeItemCollapsibleState.None);
+  item.id = `task:${node.runId}:${node.index}`;
+  item.description = node.current ? vscode.l10n.t('in progress') : node.task.agent === undefined ? undefined : inertLine(node.task.agent);
+  item.iconPath = node.current ? new vscode.ThemeIcon('loading~spin') : new vscode.ThemeIcon('check', new vscode.ThemeColor('testing.iconPassed'));
+  item.contextValue = node.current ? 'task current' : 'task';
+  if (!node.current) {
+    item.command = { command: 'crewRuns.openTaskOutput', title: vscode.l10n.t('Open Task Output'), arguments: [{ runId: node.runId, index: node.index }] };
+  }
+  return item;
 }

@@ -228,6 +228,45 @@ describe('Batches', function () {
     await executeCommand('workbench.action.closeAllEditors');
   });
 
+  it('a row that changes redraws that row; the batch beneath it is not rebuilt at every change', async () => {
+    const table = api.crews.get(crews.table.url);
+    assert.ok(table, 'the table crew');
+    const created = await api.batches.store.create({
+      crewUrl: table.url,
+      crewName: table.name,
+      source: 'redraws.jsonl',
+      concurrency: 3,
+      rows: Array.from({ length: 6 }, (_, index) => ({ index, inputs: { topic: `redraw ${index}`, audience: 'x' }, status: 'queued' as const })),
+    });
+    // Drawn as VS Code draws an expanded batch: its node, then each of its rows.
+    const tree = api.batches.tree;
+    const node = await waitFor(() => tree.getChildren().find((n) => n.type === 'batch' && n.batchId === created.id), { message: 'the batch in the tree' });
+    tree.getTreeItem(node);
+    const rows = tree.getChildren(node);
+    rows.forEach((row) => tree.getTreeItem(row));
+    const events: string[] = [];
+    const subscription = tree.onDidChangeTreeData((e) => {
+      for (const n of e === undefined ? [undefined] : Array.isArray(e) ? e : [e]) {
+        events.push(n === undefined ? '(all)' : n === node ? 'batch' : rows.includes(n) ? 'row' : `unknown ${JSON.stringify(n)}`);
+      }
+    });
+    const started = Date.now();
+    try {
+      await api.batches.runner.start(created.id);
+      await waitForFinished(created.id, 60_000);
+      await waitFor(() => tree.getTreeItem(node).description === '6/6' || undefined, { message: 'the batch drawn as done' });
+    } finally {
+      subscription.dispose();
+    }
+    const seconds = (Date.now() - started) / 1000;
+    assert.ok(events.includes('row'), `rows were redrawn: ${JSON.stringify(events)}`);
+    assert.ok(!events.some((e) => e === '(all)' || e.startsWith('unknown')), `only the batch's own nodes were redrawn: ${JSON.stringify(events)}`);
+    // Redrawing the batch node makes VS Code build all its rows again: at most about one a second.
+    const batchRedraws = events.filter((e) => e === 'batch').length;
+    assert.ok(batchRedraws <= seconds + 2, `the batch node was redrawn ${batchRedraws} times in ${seconds.toFixed(1)} s`);
+    await api.batches.store.remove(created.id);
+  });
+
   it('Cancel Batch sends no queued row and stops the running ones', async () => {
     const file = path.join(dir, 'slow.jsonl');
     fs.writeFileSync(file, Array.from({ length: 8 }, (_, i) => JSON.stringify({ topic: `slow ${i}`, audience: 'x' })).join('\n'));
