@@ -47,6 +47,25 @@ export function rowLabel(row: BatchRow): string {
 
 const rowNodeKey = (batchId: string, index: number) => `${batchId}\n${index}`;
 
+/** A batch's own row: its progress (`37/120 · 2 failed`), opening its results. */
+function batchItem(batch: Batch): vscode.TreeItem {
+  const progress = batchProgress(batch);
+  const item = new vscode.TreeItem(batchTitle(batch), vscode.TreeItemCollapsibleState.Collapsed);
+  item.id = `batch:${batch.id}`;
+  item.description = batchProgressText(batch);
+  item.tooltip = `${batchTitle(batch)}\n${formatRelative(batch.createdAt)} · ${item.description}`;
+  item.iconPath = new vscode.ThemeIcon(progress.finished ? (progress.failed || progress.unknown ? 'warning' : 'pass') : batch.cancelled ? 'circle-slash' : 'sync~spin');
+  item.contextValue = ['batch', progress.finished ? 'finished' : batch.cancelled ? 'cancelling' : 'running', progress.failed ? 'hasFailed' : ''].filter(Boolean).join(' ');
+  item.command = { command: 'crewRuns.openBatchResults', title: vscode.l10n.t('Open Batch Results'), arguments: [{ batchId: batch.id }] };
+  return item;
+}
+
+/** What a drawn row shows: when it changes, the row is redrawn (not for a batch's tooltip, whose "2 min ago" moves on). */
+function shownKey(item: vscode.TreeItem, withTooltip: boolean): string {
+  const icon = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : '';
+  return JSON.stringify([item.label, item.description, withTooltip ? item.tooltip : '', icon, item.contextValue, item.command?.command]);
+}
+
 /** At most one redraw of a batch's own row per this long: VS Code rebuilds all its rows with it. */
 const BATCH_REDRAW_MS = 1000;
 
@@ -89,13 +108,16 @@ export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeN
     const rows: BatchesTreeNode[] = [];
     for (const id of batchIds) {
       const batch = this.batches.get(id);
-      if (this.shown.get(id) !== undefined && batch && this.shown.get(id) !== this.batchKey(batch)) {
+      if (!batch) {
+        continue;
+      }
+      if (this.shown.has(id) && this.shown.get(id) !== shownKey(batchItem(batch), false)) {
         this.batchesDue.add(id);
       }
-      for (const row of batch?.rows ?? []) {
+      for (const row of batch.rows) {
         const key = rowNodeKey(id, row.index);
         const shown = this.shown.get(key);
-        if (shown !== undefined && shown !== this.rowKey(row)) {
+        if (shown !== undefined && shown !== shownKey(this.rowItem(batch, row), true)) {
           rows.push(this.node(key, { type: 'row', batchId: id, index: row.index }));
         }
       }
@@ -114,8 +136,11 @@ export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeN
     if (!this.batchesDue.size) {
       return;
     }
-    this.changed.fire([...this.batchesDue].map((id) => this.node(id, { type: 'batch', batchId: id })));
+    const due = [...this.batchesDue].filter((id) => this.batches.get(id));
     this.batchesDue.clear();
+    if (due.length) {
+      this.changed.fire(due.map((id) => this.node(id, { type: 'batch', batchId: id })));
+    }
     this.batchPause = setTimeout(() => this.redrawDueBatches(), BATCH_REDRAW_MS);
   }
 
@@ -130,14 +155,6 @@ export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeN
 
   private batchIdsKey(): string {
     return this.batches.list().map((b) => b.id).join('\n');
-  }
-
-  private batchKey(batch: Batch): string {
-    return `${batchTitle(batch)}\n${batchProgressText(batch)}\n${batch.cancelled}`;
-  }
-
-  private rowKey(row: BatchRow): string {
-    return JSON.stringify([rowLabel(row), rowStateText(row, this.runs), row.note, row.result?.outputPreview, row.runId !== undefined && this.runs.get(row.runId) !== undefined]);
   }
 
   getChildren(element?: BatchesTreeNode): BatchesTreeNode[] {
@@ -162,26 +179,16 @@ export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeN
 
   getTreeItem(element: BatchesTreeNode): vscode.TreeItem {
     const batch = this.batches.get(element.batchId);
-    if (!batch) {
+    const row = element.type === 'row' ? batch?.rows.find((r) => r.index === element.index) : undefined;
+    if (!batch || (element.type === 'row' && !row)) {
       return new vscode.TreeItem(vscode.l10n.t('(removed)'));
     }
-    if (element.type === 'batch') {
-      this.shown.set(batch.id, this.batchKey(batch));
-      const progress = batchProgress(batch);
-      const item = new vscode.TreeItem(batchTitle(batch), vscode.TreeItemCollapsibleState.Collapsed);
-      item.id = `batch:${batch.id}`;
-      item.description = batchProgressText(batch);
-      item.tooltip = `${batchTitle(batch)}\n${formatRelative(batch.createdAt)} · ${item.description}`;
-      item.iconPath = new vscode.ThemeIcon(progress.finished ? (progress.failed || progress.unknown ? 'warning' : 'pass') : batch.cancelled ? 'circle-slash' : 'sync~spin');
-      item.contextValue = ['batch', progress.finished ? 'finished' : batch.cancelled ? 'cancelling' : 'running', progress.failed ? 'hasFailed' : ''].filter(Boolean).join(' ');
-      item.command = { command: 'crewRuns.openBatchResults', title: vscode.l10n.t('Open Batch Results'), arguments: [{ batchId: batch.id }] };
-      return item;
-    }
-    const row = batch.rows.find((r) => r.index === element.index);
-    if (!row) {
-      return new vscode.TreeItem(vscode.l10n.t('(removed)'));
-    }
-    this.shown.set(rowNodeKey(batch.id, row.index), this.rowKey(row));
+    const item = row ? this.rowItem(batch, row) : batchItem(batch);
+    this.shown.set(row ? rowNodeKey(batch.id, row.index) : batch.id, shownKey(item, row !== undefined));
+    return item;
+  }
+
+  private rowItem(batch: Batch, row: BatchRow): vscode.TreeItem {
     const item = new vscode.TreeItem(rowLabel(row), vscode.TreeItemCollapsibleState.None);
     item.id = `batch:${batch.id}:${row.index}`;
     item.description = rowStateText(row, this.runs);

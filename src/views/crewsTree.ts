@@ -89,7 +89,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   private onRunsChanged(runIds: string[]): void {
     const known = runIds.map((id) => this.runNodes.get(id));
     const added = runIds.some((id, i) => !known[i] && this.runs.get(id));
-    const removed = runIds.some((id, i) => known[i] && !this.runs.get(id));
+    const removed = runIds.some((id, i) => (known[i] || this.crewOfRun.has(id)) && !this.runs.get(id));
     if (added || removed) {
       const groups = this.groupsOf(runIds);
       for (const id of runIds.filter((id) => !this.runs.get(id))) {
@@ -124,7 +124,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
    * no row drawn.
    */
   private groupsOf(runIds: string[]): CrewsTreeNode[] | undefined {
-    const groups = new Set<CrewsTreeNode>();
+    const crewUrls = new Set<string>();
     for (const id of runIds) {
       const crewUrl = this.runs.get(id)?.crewUrl ?? this.crewOfRun.get(id);
       if (crewUrl === undefined) {
@@ -134,6 +134,11 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
         continue;
       }
       this.crewOfRun.set(id, crewUrl);
+      crewUrls.add(crewUrl);
+    }
+    const groups = new Set<CrewsTreeNode>();
+    for (const crewUrl of crewUrls) {
+      // Once per crew: a load or reload names every run.
       if (this.drawnIdle.has(crewUrl) === this.runs.list(crewUrl).length > 0) {
         return undefined;
       }
