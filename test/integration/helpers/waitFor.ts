@@ -5,8 +5,8 @@ export interface WaitForOptions {
   timeoutMs?: number;
   /** Pause between attempts (default 100 ms). */
   intervalMs?: number;
-  /** What was awaited, for the timeout error. */
-  message?: string;
+  /** What was awaited, for the timeout error (a function: built when it times out, with the state then). */
+  message?: string | (() => string);
 }
 
 type Falsy = false | 0 | '' | null | undefined;
@@ -30,7 +30,7 @@ export async function waitFor<T>(condition: () => T | Falsy | Promise<T | Falsy>
       lastError = error;
     }
     if (Date.now() >= deadline) {
-      const what = options.message ?? 'condition';
+      const what = (typeof options.message === 'function' ? options.message() : options.message) ?? 'condition';
       const cause = lastError === undefined ? '' : ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})`;
       throw new Error(`waitFor: ${what} not met within ${timeoutMs} ms${cause}`);
     }

@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import type { RunRecord } from '../../../src/runs/model';
 import type { CrewConfig, ReadFaultKind, Scenario } from '../../../src/simulator/server';
 import { addCrewWithToken, EXTENSION_ID, executeCommand, readAllLogs, readExtensionHostLogs, reload, reloadSuite, showCrewRunsView, waitFor } from '../helpers';
+import { extensionProblems } from '../helpers/logEntries';
 import { type Api, testApi } from './support/kit';
 import { connectSimulator, type RemoteSimulator, startDetachedSimulator } from './support/reloadSim';
 
@@ -153,7 +154,7 @@ reloadSuite('Chaos', function (s) {
     const entries = reload.get<Planned[]>('plan')!;
     assert.ok(entries.every((e) => e.runId), 'every run was kicked off');
     await waitFor(() => entries.every((e) => isEnded(api.runs.get(e.runId!))), {
-      message: `every run ended (still going: ${JSON.stringify(entries.filter((e) => !isEnded(api.runs.get(e.runId!))).map((e) => [e.topic, api.runs.get(e.runId!)?.state]))})`,
+      message: () => `every run ended (still going: ${JSON.stringify(entries.filter((e) => !isEnded(api.runs.get(e.runId!))).map((e) => [e.topic, api.runs.get(e.runId!)?.state]))})`,
       timeoutMs: SOAK ? 600_000 : 200_000,
       intervalMs: 1000,
     });
@@ -201,19 +202,7 @@ reloadSuite('Chaos', function (s) {
       return; // Not under the browser runner's logs folder.
     }
     assert.ok(logs.length >= 3, `one extension host log per window: ${logs.map((l) => l.file).join(', ')}`);
-    const problems: string[] = [];
-    for (const { file, text } of logs) {
-      const lines = text.split('\n');
-      lines.forEach((line, i) => {
-        const block = lines.slice(i, i + 12).join('\n');
-        const ours = block.includes(EXTENSION_ID) || block.includes('/dist/extension.js');
-        if (/\[error\]/.test(line) && ours) {
-          problems.push(`${file}:${i + 1}: ${block}`);
-        } else if (/rejected promise not handled|unhandled/i.test(line) && ours) {
-          problems.push(`${file}:${i + 1}: ${block}`);
-        }
-      });
-    }
+    const problems = logs.flatMap(({ file, text }) => extensionProblems(text, [EXTENSION_ID, '/dist/extension.js']).map((entry) => `${file}:${entry.line}: ${entry.text}`));
     assert.deepStrictEqual(problems, [], 'no error, unhandled rejection or stack of the extension');
   });
 
