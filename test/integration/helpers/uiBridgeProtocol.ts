@@ -157,8 +157,11 @@ export interface ReloadRequest {
    * user would (the workbench saves its UI state first, so editors and webviews are restored).
    * 'page': the runner reloads the browser page itself, like F5 (the web workbench cannot save its
    * state during unload: only what it saved before, every 5 s while idle, is restored).
+   * 'sever': the runner first cuts the page off the server without a goodbye (reload sessions reach
+   * the server through a relay; see runner/relay.ts), then reloads it: the old extension host is
+   * left waiting for its window, still running, as after a crashed tab or a dropped connection.
    */
-  via?: 'command' | 'page';
+  via?: 'command' | 'page' | 'sever';
 }
 
 /**

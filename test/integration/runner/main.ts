@@ -76,6 +76,7 @@ import {
 } from '../helpers/uiBridgeProtocol';
 import { ensureChromium, ensureServerInstalled } from './install';
 import { freeLoopbackPort, killProcessGroup, pidsMentioning, survivors } from './processes';
+import { Relay } from './relay';
 import { QUIET_USER_SETTINGS as USER_SETTINGS, startVsCodeServer } from './server';
 import { DemoWindows } from './demoWindows';
 import { UiBridge } from './uiBridge';
@@ -418,6 +419,7 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
   // Tally of the current phase from the spec reporter's streamed lines, for when it never reports.
   let tally: SuiteResult = { passed: 0, failed: 0, pending: 0 };
   let workbenchLogs: { relativePath: string; contents: string }[] = [];
+  let relay: Relay | undefined;
 
   try {
     const userDataDir = path.join(session.tempDir, 'user-data');
@@ -467,6 +469,8 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
     if (!run.browser) {
       throw new Error('the browser is not running');
     }
+    // Reload suites reach the server through a relay that can cut a window off (via 'sever').
+    relay = spec.reloads ? await Relay.start(port) : undefined;
     const context = await run.browser.newContext({ viewport: { width: 1280, height: 800 } });
     session.context = context;
     const page = await context.newPage();
@@ -482,13 +486,21 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
       phaseResult = undefined;
       reloading = { fromPhase: request.phase, at: Date.now() };
       workbenchLog.write(`[integration] reload (${request.via ?? 'command'}) requested by phase ${request.phase}\n`);
-      log(`reloading the window (${request.via === 'page' ? 'page.reload()' : 'Reload Window'}, phase ${request.phase} → ${request.phase + 1})…`);
+      const how = { command: 'Reload Window', page: 'page.reload()', sever: 'cut off, then page.reload()' }[request.via ?? 'command'];
+      log(`reloading the window (${how}, phase ${request.phase} → ${request.phase + 1})…`);
       reloadTimer = setTimeout(
         () => failReload(new Error(`phase ${request.phase + 1} did not start within ${reloadTimeoutMs} ms of the reload (CREW_RUNS_TEST_RELOAD_TIMEOUT_MS)`)),
         reloadTimeoutMs,
       );
-      if (request.via !== 'page') {
+      if (request.via !== 'page' && request.via !== 'sever') {
         return; // The test runs workbench.action.reloadWindow once answered.
+      }
+      if (request.via === 'sever') {
+        if (!relay) {
+          failReload(new Error('a window can be cut off only in a reload session (no relay)'));
+          return;
+        }
+        workbenchLog.write(`[integration] cut off the window: ${relay.sever()} connection(s) dropped\n`);
       }
       try {
         await page.reload({ waitUntil: 'domcontentloaded', timeout: reloadTimeoutMs });
@@ -496,7 +508,7 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
         failReload(new Error(`the page did not reload: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`));
       }
     };
-    const authority = `127.0.0.1:${port}`;
+    const authority = `127.0.0.1:${relay?.port ?? port}`;
     const workbenchUrl = (testsEntry: string) => {
       const payload = [
         ['extensionDevelopmentPath', `vscode-remote://${authority}${spec.vsix ? placeholderExtension(session.tempDir) : repoRoot}`],
@@ -613,6 +625,7 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
         log(`state dir saved to ${path.relative(repoRoot, saved)}/`);
       }
     }
+    relay?.close();
     await cleanupSession(session);
   }
 
