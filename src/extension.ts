@@ -11,6 +11,7 @@ import { InputPresets } from './crews/inputPresets';
 import { StopSupport } from './crews/stopSupport';
 import { TokenStore } from './crews/tokenStore';
 import { LeaseManager } from './runs/lease';
+import { WindowLiveness } from './runs/windowLiveness';
 import { RunPoller } from './runs/poller';
 import { RunStore } from './runs/runStore';
 import type { Services } from './services';
@@ -48,7 +49,9 @@ export function activate(context: vscode.ExtensionContext) {
   const runs = new RunStore(globalState, storageDir, log, { maxRunsPerCrew: atStart.maxRunsPerCrew });
   // Several windows share the runs; a lease decides which one polls and notifies each run.
   const windowId = randomUUID();
-  const leases = new LeaseManager(path.join(storageDir, 'leases'), windowId, log);
+  // setContext runs in the workbench: its answer proves this extension host still has a window.
+  const liveness = new WindowLiveness(() => vscode.commands.executeCommand('setContext', 'crewRuns.windowAnswers', true));
+  const leases = new LeaseManager(path.join(storageDir, 'leases'), windowId, log, { liveness });
   // The reporter writes the user-facing lines (deduplicated); the poller's own notes stay at debug level.
   const pollerLog = { info: (m: string) => log.debug(m), warn: (m: string) => log.debug(m), error: (m: string) => log.error(m) };
   const poller = new RunPoller(runs, client, systemClock, pollerLog, leases, {
@@ -58,7 +61,7 @@ export function activate(context: vscode.ExtensionContext) {
     tokenChanges: tokens.onDidChange,
   });
   const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState), stops: new StopSupport(globalState) };
-  const batches = new BatchFeature(services, storageDir, windowId);
+  const batches = new BatchFeature(services, storageDir, { id: windowId, liveness });
   const tree = new CrewsTreeProvider(crews, runs);
   tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);
   const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });

@@ -6,6 +6,7 @@ import type { BatchRunner } from '../batches/batchRunner';
 import { BatchStore } from '../batches/batchStore';
 import { batchProgress } from '../batches/model';
 import { LeaseManager } from '../runs/lease';
+import type { Liveness } from '../runs/windowLiveness';
 import type { Services } from '../services';
 import { BATCH_SOURCE_SELECTOR, BatchCodeLensProvider } from '../views/batchCodeLens';
 import { BatchesTreeProvider } from '../views/batchesTree';
@@ -35,10 +36,10 @@ export class BatchFeature {
   constructor(
     private readonly services: Services,
     storageDir: string,
-    windowId: string,
+    window: { id: string; liveness: Liveness },
   ) {
     // The lease mechanism the poller uses decides which window sends a batch's rows.
-    this.leases = new LeaseManager(path.join(storageDir, 'leases', 'batches'), windowId, services.log);
+    this.leases = new LeaseManager(path.join(storageDir, 'leases', 'batches'), window.id, services.log, { liveness: window.liveness });
     this.store = new BatchStore(path.join(storageDir, 'batches'), services.log);
     this.tree = new BatchesTreeProvider(this.store, services.runs);
   }

@@ -21,6 +21,7 @@ import { Emitter, type Event } from '../util/event';
 import { createFileExclusive, errorCode, writeFileAtomic } from './atomicFile';
 import { KeyedQueue } from './keyedQueue';
 import type { Logger } from './model';
+import type { Liveness } from './windowLiveness';
 
 export interface LeaseOptions {
   clock?: Clock;
@@ -30,6 +31,8 @@ export interface LeaseOptions {
   renewEveryMs?: number;
   /** A lock older than this was left by a crashed window and may be broken. */
   lockStaleMs?: number;
+  /** Leases are renewed and taken only while this says the window answers (see windowLiveness.ts). */
+  liveness?: Liveness;
 }
 
 /** Content of `<runId>.lease`. */
@@ -58,6 +61,9 @@ export class LeaseManager {
   private readonly queue = new KeyedQueue();
   private renewTimer: unknown;
   private disposed = false;
+  private readonly liveness?: Liveness;
+  /** The window stopped answering (said once, until it answers again). */
+  private silent = false;
   private readonly lostEmitter = new Emitter<string[]>();
 
   /** Runs whose lease another window took (ours had lapsed). */
@@ -73,6 +79,7 @@ export class LeaseManager {
     this.ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
     this.renewEveryMs = options.renewEveryMs ?? Math.floor(this.ttlMs / 3);
     this.lockStaleMs = options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
+    this.liveness = options.liveness;
   }
 
   /** True while this window holds an unexpired lease on the run. */
@@ -89,7 +96,7 @@ export class LeaseManager {
   /** Takes the lease if it is free, expired, or already ours. */
   tryAcquire(runId: string): Promise<boolean> {
     return this.serialised(runId, async () => {
-      if (this.disposed) {
+      if (this.disposed || !(await this.windowAnswers())) {
         return false;
       }
       const result = await this.withLock(runId, async () => {
@@ -111,6 +118,9 @@ export class LeaseManager {
   /** Extends every lease we hold; drops (and reports) those another window has taken. */
   async renew(): Promise<string[]> {
     const lost: string[] = [];
+    if (this.owned.size > 0 && !(await this.windowAnswers())) {
+      return lost; // Our leases lapse: a window that answers takes the runs over.
+    }
     await Promise.all(
       [...this.owned.keys()].map((runId) =>
         this.serialised(runId, async () => {
@@ -177,6 +187,19 @@ export class LeaseManager {
   }
 
   // ---- internals ----
+
+  private async windowAnswers(): Promise<boolean> {
+    const answers = !this.liveness || (await this.liveness.answers());
+    if (answers === this.silent) {
+      this.silent = !answers;
+      if (this.silent) {
+        this.logger.warn(`This window does not answer: its ${this.owned.size} lease(s) lapse and other windows may take its runs over.`);
+      } else {
+        this.logger.info('This window answers again: it takes runs again.');
+      }
+    }
+    return answers;
+  }
 
   private leasePath(runId: string): string {
     return path.join(this.dir, `${safeName(runId)}.lease`);
