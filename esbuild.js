@@ -32,6 +32,8 @@ const lazyModules = {
   'src/views/runChangeText': 'changeText',
   // markdown-it with the run view's rules, for Show All's segments (src/views/runPanel.ts).
   'src/views/webview/markdown': 'markdown',
+  // What activate() returns to the integration tests (CREW_RUNS_TEST_HOOKS=1); not packaged.
+  'src/testApi': 'testApi',
 };
 
 const lazyModulesPlugin = {
@@ -119,6 +121,7 @@ function makeBuilds(production) {
     { ...nodeOptions, entryPoints: { snapshots: 'src/runs/snapshotReading.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { changeText: 'src/views/runChangeText.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { markdown: 'src/views/webview/markdown.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).

@@ -15,7 +15,7 @@ import { WindowLiveness } from './runs/windowLiveness';
 import { RunPoller } from './runs/poller';
 import { RunStore } from './runs/runStore';
 import type { Services } from './services';
-import { createTestApi } from './testApi';
+import type * as TestApiModule from './testApi';
 import { systemClock } from './util/clock';
 import { errorText } from './util/errorText';
 import { setListenerErrorSink } from './util/event';
@@ -133,7 +133,13 @@ export function activate(context: vscode.ExtensionContext) {
     (error) => log.error(`Could not load the run history: ${errorText(error)}`),
   );
 
-  return process.env.CREW_RUNS_TEST_HOOKS === '1' ? createTestApi(services, { tree, treeView, commands, reporter, settings: numbers, batches, statusBar }) : undefined;
+  if (process.env.CREW_RUNS_TEST_HOOKS !== '1') {
+    return undefined;
+  }
+  // Integration tests only: dist/testApi.js, never loaded (nor packaged) otherwise.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createTestApi } = require('./testApi') as typeof TestApiModule;
+  return createTestApi(services, { tree, treeView, commands, reporter, settings: numbers, batches, statusBar });
 }
 
 export async function deactivate(): Promise<void> {

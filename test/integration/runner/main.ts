@@ -447,7 +447,8 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
         // Whatever the server gets, the extension host gets.
         env: {
           ...process.env,
-          CREW_RUNS_TEST_HOOKS: '1',
+          // The packaged extension is tested as users get it: no test API (dist/testApi.js is not packaged).
+          CREW_RUNS_TEST_HOOKS: spec.vsix ? '' : '1',
           [UI_BRIDGE_DIR_ENV]: bridgeDir,
           CREW_RUNS_TEST_LOGS_DIR: path.join(userDataDir, 'logs'), // where the server puts every log
           CREW_RUNS_TEST_GREP: process.env.CREW_RUNS_TEST_GREP ?? '',
