@@ -9,9 +9,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { batchProgress } from '../../../src/batches/model';
 import type { CrewConfig } from '../../../src/simulator/server';
-import { addCrewWithToken, executeCommand, reload, reloadSuite, waitFor } from '../helpers';
+import { executeCommand, reload, reloadSuite, waitFor } from '../helpers';
 import { type Api, pressInQuickInput, testApi, waitForQuickInput } from './support/kit';
-import { connectSimulator, type RemoteSimulator, startDetachedSimulator } from './support/reloadSim';
+import { phaseSimulator, type RemoteSimulator } from './support/reloadSim';
 
 const SIM = 'batches';
 const ROWS = 15;
@@ -34,12 +34,7 @@ reloadSuite('Batches (reload)', function (s) {
 
   before(async () => {
     api = await testApi();
-    if (s.phase === 0) {
-      sim = await startDetachedSimulator(SIM, { timeScale: 1, seed: 5, crews: [crew] });
-      await addCrewWithToken({ url: sim.crew('rows').url, name: 'Reload Rows', token: sim.crew('rows').orgToken });
-    } else {
-      sim = connectSimulator(SIM);
-    }
+    sim = await phaseSimulator(s.phase, SIM, { timeScale: 1, seed: 5, crews: [crew] }, 'Reload');
   });
 
   after(async () => {

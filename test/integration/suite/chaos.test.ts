@@ -10,10 +10,10 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { RunRecord } from '../../../src/runs/model';
 import type { CrewConfig, ReadFaultKind, Scenario } from '../../../src/simulator/server';
-import { addCrewWithToken, EXTENSION_ID, executeCommand, readAllLogs, readExtensionHostLogs, reload, reloadSuite, showCrewRunsView, waitFor } from '../helpers';
+import { EXTENSION_ID, executeCommand, readAllLogs, readExtensionHostLogs, reload, reloadSuite, showCrewRunsView, waitFor } from '../helpers';
 import { extensionProblems } from '../helpers/logEntries';
 import { type Api, testApi } from './support/kit';
-import { connectSimulator, type RemoteSimulator, startDetachedSimulator } from './support/reloadSim';
+import { phaseSimulator, type RemoteSimulator } from './support/reloadSim';
 
 const SOAK = process.env.CREW_RUNS_SOAK === '1';
 const SIM = 'chaos';
@@ -76,20 +76,17 @@ reloadSuite('Chaos', function (s) {
   before(async () => {
     api = await testApi();
     if (s.phase === 0) {
-      sim = await startDetachedSimulator(SIM, {
-        timeScale: 1,
-        seed: 2024,
-        crews: CREWS,
-        faults: { readFaultRate: FAULT_RATE, readFaultKinds: ALL_FAULTS, stallMs: STALL_MS, retryAfterSeconds: 1, coldStartMs: 3000, idleAfterMs: 20_000 },
-      });
       await vscode.workspace.getConfiguration('crewRuns').update('requestTimeoutSeconds', REQUEST_TIMEOUT_SECONDS, vscode.ConfigurationTarget.Global);
-      for (const served of sim.crews) {
-        await addCrewWithToken({ url: served.url, name: `Chaos ${served.name}`, token: served.orgToken });
-      }
+    }
+    sim = await phaseSimulator(s.phase, SIM, {
+      timeScale: 1,
+      seed: 2024,
+      crews: CREWS,
+      faults: { readFaultRate: FAULT_RATE, readFaultKinds: ALL_FAULTS, stallMs: STALL_MS, retryAfterSeconds: 1, coldStartMs: 3000, idleAfterMs: 20_000 },
+    }, 'Chaos');
+    if (s.phase === 0) {
       await showCrewRunsView();
       reload.set('plan', plan());
-    } else {
-      sim = connectSimulator(SIM);
     }
   });
 

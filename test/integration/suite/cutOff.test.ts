@@ -11,9 +11,9 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { CrewConfig } from '../../../src/simulator/server';
-import { addCrewWithToken, executeCommand, readAllLogs, reload, reloadSuite, showCrewRunsView, waitFor } from '../helpers';
+import { executeCommand, readAllLogs, reload, reloadSuite, showCrewRunsView, waitFor } from '../helpers';
 import { type Api, testApi } from './support/kit';
-import { connectSimulator, type RemoteSimulator, startDetachedSimulator } from './support/reloadSim';
+import { phaseSimulator, type RemoteSimulator } from './support/reloadSim';
 
 const SIM = 'cut-off';
 /** The lease a window holds on a run lasts 30 s unless renewed (runs/lease.ts). */
@@ -70,13 +70,8 @@ reloadSuite('Reload (cut off)', function (s) {
 
   before(async () => {
     api = await testApi();
-    if (s.phase === 0) {
-      sim = await startDetachedSimulator(SIM, { timeScale: 1, seed: 7, crews: [slowCrew] });
-      await addCrewWithToken({ url: sim.crew('slow').url, name: 'Cut Off Slow', token: sim.crew('slow').orgToken });
-      await showCrewRunsView();
-    } else {
-      sim = connectSimulator(SIM);
-    }
+    sim = await phaseSimulator(s.phase, SIM, { timeScale: 1, seed: 7, crews: [slowCrew] }, 'Cut Off');
+    await showCrewRunsView();
   });
 
   after(async () => {

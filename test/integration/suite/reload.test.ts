@@ -9,10 +9,10 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { RunRecord } from '../../../src/runs/model';
 import type { CrewConfig } from '../../../src/simulator/server';
-import { addCrewWithToken, executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import { type Api, crewRow, testApi } from './support/kit';
 import { stateChanges, waitForStatusBar } from './support/monitoring';
-import { connectSimulator, type RemoteSimulator, startDetachedSimulator } from './support/reloadSim';
+import { phaseSimulator, type RemoteSimulator } from './support/reloadSim';
 
 const SIM = 'reload';
 
@@ -55,23 +55,18 @@ reloadSuite('Reload', function (s) {
 
   before(async () => {
     api = await testApi();
+    sim = await phaseSimulator(s.phase, SIM, {
+      timeScale: 1,
+      seed: 11,
+      // Long enough to be in flight through the reload; ends some 10-20 s after it.
+      crews: [
+        crew('steady', 'Steady', 12_000),
+        crew('doomed', 'Doomed', 8_000, 'failAtTask:1'),
+        { ...crew('review', 'Review', 1_000), tasks: [{ name: 'draft_task', agent: 'Writer', durationMs: 1_000, output: 'A draft on {topic}.', humanInput: true }] },
+      ],
+    }, 'Reload');
     if (s.phase === 0) {
-      sim = await startDetachedSimulator(SIM, {
-        timeScale: 1,
-        seed: 11,
-        // Long enough to be in flight through the reload; ends some 10-20 s after it.
-        crews: [
-          crew('steady', 'Steady', 12_000),
-          crew('doomed', 'Doomed', 8_000, 'failAtTask:1'),
-          { ...crew('review', 'Review', 1_000), tasks: [{ name: 'draft_task', agent: 'Writer', durationMs: 1_000, output: 'A draft on {topic}.', humanInput: true }] },
-        ],
-      });
-      for (const served of sim.crews) {
-        await addCrewWithToken({ url: served.url, name: `Reload ${served.name}`, token: served.orgToken });
-      }
       await showCrewRunsView();
-    } else {
-      sim = connectSimulator(SIM);
     }
   });
 

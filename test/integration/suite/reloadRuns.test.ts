@@ -7,10 +7,10 @@
 // honestly rather than "running" forever. The other reload checks are in reload.test.ts.
 import * as assert from 'assert';
 import type { CrewConfig } from '../../../src/simulator/server';
-import { addCrewWithToken, executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import { type Api, flatRows, testApi, treeRows } from './support/kit';
 import { waitForStatusBar } from './support/monitoring';
-import { connectSimulator, type RemoteSimulator, startDetachedSimulator } from './support/reloadSim';
+import { phaseSimulator, type RemoteSimulator } from './support/reloadSim';
 
 const SIM = 'reload-runs';
 /** "Right after": the history loads after activation returns; this is generous for a loaded machine. */
@@ -46,12 +46,7 @@ reloadSuite('Reload (run state)', function (s) {
 
   before(async () => {
     api = await testApi();
-    if (s.phase === 0) {
-      sim = await startDetachedSimulator(SIM, { timeScale: 1, seed: 21, crews: [reviewCrew] });
-      await addCrewWithToken({ url: sim.crew('review').url, name: 'Reload Review', token: sim.crew('review').orgToken });
-    } else {
-      sim = connectSimulator(SIM);
-    }
+    sim = await phaseSimulator(s.phase, SIM, { timeScale: 1, seed: 21, crews: [reviewCrew] }, 'Reload');
     await showCrewRunsView();
   });
 

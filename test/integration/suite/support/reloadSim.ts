@@ -5,7 +5,7 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { CrewConfig, FaultOptions, RequestLogEntry, RunInfo, ServedCrew, SimulatorOptions } from '../../../../src/simulator/server';
-import { reload, waitFor } from '../../helpers';
+import { addCrewWithToken, reload, waitFor } from '../../helpers';
 
 interface SimInfo {
   pid: number;
@@ -114,4 +114,19 @@ export function connectSimulator(name: string): RemoteSimulator {
     throw new Error(`no simulator ${name} was started in an earlier phase (${where.info} is missing)`);
   }
   return new RemoteSimulator(JSON.parse(fs.readFileSync(where.info, 'utf8')) as SimInfo);
+}
+
+/**
+ * The simulator of a reload suite: phase 0 starts it and adds each crew it serves, with its token, as
+ * "<prefix> <crew name>"; later phases connect to it.
+ */
+export async function phaseSimulator(phase: number, name: string, options: SimulatorOptions, prefix: string): Promise<RemoteSimulator> {
+  if (phase > 0) {
+    return connectSimulator(name);
+  }
+  const sim = await startDetachedSimulator(name, options);
+  for (const served of sim.crews) {
+    await addCrewWithToken({ url: served.url, name: `${prefix} ${served.name}`, token: served.orgToken });
+  }
+  return sim;
 }
