@@ -73,16 +73,21 @@ export class Relay {
       if (token) {
         this.tokens.set(connection, token);
       }
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
+      const forget = () => {
         this.connections.delete(connection);
         this.tokens.delete(connection);
       };
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+        forget();
+      };
       upstream.on('error', drop);
       client.on('error', drop);
-      upstream.on('close', drop);
-      client.on('close', drop);
+      // A side that closes cleanly: the other gets what is still buffered, then the end (pipe does
+      // that); destroying it here could lose the last bytes, e.g. the workbench's "terminate".
+      upstream.on('close', () => (client.end(), forget()));
+      client.on('close', () => (upstream.end(), forget()));
       upstream.write(first);
       client.pipe(upstream);
       upstream.pipe(client);
