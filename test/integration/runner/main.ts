@@ -626,8 +626,8 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
         log(`state dir saved to ${path.relative(repoRoot, saved)}/`);
       }
     }
-    relay?.close();
     await cleanupSession(session);
+    relay?.close(); // After the page is gone: cutting it off first would only fill the log with reconnections.
   }
 
   const counts: SuiteResult = { ...earlier };

@@ -7,7 +7,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { demoCrews, startSimulator } from '../../../src/simulator/server';
-import { executeCommand, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { executeCommand, readAllLogs, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import { type Api as TreeApi, crewRow, testApi } from './support/kit';
 import { addSimulatorCrews, cleanUp, kickOff, runItem, waitForRun } from './support/monitoring';
 
@@ -176,7 +176,14 @@ describe('First impressions › tree', function () {
     await vscode.commands.executeCommand(one.command, ...(one.arguments ?? []));
     await waitFor(
       () => vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'crew-review' && e.document.uri.path.startsWith(`/${waiting}/`)),
-      { message: 'the review of the waiting run opened', timeoutMs: 20_000 },
+      {
+        message: () => {
+          const run = api.runs.get(waiting);
+          const lines = readAllLogs().split('\n').filter((line) => line.includes('Spring launch')).slice(-12).join('\n');
+          return `the review of the waiting run opened (status bar command ${JSON.stringify(one)}; the run now ${run?.state}, needsFeedback ${run?.needsFeedback}, watching ${run?.watching}; its log:\n${lines})`;
+        },
+        timeoutMs: 20_000,
+      },
     );
     await executeCommand('workbench.action.closeAllEditors');
 
