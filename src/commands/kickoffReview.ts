@@ -30,7 +30,9 @@ export async function chooseStartingPoint(input: StepInput, services: Services, 
     items.push({ label: `$(bookmark) ${inertLine(preset.name)}`, description: summarise(preset.inputs, names), draft: preset.inputs });
   }
   items.push({ label: `$(edit) ${vscode.l10n.t('Enter new values')}`, draft: {} });
-  const editorText = vscode.window.activeTextEditor?.document.getText();
+  // The editor active when Kick Off was asked for: the one the user means, whatever is active when they pick.
+  const editorDocument = vscode.window.activeTextEditor?.document;
+  const editorText = editorDocument?.getText();
   if (editorText && editorText.length < 5_000_000 && /^\s*\{/.test(editorText)) {
     items.push({ label: `$(json) ${vscode.l10n.t('From the JSON in the active editor')}`, fromEditor: true });
   }
@@ -49,7 +51,7 @@ export async function chooseStartingPoint(input: StepInput, services: Services, 
     if (!choice.value.fromEditor) {
       return { draft: { ...choice.value.draft }, unfinished: choice.value.unfinished };
     }
-    const parsed = inputsFromJson(vscode.window.activeTextEditor?.document.getText() ?? '');
+    const parsed = inputsFromJson(editorDocument?.getText() ?? ''); // Its text now: fixed after an error, read again.
     if (parsed.ok) {
       return { draft: parsed.inputs };
     }
