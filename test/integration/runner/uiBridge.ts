@@ -54,6 +54,8 @@ interface QuickInputProbe {
   password?: boolean;
   /** Text of a quick pick's active item. */
   activeItem?: string;
+  /** Where the keyboard focus is when none is open (what took it, for the error). */
+  focus?: string;
 }
 
 /** The few browser globals used inside page.evaluate (the runner compiles without the DOM lib). */
@@ -199,7 +201,11 @@ export class UiBridge {
         (element) => element.getClientRects().length > 0 && !element.classList.contains('quick-input-widget-closing') && !element.inert,
       );
       if (!widget) {
-        return { open: false, text: '', focused: false };
+        const active = document.activeElement as { tagName?: string; className?: unknown; getAttribute?(name: string): string | null } | null;
+        const focus = active?.tagName
+          ? `${active.tagName.toLowerCase()}.${String(active.className).trim().split(/\s+/).slice(0, 3).join('.')} ${JSON.stringify(active.getAttribute?.('aria-label') ?? '')}`
+          : 'nothing';
+        return { open: false, text: '', focused: false, focus };
       }
       return {
         open: true,
@@ -222,7 +228,7 @@ export class UiBridge {
     for (;;) {
       const probe = await this.probeQuickInput();
       const problem = !probe.open
-        ? 'no quick input is open'
+        ? `no quick input is open (the keyboard focus is on ${probe.focus ?? 'nothing'})`
         : guard.contains !== undefined && !probe.text.includes(guard.contains)
           ? `it does not show ${JSON.stringify(guard.contains)}`
           : pattern && !pattern.test(probe.text)

@@ -25,9 +25,23 @@ function demoQuickInput(contains: string, activeItem?: string): QuickInputGuard 
   return { contains, activeItem, timeoutMs: SLOW_MS };
 }
 
-/** Runs a command from the demo's command palette, as a user does (F1, its title, Enter). */
+/**
+ * Runs a command from the demo's command palette, as a user does (F1, its title, Enter). A window
+ * still restoring itself (just reloaded) may drop the key or take the focus back and close the
+ * palette, so F1 is pressed again until the palette is open, as a user would.
+ */
 async function demoCommand(title: string): Promise<void> {
-  await ui.press('F1', { window: DEMO });
+  let lastProblem = '';
+  await waitFor(
+    async () => {
+      await ui.press('F1', { window: DEMO });
+      return ui.text(selectors.openQuickInput, { window: DEMO, timeoutMs: 5_000 }).then(
+        () => true,
+        (error: Error) => ((lastProblem = error.message), false),
+      );
+    },
+    { message: () => `the command palette opening on F1 (${lastProblem})`, timeoutMs: SLOW_MS },
+  );
   await ui.type(title, { window: DEMO, enter: true, quickInput: { ...demoQuickInput(''), activeItem: title } });
 }
 
