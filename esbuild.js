@@ -12,6 +12,8 @@ const watch = process.argv.includes('--watch');
  * `import('…/name')`; here that import is rewritten to the sibling bundle `./name.js`.
  */
 const lazyModules = {
+  // The runs, crews, views and polling, started just after activate() returns (src/extension.ts).
+  'src/core': 'core',
   'src/api/transport': 'transport',
   // The crew API client and the parsing of every body (src/api/lazyClient.ts stands in for it at activation).
   'src/api/clientBundle': 'client',
@@ -111,6 +113,7 @@ function makeBuilds(production) {
 
   return [
     { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { core: 'src/core.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { client: 'src/api/clientBundle.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { chat: 'src/chat/chatImpl.ts' }, outdir: 'dist' },

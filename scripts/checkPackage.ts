@@ -22,6 +22,7 @@ const EXPECTED = [
   'extension/package.nls.json',
   'extension/l10n/bundle.l10n.json',
   'extension/dist/extension.js',
+  'extension/dist/core.js',
   'extension/dist/transport.js',
   'extension/dist/simulator.js',
   'extension/dist/chat.js',

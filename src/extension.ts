@@ -1,151 +1,50 @@
+// Activation registers only what VS Code may ask for by name before anything else happens (command
+// ids, the run view's serializer, document providers, the chat tools). The runs, crews, views and
+// polling (core.ts, its own bundle dist/core.js) start just after activate() returns.
 import * as vscode from 'vscode';
-import { randomUUID } from 'node:crypto';
-import * as path from 'node:path';
-import { LazyCrewClient } from './api/lazyClient';
 import { registerChat } from './chat/registerChat';
-import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
-import { BatchFeature } from './commands/batchFeature';
 import { LazyCommands } from './commands/lazyCommands';
-import { CrewRegistry } from './crews/crewRegistry';
-import { InputPresets } from './crews/inputPresets';
-import { StopSupport } from './crews/stopSupport';
-import { TokenStore } from './crews/tokenStore';
-import { LeaseManager } from './runs/lease';
-import { WindowLiveness } from './runs/windowLiveness';
-import { RunPoller } from './runs/poller';
-import { RunStore } from './runs/runStore';
-import type { Services } from './services';
+import type * as CoreModule from './core';
 import type * as TestApiModule from './testApi';
-import { systemClock } from './util/clock';
-import { errorText } from './util/errorText';
-import { setListenerErrorSink } from './util/event';
-import { CrewsTreeProvider } from './views/crewsTree';
-import { RunReporter } from './views/runReporter';
-import { RunRevealer } from './views/revealRuns';
-import { RunsStatusBar } from './views/statusBar';
-import { followViewedRuns } from './views/viewedRuns';
-import { readCrewRunsNumbers } from './util/crewRunsSettings';
 
 /** The command implementations, loaded on first use; deactivate stops the demo crews if they were started. */
 let commands: LazyCommands | undefined;
-/** Stops polling and gives up this window's leases; awaited by deactivate (see there). */
-let releaseRuns: (() => Promise<void>) | undefined;
+let core: Promise<CoreModule.Core> | undefined;
 
 export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel('Crew Runs', { log: true });
-  context.subscriptions.push(setListenerErrorSink((error) => log.error(`An event listener failed: ${errorText(error)}`)));
-  // Clamped, and user-only where a workspace must not decide (history size; every number when untrusted).
-  const numbers = () => readCrewRunsNumbers(vscode.workspace.getConfiguration('crewRuns'), vscode.workspace.isTrusted);
-  const atStart = numbers();
-  const tokens = new TokenStore(context.secrets);
-  const crews = new CrewRegistry(tokens, log);
-  const client = new LazyCrewClient({
-    getToken: (url) => tokens.get(url),
-    getNetworkSettings: () => readNetworkSettings(log),
-    userAgent: `crew-runs/${context.extension.packageJSON.version ?? 'dev'}`,
-  });
-  const globalState = { get: <T>(key: string) => context.globalState.get<T>(key), update: async (key: string, value: unknown) => context.globalState.update(key, value) };
-  const storageDir = context.globalStorageUri.fsPath;
-  const runs = new RunStore(globalState, storageDir, log, { maxRunsPerCrew: atStart.maxRunsPerCrew });
-  // Several windows share the runs; a lease decides which one polls and notifies each run.
-  const windowId = randomUUID();
-  // setContext runs in the workbench: its answer proves this extension host still has a window.
-  const liveness = new WindowLiveness(() => vscode.commands.executeCommand('setContext', 'crewRuns.windowAnswers', true));
-  const leases = new LeaseManager(path.join(storageDir, 'leases'), windowId, log, { liveness });
-  // The reporter writes the user-facing lines (deduplicated); the poller's own notes stay at debug level.
-  const pollerLog = { info: (m: string) => log.debug(m), warn: (m: string) => log.debug(m), error: (m: string) => log.error(m) };
-  const poller = new RunPoller(runs, client, systemClock, pollerLog, leases, {
-    maxIntervalMs: atStart.pollMaxIntervalSeconds * 1000,
-    unfocusedFactor: atStart.pollUnfocusedFactor,
-    watchDeadlineMs: atStart.watchDeadlineHours * 3_600_000,
-    tokenChanges: tokens.onDidChange,
-  });
-  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState), stops: new StopSupport(globalState) };
-  const batches = new BatchFeature(services, storageDir, { id: windowId, liveness });
-  const tree = new CrewsTreeProvider(crews, runs);
-  tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);
-  const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
-  const reporter = new RunReporter(services);
-  // Loading reads files: done after activation returns; panels restored by a reload wait for it.
-  const loaded = runs.load();
-  commands = new LazyCommands(services, loaded);
-  const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) });
-
-  context.subscriptions.push(
-    log,
-    tokens,
-    crews,
-    tree,
-    treeView,
-    new RunRevealer(tree, treeView, runs, () => batches.activeCount() > 0),
-    reporter,
-    statusBar,
-    ...batches.register(),
-    { dispose: () => poller.dispose() },
-    { dispose: () => void leases.dispose() },
-    { dispose: () => runs.dispose() },
-    { dispose: () => void client.dispose() },
-    ...commands.register(),
-    services.stops,
-    ...registerChat(services),
-    followViewedRuns({ treeView, panels: commands }, poller),
-    vscode.window.onDidChangeWindowState((state) => {
-      poller.setFocused(state.focused);
-      if (state.focused) {
-        runs.reload(); // Another window may have changed the runs meanwhile.
-      }
-    }),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (affectsNetworkSettings(e)) {
-        void client.resetTransport();
-      }
-      if (e.affectsConfiguration('crewRuns.maxRunsPerCrew')) {
-        void runs.setMaxRunsPerCrew(numbers().maxRunsPerCrew);
+  const lazy = new LazyCommands();
+  commands = lazy;
+  const started = new Promise<CoreModule.Core>((resolve, reject) =>
+    setImmediate(() => {
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { startCore } = require('./core') as typeof CoreModule;
+        resolve(startCore(context, log, lazy));
+      } catch (error) {
+        log.error(`Crew Runs could not start: ${error instanceof Error ? error.message : String(error)}`);
+        reject(error);
       }
     }),
   );
-  poller.setFocused(vscode.window.state.focused);
-  // Runs another window started show up here even if this window is never focused, and this window
-  // can take them over should that one close.
-  const otherWindows = setInterval(() => {
-    runs.reload();
-    void batches.refresh();
-  }, 30_000);
-  context.subscriptions.push({ dispose: () => clearInterval(otherWindows) });
-  releaseRuns = async () => {
-    poller.dispose();
-    await Promise.all([leases.dispose(), batches.release()]);
-  };
-
-  // Then runs in flight are picked up again.
-  void loaded.then(
-    () => {
-      leases.startRenewing();
-      poller.start();
-      batches.start();
-      if (process.env.CREWAI_API_URL && process.env.CREWAI_BEARER_TOKEN) {
-        void commands?.load().offerEnvironmentImport(); // Its Import Crew is a command's: it loads with them.
-      }
-      if (process.env.CREW_RUNS_DEMO === '1') {
-        void commands?.demo.start(); // `npm run demo`: the demo crews are ready without a click.
-      }
-    },
-    (error) => log.error(`Could not load the run history: ${errorText(error)}`),
-  );
+  core = started;
+  context.subscriptions.push(log, ...lazy.register(), ...registerChat(started.then((c) => c.services), context.extensionUri));
 
   if (process.env.CREW_RUNS_TEST_HOOKS !== '1') {
     return undefined;
   }
   // Integration tests only: dist/testApi.js, never loaded (nor packaged) otherwise.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { createTestApi } = require('./testApi') as typeof TestApiModule;
-  return createTestApi(services, { tree, treeView, commands, reporter, settings: numbers, batches, statusBar });
+  return started.then(({ services, parts }) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createTestApi } = require('./testApi') as typeof TestApiModule;
+    return createTestApi(services, { ...parts, commands: lazy });
+  });
 }
 
 export async function deactivate(): Promise<void> {
   // Awaited here, not in a disposable: the host does not wait for what a dispose() starts, so the
   // leases outlived a reload and the reloaded window could not poll its runs until they expired.
-  await Promise.all([commands?.deactivate(), releaseRuns?.()]);
+  await Promise.all([commands?.deactivate(), core?.then((c) => c.release(), () => undefined)]);
   commands = undefined;
-  releaseRuns = undefined;
+  core = undefined;
 }

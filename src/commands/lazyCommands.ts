@@ -68,16 +68,28 @@ export class LazyCommands implements vscode.Disposable, VisibleRunsSource {
   private readonly visibleRunsChanged = new vscode.EventEmitter<void>();
   readonly onDidChangeVisibleRuns = this.visibleRunsChanged.event;
 
-  constructor(
-    private readonly services: Services,
-    /** The run history is loaded. */
-    private readonly ready: Promise<void>,
-  ) {}
+  /** Set by attach(): the services, and the run history loaded. */
+  private core?: { services: Services; ready: Promise<void> };
+  private attached!: () => void;
+  /** Settles when the core (core.ts, started just after activation) has attached its services. */
+  private readonly coreStarted = new Promise<void>((resolve) => (this.attached = resolve));
+
+  /** Called once by the core: from then on the implementations can load. */
+  attach(services: Services, ready: Promise<void>): void {
+    this.core = { services, ready };
+    this.attached();
+  }
+
+  /** The implementations, once the core has started (a call during activation waits for it). */
+  private async loaded(): Promise<CommandHostModule.CommandHost> {
+    await this.coreStarted;
+    return this.load();
+  }
 
   register(): vscode.Disposable[] {
     this.stubs = LAZY_COMMANDS.map((id) =>
-      vscode.commands.registerCommand(id, (...args: unknown[]) => {
-        this.load();
+      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+        await this.loaded();
         // Now the real command, with the same arguments (a local call: objects are passed as they are).
         return vscode.commands.executeCommand(id, ...args);
       }),
@@ -88,14 +100,14 @@ export class LazyCommands implements vscode.Disposable, VisibleRunsSource {
       this.outputChanged,
       this.visibleRunsChanged,
       vscode.window.registerWebviewPanelSerializer(RUN_VIEW_TYPE, {
-        deserializeWebviewPanel: (panel, state: unknown) => this.load().panels.deserialize(panel, state),
+        deserializeWebviewPanel: async (panel, state: unknown) => (await this.loaded()).panels.deserialize(panel, state),
       }),
       vscode.workspace.registerTextDocumentContentProvider(OUTPUT_SCHEME, {
         onDidChange: this.outputChanged.event,
-        provideTextDocumentContent: (uri) => this.load().documents.provideTextDocumentContent(uri),
+        provideTextDocumentContent: async (uri) => (await this.loaded()).documents.provideTextDocumentContent(uri),
       }),
       vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, {
-        provideTextDocumentContent: (uri) => this.load().reviews.provideTextDocumentContent(uri),
+        provideTextDocumentContent: async (uri) => (await this.loaded()).reviews.provideTextDocumentContent(uri),
       }),
     ];
   }
@@ -103,12 +115,15 @@ export class LazyCommands implements vscode.Disposable, VisibleRunsSource {
   /** The implementations, loaded on first use. */
   load(): CommandHostModule.CommandHost {
     if (!this.host) {
+      if (!this.core) {
+        throw new Error('the command implementations were asked for before the core started');
+      }
       // A plain require: the bundle loads dist/commands.js synchronously, so stubs and real commands swap in one go.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { createCommandHost } = require('./commandHost') as typeof CommandHostModule;
       this.stubs.forEach((stub) => stub.dispose());
       this.stubs = [];
-      const host = createCommandHost(this.services, this.ready);
+      const host = createCommandHost(this.core.services, this.core.ready);
       host.disposables.push(
         host.documents.onDidChange((uri) => this.outputChanged.fire(uri)),
         host.panels.onDidChangeVisibleRuns(() => this.visibleRunsChanged.fire()),

@@ -48,6 +48,14 @@ describe('Activation', () => {
     assert.deepStrictEqual(missing, [], 'contributed commands without a registration');
   });
 
+  it('starts its core (dist/core.js: runs, views, polling) by itself just after activation', async () => {
+    await getExtension().activate();
+    const core = fs.realpathSync(path.join(getExtension().extensionPath, 'dist', 'core.js'));
+    // It starts in the task after activate() returns (which may be now, if this test activated it).
+    await waitFor(() => performance.getEntriesByName('crewRuns.coreStarted').length > 0, { message: 'the core marking its start' });
+    assert.ok(require.cache[core] !== undefined, 'dist/core.js is loaded without any command');
+  });
+
   it('loads the command implementations on the first command, not at activation', async () => {
     await getExtension().activate();
     // The tests run in the extension's own host: its CommonJS modules are in this require.cache.
