@@ -6,29 +6,33 @@ import { registerChat } from './chat/registerChat';
 import { LazyCommands } from './commands/lazyCommands';
 import type * as CoreModule from './core';
 import type * as TestApiModule from './testApi';
+import { errorText } from './util/errorText';
+import { showError } from './views/notify';
 
 /** The command implementations, loaded on first use; deactivate stops the demo crews if they were started. */
 let commands: LazyCommands | undefined;
 let core: Promise<CoreModule.Core> | undefined;
+/** Set by deactivate(): a core not started yet is not started at all (its disposables would outlive the window). */
+let deactivated = false;
 
 export function activate(context: vscode.ExtensionContext) {
+  deactivated = false;
   const log = vscode.window.createOutputChannel('Crew Runs', { log: true });
   const lazy = new LazyCommands();
   commands = lazy;
-  const started = new Promise<CoreModule.Core>((resolve, reject) =>
-    setImmediate(() => {
-      try {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { startCore } = require('./core') as typeof CoreModule;
-        resolve(startCore(context, log, lazy));
-      } catch (error) {
-        log.error(`Crew Runs could not start: ${error instanceof Error ? error.message : String(error)}`);
-        reject(error);
-      }
-    }),
-  );
+  const started = new Promise<CoreModule.Core>((resolve, reject) => setImmediate(() => (deactivated ? reject(new Error('deactivated')) : resolve(startCore(context, log, lazy)))));
+  started.catch((error: unknown) => {
+    lazy.fail(error);
+    if (!deactivated) {
+      log.error(`Crew Runs could not start: ${errorText(error)}`);
+      const showLog = vscode.l10n.t('Show Log');
+      void showError(vscode.l10n.t('Crew Runs could not start: {0}', errorText(error)), showLog).then((choice) => choice === showLog && log.show());
+    }
+  });
   core = started;
-  context.subscriptions.push(log, ...lazy.register(), ...registerChat(started.then((c) => c.services), context.extensionUri));
+  const services = started.then((c) => c.services);
+  services.catch(() => undefined); // Told above; a chat tool called later gets the error itself.
+  context.subscriptions.push(log, ...lazy.register(), ...registerChat(services, context.extensionUri));
 
   if (process.env.CREW_RUNS_TEST_HOOKS !== '1') {
     return undefined;
@@ -41,7 +45,14 @@ export function activate(context: vscode.ExtensionContext) {
   });
 }
 
+function startCore(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, lazy: LazyCommands): CoreModule.Core {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { startCore } = require('./core') as typeof CoreModule;
+  return startCore(context, log, lazy);
+}
+
 export async function deactivate(): Promise<void> {
+  deactivated = true;
   // Awaited here, not in a disposable: the host does not wait for what a dispose() starts, so the
   // leases outlived a reload and the reloaded window could not poll its runs until they expired.
   await Promise.all([commands?.deactivate(), core?.then((c) => c.release(), () => undefined)]);

@@ -70,14 +70,23 @@ export class LazyCommands implements vscode.Disposable, VisibleRunsSource {
 
   /** Set by attach(): the services, and the run history loaded. */
   private core?: { services: Services; ready: Promise<void> };
-  private attached!: () => void;
-  /** Settles when the core (core.ts, started just after activation) has attached its services. */
-  private readonly coreStarted = new Promise<void>((resolve) => (this.attached = resolve));
+  private settle!: { resolve: () => void; reject: (error: unknown) => void };
+  /** Settles when the core (core.ts, started just after activation) has attached its services, or failed. */
+  private readonly coreStarted = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
+
+  constructor() {
+    this.coreStarted.catch(() => undefined); // A core that failed is reported by each call that waits for it.
+  }
 
   /** Called once by the core: from then on the implementations can load. */
   attach(services: Services, ready: Promise<void>): void {
     this.core = { services, ready };
-    this.attached();
+    this.settle.resolve();
+  }
+
+  /** The core did not start: what waits for it fails with `error` instead of waiting for ever. */
+  fail(error: unknown): void {
+    this.settle.reject(error);
   }
 
   /** The implementations, once the core has started (a call during activation waits for it). */
