@@ -118,7 +118,12 @@ describe('First impressions › demo and feedback', function () {
           (picker = await ui.text(selectors.openQuickInput, { window: DEMO, timeoutMs: 1000 }).catch(() => '')).includes('Reload check') ||
           (await ui.frameText('Reload check', { window: DEMO, timeoutMs: 1000 }).then(() => true, () => false)),
         { message: 'Open Run finding the run kicked off before the reload', timeoutMs: SLOW_MS },
-      ).catch((error: Error) => assert.fail(`${error.message}; the picker showed ${JSON.stringify(picker.slice(0, 300))}`));
+      ).catch(async (error: Error) => {
+        // What the demo window showed instead: its side bar (is the run in the tree?) and a picture.
+        const sideBar = await ui.text(selectors.sideBar, { window: DEMO, timeoutMs: 2000 }).catch(() => '(no side bar)');
+        const shot = await ui.screenshot('failed-demo-window-after-reload', { window: DEMO }).then((s) => s.path, () => '(no screenshot)');
+        assert.fail(`${error.message}; the picker showed ${JSON.stringify(picker.slice(0, 300))}; the side bar showed ${JSON.stringify(sideBar.slice(0, 400))}; screenshot ${shot}`);
+      });
       await ui.press('Escape', { window: DEMO });
     });
   });
