@@ -2,6 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { CORE_STARTED_MARK } from '../../../src/util/marks';
 import { EXTENSION_ID, contributedCommands, getExtension, readExtensionHostLog, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 
 describe('Activation', () => {
@@ -52,7 +53,7 @@ describe('Activation', () => {
     await getExtension().activate();
     const core = fs.realpathSync(path.join(getExtension().extensionPath, 'dist', 'core.js'));
     // It starts in the task after activate() returns (which may be now, if this test activated it).
-    await waitFor(() => performance.getEntriesByName('crewRuns.coreStarted').length > 0, { message: 'the core marking its start' });
+    await waitFor(() => performance.getEntriesByName(CORE_STARTED_MARK).length > 0, { message: 'the core marking its start' });
     assert.ok(require.cache[core] !== undefined, 'dist/core.js is loaded without any command');
   });
 
