@@ -20,6 +20,8 @@ export interface DemoWindowsOptions {
   tempDir: string;
   /** Where a demo's server output and workbench console go. */
   logFile: (name: string, kind: 'server' | 'workbench') => string;
+  /** Where a demo's own logs (the extension's log among them) are copied when it closes. */
+  logsDir: (name: string) => string;
   log: (message: string) => void;
 }
 
@@ -29,6 +31,7 @@ interface OpenDemo {
   page: Page;
   url: string;
   log: fs.WriteStream;
+  demoDir: string;
 }
 
 export class DemoWindows {
@@ -76,7 +79,7 @@ export class DemoWindows {
       page.on('console', (message) => log.write(`[${message.type()}] ${message.text()}\n`));
       page.on('pageerror', (error) => log.write(`[pageerror] ${error.stack ?? error.message}\n`));
       page.on('dialog', (dialog) => void dialog.accept().catch(() => undefined));
-      this.demos.set(name, { server, context, page, url, log });
+      this.demos.set(name, { server, context, page, url, log, demoDir });
       await page.goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs });
       return { url };
     } catch (error) {
@@ -87,14 +90,41 @@ export class DemoWindows {
     }
   }
 
-  /** Reloads the page as F5 does (same browser context: its storage stays). */
-  async reload(name: string, timeoutMs: number): Promise<DemoResult> {
+  /**
+   * Reloads the page as F5 does (same browser context: its storage stays), after the page has
+   * stored `storedContains` in the extension's global state when asked to (see DemoRequest).
+   */
+  async reload(name: string, timeoutMs: number, storedContains?: string): Promise<DemoResult> {
     const demo = this.demos.get(name);
     if (!demo) {
       throw new Error(`no demo window named '${name}' is open`);
     }
+    if (storedContains !== undefined) {
+      await this.waitForStored(demo.page, storedContains, timeoutMs);
+    }
     await demo.page.reload({ waitUntil: 'domcontentloaded', timeout: timeoutMs });
     return { url: demo.url };
+  }
+
+  /** Waits until the page's IndexedDB holds the extension's global state with `text` in it. */
+  private async waitForStored(page: Page, text: string, timeoutMs: number): Promise<void> {
+    const manifest = JSON.parse(fs.readFileSync(path.join(this.options.extensionDir, 'package.json'), 'utf8')) as { publisher: string; name: string };
+    const key = `${manifest.publisher}.${manifest.name}`.toLowerCase();
+    const started = Date.now();
+    const deadline = started + timeoutMs;
+    let stored = '';
+    let reads = 0;
+    while (!stored.includes(text)) {
+      if (Date.now() > deadline) {
+        throw new Error(`the demo page did not store ${JSON.stringify(text)} in ${key}'s global state within ${timeoutMs} ms (stored: ${stored.length} characters)`);
+      }
+      stored = await page.evaluate(readGlobalState, key);
+      reads++;
+      if (!stored.includes(text)) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    this.options.log(`demo page stored ${JSON.stringify(text)} (${reads} read(s), ${Date.now() - started} ms); reloading`);
   }
 
   async close(name: string): Promise<DemoResult> {
@@ -108,6 +138,11 @@ export class DemoWindows {
     if (demo.server.pid !== undefined) {
       await killProcessGroup(demo.server.pid);
     }
+    // The extension's log in that window says what it did (the demo folder goes with the session).
+    const logs = path.join(demo.demoDir, 'user-data', 'logs');
+    if (fs.existsSync(logs)) {
+      fs.cpSync(logs, this.options.logsDir(name), { recursive: true });
+    }
     this.options.log(`demo ${name} closed`);
     return { url: demo.url };
   }
@@ -117,4 +152,35 @@ export class DemoWindows {
       await this.close(name);
     }
   }
+}
+
+/**
+ * In the page: the stored value of `key` in VS Code for the Web's global storage (database
+ * 'vscode-web-state-db-global', store 'ItemTable'), or '' while there is none. Every failure
+ * answers '' so the caller's deadline, not a hung promise, decides.
+ */
+function readGlobalState(key: string): Promise<string> {
+  interface Request<T> { result: T; onsuccess: (() => void) | null; onerror: (() => void) | null }
+  interface Database { close(): void; objectStoreNames: { contains(name: string): boolean }; transaction(store: string, mode: 'readonly'): { objectStore(name: string): { get(key: string): Request<unknown> } } }
+  const { indexedDB } = globalThis as unknown as { indexedDB: { open(name: string): Request<Database> & { onblocked: (() => void) | null } } };
+  return new Promise((resolve) => {
+    const opening = indexedDB.open('vscode-web-state-db-global');
+    opening.onerror = opening.onblocked = () => resolve('');
+    opening.onsuccess = () => {
+      const db = opening.result;
+      try {
+        if (!db.objectStoreNames.contains('ItemTable')) {
+          db.close();
+          resolve('');
+          return;
+        }
+        const reading = db.transaction('ItemTable', 'readonly').objectStore('ItemTable').get(key);
+        reading.onsuccess = () => (db.close(), resolve(typeof reading.result === 'string' ? reading.result : ''));
+        reading.onerror = () => (db.close(), resolve(''));
+      } catch {
+        db.close();
+        resolve('');
+      }
+    };
+  });
 }

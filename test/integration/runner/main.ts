@@ -278,7 +278,7 @@ async function main(): Promise<number> {
   fs.mkdirSync(resultsDir, { recursive: true });
   // Failure evidence from an earlier run would be misleading next to this one's.
   for (const entry of fs.readdirSync(resultsDir)) {
-    if (/^(failure|failed)-.*\.png$/.test(entry) || /^(workbench-logs|state-)/.test(entry)) {
+    if (/^(failure|failed)-.*\.png$/.test(entry) || /^(workbench-logs|state-|demo-logs-)/.test(entry)) {
       fs.rmSync(path.join(resultsDir, entry), { recursive: true, force: true });
     }
   }
@@ -534,6 +534,7 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
       extensionDir: repoRoot,
       tempDir: session.tempDir,
       logFile: (name, kind) => sessionFile(`${spec.name}-demo-${name}`, kind, 'log'),
+      logsDir: (name) => path.join(resultsDir, `demo-logs-${spec.name}-${name}`),
       log,
     });
     session.demos = demos;

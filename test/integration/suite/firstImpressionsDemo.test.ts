@@ -107,8 +107,12 @@ describe('First impressions › demo and feedback', function () {
           timeoutMs: SLOW_MS,
         });
       }
-      await demoToast('Started');
-      await ui.demo('reload', DEMO, { timeoutMs: SLOW_MS });
+      // The run's own toast ("Started Reload check on Research Crew."), saved to the run history.
+      const started = await demoToast('Started Reload check');
+      assert.doesNotMatch(started, /not saved/, `the run is in the run history before the reload: ${started}`);
+      // As a user's F5 a moment later: once the page has written the run index (VS Code for the Web
+      // writes its storage shortly after a change, and a reload before that loses the change).
+      await ui.demo('reload', DEMO, { timeoutMs: SLOW_MS, storedContains: 'Reload check' });
       await ui.text(`${selectors.sideBar} .monaco-list-row:has-text("Research Crew")`, { window: DEMO, timeoutMs: SLOW_MS });
       // Open Run lists it, or (the only run) opens its run view at once.
       await demoCommand('Crew Runs: Open Run');
