@@ -193,12 +193,22 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
       if (process.env.CREW_RUNS_BENCH_VERBOSE === '1') {
         page.on('console', (m) => console.log(`[page ${m.type()}] ${m.text().slice(0, 300)}`));
       }
+      // A Chromium performance trace of the views round (CREW_RUNS_BENCH_TRACE=1): where the pages' time goes.
+      const traceFile = last && process.env.CREW_RUNS_BENCH_TRACE === '1' ? path.join(repoRoot, 'bench-results', 'views-round.trace.json') : undefined;
+      if (traceFile) {
+        fs.mkdirSync(path.dirname(traceFile), { recursive: true });
+        await browser.startTracing(page, { path: traceFile, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', 'v8.execute', 'toplevel'] });
+      }
       const roundStarted = Date.now();
       await page.goto(url, { waitUntil: 'domcontentloaded' });
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(-1), last ? (hostBatch ? 40 * 60_000 : 240_000) : 90_000)));
       // Cleared: a pending time-out kept the bench (and the integration lock) alive for minutes after its table.
       const code = await Promise.race([exited, timeout]).finally(() => clearTimeout(timer));
+      if (traceFile) {
+        await browser.stopTracing();
+        log(`trace of the views round written to ${traceFile}`);
+      }
       await page.close().catch(() => undefined);
       if (code === -1) {
         throw new Error(`round ${round} timed out (see ${path.join(tempDir, 'server.log')})`);
