@@ -20,6 +20,8 @@ import { isPlainObject } from '../util/objects';
 
 export const RUN_VIEW_TYPE = 'crewRuns.run';
 
+const utf8 = new TextEncoder();
+
 export interface RunPanelDeps {
   extensionUri: vscode.Uri;
   runs: RunStore;
@@ -218,7 +220,7 @@ export class RunPanelManager implements vscode.Disposable {
       return;
     }
     if (this.observer) {
-      this.observer.posted(entry.runId, message, Buffer.byteLength(JSON.stringify(message)));
+      this.observer.posted(entry.runId, message, messageBytes(message));
     }
     void entry.panel.webview.postMessage(message).then(undefined, (e: unknown) => {
       this.deps.log.warn(`Run view ${entry.runId}: cannot post a message (${String(e)}).`);
@@ -366,7 +368,8 @@ export class RunPanelManager implements vscode.Disposable {
       const last = segment === cut.segments.length - 1;
       const content = segmentContent(text, cut.segments[segment]);
       const renderHere = kind === 'markdown' && segment % 2 === 1;
-      this.post(entry, renderHere ? { type: 'outputChunk', target, key, segment, last, html: renderMarkdown(content) } : { type: 'outputChunk', target, key, segment, last, text: content });
+      const encoded = utf8.encode(renderHere ? renderMarkdown(content) : content);
+      this.post(entry, { type: 'outputChunk', target, key, segment, last, content: encoded, format: renderHere ? 'html' : 'text' });
     }
   }
 
@@ -382,6 +385,14 @@ export class RunPanelManager implements vscode.Disposable {
     }
     this.post(entry, { type: 'raw', text: text.slice(0, RAW_MAX), truncated: text.length > RAW_MAX, length: text.length });
   }
+}
+
+
+/** A message's size as sent: its JSON, and a segment's bytes as they are (not as JSON would spell them). */
+function messageBytes(message: HostMessage): number {
+  return message.type === 'outputChunk'
+    ? Buffer.byteLength(JSON.stringify({ ...message, content: undefined })) + message.content.byteLength
+    : Buffer.byteLength(JSON.stringify(message));
 }
 
 export function panelTitle(record: Pick<RunRecord, 'crewName' | 'label'>): string {

@@ -15,10 +15,12 @@ export type HostMessage =
   | { type: 'init'; strings: PageStrings; view: RunView; now: number; probe: boolean; scan: boolean }
   | { type: 'update'; patch: ViewPatch; now: number }
   /**
-   * A segment of a long output for Show All, as `text` (markdown for the page to render, or JSON), or as `html`:
-   * markdown the host rendered with the same rules (markdown.ts), on its own core, while the page renders another.
+   * A segment of a long output for Show All, UTF-8 encoded: VS Code hands bytes to the page without the JSON
+   * and string copies a 64 KB string costs on each hop. `text`: markdown for the page to render, or JSON;
+   * `html`: markdown the host rendered with the same rules (markdown.ts), on its own core, while the page
+   * renders another.
    */
-  | { type: 'outputChunk'; target: OutputTarget; key: string; segment: number; last: boolean; text?: string; html?: string }
+  | { type: 'outputChunk'; target: OutputTarget; key: string; segment: number; last: boolean; content: Uint8Array; format: 'text' | 'html' }
   | { type: 'raw'; text: string; truncated: boolean; length: number }
   /** Renders the whole final output, as the Show All button does. */
   | { type: 'showAll' };

@@ -10,6 +10,7 @@ import { SEGMENTS_PER_REQUEST } from './segments';
 import type { OutputTarget, OutputView } from './viewModel';
 
 const md = createMarkdown();
+const utf8 = new TextDecoder();
 
 /** Characters of text rendered into each output container. */
 const shown = new WeakMap<Element, number>();
@@ -30,6 +31,10 @@ interface Loading {
   pumping: boolean;
   /** Since when the page has nothing to render while segments are still to come. */
   starvedSince?: number;
+  /** Segments rendered but not yet in the page: added to it every FLUSH_EVERY_MS, not one by one. */
+  pending: DocumentFragment;
+  pendingChars: number;
+  flushedAt: number;
 }
 
 /** Per target: an output being rendered whole. */
@@ -69,7 +74,8 @@ export const renderTimes = { markdownMs: 0, insertMs: 0, waitMs: 0, scanMs: 0 };
 /** A piece of output to show: plain text, markdown to render, or markdown the host rendered with the same rules. */
 type Piece = { text: string } | { markdown: string } | { html: string };
 
-function appendPiece(container: HTMLElement, content: Piece): void {
+/** Renders a piece into `into` (the container, or a fragment that joins it later): its characters of text. */
+function appendPiece(container: HTMLElement, content: Piece, into: ParentNode = container): number {
   let piece: HTMLElement;
   if ('text' in content) {
     piece = h('pre', { class: 'json segment' });
@@ -84,13 +90,17 @@ function appendPiece(container: HTMLElement, content: Piece): void {
     piece.innerHTML = html;
     renderTimes.insertMs += performance.now() - rendered;
   }
-  container.append(piece);
-  shown.set(container, shownChars(container) + (piece.textContent?.length ?? 0));
+  into.append(piece);
+  const chars = piece.textContent?.length ?? 0;
+  if (into === container) {
+    shown.set(container, shownChars(container) + chars);
+  }
   if (page.scan) {
     const scanStarted = performance.now();
     scanPiece(container, piece);
     renderTimes.scanMs += performance.now() - scanStarted;
   }
+  return chars;
 }
 
 export function renderMarkdownInto(container: HTMLElement, text: string): void {
@@ -143,7 +153,21 @@ export function startShowAll(target: OutputTarget, output: OutputView, body: HTM
   }
   saveUiState({ showAll: [...new Set([...(page.ui.showAll ?? []), name])] });
   const first = output.previewSegments;
-  const state: Loading = { key: output.key, next: first, requested: first, count: output.segmentCount, length: output.length, kind: output.kind, body, more, queue: new Map(), pumping: false };
+  const state: Loading = {
+    key: output.key,
+    next: first,
+    requested: first,
+    count: output.segmentCount,
+    length: output.length,
+    kind: output.kind,
+    body,
+    more,
+    queue: new Map(),
+    pumping: false,
+    pending: document.createDocumentFragment(),
+    pendingChars: 0,
+    flushedAt: performance.now(),
+  };
   loading.set(name, state);
   renderMore(target, first, output, body, more);
   // Two requests in flight: the host's answer takes longer than rendering a few segments.
@@ -164,8 +188,8 @@ export function handleChunk(message: Extract<HostMessage, { type: 'outputChunk' 
   if (!state || state.key !== message.key || message.segment < state.next || !state.body.isConnected) {
     return;
   }
-  const text = message.text ?? '';
-  state.queue.set(message.segment, message.html !== undefined ? { html: message.html } : state.kind === 'json' ? { text } : { markdown: text });
+  const text = utf8.decode(message.content);
+  state.queue.set(message.segment, message.format === 'html' ? { html: text } : state.kind === 'json' ? { text } : { markdown: text });
   if (message.segment === state.next && state.starvedSince !== undefined) {
     renderTimes.waitMs += performance.now() - state.starvedSince;
     state.starvedSince = undefined;
@@ -177,6 +201,8 @@ export function handleChunk(message: Extract<HostMessage, { type: 'outputChunk' 
  *  then it yields (input, paint). Long enough that yields do not dominate, well under the 100 ms a user
  *  would feel. */
 const SLICE_MS = 40;
+/** While Show All renders, what it rendered joins the page this often (and at the end). */
+const FLUSH_EVERY_MS = 250;
 /** While Show All renders, the page reports (when tests ask) at most this often, and at the end. */
 const RENDERED_EVERY_MS = 250;
 let lastRendered = 0;
@@ -210,18 +236,30 @@ function pump(target: OutputTarget, state: Loading): void {
     while (state.next < state.count && (piece = state.queue.get(state.next)) !== undefined && (rendered++ === 0 || performance.now() - started + segmentMs < SLICE_MS)) {
       const pieceStarted = performance.now();
       state.queue.delete(state.next);
-      appendPiece(state.body, piece);
+      state.pendingChars += appendPiece(state.body, piece, state.pending);
       state.next++;
       segmentMs = performance.now() - pieceStarted;
     }
-    if (state.next >= state.count) {
+    const done = state.next >= state.count;
+    // Each change to the page costs a frame (style, layout, paint, compositing, for the whole workbench):
+    // the rendered segments join it a few times a second, not one by one.
+    const flush = done || performance.now() - state.flushedAt >= FLUSH_EVERY_MS;
+    if (flush) {
+      state.body.append(state.pending);
+      shown.set(state.body, shownChars(state.body) + state.pendingChars);
+      state.pendingChars = 0;
+      state.flushedAt = performance.now();
+    }
+    if (done) {
       loading.delete(targetName(target));
       state.more.replaceChildren();
     } else {
       if (!state.queue.has(state.next)) {
         state.starvedSince = performance.now();
       }
-      renderMore(target, state.next, { segmentCount: state.count, length: state.length }, state.body, state.more);
+      if (flush) {
+        renderMore(target, state.next, { segmentCount: state.count, length: state.length }, state.body, state.more);
+      }
       // Keep requests ahead of the render: the page never waits on the host's round trip.
       if (state.requested - state.next <= AHEAD * SEGMENTS_PER_REQUEST) {
         request(target, state);

@@ -188,7 +188,7 @@ describe('Run view', function () {
       changing = false;
       await churn;
     }
-    const rendered = r.finalOutputTextLength;
+    const rendered = r.finalOutputTextLength; // Of the segments in the page (they join it in batches).
     console.log(`      whole 5 MB output rendered in ${Date.now() - started} ms (${rendered} characters of text)`);
     // Markup is not text: a paragraph renders to about 70% of its source characters.
     const perParagraph = 'The crew wrote a very long report. It has bold words, code and a link.'.length;
@@ -197,6 +197,10 @@ describe('Run view', function () {
     assertInert(r);
     const inspection = panels.inspect(run.id)!;
     assert.ok(inspection.maxMessageBytes < 1024 * 1024, `segments stay small (${inspection.maxMessageBytes} bytes)`);
+    if (ui.available()) {
+      const shot = await ui.screenshot('run-view-show-all');
+      assert.ok(shot.distinctColours > 10, 'the screenshot shows the run view');
+    }
   });
 
   it('actions: open output in editor, copy, task output documents, compare', async () => {
