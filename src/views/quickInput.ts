@@ -50,7 +50,14 @@ export class StepInput implements vscode.Disposable {
   private pick: vscode.QuickPick<vscode.QuickPickItem> | undefined;
   private shown: vscode.QuickInput | undefined;
   private buttonOfStep: ((button: vscode.QuickInputButton) => void) | undefined;
+  /** The running step's end when its widget hides (Escape, or closed by the workbench). */
+  private hiddenInStep: ((input: vscode.QuickInput) => void) | undefined;
   private readonly watched = new Map<vscode.QuickInput, vscode.Disposable>();
+  /**
+   * Hide events still to come from hides that stopped waiting for them (hide()'s guard): when one comes,
+   * the widget may be showing a later step, and the event is not that step's Escape.
+   */
+  private readonly lateHides = new Map<vscode.QuickInput, number>();
 
   text(options: TextStep): Promise<StepResult<string>> {
     const box = (this.box ??= vscode.window.createInputBox());
@@ -74,7 +81,7 @@ export class StepInput implements vscode.Disposable {
       box.validationMessage = quiet ? undefined : inertMessage(options.validate?.(value));
     };
     validate(initial);
-    return this.run<StepResult<string>>(box, (finish) => {
+    return this.run<StepResult<string>>(box, () => ({ kind: 'cancel', value: box.value }), (finish) => {
       this.buttonOfStep = (button) => finish({ kind: 'button', button, value: box.value });
       return [
         box.onDidChangeValue(validate),
@@ -101,7 +108,6 @@ export class StepInput implements vscode.Disposable {
         box.onDidTriggerButton((button) => {
           finish(button === vscode.QuickInputButtons.Back ? { kind: 'back' } : { kind: 'button', button, value: box.value });
         }),
-        box.onDidHide(() => finish({ kind: 'cancel', value: box.value })),
         new vscode.Disposable(() => (this.buttonOfStep = undefined)),
       ];
     });
@@ -129,7 +135,7 @@ export class StepInput implements vscode.Disposable {
     const active = options.activeItem ?? options.items.find((item) => item.kind !== vscode.QuickPickItemKind.Separator);
     pick.activeItems = active ? [active] : [];
     pick.buttons = [...(options.canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(options.buttons ?? [])];
-    return this.run<StepResult<T>>(pick, (finish) => [
+    return this.run<StepResult<T>>(pick, () => ({ kind: 'cancel' }), (finish) => [
       pick.onDidAccept(() => {
         const [selected] = pick.selectedItems.length ? pick.selectedItems : pick.activeItems;
         if (selected) {
@@ -139,7 +145,6 @@ export class StepInput implements vscode.Disposable {
       pick.onDidTriggerButton((button) => {
         finish(button === vscode.QuickInputButtons.Back ? { kind: 'back' } : { kind: 'button', button, value: pick.value });
       }),
-      pick.onDidHide(() => finish({ kind: 'cancel' })),
     ]);
   }
 
@@ -147,8 +152,8 @@ export class StepInput implements vscode.Disposable {
   async hide(): Promise<void> {
     const shown = this.shown;
     this.shown = undefined;
-    if (shown) {
-      await hideAndWait(shown);
+    if (shown && !(await hideAndWait(shown))) {
+      this.lateHides.set(shown, (this.lateHides.get(shown) ?? 0) + 1);
     }
   }
 
@@ -156,20 +161,27 @@ export class StepInput implements vscode.Disposable {
     this.shown = undefined;
     this.watched.forEach((subscription) => subscription.dispose());
     this.watched.clear();
+    this.lateHides.clear();
     this.box?.dispose();
     this.pick?.dispose();
     this.box = this.pick = undefined;
   }
 
-  private async run<R>(input: vscode.QuickInput, listen: (finish: (result: R) => void) => vscode.Disposable[]): Promise<R> {
+  private async run<R>(input: vscode.QuickInput, cancelled: () => R, listen: (finish: (result: R) => void) => vscode.Disposable[]): Promise<R> {
     if (!this.watched.has(input)) {
       // Whenever the widget hides (Escape in a step, or between steps), the next step must show it again.
       this.watched.set(
         input,
         input.onDidHide(() => {
+          const late = this.lateHides.get(input) ?? 0;
+          if (late > 0) {
+            this.lateHides.set(input, late - 1);
+            return;
+          }
           if (this.shown === input) {
             this.shown = undefined;
           }
+          this.hiddenInStep?.(input);
         }),
       );
     }
@@ -179,10 +191,14 @@ export class StepInput implements vscode.Disposable {
     }
     return new Promise<R>((resolve) => {
       let settled = false;
+      const hidden = (hiddenInput: vscode.QuickInput) => hiddenInput === input && finish(cancelled());
       const finish = (result: R) => {
         if (!settled) {
           settled = true;
           subscriptions.forEach((s) => s.dispose());
+          if (this.hiddenInStep === hidden) {
+            this.hiddenInStep = undefined;
+          }
           if ((result as { kind: string }).kind === 'cancel') {
             this.shown = undefined;
           }
@@ -190,6 +206,7 @@ export class StepInput implements vscode.Disposable {
         }
       };
       const subscriptions = listen(finish);
+      this.hiddenInStep = hidden;
       if (this.shown !== input) {
         this.shown = input;
         input.show();
@@ -198,15 +215,17 @@ export class StepInput implements vscode.Disposable {
   }
 }
 
-function hideAndWait(input: vscode.QuickInput): Promise<void> {
+/** Hides the input and waits for the workbench's hide event: true when it came, false after a second without it. */
+function hideAndWait(input: vscode.QuickInput): Promise<boolean> {
   return new Promise((resolve) => {
-    // The hide event comes back from the workbench; the timer only guards against it never coming.
-    const timer = setTimeout(done, 1000);
-    const subscription = input.onDidHide(done);
-    function done() {
+    // The hide event comes back from the workbench; the timer only guards against it never coming
+    // (on a busy machine it can come later: StepInput then knows the event is still to come).
+    const timer = setTimeout(() => done(false), 1000);
+    const subscription = input.onDidHide(() => done(true));
+    function done(came: boolean) {
       clearTimeout(timer);
       subscription.dispose();
-      resolve();
+      resolve(came);
     }
     input.hide();
   });

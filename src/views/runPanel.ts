@@ -387,7 +387,6 @@ export class RunPanelManager implements vscode.Disposable {
   }
 }
 
-
 /** A message's size as sent: its JSON, and a segment's bytes as they are (not as JSON would spell them). */
 function messageBytes(message: HostMessage): number {
   return message.type === 'outputChunk'
