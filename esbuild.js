@@ -78,6 +78,38 @@ const vscodeL10nPlugin = {
   },
 };
 
+/**
+ * `import source from 'worker-source:./module'`: that module bundled on its own (browser, IIFE) and imported
+ * as its code, a string. The run view starts its markdown worker from it (src/views/webview/renderWorker.ts).
+ */
+function workerSourcePlugin(production) {
+  return {
+    name: 'worker-source',
+    setup(build) {
+      build.onResolve({ filter: /^worker-source:/ }, (args) => ({
+        path: `${path.resolve(args.resolveDir, args.path.slice('worker-source:'.length))}.ts`,
+        namespace: 'worker-source',
+      }));
+      build.onLoad({ filter: /.*/, namespace: 'worker-source' }, async (args) => {
+        const result = await esbuild.build({
+          absWorkingDir: __dirname,
+          entryPoints: [args.path],
+          bundle: true,
+          write: false,
+          metafile: true,
+          format: 'iife',
+          platform: 'browser',
+          target: 'es2022',
+          minify: production,
+          logLevel: 'warning',
+        });
+        const watchFiles = Object.keys(result.metafile.inputs).map((input) => path.resolve(__dirname, input));
+        return { contents: `export default ${JSON.stringify(result.outputFiles[0].text)};`, loader: 'js', watchFiles };
+      });
+    },
+  };
+}
+
 const problemMatcherPlugin = {
   name: 'problem-matcher',
   setup(build) {
@@ -141,7 +173,7 @@ function makeBuilds(production) {
       logLevel: 'warning',
       entryPoints: { runView: 'src/views/webview/runView.ts', batchResults: 'src/views/webview/batchResults.ts' },
       outdir: 'media/dist',
-      plugins: [problemMatcherPlugin],
+      plugins: [workerSourcePlugin(production), problemMatcherPlugin],
     },
   ];
 }

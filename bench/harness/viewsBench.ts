@@ -27,7 +27,7 @@ export interface ViewsBench {
   showAllMs: number;
   showAllsMs: number[];
   /** Of Show All, the page's time in markdown-it and in innerHTML. */
-  showAllPage: { markdownMs: number; insertMs: number; waitMs: number; scanMs: number };
+  showAllPage: { markdownMs: number; insertMs: number; waitMs: number; workerPieces: number; scanMs: number };
   allChars: number;
   /** The page's longest task while Show All rendered the rest (0: none over 50 ms), median of the 3 Show Alls. */
   showAllLongestTaskMs: number;
@@ -115,7 +115,7 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
       return r?.finalOutputComplete ? r : undefined;
     }, 'all of the 5 MB output', 120_000);
     const ms = performance.now() - showAllStarted;
-    const page = { markdownMs: all.markdownMs - shown.markdownMs, insertMs: all.insertMs - shown.insertMs, waitMs: all.waitMs - shown.waitMs, scanMs: all.scanMs - shown.scanMs };
+    const page = { markdownMs: all.markdownMs - shown.markdownMs, insertMs: all.insertMs - shown.insertMs, waitMs: all.waitMs - shown.waitMs, workerPieces: all.workerPieces - shown.workerPieces, scanMs: all.scanMs - shown.scanMs };
     showAlls.push({ ms, chars: all.finalOutputTextLength, page, longestTask });
   }
   const showAll = [...showAlls].sort((a, b) => a.ms - b.ms)[1];

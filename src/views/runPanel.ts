@@ -212,6 +212,7 @@ export class RunPanelManager implements vscode.Disposable {
       script: uri('dist', 'runView.js'),
       loading: vscode.l10n.t('Loading…'),
       data: { 'run-id': runId },
+      workers: true, // Show All's markdown worker (webview/renderWorker.ts).
     });
   }
 
@@ -338,7 +339,8 @@ export class RunPanelManager implements vscode.Disposable {
   /**
    * Sends SEGMENTS_PER_REQUEST segments from `first` on, so the page renders one while the next are on their way.
    * markdown-it is most of Show All's work, and the extension host has a core of its own: every other markdown
-   * segment goes rendered (the same rules, webview/markdown.ts), the rest as text the page renders meanwhile.
+   * segment goes rendered (the same rules, webview/markdown.ts), the rest as text the page's worker renders
+   * meanwhile (webview/renderWorker.ts).
    */
   private async sendSegments(entry: PanelEntry, target: OutputTarget, key: string, first: number): Promise<void> {
     const details = entry.details;

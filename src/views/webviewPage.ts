@@ -3,13 +3,15 @@
 import { randomBytes } from 'node:crypto';
 
 /** Scripts only by nonce, styles and fonts only from the extension; no <base> can redirect relative URLs
- *  and no form can post anywhere, whatever the page ends up holding. */
-export function pageCsp(cspSource: string, nonce: string): string {
+ *  and no form can post anywhere, whatever the page ends up holding. `workers`: the page may start workers
+ *  from blob: URLs, which only its own (nonce) script can make; a worker cannot touch the page's DOM. */
+export function pageCsp(cspSource: string, nonce: string, workers = false): string {
   return [
     "default-src 'none'",
     `style-src ${cspSource}`,
     `font-src ${cspSource}`,
     `script-src 'nonce-${nonce}'`,
+    ...(workers ? ['worker-src blob:'] : []),
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
@@ -32,6 +34,8 @@ export interface PageShell {
   loading: string;
   /** `data-*` attributes of <body> (names without the prefix). */
   data?: Record<string, string>;
+  /** The page starts a worker from a blob: URL (see pageCsp). */
+  workers?: boolean;
 }
 
 /** The whole HTML of a page: a fresh nonce each time, so a reloaded page never reuses one. */
@@ -44,7 +48,7 @@ export function pageHtml(shell: PageShell): string {
 <html lang="${escapeHtml(shell.language)}">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${pageCsp(shell.cspSource, nonce)}">
+<meta http-equiv="Content-Security-Policy" content="${pageCsp(shell.cspSource, nonce, shell.workers)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 ${shell.styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('\n')}
 <title>${escapeHtml(shell.title)}</title>

@@ -520,6 +520,8 @@ describe('Webview pages', () => {
     const { pageCsp, escapeHtml } = await import('../../src/views/webviewPage');
     const csp = pageCsp('vscode-resource:', 'abc').split('; ');
     assert.deepEqual(csp, ["default-src 'none'", 'style-src vscode-resource:', 'font-src vscode-resource:', "script-src 'nonce-abc'", "base-uri 'none'", "form-action 'none'"]);
+    // The run view's page may start its markdown worker from a blob: URL, and nothing more.
+    assert.deepEqual(pageCsp('vscode-resource:', 'abc', true).split('; '), [...csp.slice(0, 4), 'worker-src blob:', ...csp.slice(4)]);
     assert.equal(escapeHtml(`<a href="x" title='y'>&</a>`), '&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;');
   });
 });

@@ -80,8 +80,10 @@ export interface PageReport {
   /** Milliseconds spent so far in markdown-it, and in putting its HTML into the page (where Show All's time goes). */
   markdownMs: number;
   insertMs: number;
-  /** Milliseconds Show All has waited for the host's next segment with nothing to render. */
+  /** Milliseconds Show All has waited for its next segment (from the host, or the worker) with nothing to render. */
   waitMs: number;
+  /** Show All's segments the page's markdown worker rendered (renderWorker.ts). */
+  workerPieces: number;
   /** Milliseconds of the tests' DOM security scan (pages only scan when tests ask). */
   scanMs: number;
   /** How the page loaded: its resources' fetch times and when it said `ready` (ms since it began loading). */
@@ -115,6 +117,7 @@ const REPORT_NUMBERS = [
   'markdownMs',
   'insertMs',
   'waitMs',
+  'workerPieces',
   'scanMs',
 ] as const;
 const REPORT_STRINGS = ['stateText', 'message', 'elapsedText', 'progressText', 'currentTask', 'startup'] as const;

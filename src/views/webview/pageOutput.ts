@@ -6,6 +6,7 @@ import { createMarkdown } from './markdown';
 import type { HostMessage } from './messages';
 import { button, h, page, post, saveUiState, t } from './page';
 import { forgetScan, scanPiece } from './pageScan';
+import { renderOffThread, warmUpWorker } from './renderWorker';
 import { SEGMENTS_PER_REQUEST } from './segments';
 import type { OutputTarget, OutputView } from './viewModel';
 
@@ -169,6 +170,9 @@ export function startShowAll(target: OutputTarget, output: OutputView, body: HTM
     flushedAt: performance.now(),
   };
   loading.set(name, state);
+  if (output.kind === 'markdown') {
+    warmUpWorker();
+  }
   renderMore(target, first, output, body, more);
   // Two requests in flight: the host's answer takes longer than rendering a few segments.
   request(target, state);
@@ -182,19 +186,31 @@ function request(target: OutputTarget, state: Loading): void {
   }
 }
 
-/** A segment arrived: queued, and rendered in a task of its own. */
+/** A segment arrived: queued, and rendered in a task of its own. Markdown the host sent as it is goes
+ *  to the worker first (renderWorker.ts), so that the page only puts HTML in. */
 export function handleChunk(message: Extract<HostMessage, { type: 'outputChunk' }>): void {
   const state = loading.get(targetName(message.target));
   if (!state || state.key !== message.key || message.segment < state.next || !state.body.isConnected) {
     return;
   }
   const text = utf8.decode(message.content);
-  state.queue.set(message.segment, message.format === 'html' ? { html: text } : state.kind === 'json' ? { text } : { markdown: text });
-  if (message.segment === state.next && state.starvedSince !== undefined) {
+  if (message.format === 'html' || state.kind === 'json') {
+    queue(message.target, state, message.segment, message.format === 'html' ? { html: text } : { text });
+    return;
+  }
+  void renderOffThread(text).then((html) => queue(message.target, state, message.segment, html === undefined ? { markdown: text } : { html }));
+}
+
+function queue(target: OutputTarget, state: Loading, segment: number, piece: Piece): void {
+  if (loading.get(targetName(target)) !== state) {
+    return; // Closed, or the output changed, while the worker rendered it.
+  }
+  state.queue.set(segment, piece);
+  if (segment === state.next && state.starvedSince !== undefined) {
     renderTimes.waitMs += performance.now() - state.starvedSince;
     state.starvedSince = undefined;
   }
-  pump(message.target, state);
+  pump(target, state);
 }
 
 /** A task renders arrived segments while the next one (predicted by the last) still ends within this;

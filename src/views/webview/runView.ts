@@ -7,6 +7,7 @@ import type { HostMessage, PageReport } from './messages';
 import { isSafeLink } from './messages';
 import { byId, page, post, saveUiState, show, t } from './page';
 import { handleChunk, isLoading, renderTimes, resetLoading, setOnRendered, shownChars, startShowAll } from './pageOutput';
+import { workerStats } from './renderWorker';
 import { scanTotals, takeLongestTask, watchLongTasks } from './pageScan';
 import { renderFinal, renderHistory, renderRounds, renderSummary, renderTasks, tick } from './pageSections';
 import { buildSkeleton } from './pageSkeleton';
@@ -73,6 +74,7 @@ function report(): void {
     markdownMs: Math.round(renderTimes.markdownMs),
     insertMs: Math.round(renderTimes.insertMs),
     waitMs: Math.round(renderTimes.waitMs),
+    workerPieces: workerStats.rendered,
     scanMs: Math.round(renderTimes.scanMs),
     startup: startupText(),
   };

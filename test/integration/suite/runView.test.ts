@@ -195,6 +195,9 @@ describe('Run view', function () {
     const expected = (text.length / paragraph.length) * perParagraph;
     assert.ok(rendered > expected * 0.98, `all of the text is rendered (${rendered} characters, about ${Math.round(expected)} expected)`);
     assertInert(r);
+    // The segments the host sent as markdown were rendered by the page's worker (webview/renderWorker.ts):
+    // the CSP lets it start, and its output passed the same DOM scan.
+    assert.ok(r.workerPieces > 0, `the markdown worker rendered segments (${r.workerPieces})`);
     const inspection = panels.inspect(run.id)!;
     assert.ok(inspection.maxMessageBytes < 1024 * 1024, `segments stay small (${inspection.maxMessageBytes} bytes)`);
     if (ui.available()) {
