@@ -28,6 +28,8 @@ export class BatchStore {
   private readonly batches = new Map<string, Batch>();
   /** Per batch: the write in progress; the next write starts after it, with the latest record. */
   private readonly writes = new Map<string, Promise<void>>();
+  /** Per batch: how many changes this window made (load() keeps a record changed here while it read). */
+  private readonly changesHere = new Map<string, number>();
   private readonly changeEmitter = new Emitter<string[]>();
   /** Ids of the batches that changed (added, updated, removed). */
   readonly onDidChange: Event<string[]> = this.changeEmitter.event;
@@ -39,20 +41,27 @@ export class BatchStore {
 
   /** Reads every batch file (a window reload, or another window's changes). */
   async load(): Promise<void> {
+    // A file read before a change made here is older than memory: the window's periodic refresh while it
+    // sends a batch must not bring back a row's earlier state (a run's end recorded, then lost).
+    const changesBefore = new Map(this.changesHere);
+    const ours = (id: string) => this.writes.has(id) || (this.changesHere.get(id) ?? 0) !== (changesBefore.get(id) ?? 0);
     await fs.mkdir(this.dir, { recursive: true });
     const names = (await fs.readdir(this.dir)).filter((n) => /^[A-Za-z0-9-]+\.json$/.test(n));
     const seen = new Set<string>();
     const changed: string[] = [];
     for (const name of names) {
       const batch = await this.readBatch(path.join(this.dir, name));
-      if (!batch || this.writes.has(batch.id)) {
-        continue; // Unreadable (logged), or being written here: ours is newer.
+      if (!batch) {
+        continue; // Unreadable (logged).
       }
       if (await this.flagged(batch.id, 'removed')) {
         continue;
       }
       if (!batch.cancelled && (await this.flagged(batch.id, 'cancel'))) {
         batch.cancelled = true;
+      }
+      if (ours(batch.id)) {
+        continue; // Being written, or changed here since this load began: ours is newer.
       }
       seen.add(batch.id);
       if (JSON.stringify(this.batches.get(batch.id)) !== JSON.stringify(batch)) {
@@ -61,7 +70,7 @@ export class BatchStore {
       }
     }
     for (const id of [...this.batches.keys()]) {
-      if (!seen.has(id) && !this.writes.has(id)) {
+      if (!seen.has(id) && !ours(id)) {
         this.batches.delete(id);
         changed.push(id);
       }
@@ -83,6 +92,7 @@ export class BatchStore {
   async create(init: NewBatch): Promise<Batch> {
     const batch: Batch = { ...structuredClone(init), version: 1, id: randomUUID(), createdAt: init.createdAt ?? Date.now(), cancelled: false };
     this.batches.set(batch.id, batch);
+    this.changedHere(batch.id);
     await this.persist(batch.id);
     this.changeEmitter.fire([batch.id]);
     return batch;
@@ -95,6 +105,7 @@ export class BatchStore {
       return undefined;
     }
     change(batch);
+    this.changedHere(id);
     await this.persist(id);
     this.changeEmitter.fire([id]);
     return batch;
@@ -118,6 +129,7 @@ export class BatchStore {
     await fs.mkdir(this.dir, { recursive: true });
     await fs.writeFile(this.flagPath(id, 'cancel'), '', 'utf8');
     batch.cancelled = true; // Shown here at once; the record on disk is the owner's to write.
+    this.changedHere(id);
     this.changeEmitter.fire([id]);
   }
 
@@ -130,6 +142,7 @@ export class BatchStore {
     if (!this.batches.delete(id)) {
       return;
     }
+    this.changedHere(id);
     // The tombstone first: a window still holding the batch never writes it again.
     await fs.mkdir(this.dir, { recursive: true });
     await fs.writeFile(this.flagPath(id, 'removed'), '', 'utf8');
@@ -173,6 +186,10 @@ export class BatchStore {
 
   dispose(): void {
     this.changeEmitter.dispose();
+  }
+
+  private changedHere(id: string): void {
+    this.changesHere.set(id, (this.changesHere.get(id) ?? 0) + 1);
   }
 
   private persist(id: string): Promise<void> {
