@@ -130,6 +130,26 @@ describe('BatchRunner', () => {
     runner.dispose();
   });
 
+  it('the periodic resume records a run end this window missed, and the batch goes on', async () => {
+    const store = new BatchStore(dir, quiet);
+    const crew = new FakeCrew();
+    const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, rows: rows(2) });
+    const runner = runnerFor(store, crew, new FakeLeases().for('w1'));
+    await runner.start(batch.id);
+    crew.running.add('r0');
+    await until(() => crew.pending.length === 1, 'one out');
+    crew.pending[0].resolve({ kind: 'sent', runId: 'r0', kickoffId: 'k0' });
+    await until(() => store.get(batch.id)!.rows[0].status === 'sent', 'sent');
+    // The run ends, but no change reaches the runner (an event lost, or a record read back from an older file).
+    crew.running.delete('r0');
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(crew.sent.length, 1, 'the row still holds its place');
+    await runner.resumeAll(); // The window's 30 s refresh.
+    assert.equal(store.get(batch.id)!.rows[0].result?.state, 'succeeded', 'its end is recorded');
+    await until(() => crew.sent.length === 2, 'the next row goes out');
+    runner.dispose();
+  });
+
   it('never goes above the per-crew cap, whatever the batch asks for', async () => {
     const store = new BatchStore(dir, quiet);
     const crew = new FakeCrew();
