@@ -66,10 +66,18 @@ export class BatchRunner {
     return [...this.inFlight].filter((key) => key.startsWith(`${batchId}:`)).length;
   }
 
-  /** Takes up every unfinished batch no other window holds (after a reload, or one closed). */
+  /** Takes up every unfinished batch no other window holds (after a reload, or one closed), and records
+   *  the ends of runs of batches held here that no change reported (nothing is left running for good). */
   async resumeAll(): Promise<void> {
     for (const batch of this.deps.store.list()) {
-      if (!batchProgress(batch).finished && !this.owns(batch.id)) {
+      if (batchProgress(batch).finished) {
+        continue;
+      }
+      if (this.active.has(batch.id)) {
+        await this.catchUp(batch.id);
+        this.pump(batch.id);
+        await this.settleIfDone(batch.id);
+      } else if (!this.owns(batch.id)) {
         await this.start(batch.id);
       }
     }
