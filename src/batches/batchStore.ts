@@ -92,7 +92,7 @@ export class BatchStore {
   async create(init: NewBatch): Promise<Batch> {
     const batch: Batch = { ...structuredClone(init), version: 1, id: randomUUID(), createdAt: init.createdAt ?? Date.now(), cancelled: false };
     this.batches.set(batch.id, batch);
-    this.changedHere(batch.id);
+    this.noteChange(batch.id);
     await this.persist(batch.id);
     this.changeEmitter.fire([batch.id]);
     return batch;
@@ -105,7 +105,7 @@ export class BatchStore {
       return undefined;
     }
     change(batch);
-    this.changedHere(id);
+    this.noteChange(id);
     await this.persist(id);
     this.changeEmitter.fire([id]);
     return batch;
@@ -129,7 +129,7 @@ export class BatchStore {
     await fs.mkdir(this.dir, { recursive: true });
     await fs.writeFile(this.flagPath(id, 'cancel'), '', 'utf8');
     batch.cancelled = true; // Shown here at once; the record on disk is the owner's to write.
-    this.changedHere(id);
+    this.noteChange(id);
     this.changeEmitter.fire([id]);
   }
 
@@ -142,7 +142,7 @@ export class BatchStore {
     if (!this.batches.delete(id)) {
       return;
     }
-    this.changedHere(id);
+    this.noteChange(id);
     // The tombstone first: a window still holding the batch never writes it again.
     await fs.mkdir(this.dir, { recursive: true });
     await fs.writeFile(this.flagPath(id, 'removed'), '', 'utf8');
@@ -188,7 +188,7 @@ export class BatchStore {
     this.changeEmitter.dispose();
   }
 
-  private changedHere(id: string): void {
+  private noteChange(id: string): void {
     this.changesHere.set(id, (this.changesHere.get(id) ?? 0) + 1);
   }
 
