@@ -7,7 +7,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { mapColumns } from '../../../src/batches/mapping';
-import { type Batch, batchProgress } from '../../../src/batches/model';
+import { type Batch, batchProgress, rowEnded } from '../../../src/batches/model';
 import { parseTable } from '../../../src/batches/parse';
 import { exportedRows } from '../../../src/batches/export';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
@@ -59,7 +59,12 @@ describe('Batches', function () {
   };
   const waitForFinished = (id: string, timeoutMs = 120_000) =>
     waitFor(() => batchProgress(batch(id)).finished && batch(id), {
-      message: `batch finished (${JSON.stringify(batchProgress(api.batches.store.get(id) ?? ({ rows: [] } as unknown as Batch)))})`,
+      // Built at the timeout: the batch's state then, with each row not yet ended.
+      message: () => {
+        const b = api.batches.store.get(id);
+        const open = b?.rows.filter((r) => r.status !== 'skipped' && !rowEnded(r)).map((r) => `row ${r.index} ${r.status}${r.runId ? ` (run ${r.runId})` : ''}`);
+        return `batch finished (${JSON.stringify(batchProgress(b ?? ({ rows: [] } as unknown as Batch)))}; not ended: ${open?.join(', ') ?? 'no batch'})`;
+      },
       timeoutMs,
       intervalMs: 300,
     });
