@@ -324,7 +324,7 @@ export async function manyRunsScenario(runs = 200, crewCount = 5, limit = 10, sp
   }
 }
 
-/** The viewed run's pace (2.5 s) is too close to a real round trip to run it at ×100 like item 2. */
+/** The viewed run's pace (2.5 s) is too close to a real round trip to run it at ×50 like item 2's 20 min runs. */
 const VIEWED_SPEED = 20;
 const VIEWED_RUNS = 10;
 
