@@ -111,7 +111,7 @@ export async function batchScenario(rows = 500, concurrency = 10, rateLimitPerSe
     };
   } finally {
     subscriptions.forEach((s) => s.dispose());
-    runner.dispose();
+    await runner.stop();
     poller.dispose();
     await store.flush();
     await runs.flush();

@@ -51,6 +51,11 @@ export class BatchRunner {
   private readonly active = new Set<string>();
   private readonly idleEmitter = new Emitter<string>();
   private disposed = false;
+  /** The rows being sent or recorded here, each until its last write is done: stop() waits for them. */
+  private readonly work = new Set<Promise<unknown>>();
+  /** Resolves when stop() is called: a kickoff still in flight then stops being waited for. */
+  private abandon: () => void = () => undefined;
+  private readonly abandoned = new Promise<undefined>((resolve) => (this.abandon = () => resolve(undefined)));
 
   /** A batch this window sends has nothing in flight any more (tests, progress notifications). */
   readonly onDidSettle: Event<string> = this.idleEmitter.event;
@@ -145,11 +150,19 @@ export class BatchRunner {
     }
   }
 
-  dispose(): void {
-    this.disposed = true;
-    for (const id of [...this.wakeTimers.keys()]) {
-      this.clearWake(id);
+  /** No row goes out after this, and when it resolves no write of this runner is under way (a window
+   *  closing must not cut a batch file). Kickoffs still in flight are abandoned: their rows stay
+   *  "sending", which the next window to take the batch reads as "unknown". */
+  async stop(): Promise<void> {
+    if (!this.disposed) {
+      this.disposed = true;
+      for (const id of [...this.wakeTimers.keys()]) {
+        this.clearWake(id);
+      }
+      this.abandon();
     }
+    await Promise.allSettled([...this.work]);
+    await this.deps.store.flush();
     this.idleEmitter.dispose();
   }
 
@@ -195,7 +208,7 @@ export class BatchRunner {
       }
       this.inFlight.add(key);
       this.perCrew.set(batch.crewUrl, (this.perCrew.get(batch.crewUrl) ?? 0) + 1);
-      void this.sendRow(batchId, row.index)
+      const work: Promise<unknown> = this.sendRow(batchId, row.index)
         .then(
           () => true,
           (e: unknown) => {
@@ -212,8 +225,10 @@ export class BatchRunner {
           } else {
             this.wakeAfter(batchId, WRITE_RETRY_MS);
           }
-          void this.settleIfDone(batchId).catch((e: unknown) => this.logFailure(batchId, e));
-        });
+          return this.settleIfDone(batchId).catch((e: unknown) => this.logFailure(batchId, e));
+        })
+        .finally(() => this.work.delete(work));
+      this.work.add(work);
     }
   }
 
@@ -237,13 +252,13 @@ export class BatchRunner {
       await this.deps.store.updateRow(batchId, index, (r) => (r.status = batch.cancelled ? 'cancelled' : 'queued'));
       return;
     }
-    let outcome: SendOutcome;
+    let outcome: SendOutcome | undefined;
     try {
-      outcome = await this.deps.send(batch, row);
+      outcome = await Promise.race([this.deps.send(batch, row), this.abandoned]);
     } catch (e) {
       outcome = { kind: 'uncertain', message: errorText(e) };
     }
-    if (this.disposed && outcome.kind !== 'sent') {
+    if (outcome === undefined || (this.disposed && outcome.kind !== 'sent')) {
       // The window is going (its shutdown may be what failed the request): the row stays "sending",
       // and the next window to take the batch marks it unknown with the plain explanation.
       return;
@@ -288,7 +303,14 @@ export class BatchRunner {
     }
   }
 
-  private async recordEnd(batchId: string, row: BatchRow): Promise<void> {
+  /** Tracked: it writes the row's output and result, which stop() must not cut. */
+  private recordEnd(batchId: string, row: BatchRow): Promise<void> {
+    const work = this.writeEnd(batchId, row).finally(() => this.work.delete(work));
+    this.work.add(work);
+    return work;
+  }
+
+  private async writeEnd(batchId: string, row: BatchRow): Promise<void> {
     if (!row.runId) {
       return;
     }

@@ -109,7 +109,7 @@ export class BatchFeature {
 
   /** No row goes out after this; then the batches' leases are given up for the next window. */
   async release(): Promise<void> {
-    this.batchRunner?.dispose();
+    await this.batchRunner?.stop();
     await this.store.flush();
     await this.leases.dispose();
   }

@@ -75,11 +75,19 @@ function rows(n: number, missingAt: number[] = []): BatchRow[] {
 
 describe('BatchRunner', () => {
   let dir: string;
+  let runners: BatchRunner[] = [];
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'batches-'))));
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  afterEach(async () => {
+    // As a window closing does: no write of theirs may still be going on when the folder goes.
+    await Promise.all(runners.map((r) => r.stop()));
+    runners = [];
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   function runnerFor(store: BatchStore, crew: FakeCrew, lease: ReturnType<FakeLeases['for']>, maxPerCrew = 4) {
-    return new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease, clock: systemClock, logger: quiet, maxPerCrew });
+    const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease, clock: systemClock, logger: quiet, maxPerCrew });
+    runners.push(runner);
+    return runner;
   }
 
   it('sends every queued row once, never more at a time than its concurrency, and skips skipped rows', async () => {
@@ -108,7 +116,6 @@ describe('BatchRunner', () => {
     assert.equal(progress.total, 8);
     assert.equal(progress.failed, 2);
     assert.equal((await store.readOutputs(batch.id)).size, 8);
-    runner.dispose();
   });
 
   it('counts a row until its run ends: no more runs at the crew at once than the concurrency', async () => {
@@ -127,7 +134,6 @@ describe('BatchRunner', () => {
     crew.running.delete('r1');
     await runner.runsChanged(['r1']);
     await until(() => crew.sent.length === 3, 'a run ended: the next row goes out');
-    runner.dispose();
   });
 
   it('the periodic resume records a run end this window missed, and the batch goes on', async () => {
@@ -140,6 +146,9 @@ describe('BatchRunner', () => {
     await until(() => crew.pending.length === 1, 'one out');
     crew.pending[0].resolve({ kind: 'sent', runId: 'r0', kickoffId: 'k0' });
     await until(() => store.get(batch.id)!.rows[0].status === 'sent', 'sent');
+    // "sent" is on the row before the runner has looked whether the run already ended: wait until it
+    // is done with the row, or the run's end below would be found there and not by the refresh.
+    await until(() => runner.sending(batch.id) === 0, 'the runner is done with the row');
     // The run ends, but no change reaches the runner (an event lost, or a record read back from an older file).
     crew.running.delete('r0');
     await new Promise((r) => setTimeout(r, 30));
@@ -147,7 +156,27 @@ describe('BatchRunner', () => {
     await runner.resumeAll(); // The window's 30 s refresh.
     assert.equal(store.get(batch.id)!.rows[0].result?.state, 'succeeded', 'its end is recorded');
     await until(() => crew.sent.length === 2, 'the next row goes out');
-    runner.dispose();
+  });
+
+  it('stop() resolves only once every write it started is done, and nothing is written after it', async () => {
+    const store = new BatchStore(dir, quiet);
+    const crew = new FakeCrew();
+    const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 2, rows: rows(3) });
+    const runner = runnerFor(store, crew, new FakeLeases().for('w1'));
+    await runner.start(batch.id);
+    await until(() => crew.pending.length === 2, 'two out');
+    // Row 0's kickoff answers just as the window goes; row 1's never answers.
+    crew.pending.find((p) => p.row.index === 0)!.resolve({ kind: 'sent', runId: 'r0', kickoffId: 'k0' });
+    await runner.stop();
+    // What was under way is on disk: the row's run and its end (the run had already ended).
+    const row = store.get(batch.id)!.rows[0];
+    assert.equal(row.status, 'sent');
+    assert.equal(row.result?.state, 'succeeded');
+    assert.equal((await store.readOutputs(batch.id)).get(0)?.output, 'out r0');
+    // The request still in flight is abandoned: its row stays "sending", for the next window to mark unknown.
+    const onDisk = JSON.parse(fs.readFileSync(path.join(dir, `${batch.id}.json`), 'utf8')) as Batch;
+    assert.equal(onDisk.rows[1].status, 'sending');
+    assert.equal(crew.sent.length, 2, 'no row goes out after stop()');
   });
 
   it('never goes above the per-crew cap, whatever the batch asks for', async () => {
@@ -159,7 +188,6 @@ describe('BatchRunner', () => {
     await until(() => crew.pending.length === 4, 'four in flight');
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(crew.pending.length, 4);
-    runner.dispose();
   });
 
   it('after a reload, a row that was in flight is unknown and never sent again; the rest go on in one window only', async () => {
@@ -173,7 +201,7 @@ describe('BatchRunner', () => {
     crew.pending[0].resolve({ kind: 'sent', runId: 'r0', kickoffId: 'k0' });
     await until(() => crew.sent.length === 3, 'a third row goes out');
     // The window goes: its runner stops, its leases are given up; the requests in flight are abandoned.
-    w1.dispose();
+    await w1.stop();
     await leases.for('w1').release(`batch-${batch.id}`);
     const inFlight = [...crew.pending];
     const abandoned = inFlight.map((p) => p.row.index);
@@ -202,8 +230,8 @@ describe('BatchRunner', () => {
     const counts = new Map<number, number>();
     crew.sent.forEach((i) => counts.set(i, (counts.get(i) ?? 0) + 1));
     assert.deepEqual([...counts.values()], [1, 1, 1, 1, 1], `every row sent exactly once: ${JSON.stringify(crew.sent)}`);
-    w2.dispose();
-    w3.dispose();
+    await w2.stop();
+    await w3.stop();
   });
 
   it('puts a rate-limited row back in the queue; a refused one is not sent; an uncertain one is unknown; cancel stops the queue', async () => {
@@ -226,14 +254,18 @@ describe('BatchRunner', () => {
     await new Promise((r) => setTimeout(r, 30));
     assert.deepEqual(store.get(batch.id)!.rows.map((r) => r.status), ['notSent', 'unknown', 'notSent', 'cancelled', 'cancelled']);
     assert.equal(crew.sent.length, 4, 'nothing sent after Cancel');
-    runner.dispose();
   });
 });
 
 describe('BatchRunner across windows', () => {
   let dir: string;
+  let runners: BatchRunner[] = [];
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'batches-'))));
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  afterEach(async () => {
+    await Promise.all(runners.map((r) => r.stop()));
+    runners = [];
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   const onDisk = (dir: string, id: string) => JSON.parse(fs.readFileSync(path.join(dir, `${id}.json`), 'utf8')) as Batch;
 
@@ -242,7 +274,11 @@ describe('BatchRunner across windows', () => {
     const crew = new FakeCrew();
     const owner = new BatchStore(dir, quiet);
     const batch = await owner.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, rows: rows(4) });
-    const make = (store: BatchStore, window: string) => new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease: leases.for(window), clock: systemClock, logger: quiet, maxPerCrew: 4 });
+    const make = (store: BatchStore, window: string) => {
+      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease: leases.for(window), clock: systemClock, logger: quiet, maxPerCrew: 4 });
+      runners.push(runner);
+      return runner;
+    };
     const w1 = make(owner, 'w1');
     await w1.start(batch.id);
     await until(() => crew.pending.length === 1, 'row 0 out');
@@ -267,12 +303,11 @@ describe('BatchRunner across windows', () => {
     await until(() => owner.get(batch.id)?.cancelled === true, 'the owner sees the cancel');
     await new Promise((r) => setTimeout(r, 30));
     assert.deepEqual(crew.sent, [0], 'nothing sent after Cancel');
+    await owner.flush(); // The owner's record of the cancel is in memory before it is on disk.
     const final = onDisk(dir, batch.id);
     assert.equal(final.cancelled, true);
     assert.deepEqual(final.rows.map((r) => r.status), ['sent', 'cancelled', 'cancelled', 'cancelled']);
     assert.equal(final.rows[0].runId, 'r0');
-    w1.dispose();
-    w2.dispose();
   });
 
   it('Remove Batch from a window that does not send the batch: the owner never re-creates it', async () => {
@@ -288,8 +323,6 @@ describe('BatchRunner across windows', () => {
     const later = new BatchStore(dir, quiet);
     await later.load();
     assert.equal(later.get(batch.id), undefined);
-    w1.dispose();
-    w2.dispose();
   });
 
   it('a store write that fails while sending a row is logged, not left as an unhandled rejection', async () => {
@@ -313,6 +346,7 @@ describe('BatchRunner across windows', () => {
       const crew = new FakeCrew();
       const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, rows: rows(2) });
       const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease: new FakeLeases().for('w1'), clock: systemClock, logger: { ...quiet, error: (m: string) => errors.push(m) }, maxPerCrew: 4 });
+      runners.push(runner);
       await runner.start(batch.id);
       await until(() => crew.pending.length === 1, 'row 0 out');
       store.failing = true;
@@ -321,8 +355,7 @@ describe('BatchRunner across windows', () => {
       await new Promise((r) => setTimeout(r, 20));
       assert.match(errors[0], /disk full/);
       assert.deepEqual(unhandled, []);
-      runner.dispose();
-    } finally {
+      } finally {
       process.removeListener('unhandledRejection', onUnhandled);
       listeners.forEach((l) => process.on('unhandledRejection', l));
     }
