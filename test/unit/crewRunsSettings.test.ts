@@ -45,6 +45,14 @@ describe('crewRuns settings (issue 14, finding 2)', () => {
     assert.ok(restricted.includes('crewRuns.crews'));
   });
 
+  it('no setting a workspace can set applies in Restricted Mode (a workspace could silence notifications)', () => {
+    const restricted = manifest.capabilities.untrustedWorkspaces.restrictedConfigurations;
+    for (const [key, declared] of Object.entries(manifest.contributes.configuration.properties)) {
+      const userOnly = declared.scope === 'application' || declared.scope === 'machine';
+      assert.ok(userOnly || restricted.includes(key), `${key} is neither user-only nor restricted`);
+    }
+  });
+
   it('clamps every value to its range and treats what is not a finite number as the default', () => {
     assert.equal(clampSetting('pollMaxIntervalSeconds', 0), 2);
     assert.equal(clampSetting('pollMaxIntervalSeconds', -1), 2);
