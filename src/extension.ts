@@ -7,6 +7,7 @@ import { LazyCommands } from './commands/lazyCommands';
 import type * as CoreModule from './core';
 import type * as TestApiModule from './testApi';
 import { errorText } from './util/errorText';
+import { startSoon } from './util/startSoon';
 import { showError } from './views/notify';
 
 /** The command implementations, loaded on first use; deactivate stops the demo crews if they were started. */
@@ -20,7 +21,7 @@ export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel('Crew Runs', { log: true });
   const lazy = new LazyCommands();
   commands = lazy;
-  const started = new Promise<CoreModule.Core>((resolve, reject) => setImmediate(() => (deactivated ? reject(new Error('deactivated')) : resolve(startCore(context, log, lazy)))));
+  const started = startSoon(() => startCore(context, log, lazy), () => deactivated);
   started.catch((error: unknown) => {
     lazy.fail(error);
     if (!deactivated) {
