@@ -179,8 +179,12 @@ const selfHostedCrew: CrewConfig = {
   name: 'Self-hosted Crew',
   dialect: 'selfhosted',
   inputs: ['topic', 'audience', 'tone'],
+  // The demo's way to see a failed run (notices, the run view, a batch's failed rows): said in the prompt.
+  failWhenInputContains: '#fail',
+  failureMessage:
+    'litellm.RateLimitError: RateLimitError: OpenAIException - You exceeded your current quota, please check your plan and billing details.',
   inputDetails: {
-    topic: { description: 'The subject to research, e.g. "AI agents in healthcare"' },
+    topic: { description: 'The subject to research, e.g. "AI agents in healthcare" (add #fail to see a run fail)' },
     audience: { description: 'Who will read the report', default: 'engineering leads' },
     tone: { description: 'How the report should sound', enum: ['neutral', 'upbeat', 'critical'], default: 'neutral' },
   },

@@ -214,6 +214,30 @@ describe('crew simulator', function () {
       }
     });
 
+    it('the self-hosted demo crew fails a run whose topic says #fail, as its input prompt tells, with a real-looking error', async () => {
+      const demo = await startSimulator({ timeScale: 0.002 });
+      try {
+        const crew = demo.crews.find((c) => c.id === 'selfhosted-crew')!;
+        const headers = { Authorization: `Bearer ${crew.orgToken}` };
+        const schema = JSON.stringify(await (await fetch(`${crew.url}/inputs`, { headers })).json());
+        assert.match(schema, /add #fail to see a run fail/);
+        const start = async (topic: string) => {
+          const reply = await fetch(`${crew.url}/kickoff`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ inputs: { topic, audience: 'a', tone: 'neutral' } }) });
+          return ((await reply.json()) as { id: string }).id;
+        };
+        const failing = await start('pricing #fail');
+        const fine = await start('pricing');
+        for (let i = 0; i < 400 && !(demo.getRun(failing)?.finishedAt && demo.getRun(fine)?.finishedAt); i++) {
+          await sleep(10);
+        }
+        assert.equal(demo.getRun(failing)?.phase, 'failed');
+        assert.match(demo.getRun(failing)?.failure ?? '', /^litellm\.RateLimitError: .*exceeded your current quota/);
+        assert.equal(demo.getRun(fine)?.phase, 'succeeded', 'only the trigger fails a run');
+      } finally {
+        await demo.close();
+      }
+    });
+
     it('runs the demo flow to SUCCESS with an open-ended progress total', async () => {
       const demo = await startSimulator({ timeScale: 0.002 });
       try {
