@@ -1,4 +1,4 @@
-// "Kick Off Batch…" above a table of inputs: JSON Lines and CSV files, and JSON files that hold an
+// "Run Batch…" above a table of inputs: JSON Lines and CSV files, and JSON files that hold an
 // array of objects (not every package.json or tsconfig.json gets one).
 import * as vscode from 'vscode';
 
@@ -14,7 +14,7 @@ export class BatchCodeLensProvider implements vscode.CodeLensProvider {
     }
     return [
       new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), {
-        title: vscode.l10n.t('$(run-all) Kick Off Batch…'),
+        title: vscode.l10n.t('$(run-all) Run Batch…'),
         tooltip: vscode.l10n.t('Run a crew once per row of this table'),
         command: 'crewRuns.kickOffBatch',
         arguments: [document.uri],

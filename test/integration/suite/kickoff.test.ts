@@ -397,6 +397,17 @@ describe('Kick off', function () {
     await removeRunsOf(api, urls);
   });
 
+  it('"Kick Off" typed in the command palette finds Kick Off Crew first, and no batch command', async () => {
+    await ui.press('Control+Shift+P');
+    await waitForQuickInput(/./, 'the command palette');
+    await typeInQuickInput('Kick Off');
+    const palette = await waitForQuickInput('Kick Off Crew', 'Kick Off Crew among the matches');
+    const commands = palette.split('\n').filter((line) => line.includes('Crew Runs:'));
+    assert.match(commands[0] ?? '', /Kick Off Crew/, `the first match: ${JSON.stringify(commands)}`);
+    assert.ok(!commands.some((line) => /Batch/.test(line)), `a batch command matches "Kick Off": ${JSON.stringify(commands)}`);
+    await closeQuickInput();
+  });
+
   // Last: its notifications must not become an earlier test's "newest".
   it('400 shows the crew\'s message and comes back to the review with the values kept', async () => {
     sim.updateCrew('docs', { maxInputLength: 20 });
