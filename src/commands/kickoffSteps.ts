@@ -21,10 +21,13 @@ const editInEditorButton: vscode.QuickInputButton = {
 /** What asking ended with: the draft, or Escape with the draft as far as it got (the value in the box too). */
 export type Asked = { kind: 'done'; draft: Draft } | { kind: 'cancel'; draft: Draft };
 
-/** One step per input, with Back between them. `steps` are all inputs asked one by one (the step counter). */
-export async function askInputs(input: StepInput, crew: Crew, toAsk: InputSpec[], start: Draft, steps: InputSpec[]): Promise<Asked> {
+/**
+ * One step per input, with Back between them. `steps` are all inputs asked one by one (the step counter);
+ * asking begins at `toAsk[from]` (Back still reaches the ones before it).
+ */
+export async function askInputs(input: StepInput, crew: Crew, toAsk: InputSpec[], start: Draft, steps: InputSpec[], from = 0): Promise<Asked> {
   const draft = { ...start };
-  let index = 0;
+  let index = Math.min(Math.max(0, from), Math.max(0, toAsk.length - 1));
   while (index < toAsk.length) {
     const spec = toAsk[index];
     const step: Step = { crew, spec, ...stepOf(steps, spec.name), canGoBack: index > 0 };

@@ -48,7 +48,10 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
   // Required inputs first; a flow's `id` only when the starting point has one (else "Add "id"" in the review).
   let steps = [...inputsToAsk(specs), ...specs.filter((spec) => isFlowId(spec) && draft[spec.name])];
   // A complete starting point (last used, a preset, a run's inputs) goes straight to the review.
-  let toAsk: InputSpec[] = missingInputs(specs, draft).length > 0 ? steps : [];
+  const missing = missingInputs(specs, draft);
+  let toAsk: InputSpec[] = missing.length > 0 ? steps : [];
+  // "Continue where you left off" goes on at the first input still unanswered, not at step 1.
+  let from = start.unfinished ? Math.max(0, toAsk.findIndex((spec) => missing.includes(spec.name))) : 0;
   const keep = async (left: Draft) => {
     if (isWorthKeeping(left, start.draft)) {
       await services.presets.rememberUnfinished(crew.url, left);
@@ -60,7 +63,8 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
   };
   for (;;) {
     if (toAsk.length > 0) {
-      const asked = await askInputs(input, crew, toAsk, draft, steps);
+      const asked = await askInputs(input, crew, toAsk, draft, steps, from);
+      from = 0;
       draft = asked.draft;
       if (asked.kind === 'cancel') {
         await keep(draft);

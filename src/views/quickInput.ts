@@ -66,6 +66,9 @@ export class StepInput implements vscode.Disposable {
     box.step = options.step;
     box.totalSteps = options.totalSteps;
     box.value = options.value ?? '';
+    // Selected whenever a step is shown (the box is reused, so VS Code would leave the caret at the end
+    // after Back): typing replaces the value instead of appending to it.
+    box.valueSelection = [0, box.value.length];
     box.prompt = options.prompt === undefined ? undefined : inert(options.prompt);
     box.placeholder = options.placeholder === undefined ? undefined : inertLine(options.placeholder);
     box.password = options.password ?? false;
