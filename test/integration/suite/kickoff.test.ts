@@ -188,6 +188,49 @@ describe('Kick off', function () {
     assert.deepStrictEqual((await api.runs.readDetails(runId!)).inputs, { topic: 'first topic', audience: 'second audience' });
   });
 
+  /** Kick Off with new values, whether or not earlier tests left last used values to start from. */
+  async function startWithNewValues(crew: string): Promise<{ done: Promise<string | undefined> }> {
+    const started = await startKickoff(crew);
+    const shown = await waitForQuickInput(/Enter new values|: topic \(1\/3\)/, 'the starting point or the first input');
+    if (shown.includes('Enter new values')) {
+      await pickInQuickInput('Enter new values');
+    }
+    return started;
+  }
+
+  it('after Back the value is selected: typing replaces it, never appends to it', async () => {
+    const { done } = await startWithNewValues('research');
+    await inputStep('research', 'topic', 1, 3);
+    await typeInQuickInput('first topic', { enter: true });
+    await inputStep('research', 'audience', 2, 3);
+    await pressBack('topic (1/3)');
+    await typeInQuickInput('second topic', { enter: true });
+    await inputStep('research', 'audience', 2, 3);
+    await typeInQuickInput('some audience', { enter: true });
+    await reviewStep('research');
+    await pressInQuickInput('Enter', KICK_OFF);
+    const runId = await done;
+    assert.deepStrictEqual((await api.runs.readDetails(runId!)).inputs, { topic: 'second topic', audience: 'some audience' });
+  });
+
+  it('"Continue where you left off" goes on at the first input still unanswered', async () => {
+    const first = await startWithNewValues('research');
+    await inputStep('research', 'topic', 1, 3);
+    await typeInQuickInput('kept topic', { enter: true });
+    await inputStep('research', 'audience', 2, 3);
+    await pressInQuickInput('Escape');
+    assert.equal(await first.done, undefined, 'Escape starts nothing');
+    const { done } = await startKickoff('research');
+    await startFrom('research', 'Continue where you left off');
+    await inputStep('research', 'audience', 2, 3);
+    await typeInQuickInput('later audience', { enter: true });
+    const review = await reviewStep('research');
+    assert.match(review, /topic\s*kept topic/);
+    await pressInQuickInput('Enter', KICK_OFF);
+    const runId = await done;
+    assert.deepStrictEqual((await api.runs.readDetails(runId!)).inputs, { topic: 'kept topic', audience: 'later audience' });
+  });
+
   it('422: asks again for only the missing input, then kicks off', async () => {
     // GET /inputs lists only topic; by the time of the kickoff the crew requires audience too.
     sim.updateCrew('strict', { inputs: ['topic'] });
