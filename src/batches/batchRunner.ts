@@ -50,6 +50,7 @@ export class BatchRunner {
   private readonly wakeTimers = new Map<string, unknown>();
   private readonly active = new Set<string>();
   private readonly idleEmitter = new Emitter<string>();
+  private readonly finishEmitter = new Emitter<string>();
   private disposed = false;
   /** The rows being sent or recorded here, each until its last write is done: stop() waits for them. */
   private readonly work = new Set<Promise<unknown>>();
@@ -59,6 +60,8 @@ export class BatchRunner {
 
   /** A batch this window sends has nothing in flight any more (tests, progress notifications). */
   readonly onDidSettle: Event<string> = this.idleEmitter.event;
+  /** Every row of a batch this window sent has ended: fired once, in that window only. */
+  readonly onDidFinish: Event<string> = this.finishEmitter.event;
 
   constructor(private readonly deps: BatchRunnerDeps) {}
 
@@ -164,6 +167,7 @@ export class BatchRunner {
     await Promise.allSettled([...this.work]);
     await this.deps.store.flush();
     this.idleEmitter.dispose();
+    this.finishEmitter.dispose();
   }
 
   /** Rows being kicked off here, plus rows whose runs have not ended. */
@@ -349,6 +353,7 @@ export class BatchRunner {
     }
     if (progress.finished && this.active.delete(batchId)) {
       this.clearWake(batchId);
+      this.finishEmitter.fire(batchId);
       await this.deps.lease.release(leaseKey(batchId));
     }
   }

@@ -10,6 +10,7 @@ import type { Liveness } from '../runs/windowLiveness';
 import type { Services } from '../services';
 import { BATCH_SOURCE_SELECTOR, BatchCodeLensProvider } from '../views/batchCodeLens';
 import { BatchesTreeProvider } from '../views/batchesTree';
+import { announceBatchEnd } from '../views/batchNotice';
 import type { BatchResultsPanels } from '../views/batchResultsPanel';
 import type * as BatchEngineModule from './batchEngine';
 import type * as BatchUiModule from './batchUi';
@@ -50,6 +51,13 @@ export class BatchFeature {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { createBatchRunner } = require('./batchEngine') as typeof BatchEngineModule;
       this.batchRunner = createBatchRunner(this.services, this.store, this.leases);
+      // Listens as long as the runner lives (stop() ends its events).
+      this.batchRunner.onDidFinish((id) => {
+        const batch = this.store.get(id);
+        if (batch) {
+          announceBatchEnd(batch);
+        }
+      });
     }
     return this.batchRunner;
   }

@@ -18,7 +18,11 @@ export async function sendBatchRow(services: Services, batch: Batch, row: BatchR
     return { kind: 'refused', message: `${batch.crewName} is no longer in your crews.` };
   }
   try {
-    const run = await startRecordedRun(services, crew, row.inputs, undefined, { rememberInputs: false, logContext: `(batch ${batch.source}, row ${row.index + 1})` });
+    const run = await startRecordedRun(services, crew, row.inputs, undefined, {
+      rememberInputs: false,
+      logContext: `(batch ${batch.source}, row ${row.index + 1})`,
+      batch: { source: batch.source, row: row.index + 1 },
+    });
     return { kind: 'sent', runId: run.id, kickoffId: run.kickoffId };
   } catch (error) {
     const message = describeError(error, crew.name);

@@ -1,5 +1,5 @@
 import type { Crew } from '../crews/crewConfig';
-import type { RunRecord } from '../runs/model';
+import type { BatchOrigin, RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import { errorText } from '../util/errorText';
 
@@ -14,12 +14,12 @@ export async function startRecordedRun(
   crew: Pick<Crew, 'url' | 'name'>,
   inputs: Record<string, string>,
   signal?: AbortSignal,
-  options: { rememberInputs?: boolean; logContext?: string } = {},
+  options: { rememberInputs?: boolean; logContext?: string; batch?: BatchOrigin } = {},
 ): Promise<RunRecord> {
   const kickoffId = await services.client.kickoff(crew.url, { inputs }, { signal });
   // The service has started the run: nothing from here on may throw (a caller would report a failed
   // kickoff and invite a second one). The store keeps a run it cannot save, with a warning that says so.
-  const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs });
+  const run = await services.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId, inputs, batch: options.batch });
   services.log.info(`[${crew.name}] Started run ${run.label} (kickoff id ${kickoffId})${options.logContext ? ` ${options.logContext}` : ''}.`);
   services.poller.watch(run.id);
   if (options.rememberInputs !== false) {

@@ -63,6 +63,8 @@ export interface RunRecord {
   label: string;
   /** Task id remembered for /resume. */
   taskId?: string;
+  /** Set when the run is a row of a batch: the tree says which, and the batch, not the row, notifies. */
+  batch?: BatchOrigin;
   /** When the current kickoff id was assigned: the NOT FOUND grace period counts from here. */
   kickoffIdSince: number;
   /** The service has reported a real state (not NOT FOUND) for the current kickoff id. */
@@ -110,11 +112,18 @@ export interface FeedbackDraft {
 }
 
 /** What the caller knows the moment a kickoff id arrives. */
+/** Which batch row a run is: the batch's source file name and the row's number (1-based). */
+export interface BatchOrigin {
+  source: string;
+  row: number;
+}
+
 export interface NewRun {
   crewUrl: string;
   crewName: string;
   kickoffId: string;
   inputs: Record<string, string>;
+  batch?: BatchOrigin;
   /** Defaults to now. */
   startedAt?: number;
 }

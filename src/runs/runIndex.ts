@@ -48,6 +48,7 @@ export interface StoredRun {
   /** current task */ ct?: string;
   /** progress */ g?: Progress;
   /** task id for /resume */ ti?: string;
+  /** batch source and row */ b?: [string, number];
 }
 
 export interface IndexView {
@@ -59,7 +60,7 @@ export interface IndexView {
 export type IndexChange = { id: string; record: RunRecord } | { id: string; removedAt: number };
 
 /** Longest text kept in the index per field (the run's file and the run view have the whole of it). */
-export const SUMMARY_LIMITS = { label: 60, crewName: 100, message: 160, warning: 300, currentTask: 100, taskId: 200, kickoffId: 200, previousKickoffIds: 10 } as const;
+export const SUMMARY_LIMITS = { batchSource: 100, label: 60, crewName: 100, message: 160, warning: 300, currentTask: 100, taskId: 200, kickoffId: 200, previousKickoffIds: 10 } as const;
 
 /** Long enough for any window to have re-read the index (every 30 s, and on focus); bounded in number too. */
 const TOMBSTONE_TTL_MS = 7 * 24 * 3_600_000;
@@ -168,6 +169,7 @@ function encodeRun(r: RunRecord, crews: [string, string][]): StoredRun {
     ct: clip(r.currentTask, L.currentTask),
     g: r.progress && { unit: r.progress.unit, completed: r.progress.completed, total: r.progress.total, current: clip(r.progress.current, L.currentTask) },
     ti: clip(r.taskId, L.taskId),
+    b: r.batch && [clip(r.batch.source, L.batchSource) ?? '', r.batch.row],
   };
   return JSON.parse(JSON.stringify(entry)) as StoredRun; // Drops the undefined fields.
 }
@@ -223,6 +225,9 @@ function decodeRun(value: unknown, crews: [string, string][]): RunRecord | undef
   }
   if (typeof e.nf === 'number') {
     record.notFoundSince = t + e.nf;
+  }
+  if (Array.isArray(e.b) && typeof e.b[0] === 'string' && Number.isSafeInteger(e.b[1])) {
+    record.batch = { source: e.b[0], row: e.b[1] };
   }
   return record;
 }

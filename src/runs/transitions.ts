@@ -31,6 +31,9 @@ export function newRun(id: string, run: NewRun, now: number): { record: RunRecor
     kickoffIdSince: now,
     seenBySource: false,
   };
+  if (run.batch) {
+    record.batch = { source: run.batch.source, row: run.batch.row };
+  }
   const details: RunDetails = { ...emptyDetails(), inputs: { ...run.inputs } };
   details.history.push({ state: 'queued', at: now });
   return { record, details };

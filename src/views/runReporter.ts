@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import type { RunRecord } from '../runs/model';
+import type { RunDetails, RunRecord } from '../runs/model';
+import { oneLine } from '../util/inertText';
 import type { PollResult, TokenNeed } from '../runs/poller';
 import type { Services } from '../services';
 import { showError, showInfo, showWarning } from './notify';
@@ -9,6 +10,8 @@ type NotificationLevel = 'all' | 'failuresAndFeedback' | 'off';
 
 /** Largest final output written to the log; the run view and Open Output in Editor show all of it. */
 const MAX_LOGGED_OUTPUT = 20_000;
+/** A failure notice's reason: its error's first line, cut to this. */
+const MAX_REASON_CHARS = 200;
 
 /** The log's words for a change: their own bundle (dist/changeText.js), loaded with the first change to log. */
 function changeLine(...args: Parameters<typeof RunChangeText.changeLine>): RunChangeText.ChangeLine {
@@ -63,15 +66,18 @@ export class RunReporter implements vscode.Disposable {
     // The store decided the notice against the run's latest stored version: only the window whose
     // write ended the run (or made it wait) hears of it, however the runs move between windows.
     if (result.notice === 'ended') {
-      await this.logFinalOutput(run, prefix);
-      this.notify(run, run.state === 'succeeded' ? 'success' : 'failure');
+      const details = await this.services.runs.readDetails(run.id);
+      this.logFinalOutput(run, details, prefix);
+      // A batch's rows end quietly: the batch says how they went, once, at its end.
+      if (!run.batch) {
+        this.notify(run, run.state === 'succeeded' ? 'success' : 'failure', details.error);
+      }
     } else if (result.notice === 'waiting') {
       this.notify(run, 'feedback');
     }
   }
 
-  private async logFinalOutput(run: RunRecord, prefix: string): Promise<void> {
-    const details = await this.services.runs.readDetails(run.id);
+  private logFinalOutput(run: RunRecord, details: RunDetails, prefix: string): void {
     if (run.state === 'succeeded' && details.finalOutput) {
       const text = details.finalOutput.text;
       const shown = text.length > MAX_LOGGED_OUTPUT ? `${text.slice(0, MAX_LOGGED_OUTPUT)}\n… (${text.length - MAX_LOGGED_OUTPUT} more characters: open the run to see all)` : text;
@@ -79,22 +85,30 @@ export class RunReporter implements vscode.Disposable {
     }
   }
 
-  private notify(run: RunRecord, kind: 'success' | 'failure' | 'feedback'): void {
+  /** `error`: the failed run's error, whose first line says why in the notice (all of it is in the run view and the log). */
+  private notify(run: RunRecord, kind: 'success' | 'failure' | 'feedback', error?: string): void {
     const level = vscode.workspace.getConfiguration('crewRuns').get<NotificationLevel>('notifications', 'all');
     if (level === 'off' || (level === 'failuresAndFeedback' && kind === 'success')) {
       return;
     }
     const open = vscode.l10n.t('Open Run');
     const showOutput = vscode.l10n.t('Show Output');
+    const showLog = vscode.l10n.t('Show Log');
     const feedback = vscode.l10n.t('Give Feedback');
     let shown: Thenable<string | undefined>;
     if (kind === 'success') {
       shown = showInfo(vscode.l10n.t('{0} on {1} succeeded.', run.label, run.crewName), open, showOutput);
     } else if (kind === 'failure') {
+      // A failed run has no output to show: the log has its error and what led to it.
+      const reason = error?.split('\n').find((line) => line.trim());
       shown = showError(
-        run.state === 'cancelled' ? vscode.l10n.t('{0} on {1} was cancelled.', run.label, run.crewName) : vscode.l10n.t('{0} on {1} failed.', run.label, run.crewName),
+        run.state === 'cancelled'
+          ? vscode.l10n.t('{0} on {1} was cancelled.', run.label, run.crewName)
+          : reason
+            ? vscode.l10n.t('{0} on {1} failed: {2}', run.label, run.crewName, oneLine(reason, MAX_REASON_CHARS))
+            : vscode.l10n.t('{0} on {1} failed.', run.label, run.crewName),
         open,
-        showOutput,
+        showLog,
       );
     } else {
       shown = showWarning(vscode.l10n.t('{0} on {1} is waiting for your feedback.', run.label, run.crewName), feedback, open);
@@ -102,7 +116,7 @@ export class RunReporter implements vscode.Disposable {
     void shown.then((choice) => {
       if (choice === open) {
         void vscode.commands.executeCommand('crewRuns.openRun', { runId: run.id });
-      } else if (choice === showOutput) {
+      } else if (choice === showOutput || choice === showLog) {
         this.services.log.show(true);
       } else if (choice === feedback) {
         void vscode.commands.executeCommand('crewRuns.giveFeedback', { runId: run.id });

@@ -30,9 +30,10 @@ export interface RunRow {
 /**
  * `ordinal` is given for a run whose label older runs of its crew share (a preset, Run Again): the
  * second such run is "#2", and so on (the first keeps its label), so runs of the same inputs differ.
+ * A batch's row says which row it is instead.
  */
 export function runRow(run: RunRecord, options: { stopHidden: boolean; ordinal?: number }): RunRow {
-  const suffix = options.ordinal ? ` #${options.ordinal}` : '';
+  const suffix = run.batch ? ` · ${vscode.l10n.t('row {0}', run.batch.row)}` : options.ordinal ? ` #${options.ordinal}` : '';
   const { state, rest } = runDescription(run);
   const room = Math.max(LABEL_MIN, ROW_CHARS - state.length - 1) - suffix.length;
   const base = inertLine(run.label);
@@ -126,6 +127,11 @@ export function runTooltip(run: RunRecord, inputs: Record<string, string>): vsco
   tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(run.crewName))}** — ${escapeMarkdown(inertLine(stateLabel(run.state)))}\n\n`);
   tooltip.appendText(inertLine(run.label));
   tooltip.appendMarkdown('\n\n');
+  if (run.batch) {
+    tooltip.appendMarkdown('$(list-flat) ');
+    tooltip.appendText(vscode.l10n.t('Row {0} of {1}', run.batch.row, inertLine(run.batch.source)));
+    tooltip.appendMarkdown('\n\n');
+  }
   if (run.message) {
     tooltip.appendText(inert(run.message.slice(0, 300)));
     tooltip.appendMarkdown('\n\n');

@@ -170,10 +170,11 @@ describe('Monitoring', function () {
     assert.strictEqual(iconId(item), 'error');
     assert.strictEqual(item.contextValue, 'run state-failed finished');
     assert.match(String(item.description), /^failed · just now$/);
-    await waitForNotification(`Doomed on ${crews.broken.name} failed.`);
+    // Why it failed, in the notice; no Show Output for a run with no output.
+    await waitForNotification(`Doomed on ${crews.broken.name} failed: ValueError: the data source is down`);
     assert.deepStrictEqual(
       spy.matching(/^Doomed on/).map((m) => [m.level, m.message, m.items]),
-      [['error', `Doomed on ${crews.broken.name} failed.`, ['Open Run', 'Show Output']]],
+      [['error', `Doomed on ${crews.broken.name} failed: ValueError: the data source is down`, ['Open Run', 'Show Log']]],
     );
     await waitForLog(/Doomed\] ValueError: the data source is down/);
     const lines = await runLogLines(run);
