@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import MarkdownIt from 'markdown-it';
 import { neutraliseLinks } from '../../src/chat/chatText';
 import type { CrewInfo, InputsOutcome, KickoffOutcome, RunQuery } from '../../src/chat/crewActions';
 import { handleChatRequest, type ChatSink, type ParticipantDeps } from '../../src/chat/participant';
@@ -202,5 +203,55 @@ describe('crew Markdown in the chat', () => {
     assert.equal(neutraliseLinks('![pixel](https://evil.example/p.png)'), 'pixel (https\\://evil\\.example/p\\.png)');
     assert.equal(neutraliseLinks('[x]: command:foo'), '\\[x]: command:foo');
     assert.equal(neutraliseLinks('<command:foo>'), '\\<command:foo\\>');
+  });
+});
+
+/**
+ * Every link and image a CommonMark reader finds in `markdown` (images on, and any scheme that is not a
+ * script: as lax as a renderer can be), so a neutralised text is checked by parsing, not by its look.
+ */
+function linksAndImages(markdown: string): string[] {
+  const found: string[] = [];
+  const walk = (tokens: ReturnType<InstanceType<typeof MarkdownIt>['parse']>) => {
+    for (const token of tokens) {
+      if (token.type === 'image') {
+        found.push(`image ${token.attrGet('src')}`);
+      } else if (token.type === 'link_open') {
+        found.push(`link ${token.attrGet('href')}`);
+      }
+      walk(token.children ?? []);
+    }
+  };
+  const reader = new MarkdownIt({ linkify: true });
+  reader.validateLink = () => true;
+  walk(reader.parse(markdown, {}));
+  return found;
+}
+
+describe('crew Markdown in the chat: the bypasses of a pattern-matching filter', () => {
+  const bypasses = {
+    'image with a single-quoted title': "![pixel](https://evil.example/p.png 'title')",
+    'image with a parenthesised title': '![pixel](https://evil.example/p.png (title))',
+    'image with nested brackets': '![a [nested] pixel](https://evil.example/p.png)',
+    'reference-style image': '![pixel][p]\n\n[p]: https://evil.example/p.png',
+    'collapsed reference image': '![p][]\n\n[p]: https://evil.example/p.png "t"',
+    'command link with a single-quoted title': "[run](command:workbench.action.terminal.new 'title')",
+    'command link with nested brackets': '[run [it]](command:workbench.action.terminal.new)',
+    'command link by reference': '[run][c]\n\n[c]: command:workbench.action.terminal.new',
+    'command link in angle brackets with spaces': '[run](<command:workbench.action.terminal.new x>)',
+    'image inside a link': '[![pixel](https://evil.example/p.png)](https://crewai.com)',
+  };
+  for (const [name, markdown] of Object.entries(bypasses)) {
+    it(`${name} becomes text`, () => {
+      assert.ok(linksAndImages(markdown).some((l) => l.startsWith('image') || l.includes('command:')), 'the case is a real image or command link');
+      const neutral = neutraliseLinks(markdown);
+      assert.deepEqual(linksAndImages(neutral).filter((l) => !/^link https:\/\/crewai\.com\/?$/.test(l)), [], neutral);
+    });
+  }
+
+  it('keeps http(s) links and the Markdown around them', () => {
+    const neutral = neutraliseLinks('# Report\n\nSee **the [docs](https://crewai.com)**.');
+    assert.deepEqual(linksAndImages(neutral), ['link https://crewai.com']);
+    assert.match(neutral, /^# Report\n/);
   });
 });
