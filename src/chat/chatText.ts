@@ -1,6 +1,5 @@
 // Text helpers for what the chat tools hand to a model and the participant shows: clipping, paging
-// and fencing of crew text. Pure (no `vscode`): unit-tested in plain Node.
-import { escapeMarkdown } from '../util/markdownText';
+// and fencing of crew text (crew Markdown for the chat: crewMarkdown.ts). Pure (no `vscode`): unit-tested in plain Node.
 import { isPlainObject } from '../util/objects';
 
 /** Default characters of a final output in one tool result; the model pages on with `offset`. */
@@ -9,19 +8,6 @@ export const OUTPUT_BUDGET = 4000;
 export const MAX_OUTPUT_BUDGET = 20_000;
 /** Characters of each task's output shown in a run's task summary. */
 export const TASK_EXCERPT = 300;
-
-/**
- * Links that are not http(s) or mailto become their text, so a `command:` link in crew output never
- * renders as one (the MarkdownString is untrusted too); images become text as well (no fetches).
- */
-export function neutraliseLinks(text: string): string {
-  return text
-    .replace(/(!?)\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g, (whole, bang: string, label: string, target: string) =>
-      !bang && /^(https?:|mailto:)/i.test(target) ? whole : `${label} (${escapeMarkdown(target)})`,
-    )
-    .replace(/^(\s{0,3}\[[^\]]+\]:\s*)(?!https?:|mailto:)(\S+)/gim, (_whole, start: string, target: string) => `${start.replace('[', '\\[')}${target}`)
-    .replace(/<((?!https?:|mailto:)[a-z][\w+.-]*:[^>\s]*)>/gi, '\\<$1\\>');
-}
 
 /** A backtick fence longer than any run of backticks in `text`, so the text cannot close it. */
 export function fenceFor(text: string): string {
