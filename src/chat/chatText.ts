@@ -9,6 +9,44 @@ export const MAX_OUTPUT_BUDGET = 20_000;
 /** Characters of each task's output shown in a run's task summary. */
 export const TASK_EXCERPT = 300;
 
+/**
+ * The most any tool result holds: sections past it are left out, and the result says how many. The
+ * counts below keep a result well under it; this is the backstop for a crew that sends more than expected.
+ */
+export const RESULT_MAX_CHARS = 80_000;
+/** Inputs (or input names) listed per crew; the rest are counted ("… 99,900 more inputs"). */
+export const LISTED_INPUTS_MAX = 100;
+/** Allowed values listed per input. */
+export const LISTED_VALUES_MAX = 20;
+/** Tasks summarised per run (the latest ones). */
+export const LISTED_TASKS_MAX = 30;
+
+/** "… 99,900 more inputs": what a cap left out, in the words of the result. */
+export function moreNote(count: number, noun: string): string {
+  return `… ${count.toLocaleString('en-US')} more ${noun}`;
+}
+
+/** The first `max` items, and how many were left out. */
+export function capped<T>(items: readonly T[], max: number): { shown: T[]; more: number } {
+  return { shown: items.slice(0, max), more: Math.max(0, items.length - max) };
+}
+
+/**
+ * Sections joined by blank lines, stopping before the one that would take the result past `max`, so a
+ * cut never leaves a fence open; the result then says how many sections were left out.
+ */
+export function joinCapped(sections: string[], max = RESULT_MAX_CHARS): string {
+  const parts = sections.filter(Boolean);
+  let size = 0;
+  for (let i = 0; i < parts.length; i++) {
+    size += parts[i].length + 2;
+    if (size > max && i > 0) {
+      return `${parts.slice(0, i).join('\n\n')}\n\n${moreNote(parts.length - i, 'parts')} not shown: this result is capped at ${max.toLocaleString('en-US')} characters.`;
+    }
+  }
+  return parts.join('\n\n');
+}
+
 /** A backtick fence longer than any run of backticks in `text`, so the text cannot close it. */
 export function fenceFor(text: string): string {
   let longest = 0;
@@ -20,7 +58,8 @@ export function fenceFor(text: string): string {
 
 /**
  * Text a crew (or its service) produced, for a model: fenced and labelled as data, so instructions
- * inside it read as the crew's words, not the user's or the tool's.
+ * inside it read as the crew's words, not the user's or the tool's. Everything a crew controls goes
+ * through here (names, messages, descriptions, error text), never into the tool's own sentences.
  */
 export function fenceUntrusted(text: string, what: string): string {
   const fence = fenceFor(text);
