@@ -119,14 +119,15 @@ describe('tool confirmations', () => {
     assert.equal(confirmation.lines[2][1], '(empty)');
   });
 
-  it('say whether feedback approves or sends the run back, with the text', () => {
-    const approve = feedbackConfirmation({ label: 'agents', crewName: 'Review' }, true, '');
+  it('say whether feedback approves or sends the run back, with the run, its kickoff id, the task id and the text', () => {
+    const run = { id: 'run-1', label: 'agents', crewName: 'Review', kickoffId: 'k-9' };
+    const approve = feedbackConfirmation(run, { approve: true, feedback: '', taskId: 'review_task', taskIdFromModel: false });
     assert.equal(approve.title, 'Approve agents?');
-    assert.deepEqual(approve.lines, [['Feedback', '(empty)']]);
-    const change = feedbackConfirmation({ label: 'agents', crewName: 'Review' }, false, 'Shorter, please');
+    assert.deepEqual(approve.lines, [['Run ID', 'run-1'], ['Kickoff ID', 'k-9'], ['Task ID', 'review_task'], ['Feedback', '(empty)']]);
+    const change = feedbackConfirmation(run, { approve: false, feedback: 'Shorter, please', taskId: 't-7', taskIdFromModel: true });
     assert.equal(change.title, 'Request changes to agents?');
     assert.match(change.intro, /send this feedback to agents on Review, and the crew redoes the task/);
-    assert.deepEqual(change.lines, [['Feedback', 'Shorter, please']]);
+    assert.deepEqual(change.lines.slice(2), [['Task ID', 't-7 (chosen by the model)'], ['Feedback', 'Shorter, please']]);
   });
 });
 
