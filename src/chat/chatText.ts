@@ -1,6 +1,5 @@
 // Text helpers for what the chat tools hand to a model and the participant shows: clipping, paging
-// and fencing of crew text. Pure (no `vscode`): unit-tested in plain Node.
-import { escapeMarkdown } from '../util/markdownText';
+// and fencing of crew text (crew Markdown for the chat: crewMarkdown.ts). Pure (no `vscode`): unit-tested in plain Node.
 import { isPlainObject } from '../util/objects';
 
 /** Default characters of a final output in one tool result; the model pages on with `offset`. */
@@ -11,16 +10,41 @@ export const MAX_OUTPUT_BUDGET = 20_000;
 export const TASK_EXCERPT = 300;
 
 /**
- * Links that are not http(s) or mailto become their text, so a `command:` link in crew output never
- * renders as one (the MarkdownString is untrusted too); images become text as well (no fetches).
+ * The most any tool result holds: sections past it are left out, and the result says how many. The
+ * counts below keep a result well under it; this is the backstop for a crew that sends more than expected.
  */
-export function neutraliseLinks(text: string): string {
-  return text
-    .replace(/(!?)\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g, (whole, bang: string, label: string, target: string) =>
-      !bang && /^(https?:|mailto:)/i.test(target) ? whole : `${label} (${escapeMarkdown(target)})`,
-    )
-    .replace(/^(\s{0,3}\[[^\]]+\]:\s*)(?!https?:|mailto:)(\S+)/gim, (_whole, start: string, target: string) => `${start.replace('[', '\\[')}${target}`)
-    .replace(/<((?!https?:|mailto:)[a-z][\w+.-]*:[^>\s]*)>/gi, '\\<$1\\>');
+export const RESULT_MAX_CHARS = 80_000;
+/** Inputs (or input names) listed per crew; the rest are counted ("… 99,900 more inputs"). */
+export const LISTED_INPUTS_MAX = 100;
+/** Allowed values listed per input. */
+export const LISTED_VALUES_MAX = 20;
+/** Tasks summarised per run (the latest ones). */
+export const LISTED_TASKS_MAX = 30;
+
+/** "… 99,900 more inputs": what a cap left out, in the words of the result. */
+export function moreNote(count: number, noun: string): string {
+  return `… ${count.toLocaleString('en-US')} more ${noun}`;
+}
+
+/** The first `max` items, and how many were left out. */
+export function capped<T>(items: readonly T[], max: number): { shown: T[]; more: number } {
+  return { shown: items.slice(0, max), more: Math.max(0, items.length - max) };
+}
+
+/**
+ * Sections joined by blank lines, stopping before the one that would take the result past `max`, so a
+ * cut never leaves a fence open; the result then says how many sections were left out.
+ */
+export function joinCapped(sections: string[], max = RESULT_MAX_CHARS): string {
+  const parts = sections.filter(Boolean);
+  let size = 0;
+  for (let i = 0; i < parts.length; i++) {
+    size += parts[i].length + 2;
+    if (size > max && i > 0) {
+      return `${parts.slice(0, i).join('\n\n')}\n\n${moreNote(parts.length - i, 'parts')} not shown: this result is capped at ${max.toLocaleString('en-US')} characters.`;
+    }
+  }
+  return parts.join('\n\n');
 }
 
 /** A backtick fence longer than any run of backticks in `text`, so the text cannot close it. */
@@ -34,7 +58,8 @@ export function fenceFor(text: string): string {
 
 /**
  * Text a crew (or its service) produced, for a model: fenced and labelled as data, so instructions
- * inside it read as the crew's words, not the user's or the tool's.
+ * inside it read as the crew's words, not the user's or the tool's. Everything a crew controls goes
+ * through here (names, messages, descriptions, error text), never into the tool's own sentences.
  */
 export function fenceUntrusted(text: string, what: string): string {
   const fence = fenceFor(text);

@@ -29,14 +29,29 @@ export function kickoffConfirmation(crew: { name: string; url: string }, inputs:
   };
 }
 
-export function feedbackConfirmation(run: { label: string; crewName: string }, approve: boolean, feedback: string): Confirmation {
+/** Everything the resume will carry: the run, its kickoff id, the task id (said when the model chose it) and the text. */
+export function feedbackConfirmation(
+  run: { id: string; label: string; crewName: string; kickoffId: string },
+  answer: { approve: boolean; feedback: string; taskId: string; taskIdFromModel: boolean },
+): Confirmation {
   const label = oneLine(run.label, 60);
   const crew = oneLine(run.crewName, 80);
+  const taskId = valueLine(l10n.t('Task ID'), answer.taskId);
   return {
-    title: approve ? l10n.t('Approve {0}?', label) : l10n.t('Request changes to {0}?', label),
-    intro: approve
+    title: answer.approve ? l10n.t('Approve {0}?', label) : l10n.t('Request changes to {0}?', label),
+    intro: answer.approve
       ? l10n.t('Crew Runs will approve the waiting task of {0} on {1}, and the run goes on.', label, crew)
       : l10n.t('Crew Runs will send this feedback to {0} on {1}, and the crew redoes the task.', label, crew),
-    lines: [valueLine(l10n.t('Feedback'), feedback)],
+    lines: [
+      valueLine(l10n.t('Run ID'), run.id),
+      valueLine(l10n.t('Kickoff ID'), run.kickoffId),
+      answer.taskIdFromModel ? [taskId[0], l10n.t('{0} (chosen by the model)', taskId[1])] : taskId,
+      valueLine(l10n.t('Feedback'), answer.feedback),
+    ],
   };
+}
+
+/** Still a confirmation when nothing will be sent, so that no call acts without one. */
+export function nothingToSendConfirmation(reason: string): Confirmation {
+  return { title: l10n.t('Nothing will be sent'), intro: l10n.t('{0} Crew Runs will send nothing, and tells the model why.', oneLine(reason, 300)), lines: [] };
 }

@@ -14,6 +14,7 @@ import { isRequiredInput, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
 import { isFinished, type RunDetails, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import type { ChatKit } from './chatKit';
+import { TOOL } from './toolNames';
 import { errorText } from '../util/errorText';
 
 export type CrewLookup = { kind: 'found'; crew: Crew } | { kind: 'unknown'; known: string[] } | { kind: 'ambiguous'; matches: Crew[] };
@@ -251,8 +252,19 @@ export class CrewActions {
     });
   }
 
-  /** POST /resume for a run that waits for feedback; nothing is sent when it does not wait or no task id is known. */
-  async giveFeedback(run: RunRecord, answer: { approve: boolean; feedback: string; taskId?: string }): Promise<FeedbackOutcome> {
+  /** The task id a resume for `run` would carry: the one given (the model's), else the one remembered, else the status's. */
+  feedbackTaskId(run: RunRecord, details: RunDetails, given?: string): string | undefined {
+    return given?.trim() || run.taskId || details.lastSnapshot?.feedback?.taskId;
+  }
+
+  /**
+   * POST /resume for a run that waits for feedback; nothing is sent when it does not wait or no task id is
+   * known. With `confirmed` (what the user confirmed), nothing is sent either when the run no longer waits
+   * under that kickoff id or would be answered for another task: the run changed since the confirmation.
+   */
+  async giveFeedback(run: RunRecord, answer: { approve: boolean; feedback: string; taskId?: string }, confirmed?: { kickoffId: string; taskId: string }): Promise<FeedbackOutcome> {
+    const details = await this.services.runs.readDetails(run.id);
+    // Read after the await: a poll may have landed meanwhile.
     const current = this.current(run);
     if (!current.needsFeedback) {
       return { kind: 'problem', message: `${current.label} is not waiting for feedback (state: ${current.state}).`, sent: false };
@@ -260,14 +272,21 @@ export class CrewActions {
     if (!answer.approve && !answer.feedback.trim()) {
       return { kind: 'problem', message: l10n.t('Requesting changes needs feedback text that says what should change.'), sent: false };
     }
-    const details = await this.services.runs.readDetails(current.id);
-    const taskId = answer.taskId?.trim() || current.taskId || details.lastSnapshot?.feedback?.taskId;
+    const taskId = this.feedbackTaskId(current, details, answer.taskId);
     if (!taskId) {
       return {
         kind: 'problem',
         // Only the model sees this one (the participant always has the task id): it stays English.
         message:
           'The crew did not say which task waits, so its task ID is needed: the user finds it in the CrewAI dashboard (the paused task of this execution) or in the human-input webhook payload (task_id). Call again with taskId.',
+        sent: false,
+      };
+    }
+    if (confirmed && (current.kickoffId !== confirmed.kickoffId || taskId !== confirmed.taskId)) {
+      return {
+        kind: 'problem',
+        // Only the model sees this one (the tools confirm; the participant does not): it stays English.
+        message: `${current.label} changed since the user confirmed: it now waits ${taskId !== confirmed.taskId ? 'on another task' : 'under another kickoff id'}. Read it again with ${TOOL.getRun} and ask the user again.`,
         sent: false,
       };
     }

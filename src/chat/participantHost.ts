@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { ChatKit } from './chatKit';
 import { stateLabel } from '../views/format';
-import { neutraliseLinks } from './chatText';
+import { safeCrewMarkdown } from './crewMarkdown';
 import { crewActionsFor } from './crewActions';
 import { askModel } from './modelChat';
 import { handleChatRequest, type ChatSink } from './participant';
@@ -26,7 +26,7 @@ export function createParticipantHandler(services: Services, kit: ChatKit): vsco
   return async (request, _context, stream, token) => {
     const sink: ChatSink = {
       markdown: (text) => stream.markdown(untrustedMarkdown(text)),
-      crewMarkdown: (text) => stream.markdown(untrustedMarkdown(neutraliseLinks(text))),
+      crewMarkdown: (text) => stream.markdown(untrustedMarkdown(safeCrewMarkdown(text))),
       progress: (text) => stream.progress(text), // Markdown: the participant escapes what it puts in.
       button: (title, command, args) => stream.button({ title, command, arguments: args }),
     };

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { neutraliseLinks } from '../../src/chat/chatText';
+import MarkdownIt from 'markdown-it';
+import { safeCrewMarkdown } from '../../src/chat/crewMarkdown';
 import type { CrewInfo, InputsOutcome, KickoffOutcome, RunQuery } from '../../src/chat/crewActions';
 import { handleChatRequest, type ChatSink, type ParticipantDeps } from '../../src/chat/participant';
 import type { Crew } from '../../src/crews/crewConfig';
@@ -197,10 +198,68 @@ describe('@crews participant', () => {
 
 describe('crew Markdown in the chat', () => {
   it('keeps http(s) links and turns command links and images into text', () => {
-    assert.equal(neutraliseLinks('[docs](https://crewai.com)'), '[docs](https://crewai.com)');
-    assert.equal(neutraliseLinks('[run](command:workbench.action.terminal.new "t")'), 'run (command\\:workbench\\.action\\.terminal\\.new)');
-    assert.equal(neutraliseLinks('![pixel](https://evil.example/p.png)'), 'pixel (https\\://evil\\.example/p\\.png)');
-    assert.equal(neutraliseLinks('[x]: command:foo'), '\\[x]: command:foo');
-    assert.equal(neutraliseLinks('<command:foo>'), '\\<command:foo\\>');
+    assert.equal(safeCrewMarkdown('[docs](https://crewai.com)'), '[docs](https://crewai.com)');
+    assert.equal(safeCrewMarkdown('[run](command:workbench.action.terminal.new "t")'), '\\[run\\]\\(command\\:workbench\\.action\\.terminal\\.new "t"\\)');
+    assert.equal(safeCrewMarkdown('![pixel](https://evil.example/p.png)'), 'pixel (https\\://evil\\.example/p\\.png)');
+    assert.equal(safeCrewMarkdown('[x]: command:foo'), '\\[x\\]\\: command\\:foo');
+    assert.equal(safeCrewMarkdown('<command:foo>'), '\\<command\\:foo\\>');
+  });
+
+  it('keeps the structure it can write safely: headings, lists, task boxes, quotes, tables, code, emphasis', () => {
+    const markdown = '# Report\n\n- [x] done\n- **bold** and `code`\n  - nested\n\n> quoted\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n```js\nx ```` y\n```\n\nSee https://crewai.com &amp; _more_';
+    assert.equal(
+      safeCrewMarkdown(markdown),
+      '# Report\n\n- ☑ done\n- **bold** and `code`\n  - nested\n\n> quoted\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n`````js\nx ```` y\n`````\n\nSee [https\\://crewai\\.com](https://crewai.com) \\& *more*',
+    );
+  });
+});
+
+/**
+ * Every link and image a CommonMark reader finds in `markdown` (images on, and any scheme that is not a
+ * script: as lax as a renderer can be), so a neutralised text is checked by parsing, not by its look.
+ */
+function linksAndImages(markdown: string): string[] {
+  const found: string[] = [];
+  const walk = (tokens: ReturnType<InstanceType<typeof MarkdownIt>['parse']>) => {
+    for (const token of tokens) {
+      if (token.type === 'image') {
+        found.push(`image ${token.attrGet('src')}`);
+      } else if (token.type === 'link_open') {
+        found.push(`link ${token.attrGet('href')}`);
+      }
+      walk(token.children ?? []);
+    }
+  };
+  const reader = new MarkdownIt({ linkify: true });
+  reader.validateLink = () => true;
+  walk(reader.parse(markdown, {}));
+  return found;
+}
+
+describe('crew Markdown in the chat: the bypasses of a pattern-matching filter', () => {
+  const bypasses = {
+    'image with a single-quoted title': "![pixel](https://evil.example/p.png 'title')",
+    'image with a parenthesised title': '![pixel](https://evil.example/p.png (title))',
+    'image with nested brackets': '![a [nested] pixel](https://evil.example/p.png)',
+    'reference-style image': '![pixel][p]\n\n[p]: https://evil.example/p.png',
+    'collapsed reference image': '![p][]\n\n[p]: https://evil.example/p.png "t"',
+    'command link with a single-quoted title': "[run](command:workbench.action.terminal.new 'title')",
+    'command link with nested brackets': '[run [it]](command:workbench.action.terminal.new)',
+    'command link by reference': '[run][c]\n\n[c]: command:workbench.action.terminal.new',
+    'command link in angle brackets with spaces': '[run](<command:workbench.action.terminal.new x>)',
+    'image inside a link': '[![pixel](https://evil.example/p.png)](https://crewai.com)',
+  };
+  for (const [name, markdown] of Object.entries(bypasses)) {
+    it(`${name} becomes text`, () => {
+      assert.ok(linksAndImages(markdown).some((l) => l.startsWith('image') || l.includes('command:')), 'the case is a real image or command link');
+      const neutral = safeCrewMarkdown(markdown);
+      assert.deepEqual(linksAndImages(neutral).filter((l) => !/^link https:\/\/crewai\.com\/?$/.test(l)), [], neutral);
+    });
+  }
+
+  it('keeps http(s) links and the Markdown around them', () => {
+    const neutral = safeCrewMarkdown('# Report\n\nSee **the [docs](https://crewai.com)**.');
+    assert.deepEqual(linksAndImages(neutral), ['link https://crewai.com']);
+    assert.match(neutral, /^# Report\n/);
   });
 });
