@@ -105,7 +105,7 @@ export class TableReader {
       if (!this.format && !body.trim()) {
         return;
       }
-      this.consumer = this.start(body);
+      this.start(body);
       return;
     }
     this.consumer.push(text);
