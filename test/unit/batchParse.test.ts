@@ -36,7 +36,8 @@ describe('Batch sources', () => {
 
   it('stops at the row cap: a million CSV rows give the first 10,000 and say how many more the file has', () => {
     const count = 1_000_000;
-    const text = `topic,n\n${Array.from({ length: count }, (_, i) => `t${i},${i}`).join('\n')}\n`;
+    // Distinct rows up to past the cap, then one row many times (cheap to build).
+    const text = `topic,n\n${Array.from({ length: 2 * MAX_ROWS }, (_, i) => `t${i},${i}\n`).join('')}${'same topic,a row\n'.repeat(count - 2 * MAX_ROWS)}`;
     assert.ok(text.length > 10_000_000 && text.length < MAX_SOURCE_BYTES);
     const table = parseTable(text, 'csv');
     assert.equal(table.rows.length, MAX_ROWS);
@@ -47,7 +48,7 @@ describe('Batch sources', () => {
 
   it('stops at the row cap in JSON Lines and JSON arrays too, without parsing the rest', () => {
     const count = 400_000;
-    const objects = Array.from({ length: count }, (_, i) => `{"topic":"t${i}"}`);
+    const objects = [...Array.from({ length: 2 * MAX_ROWS }, (_, i) => `{"topic":"t${i}"}`), ...Array<string>(count - 2 * MAX_ROWS).fill('{"topic":"same"}')];
     // Past the cap nothing is parsed: a bad line there is a row left out, not a problem.
     const lines = parseTable(`${objects.join('\n')}\nnot json\n`, 'jsonl');
     assert.equal(lines.rows.length, MAX_ROWS);

@@ -43,7 +43,7 @@ describe('Batch source files', () => {
   });
 
   it('streams a file of a million rows to the same table as its text, with multi-byte characters split across chunks', async () => {
-    const text = `\uFEFFtopic,note\n${Array.from({ length: 1_000_000 }, (_, i) => `t${i},€${i}`).join('\r\n')}\n`;
+    const text = `\uFEFFtopic,note\r\n${Array.from({ length: 2 * MAX_ROWS }, (_, i) => `t${i},€${i}\r\n`).join('')}${'"same, row",€€\r\n'.repeat(1_000_000 - 2 * MAX_ROWS)}`;
     const file = path.join(dir, 'rows.csv');
     fs.writeFileSync(file, text);
     assert.ok(fs.statSync(file).size > 15_000_000 && fs.statSync(file).size < MAX_SOURCE_BYTES);
