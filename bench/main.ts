@@ -2,8 +2,8 @@
 // bench-results/<timestamp>.json and bench-results/latest.json). A report, not a test: it exits 0
 // when targets are missed and non-zero only when a benchmark itself could not run.
 // CREW_RUNS_BENCH_ONLY=a,b runs only some parts (the production bundle is always built): polling, many,
-// batches, history, activation (5 VS Code hosts, activation only), vscode (the same hosts, the last also
-// measuring the tree and the run view), hostbatch (the last host also runs a 500-row batch).
+// batches, batchsource, history, activation (5 VS Code hosts, activation only), vscode (the same hosts,
+// the last also measuring the tree and the run view), hostbatch (the last host also runs a 500-row batch).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { buildProduction, repoRoot, type BundleReport } from './bundle';
 import { runHarness, type HarnessRound } from './harness/run';
 import { batchBenchRows, batchScenario } from './batches';
+import { batchSourceBenchRows, type BatchSourceBenchResult } from './batchSource';
 import { hostBatchRows } from './batchesHost';
 import { manyRunsScenario, pollingScenario, viewedPollingBench, type ManyRunsResult, type PollingScenarioResult } from './polling';
 import { median, round } from './lib/stats';
@@ -362,6 +363,20 @@ async function main(): Promise<number> {
       if (batches) {
         raw.batches = batches;
         rows.push(...batchBenchRows(batches));
+      }
+    }
+
+    if (want('batchsource')) {
+      const source = await step('6 batch source files (100 MB refused, 20 MB streamed)', async () => {
+        const child = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'batchSource.js')], { encoding: 'utf8' });
+        if (child.status !== 0) {
+          throw new Error(`batchSource.js exited ${child.status}: ${child.stderr}`);
+        }
+        return JSON.parse(child.stdout.trim().split('\n').pop()!) as BatchSourceBenchResult;
+      });
+      if (source) {
+        raw.batchSource = source;
+        rows.push(...batchSourceBenchRows(source));
       }
     }
 

@@ -31,12 +31,13 @@ export function resultsAsJsonl(rows: ExportedRow[]): string {
 }
 
 /**
- * A crew's text that a spreadsheet would run as a formula (= + - @, or a tab/CR before one) gets a
- * leading apostrophe, as spreadsheets themselves write literal text. Only the crew's columns: the
- * inputs are the user's own and must read back unchanged.
+ * A crew's text that a spreadsheet would run as a formula (= + - @, after any spaces or invisible
+ * characters, or a tab/CR first) gets a leading apostrophe, as spreadsheets themselves write literal
+ * text. NFKC first: spreadsheets read fullwidth and small forms (＝ ﹦ ＋ － ＠) as the ASCII ones.
+ * Only the crew's columns: the inputs are the user's own and must read back unchanged.
  */
 function inertCell(text: string): string {
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return /^[\t\r]|^[\s\p{Cf}]*[=+\-@]/u.test(text.normalize('NFKC')) ? `'${text}` : text;
 }
 
 /** The inputs as columns of their own (so the file is a batch source again), then the results. */

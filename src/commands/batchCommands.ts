@@ -8,6 +8,7 @@ import type { BatchStore } from '../batches/batchStore';
 import { mapColumns, type MappedTable } from '../batches/mapping';
 import { type Batch, type BatchRow, batchProgress, failedRows, unfinishedRerunOf } from '../batches/model';
 import { formatOfFileName, parseTable, type ParsedTable } from '../batches/parse';
+import { localFile, readBatchSource, type SourceBytes } from '../batches/source';
 import type { InputSpec } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
 import { isFinished } from '../runs/model';
@@ -114,8 +115,13 @@ async function kickOffBatch(services: Services, batches: BatchServices, arg: unk
   }
   let table: ParsedTable;
   try {
-    const document = await vscode.workspace.openTextDocument(source);
-    table = parseTable(document.getText(), formatOfFileName(source.path));
+    // An open document is read as shown (unsaved edits, untitled); anything else by its size first, then streamed.
+    const format = formatOfFileName(source.path);
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === source.toString());
+    const bytes: SourceBytes = source.scheme === 'file'
+      ? localFile(source.fsPath)
+      : { size: async () => (await vscode.workspace.fs.stat(source)).size, read: async function* () { yield await vscode.workspace.fs.readFile(source); } };
+    table = open ? parseTable(open.getText(), format) : await readBatchSource(bytes, format);
   } catch (error) {
     void showError(vscode.l10n.t('Could not read {0}: {1}', path.basename(source.path), errorText(error)));
     return undefined;

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { mapColumns } from '../../src/batches/mapping';
-import { csvField, formatOfFileName, parseTable, sniffFormat } from '../../src/batches/parse';
+import { csvField, formatOfFileName, MAX_COLUMNS, MAX_DEPTH, MAX_PROBLEMS, MAX_ROWS, MAX_SOURCE_BYTES, parseTable, sniffFormat, TableReader } from '../../src/batches/parse';
 
 describe('Batch sources', () => {
   it('reads CSV with a header, quoted fields with commas, doubled quotes and line breaks, CRLF and a BOM', () => {
@@ -32,6 +32,105 @@ describe('Batch sources', () => {
     assert.deepEqual(array.rows, [{ topic: 'a' }, { topic: '' }]);
     assert.deepEqual(array.problems, [{ line: 3, message: 'Not an object of input names to values.' }]);
     assert.equal(parseTable('{"a":1}', 'json').rows.length, 0, 'an object is not an array');
+  });
+
+  it('stops at the row cap: a million CSV rows give the first 10,000 and say how many more the file has', () => {
+    const count = 1_000_000;
+    // Distinct rows up to past the cap, then one row many times (cheap to build).
+    const text = `topic,n\n${Array.from({ length: 2 * MAX_ROWS }, (_, i) => `t${i},${i}\n`).join('')}${'same topic,a row\n'.repeat(count - 2 * MAX_ROWS)}`;
+    assert.ok(text.length > 10_000_000 && text.length < MAX_SOURCE_BYTES);
+    const table = parseTable(text, 'csv');
+    assert.equal(table.rows.length, MAX_ROWS);
+    assert.deepEqual(table.rows[MAX_ROWS - 1], { topic: `t${MAX_ROWS - 1}`, n: String(MAX_ROWS - 1) });
+    assert.equal(table.rowsLeftOut, count - MAX_ROWS);
+    assert.deepEqual(table.problems, [{ line: MAX_ROWS + 2, message: `A batch takes at most ${MAX_ROWS} rows: ${count - MAX_ROWS} more rows in the file are left out.` }]);
+  });
+
+  it('stops at the row cap in JSON Lines and JSON arrays too, without parsing the rest', () => {
+    const count = 400_000;
+    const objects = [...Array.from({ length: 2 * MAX_ROWS }, (_, i) => `{"topic":"t${i}"}`), ...Array<string>(count - 2 * MAX_ROWS).fill('{"topic":"same"}')];
+    // Past the cap nothing is parsed: a bad line there is a row left out, not a problem.
+    const lines = parseTable(`${objects.join('\n')}\nnot json\n`, 'jsonl');
+    assert.equal(lines.rows.length, MAX_ROWS);
+    assert.equal(lines.rowsLeftOut, count + 1 - MAX_ROWS);
+    assert.deepEqual(lines.problems.map((p) => p.line), [MAX_ROWS + 1]);
+    const array = parseTable(`[${objects.join(',\n')}]`, 'json');
+    assert.equal(array.rows.length, MAX_ROWS);
+    assert.deepEqual(array.rows[0], { topic: 't0' });
+    assert.equal(array.rowsLeftOut, count - MAX_ROWS);
+    assert.match(array.problems[0].message, new RegExp(`${count - MAX_ROWS} more rows`));
+  });
+
+  it('lists the first 100 problems and counts the rest ("… and N more")', () => {
+    const bad = 5_000;
+    const table = parseTable(`${'not json\n'.repeat(bad)}{"a":1}\n`, 'jsonl');
+    assert.deepEqual(table.rows, [{ a: '1' }]);
+    assert.equal(table.problems.length, MAX_PROBLEMS + 1);
+    assert.deepEqual(table.problems[MAX_PROBLEMS - 1], { line: MAX_PROBLEMS, message: 'Not valid JSON.' });
+    assert.deepEqual(table.problems[MAX_PROBLEMS], { line: MAX_PROBLEMS + 1, message: `… and ${bad - MAX_PROBLEMS} more lines not read.` });
+    assert.equal(table.problemsLeftOut, bad - MAX_PROBLEMS);
+    const csv = parseTable(`a,b\n${'1,2,3\n'.repeat(bad)}`, 'csv');
+    assert.equal(csv.problems.length, MAX_PROBLEMS + 1);
+    assert.equal(csv.problemsLeftOut, bad - MAX_PROBLEMS);
+  });
+
+  it('refuses a 47 MB text by its size, naming the limit and the size', () => {
+    const text = `{"topic":"${'x'.repeat(47_000_000)}"}\n`;
+    assert.throws(() => parseTable(text, 'jsonl'), { message: 'The file is 47.0 MB; a batch source can be at most 20 MB.' });
+    // Bytes, not characters: 7 million three-byte characters are 21 MB.
+    assert.throws(() => parseTable(`a\n${'€'.repeat(7_000_000)}`, 'csv'), /is 21\.0 MB/);
+  });
+
+  it('refuses a header of 80,000 columns at once, and finds a duplicate name in a wide header', () => {
+    const wide = `${Array.from({ length: 80_000 }, (_, i) => `column_${i}`).join(',')}\n${'1,'.repeat(79_999)}1\n`;
+    const table = parseTable(wide, 'csv');
+    assert.deepEqual(table.rows, []);
+    assert.deepEqual(table.problems, [{ line: 1, message: `The header has 80000 columns; a batch takes at most ${MAX_COLUMNS}.` }]);
+    const names = Array.from({ length: MAX_COLUMNS - 1 }, (_, i) => `c${i}`);
+    assert.match(parseTable(`${[...names, 'c7'].join(',')}\n`, 'csv').problems[0].message, /names "c7" twice/);
+    assert.equal(parseTable(`${names.join(',')}\n${names.map(() => 'v').join(',')}\n`, 'csv').rows.length, 1, 'a header at the cap is fine');
+  });
+
+  it('caps the columns and the nesting of JSON rows', () => {
+    const wideRow = JSON.stringify(Object.fromEntries(Array.from({ length: MAX_COLUMNS + 1 }, (_, i) => [`k${i}`, i])));
+    const deep = `{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const table = parseTable(`{"a":1}\n${wideRow}\n${deep}\n{"a":[[1]]}\n`, 'jsonl');
+    assert.deepEqual(table.rows, [{ a: '1' }, { a: '[[1]]' }]);
+    assert.deepEqual(table.problems, [
+      { line: 2, message: `More than ${MAX_COLUMNS} columns; this row is left out.` },
+      { line: 3, message: `Nested more than ${MAX_DEPTH} levels deep.` },
+    ]);
+    // Columns are capped across rows as well as within one.
+    const spread = Array.from({ length: MAX_COLUMNS + 1 }, (_, i) => JSON.stringify({ [`k${i}`]: i })).join('\n');
+    const spreadTable = parseTable(spread, 'jsonl');
+    assert.equal(spreadTable.columns.length, MAX_COLUMNS);
+    assert.deepEqual(spreadTable.problems, [{ line: MAX_COLUMNS + 1, message: `More than ${MAX_COLUMNS} columns; this row is left out.` }]);
+  });
+
+  it('reads the same table whatever the chunks it arrives in', () => {
+    const sources: [string, 'csv' | 'jsonl' | 'json'][] = [
+      ['\uFEFFtopic,"aud""ience"\r\n"AI, in practice","says ""hi"""\r\nplain,"two\r\nlines"\r\n\r\nbad\rlast,x', 'csv'],
+      ['{"topic":"a","n":3}\r\n\nnot json\n[1]\n{"topic":"b","extra":{"k":"]\\""}}', 'jsonl'],
+      ['[{"topic":"a, \\"b\\""} , {"topic":["]"]},\n"x", {"t": {"u": 1}}]', 'json'],
+    ];
+    for (const [text, format] of sources) {
+      const whole = parseTable(text, format);
+      for (let size = 1; size <= 7; size++) {
+        const reader = new TableReader();
+        for (let i = 0; i < text.length; i += size) {
+          reader.push(text.slice(i, i + size));
+        }
+        assert.deepEqual(reader.end(), whole, `${format} in chunks of ${size}`);
+      }
+    }
+  });
+
+  it('reports what is wrong with the shape of a JSON array', () => {
+    assert.deepEqual(parseTable('{"a":1}', 'json').problems, [{ line: 1, message: 'A JSON batch is an array of objects.' }]);
+    assert.deepEqual(parseTable('[{"a":1}, {"a":', 'json').problems, [{ line: 2, message: 'Not valid JSON.' }]);
+    assert.deepEqual(parseTable('[{"a":1}] x', 'json').problems, [{ line: 2, message: 'Not valid JSON.' }]);
+    assert.deepEqual(parseTable('[{"a":1}, {"a":2}]', 'json').rows, [{ a: '1' }, { a: '2' }]);
+    assert.deepEqual(parseTable('[]', 'json').rows, []);
   });
 
   it('knows the format from the file name, else from the text', () => {

@@ -92,6 +92,15 @@ describe('Batch results', () => {
     });
   });
 
+  it('exports fullwidth, small and space-led formula leaders inert too (NFKC before the check)', () => {
+    const row = (output: string) => ({ row: 1, inputs: { topic: 'x' }, state: 'succeeded', kickoff_id: 'k', output, error: '' });
+    const hostile = ['＝1+1', '＋1', '－1+2', '＠SUM(A1)', '﹦1+1', ' =1+1', '\u3000=1+1', '\u00a0+1', '\n=1', '\u200b=1', ' \t@x'];
+    const csv = parseTable(resultsAsCsv(hostile.map(row), ['topic']), 'csv');
+    assert.deepEqual(csv.rows.map((r) => r.output), hostile.map((text) => `'${text}`));
+    const plain = ['plain', 'x = 1', '１+1', ' a', 'naïve'];
+    assert.deepEqual(parseTable(resultsAsCsv(plain.map(row), ['topic']), 'csv').rows.map((r) => r.output), plain);
+  });
+
   it('finds an unfinished re-run of a batch (Re-run Failed Rows refuses a second one)', () => {
     const base = { version: 1 as const, crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, createdAt: 1, cancelled: false };
     const source: Batch = { ...base, id: 'a', rows: [{ index: 0, inputs: {}, status: 'notSent' }] };
