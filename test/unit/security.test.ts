@@ -474,7 +474,7 @@ const ECHOES: Record<string, (token: string) => string> = {
   'URL, every special character, lower-case hex': (t) => eachSpecial(t, (c) => `%${hex(c, 2)}`),
   'form encoding (URLSearchParams)': (t) => new URLSearchParams({ t }).toString().slice(2),
   'HTML escape of a Python repr (a debug page)': (t) => htmlEscape(pythonRepr(t)),
-  'JSON inside JSON': (t) => JSON.stringify(JSON.stringify(t)).slice(1, -1),
+  'JSON inside JSON': (t) => JSON.stringify(JSON.stringify(t).slice(1, -1)).slice(1, -1),
   'HTML escaped twice': (t) => htmlEscape(htmlEscape(t)),
   'URL encoded twice': (t) => encodeURIComponent(encodeURIComponent(t)),
 };
