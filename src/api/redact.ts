@@ -13,7 +13,7 @@ const MAX_LAYERS = 3;
 const HTML = /&#[xX][0-9a-fA-F]{1,6};?|&#[0-9]{1,7};?|&[A-Za-z]{2,13};/g;
 const BACKSLASH = /\\(?:u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}|[^])/g;
 const PERCENT = /%[0-9a-fA-F]{2}/g;
-/** All three in one pass: a token without `&`, backslash or `%` of its own (every token accepted at entry) needs no more. */
+/** All three in one pass: enough for a token without `&`, backslash or `%` of its own (any RFC 6750 bearer token). */
 const ANY = new RegExp([HTML, BACKSLASH, PERCENT].map((r) => r.source).join('|'), 'g');
 
 /** HTML's names for ASCII characters (the ones encoders write, and HTML5's for the rest of ASCII punctuation). */
