@@ -5,6 +5,7 @@ import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { RunReporter } from './views/runReporter';
 import type { BatchFeature } from './commands/batchFeature';
 import type { AddCrewArguments } from './commands/crewCommands';
+import type { KickOffArguments } from './commands/kickoffCommands';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
 import type { RunsStatusBar } from './views/statusBar';
 
@@ -44,6 +45,13 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     /** Adds a crew with its token, without asking: the only way in with a token that is not typed (no command takes one). */
     /** Through the commands' bundle (loaded on first use). */
     addCrew: (args: AddCrewArguments) => parts.commands.load().addCrewDirectly(args),
+    /**
+     * What the commands never do without asking the user (a command link or another extension can run them), for
+     * tests that need no question: kick off without the review, stop without the confirmation. Cancel, remove and
+     * export batches without asking: `batches.unprompted`.
+     */
+    kickOff: (args: KickOffArguments) => parts.commands.load().kickOffWithoutReview(args),
+    stopRun: (runId: string) => parts.commands.load().stopRunWithoutAsking(runId),
     /** The @crews request handler as registered (the chat view needs a language model to call it). */
     chatHandler: () => import('./chat/chatImpl').then((m) => m.createParticipantHandler(services, m.chatKit)),
   };

@@ -1,52 +1,173 @@
-// A token a server echoes back is taken out of the whole reply before anything reads, cuts, stores or shows it.
+// A token a server echoes back is taken out of the whole reply before anything reads, cuts, stores or shows it,
+// in every common spelling: as is, HTML entities (named, decimal, hex), JSON and Python escapes (\", \', \\,
+// \/, \uXXXX, \xXX), percent-encoding, and one of those over another (a debug page's HTML of a Python repr,
+// JSON inside JSON). Spellings are decoded, not generated, so every way of writing each character is caught.
 import type { HttpResponse } from './transportTypes';
 
 export const REDACTED = '***';
 
-/** The spellings of a token a reply may carry it in: as is, JSON-escaped (`"` and `\`), URL-encoded. */
-function forms(token: string): string[] {
-  return [...new Set([token, JSON.stringify(token).slice(1, -1), encodeURIComponent(token)])].sort((a, b) => b.length - a.length);
-}
+/** Encodings over encodings: an HTML page of a JSON dump of a repr is three. */
+const MAX_LAYERS = 3;
+
+/** The three kinds of escape: HTML character references, backslash escapes, percent escapes. */
+const HTML = /&#[xX][0-9a-fA-F]{1,6};?|&#[0-9]{1,7};?|&[A-Za-z]{2,13};/g;
+const BACKSLASH = /\\(?:u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}|[^])/g;
+const PERCENT = /%[0-9a-fA-F]{2}/g;
+/** All three in one pass: enough for a token without `&`, backslash or `%` of its own (any RFC 6750 bearer token). */
+const ANY = new RegExp([HTML, BACKSLASH, PERCENT].map((r) => r.source).join('|'), 'g');
+
+/** HTML's names for ASCII characters (the ones encoders write, and HTML5's for the rest of ASCII punctuation). */
+const NAMED: Record<string, string> = {
+  amp: '&', AMP: '&', lt: '<', LT: '<', gt: '>', GT: '>', quot: '"', QUOT: '"', apos: "'",
+  excl: '!', num: '#', dollar: '$', percnt: '%', lpar: '(', rpar: ')', ast: '*', midast: '*', plus: '+', comma: ',',
+  period: '.', sol: '/', colon: ':', semi: ';', equals: '=', quest: '?', commat: '@', lsqb: '[', lbrack: '[',
+  bsol: '\\', rsqb: ']', rbrack: ']', Hat: '^', lowbar: '_', UnderBar: '_', grave: '`', lcub: '{', lbrace: '{',
+  verbar: '|', vert: '|', VerticalLine: '|', rcub: '}', rbrace: '}',
+};
+
+/** What `\n`-style escapes stand for in JSON, JavaScript and Python. */
+const SINGLE: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', a: '\x07' };
 
 /** Never let a token reach a message, even when a server echoes it back. */
 export function redact(text: string, token: string): string {
-  if (!token) {
+  if (!token || !text) {
     return text;
   }
-  let out = text;
-  for (const form of forms(token)) {
-    if (out.includes(form)) {
-      out = out.split(form).join(REDACTED);
-    }
+  const out = text.includes(token) ? text.split(token).join(REDACTED) : text;
+  if (!/[&\\%]/.test(out)) {
+    return out;
   }
-  return out;
+  // An encoded token is a run of letters, digits, its own characters and escape syntax, at least as long as the
+  // token (no escape is shorter than its character): only such runs holding an escape are decoded.
+  const inRun = new Set([...token, '&', '#', ';', '\\', '%', '{', '}']);
+  const pieces: string[] = [];
+  let done = 0;
+  let start = 0;
+  for (let i = 0; i <= out.length; i++) {
+    if (i < out.length && (isAlphanumeric(out.charCodeAt(i)) || inRun.has(out[i]))) {
+      continue;
+    }
+    if (i - start >= token.length) {
+      const segment = out.slice(start, i);
+      if (/[&\\%]/.test(segment)) {
+        pieces.push(out.slice(done, start), redactDecoded(segment, token));
+        done = i;
+      }
+    }
+    start = i + 1;
+  }
+  return done === 0 ? out : pieces.join('') + out.slice(done);
 }
 
-/**
- * The reply with the token out of its body and headers. A JSON body may also spell the token with escapes of
- * its own choosing (`\u0041`, `\/`): when it has any of those (the only escapes JSON.stringify would not write
- * the same way), the parsed value is checked in that canonical spelling and, if it holds the token, the body is
- * rewritten redacted. Other escapes (`\n`, `\"`) are already canonical, so most bodies are not parsed twice.
- */
+const isAlphanumeric = (code: number) => (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+
+/** The segment with every decoded occurrence of the token (after one to MAX_LAYERS decodings, in any order) replaced. */
+function redactDecoded(segment: string, token: string): string {
+  const spans: [number, number][] = [];
+  // from[i]: where character i of `text` starts in `segment`; from[text.length] is segment.length.
+  // A token holding an escape character of its own is decoded one kind at a time: an HTML page leaves its `%` as is.
+  const kinds = /[&\\%]/.test(token) ? [HTML, BACKSLASH, PERCENT] : [ANY];
+  const visit = (text: string, from: Uint32Array | undefined, layer: number) => {
+    for (const escape of kinds) {
+      const decoded = decodeOnce(text, escape);
+      if (!decoded || decoded.text.length < token.length) {
+        continue;
+      }
+      const map = from ? decoded.from.map((i) => from[i]) : decoded.from;
+      for (let at = decoded.text.indexOf(token); at !== -1; at = decoded.text.indexOf(token, at + token.length)) {
+        spans.push([map[at], map[at + token.length]]);
+      }
+      if (layer + 1 < MAX_LAYERS) {
+        visit(decoded.text, map, layer + 1);
+      }
+    }
+  };
+  visit(segment, undefined, 0);
+  if (!spans.length) {
+    return segment;
+  }
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let done = 0;
+  for (const [start, end] of spans) {
+    if (end <= done) {
+      continue; // Found again in a later layer.
+    }
+    out += start >= done ? `${segment.slice(done, start)}${REDACTED}` : '';
+    done = end;
+  }
+  return out + segment.slice(done);
+}
+
+/** One layer of escapes decoded, with where each decoded character came from; undefined when there is none. */
+function decodeOnce(text: string, escape: RegExp): { text: string; from: Uint32Array } | undefined {
+  escape.lastIndex = 0;
+  let match = escape.exec(text);
+  if (!match) {
+    return undefined;
+  }
+  const from = new Uint32Array(text.length + 1);
+  let out = '';
+  let done = 0;
+  for (; match; match = escape.exec(text)) {
+    const value = unescape(match[0]);
+    if (value === undefined) {
+      continue;
+    }
+    for (let i = done; i < match.index; i++) {
+      from[out.length + i - done] = i;
+    }
+    out += text.slice(done, match.index);
+    for (let i = 0; i < value.length; i++) {
+      from[out.length + i] = match.index;
+    }
+    out += value;
+    done = match.index + match[0].length;
+  }
+  if (done === 0) {
+    return undefined;
+  }
+  for (let i = done; i <= text.length; i++) {
+    from[out.length + i - done] = i;
+  }
+  out += text.slice(done);
+  return { text: out, from: from.subarray(0, out.length + 1) };
+}
+
+/** The character an escape stands for; undefined for a name or a code point that is none. */
+function unescape(escape: string): string | undefined {
+  const number = (digits: string, radix: number) => {
+    const code = parseInt(digits, radix);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
+  };
+  const body = escape.replace(/;$/, '');
+  if (escape[0] === '%') {
+    return number(escape.slice(1), 16);
+  }
+  if (escape[0] === '&') {
+    return /^&#x/i.test(body) ? number(body.slice(3), 16) : body[1] === '#' ? number(body.slice(2), 10) : Object.hasOwn(NAMED, body.slice(1)) ? NAMED[body.slice(1)] : undefined;
+  }
+  const kind = escape[1];
+  if (kind === 'u' && escape.length > 2) {
+    return number(escape.slice(2).replace(/[{}]/g, ''), 16);
+  }
+  if ((kind === 'U' || kind === 'x') && escape.length > 2) {
+    return number(escape.slice(2), 16);
+  }
+  if (/[0-7]/.test(kind)) {
+    return number(escape.slice(1), 8);
+  }
+  return SINGLE[kind] ?? kind;
+}
+
+/** The reply with the token out of its body and headers. */
 export function redactResponse(response: HttpResponse, token: string): HttpResponse {
   if (!token) {
     return response;
-  }
-  let bodyText = redact(response.bodyText, token);
-  if (/\\[u/]/.test(bodyText)) {
-    try {
-      const text = JSON.stringify(JSON.parse(bodyText));
-      const redacted = redact(text, token);
-      if (redacted !== text) {
-        bodyText = redacted;
-      }
-    } catch {
-      // Not JSON: read as text, where a backslash escapes nothing.
-    }
   }
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(response.headers)) {
     headers[name] = value === undefined ? undefined : redact(value, token);
   }
-  return { ...response, headers, bodyText };
+  return { ...response, headers, bodyText: redact(response.bodyText, token) };
 }

@@ -11,7 +11,7 @@ import { formatOfFileName, parseTable, type ParsedTable } from '../batches/parse
 import { localFile, readBatchSource, type SourceBytes } from '../batches/source';
 import type { InputSpec } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
-import { isFinished } from '../runs/model';
+import { isFinished, type RunRecord } from '../runs/model';
 import { readNumberSetting } from '../util/crewRunsSettings';
 import { inertLine, oneLine } from '../util/inertText';
 import { POLLER_DEFAULTS } from '../runs/poller';
@@ -58,7 +58,7 @@ export function registerBatchCommands(services: Services, batches: BatchServices
     batches.register('crewRuns.kickOffBatch', (arg?: unknown) => kickOffBatch(services, batches, arg)),
     batches.register('crewRuns.cancelBatch', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Cancel which batch?'), (b) => !batchProgress(b).finished && !b.cancelled);
-      return batch ? cancelBatch(services, batches, batch, arg) : undefined;
+      return batch ? cancelBatch(services, batches, batch) : undefined;
     }),
     batches.register('crewRuns.rerunFailedRows', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Re-run the failed rows of which batch?'), (b) => failedRows(b).length > 0);
@@ -66,18 +66,17 @@ export function registerBatchCommands(services: Services, batches: BatchServices
     }),
     batches.register('crewRuns.removeBatch', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Remove which batch?'));
-      if (!batch) {
-        return;
-      }
       const remove = vscode.l10n.t('Remove Batch');
-      const sure = (arg as { confirmed?: unknown } | undefined)?.confirmed === true
-        || (await showWarning(vscode.l10n.t('Remove the batch {0}?', batchTitle(batch)), { modal: true, detail: vscode.l10n.t('Its runs stay in the history.') }, remove)) === remove;
-      if (sure) {
-        await batches.runner.cancel(batch.id);
-        await batches.store.remove(batch.id);
+      if (batch && (await showWarning(vscode.l10n.t('Remove the batch {0}?', batchTitle(batch)), { modal: true, detail: vscode.l10n.t('Its runs stay in the history.') }, remove)) === remove) {
+        await removeBatch(batches, batch);
       }
     }),
   ];
+}
+
+export async function removeBatch(batches: BatchServices, batch: Batch): Promise<void> {
+  await batches.runner.cancel(batch.id);
+  await batches.store.remove(batch.id);
 }
 
 export async function pickBatch(store: BatchStore, arg: unknown, placeHolder: string, filter: (b: Batch) => boolean = () => true): Promise<Batch | undefined> {
@@ -272,32 +271,37 @@ async function startWithProgress(batches: BatchServices, batch: Batch): Promise<
   );
 }
 
-async function cancelBatch(services: Services, batches: BatchServices, batch: Batch, arg: unknown): Promise<void> {
-  const running = batch.rows.flatMap((r) => (r.status === 'sent' && r.runId ? [services.runs.get(r.runId)] : [])).filter((run) => run !== undefined && !isFinished(run));
-  const stoppable = running.filter((run) => run !== undefined && batches.kit.canOfferStop(services, run));
+/** Always asked: `{ batchId }` only names the batch (a command link or another extension must not cancel one unseen). */
+async function cancelBatch(services: Services, batches: BatchServices, batch: Batch): Promise<void> {
+  const { running, stoppable } = runningRuns(services, batches, batch);
   const queued = batchProgress(batch).queued;
-  const given = arg as { confirmed?: unknown; stopRunning?: unknown } | undefined;
-  let stop = given?.stopRunning === true;
-  if (given?.confirmed !== true) {
-    const cancelQueued = vscode.l10n.t('Cancel Queued Rows');
-    const cancelAndStop = vscode.l10n.t('Cancel and Stop {0} Running', stoppable.length);
-    const choice = await showWarning(
-      vscode.l10n.t('Cancel the batch {0}?', batchTitle(batch)),
-      { modal: true, detail: vscode.l10n.t('{0} queued rows will not be sent. {1} runs have started and are not finished.', queued, running.length) },
-      ...(stoppable.length ? [cancelQueued, cancelAndStop] : [cancelQueued]),
-    );
-    if (choice === undefined) {
-      return;
-    }
-    stop = choice === cancelAndStop;
+  const cancelQueued = vscode.l10n.t('Cancel Queued Rows');
+  const cancelAndStop = vscode.l10n.t('Cancel and Stop {0} Running', stoppable.length);
+  const choice = await showWarning(
+    vscode.l10n.t('Cancel the batch {0}?', batchTitle(batch)),
+    { modal: true, detail: vscode.l10n.t('{0} queued rows will not be sent. {1} runs have started and are not finished.', queued, running.length) },
+    ...(stoppable.length ? [cancelQueued, cancelAndStop] : [cancelQueued]),
+  );
+  if (choice !== undefined) {
+    await cancelBatchAs(services, batches, batch, choice === cancelAndStop);
   }
+}
+
+function runningRuns(services: Services, batches: BatchServices, batch: Batch): { running: RunRecord[]; stoppable: RunRecord[] } {
+  const running = batch.rows.flatMap((r) => (r.status === 'sent' && r.runId ? [services.runs.get(r.runId)] : [])).filter((run): run is RunRecord => run !== undefined && !isFinished(run));
+  return { running, stoppable: running.filter((run) => batches.kit.canOfferStop(services, run)) };
+}
+
+/** Cancels the queued rows and, with `stop`, stops the batch's running runs (what the question chose; the test API). */
+export async function cancelBatchAs(services: Services, batches: BatchServices, batch: Batch, stop: boolean): Promise<void> {
   await batches.runner.cancel(batch.id);
   if (!stop) {
     return;
   }
+  const { stoppable } = runningRuns(services, batches, batch);
   let stopped = 0;
   for (const run of stoppable) {
-    if (run && (await batches.kit.stopRun(services, run, { quiet: true })) === 'stopped') {
+    if ((await batches.kit.stopRun(services, run, { quiet: true })) === 'stopped') {
       stopped++;
     }
   }

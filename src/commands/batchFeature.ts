@@ -67,6 +67,11 @@ export class BatchFeature {
     return this.loadUi().panels;
   }
 
+  /** Cancel, remove and export without their questions (the test API only). */
+  get unprompted(): BatchUiModule.BatchUi['unprompted'] {
+    return this.loadUi().unprompted;
+  }
+
   private loadUi(): BatchUiModule.BatchUi {
     if (!this.ui) {
       // A plain require: the bundle loads dist/batchUi.js synchronously, like dist/transport.js.

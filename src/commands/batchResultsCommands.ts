@@ -34,7 +34,7 @@ export function registerBatchResultsCommands(services: Services, store: BatchSto
     }),
     register('crewRuns.exportBatchResults', async (arg?: unknown) => {
       const batch = await pickBatch(store, arg ?? (panels.activeBatchId() ? { batchId: panels.activeBatchId() } : undefined), vscode.l10n.t('Export the results of which batch?'));
-      return batch ? exportResults(services, store, batch, arg) : undefined;
+      return batch ? exportResults(services, store, batch, arg, 'ask') : undefined;
     }),
     register('crewRuns.compareBatches', async (arg?: unknown) => {
       const batch = await pickBatch(store, arg, vscode.l10n.t('Compare which batch?'));
@@ -105,7 +105,11 @@ function compareTexts(left: Batch, leftOut: Map<number, RowOutput>, right: Batch
   };
 }
 
-async function exportResults(services: Services, store: BatchStore, batch: Batch, arg: unknown): Promise<string | undefined> {
+/**
+ * `{ format, file }` pre-fill the format and the save dialog; the dialog is always shown (a command link or another
+ * extension must not write a file unseen), except for the test API (`where: 'file'`).
+ */
+export async function exportResults(services: Services, store: BatchStore, batch: Batch, arg: unknown, where: 'ask' | 'file'): Promise<string | undefined> {
   const given = arg as { format?: unknown; file?: unknown } | undefined;
   let format = given?.format === 'csv' || given?.format === 'jsonl' ? given.format : undefined;
   if (!format) {
@@ -118,11 +122,12 @@ async function exportResults(services: Services, store: BatchStore, batch: Batch
     return undefined;
   }
   const base = batch.source.replace(/\.[^.]*$/, '').replace(/[^\p{L}\p{N}._ -]+/gu, '_') || 'batch';
+  const file = typeof given?.file === 'string' ? vscode.Uri.file(given.file) : undefined;
   const target =
-    typeof given?.file === 'string'
-      ? vscode.Uri.file(given.file)
+    where === 'file'
+      ? file
       : await vscode.window.showSaveDialog({
-          defaultUri: vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(os.homedir()), `${base}-results.${format}`),
+          defaultUri: file ?? vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(os.homedir()), `${base}-results.${format}`),
           filters: format === 'csv' ? { CSV: ['csv'] } : { 'JSON Lines': ['jsonl'] },
         });
   if (!target) {

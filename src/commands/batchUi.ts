@@ -6,13 +6,19 @@ import type { BatchRunner } from '../batches/batchRunner';
 import type { BatchStore } from '../batches/batchStore';
 import type { Services } from '../services';
 import { BatchResultsPanels } from '../views/batchResultsPanel';
-import { type BatchUiKit, registerBatchCommands } from './batchCommands';
-import { registerBatchResultsCommands } from './batchResultsCommands';
+import { type BatchUiKit, cancelBatchAs, registerBatchCommands, removeBatch } from './batchCommands';
+import { exportResults, registerBatchResultsCommands } from './batchResultsCommands';
 
 
 export interface BatchUi {
   handlers: Map<string, (arg?: unknown) => unknown>;
   panels: BatchResultsPanels;
+  /** What the commands always ask first, without asking (the test API only). */
+  unprompted: {
+    cancel(batchId: string, stopRunning: boolean): Promise<void>;
+    remove(batchId: string): Promise<void>;
+    exportTo(batchId: string, format: 'jsonl' | 'csv', file: string): Promise<string | undefined>;
+  };
   dispose(): void;
 }
 
@@ -23,6 +29,19 @@ export function createBatchUi(services: Services, store: BatchStore, runner: Bat
     return new vscode.Disposable(() => handlers.delete(id));
   };
   const panels = new BatchResultsPanels({ extensionUri: services.context.extensionUri, store, runs: services.runs, log: services.log });
-  const disposables = [panels, ...registerBatchCommands(services, { store, runner, register, kit }), ...registerBatchResultsCommands(services, store, panels, register)];
-  return { handlers, panels, dispose: () => vscode.Disposable.from(...disposables).dispose() };
+  const batchServices = { store, runner, register, kit };
+  const disposables = [panels, ...registerBatchCommands(services, batchServices), ...registerBatchResultsCommands(services, store, panels, register)];
+  const batchOf = (batchId: string) => {
+    const batch = store.get(batchId);
+    if (!batch) {
+      throw new Error(`no batch ${batchId}`);
+    }
+    return batch;
+  };
+  const unprompted: BatchUi['unprompted'] = {
+    cancel: (batchId, stopRunning) => cancelBatchAs(services, batchServices, batchOf(batchId), stopRunning),
+    remove: (batchId) => removeBatch(batchServices, batchOf(batchId)),
+    exportTo: (batchId, format, file) => exportResults(services, store, batchOf(batchId), { format, file }, 'file'),
+  };
+  return { handlers, panels, unprompted, dispose: () => vscode.Disposable.from(...disposables).dispose() };
 }

@@ -11,10 +11,10 @@ import { type AddCrewArguments, addCrewDirectly, registerCrewCommands } from './
 import { DemoCrews } from './demoCommands';
 import { offerEnvironmentImport } from './environmentImport';
 import { registerFeedbackCommands } from './feedbackCommands';
-import { registerKickoffCommands } from './kickoffCommands';
+import { type KickOffArguments, kickOffWithoutReview, registerKickoffCommands } from './kickoffCommands';
 import { registerRunCommands } from './runCommands';
 import { registerRunViewCommands } from './runViewCommands';
-import { registerStopCommands } from './stopCommands';
+import { registerStopCommands, type StopOutcome, stopRunWithoutAsking } from './stopCommands';
 
 
 export interface CommandHost {
@@ -29,6 +29,9 @@ export interface CommandHost {
   offerEnvironmentImport(): Promise<void>;
   /** Adds a crew with its token, no questions (the test API). */
   addCrewDirectly(args: AddCrewArguments): ReturnType<typeof addCrewDirectly>;
+  /** What the commands always ask first, without asking (the test API): kick off unreviewed, stop unconfirmed. */
+  kickOffWithoutReview(args: KickOffArguments): Promise<string | undefined>;
+  stopRunWithoutAsking(runId: string): Promise<StopOutcome>;
   /** The commands, panels and documents; the demo is stopped by deactivate (it awaits that). */
   disposables: vscode.Disposable[];
 }
@@ -47,6 +50,8 @@ export function createCommandHost(services: Services, ready: Promise<void>): Com
     demo,
     offerEnvironmentImport: () => offerEnvironmentImport(services),
     addCrewDirectly: (args) => addCrewDirectly(services, args),
+    kickOffWithoutReview: (args) => kickOffWithoutReview(services, args),
+    stopRunWithoutAsking: (runId) => stopRunWithoutAsking(services, runId),
     disposables: [
       panels,
       reviews,

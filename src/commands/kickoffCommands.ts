@@ -1,5 +1,5 @@
-// The kickoff commands: Kick Off (the wizard, or directly with given inputs), Run Again, Track a Kickoff ID,
-// presets. The flows live next door: kickoffWizard (steps, review), kickoffSend, kickoffTrack, kickoffPresets.
+// The kickoff commands: Kick Off (the wizard, its review pre-filled when given inputs), Run Again, Track a
+// Kickoff ID, presets. The flows live next door: kickoffWizard (steps, review), kickoffSend, kickoffTrack, kickoffPresets.
 import * as vscode from 'vscode';
 import { CrewApiError } from '../api/errors';
 import type { Crew } from '../crews/crewConfig';
@@ -18,7 +18,10 @@ import { runFromArgument } from './pickRun';
 import { registerValueEditor } from './valueEditor';
 import { errorText } from '../util/errorText';
 
-/** Lets tests and scripts kick off without prompts: `{ crew: url, inputs }`. */
+/**
+ * `{ crew: url, inputs }` pre-fills Kick Off: the user still sees the inputs in its review and kicks off there
+ * (a command link or another extension must not start a billed run). Tests kick off unreviewed through the test API.
+ */
 export interface KickOffArguments {
   crew: string;
   inputs: Record<string, string>;
@@ -29,12 +32,8 @@ export function registerKickoffCommands(services: Services): vscode.Disposable[]
     ...registerValueEditor(),
     vscode.commands.registerCommand('crewRuns.kickOff', async (arg?: unknown) => {
       if (isKickOffArguments(arg)) {
-        const crew = services.crews.get(arg.crew) ?? pickCrewByUrl(services, arg.crew);
-        if (!crew) {
-          void showError(vscode.l10n.t('No crew at {0}. Add it first.', arg.crew));
-          return undefined;
-        }
-        return (await kickOffDirectly(services, crew, arg.inputs))?.id;
+        const given = checkedArguments(services, arg);
+        return given ? (await kickOffInteractively(services, given.crew, given.inputs))?.id : undefined;
       }
       const crew = await pickCrew(services.crews, arg, vscode.l10n.t('Kick off which crew?'));
       return crew ? (await kickOffInteractively(services, crew))?.id : undefined;
@@ -82,6 +81,33 @@ export function registerKickoffCommands(services: Services): vscode.Disposable[]
   ];
 }
 
+/** Kicks off with no review (the test API only: no command reaches this). */
+export async function kickOffWithoutReview(services: Services, arg: KickOffArguments): Promise<string | undefined> {
+  const given = checkedArguments(services, arg);
+  return given ? (await kickOffDirectly(services, given.crew, given.inputs))?.id : undefined;
+}
+
+/** The crew and inputs named, or undefined after saying what is wrong with them. */
+function checkedArguments(services: Services, arg: KickOffArguments): { crew: Crew; inputs: Record<string, string> } | undefined {
+  const crew = services.crews.get(arg.crew) ?? pickCrewByUrl(services, arg.crew);
+  if (!crew) {
+    void showError(vscode.l10n.t('No crew at {0}. Add it first.', arg.crew));
+    return undefined;
+  }
+  const inputs: unknown = arg.inputs;
+  if (!isStringRecord(inputs)) {
+    void showError(vscode.l10n.t('Inputs must be an object of input names to text values.'));
+    return undefined;
+  }
+  const tooLong = Object.keys(inputs).find((name) => inputs[name].length > MAX_INPUT_VALUE_LENGTH);
+  if (tooLong !== undefined) {
+    // The same limit as the input boxes: a value this large is a paste gone wrong, not an input.
+    void showError(vscode.l10n.t('The value of "{0}" is too long (over {1} characters).', tooLong, String(MAX_INPUT_VALUE_LENGTH)));
+    return undefined;
+  }
+  return { crew, inputs };
+}
+
 function pickCrewByUrl(services: Services, url: string): Crew | undefined {
   return services.crews.list().find((c) => c.url === url.replace(/\/+$/, ''));
 }
@@ -94,17 +120,8 @@ function crewOfRun(services: Services, run: RunRecord): Crew | undefined {
   return crew;
 }
 
+/** Runs Again (a run's own inputs, from the tree or the run view) and the test API's unreviewed kickoff. */
 async function kickOffDirectly(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord | undefined> {
-  if (!isStringRecord(inputs)) {
-    void showError(vscode.l10n.t('Inputs must be an object of input names to text values.'));
-    return undefined;
-  }
-  const tooLong = Object.keys(inputs).find((name) => inputs[name].length > MAX_INPUT_VALUE_LENGTH);
-  if (tooLong !== undefined) {
-    // The same limit as the input boxes: a value this large is a paste gone wrong, not an input.
-    void showError(vscode.l10n.t('The value of "{0}" is too long (over {1} characters).', tooLong, String(MAX_INPUT_VALUE_LENGTH)));
-    return undefined;
-  }
   try {
     return await startRun(services, crew, inputs);
   } catch (error) {

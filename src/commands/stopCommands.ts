@@ -13,12 +13,6 @@ import { errorText } from '../util/errorText';
 /** What a stop came to, for callers (batch cancel, tests). */
 export type StopOutcome = StopResult['kind'] | 'declined' | 'failed' | 'noRun';
 
-/** `{ runId, confirmed: true }` skips the question (batch cancel has asked its own). */
-interface StopArguments {
-  runId?: string;
-  confirmed?: boolean;
-}
-
 export function registerStopCommands(services: Services, panels: RunPanelManager): vscode.Disposable[] {
   const updateContext = () => {
     const id = panels.activeRunId();
@@ -26,14 +20,15 @@ export function registerStopCommands(services: Services, panels: RunPanelManager
     void vscode.commands.executeCommand('setContext', 'crewRuns.activeRunCanStop', !!run && canOfferStop(services, run));
   };
   return [
+    // Always asked: `{ runId }` only names the run (a command link or another extension must not stop one unseen).
     vscode.commands.registerCommand('crewRuns.stopRun', async (arg?: unknown): Promise<StopOutcome> => {
-      const args: StopArguments = typeof arg === 'object' && arg !== null ? (arg as StopArguments) : {};
-      const fromPanel = args.runId === undefined ? panels.activeRunId() : undefined;
+      const runId = (arg as { runId?: unknown } | undefined)?.runId;
+      const fromPanel = runId === undefined ? panels.activeRunId() : undefined;
       const run = await runFromArgument(services, fromPanel !== undefined ? { runId: fromPanel } : arg, vscode.l10n.t('Stop which run?'), (r) => canOfferStop(services, r));
       if (!run) {
         return 'noRun';
       }
-      if (!args.confirmed && !(await confirmStop(run))) {
+      if (!(await confirmStop(run))) {
         return 'declined';
       }
       return stopRun(services, run, { quiet: false });
@@ -57,6 +52,12 @@ async function confirmStop(run: RunRecord): Promise<boolean> {
     stop,
   );
   return answer === stop;
+}
+
+/** Stops without asking (the test API only: no command reaches this). */
+export async function stopRunWithoutAsking(services: Services, runId: string): Promise<StopOutcome> {
+  const run = services.runs.get(runId);
+  return run ? stopRun(services, run, { quiet: false }) : 'noRun';
 }
 
 /**

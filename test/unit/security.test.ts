@@ -7,6 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { CrewClient } from '../../src/api/client';
 import { CrewApiError } from '../../src/api/errors';
 import { normaliseStatus } from '../../src/api/normalize';
+import { redact, redactResponse } from '../../src/api/redact';
 import { createTransport } from '../../src/api/transport';
 import { DEFAULT_NETWORK_SETTINGS, type HttpResponse } from '../../src/api/transportTypes';
 import { normaliseCrewUrl } from '../../src/api/url';
@@ -436,6 +437,99 @@ describe('security: redaction before any cut, in every body (issue 14, finding 5
     const kickoff = await failure(clientWith(CANARY, () => ({ status: 200, headers: {}, bodyText: JSON.stringify({ kickoff_id: `k-${CANARY}` }) })).kickoff('https://crew.example.com', { inputs: {} }));
     assert.ok(kickoff instanceof CrewApiError && kickoff.kind === 'badResponse', String(kickoff));
     assert.equal(leaksPart(everyText(kickoff), CANARY), undefined);
+  });
+});
+
+/** Every printable ASCII character that is not a letter or a digit: one token per character below. */
+const SPECIALS = [...'!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~'];
+
+const hex = (c: string, width: number) => c.charCodeAt(0).toString(16).padStart(width, '0');
+/** `encode` applied to each character that is not a letter or a digit. */
+const eachSpecial = (token: string, encode: (c: string) => string) => [...token].map((c) => (/[A-Za-z0-9]/.test(c) ? c : encode(c))).join('');
+const htmlEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
+/** Python's repr() of a str, without its quotes. */
+function pythonRepr(text: string): string {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  return text.replace(/\\/g, '\\\\').split(quote).join(`\\${quote}`);
+}
+
+/** How servers echo a string back: debug pages, Python reprs, JSON encoders, URLs (and one layer of each over another). */
+const ECHOES: Record<string, (token: string) => string> = {
+  'as is': (t) => t,
+  'HTML escaped (Python html.escape: &#x27;)': htmlEscape,
+  'HTML named entities (&apos;)': (t) => htmlEscape(t).replace(/&#x27;/g, '&apos;'),
+  'HTML decimal entities': (t) => eachSpecial(t, (c) => `&#${c.charCodeAt(0)};`),
+  'HTML decimal entities, zero-padded (&#039;)': (t) => eachSpecial(t, (c) => `&#${String(c.charCodeAt(0)).padStart(3, '0')};`),
+  'HTML hex entities': (t) => eachSpecial(t, (c) => `&#x${hex(c, 2)};`),
+  'HTML hex entities, upper case (&#X2F;)': (t) => eachSpecial(t, (c) => `&#X${hex(c, 2).toUpperCase()};`),
+  'JSON string': (t) => JSON.stringify(t).slice(1, -1),
+  'JSON string with \\/': (t) => JSON.stringify(t).slice(1, -1).replace(/\//g, '\\/'),
+  'JSON \\u escapes': (t) => eachSpecial(t, (c) => `\\u${hex(c, 4)}`),
+  'JSON \\u escapes, upper case': (t) => eachSpecial(t, (c) => `\\u${hex(c, 4).toUpperCase()}`),
+  'JSON \\u escapes of every character': (t) => [...t].map((c) => `\\u${hex(c, 4)}`).join(''),
+  'Python repr': pythonRepr,
+  'Python \\x escapes': (t) => eachSpecial(t, (c) => `\\x${hex(c, 2)}`),
+  'a backslash before each special character': (t) => eachSpecial(t, (c) => `\\${c}`),
+  'URL (encodeURIComponent)': encodeURIComponent,
+  'URL, every special character, lower-case hex': (t) => eachSpecial(t, (c) => `%${hex(c, 2)}`),
+  'form encoding (URLSearchParams)': (t) => new URLSearchParams({ t }).toString().slice(2),
+  'HTML escape of a Python repr (a debug page)': (t) => htmlEscape(pythonRepr(t)),
+  'JSON inside JSON': (t) => JSON.stringify(JSON.stringify(t).slice(1, -1)).slice(1, -1),
+  'HTML escaped twice': (t) => htmlEscape(htmlEscape(t)),
+  'URL encoded twice': (t) => encodeURIComponent(encodeURIComponent(t)),
+};
+
+describe('security: a token is redacted in every spelling a server echoes it in (issue 32, item 7)', () => {
+  const tokens = [...SPECIALS.map((c) => `CANARY${c}9d41e7b2c6a8`), `CANARY'"&<>\\/+=%9d41`];
+  /** Every 8-character piece of the token that holds no special character: what a leak would show. */
+  const pieces = (token: string) => [...Array(token.length - 7).keys()].map((i) => token.slice(i, i + 8)).filter((piece) => /^[A-Za-z0-9]+$/.test(piece));
+
+  it('redact() leaves no piece of a token with any special character, in any echo form, and keeps the text around it', () => {
+    for (const token of tokens) {
+      for (const [name, echo] of Object.entries(ECHOES)) {
+        const form = echo(token);
+        for (const text of [`before ${form} after`, `<pre>'${form}'</pre>`, `{"detail":"x${form}x"}`, form]) {
+          const out = redact(text, token);
+          const leaked = pieces(token).find((piece) => out.includes(piece));
+          assert.equal(leaked, undefined, `${name} of ${token}: ${text} → ${out}`);
+          assert.ok(out.includes('***'), `${name} of ${token}: ${out}`);
+          if (text.startsWith('before ')) {
+            assert.equal(out, 'before *** after', `${name} of ${token}: exactly the token goes`);
+          }
+        }
+      }
+    }
+  });
+
+  it('an error page echoing a quote as &#x27; or \\\' never reaches the message, the server message or the body', async () => {
+    const token = "CANARYq'uote7d41e7b2c6a8";
+    const bodies = [
+      `<!DOCTYPE html><html><body><h1>Forbidden</h1><pre>Authorization: &#x27;Bearer ${htmlEscape(token)}&#x27;</pre></body></html>`,
+      JSON.stringify({ detail: `invalid token ${pythonRepr(token)}` }),
+      JSON.stringify({ detail: `headers={'authorization': "Bearer ${pythonRepr(token)}"}` }),
+      `bad token '${token.replace(/'/g, "\\'")}'`,
+    ];
+    for (const bodyText of bodies) {
+      for (const status of [400, 401, 403, 422, 500]) {
+        const error = await failure(clientWith(token, () => ({ status, headers: {}, bodyText })).getInputs('https://crew.example.com'));
+        const text = everyText(error);
+        assert.equal(pieces(token).find((piece) => text.includes(piece)), undefined, `${status} ${bodyText}: ${text.slice(0, 400)}`);
+      }
+    }
+  });
+
+  it('a reply is redacted in its headers and 2xx body in every echo form', () => {
+    const token = 'CANARY&<>"\'9d41e7b2';
+    for (const [name, echo] of Object.entries(ECHOES)) {
+      const reply = redactResponse({ status: 200, headers: { 'x-echo': echo(token) }, bodyText: `{"result":"${echo(token)}"}` }, token);
+      const text = `${reply.headers['x-echo'] ?? ''} ${reply.bodyText}`;
+      assert.equal(pieces(token).find((piece) => text.includes(piece)), undefined, `${name}: ${text}`);
+    }
+  });
+
+  it('text that merely looks encoded is left as it is', () => {
+    const text = 'a &amp; b, 100%25 sure, C:\\path\\to, &#x27;quoted&#x27;, \\u0041';
+    assert.equal(redact(text, 'CANARY9d41e7b2c6a8'), text);
   });
 });
 

@@ -12,6 +12,15 @@ export async function addCrewWithToken(args: { url: string; name?: string; token
   return api.addCrew(args);
 }
 
+/** Kicks off without the review (the test API): `crewRuns.kickOff { crew, inputs }` only pre-fills the review. */
+export async function kickOffWithoutReview<T extends string | undefined = string | undefined>(args: { crew: string; inputs: Record<string, string> }): Promise<T> {
+  const api = await getExtensionApi<{ kickOff?: (a: typeof args) => Promise<string | undefined> } | undefined>();
+  if (!api?.kickOff) {
+    throw new Error('the test API is not exported (CREW_RUNS_TEST_HOOKS=1)');
+  }
+  return (await api.kickOff(args)) as T;
+}
+
 export function getExtension(): vscode.Extension<unknown> {
   const extension = vscode.extensions.getExtension(EXTENSION_ID);
   if (!extension) {

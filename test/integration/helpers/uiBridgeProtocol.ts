@@ -275,6 +275,8 @@ export interface PeerReady {
 export type PeerRequestBody =
   /** Runs a command in that window; the answer is its JSON-serialisable result. */
   | { type: 'command'; command: string; args: unknown[] }
+  /** Kicks off in that window without the review (its test API); the answer is the run id or null. */
+  | { type: 'kickOff'; crew: string; inputs: Record<string, string> }
   /** The runs as that window's store has them. */
   | { type: 'runs' }
   /** That window's crews tree: root rows and their children. */

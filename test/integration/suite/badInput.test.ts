@@ -9,7 +9,7 @@ import type { CrewRunsTestApi } from '../../../src/testApi';
 import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
 import { StepInput } from '../../../src/views/quickInput';
 import { BAD_CREW_URLS, HOSTILE_INPUT_VALUES } from '../../fixtures/hostileCorpus';
-import { addCrewWithToken, executeCommand, getExtensionApi, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, getExtensionApi, showCrewRunsView, ui, waitFor, kickOffWithoutReview } from '../helpers';
 import { closeQuickInput, pickInQuickInput, pressInQuickInput, quickInputText, replaceValue, waitForQuickInput } from './support/kit';
 import { NotificationSpy } from './support/securityKit';
 
@@ -160,7 +160,7 @@ describe('Bad input', function () {
     await addCrewWithToken({ url, name: 'Bad Input', token });
     for (const [name, value] of Object.entries(HOSTILE_INPUT_VALUES)) {
       const inputs = { topic: value, audience: `audience ${name}` };
-      const runId = await executeCommand<string | undefined>('crewRuns.kickOff', { crew: url, inputs });
+      const runId = await kickOffWithoutReview<string | undefined>({ crew: url, inputs });
       assert.ok(runId, `${name}: the kickoff started a run (${spy.text().slice(-300)})`);
       runIds.push(runId);
       const run = api.runs.get(runId)!;
@@ -185,7 +185,7 @@ describe('Bad input', function () {
 
   it('a 1 MB input value either works or is refused with a clear message, never half-saved', async () => {
     const fits = 'y'.repeat(1_000_000);
-    const runId = await executeCommand<string | undefined>('crewRuns.kickOff', { crew: url, inputs: { topic: fits, audience: 'big' } });
+    const runId = await kickOffWithoutReview<string | undefined>({ crew: url, inputs: { topic: fits, audience: 'big' } });
     assert.ok(runId, '1,000,000 characters (the interactive limit) start a run');
     runIds.push(runId);
     assert.strictEqual((await api.runs.readDetails(runId)).inputs?.topic.length, 1_000_000, 'stored whole');
@@ -195,7 +195,7 @@ describe('Bad input', function () {
     const lastBefore = JSON.stringify(api.presets.lastUsed(url));
     const kickoffsBefore = sim.requestLog.entries.filter((e) => e.endpoint === 'kickoff' && e.status === 200).length;
     const from = spy.shown.length;
-    const result = executeCommand<string | undefined>('crewRuns.kickOff', { crew: url, inputs: { topic: over, audience: 'too big' } });
+    const result = kickOffWithoutReview<string | undefined>({ crew: url, inputs: { topic: over, audience: 'too big' } });
     const outcome = await Promise.race([result.then((id) => ({ id })), waitFor(() => spy.shown.slice(from).find((m) => m.level === 'error'), { message: 'an outcome', ...SLOW }).then((m) => ({ message: m }))]);
     await executeCommand('notifications.clearAll');
     const id = await result;

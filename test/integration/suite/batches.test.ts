@@ -13,7 +13,7 @@ import { exportedRows } from '../../../src/batches/export';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import { executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
-import { type Api, closeQuickInput, pressInQuickInput, testApi, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
+import { type Api, answerModal, closeQuickInput, pressInQuickInput, testApi, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
 import { addSimulatorCrews, cleanUp } from './support/monitoring';
 
 const crew = (id: string, name: string, taskMs: number, extra: Partial<CrewConfig> = {}): CrewConfig => ({
@@ -194,8 +194,8 @@ describe('Batches', function () {
     assert.ok(expected.some((r) => r.state === 'failed' && /Simulated failure/.test(r.error)), 'the error of a failed row');
     const jsonl = path.join(dir, 'out.jsonl');
     const csv = path.join(dir, 'out.csv');
-    await executeCommand('crewRuns.exportBatchResults', { batchId, format: 'jsonl', file: jsonl });
-    await executeCommand('crewRuns.exportBatchResults', { batchId, format: 'csv', file: csv });
+    await api.batches.unprompted.exportTo(batchId, 'jsonl', jsonl);
+    await api.batches.unprompted.exportTo(batchId, 'csv', csv);
     const lines = fs.readFileSync(jsonl, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown);
     assert.deepStrictEqual(lines, expected);
     const table = parseTable(fs.readFileSync(csv, 'utf8'), 'csv');
@@ -209,6 +209,34 @@ describe('Batches', function () {
     });
     // The CSV is a batch source again: the same inputs per row.
     assert.deepStrictEqual(mapColumns(table.columns, table.rows, [{ name: 'topic' }, { name: 'audience' }]).inputs, b.rows.map((r) => r.inputs));
+  });
+
+  // Issue 30: a command argument names the file and the batch; the save dialog and the confirmation are still shown.
+  it('exportBatchResults { file } from outside only pre-fills the save dialog; removeBatch { confirmed: true } still asks', async () => {
+    const file = path.join(dir, 'unseen.jsonl');
+    const window = vscode.window as unknown as { showSaveDialog: (options?: vscode.SaveDialogOptions) => Thenable<vscode.Uri | undefined> };
+    const original = window.showSaveDialog;
+    const dialogs: (vscode.SaveDialogOptions | undefined)[] = [];
+    window.showSaveDialog = (options) => {
+      dialogs.push(options);
+      return Promise.resolve(undefined); // The user cancels.
+    };
+    try {
+      assert.strictEqual(await executeCommand('crewRuns.exportBatchResults', { batchId, format: 'jsonl', file }), undefined);
+    } finally {
+      window.showSaveDialog = original;
+    }
+    assert.strictEqual(dialogs.length, 1, 'the save dialog was shown');
+    assert.strictEqual(dialogs[0]?.defaultUri?.fsPath, file, 'pre-filled with the file given');
+    assert.ok(!fs.existsSync(file), 'no file written without the dialog');
+    const modal = answerModal(undefined);
+    try {
+      await executeCommand('crewRuns.removeBatch', { batchId, confirmed: true });
+    } finally {
+      modal.dispose();
+    }
+    assert.strictEqual(modal.calls.length, 1, 'Remove Batch asked first');
+    assert.ok(api.batches.store.get(batchId), 'declined: the batch is still there');
   });
 
   it('re-runs the failed rows as a new batch, and Compare Batches opens the diff editor', async () => {
@@ -298,7 +326,7 @@ describe('Batches', function () {
         },
         { message: 'two rows running', timeoutMs: 30_000 },
       );
-      await executeCommand('crewRuns.cancelBatch', { batchId: id, confirmed: true, stopRunning: true });
+      await api.batches.unprompted.cancel(id, true);
       const sent = sim.requestLog.counts('slow').kickoff;
       assert.ok(sent <= 3, `at most the rows in flight went out (${sent})`);
       for (const rid of runIds) {

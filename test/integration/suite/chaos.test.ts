@@ -10,7 +10,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { RunRecord } from '../../../src/runs/model';
 import type { CrewConfig, ReadFaultKind, Scenario } from '../../../src/simulator/server';
-import { EXTENSION_ID, executeCommand, getExtension, readAllLogs, readExtensionHostLogs, reload, reloadSuite, showCrewRunsView, waitFor } from '../helpers';
+import { EXTENSION_ID, getExtension, readAllLogs, readExtensionHostLogs, reload, reloadSuite, showCrewRunsView, waitFor, kickOffWithoutReview } from '../helpers';
 import { extensionProblems } from '../helpers/logEntries';
 import { type Api, testApi } from './support/kit';
 import { phaseSimulator, type RemoteSimulator } from './support/reloadSim';
@@ -100,7 +100,7 @@ reloadSuite('Chaos', function (s) {
     const entries = reload.get<Planned[]>('plan')!;
     for (const entry of entries.filter((e) => e.phase === phase)) {
       await sim.updateCrew(entry.crewId, { scenario: entry.scenario });
-      const runId = await executeCommand<string | undefined>('crewRuns.kickOff', { crew: sim.crew(entry.crewId).url, inputs: { topic: entry.topic } });
+      const runId = await kickOffWithoutReview<string | undefined>({ crew: sim.crew(entry.crewId).url, inputs: { topic: entry.topic } });
       assert.ok(typeof runId === 'string', `${entry.topic} was kicked off`);
       entry.runId = runId;
       entry.kickoffId = api.runs.get(runId)!.kickoffId;

@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
-import { addCrewWithToken, executeCommand, readLog, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, readLog, selectors, showCrewRunsView, ui, waitFor, kickOffWithoutReview } from '../helpers';
 import {
   acceptNotification,
   answerModal,
@@ -302,7 +302,7 @@ describe('Crews and tokens', function () {
     await waitForNotification('Research renamed has no token yet.');
     await clearNotifications();
     assert.strictEqual(await check, false);
-    const kickoff = executeCommand('crewRuns.kickOff', { crew: workspaceUrl, inputs: { topic: 't', audience: 'a' } });
+    const kickoff = kickOffWithoutReview({ crew: workspaceUrl, inputs: { topic: 't', audience: 'a' } });
     await waitForNotification(/Research renamed has no token yet/);
     await clearNotifications();
     assert.strictEqual(await kickoff, undefined, 'no run was started');
@@ -343,7 +343,7 @@ describe('Crews and tokens', function () {
     const canaryUrl = url('canary-crew');
     await addCrewWithToken({ url: canaryUrl, name: 'Canary crew', token: CANARY });
     assert.strictEqual(await executeCommand('crewRuns.checkConnection', canaryUrl), true);
-    const runId = await executeCommand<string | undefined>('crewRuns.kickOff', { crew: canaryUrl, inputs: { topic: 'canary topic', audience: 'canary audience' } });
+    const runId = await kickOffWithoutReview<string | undefined>({ crew: canaryUrl, inputs: { topic: 'canary topic', audience: 'canary audience' } });
     assert.ok(runId, 'the kickoff started a run');
     await waitFor(() => api.runs.get(runId)?.state === 'succeeded', { message: 'the canary run to finish', timeoutMs: 60_000 });
     // The crew resets its token: the check fails with 401 and says so.

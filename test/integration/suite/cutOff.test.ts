@@ -11,7 +11,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { CrewConfig } from '../../../src/simulator/server';
-import { executeCommand, readAllLogs, reload, reloadSuite, showCrewRunsView, waitFor } from '../helpers';
+import { readAllLogs, reload, reloadSuite, showCrewRunsView, waitFor, kickOffWithoutReview } from '../helpers';
 import { type Api, testApi } from './support/kit';
 import { phaseSimulator, type RemoteSimulator } from './support/reloadSim';
 
@@ -79,7 +79,7 @@ reloadSuite('Reload (cut off)', function (s) {
   });
 
   s.step('has a run in flight, polled by this window', async () => {
-    const runId = await executeCommand<string>('crewRuns.kickOff', { crew: sim.crew('slow').url, inputs: { topic: 'Cut off' } });
+    const runId = await kickOffWithoutReview<string>({ crew: sim.crew('slow').url, inputs: { topic: 'Cut off' } });
     assert.ok(runId, 'the kickoff returned a run id');
     await waitFor(() => api.runs.get(runId)?.state === 'running', { message: 'the run running', timeoutMs: 30_000 });
     const owner = await waitFor(() => leaseOwner(api, runId), { message: 'this window holding the run lease' });

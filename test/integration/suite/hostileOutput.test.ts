@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { CrewRunsTestApi } from '../../../src/testApi';
 import type { PageReport } from '../../../src/views/webview/messages';
 import { deepJsonText, deepMarkdown, invalidUtf8StatusBody, XSS_CORPUS, XSS_MARKER } from '../../fixtures/hostileCorpus';
-import { addCrewWithToken, executeCommand, getExtensionApi, readLog, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, getExtensionApi, readLog, ui, waitFor, kickOffWithoutReview } from '../helpers';
 import { NotificationSpy, startHostileCrew, type HostileCrew } from './support/securityKit';
 
 type Api = CrewRunsTestApi;
@@ -66,7 +66,7 @@ describe('Hostile output', function () {
   /** Kicks off with `topic`; the crew answers every /status of that run with `body`. */
   async function runWith(topic: string, body: Buffer | string, until: (run: NonNullable<ReturnType<Api['runs']['get']>>) => boolean = (r) => r.state === 'succeeded') {
     crew.setStatus(topic, body);
-    const runId = await executeCommand<string | undefined>('crewRuns.kickOff', { crew: crewUrl, inputs: { topic } });
+    const runId = await kickOffWithoutReview<string | undefined>({ crew: crewUrl, inputs: { topic } });
     assert.ok(runId, `the kickoff of ${topic} started a run (notifications: ${spy.text().slice(-300)})`);
     runIds.push(runId);
     const run = await waitFor(() => {

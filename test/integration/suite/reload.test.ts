@@ -9,7 +9,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { RunRecord } from '../../../src/runs/model';
 import type { CrewConfig } from '../../../src/simulator/server';
-import { executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor, kickOffWithoutReview } from '../helpers';
 import { type Api, crewRow, testApi } from './support/kit';
 import { stateChanges, waitForStatusBar } from './support/monitoring';
 import { phaseSimulator, type RemoteSimulator } from './support/reloadSim';
@@ -80,8 +80,8 @@ reloadSuite('Reload', function (s) {
   });
 
   s.step('has a run in flight with its run view open, and a second run', async () => {
-    const steadyId = await executeCommand<string>('crewRuns.kickOff', { crew: sim.crew('steady').url, inputs: { topic: 'Reloads' } });
-    const doomedId = await executeCommand<string>('crewRuns.kickOff', { crew: sim.crew('doomed').url, inputs: { topic: 'Doom' } });
+    const steadyId = await kickOffWithoutReview<string>({ crew: sim.crew('steady').url, inputs: { topic: 'Reloads' } });
+    const doomedId = await kickOffWithoutReview<string>({ crew: sim.crew('doomed').url, inputs: { topic: 'Doom' } });
     assert.ok(steadyId && doomedId, 'both kickoffs returned run ids');
     await waitFor(() => api.runs.get(steadyId)?.state === 'running', { message: 'the steady run running', timeoutMs: 30_000 });
     await executeCommand('crewRuns.openRun', { runId: steadyId });
@@ -107,8 +107,8 @@ reloadSuite('Reload', function (s) {
 
   s.step('has a demo run in flight and a run waiting for feedback', async () => {
     const demoUrls = await executeCommand<string[]>('crewRuns.tryDemoCrew');
-    const demoId = await executeCommand<string>('crewRuns.kickOff', { crew: demoUrls[0], inputs: { topic: 'Demo reloads', audience: 'testers' } });
-    const reviewId = await executeCommand<string>('crewRuns.kickOff', { crew: sim.crew('review').url, inputs: { topic: 'Waiting review' } });
+    const demoId = await kickOffWithoutReview<string>({ crew: demoUrls[0], inputs: { topic: 'Demo reloads', audience: 'testers' } });
+    const reviewId = await kickOffWithoutReview<string>({ crew: sim.crew('review').url, inputs: { topic: 'Waiting review' } });
     assert.ok(demoId && reviewId, 'both kickoffs returned run ids');
     await waitFor(() => api.runs.get(reviewId)?.needsFeedback, { message: 'the review run waiting for feedback', timeoutMs: 30_000 });
     await waitFor(() => api.runs.get(demoId)?.state === 'running', { message: 'the demo run running', timeoutMs: 30_000 });

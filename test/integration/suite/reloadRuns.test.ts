@@ -7,7 +7,7 @@
 // honestly rather than "running" forever. The other reload checks are in reload.test.ts.
 import * as assert from 'assert';
 import type { CrewConfig } from '../../../src/simulator/server';
-import { executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor, kickOffWithoutReview } from '../helpers';
 import { type Api, flatRows, testApi, treeRows } from './support/kit';
 import { waitForStatusBar } from './support/monitoring';
 import { phaseSimulator, type RemoteSimulator } from './support/reloadSim';
@@ -65,7 +65,7 @@ reloadSuite('Reload (run state)', function (s) {
     if (!ui.available()) {
       this.skip();
     }
-    const waitingId = await executeCommand<string>('crewRuns.kickOff', { crew: sim.crew('review').url, inputs: { topic: 'Reload feedback' } });
+    const waitingId = await kickOffWithoutReview<string>({ crew: sim.crew('review').url, inputs: { topic: 'Reload feedback' } });
     assert.ok(waitingId, 'the kickoff returned a run id');
     await waitFor(() => api.runs.get(waitingId)?.needsFeedback, { message: 'the run waiting for feedback', timeoutMs: 60_000 });
     await waitForStatusBar((text) => /\b1 needs feedback\b/.test(text), 'the status bar counting it before the reload');
@@ -106,7 +106,7 @@ reloadSuite('Reload (run state)', function (s) {
     const urls = await executeCommand<string[]>('crewRuns.tryDemoCrew');
     const research = urls.find((url) => url.endsWith('/research-crew'));
     assert.ok(research, 'the demo has a research crew');
-    const demoRunId = await executeCommand<string>('crewRuns.kickOff', { crew: research, inputs: { topic: 'Reload demo', audience: 'testers' } });
+    const demoRunId = await kickOffWithoutReview<string>({ crew: research, inputs: { topic: 'Reload demo', audience: 'testers' } });
     assert.ok(demoRunId, 'the demo kickoff returned a run id');
     await waitFor(() => api.runs.get(demoRunId)?.state === 'running', { message: 'the demo run running', timeoutMs: 30_000 });
     await api.runs.flush();

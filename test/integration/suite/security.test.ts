@@ -13,7 +13,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { CrewRunsTestApi } from '../../../src/testApi';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
-import { addCrewWithToken, executeCommand, getExtensionApi, readLog, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, getExtensionApi, readLog, showCrewRunsView, ui, waitFor, kickOffWithoutReview } from '../helpers';
 import { pressInQuickInput, quickInputText, replaceValue, typeInQuickInput, waitForQuickInput } from './support/kit';
 import {
   answerSaveDialog,
@@ -171,12 +171,12 @@ describe('Security: tokens', function () {
 
     // 2. Check, kick off, poll to the end.
     assert.strictEqual(await executeCommand('crewRuns.checkConnection', urlA), true);
-    const runA = await executeCommand<string>('crewRuns.kickOff', { crew: urlA, inputs: { topic: 'canary topic', audience: 'canary audience' } });
+    const runA = await kickOffWithoutReview<string>({ crew: urlA, inputs: { topic: 'canary topic', audience: 'canary audience' } });
     assert.ok(runA, 'kickoff A started a run');
     runIds.push(runA);
 
     // 3. A human-feedback round on B.
-    const runB = await executeCommand<string>('crewRuns.kickOff', { crew: urlB, inputs: { topic: 'canary review' } });
+    const runB = await kickOffWithoutReview<string>({ crew: urlB, inputs: { topic: 'canary review' } });
     assert.ok(runB, 'kickoff B started a run');
     runIds.push(runB);
     await waitForRunState(api, runB, (r) => r.needsFeedback, 'B waiting for feedback');
@@ -191,7 +191,7 @@ describe('Security: tokens', function () {
     // 3b. A crew that echoes the token in every 2xx status body, polled to the end (issue 14, finding 5).
     const urlEcho = sim.crewUrl('sec-echo');
     await addCrewWithToken({ url: urlEcho, name: 'Sec Echo', token: CANARY_ECHO });
-    const runEcho = await executeCommand<string>('crewRuns.kickOff', { crew: urlEcho, inputs: { topic: 'canary echo', audience: 'a' } });
+    const runEcho = await kickOffWithoutReview<string>({ crew: urlEcho, inputs: { topic: 'canary echo', audience: 'a' } });
     assert.ok(runEcho, 'kickoff of the echoing crew started a run');
     runIds.push(runEcho);
     await waitForRunState(api, runEcho, (r) => r.state === 'succeeded', 'the echoing crew\'s run succeeded');
@@ -201,8 +201,8 @@ describe('Security: tokens', function () {
 
     // 4. Errors: 401 with a wrong canary-like token, 422 (missing input), a network failure.
     assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.checkConnection', sim.crewUrl('sec-wrong')), /Sec Wrong rejected the token \(401\)/), false);
-    assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.kickOff', { crew: sim.crewUrl('sec-wrong'), inputs: { topic: 't', audience: 'a' } }), /Sec Wrong rejected the token/), undefined);
-    assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.kickOff', { crew: urlA, inputs: { topic: 'only topic' } }), /Sec A needs these inputs: audience/), undefined);
+    assert.strictEqual(await dismissing(spy, () => kickOffWithoutReview({ crew: sim.crewUrl('sec-wrong'), inputs: { topic: 't', audience: 'a' } }), /Sec Wrong rejected the token/), undefined);
+    assert.strictEqual(await dismissing(spy, () => kickOffWithoutReview({ crew: urlA, inputs: { topic: 'only topic' } }), /Sec A needs these inputs: audience/), undefined);
     assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.checkConnection', deadUrl), /Could not reach Sec Dead/), false);
     assert.ok(sim.requestLog.entries.some((e) => e.crewId === 'sec-wrong' && e.status === 401 && e.tokenKind === 'invalid'), 'the wrong token really was sent to its own crew');
 
@@ -309,7 +309,7 @@ describe('Security: tokens', function () {
     await addCrewWithToken({ url, name: 'Sec Redirect', token: CANARY_REDIRECT });
     const before = spy.shown.length;
     assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.checkConnection', url), /answered with a redirect to http:\/\/127\.0\.0\.1:\d+\. Redirects are not followed/), false);
-    assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.kickOff', { crew: url, inputs: { topic: 't', audience: 'a' } }), /redirect/), undefined);
+    assert.strictEqual(await dismissing(spy, () => kickOffWithoutReview({ crew: url, inputs: { topic: 't', audience: 'a' } }), /redirect/), undefined);
     const redirects = sim.requestLog.entries.filter((e) => e.crewId === 'sec-redirect');
     assert.ok(redirects.length >= 2 && redirects.every((e) => e.fault === 'redirect' && e.status === 302), `the crew answered with redirects (${JSON.stringify(redirects.map((e) => [e.endpoint, e.status, e.fault]))})`);
     assert.deepStrictEqual(recorder.requests, [], 'the redirect target received no request at all');
@@ -346,14 +346,14 @@ describe('Security: tokens', function () {
 
       if (api.crews.get(lookalikeUrl)) {
         assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.checkConnection', lookalikeUrl), /Shared Name has no token yet/), false);
-        assert.strictEqual(await dismissing(spy, () => executeCommand('crewRuns.kickOff', { crew: lookalikeUrl, inputs: { topic: 't', audience: 'a' } }), /Shared Name has no token yet/), undefined);
+        assert.strictEqual(await dismissing(spy, () => kickOffWithoutReview({ crew: lookalikeUrl, inputs: { topic: 't', audience: 'a' } }), /Shared Name has no token yet/), undefined);
       } else {
         // Not listed: the argument names no crew; check falls back to a quick pick of the real crews.
         const check = executeCommand('crewRuns.checkConnection', lookalikeUrl);
         await new Promise((resolve) => setTimeout(resolve, 1000));
         await executeCommand('workbench.action.closeQuickOpen');
         await check;
-        assert.strictEqual(await executeCommand('crewRuns.kickOff', { crew: lookalikeUrl, inputs: { topic: 't', audience: 'a' } }), undefined);
+        assert.strictEqual(await kickOffWithoutReview({ crew: lookalikeUrl, inputs: { topic: 't', audience: 'a' } }), undefined);
       }
 
       // Status: a run on the lookalike URL (as if tracked there) is polled without a token, never with the user crew's.
@@ -394,7 +394,7 @@ describe('Security: tokens', function () {
     try {
       await waitFor(() => api.crews.hiddenWorkspaceCrewCount === 1, { message: 'one hidden workspace crew', ...SLOW });
       assert.ok(!api.crews.list().some((c) => c.source === 'workspace'), 'no workspace crew is listed');
-      assert.strictEqual(await executeCommand('crewRuns.kickOff', { crew: lookalikeUrl, inputs: { topic: 't', audience: 'a' } }), undefined);
+      assert.strictEqual(await kickOffWithoutReview({ crew: lookalikeUrl, inputs: { topic: 't', audience: 'a' } }), undefined);
       assert.deepStrictEqual(recorder.requests.filter((r) => r.path.startsWith('/untrusted')), []);
     } finally {
       fs.rmSync(file, { force: true });
@@ -406,7 +406,7 @@ describe('Security: tokens', function () {
     const url = sim.crewUrl('sec-history');
     await addCrewWithToken({ url, name: 'Sec History', token: CANARY_HISTORY });
     for (const topic of ['one', 'two', 'three']) {
-      const runId = await executeCommand<string>('crewRuns.kickOff', { crew: url, inputs: { topic, audience: 'a' } });
+      const runId = await kickOffWithoutReview<string>({ crew: url, inputs: { topic, audience: 'a' } });
       assert.ok(runId, `kickoff ${topic}`);
       runIds.push(runId);
       await waitForRunState(api, runId, (r) => r.state === 'succeeded', `run ${topic} succeeded`);

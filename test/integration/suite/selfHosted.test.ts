@@ -3,7 +3,7 @@
 // for a run it forgot), driven through the real Add Crew, Kick Off, tree and run view.
 import * as assert from 'assert';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
-import { addCrewWithToken, executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, showCrewRunsView, ui, waitFor, kickOffWithoutReview } from '../helpers';
 import {
   type Api,
   clearNotifications,
@@ -121,7 +121,7 @@ describe('Self-hosted crews', function () {
 
   it('a finished run shows only the report text as its output, its task outputs in the tree and run view, and its token usage', async () => {
     const crew = sim.crews.find((c) => c.id === 'schema')!;
-    const runId = await executeCommand<string>('crewRuns.kickOff', { crew: crew.url, inputs: { topic: 'Edge AI', audience: 'CTOs', tone: 'neutral' } });
+    const runId = await kickOffWithoutReview<string>({ crew: crew.url, inputs: { topic: 'Edge AI', audience: 'CTOs', tone: 'neutral' } });
     assert.ok(runId);
     await waitFor(() => api.runs.get(runId)?.state === 'succeeded', { message: 'the run to succeed', ...SLOW });
     const run = api.runs.get(runId)!;
@@ -200,7 +200,7 @@ describe('Self-hosted crews', function () {
     const port = restartable.port;
     const crewUrl = restartable.crewUrl('restart');
     await addCrewWithToken({ url: crewUrl, name: 'Restart Crew', token: config.orgToken! });
-    const runId = await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl, inputs: { topic: 'restarts', audience: 'SREs', tone: 'neutral' } });
+    const runId = await kickOffWithoutReview<string>({ crew: crewUrl, inputs: { topic: 'restarts', audience: 'SREs', tone: 'neutral' } });
     assert.ok(runId);
     await waitFor(() => api.runs.get(runId)?.state === 'running' && api.runs.get(runId)?.currentTask !== undefined, { message: 'the run to be seen running', ...SLOW });
     const seen = api.runs.get(runId)!;

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { CrewRunsTestApi } from '../../../src/testApi';
 import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
 import { SPOOF_INPUT_NAME } from '../../fixtures/hostileCorpus';
-import { addCrewWithToken, executeCommand, getExtensionApi, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, getExtensionApi, selectors, showCrewRunsView, ui, waitFor, kickOffWithoutReview } from '../helpers';
 
 type Api = CrewRunsTestApi;
 
@@ -122,14 +122,14 @@ describe('Spoofing: a crew\'s words stay text', function () {
 
   it('a 422 listing the crew\'s input names and a failed run\'s message show as text', async () => {
     // The kickoff leaves out the hostile input: the crew answers 422 naming it.
-    const refused = executeCommand('crewRuns.kickOff', { crew: crewUrl, inputs: { topic: RUN_VALUE } });
+    const refused = kickOffWithoutReview({ crew: crewUrl, inputs: { topic: RUN_VALUE } });
     const missing = await notification('needs these inputs');
     assert.strictEqual(missing.link, false, `the 422 notification has no link element (${missing.text})`);
     assert.ok(missing.text.includes('[Open](command:'), `the missing input shows literally: ${missing.text}`);
     await executeCommand('notifications.clearAll');
     assert.strictEqual(await refused, undefined, 'no run was started');
 
-    runId = await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl, inputs: { topic: RUN_VALUE, [SPOOF_INPUT_NAME]: 'x' } });
+    runId = await kickOffWithoutReview<string>({ crew: crewUrl, inputs: { topic: RUN_VALUE, [SPOOF_INPUT_NAME]: 'x' } });
     assert.ok(runId, 'the kickoff started a run');
     // "<label> on <crew> failed.": both carry the link and the icon.
     const failed = await notification(' failed.');

@@ -4,7 +4,7 @@ import * as assert from 'assert';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import { executeCommand, showCrewRunsView, waitFor } from '../helpers';
-import { answerModal } from './support/kit';
+import { answerModal, closeQuickInput, pressInQuickInput, waitForQuickInput } from './support/kit';
 import { type Api, MessageSpy, addSimulatorCrews, cleanUp, kickOff, runItem, testApi, waitForRun } from './support/monitoring';
 
 const crew = (id: string, name: string, taskMs: number, extra: Partial<CrewConfig> = {}): CrewConfig => ({
@@ -74,7 +74,7 @@ describe('Stop Run', function () {
       modal.dispose();
     }
     assert.strictEqual(sim.requestLog.counts('long').stop, 1, 'no new stop request');
-    await executeCommand('crewRuns.stopRun', { runId, confirmed: true }); // Not left running.
+    await api.stopRun(runId); // Not left running.
   });
 
   it('a run that already ended says so in the crew\'s words', async () => {
@@ -82,11 +82,47 @@ describe('Stop Run', function () {
     runIds.add(runId);
     const run = await waitForRun(api, runId, (r) => r.state === 'succeeded', 'the quick run succeeds');
     // The store already knows; the crew is asked anyway (as from another window that had not yet seen it).
-    const outcome = await executeCommand('crewRuns.stopRun', { runId: run.id, confirmed: true });
+    const outcome = await api.stopRun(run.id);
     assert.strictEqual(outcome, 'alreadyEnded');
     const said = spy.matching(/had already ended/);
     assert.ok(said.length > 0 && /Current state: SUCCESS/.test(said[said.length - 1].message), `the crew's words are quoted: ${JSON.stringify(said)}`);
     assert.strictEqual(api.runs.get(runId)?.state, 'succeeded');
+  });
+
+  // Issue 30: anything that can run a command (another extension, a command link) names what to do; the user still decides.
+  it('crewRuns.kickOff { crew, inputs } from outside only opens the review with those inputs: nothing is sent until the user kicks off', async () => {
+    const kickoffs = () => sim.requestLog.counts('quick').kickoff;
+    const before = kickoffs();
+    const declined = executeCommand<string | undefined>('crewRuns.kickOff', { crew: crews.quick.url, inputs: { topic: 'from a link' } });
+    const review = await waitForQuickInput(/Kick Off Stop Quick: review/);
+    assert.match(review, /from a link/, 'the review shows the inputs given');
+    assert.strictEqual(kickoffs(), before, 'no kickoff while the review is open');
+    await closeQuickInput();
+    assert.strictEqual(await declined, undefined);
+    assert.strictEqual(kickoffs(), before, 'no kickoff after Escape');
+    const accepted = executeCommand<string | undefined>('crewRuns.kickOff', { crew: crews.quick.url, inputs: { topic: 'seen first' } });
+    await pressInQuickInput('Enter', { when: /seen first/, activeItem: 'Kick Off' });
+    const runId = await accepted;
+    assert.ok(typeof runId === 'string', 'kicked off once the user pressed Kick Off');
+    runIds.add(runId);
+    assert.strictEqual(kickoffs(), before + 1);
+  });
+
+  it('crewRuns.stopRun { runId, confirmed: true } from outside still asks first; declined, nothing is sent', async () => {
+    const runId = await kickOff(crews.long.url, { topic: 'not from a link' });
+    runIds.add(runId);
+    await waitForRun(api, runId, (r) => r.state === 'running', 'the run is running');
+    const stops = sim.requestLog.counts('long').stop;
+    const modal = answerModal(undefined);
+    try {
+      assert.strictEqual(await executeCommand('crewRuns.stopRun', { runId, confirmed: true }), 'declined');
+    } finally {
+      modal.dispose();
+    }
+    assert.strictEqual(modal.calls.length, 1, 'the confirmation was shown');
+    assert.strictEqual(sim.requestLog.counts('long').stop, stops, 'no stop request');
+    assert.notStrictEqual(api.runs.get(runId)?.state, 'cancelled');
+    await api.stopRun(runId); // Not left running.
   });
 
   it('a crew without the route is said so once and the action is hidden for its runs', async () => {
@@ -94,8 +130,8 @@ describe('Stop Run', function () {
     const second = await kickOff(crews.nostop.url, { topic: 'also unstoppable' });
     runIds.add(first).add(second);
     assert.doesNotMatch((await runItem(api, first)).contextValue ?? '', /\bnoStop\b/, 'offered until the crew says otherwise');
-    assert.strictEqual(await executeCommand('crewRuns.stopRun', { runId: first, confirmed: true }), 'unsupported');
-    assert.strictEqual(await executeCommand('crewRuns.stopRun', { runId: second, confirmed: true }), 'unsupported');
+    assert.strictEqual(await api.stopRun(first), 'unsupported');
+    assert.strictEqual(await api.stopRun(second), 'unsupported');
     assert.strictEqual(spy.matching(/does not offer stopping runs/).length, 1, 'said once');
     for (const id of [first, second]) {
       assert.match((await runItem(api, id)).contextValue ?? '', /\bnoStop\b/, 'Stop Run is hidden for the crew\'s runs');

@@ -51,7 +51,7 @@ describe('Two windows', function () {
   }
 
   async function kickOffInA(crewId: string, topic: string): Promise<{ runId: string; kickoffId: string }> {
-    const runId = await windowA().command<string | null>('crewRuns.kickOff', { crew: urls[crewId], inputs: { topic } });
+    const runId = await windowA().kickOff(urls[crewId], { topic });
     assert.ok(typeof runId === 'string', `window A kicked off ${topic}`);
     const run = await windowA().run(runId);
     assert.ok(run, `window A returned run ${runId} (${topic}) but its store does not have it; A has ${JSON.stringify((await windowA().runs()).map((r) => r.label))}, B has ${JSON.stringify(runSummaries(api).map((r) => r.label))}`);

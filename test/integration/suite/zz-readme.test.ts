@@ -4,7 +4,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
-import { addCrewWithToken, executeCommand, selectors, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, selectors, ui, waitFor, kickOffWithoutReview } from '../helpers';
 import { type Api, closeQuickInput, pressInQuickInput, removeAllCrews, removeRunsOf, testApi, typeInQuickInput, waitForQuickInput } from './support/kit';
 
 describe('README pictures', function () {
@@ -42,10 +42,10 @@ describe('README pictures', function () {
   const finished = (runId: string) => waitFor(() => ['succeeded', 'failed'].includes(api.runs.get(runId)?.state ?? ''), { timeoutMs: 90_000, message: 'the run to finish' });
 
   it('the Crews view with runs and their tasks', async () => {
-    const research = await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl('research-crew'), inputs: { topic: 'AI agents in code editors', audience: 'developers' } });
-    const flow = await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl('idea-flow'), inputs: { topic: 'release notes', count: '5' } });
+    const research = await kickOffWithoutReview<string>({ crew: crewUrl('research-crew'), inputs: { topic: 'AI agents in code editors', audience: 'developers' } });
+    const flow = await kickOffWithoutReview<string>({ crew: crewUrl('idea-flow'), inputs: { topic: 'release notes', count: '5' } });
     await finished(research);
-    await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl('research-crew'), inputs: { topic: 'Vector databases', audience: 'architects' } });
+    await kickOffWithoutReview<string>({ crew: crewUrl('research-crew'), inputs: { topic: 'Vector databases', audience: 'architects' } });
     await waitFor(() => api.runs.get(flow)?.state === 'succeeded' || api.runs.get(flow)?.state === 'running', { timeoutMs: 60_000 });
     await executeCommand('workbench.view.extension.crewRuns');
     await api.treeView.reveal(api.tree.runNode(research), { expand: true, focus: false, select: false });
@@ -80,7 +80,7 @@ describe('README pictures', function () {
 
   it('the feedback thread of a paused task', async () => {
     await executeCommand('workbench.action.closeAllEditors');
-    const runId = await executeCommand<string>('crewRuns.kickOff', { crew: crewUrl('review-crew'), inputs: { topic: 'our new release' } });
+    const runId = await kickOffWithoutReview<string>({ crew: crewUrl('review-crew'), inputs: { topic: 'our new release' } });
     await waitFor(() => api.runs.get(runId)?.needsFeedback, { timeoutMs: 90_000, message: 'the review crew to ask for feedback' });
     await executeCommand('crewRuns.giveFeedback', { runId });
     await waitFor(() => api.reviews.openReviewOf(runId), { timeoutMs: 10_000 });

@@ -10,7 +10,7 @@ import type { Simulator } from '../../../../src/simulator/server';
 import type { CrewsTreeNode, CrewsTreeProvider } from '../../../../src/views/crewsTree';
 import type { FeedbackReviews } from '../../../../src/views/feedbackReview';
 import type { RunPanelProbe } from '../../../../src/views/runPanelProbe';
-import { addCrewWithToken, executeCommand, getExtensionApi, readLog, selectors, ui, waitFor } from '../../helpers';
+import { addCrewWithToken, executeCommand, getExtensionApi, readLog, selectors, ui, waitFor, kickOffWithoutReview } from '../../helpers';
 
 
 export interface Api {
@@ -22,6 +22,8 @@ export interface Api {
   /** What each run view shows (test hooks). */
   panels: RunPanelProbe;
   logUri: vscode.Uri;
+  /** Stops without the confirmation (the command always asks). */
+  stopRun(runId: string): Promise<string>;
 }
 
 export async function testApi(): Promise<Api> {
@@ -55,7 +57,7 @@ export async function cleanUp(api: Api | undefined, runIds: Iterable<string>): P
 }
 
 export async function kickOff(crewUrl: string, inputs: Record<string, string>): Promise<string> {
-  const runId = await executeCommand<string | undefined>('crewRuns.kickOff', { crew: crewUrl, inputs });
+  const runId = await kickOffWithoutReview<string | undefined>({ crew: crewUrl, inputs });
   assert.ok(typeof runId === 'string', `kick off of ${crewUrl} returned a run id (got ${String(runId)})`);
   return runId;
 }

@@ -25,6 +25,8 @@ async function answer(api: Api, spy: MessageSpy, request: PeerRequest): Promise<
       return null;
     case 'command':
       return toJson(await vscode.commands.executeCommand(request.command, ...request.args));
+    case 'kickOff':
+      return (await api.kickOff({ crew: request.crew, inputs: request.inputs })) ?? null;
     case 'runs':
       return runSummaries(api);
     case 'tree':

@@ -48,6 +48,11 @@ export class PeerWindow {
     return this.request<T>({ type: 'command', command, args }, 60_000);
   }
 
+  /** Kicks off without the review, through that window's test API. */
+  kickOff(crew: string, inputs: Record<string, string>): Promise<string | null> {
+    return this.request<string | null>({ type: 'kickOff', crew, inputs }, 60_000);
+  }
+
   runs(): Promise<RunSummary[]> {
     return this.request<RunSummary[]>({ type: 'runs' });
   }
