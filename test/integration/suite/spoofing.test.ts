@@ -131,8 +131,8 @@ describe('Spoofing: a crew\'s words stay text', function () {
 
     runId = await kickOffWithoutReview<string>({ crew: crewUrl, inputs: { topic: RUN_VALUE, [SPOOF_INPUT_NAME]: 'x' } });
     assert.ok(runId, 'the kickoff started a run');
-    // "<label> on <crew> failed.": both carry the link and the icon.
-    const failed = await notification(' failed.');
+    // "<label> on <crew> failed: <error>": all three carry the link and the icon.
+    const failed = await notification(' failed');
     assert.strictEqual(failed.link, false, `the failure notification has no link element (${failed.text})`);
     assert.strictEqual(failed.icon, false, 'no icon in the failure notification');
     assert.ok(failed.text.includes(LINK), `the failure message shows literally: ${failed.text}`);
