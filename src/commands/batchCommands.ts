@@ -192,6 +192,9 @@ async function crewInputs(services: Services, kit: BatchUiKit, crew: Crew): Prom
   }
 }
 
+/** Rows or lines listed one by one in the preview; the rest are counted. */
+const MAX_LISTED = 100;
+
 async function preview(crew: Crew, name: string, table: ParsedTable, mapped: MappedTable, concurrency: number): Promise<boolean> {
   type Item = vscode.QuickPickItem & { action?: 'kickoff' | 'cancel' };
   const toSend = mapped.inputs.length - mapped.problems.length;
@@ -204,17 +207,27 @@ async function preview(crew: Crew, name: string, table: ParsedTable, mapped: Map
     { label: `$(close) ${vscode.l10n.t('Cancel')}`, action: 'cancel' },
   ];
   if (mapped.problems.length) {
-    items.push(separator(vscode.l10n.t('{0} rows skipped: a required input is missing', mapped.problems.length)));
-    for (const problem of mapped.problems) {
+    items.push(
+      separator(
+        mapped.problems.length === 1
+          ? vscode.l10n.t('1 row skipped: a required input is missing')
+          : vscode.l10n.t('{0} rows skipped: a required input is missing', mapped.problems.length),
+      ),
+    );
+    for (const problem of mapped.problems.slice(0, MAX_LISTED)) {
       items.push({
         label: `$(warning) ${vscode.l10n.t('Row {0}', problem.row + 1)}: ${oneLine(problem.tooLong ? vscode.l10n.t('"{0}" is too long', problem.tooLong) : vscode.l10n.t('missing {0}', problem.missing.join(', ')), 200)}`,
         description: summary(mapped.inputs[problem.row]),
       });
     }
+    if (mapped.problems.length > MAX_LISTED) {
+      items.push({ label: vscode.l10n.t('… and {0} more rows skipped', mapped.problems.length - MAX_LISTED) });
+    }
   }
   if (table.problems.length) {
-    items.push(separator(vscode.l10n.t('{0} lines not read', table.problems.length)));
-    for (const problem of table.problems.slice(0, 20)) {
+    // Already capped by the parser, which says how many more there are in its last entry.
+    items.push(separator(vscode.l10n.t('Not read')));
+    for (const problem of table.problems) {
       items.push({ label: `$(error) ${vscode.l10n.t('Line {0}', problem.line)}`, description: oneLine(problem.message, 200) });
     }
   }
@@ -229,7 +242,12 @@ async function preview(crew: Crew, name: string, table: ParsedTable, mapped: Map
   mapped.inputs.slice(0, 5).forEach((inputs, i) => items.push({ label: vscode.l10n.t('Row {0}', i + 1), description: summary(inputs) }));
   for (;;) {
     const choice = await askPick({
-      title: oneLine(vscode.l10n.t('Kick Off Batch: {0} on {1} — {2} rows', name, crew.name, mapped.inputs.length), 200),
+      title: oneLine(
+        table.rowsLeftOut
+          ? vscode.l10n.t('Run Batch: {0} on {1} — the first {2} rows of {3}', name, crew.name, mapped.inputs.length, mapped.inputs.length + table.rowsLeftOut)
+          : vscode.l10n.t('Run Batch: {0} on {1} — {2} rows', name, crew.name, mapped.inputs.length),
+        200,
+      ),
       placeholder: vscode.l10n.t('Enter to kick off the rows that have every required input'),
       items,
       matchOnDescription: true,

@@ -14,7 +14,7 @@ import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import { executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
 import { type Api, answerModal, closeQuickInput, pressInQuickInput, testApi, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
-import { addSimulatorCrews, cleanUp } from './support/monitoring';
+import { addSimulatorCrews, cleanUp, MessageSpy, runItem } from './support/monitoring';
 
 const crew = (id: string, name: string, taskMs: number, extra: Partial<CrewConfig> = {}): CrewConfig => ({
   id,
@@ -97,6 +97,7 @@ describe('Batches', function () {
     const file = path.join(dir, 'cases.csv');
     fs.writeFileSync(file, thirtyRowCsv());
     let maxSending = 0;
+    const spy = new MessageSpy();
     const watch = api.batches.store.onDidChange(() => {
       for (const b of api.batches.store.list()) {
         const active = b.rows.filter((r) => r.status === 'sending' || (r.status === 'sent' && !r.result)).length;
@@ -139,8 +140,16 @@ describe('Batches', function () {
       assert.strictEqual(api.batches.tree.getTreeItem(node).description, '28/28 · 2 failed');
       const rowNodes = api.batches.tree.getChildren(node);
       assert.deepStrictEqual(rowNodes.slice(0, 2).map((n) => (n.type === 'row' ? n.index : -1)), MISSING, 'skipped rows listed first beneath the batch');
+      // One notice for the whole batch, at its end; its rows' runs notify nothing (28 rows, 2 failed).
+      const notice = `Batch ${crews.table.name}: cases.csv ended: 26 succeeded, 2 failed.`;
+      await waitFor(() => spy.shown.some((m) => m.message === notice), { message: () => `the batch's end notice; shown: ${JSON.stringify(spy.shown.map((m) => m.message))}` });
+      assert.deepStrictEqual(spy.shown.map((m) => [m.level, m.message, m.items]), [['warning', notice, ['Open Results']]], 'the only notification of the batch');
+      // In the crew's history each run says which row it is.
+      const first = done.rows.find((r) => r.status === 'sent')!;
+      assert.match(String((await runItem(api, first.runId!)).label), new RegExp(` · row ${first.index + 1}$`));
     } finally {
       watch.dispose();
+      spy.dispose();
     }
   });
 
