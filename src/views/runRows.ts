@@ -9,6 +9,7 @@ import { isFinished, type RunRecord } from '../runs/model';
 import { inert, inertLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
 import { formatElapsed, formatElapsedCalm, formatRelative, shortStateLabel, stateLabel } from './format';
+import { runRowActionCount } from './runRowActions';
 
 /**
  * Characters of a run row that show in a default-width (300 px) sidebar: the label is cut so that the
@@ -17,6 +18,8 @@ import { formatElapsed, formatElapsedCalm, formatRelative, shortStateLabel, stat
 const ROW_CHARS = 29;
 /** A label is never cut shorter than this, whatever the state's length. */
 const LABEL_MIN = 12;
+/** Characters an inline action icon (22 px) covers when the row is selected or hovered. */
+const ACTION_CHARS = 3;
 
 /** What a run row shows; `key` changes exactly when the row (or its tooltip) would look different. */
 export interface RunRow {
@@ -35,13 +38,14 @@ export interface RunRow {
 export function runRow(run: RunRecord, options: { stopHidden: boolean; ordinal?: number }): RunRow {
   const suffix = run.batch ? ` · ${vscode.l10n.t('row {0}', run.batch.row)}` : options.ordinal ? ` #${options.ordinal}` : '';
   const { state, rest } = runDescription(run);
-  const room = Math.max(LABEL_MIN, ROW_CHARS - state.length - 1) - suffix.length;
+  const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
+  const contextValue = `run state-${run.state} ${watchingState}${run.needsFeedback ? ' needsFeedback' : ''}${options.stopHidden ? ' noStop' : ''}`;
+  // Room for the state even while the row's action icons show (selected or hovered): the label gives way.
+  const room = Math.max(LABEL_MIN, ROW_CHARS - ACTION_CHARS * runRowActionCount(contextValue) - state.length - 1) - suffix.length;
   const base = inertLine(run.label);
   const label = `${base.length > room ? `${base.slice(0, room - 1).trimEnd()}…` : base}${suffix}`;
   const description = `${state}${rest}`;
   const icon = runIcon(run);
-  const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
-  const contextValue = `run state-${run.state} ${watchingState}${run.needsFeedback ? ' needsFeedback' : ''}${options.stopHidden ? ' noStop' : ''}`;
   // The tooltip (resolved once per drawing) and the task children count too: what they show is in the key.
   const key = `${label}\n${description}\n${icon.id}\n${contextValue}\n${run.message}\n${run.warning}\n${run.currentTask}\n${run.progress?.completed}`;
   return { label, description, icon, contextValue, key };
