@@ -14,8 +14,8 @@ export interface ReadLimits {
   maxStringChars: number;
 }
 
-/** Generous for a real reply (an output of several MB stays whole); the normaliser caps each field further. */
-export const READ_LIMITS: ReadLimits = { maxDepth: MAX_JSON_DEPTH, maxEntries: 10_000, maxStringChars: 8 * 1024 * 1024 };
+/** Generous for a real reply (an output of 10 MB stays whole); the normaliser caps each field further. */
+export const READ_LIMITS: ReadLimits = { maxDepth: MAX_JSON_DEPTH, maxEntries: 10_000, maxStringChars: 16 * 1024 * 1024 };
 
 const MAX_KEY_CHARS = 1024;
 

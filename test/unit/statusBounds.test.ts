@@ -79,12 +79,13 @@ describe('status bounds (issue #32)', () => {
     assert.ok(size < 1024 * 1024, `the snapshot is ${size} characters`);
   });
 
-  it('a 10 MB output is read up to the output limit and says it was cut', () => {
-    const snapshot = statusOf(`{"state":"SUCCESS","result":${JSON.stringify(TEN_MB)}}`);
+  it('a 10 MB output stays whole; a 20 MB one is read up to the output limit and says it was cut', () => {
+    assert.equal(statusOf(`{"state":"SUCCESS","result":${JSON.stringify(TEN_MB)}}`).finalOutput?.text.length, TEN_MB.length);
+    const snapshot = statusOf(`{"state":"SUCCESS","result":${JSON.stringify(TEN_MB + TEN_MB)}}`);
     assert.equal(snapshot.finalOutput?.kind, 'markdown');
     const text = snapshot.finalOutput.text;
-    assert.equal(text.length, READ_LIMITS.maxStringChars + '… [2097152 more characters not read]'.length);
-    assert.ok(text.endsWith('x… [2097152 more characters not read]'), text.slice(-60));
+    assert.equal(text.length, READ_LIMITS.maxStringChars + '… [4194304 more characters not read]'.length);
+    assert.ok(text.endsWith('x… [4194304 more characters not read]'), text.slice(-60));
   });
 
   it('10,000 nesting levels anywhere: read without recursion, kept as a note, storable', () => {
