@@ -2,8 +2,9 @@
 // bench-results/<timestamp>.json and bench-results/latest.json). A report, not a test: it exits 0
 // when targets are missed and non-zero only when a benchmark itself could not run.
 // CREW_RUNS_BENCH_ONLY=a,b runs only some parts (the production bundle is always built): polling, many,
-// batches, batchsource, history, activation (5 VS Code hosts, activation only), vscode (the same hosts,
-// the last also measuring the tree and the run view), hostbatch (the last host also runs a 500-row batch).
+// batches, batchsource, history, hostile (one hostile status per poll, plain Node), activation (5 VS Code
+// hosts, activation only), vscode (the same hosts, the last also measuring the tree and the run view),
+// hostbatch (the last host also runs a 500-row batch).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -13,6 +14,7 @@ import { runHarness, type HarnessRound } from './harness/run';
 import { batchBenchRows, batchScenario } from './batches';
 import { batchSourceBenchRows, type BatchSourceBenchResult } from './batchSource';
 import { hostBatchRows } from './batchesHost';
+import { hostileStatusBench } from './hostileStatus';
 import { manyRunsScenario, pollingScenario, viewedPollingBench, type ManyRunsResult, type PollingScenarioResult } from './polling';
 import { median, round } from './lib/stats';
 import { viewBenchRows } from './views';
@@ -377,6 +379,25 @@ async function main(): Promise<number> {
       if (source) {
         raw.batchSource = source;
         rows.push(...batchSourceBenchRows(source));
+      }
+    }
+
+    if (want('hostile')) {
+      const hostile = await step('7 hostile status (10^6 usage keys, 10 MB strings, 10,000 levels, 200,000 tasks)', () => hostileStatusBench(5));
+      if (hostile) {
+        raw.hostileStatus = hostile;
+        rows.push({
+          item: '7',
+          figure: `hostile status (${round(hostile.bodyMb, 1)} MB): read + normalise + fold + store, per poll (median of ${hostile.polls})`,
+          value: round(hostile.hostileMs, 1),
+          unit: 'ms',
+          target: '≤ 50 ms',
+          met: hostile.hostileMs <= 50,
+          reference: 'an ordinary status, same path',
+          referenceValue: round(hostile.ordinaryMs, 1),
+          ratio: ratio(hostile.hostileMs, hostile.ordinaryMs),
+          note: `reading the body text alone: ${round(hostile.hostileParseMs, 1)} ms (the transport admits bodies up to 64 MB); the run's file after it: ${round(hostile.fileKb, 1)} KB`,
+        });
       }
     }
 

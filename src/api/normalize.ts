@@ -2,13 +2,31 @@
 // into a StatusSnapshot. Pure and never throwing: a body we cannot read becomes state 'unknown' (keep
 // polling), never 'failed' or 'succeeded' — the run's end is never guessed.
 
-import { clipJsonDepth, extractErrorMessage, idString, isJsonObject, type JsonObject, nonBlankString, parseJsonLenient, safeStringify } from './bodies';
+import { extractErrorMessage, idString, isJsonObject, type JsonObject, nonBlankString, safeStringify } from './bodies';
+import { boundedCopy, clippedMarker, omittedEntries, READ_LIMITS, readJsonBounded } from './boundedJson';
 import { crewOutputOf, taskOutputValue } from './crewOutput';
 import { parseFinalOutput } from './finalOutput';
 import type { AgentStep, FeedbackRequest, FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from './types';
 import { stripControls } from '../util/inertText';
 import { withoutUndefined } from '../util/objects';
 import { UNNAMED_TASK } from './taskName';
+
+/**
+ * What one status may put into a run, at most: every size and count a crew controls is capped here, where it
+ * enters; what was left out is counted (`usageListed`, `tasksListed`, a clipped text's marker) so the user sees it.
+ * Depth, entries per object and string length are first bounded by the reader (boundedJson.ts READ_LIMITS).
+ */
+export const STATUS_LIMITS = {
+  usageFigures: 100,
+  tasks: 1000,
+  /** Names: current task and agent, task names, the state word. */
+  labelChars: 1024,
+  /** Messages, descriptions, agent step fields. */
+  textChars: 16 * 1024,
+  errorChars: 64 * 1024,
+  /** Task and final outputs (several MB are real). */
+  outputChars: READ_LIMITS.maxStringChars,
+} as const;
 
 /** Name given to a task the service did not name (e.g. `last_executed_task` sent as a plain string). */
 export { UNNAMED_TASK } from './taskName';
@@ -52,7 +70,7 @@ export function normaliseStateWord(word: string): RunState {
  * message is then the server's own words.
  */
 export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot {
-  const decoded = typeof body === 'string' ? parseJsonLenient(body) : undefined;
+  const decoded = typeof body === 'string' ? readJsonBounded(body.replace(/^\uFEFF/, '').trim()) : undefined;
   const fields: JsonObject = isJsonObject(body)
     ? body
     : decoded?.ok && isJsonObject(decoded.value)
@@ -60,22 +78,23 @@ export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot
       : {};
 
   // Rule 1: `state` when it is a non-empty string (live), else `status` (docs).
-  const liveStateWord = nonBlankString(fields['state'])?.trim();
-  const rawState = liveStateWord ?? nonBlankString(fields['status'])?.trim();
+  const liveStateWord = clip(nonBlankString(fields['state'])?.trim(), STATUS_LIMITS.labelChars);
+  const rawState = liveStateWord ?? clip(nonBlankString(fields['status'])?.trim(), STATUS_LIMITS.labelChars);
   const state: RunState = httpStatus === 404 ? 'notFound' : rawState === undefined ? 'unknown' : normaliseStateWord(rawState);
 
   // Live: `status` is the human message once `state` carries the state word.
   const message =
     httpStatus === 404
       ? extractErrorMessage(body)
-      : ((liveStateWord !== undefined ? nonBlankString(fields['status'])?.trim() : undefined) ?? nonBlankString(fields['message'])?.trim());
+      : clip((liveStateWord !== undefined ? nonBlankString(fields['status'])?.trim() : undefined) ?? nonBlankString(fields['message'])?.trim(), STATUS_LIMITS.textChars);
   // Self-hosted servers return crewai's CrewOutput as `result` (or `output`).
   const crewOutput = crewOutputOf(fields);
 
   const progress = parseProgress(fields['progress']);
   const lastTask = parseTask(fields['last_executed_task']);
-  const { tasks, tasksSource } = parseTasks(fields, lastTask, crewOutput);
-  const finalOutput = parseFinalOutput(fields, state, lastTask, crewOutput);
+  const { tasks, tasksSource, tasksListed } = parseTasks(fields, lastTask, crewOutput);
+  const finalOutput = clipOutput(parseFinalOutput(fields, state, lastTask, crewOutput));
+  const usage = parseUsage(fields['usage_metrics'] ?? fields['token_usage'] ?? crewOutput?.['token_usage']);
 
   const snapshot: StatusSnapshot = {
     state,
@@ -88,39 +107,58 @@ export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot
     lastTask,
     tasks,
     tasksSource,
+    tasksListed,
     finalOutput,
-    error: state === 'failed' ? failureText(fields, liveStateWord !== undefined) : undefined,
-    usage: parseUsage(fields['usage_metrics'] ?? fields['token_usage'] ?? crewOutput?.['token_usage']),
+    error: state === 'failed' ? clip(failureText(fields, liveStateWord !== undefined), STATUS_LIMITS.errorChars) : undefined,
+    usage: usage?.figures,
+    usageListed: usage?.listed,
     executionTime: ['execution_time', 'duration_seconds', 'elapsed'].map((key) => nonNegativeNumber(fields[key])).find((n) => n !== undefined),
     feedback: state === 'awaitingFeedback' ? parseFeedback(fields, lastTask, finalOutput) : undefined,
     httpNotFound: httpStatus === 404 ? true : undefined,
-    raw: clipJsonDepth(body),
+    raw: boundedCopy(body),
   };
-  // `raw` stays even when the body itself was undefined: the key is part of the contract.
-  // A body nested too deep to store is kept clipped (see MAX_JSON_DEPTH).
+  // `raw` stays even when the body itself was undefined: the key is part of the contract. It is a bounded
+  // copy (RAW_BUDGET): a run's file is rewritten on every change, so it must not grow with the body.
   return { ...withoutUndefined(snapshot), raw: snapshot.raw };
 }
 
-/** Any scalar or structure as display text; objects as compact JSON. */
-function toText(value: unknown): string | undefined {
+/** Room for a cut's marker: a text the reader already cut to `max` is not cut again. */
+const MARKER_ROOM = 48;
+
+/** At most `max` characters (and a marker), a cut marked with how much was left out. */
+export function clip(text: string | undefined, max: number): string | undefined {
+  return text === undefined || text.length <= max + MARKER_ROOM ? text : text.slice(0, max) + clippedMarker(text.length - max);
+}
+
+function clipOutput(output: FinalOutput | undefined): FinalOutput | undefined {
+  const text = clip(output?.text, STATUS_LIMITS.outputChars);
+  return output && text !== output.text ? { kind: output.kind, text: text! } : output;
+}
+
+/** Any scalar or structure as display text (objects as compact JSON), at most `max` characters. */
+function toText(value: unknown, max: number = STATUS_LIMITS.textChars): string | undefined {
   if (typeof value === 'string') {
-    return value;
+    return clip(value, max);
   }
   if (typeof value === 'number' || typeof value === 'boolean') {
     return String(value);
   }
   if (typeof value === 'object' && value !== null) {
-    return safeStringify(value);
+    return clip(safeStringify(boundedCopy(value, max)), max);
   }
   return undefined;
 }
 
 /** A short label: a non-blank string or number, or the `name`/`role` of an object. */
 function labelText(value: unknown): string | undefined {
-  if (isJsonObject(value)) {
-    return idString(value['name']) ?? idString(value['role']);
-  }
-  return idString(value);
+  const label = isJsonObject(value) ? (idString(value['name']) ?? idString(value['role'])) : idString(value);
+  return clip(label, STATUS_LIMITS.labelChars);
+}
+
+/** An id: one longer than a label is no id a crew could take back. */
+function idText(value: unknown): string | undefined {
+  const id = idString(value);
+  return id !== undefined && id.length <= STATUS_LIMITS.labelChars ? id : undefined;
 }
 
 /** Finite, non-negative number; numeric strings accepted because some gateways stringify numbers. */
@@ -181,12 +219,12 @@ function parseTask(value: unknown): TaskOutput | undefined {
   }
   // Bidi and control characters would make a name read as something else (in the tree, the log, the run view).
   const rawName = nonBlankString(value['name']);
-  const name = rawName === undefined ? undefined : nonBlankString(stripControls(rawName))?.trim();
-  const description = nonBlankString(value['description']);
-  const taskId = idString(value['task_id']) ?? idString(value['id']);
+  const name = rawName === undefined ? undefined : clip(nonBlankString(stripControls(rawName.slice(0, 2 * STATUS_LIMITS.labelChars)))?.trim(), STATUS_LIMITS.labelChars);
+  const description = clip(nonBlankString(value['description']), STATUS_LIMITS.textChars);
+  const taskId = idText(value['task_id']) ?? idText(value['id']);
   // Docs `output`; crewai's TaskOutput: `raw`, else `json_dict`, else `pydantic` (never its `messages`).
-  const output = toText(value['output'] ?? taskOutputValue(value));
-  const summary = nonBlankString(value['summary'])?.trim();
+  const output = toText(value['output'] ?? taskOutputValue(value), STATUS_LIMITS.outputChars);
+  const summary = clip(nonBlankString(value['summary'])?.trim(), STATUS_LIMITS.labelChars);
   if (name === undefined && description === undefined && taskId === undefined && output === undefined && summary === undefined) {
     return undefined;
   }
@@ -194,18 +232,27 @@ function parseTask(value: unknown): TaskOutput | undefined {
   return withoutUndefined<TaskOutput>({
     name: name ?? summary ?? description?.trim() ?? taskId ?? UNNAMED_TASK,
     output: output ?? '',
-    agent: isJsonObject(agent) ? labelText(agent) : nonBlankString(agent)?.trim(),
+    agent: isJsonObject(agent) ? labelText(agent) : clip(nonBlankString(agent)?.trim(), STATUS_LIMITS.labelChars),
     description,
     taskId,
     executionTime: nonNegativeNumber(value['execution_time']),
   });
 }
 
-function parseTaskList(value: unknown): TaskOutput[] {
+/** The first STATUS_LIMITS.tasks tasks of a list, and how many entries it had when more. */
+function parseTaskList(value: unknown): { tasks: TaskOutput[]; listed?: number } {
   if (!Array.isArray(value)) {
-    return [];
+    return { tasks: [] };
   }
-  return value.map(parseTask).filter((task): task is TaskOutput => task !== undefined);
+  const tasks: TaskOutput[] = [];
+  for (let i = 0; i < value.length && tasks.length < STATUS_LIMITS.tasks; i++) {
+    const task = parseTask(value[i]);
+    if (task !== undefined) {
+      tasks.push(task);
+    }
+  }
+  const listed = value.length + omittedEntries(value);
+  return { tasks, listed: tasks.length === STATUS_LIMITS.tasks && listed > tasks.length ? listed : undefined };
 }
 
 // Rule 5: result.tasks → tasks_output (of the body, else of its CrewOutput) → this body's last_executed_task
@@ -214,16 +261,16 @@ function parseTasks(
   fields: JsonObject,
   lastTask: TaskOutput | undefined,
   crewOutput: JsonObject | undefined,
-): Pick<StatusSnapshot, 'tasks' | 'tasksSource'> {
+): Pick<StatusSnapshot, 'tasks' | 'tasksSource' | 'tasksListed'> {
   const result = fields['result'];
-  const resultTasks = isJsonObject(result) ? parseTaskList(result['tasks']) : [];
-  if (resultTasks.length > 0) {
-    return { tasks: resultTasks, tasksSource: 'result' };
+  const resultTasks = isJsonObject(result) ? parseTaskList(result['tasks']) : { tasks: [] };
+  if (resultTasks.tasks.length > 0) {
+    return { tasks: resultTasks.tasks, tasksSource: 'result', tasksListed: resultTasks.listed };
   }
   const topLevel = parseTaskList(fields['tasks_output']);
-  const tasksOutput = topLevel.length > 0 ? topLevel : parseTaskList(crewOutput?.['tasks_output']);
-  if (tasksOutput.length > 0) {
-    return { tasks: tasksOutput, tasksSource: 'tasks_output' };
+  const tasksOutput = topLevel.tasks.length > 0 ? topLevel : parseTaskList(crewOutput?.['tasks_output']);
+  if (tasksOutput.tasks.length > 0) {
+    return { tasks: tasksOutput.tasks, tasksSource: 'tasks_output', tasksListed: tasksOutput.listed };
   }
   return lastTask === undefined ? { tasks: [] } : { tasks: [lastTask], tasksSource: 'last_executed_task' };
 }
@@ -239,15 +286,23 @@ function failureText(fields: JsonObject, statusIsMessage: boolean): string | und
   );
 }
 
-/** Token counts and the like: numeric entries only. */
-function parseUsage(value: unknown): Record<string, number> | undefined {
+/** Token counts and the like: the first STATUS_LIMITS.usageFigures numeric entries, and how many entries there were when more. */
+function parseUsage(value: unknown): { figures: Record<string, number>; listed?: number } | undefined {
   if (!isJsonObject(value)) {
     return undefined;
   }
-  const entries = Object.entries(value).filter(
-    (entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]),
-  );
-  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+  const keys = Object.keys(value);
+  const figures: Record<string, number> = {};
+  let kept = 0;
+  for (let i = 0; i < keys.length && kept < STATUS_LIMITS.usageFigures; i++) {
+    const figure = value[keys[i]];
+    if (typeof figure === 'number' && Number.isFinite(figure)) {
+      Object.defineProperty(figures, keys[i], { value: figure, enumerable: true, writable: true, configurable: true });
+      kept++;
+    }
+  }
+  const listed = keys.length + omittedEntries(value);
+  return kept === 0 ? undefined : { figures, listed: kept === STATUS_LIMITS.usageFigures && listed > kept ? listed : undefined };
 }
 
 /**
@@ -262,15 +317,15 @@ function parseFeedback(
 ): FeedbackRequest {
   const lastTaskFields = fields['last_executed_task'];
   const taskId =
-    idString(fields['task_id']) ??
-    idString(fields['pending_task_id']) ??
-    (isJsonObject(lastTaskFields) ? idString(lastTaskFields['id']) ?? idString(lastTaskFields['task_id']) : undefined);
+    idText(fields['task_id']) ??
+    idText(fields['pending_task_id']) ??
+    (isJsonObject(lastTaskFields) ? idText(lastTaskFields['id']) ?? idText(lastTaskFields['task_id']) : undefined);
   const lastOutput = lastTask !== undefined && lastTask.output.trim() !== '' ? lastTask.output : undefined;
   return withoutUndefined<FeedbackRequest>({
     taskId,
     // Docs bodies name the waiting task in current_task and carry no last_executed_task.
     taskName: (lastTask !== undefined && lastTask.name !== UNNAMED_TASK ? lastTask.name : undefined) ?? labelText(fields['current_task']),
-    output: lastOutput ?? nonBlankString(toText(fields['task_output'])) ?? finalOutput?.text,
-    flowId: idString(fields['flow_id']),
+    output: lastOutput ?? nonBlankString(toText(fields['task_output'], STATUS_LIMITS.outputChars)) ?? finalOutput?.text,
+    flowId: idText(fields['flow_id']),
   });
 }

@@ -1,23 +1,21 @@
 // A crew's HTTP answer read: its JSON body, the typed error for a non-2xx answer (in plain words,
 // with the server's own, the token redacted), and whether a kickoff id it names is usable.
 import { extractErrorMessage, extractMissingInputs } from './bodies';
+import { readJsonBounded } from './boundedJson';
 import { CrewApiError } from './errors';
 import { redact } from './redact';
 import { parseRetryAfter } from './retry';
 import type { HttpResponse } from './transportTypes';
 import { isPlausibleKickoffId, originOf } from './url';
 
-/** The body as JSON; undefined when empty or not JSON. */
+/** The body as JSON, read within READ_LIMITS (see boundedJson.ts); undefined when empty or not JSON. */
 export function parseJson(response: HttpResponse): unknown {
   const text = response.bodyText.trim();
   if (!text) {
     return undefined;
   }
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const read = readJsonBounded(text);
+  return read.ok ? read.value : undefined;
 }
 
 export function errorForResponse(response: HttpResponse, url: string, token: string): CrewApiError {

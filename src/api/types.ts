@@ -82,6 +82,10 @@ export interface StatusSnapshot {
   finalOutput?: FinalOutput;
   error?: string;
   usage?: Record<string, number>;
+  /** How many usage entries the crew sent, when that is more than `usage` keeps (STATUS_LIMITS). */
+  usageListed?: number;
+  /** How many tasks the crew listed, when that is more than `tasks` keeps (STATUS_LIMITS). */
+  tasksListed?: number;
   executionTime?: number;
   /** Set when the run waits for human feedback. */
   feedback?: FeedbackRequest;

@@ -23,6 +23,11 @@ export type RunChange =
 /** States a run goes into at its start: said before what it works on; the others after what finished. */
 const BEGINNING: ReadonlySet<RunState> = new Set<RunState>(['queued', 'running']);
 
+/** How many tasks the crew listed (the snapshot keeps at most MAX_TASK_OUTPUTS of them). */
+function listedTasks(snapshot: StatusSnapshot): number {
+  return snapshot.tasksListed ?? snapshot.tasks.length;
+}
+
 function progressChange(progress: Progress | undefined): RunChange | undefined {
   return progress?.completed === undefined ? undefined : { kind: 'progress', unit: progress.unit, completed: progress.completed, total: progress.total ?? null };
 }
@@ -58,8 +63,8 @@ export function describeChanges(
     changes.push(state);
   }
   changes.push(...newTaskChanges(previousTasks, nextTasks));
-  if (next.tasks.length > MAX_TASK_OUTPUTS && (previous?.tasks.length ?? 0) <= MAX_TASK_OUTPUTS) {
-    changes.push({ kind: 'tasksCapped', listed: next.tasks.length, kept: MAX_TASK_OUTPUTS });
+  if (listedTasks(next) > MAX_TASK_OUTPUTS && (previous === undefined || listedTasks(previous) <= MAX_TASK_OUTPUTS)) {
+    changes.push({ kind: 'tasksCapped', listed: listedTasks(next), kept: MAX_TASK_OUTPUTS });
   }
   const progress = progressChange(next.progress);
   if (progress !== undefined && JSON.stringify(progress) !== JSON.stringify(progressChange(previous?.progress))) {

@@ -156,6 +156,7 @@ function parseDetails(text: string): RunDetails {
     lastSnapshot: p.lastSnapshot,
     tasks: Array.isArray(p.tasks) ? p.tasks : [],
     history: Array.isArray(p.history) ? p.history : [],
+    historyOmitted: typeof p.historyOmitted === 'number' ? p.historyOmitted : undefined,
     finalOutput: p.finalOutput,
     error: p.error,
     feedbackRounds: Array.isArray(p.feedbackRounds) ? p.feedbackRounds : [],

@@ -96,7 +96,10 @@ export interface RunDetails {
   lastSnapshot?: StatusSnapshot;
   /** Every task output seen so far (live bodies only carry the latest one). */
   tasks: TaskOutput[];
+  /** The timeline: its first entry and the newest (MAX_HISTORY in all, see snapshotFold.ts). */
   history: StateChange[];
+  /** Timeline entries dropped between the first and the newest. */
+  historyOmitted?: number;
   finalOutput?: FinalOutput;
   error?: string;
   feedbackRounds: FeedbackRound[];

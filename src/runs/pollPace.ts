@@ -2,6 +2,8 @@
 // its caps (a run someone is looking at has a lower one), jitter, the unfocused factor, and the
 // backoff after failures. pollTimes.ts keeps the due times and the timer; poller.ts what a poll does.
 
+import type { RunChange } from './changes';
+
 export interface Pace {
   /** Interval after a poll that saw a meaningful change, and through the fast phase. */
   fastIntervalMs: number;
@@ -29,12 +31,20 @@ export function grow(pace: Pace, intervalMs: number, viewed: boolean): number {
 
 export interface AfterCheck {
   intervalMs: number;
-  /** Something meaningful changed (state, task, progress, output). */
+  /** Something meaningful changed (state, progress, output: madeProgress). */
   changed: boolean;
   /** Still within the fast phase after (re)scheduling. */
   fastPhase: boolean;
   awaitingFeedback: boolean;
   viewed: boolean;
+}
+
+/**
+ * Whether a check's changes count as progress for pacing: state, progress, task outputs, an error. A new
+ * current task alone does not: it is text a crew may change on every poll, and would hold the fast pace.
+ */
+export function madeProgress(changes: readonly RunChange[]): boolean {
+  return changes.some((change) => change.kind !== 'working');
 }
 
 /** The interval after a successful check. */

@@ -2,12 +2,21 @@
 // of transitions.ts, and loaded only by the first status, so activation does not carry it.
 
 import * as l10n from '@vscode/l10n';
+import { clip } from '../api/normalize';
 import type { StatusSnapshot, TaskOutput } from '../api/types';
 import { describeChanges, type RunChange } from './changes';
-import { isFinished, type RunDetails, type RunRecord } from './model';
+import { isFinished, type RunDetails, type RunRecord, type StateChange } from './model';
 import { forgottenRun, isForgotten } from './notFound';
 import { mergeTaskOutputs } from './taskMerge';
 
+/**
+ * Timeline entries a run keeps: the first and the newest, the ones between counted in `historyOmitted`. A crew
+ * may change its current task on every poll, and the run's file is rewritten on every change: bounded entries
+ * (and texts) keep that write the same size however long the run goes.
+ */
+export const MAX_HISTORY = 100;
+const HISTORY_TASK_CHARS = 1024;
+const HISTORY_MESSAGE_CHARS = 2048;
 
 /**
  * Folds a status into the run (both are copies the caller owns). Returns what meaningfully changed
@@ -24,11 +33,11 @@ export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: S
   const taskChanged = effective.currentTask !== undefined && effective.currentTask !== record.currentTask;
   record.currentTask = effective.currentTask;
   if (effective.state !== record.state) {
-    details.history.push({ state: effective.state, at: now, message: effective.message });
+    addToHistory(details, { state: effective.state, at: now, message: clip(effective.message, HISTORY_MESSAGE_CHARS) });
     record.state = effective.state;
   }
-  if (taskChanged && !isFinished(record)) {
-    details.history.push({ state: record.state, at: now, task: effective.currentTask }); // The run view's timeline shows task changes too.
+  if (taskChanged && !isFinished(record) && !isRepeat(details.history, record.state, effective.currentTask)) {
+    addToHistory(details, { state: record.state, at: now, task: clip(effective.currentTask, HISTORY_TASK_CHARS) }); // The run view's timeline shows task changes too.
   }
   record.needsFeedback = record.state === 'awaitingFeedback';
   record.taskId = effective.feedback?.taskId ?? record.taskId;
@@ -45,6 +54,21 @@ export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: S
   details.lastSnapshot = effective;
   const neverSeen = snapshot.state === 'notFound' && !record.seenBySource;
   return neverSeen ? [] : describeChanges(describeFrom, effective, tasksBefore, details.tasks);
+}
+
+/** Appends to the timeline, dropping (and counting) the oldest entries after the first beyond MAX_HISTORY. */
+function addToHistory(details: RunDetails, entry: StateChange): void {
+  details.history.push(entry);
+  const over = details.history.length - MAX_HISTORY;
+  if (over > 0) {
+    details.history.splice(1, over);
+    details.historyOmitted = (details.historyOmitted ?? 0) + over;
+  }
+}
+
+/** Back to the task worked on just before (A → B → A, in the same state): churn, not a step of its own. */
+function isRepeat(history: readonly StateChange[], state: StateChange['state'], task: string | undefined): boolean {
+  return history.slice(-2).some((entry) => entry.task !== undefined && entry.task === clip(task, HISTORY_TASK_CHARS) && entry.state === state);
 }
 
 /** Works out what a status means for this run; updates the record's NOT FOUND bookkeeping. */

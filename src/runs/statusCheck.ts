@@ -9,7 +9,7 @@ import type { Clock } from '../util/clock';
 import type { RunChange } from './changes';
 import { isActive, type Logger, type RunRecord } from './model';
 import { isForgotten, notFoundWatchOver } from './notFound';
-import { intervalAfterCheck } from './pollPace';
+import { intervalAfterCheck, madeProgress } from './pollPace';
 import type { DueTimes, Schedule, Timings } from './pollTimes';
 import type { RunStore } from './runStore';
 import type { RunNotice } from './transitions';
@@ -146,7 +146,7 @@ async function afterSnapshot(host: CheckHost, s: Schedule, snapshot: StatusSnaps
   }
   s.intervalMs = intervalAfterCheck(host.options, {
     intervalMs: s.intervalMs,
-    changed: changes.length > 0,
+    changed: madeProgress(changes),
     fastPhase: now < s.fastUntil,
     awaitingFeedback: run.state === 'awaitingFeedback',
     viewed: host.times.isViewed(s.runId),

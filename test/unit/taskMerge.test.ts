@@ -28,7 +28,7 @@ function complete(tasks: TaskOutput[]): StatusSnapshot {
 describe('task merging with huge task lists (issue 14, finding 3)', () => {
   it('32,000 listed tasks: the first MAX_TASK_OUTPUTS are kept, in order, and merging again changes nothing', () => {
     const snapshot = normaliseStatus(JSON.parse(manyTasksStatusBody(32_000)), 200);
-    assert.equal(snapshot.tasks.length, 32_000, 'the body really lists 32,000 tasks');
+    assert.equal(snapshot.tasksListed, 32_000, 'the body really lists 32,000 tasks');
     const once = mergeTaskOutputs([], snapshot);
     assert.equal(once.length, MAX_TASK_OUTPUTS);
     assert.deepEqual(once.slice(0, 2).map((t) => t.name), ['task 0', 'task 1']);

@@ -98,6 +98,9 @@ export function renderSummary(): void {
   }
   show(byId('usageSection'), usage.length > 0);
 
+  byId('historyHidden').textContent = s.historyHidden ? t('historyHidden', s.historyHidden.toLocaleString()) : '';
+  show(byId('historyHidden'), (s.historyHidden ?? 0) > 0);
+
   show(byId('rawSection'), s.hasRaw);
   renderTasksNote();
   tick();

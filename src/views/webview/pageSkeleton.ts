@@ -69,7 +69,7 @@ export function buildSkeleton(root: HTMLElement, requestRaw: () => void): void {
     h('section', { id: 'inputsSection' }, h('h2', {}, t('inputs')), h('dl', { id: 'inputsList', class: 'fields' })),
     h('section', { id: 'usageSection' }, h('h2', {}, t('usage')), h('dl', { id: 'usageList', class: 'fields numbers' })),
     h('section', { id: 'roundsSection' }, h('h2', {}, t('feedbackRounds')), h('ol', { id: 'rounds', class: 'rounds' })),
-    h('section', { id: 'timelineSection' }, h('h2', {}, t('timeline')), h('ol', { id: 'timeline', class: 'timeline' })),
+    h('section', { id: 'timelineSection' }, h('h2', {}, t('timeline')), h('p', { id: 'historyHidden', class: 'muted' }), h('ol', { id: 'timeline', class: 'timeline' })),
     h('section', { id: 'rawSection' }, raw),
   );
 }

@@ -78,9 +78,11 @@ export interface RunSummary {
   currentAgent?: string;
   lastStep?: AgentStep;
   usage?: Record<string, number>;
-  /** Usage keys and tasks left out of the page (over MAX_SHOWN_USAGE / MAX_SHOWN_TASKS). */
+  /** Usage keys and tasks left out of the page (over MAX_SHOWN_USAGE / MAX_SHOWN_TASKS, or not kept by the store). */
   usageHidden?: number;
   tasksHidden?: number;
+  /** Timeline entries the run no longer keeps (between its first and the newest). */
+  historyHidden?: number;
   error?: string;
   hasRaw: boolean;
   /** False once the run left the store: actions are then disabled. */
@@ -142,6 +144,9 @@ function namedTask(details: RunDetails, taskId: string | undefined): string | un
 export function buildView(record: RunRecord, details: RunDetails, cache: SegmentCache): RunView {
   const snap = details.lastSnapshot;
   const usageEntries = Object.entries(snap?.usage ?? {});
+  const usageShown = Math.min(usageEntries.length, MAX_SHOWN_USAGE);
+  const usageHidden = Math.max(snap?.usageListed ?? 0, usageEntries.length) - usageShown;
+  const tasksHidden = Math.max(snap?.tasksListed ?? 0, details.tasks.length) - Math.min(details.tasks.length, MAX_SHOWN_TASKS);
   const summary: RunSummary = withoutUndefined({
     runId: record.id,
     crewName: record.crewName,
@@ -166,8 +171,9 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
     currentAgent: cut(snap?.currentAgent ?? snap?.progress?.currentAgent, 1024),
     lastStep: cutStep(snap?.lastStep),
     usage: usageEntries.length ? Object.fromEntries(usageEntries.slice(0, MAX_SHOWN_USAGE)) : undefined,
-    usageHidden: usageEntries.length > MAX_SHOWN_USAGE ? usageEntries.length - MAX_SHOWN_USAGE : undefined,
-    tasksHidden: details.tasks.length > MAX_SHOWN_TASKS ? details.tasks.length - MAX_SHOWN_TASKS : undefined,
+    usageHidden: usageHidden > 0 ? usageHidden : undefined,
+    tasksHidden: tasksHidden > 0 ? tasksHidden : undefined,
+    historyHidden: details.historyOmitted || undefined,
     error: cut(details.error ?? snap?.error, 64 * 1024),
     hasRaw: snap !== undefined && snap.raw !== undefined,
     exists: true,

@@ -1,0 +1,363 @@
+// Reading a crew's JSON reply with bounded cost. JSON.parse builds everything a body holds: a crew that sends
+// 10⁶ usage keys or 200,000 tasks costs the extension host seconds (parsing, then every walk over the result).
+// This reader builds at most READ_LIMITS of it (entries per object or array, string length, depth) and only
+// steps over the rest, counting what it left out (omittedEntries). Iterative: any depth is safe. Pure.
+
+import { MAX_JSON_DEPTH } from './bodies';
+
+export interface ReadLimits {
+  /** Containers nested deeper than this become DEEP_NOTE (as clipJsonDepth does). */
+  maxDepth: number;
+  /** Entries kept per object or array; the rest are stepped over and counted. */
+  maxEntries: number;
+  /** Characters kept per string value (object keys: MAX_KEY_CHARS). */
+  maxStringChars: number;
+}
+
+/** Generous for a real reply (an output of 10 MB stays whole); the normaliser caps each field further. */
+export const READ_LIMITS: ReadLimits = { maxDepth: MAX_JSON_DEPTH, maxEntries: 10_000, maxStringChars: 16 * 1024 * 1024 };
+
+const MAX_KEY_CHARS = 1024;
+
+/** What stands for a container nested too deep. */
+export const DEEP_NOTE = `[nested deeper than ${MAX_JSON_DEPTH} levels; not shown]`;
+
+/** The marker a clipped string ends with. */
+export function clippedMarker(omittedChars: number): string {
+  return `… [${omittedChars} more characters not read]`;
+}
+
+const omitted = new WeakMap<object, number>();
+
+/** How many entries of this object or array the reader left out (0 when it kept them all or did not read it). */
+export function omittedEntries(value: unknown): number {
+  return typeof value === 'object' && value !== null ? (omitted.get(value) ?? 0) : 0;
+}
+
+/**
+ * A key naming an id (`id`, `task_id`, `kickoffId`, …): an integer there beyond 2⁵³ is kept as the server's
+ * digits, as text, because a number would name another task or run.
+ */
+const ID_KEY = /(?:^|_)id$|Id$/;
+
+const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const QUOTE = 34;
+const BACKSLASH = 92;
+
+class Malformed extends Error {}
+
+interface Frame {
+  container: Record<string, unknown> | unknown[];
+  /** The key whose value is read next (objects). */
+  key?: string;
+  entries: number;
+  dropped: number;
+}
+
+/** `text` as JSON within `limits`; { ok: false } when it is not JSON (as JSON.parse would refuse it). */
+export function readJsonBounded(text: string, limits: ReadLimits = READ_LIMITS): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: new Reader(text, limits).document() };
+  } catch (e) {
+    if (e instanceof Malformed || e instanceof SyntaxError) {
+      return { ok: false };
+    }
+    throw e;
+  }
+}
+
+class Reader {
+  private pos = 0;
+  /** Position of the next backslash at or after `pos` (-1: none): one forward scan over the whole text. */
+  private nextBackslash = -2;
+
+  constructor(
+    private readonly text: string,
+    private readonly limits: ReadLimits,
+  ) {}
+
+  document(): unknown {
+    const stack: Frame[] = [];
+    let result: unknown;
+    let done = false;
+    const deliver = (value: unknown): void => {
+      const top = stack.at(-1);
+      if (!top) {
+        result = value;
+        done = true;
+      } else if (Array.isArray(top.container)) {
+        top.container.push(value);
+      } else if (top.key === '__proto__') {
+        Object.defineProperty(top.container, top.key, { value, enumerable: true, writable: true, configurable: true });
+      } else {
+        top.container[top.key!] = value;
+      }
+    };
+    this.ws();
+    for (;;) {
+      // At the start of a value.
+      const c = this.text.charCodeAt(this.pos);
+      if ((c === 123 || c === 91) && stack.length < this.limits.maxDepth) {
+        const container = c === 123 ? {} : [];
+        this.pos++;
+        this.ws();
+        if (this.text.charCodeAt(this.pos) === (c === 123 ? 125 : 93)) {
+          this.pos++;
+          deliver(container);
+        } else {
+          stack.push({ container, entries: 0, dropped: 0 });
+          if (c === 123) {
+            stack.at(-1)!.key = this.key();
+          }
+          continue;
+        }
+      } else if (c === 123 || c === 91) {
+        this.skipValue();
+        deliver(DEEP_NOTE);
+      } else {
+        deliver(this.scalar(stack.at(-1)?.key));
+      }
+      // After a value: close containers, or go on to the next entry (stepping over those past the limit).
+      while (!done) {
+        const top = stack.at(-1)!;
+        top.entries++;
+        this.ws();
+        const isArray = Array.isArray(top.container);
+        const next = this.text.charCodeAt(this.pos++);
+        if (next === (isArray ? 93 : 125)) {
+          stack.pop();
+          if (top.dropped > 0) {
+            omitted.set(top.container, top.dropped);
+          }
+          deliver(top.container);
+          continue;
+        }
+        if (next !== 44) {
+          throw new Malformed();
+        }
+        this.ws();
+        if (top.entries < this.limits.maxEntries) {
+          if (!isArray) {
+            top.key = this.key();
+          }
+          break;
+        }
+        if (!isArray) {
+          this.skipKey();
+        }
+        this.skipValue();
+        top.dropped++;
+      }
+      if (done) {
+        break;
+      }
+    }
+    this.ws();
+    if (this.pos !== this.text.length) {
+      throw new Malformed();
+    }
+    return result;
+  }
+
+  private ws(): void {
+    let c = this.text.charCodeAt(this.pos);
+    while (c === 32 || c === 10 || c === 13 || c === 9) {
+      c = this.text.charCodeAt(++this.pos);
+    }
+  }
+
+  /** An object key and its colon. */
+  private key(): string {
+    if (this.text.charCodeAt(this.pos) !== QUOTE) {
+      throw new Malformed();
+    }
+    const key = this.string(MAX_KEY_CHARS);
+    this.ws();
+    if (this.text.charCodeAt(this.pos++) !== 58) {
+      throw new Malformed();
+    }
+    this.ws();
+    return key;
+  }
+
+  private skipKey(): void {
+    if (this.text.charCodeAt(this.pos) !== QUOTE) {
+      throw new Malformed();
+    }
+    this.pos = this.stringEnd() + 1;
+    this.ws();
+    if (this.text.charCodeAt(this.pos++) !== 58) {
+      throw new Malformed();
+    }
+    this.ws();
+  }
+
+  private scalar(key: string | undefined): unknown {
+    const c = this.text.charCodeAt(this.pos);
+    if (c === QUOTE) {
+      return this.string(this.limits.maxStringChars);
+    }
+    for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
+      if (this.text.startsWith(word, this.pos)) {
+        this.pos += word.length;
+        return value;
+      }
+    }
+    NUMBER.lastIndex = this.pos;
+    const match = NUMBER.exec(this.text);
+    if (!match) {
+      throw new Malformed();
+    }
+    this.pos += match[0].length;
+    const number = Number(match[0]);
+    const exactDigits = key !== undefined && ID_KEY.test(key) && /^-?\d+$/.test(match[0]) && !Number.isSafeInteger(number);
+    return exactDigits ? match[0] : number;
+  }
+
+  /** The index of the quote that ends the string starting at `pos`. */
+  private stringEnd(): number {
+    let from = this.pos + 1;
+    for (;;) {
+      const quote = this.text.indexOf('"', from);
+      if (quote < 0) {
+        throw new Malformed();
+      }
+      let slashes = 0;
+      while (this.text.charCodeAt(quote - 1 - slashes) === BACKSLASH) {
+        slashes++;
+      }
+      if (slashes % 2 === 0) {
+        return quote;
+      }
+      from = quote + 1;
+    }
+  }
+
+  /** A string value, at most `max` characters of it (then ending in clippedMarker). */
+  private string(max: number): string {
+    const start = this.pos + 1;
+    const end = this.stringEnd();
+    this.pos = end + 1;
+    if (this.nextBackslash !== -1 && this.nextBackslash < start) {
+      this.nextBackslash = this.text.indexOf('\\', start);
+    }
+    const escaped = this.nextBackslash >= 0 && this.nextBackslash < end;
+    if (end - start <= max) {
+      return escaped ? (JSON.parse(this.text.slice(start - 1, end + 1)) as string) : this.text.slice(start, end);
+    }
+    let kept = this.text.slice(start, start + max);
+    if (escaped) {
+      // The cut may fall inside an escape (\n, \uXXXX): step back until the rest reads.
+      for (let back = 0; ; back++) {
+        try {
+          kept = JSON.parse(`"${this.text.slice(start, start + max - back)}"`) as string;
+          break;
+        } catch (e) {
+          if (back >= 6) {
+            throw e;
+          }
+        }
+      }
+    }
+    return kept + clippedMarker(end - start - max);
+  }
+
+  /** Steps over one value of any size and depth without building it. */
+  private skipValue(): void {
+    let depth = 0;
+    for (;;) {
+      const c = this.text.charCodeAt(this.pos);
+      if (Number.isNaN(c)) {
+        throw new Malformed();
+      }
+      if (c === QUOTE) {
+        this.pos = this.stringEnd() + 1;
+      } else {
+        this.pos++;
+        if (c === 123 || c === 91) {
+          depth++;
+        } else if (c === 125 || c === 93) {
+          depth--;
+        }
+      }
+      if (depth === 0) {
+        // A scalar ends at a delimiter; a container at its closing bracket.
+        if (c === 123 || c === 91 || c === 125 || c === 93 || c === QUOTE) {
+          return;
+        }
+        const after = this.text.charCodeAt(this.pos);
+        if (after === 44 || after === 125 || after === 93 || after === 32 || after === 10 || after === 13 || after === 9 || Number.isNaN(after)) {
+          return;
+        }
+      }
+      if (depth < 0) {
+        throw new Malformed();
+      }
+    }
+  }
+}
+
+/** Characters (keys and strings, about) of a body kept for the raw-JSON view: the page shows at most 512 KB of it. */
+export const RAW_BUDGET = 256 * 1024;
+/** Longest string in that copy. */
+const RAW_STRING_MAX = 16 * 1024;
+
+/**
+ * A copy of `value` within `budget`, breadth first (every top-level field before any nested detail), with a
+ * note where entries, characters or depth were left out. Iterative, and its cost is bounded by the budget.
+ */
+export function boundedCopy(value: unknown, budget = RAW_BUDGET): unknown {
+  let left = budget;
+  // Counted about as JSON prints it: quotes, separators, digits.
+  const copyScalar = (v: unknown): unknown => {
+    if (typeof v !== 'string') {
+      left -= String(v).length + 1;
+      return v;
+    }
+    const max = Math.max(0, Math.min(RAW_STRING_MAX, left));
+    left -= Math.min(v.length, max) + 3;
+    return v.length <= max ? v : v.slice(0, max) + clippedMarker(v.length - max);
+  };
+  const fresh = (v: unknown): unknown => (Array.isArray(v) ? [] : isContainer(v) ? {} : copyScalar(v));
+  const root = fresh(value);
+  const queue: [source: object, target: Record<string, unknown> | unknown[], depth: number][] = [];
+  if (isContainer(value)) {
+    queue.push([value, root as Record<string, unknown> | unknown[], 0]);
+  }
+  for (let at = 0; at < queue.length; at++) {
+    const [source, target, depth] = queue[at];
+    const keys = Array.isArray(source) ? undefined : Object.keys(source);
+    const count = Array.isArray(source) ? source.length : keys!.length;
+    let kept = 0;
+    for (; kept < count && left > 0; kept++) {
+      const key = keys ? keys[kept] : kept;
+      const item = (source as Record<string | number, unknown>)[key];
+      const tooDeep = isContainer(item) && depth + 1 >= MAX_JSON_DEPTH;
+      const copy = tooDeep ? DEEP_NOTE : fresh(item);
+      if (isContainer(item) && !tooDeep) {
+        left -= 32; // its brackets, and room for its note should its entries not fit
+        queue.push([item, copy as Record<string, unknown> | unknown[], depth + 1]);
+      }
+      if (Array.isArray(target)) {
+        target.push(copy);
+      } else {
+        left -= String(key).length + 3;
+        Object.defineProperty(target, key, { value: copy, enumerable: true, writable: true, configurable: true });
+      }
+    }
+    const notKept = count - kept + omittedEntries(source);
+    if (notKept > 0) {
+      const note = `[${notKept} more entries not kept]`;
+      if (Array.isArray(target)) {
+        target.push(note);
+      } else {
+        target['…'] = note;
+      }
+    }
+  }
+  return root;
+}
+
+function isContainer(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
