@@ -53,7 +53,9 @@ export function registerKickoffCommands(services: Services): vscode.Disposable[]
         }
         return undefined;
       }
-      return (await kickOffDirectly(services, crew, inputs))?.id;
+      // The review shows what will be sent and Enter starts it: a run is billed, so one click (or a
+      // double click, or another extension's call) never starts one by itself.
+      return (await kickOffInteractively(services, crew, inputs))?.id;
     }),
     vscode.commands.registerCommand('crewRuns.runAgainWithEditedInputs', async (arg?: unknown) => {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Run which run again?'));

@@ -122,6 +122,11 @@ export interface TextRequest {
   selector: string;
   /** How long the runner waits for the selector to appear (default 5000 ms). */
   timeoutMs?: number;
+  /**
+   * Only the characters a user sees: those not cut off by an ancestor that hides its overflow (an
+   * ellipsis covers the last ones). What innerText cannot tell: a tree row's state cut by its icons.
+   */
+  visibleOnly?: boolean;
 }
 
 export interface FramesRequest {

@@ -76,6 +76,19 @@ interface BrowserGlobals {
   };
 }
 
+/** The little of the DOM that measuring drawn characters needs (the runner compiles without the DOM library). */
+interface MeasuredNode {
+  parentElement: MeasuredNode | null;
+  scrollWidth: number;
+  clientWidth: number;
+  textContent: string | null;
+  getBoundingClientRect(): { right: number; width: number };
+}
+interface MeasuringDocument {
+  createRange(): { setStart(node: MeasuredNode, offset: number): void; setEnd(node: MeasuredNode, offset: number): void; getBoundingClientRect(): { right: number; width: number } };
+  createTreeWalker(root: MeasuredNode, show: number): { nextNode(): MeasuredNode | null };
+}
+
 export class UiBridge {
   /** Requests are served one at a time so keyboard input never interleaves. */
   private queue: Promise<void> = Promise.resolve();
@@ -351,7 +364,41 @@ export class UiBridge {
   private async text(request: TextRequest): Promise<TextResult> {
     const locator = this.page.locator(request.selector).first();
     await locator.waitFor({ state: 'attached', timeout: request.timeoutMs ?? DEFAULT_WAIT_MS });
-    return { text: await locator.innerText() };
+    if (!request.visibleOnly) {
+      return { text: await locator.innerText() };
+    }
+    const text = await locator.evaluate((drawn) => {
+      const element = drawn as unknown as MeasuredNode;
+      const document = (globalThis as unknown as { document: MeasuringDocument }).document;
+      // The nearest right edge that clips the element: its own box and every ancestor hiding overflow.
+      let clip = Infinity;
+      for (let node: MeasuredNode | null = element; node; node = node.parentElement) {
+        if (node === element || node.scrollWidth > node.clientWidth) {
+          clip = Math.min(clip, node.getBoundingClientRect().right);
+        }
+      }
+      const range = document.createRange();
+      const walker = document.createTreeWalker(element, 4 /* NodeFilter.SHOW_TEXT */);
+      const chars: string[] = [];
+      let cut = false;
+      for (let node = walker.nextNode(); node && !cut; node = walker.nextNode()) {
+        const value = node.textContent ?? '';
+        for (let i = 0; i < value.length; i++) {
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const box = range.getBoundingClientRect();
+          if (box.width > 0 && box.right > clip) {
+            cut = true;
+            break;
+          }
+          chars.push(value[i]);
+        }
+        chars.push(' ');
+      }
+      // An ellipsis covers about the width of two characters before the edge.
+      return (cut ? chars.slice(0, -2) : chars).join('').replace(/\s+/g, ' ').trim();
+    });
+    return { text };
   }
 
   private async frames(request: FramesRequest): Promise<FramesResult> {

@@ -101,6 +101,19 @@ describe('First impressions › tree', function () {
     assert.match(tooltipOf(resolved.tooltip), /An uncommonly long topic that would push the state/, 'the hover has the whole label');
   });
 
+  it('selected, with its action icons showing, a row still shows its whole state word (checked in the drawn page)', async () => {
+    const runId = api.runs.list(crews.slow.url).find((r) => r.label.startsWith('An uncommonly long topic'))?.id;
+    assert.ok(runId, 'the long-label run of the previous test');
+    await api.treeView.reveal(api.tree.runNode(runId), { select: true, focus: true });
+    const row = `${selectors.sideBar} .monaco-list-row.selected:has-text("An uncommonly")`;
+    // Its Stop icon is drawn once the row is selected.
+    await waitFor(async () => (await ui.text(`${row} .actions`, { timeoutMs: 2000 }).then(() => true, () => false)) || undefined, { message: 'the selected row drawn with its actions', timeoutMs: 20_000 });
+    const visible = await ui.text(`${row} .monaco-icon-label-container`, { visibleOnly: true });
+    console.log(`      the selected row shows: ${JSON.stringify(visible)}`);
+    assert.match(visible, /\brunning\b/, `the state is whole in the selected row: ${JSON.stringify(visible)}`);
+    await ui.screenshot('tree-row-selected', { selector: selectors.sideBar });
+  });
+
   it('a running row is not redrawn while nothing it shows changes (so its tooltip stays open)', async () => {
     const runId = await start('slow', 'Quiet run');
     await waitForRun(api, runId, (r) => r.state === 'running' && r.currentTask !== undefined, 'the run running its task');

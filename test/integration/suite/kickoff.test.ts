@@ -347,12 +347,22 @@ describe('Kick off', function () {
     assert.deepStrictEqual((await api.runs.readDetails(newest.id)).inputs, last);
   });
 
-  it('Run Again starts a new run with the same inputs; Run Again with Edited Inputs changes one', async () => {
+  it('Run Again shows the inputs it will send and starts one run on Enter, even clicked twice; Run Again with Edited Inputs changes one', async () => {
     const crewUrl = url('research');
     const topics = await Promise.all(api.runs.list(crewUrl).map(async (r) => (await api.runs.readDetails(r.id)).inputs?.topic));
     const original = api.runs.list(crewUrl).find((_r, i) => topics[i] === 'AI agents');
     assert.ok(original, 'the happy-path run');
-    const againId = await executeCommand<string | undefined>('crewRuns.runAgain', { runId: original.id });
+    const before = kickoffs(sim, 'research').length;
+    // A double click on the tree's Run Again icon: two commands.
+    const clicks = [executeCommand<string | undefined>('crewRuns.runAgain', { runId: original.id }), executeCommand<string | undefined>('crewRuns.runAgain', { runId: original.id })];
+    const shown = await reviewStep('research');
+    assert.match(shown, /topic\s*AI agents/);
+    assert.strictEqual(kickoffs(sim, 'research').length, before, 'nothing is sent before the user confirms');
+    await pressInQuickInput('Enter', KICK_OFF);
+    const started = (await Promise.all(clicks)).filter((id): id is string => id !== undefined);
+    assert.strictEqual(started.length, 1, `one run for a double click: ${JSON.stringify(started)}`);
+    assert.strictEqual(kickoffs(sim, 'research').length, before + 1, 'one POST /kickoff');
+    const againId = started[0];
     assert.ok(againId && againId !== original.id);
     const again = api.runs.get(againId)!;
     assert.notStrictEqual(again.kickoffId, original.kickoffId);

@@ -332,7 +332,8 @@ describe('Monitoring', function () {
         started.map((s) => [s.topic, api.runs.get(s.runId)?.state]),
         started.map((s) => [s.topic, s.expected]),
       );
-      const ending = /^(Ten-\d+) on (Mon Ten [ABC]) (succeeded|failed)\.$/;
+      // A failure says why after a colon.
+      const ending = /^(Ten-\d+) on (Mon Ten [ABC]) (succeeded|failed)(?:\.|: .+)$/;
       await waitFor(() => spy.matching(ending).length >= 10, { message: 'ten end notifications', timeoutMs: 30_000 });
       await new Promise((resolve) => setTimeout(resolve, 1000)); // A duplicate would show up by now.
       const endings = spy.matching(ending).map((m) => {
