@@ -18,7 +18,8 @@ export type KickoffOutcome =
   | { kind: 'started'; run: RunRecord }
   | { kind: 'missing'; names: string[] }
   | { kind: 'review' }
-  | { kind: 'stop' };
+  /** `refused`: the crew refused it, nothing started; the wizard keeps what was typed for next time. */
+  | { kind: 'stop'; refused?: boolean };
 
 /** POST /kickoff from the wizard: what went wrong decides where the wizard goes next. */
 export async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promise<KickoffOutcome> {
@@ -67,7 +68,7 @@ export async function sendKickoff(services: Services, crew: Crew, inputs: Draft)
       default: {
         const review = vscode.l10n.t('Back to Review');
         const choice = await showError(describeError(error, crew.name), review);
-        return choice === review ? { kind: 'review' } : { kind: 'stop' };
+        return choice === review ? { kind: 'review' } : { kind: 'stop', refused: true };
       }
     }
   }

@@ -122,6 +122,11 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
       continue;
     }
     if (outcome.kind === 'stop') {
+      // Refused (nothing started) and the notice dismissed: what was typed is offered again next time.
+      // Not after a kickoff that may have started: offering it again would invite a second run.
+      if (outcome.refused) {
+        await keep(draft);
+      }
       return undefined;
     }
     // 'review': back to the review step with everything kept.

@@ -487,4 +487,31 @@ describe('Kick off', function () {
     // Seen before the test ends, so the next test's "newest notification" is its own.
     await waitForNotification('Started short topic on Docs (kick).');
   });
+
+  it('a refused kickoff whose notice is dismissed keeps the typed values for next time', async () => {
+    await clearNotifications();
+    sim.updateCrew('docs', { maxInputLength: 20 });
+    // By the crew's URL: earlier tests removed the other crews (the crew pick's first entry).
+    const first = executeCommand<string | undefined>('crewRuns.kickOff', url('docs'));
+    await startFrom('docs', 'Enter new values'); // The previous test left last used values.
+    await inputStep('docs', 'topic', 1, 3);
+    await typeInQuickInput('kept topic', { enter: true });
+    await inputStep('docs', 'audience', 2, 3);
+    await typeInQuickInput('an audience too long to be taken', { enter: true });
+    await reviewStep('docs');
+    await pressInQuickInput('Enter', KICK_OFF);
+    await waitForNotification('Docs (kick) refused the request (400)');
+    await clearNotifications(); // Dismissed, not "Back to Review".
+    assert.strictEqual(await first, undefined, 'nothing started');
+    sim.updateCrew('docs', { maxInputLength: undefined });
+    const done = executeCommand<string | undefined>('crewRuns.kickOff', url('docs'));
+    await startFrom('docs', 'Continue where you left off');
+    const review = await reviewStep('docs');
+    assert.match(review, /topic\s*kept topic/);
+    assert.match(review, /audience\s*an audience too long to be taken/);
+    await pressInQuickInput('Enter', KICK_OFF);
+    const runId = await done;
+    assert.deepStrictEqual((await api.runs.readDetails(runId!)).inputs, { topic: 'kept topic', audience: 'an audience too long to be taken' });
+    await waitForNotification('Started kept topic on Docs (kick).');
+  });
 });
