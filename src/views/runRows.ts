@@ -16,8 +16,8 @@ import { runRowActionCount } from './runRowActions';
  * state after it stays in sight (the time after the state shows where it fits; all of it is in the tooltip).
  */
 const ROW_CHARS = 29;
-/** A label is never cut shorter than this, whatever the state's length. */
-const LABEL_MIN = 12;
+/** A label is never cut shorter than this, whatever the state's length (the tooltip has all of it). */
+const LABEL_MIN = 8;
 /** Characters an inline action icon (22 px) covers when the row is selected or hovered. */
 const ACTION_CHARS = 3;
 

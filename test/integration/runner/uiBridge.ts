@@ -379,7 +379,7 @@ export class UiBridge {
       }
       const range = document.createRange();
       const walker = document.createTreeWalker(element, 4 /* NodeFilter.SHOW_TEXT */);
-      const chars: string[] = [];
+      const chars: { char: string; right: number }[] = [];
       let cut = false;
       for (let node = walker.nextNode(); node && !cut; node = walker.nextNode()) {
         const value = node.textContent ?? '';
@@ -391,12 +391,15 @@ export class UiBridge {
             cut = true;
             break;
           }
-          chars.push(value[i]);
+          chars.push({ char: value[i], right: box.right });
         }
-        chars.push(' ');
+        chars.push({ char: ' ', right: 0 });
       }
-      // An ellipsis covers about the width of two characters before the edge.
-      return (cut ? chars.slice(0, -2) : chars).join('').replace(/\s+/g, ' ').trim();
+      // Where the text is cut, its ellipsis (about 10 px) covers the characters just before the edge.
+      while (cut && chars.length && chars[chars.length - 1].right > clip - 10) {
+        chars.pop();
+      }
+      return chars.map((c) => c.char).join('').replace(/\s+/g, ' ').trim();
     });
     return { text };
   }

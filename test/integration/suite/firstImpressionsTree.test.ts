@@ -40,6 +40,16 @@ function tooltipOf(tooltip: string | vscode.MarkdownString | undefined): string 
   return (typeof tooltip === 'string' ? tooltip : (tooltip?.value ?? '')).replace(/&nbsp;/g, ' ').replace(/\\(.)/g, '$1');
 }
 
+/** Selects a run's row and reads what the page draws of it (its action icons showing), once its state is drawn. */
+async function selectedRowText(runId: string, state: string): Promise<string> {
+  const api = await testApi();
+  await api.treeView.reveal(api.tree.runNode(runId), { select: true, focus: true });
+  const row = `${selectors.sideBar} .monaco-list-row.selected:has(.actions .action-item):has-text(${JSON.stringify(state)})`;
+  const visible = await ui.text(`${row} .monaco-icon-label-container`, { visibleOnly: true, timeoutMs: 20_000 });
+  console.log(`      the selected row shows: ${JSON.stringify(visible)}`);
+  return visible;
+}
+
 function selectedRunId(api: TreeApi): string | undefined {
   const node = api.treeView.selection[0];
   return node?.type === 'run' ? node.runId : undefined;
@@ -104,14 +114,9 @@ describe('First impressions › tree', function () {
   it('selected, with its action icons showing, a row still shows its whole state word (checked in the drawn page)', async () => {
     const runId = api.runs.list(crews.slow.url).find((r) => r.label.startsWith('An uncommonly long topic'))?.id;
     assert.ok(runId, 'the long-label run of the previous test');
-    await api.treeView.reveal(api.tree.runNode(runId), { select: true, focus: true });
-    const row = `${selectors.sideBar} .monaco-list-row.selected:has-text("An uncommonly")`;
-    // Its Stop icon is drawn once the row is selected.
-    await waitFor(async () => (await ui.text(`${row} .actions`, { timeoutMs: 2000 }).then(() => true, () => false)) || undefined, { message: 'the selected row drawn with its actions', timeoutMs: 20_000 });
-    const visible = await ui.text(`${row} .monaco-icon-label-container`, { visibleOnly: true });
-    console.log(`      the selected row shows: ${JSON.stringify(visible)}`);
+    const visible = await selectedRowText(runId, 'running');
     assert.match(visible, /\brunning\b/, `the state is whole in the selected row: ${JSON.stringify(visible)}`);
-    await ui.screenshot('tree-row-selected', { selector: selectors.sideBar });
+    await ui.screenshot('tree-row-selected-running', { selector: selectors.sideBar });
   });
 
   it('a running row is not redrawn while nothing it shows changes (so its tooltip stays open)', async () => {
@@ -209,6 +214,14 @@ describe('First impressions › tree', function () {
     await vscode.commands.executeCommand(several.command, ...(several.arguments ?? []));
     await waitFor(() => selectedRunId(api) === waiting || undefined, { message: `the run waiting longest selected (selection: ${JSON.stringify(api.treeView.selection)})`, timeoutMs: 20_000 });
     await waitFor(() => api.treeView.visible || undefined, { message: 'the Crew Runs view shown', timeoutMs: 10_000 });
+  });
+
+  it('selected, a run that needs feedback (two action icons) still shows "needs feedback" whole', async () => {
+    const waiting = api.runs.list(crews.review.url).find((r) => r.needsFeedback);
+    assert.ok(waiting, 'the run of the previous test waits for feedback');
+    const visible = await selectedRowText(waiting.id, 'needs feedback');
+    assert.match(visible, /\bneeds feedback\b/, `the state is whole in the selected row: ${JSON.stringify(visible)}`);
+    await ui.screenshot('tree-row-selected-feedback', { selector: selectors.sideBar });
   });
 
   it('screenshots of the sidebar at the default width, light and dark', async () => {
