@@ -90,12 +90,20 @@ export function defaultCrewName(crewUrl: string): string {
     const { hostname, pathname } = new URL(crewUrl);
     const lastPathSegment = pathname.split('/').filter(Boolean).pop();
     if (lastPathSegment && isLoopbackHost(hostname)) {
-      return decodeURIComponent(lastPathSegment);
+      return titleOfSlug(decodeURIComponent(lastPathSegment));
     }
-    return hostname.split('.')[0] || hostname;
+    const slug = hostname.split('.')[0] || hostname;
+    // A hosted crew's host is `<name>-<hash>`: the hash (a word with a digit) is no part of its name.
+    return titleOfSlug(isHostedCrew(crewUrl) ? slug.replace(/-(?=[a-z0-9]*\d)[a-z0-9]+$/i, '') : slug);
   } catch {
     return crewUrl;
   }
+}
+
+/** `market-crew` → `Market Crew`: what a person would call it (the name step lets them change it). */
+function titleOfSlug(slug: string): string {
+  const words = slug.split(/[-_\s]+/).filter(Boolean);
+  return words.length ? words.map((w) => w[0].toUpperCase() + w.slice(1)).join(' ') : slug;
 }
 
 /** A crew on CrewAI's hosted service (`https://<name>-<hash>.crewai.com`), where its Status tab holds URL and tokens. */

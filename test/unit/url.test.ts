@@ -47,9 +47,12 @@ describe('crew URLs', () => {
     assert.equal(endpointUrl('https://h.example/base', 'status', 'a/b?c'), 'https://h.example/base/status/a%2Fb%3Fc');
   });
 
-  it('defaults a name from the host, or the path on loopback', () => {
-    assert.equal(defaultCrewName('https://my-crew-1a2b.crewai.com'), 'my-crew-1a2b');
-    assert.equal(defaultCrewName('http://127.0.0.1:8787/research'), 'research');
+  it('suggests a title-cased name from the host (a hosted crew\'s hash left out), or the path on loopback', () => {
+    assert.equal(defaultCrewName('https://my-crew-1a2b.crewai.com'), 'My Crew');
+    assert.equal(defaultCrewName('https://market-crew-7f3e9c21.crewai.com'), 'Market Crew');
+    assert.equal(defaultCrewName('http://127.0.0.1:8787/research'), 'Research');
+    assert.equal(defaultCrewName('http://127.0.0.1:8787/market_crew'), 'Market Crew');
+    assert.equal(defaultCrewName('https://crews.example.com/a'), 'Crews', 'elsewhere the host, as it is');
   });
 });
 
