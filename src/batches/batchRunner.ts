@@ -18,7 +18,12 @@ export type SendOutcome =
   /** The request may have reached the crew (network error, timeout, 5xx): never sent again by itself. */
   | { kind: 'uncertain'; message: string }
   /** 429: refused for now; the row goes back to the queue. */
-  | { kind: 'retryLater'; delayMs: number; message: string };
+  | { kind: 'retryLater'; delayMs: number; message: string }
+  /**
+   * Nothing was sent, and the crew cannot take rows now (no token, a rejected token, not reachable): the
+   * row goes back to the queue. `final`: trying again cannot help until the user acts (a token).
+   */
+  | { kind: 'crewUnavailable'; message: string; final: boolean };
 
 /** What a finished run gave, or `gone` when the run is no longer in the run store. */
 export type RunEnd = { kind: 'ended'; result: RowResult; output?: string } | { kind: 'gone' };
@@ -38,6 +43,10 @@ export interface BatchRunnerDeps {
 
 /** After a batch file could not be written, the next send waits this long. */
 const WRITE_RETRY_MS = 5000;
+/** Rows in a row the crew could not take before a batch pauses (a moment's hiccup is tried again). */
+const MAX_NOT_SENT = 3;
+/** The wait before trying a crew that could not take a row again, times the failures so far. */
+const NOT_SENT_RETRY_MS = 2000;
 
 const leaseKey = (batchId: string) => `batch-${batchId}`;
 
@@ -47,10 +56,13 @@ export class BatchRunner {
   private readonly perCrew = new Map<string, number>();
   /** 429 Retry-After per crew. */
   private readonly notBefore = new Map<string, number>();
+  /** Rows in a row each crew could not take (reset by a row it took). */
+  private readonly notSentInARow = new Map<string, number>();
   private readonly wakeTimers = new Map<string, unknown>();
   private readonly active = new Set<string>();
   private readonly idleEmitter = new Emitter<string>();
   private readonly finishEmitter = new Emitter<string>();
+  private readonly pauseEmitter = new Emitter<{ batchId: string; reason: string }>();
   private disposed = false;
   /** The rows being sent or recorded here, each until its last write is done: stop() waits for them. */
   private readonly work = new Set<Promise<unknown>>();
@@ -62,6 +74,8 @@ export class BatchRunner {
   readonly onDidSettle: Event<string> = this.idleEmitter.event;
   /** Every row of a batch this window sent has ended: fired once, in that window only. */
   readonly onDidFinish: Event<string> = this.finishEmitter.event;
+  /** A batch stopped sending because its crew cannot take rows now; its rows stay queued until resume(). */
+  readonly onDidPause: Event<{ batchId: string; reason: string }> = this.pauseEmitter.event;
 
   constructor(private readonly deps: BatchRunnerDeps) {}
 
@@ -118,6 +132,22 @@ export class BatchRunner {
     return true;
   }
 
+  /** Sends a paused batch's queued rows again (the user fixed what stopped it, or wants to try). */
+  async resume(batchId: string): Promise<void> {
+    const batch = this.deps.store.get(batchId);
+    if (!batch?.paused) {
+      return;
+    }
+    this.notSentInARow.delete(batch.crewUrl);
+    this.notBefore.delete(batch.crewUrl);
+    await this.deps.store.update(batchId, (b) => (b.paused = undefined));
+    if (this.active.has(batchId)) {
+      this.pump(batchId);
+    } else {
+      await this.start(batchId);
+    }
+  }
+
   /** Queued rows will not be sent; rows already sent go on (their runs can be stopped one by one). */
   async cancel(batchId: string): Promise<void> {
     this.clearWake(batchId);
@@ -168,6 +198,7 @@ export class BatchRunner {
     await this.deps.store.flush();
     this.idleEmitter.dispose();
     this.finishEmitter.dispose();
+    this.pauseEmitter.dispose();
   }
 
   /** Rows being kicked off here, plus rows whose runs have not ended. */
@@ -182,6 +213,9 @@ export class BatchRunner {
   private pump(batchId: string): void {
     const batch = this.deps.store.get(batchId);
     if (this.disposed || !batch || !this.active.has(batchId)) {
+      return;
+    }
+    if (batch.paused) {
       return;
     }
     if (batch.cancelled) {
@@ -284,6 +318,7 @@ export class BatchRunner {
           r.note = outcome.message;
           break;
         case 'retryLater':
+        case 'crewUnavailable':
           r.status = batch.cancelled ? 'cancelled' : 'queued';
           r.sentAt = undefined;
           break;
@@ -292,10 +327,31 @@ export class BatchRunner {
     if (outcome.kind === 'retryLater') {
       this.notBefore.set(batch.crewUrl, Math.max(this.notBefore.get(batch.crewUrl) ?? 0, this.deps.clock.now() + outcome.delayMs));
     }
+    if (outcome.kind === 'crewUnavailable') {
+      await this.crewUnavailable(batch, outcome);
+    } else if (outcome.kind === 'sent') {
+      this.notSentInARow.delete(batch.crewUrl);
+    }
     if (outcome.kind === 'sent') {
       // A very short run may have ended before its row said "sent".
       await this.recordEnd(batchId, { ...row, status: 'sent', runId: outcome.runId });
     }
+  }
+
+  /** A row the crew could not take: try again after a while, or pause once trying cannot help. */
+  private async crewUnavailable(batch: Batch, outcome: { message: string; final: boolean }): Promise<void> {
+    const count = (this.notSentInARow.get(batch.crewUrl) ?? 0) + 1;
+    this.notSentInARow.set(batch.crewUrl, count);
+    if (!outcome.final && count < MAX_NOT_SENT) {
+      this.notBefore.set(batch.crewUrl, Math.max(this.notBefore.get(batch.crewUrl) ?? 0, this.deps.clock.now() + NOT_SENT_RETRY_MS * count));
+      return;
+    }
+    if (this.deps.store.get(batch.id)?.paused) {
+      return; // Another row of the same batch paused it already.
+    }
+    await this.deps.store.update(batch.id, (b) => (b.paused = outcome.message));
+    this.deps.logger.warn(`Batch ${batch.id}: paused with its rows queued: ${outcome.message}`);
+    this.pauseEmitter.fire({ batchId: batch.id, reason: outcome.message });
   }
 
   /** Rows whose runs ended while no window held the batch. */

@@ -56,6 +56,8 @@ export interface Batch {
   inputNames?: string[];
   concurrency: number;
   cancelled: boolean;
+  /** Why sending stopped with rows still queued (the crew cannot take them now); Resume clears it. */
+  paused?: string;
   /** The batch whose failed rows this one runs again. */
   rerunOf?: string;
   rows: BatchRow[];

@@ -60,6 +60,12 @@ export function registerBatchCommands(services: Services, batches: BatchServices
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Cancel which batch?'), (b) => !batchProgress(b).finished && !b.cancelled);
       return batch ? cancelBatch(services, batches, batch) : undefined;
     }),
+    batches.register('crewRuns.resumeBatch', async (arg?: unknown) => {
+      const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Resume which batch?'), (b) => b.paused !== undefined && !b.cancelled);
+      if (batch) {
+        await batches.runner.resume(batch.id);
+      }
+    }),
     batches.register('crewRuns.rerunFailedRows', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Re-run the failed rows of which batch?'), (b) => failedRows(b).length > 0);
       return batch ? rerunFailed(services, batches, batch) : undefined;
@@ -273,7 +279,7 @@ async function startWithProgress(batches: BatchServices, batch: Batch): Promise<
         const update = () => {
           const current = batches.store.get(batch.id);
           const p = current && batchProgress(current);
-          if (!current || !p || current.cancelled || p.queued + batches.runner.sending(batch.id) === 0) {
+          if (!current || !p || current.cancelled || current.paused || p.queued + batches.runner.sending(batch.id) === 0) {
             subscription.dispose();
             resolve();
             return;

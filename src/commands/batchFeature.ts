@@ -10,7 +10,7 @@ import type { Liveness } from '../runs/windowLiveness';
 import type { Services } from '../services';
 import { BATCH_SOURCE_SELECTOR, BatchCodeLensProvider } from '../views/batchCodeLens';
 import { BatchesTreeProvider } from '../views/batchesTree';
-import { announceBatchEnd } from '../views/batchNotice';
+import { announceBatchEnd, announceBatchPaused } from '../views/batchNotice';
 import type { BatchResultsPanels } from '../views/batchResultsPanel';
 import type * as BatchEngineModule from './batchEngine';
 import type * as BatchUiModule from './batchUi';
@@ -20,6 +20,7 @@ import { errorText } from '../util/errorText';
 const UI_COMMANDS = [
   'crewRuns.kickOffBatch',
   'crewRuns.cancelBatch',
+  'crewRuns.resumeBatch',
   'crewRuns.rerunFailedRows',
   'crewRuns.removeBatch',
   'crewRuns.openBatchResults',
@@ -52,10 +53,17 @@ export class BatchFeature {
       const { createBatchRunner } = require('./batchEngine') as typeof BatchEngineModule;
       this.batchRunner = createBatchRunner(this.services, this.store, this.leases);
       // Listens as long as the runner lives (stop() ends its events).
-      this.batchRunner.onDidFinish((id) => {
+      const runner = this.batchRunner;
+      runner.onDidFinish((id) => {
         const batch = this.store.get(id);
         if (batch) {
           announceBatchEnd(batch);
+        }
+      });
+      runner.onDidPause(({ batchId, reason }) => {
+        const batch = this.store.get(batchId);
+        if (batch) {
+          announceBatchPaused(batch, reason, () => runner.resume(batchId));
         }
       });
     }

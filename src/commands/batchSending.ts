@@ -33,7 +33,14 @@ export async function sendBatchRow(services: Services, batch: Batch, row: BatchR
     switch (error.kind) {
       case 'rateLimited':
         return { kind: 'retryLater', delayMs: error.retryAfterMs ?? DEFAULT_RETRY_MS, message };
+      // The crew cannot take any row until the user acts: the rows wait in the queue, not marked failed.
+      case 'noToken':
       case 'unauthorized':
+        return { kind: 'crewUnavailable', message, final: true };
+      case 'network':
+      case 'timeout':
+        // Not reached before anything was written (refused, no such host, a certificate): nothing started.
+        return error.notSent ? { kind: 'crewUnavailable', message, final: false } : { kind: 'uncertain', message };
       case 'missingInputs':
       case 'badRequest':
       case 'notFound':

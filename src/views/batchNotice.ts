@@ -27,3 +27,18 @@ export function announceBatchEnd(batch: Batch): void {
     }
   });
 }
+
+/** Sending stopped with rows queued: why (the crew's problem, in plain words) and a way on. */
+export function announceBatchPaused(batch: Batch, reason: string, resume: () => Promise<void>): void {
+  const queued = batchProgress(batch).queued;
+  const again = vscode.l10n.t('Resume');
+  const open = vscode.l10n.t('Open Results');
+  const message = vscode.l10n.t('Batch {0} paused: {1} Its {2} queued rows were not sent; Resume sends them.', batchTitle(batch), reason, queued);
+  void showWarning(message, again, open).then((choice) => {
+    if (choice === again) {
+      void resume();
+    } else if (choice === open) {
+      void vscode.commands.executeCommand('crewRuns.openBatchResults', { batchId: batch.id });
+    }
+  });
+}

@@ -52,10 +52,11 @@ function batchItem(batch: Batch): vscode.TreeItem {
   const progress = batchProgress(batch);
   const item = new vscode.TreeItem(batchTitle(batch), vscode.TreeItemCollapsibleState.Collapsed);
   item.id = `batch:${batch.id}`;
-  item.description = batchProgressText(batch);
-  item.tooltip = `${batchTitle(batch)}\n${formatRelative(batch.createdAt)} · ${item.description}`;
-  item.iconPath = new vscode.ThemeIcon(progress.finished ? (progress.failed || progress.unknown ? 'warning' : 'pass') : batch.cancelled ? 'circle-slash' : 'sync~spin');
-  item.contextValue = ['batch', progress.finished ? 'finished' : batch.cancelled ? 'cancelling' : 'running', progress.failed ? 'hasFailed' : ''].filter(Boolean).join(' ');
+  const paused = batch.paused !== undefined && !progress.finished && !batch.cancelled;
+  item.description = paused ? `${vscode.l10n.t('paused')} · ${batchProgressText(batch)}` : batchProgressText(batch);
+  item.tooltip = `${batchTitle(batch)}\n${formatRelative(batch.createdAt)} · ${item.description}${paused ? `\n${oneLine(batch.paused ?? '', 300)}` : ''}`;
+  item.iconPath = new vscode.ThemeIcon(progress.finished ? (progress.failed || progress.unknown ? 'warning' : 'pass') : batch.cancelled ? 'circle-slash' : paused ? 'debug-pause' : 'sync~spin');
+  item.contextValue = ['batch', progress.finished ? 'finished' : batch.cancelled ? 'cancelling' : 'running', paused ? 'paused' : '', progress.failed ? 'hasFailed' : ''].filter(Boolean).join(' ');
   item.command = { command: 'crewRuns.openBatchResults', title: vscode.l10n.t('Open Batch Results'), arguments: [{ batchId: batch.id }] };
   return item;
 }

@@ -179,6 +179,47 @@ describe('BatchRunner', () => {
     assert.equal(crew.sent.length, 2, 'no row goes out after stop()');
   });
 
+  it('a crew that cannot take rows (no token) pauses the batch with its rows queued, nothing marked failed; Resume sends them', async () => {
+    const store = new BatchStore(dir, quiet);
+    const crew = new FakeCrew();
+    const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, rows: rows(4) });
+    const runner = runnerFor(store, crew, new FakeLeases().for('w1'));
+    const paused: string[] = [];
+    runner.onDidPause((p) => paused.push(p.reason));
+    await runner.start(batch.id);
+    await until(() => crew.pending.length === 1, 'row 0 out');
+    crew.pending[0].resolve({ kind: 'crewUnavailable', message: 'C has no token stored.', final: true });
+    await until(() => paused.length === 1, 'the batch pauses');
+    assert.deepEqual(paused, ['C has no token stored.']);
+    assert.equal(store.get(batch.id)!.paused, 'C has no token stored.');
+    assert.deepEqual(store.get(batch.id)!.rows.map((r) => r.status), ['queued', 'queued', 'queued', 'queued'], 'nothing was sent: every row waits');
+    assert.equal(crew.sent.length, 1, 'no other row is tried while paused');
+    await runner.resume(batch.id);
+    await until(() => crew.sent.length === 2, 'Resume sends again');
+    assert.equal(store.get(batch.id)!.paused, undefined);
+    assert.equal(crew.pending[0].row.index, 0, 'the first row first');
+  });
+
+  it('a crew that cannot be reached pauses the batch after a few rows in a row, not at the first', async () => {
+    const store = new BatchStore(dir, quiet);
+    const crew = new FakeCrew();
+    const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 3, rows: rows(6) });
+    const runner = runnerFor(store, crew, new FakeLeases().for('w1'));
+    const paused: string[] = [];
+    runner.onDidPause((p) => paused.push(p.reason));
+    await runner.start(batch.id);
+    await until(() => crew.pending.length === 3, 'three out');
+    const refused = { kind: 'crewUnavailable', message: 'Could not reach c: connection refused.', final: false } as const;
+    crew.pending[0].resolve(refused);
+    crew.pending[0].resolve(refused);
+    await until(() => store.get(batch.id)!.rows.filter((r) => r.status === 'queued').length === 5, 'two rows back in the queue');
+    assert.equal(paused.length, 0, 'two failures: tried again later');
+    crew.pending[0].resolve(refused);
+    await until(() => paused.length === 1, 'the third in a row pauses the batch');
+    assert.ok(store.get(batch.id)!.rows.every((r) => r.status === 'queued'), 'every row still queued');
+    assert.equal(crew.sent.length, 3);
+  });
+
   it('never goes above the per-crew cap, whatever the batch asks for', async () => {
     const store = new BatchStore(dir, quiet);
     const crew = new FakeCrew();

@@ -12,7 +12,7 @@ import { parseTable } from '../../../src/batches/parse';
 import { exportedRows } from '../../../src/batches/export';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
-import { executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
 import { type Api, answerModal, closeQuickInput, pressInQuickInput, testApi, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
 import { addSimulatorCrews, cleanUp, MessageSpy, runItem } from './support/monitoring';
 
@@ -347,6 +347,38 @@ describe('Batches', function () {
       assert.strictEqual(sim.requestLog.counts('slow').stop, runIds.length);
     } finally {
       await vscode.workspace.getConfiguration('crewRuns').update('batchConcurrency', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  it('a crew that lost its token pauses the batch: every row stays queued, nothing is sent, Resume sends them', async () => {
+    const file = path.join(dir, 'paused.csv');
+    fs.writeFileSync(file, 'topic,audience\np1,a\np2,a\np3,a\n');
+    const token = sim.crews.find((c) => c.url === crews.table.url)!.orgToken;
+    const before = sim.requestLog.counts('table').kickoff;
+    const spy = new MessageSpy();
+    try {
+      const started = executeCommand<string | undefined>('crewRuns.kickOffBatch', { crew: crews.table.url, file });
+      await waitForQuickInput('Kick Off 3 Rows');
+      await executeCommand('crewRuns.forgetToken', crews.table.url);
+      await pressInQuickInput('Enter', { when: 'Kick Off 3 Rows', activeItem: 'Kick Off 3 Rows' });
+      const id = (await started) ?? '';
+      assert.ok(id, 'the batch was made');
+      await waitFor(() => batch(id).paused, { message: 'the batch paused', timeoutMs: 30_000 });
+      assert.deepStrictEqual(batch(id).rows.map((r) => r.status), ['queued', 'queued', 'queued'], 'no row failed or unknown: none was sent');
+      assert.strictEqual(sim.requestLog.counts('table').kickoff, before, 'nothing reached the crew');
+      const notice = await waitFor(() => spy.shown.find((m) => m.message.startsWith(`Batch ${crews.table.name}: paused.csv paused:`)), { message: 'the pause is said once, with why', timeoutMs: 10_000 });
+      assert.match(notice.message, /no token/i);
+      assert.deepStrictEqual(notice.items, ['Resume', 'Open Results']);
+      const node = api.batches.tree.getChildren().find((n) => n.type === 'batch' && n.batchId === id)!;
+      assert.match(String(api.batches.tree.getTreeItem(node).description), /^paused · /);
+
+      await addCrewWithToken({ url: crews.table.url, name: crews.table.name, token });
+      await executeCommand('crewRuns.resumeBatch', { batchId: id });
+      const done = await waitForFinished(id, 60_000);
+      assert.ok(done.rows.every((r) => r.status === 'sent' && r.result?.state === 'succeeded'), 'every row ran once resumed');
+      assert.strictEqual(sim.requestLog.counts('table').kickoff, before + 3);
+    } finally {
+      spy.dispose();
     }
   });
 });
