@@ -24,7 +24,7 @@ const HISTORY_MESSAGE_CHARS = 2048;
  * feedback", unless it is a bare HTTP 404 (the server forgot the run, see notFound.ts); before that (just after kickoff) it changes nothing but starts the NOT FOUND clock.
  */
 export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: StatusSnapshot, now: number): RunChange[] {
-  const effective = interpret(record, snapshot, now, details.tasks.at(-1));
+  const effective = interpret(record, snapshot, now, details.tasks.at(-1), details.lastSnapshot);
   const describeFrom = details.lastSnapshot;
   // A status arrived: a warning about failed checks is over (cleared in this same write).
   record.warning = undefined;
@@ -72,7 +72,12 @@ function isRepeat(history: readonly StateChange[], state: StateChange['state'], 
 }
 
 /** Works out what a status means for this run; updates the record's NOT FOUND bookkeeping. */
-function interpret(record: RunRecord, snapshot: StatusSnapshot, now: number, lastKnownTask?: TaskOutput): StatusSnapshot {
+function interpret(record: RunRecord, snapshot: StatusSnapshot, now: number, lastKnownTask?: TaskOutput, last?: StatusSnapshot): StatusSnapshot {
+  if (snapshot.state === 'unknown' && record.state !== 'unknown' && record.state !== 'queued') {
+    // An unfamiliar body ({}, a gateway's {"message":"busy"}, a state word we do not know) says nothing new:
+    // the run keeps its last known state, so a paused run is not "un-paused" and then announced again.
+    return { ...snapshot, state: record.state, message: record.message, progress: record.progress, currentTask: record.currentTask, feedback: last?.feedback, lastTask: last?.lastTask };
+  }
   if (snapshot.state !== 'notFound') {
     record.seenBySource = true;
     record.notFoundSince = undefined;

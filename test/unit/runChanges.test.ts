@@ -61,6 +61,31 @@ describe('run change events (issue 20, item 12)', () => {
   });
 });
 
+describe('an unfamiliar status body (issue 31)', () => {
+  it('keeps the last known state: a paused run stays waiting, with no new "waiting" change when it pauses again', () => {
+    const { record, details } = newRun('r1', { crewUrl: 'https://crew.example', crewName: 'Crew', kickoffId: 'k1', inputs: {} }, 0);
+    const paused = { state: 'PAUSED', status: 'Waiting for review', task_id: 'task-1', last_executed_task: task('draft_post', 'Draft v1') };
+    const first = word(foldSnapshot(record, details, normaliseStatus(paused), 1));
+    assert.ok(first.some((line) => /feedback/i.test(line)), `the first pause is told: ${JSON.stringify(first)}`);
+    for (const [i, body] of [{}, { message: 'busy' }, { state: 'REBALANCING' }].entries()) {
+      const between = word(foldSnapshot(record, details, normaliseStatus(body), 2 + 2 * i));
+      assert.equal(record.state, 'awaitingFeedback', `${JSON.stringify(body)} keeps the run waiting`);
+      assert.equal(record.needsFeedback, true);
+      assert.equal(record.taskId, 'task-1');
+      assert.deepEqual(between, [], `${JSON.stringify(body)} changes nothing`);
+      const again = word(foldSnapshot(record, details, normaliseStatus(paused), 3 + 2 * i));
+      assert.deepEqual(again, [], 'the same pause is not told again');
+    }
+    assert.deepEqual(details.history.map((h) => h.state), ['queued', 'awaitingFeedback']);
+  });
+
+  it('still shows "unknown" for a run that never had a state Crew Runs knows', () => {
+    const { record, details } = newRun('r1', { crewUrl: 'https://crew.example', crewName: 'Crew', kickoffId: 'k1', inputs: {} }, 0);
+    foldSnapshot(record, details, normaliseStatus({ state: 'REBALANCING' }), 1);
+    assert.equal(record.state, 'unknown');
+  });
+});
+
 describe('describeChanges', () => {
   it('describes a first snapshot in full', () => {
     assert.deepEqual(described(undefined, parse(statusBodies.liveRunningFullCrew)), [
