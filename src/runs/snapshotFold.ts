@@ -5,7 +5,7 @@ import * as l10n from '@vscode/l10n';
 import { clip } from '../api/normalize';
 import type { StatusSnapshot, TaskOutput } from '../api/types';
 import { describeChanges, type RunChange } from './changes';
-import { isFinished, type RunDetails, type RunRecord, type StateChange } from './model';
+import { type FeedbackRound, isFinished, type RunDetails, type RunRecord, type StateChange } from './model';
 import { forgottenRun, isForgotten } from './notFound';
 import { mergeTaskOutputs } from './taskMerge';
 
@@ -24,7 +24,9 @@ const HISTORY_MESSAGE_CHARS = 2048;
  * feedback", unless it is a bare HTTP 404 (the server forgot the run, see notFound.ts); before that (just after kickoff) it changes nothing but starts the NOT FOUND clock.
  */
 export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: StatusSnapshot, now: number): RunChange[] {
-  const effective = interpret(record, snapshot, now, details.tasks.at(-1), details.lastSnapshot);
+  const effective = isAnsweredPause(record, snapshot, details.feedbackRounds.at(-1), now)
+    ? { ...snapshot, state: record.state, message: record.message, feedback: undefined }
+    : interpret(record, snapshot, now, details.tasks.at(-1), details.lastSnapshot);
   const describeFrom = details.lastSnapshot;
   // A status arrived: a warning about failed checks is over (cleared in this same write).
   record.warning = undefined;
@@ -69,6 +71,22 @@ function addToHistory(details: RunDetails, entry: StateChange): void {
 /** Back to the task worked on just before (A → B → A, in the same state): churn, not a step of its own. */
 function isRepeat(history: readonly StateChange[], state: StateChange['state'], task: string | undefined): boolean {
   return history.slice(-2).some((entry) => entry.task !== undefined && entry.task === clip(task, HISTORY_TASK_CHARS) && entry.state === state);
+}
+
+/** A pause the status still reports this long after feedback for it was taken is that pause, not a new one. */
+const ANSWERED_PAUSE_MS = 60_000;
+
+/**
+ * The pause the user just answered, still reported by a status that lags behind the resume: the same task,
+ * the same output, moments after the round. Read as the run going on, so "waiting" is not announced twice.
+ */
+function isAnsweredPause(record: RunRecord, snapshot: StatusSnapshot, round: FeedbackRound | undefined, now: number): boolean {
+  if (snapshot.state !== 'awaitingFeedback' || record.needsFeedback || !round || now - round.at > ANSWERED_PAUSE_MS) {
+    return false;
+  }
+  const taskId = snapshot.feedback?.taskId;
+  const output = snapshot.feedback?.output ?? snapshot.lastTask?.output;
+  return (taskId === undefined || taskId === round.taskId) && output !== undefined && output === round.output;
 }
 
 /** Works out what a status means for this run; updates the record's NOT FOUND bookkeeping. */

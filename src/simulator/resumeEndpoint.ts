@@ -7,6 +7,7 @@ import * as dialects from './dialects';
 import type { Reply } from './dialects';
 import { parseJson } from './http';
 import { SimRun } from './runEngine';
+import { statusNow } from './runEndpoints';
 import type { ResumeRecord, ResumeStyle } from './types';
 import { type CrewState, DEFAULT_PENDING_MS, dialectOf, type SimWorld } from './world';
 
@@ -70,6 +71,10 @@ export function resume(world: SimWorld, crew: CrewState, text: string): Reply {
   }
   record.action = isApprove ? 'approve' : 'retry';
   run.resumes.push(record);
+  if (config.resumeLagMs) {
+    // The pause as it was answered, reported on for a while by a status that lags behind.
+    (crew.laggingPauses ??= new Map()).set(run, { until: now + config.resumeLagMs, reply: statusNow(world, crew, run, now) });
+  }
   if (dialect === 'live') {
     const newId = randomUUID();
     run.addKickoffId(newId);

@@ -67,9 +67,18 @@ export function status(world: SimWorld, crew: CrewState, kickoffId: string): Rep
     return dialects.statusNotFound(dialect, kickoffId);
   }
   run.advance(now);
+  const lagging = crew.laggingPauses?.get(run);
+  if (lagging && now < lagging.until) {
+    return lagging.reply;
+  }
+  return statusNow(world, crew, run, now);
+}
+
+/** The status body of a run as it is now, in the crew's dialect and shape options. */
+export function statusNow(world: SimWorld, crew: CrewState, run: SimRun, now: number): Reply {
   const { config } = crew;
   return dialects.statusReply(run, now, {
-    dialect,
+    dialect: dialectOf(world, crew),
     livePausedState: config.livePausedState ?? world.options.livePausedState ?? 'PAUSED',
     exposeTaskId: config.exposeTaskId ?? world.options.exposeTaskId ?? true,
     liveLastExecutedTaskAsString: config.liveLastExecutedTaskAsString ?? false,

@@ -107,6 +107,11 @@ export interface CrewConfig extends ResponseBehaviour {
   notFoundForMs?: number;
   /** POST /kickoff answers 400 when an input value is longer than this (a crew that checks its inputs). */
   maxInputLength?: number;
+  /**
+   * After it takes a resume, the crew's status still reports the pause it answered for this long (a
+   * service whose status lags behind its resume endpoint). Default 0.
+   */
+  resumeLagMs?: number;
   /** Requests per second this crew accepts (all endpoints); above it: 429 with Retry-After. */
   rateLimitPerSecond?: number;
   /** Answer every request of this crew with `302 Location: <redirectTo><endpoint path>` (security tests). */

@@ -2,6 +2,7 @@
 // modules (runEndpoints, resumeEndpoint) and the request pipeline read and change it.
 
 import { randomBytes } from 'node:crypto';
+import type { Reply } from './dialects';
 import type { RateLimiter } from './faults';
 import type { SimRun } from './runEngine';
 import type { CrewConfig, Dialect, ResumeRecord, SimulatorOptions } from './types';
@@ -13,6 +14,8 @@ export interface CrewState {
   config: CrewConfig & { orgToken: string; userToken: string };
   limiter: RateLimiter;
   lastRequestAt?: number;
+  /** `resumeLagMs`: the pause each run still reports after a resume, until when. */
+  laggingPauses?: Map<SimRun, { until: number; reply: Reply }>;
 }
 
 export interface SimWorld {

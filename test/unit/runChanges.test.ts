@@ -6,7 +6,7 @@ import { normaliseStatus } from '../../src/api/normalize';
 import type { StatusSnapshot } from '../../src/api/types';
 import { describeChanges, type RunChange } from '../../src/runs/changes';
 import { mergeTaskOutputs } from '../../src/runs/taskMerge';
-import { foldSnapshot, newRun } from '../../src/runs/transitions';
+import { feedbackAnswered, foldSnapshot, newRun } from '../../src/runs/transitions';
 import { changeLine } from '../../src/views/runChangeText';
 
 import { type Reply, statusBodies } from '../fixtures/crewApiBodies';
@@ -77,6 +77,34 @@ describe('an unfamiliar status body (issue 31)', () => {
       assert.deepEqual(again, [], 'the same pause is not told again');
     }
     assert.deepEqual(details.history.map((h) => h.state), ['queued', 'awaitingFeedback']);
+  });
+
+  it('a pause the service still reports just after it took the feedback is not a new wait (one notice per round)', () => {
+    const { record: started, details } = newRun('r1', { crewUrl: 'https://crew.example', crewName: 'Crew', kickoffId: 'k1', inputs: {} }, 0);
+    const paused = { state: 'PAUSED', status: 'Waiting for review', task_id: 'task-1', last_executed_task: task('draft_post', 'Draft v1') };
+    foldSnapshot(started, details, normaliseStatus(paused), 1_000);
+    assert.equal(started.needsFeedback, true);
+    const round = { at: 2_000, approve: false, feedback: 'shorter', taskId: 'task-1', output: 'Draft v1' };
+    const record = feedbackAnswered(started, details, round, 2_000);
+    assert.equal(record.needsFeedback, false);
+    // The status lags: the same pause, a moment later.
+    const stale = word(foldSnapshot(record, details, normaliseStatus(paused), 3_000));
+    assert.equal(record.state, 'running');
+    assert.equal(record.needsFeedback, false, 'not waiting again');
+    assert.ok(!stale.some((line) => /feedback|wait/i.test(line)), `no wait is told: ${JSON.stringify(stale)}`);
+    // The task ran again and pauses with its new output: that is the next round's wait.
+    const next = { ...paused, last_executed_task: task('draft_post', 'Draft v2') };
+    foldSnapshot(record, details, normaliseStatus(next), 5_000);
+    assert.equal(record.needsFeedback, true, 'a new output to review is a new wait');
+  });
+
+  it('the same pause long after the feedback is a wait again (the crew produced the same output)', () => {
+    const { record: started, details } = newRun('r1', { crewUrl: 'https://crew.example', crewName: 'Crew', kickoffId: 'k1', inputs: {} }, 0);
+    const paused = { state: 'PAUSED', task_id: 'task-1', last_executed_task: task('draft_post', 'Draft v1') };
+    foldSnapshot(started, details, normaliseStatus(paused), 1_000);
+    const record = feedbackAnswered(started, details, { at: 2_000, approve: false, feedback: 'again', taskId: 'task-1', output: 'Draft v1' }, 2_000);
+    foldSnapshot(record, details, normaliseStatus(paused), 2_000 + 5 * 60_000);
+    assert.equal(record.needsFeedback, true);
   });
 
   it('still shows "unknown" for a run that never had a state Crew Runs knows', () => {

@@ -74,7 +74,7 @@ for (const dialect of ['live', 'docs'] as Dialect[]) {
       sim = await startSimulator({
         timeScale: 0.2,
         dialect,
-        crews: [reviewCrew('review', 'Review'), reviewCrew('hidden', 'Hidden Task', { exposeTaskId: false })],
+        crews: [reviewCrew('review', 'Review'), reviewCrew('hidden', 'Hidden Task', { exposeTaskId: false }), reviewCrew('lagging', 'Lagging', { resumeLagMs: 4000 })],
       });
       crews = await addSimulatorCrews(api, sim, `Fb ${dialect}`);
       await showCrewRunsView();
@@ -181,6 +181,28 @@ for (const dialect of ['live', 'docs'] as Dialect[]) {
       assert.deepStrictEqual(details.tasks.map((t) => t.name), ['draft_task', 'review_task', 'publish_task']);
       assert.strictEqual(sim.getRun(originalKickoffId)!.phase, 'succeeded');
       await waitForStatusBar((t) => !/needs feedback|running/.test(t), 'the status bar item hidden once the run ended');
+    });
+
+    it('a status that still says PAUSED for a while after the approval brings back no wait and no second notice', async () => {
+      const topic = `Lag ${dialect}`;
+      const runId = await startAndWaitForFeedback('lagging', topic);
+      const waitingNotice = new RegExp(`^${topic} on .* is waiting for your feedback\\.$`);
+      await waitFor(() => spy.matching(waitingNotice).length === 1, { message: 'the first "waiting" notice', timeoutMs: 20_000 });
+      let approved = false;
+      let waitedAgain = false;
+      const watch = api.runs.onDidChange(() => (waitedAgain ||= approved && api.runs.get(runId)?.needsFeedback === true));
+      try {
+        const review = await openReview(api, runId, 1);
+        assert.strictEqual(await executeCommand<boolean>('crewRuns.feedback.approve', { thread: review.thread, text: 'ship it' }), true);
+        approved = true;
+        await waitForRun(api, runId, (r) => r.state === 'succeeded', 'the approved run succeeded');
+      } finally {
+        watch.dispose();
+      }
+      assert.strictEqual(waitedAgain, false, 'never waiting again once the feedback was taken');
+      assert.strictEqual(spy.matching(waitingNotice).length, 1, 'one "waiting" notice for one round');
+      const details = await api.runs.readDetails(runId);
+      assert.strictEqual(details.feedbackRounds.length, 1);
     });
 
     it('request changes, then approve: the task is redone and reviewed in a second round', async () => {
