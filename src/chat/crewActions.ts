@@ -7,7 +7,7 @@ import type { CrewApiError } from '../api/errors';
 import type { CrewInputs, InputSpec } from '../api/types';
 import { normaliseCrewUrl } from '../api/url';
 import { startRecordedRun } from '../commands/startRun';
-import { sendResume } from '../commands/sendResume';
+import { isAnswerAlreadyGiven, sendResume } from '../commands/sendResume';
 import type { Crew } from '../crews/crewConfig';
 import type { CrewHealth } from '../crews/crewRegistry';
 import { isRequiredInput, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
@@ -302,6 +302,9 @@ export class CrewActions {
       }
       return { kind: 'sent', run: this.current(current) };
     } catch (error) {
+      if (isAnswerAlreadyGiven(error)) {
+        return { kind: 'problem', message: error.message, sent: false };
+      }
       this.services.log.warn(`[${current.crewName} · ${current.label}] Feedback from the chat not sent: ${errorText(error)}`);
       if (this.apiError(error)?.kind === 'badRequest') {
         this.services.poller.pokeRun(current.id);

@@ -7,7 +7,7 @@ import { type FeedbackReviews, type ReviewRound, type ReviewThread } from '../vi
 import type { RunPanelManager } from '../views/runPanel';
 import { setTokenInteractively } from './crewCommands';
 import { pickRun, runFromArgument } from './pickRun';
-import { sendResume } from './sendResume';
+import { isAnswerAlreadyGiven, sendResume } from './sendResume';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 import { errorText } from '../util/errorText';
@@ -165,6 +165,11 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
     showStatusMessage(approve ? vscode.l10n.t('Approved: {0} goes on', run.label) : vscode.l10n.t('Sent back: {0} redoes the task', run.label), 5000);
     return true;
   } catch (error) {
+    if (isAnswerAlreadyGiven(error)) {
+      // The other answer is the one that counts: this one keeps no draft (it would be sent again later).
+      showStatusMessage(vscode.l10n.t('Your answer on {0} is already on its way.', run.label), 5000);
+      return false;
+    }
     services.log.warn(`[${run.crewName} · ${run.label}] Feedback not sent: ${errorText(error)}`);
     const problem = error instanceof CrewApiError ? error.kind : vscode.l10n.t('error');
     if (review) {

@@ -10,6 +10,22 @@ export interface ResumeAnswer {
   output?: string;
 }
 
+/** Runs whose /resume is on its way from this window. */
+const resuming = new Set<string>();
+
+/** A second answer for a run while the first is on its way, or after it was taken: nothing was sent. */
+export class AnswerAlreadyGiven extends Error {
+  constructor(readonly runLabel: string) {
+    super(`Feedback on ${runLabel} is already on its way or was taken; nothing more was sent.`);
+    this.name = 'AnswerAlreadyGiven';
+  }
+}
+
+/** By name: the chat tools' bundle has its own copy of this class. */
+export function isAnswerAlreadyGiven(error: unknown): error is AnswerAlreadyGiven {
+  return error instanceof Error && error.name === 'AnswerAlreadyGiven';
+}
+
 /**
  * POST /resume, then record the round and follow the run (under its new kickoff id when the service
  * gives one): shared by the review, the commands and the chat tools. Throws (CrewApiError) only when the
@@ -18,6 +34,20 @@ export interface ResumeAnswer {
  * for the caller to tell the user.
  */
 export async function sendResume(services: Services, run: RunRecord, answer: ResumeAnswer): Promise<{ notSaved?: string }> {
+  // A double click, or the same review answered from two places: one answer per pause, never two /resume.
+  const current = services.runs.get(run.id);
+  if (resuming.has(run.id) || (run.needsFeedback && current !== undefined && !current.needsFeedback)) {
+    throw new AnswerAlreadyGiven(run.label);
+  }
+  resuming.add(run.id);
+  try {
+    return await resumeAndRecord(services, run, answer);
+  } finally {
+    resuming.delete(run.id);
+  }
+}
+
+async function resumeAndRecord(services: Services, run: RunRecord, answer: ResumeAnswer): Promise<{ notSaved?: string }> {
   const { approve, feedback, taskId, output } = answer;
   const result = await services.client.resume(run.crewUrl, { executionId: run.kickoffId, taskId, humanFeedback: feedback, isApprove: approve });
   const failures: string[] = [];

@@ -205,6 +205,22 @@ for (const dialect of ['live', 'docs'] as Dialect[]) {
       assert.strictEqual(details.feedbackRounds.length, 1);
     });
 
+    it('Request Changes clicked twice sends one answer, and leaves no draft behind to be sent later', async () => {
+      const runId = await startAndWaitForFeedback('review', `Twice ${dialect}`);
+      const kickoffId = api.runs.get(runId)!.kickoffId;
+      const review = await openReview(api, runId, 1);
+      const clicks = await Promise.all([
+        executeCommand<boolean>('crewRuns.feedback.requestChanges', { thread: review.thread, text: 'Only once' }),
+        executeCommand<boolean>('crewRuns.feedback.requestChanges', { thread: review.thread, text: 'Only once' }),
+      ]);
+      assert.deepStrictEqual([...clicks].sort(), [false, true], 'one click sends, the other does nothing');
+      // The live service's first try is the documented snake_case body (422), then camelCase: one answer either way.
+      const taken = simResumes(kickoffId).filter((r) => r.status !== 422);
+      assert.deepStrictEqual(taken.map((r) => [r.status, r.action]), [[200, 'retry']], 'one /resume reached the crew');
+      assert.strictEqual((await api.runs.readDetails(runId)).feedbackDraft, undefined, 'no draft kept by the click that did nothing');
+      await waitForRun(api, runId, (r) => r.needsFeedback && r.kickoffId !== undefined, 'the redone task waits again');
+    });
+
     it('request changes, then approve: the task is redone and reviewed in a second round', async () => {
       const topic = `Revise ${dialect}`;
       const runId = await startAndWaitForFeedback('review', topic);
