@@ -137,6 +137,15 @@ function idUnder(body: unknown, keys: readonly string[]): string | undefined {
  * "message"}`. Error bodies (`error`/`detail`) and shapes with neither are undefined: the caller decides
  * from the HTTP status what an unreadable 2xx means.
  */
+/** The error a 2xx POST /resume body carries (`{"error"}`, `{"detail"}`), or undefined when it is no error body. */
+export function resumeErrorText(body: unknown): string | undefined {
+  const decoded = decodeBody(body);
+  if (!isJsonObject(decoded) || idUnder(decoded, ['kickoff_id', 'kickoffId']) !== undefined || !('error' in decoded || 'detail' in decoded)) {
+    return undefined;
+  }
+  return extractErrorMessage(decoded);
+}
+
 export function parseResumeBody(body: unknown): ResumeResult | undefined {
   const decoded = decodeBody(body);
   if (!isJsonObject(decoded)) {

@@ -14,6 +14,7 @@ import {
   KICKOFF_ID_KEYS,
   parseKickoffBody,
   parseResumeBody,
+  resumeErrorText,
 } from './bodies';
 import { parseInputsBody } from './inputsBody';
 import type * as TransportModule from './transport';
@@ -149,7 +150,14 @@ export class CrewClient implements StatusSource {
       };
       response = await this.send(crewUrl, ['resume'], 'POST', JSON.stringify(camelCase), call);
     }
-    const result = parseResumeBody(parseJson(response)) ?? { kind: 'resumed' };
+    const body = parseJson(response);
+    const refusal = resumeErrorText(body);
+    if (refusal !== undefined) {
+      // A 2xx that says it failed: not recorded as sent (the text is kept); whether the crew acted is unclear,
+      // so it is never sent again by itself (badResponse: may have acted).
+      throw new CrewApiError('badResponse', `The crew answered ${response.status} but said: ${refusal}`, { status: response.status, serverMessage: refusal, body });
+    }
+    const result = parseResumeBody(body) ?? { kind: 'resumed' };
     if (result.kind !== 'continuedAs') {
       return result;
     }

@@ -360,6 +360,21 @@ describe('CrewClient never lets a token leave its crew', () => {
     }
   });
 
+  it('a 2xx /resume whose body is an error is not taken as sent: it fails with the server\'s words', async () => {
+    for (const body of [{ error: 'Execution is not waiting for input' }, { detail: 'Task not found' }]) {
+      const server = await answering(200, body);
+      const { client } = clientFor(undefined, { getToken: async () => 'resume-canary-token' });
+      try {
+        const error = await expectError(client.resume(server.url, { executionId: 'k1', taskId: 't1', humanFeedback: 'shorter', isApprove: false }), 'badResponse');
+        assert.equal(error.serverMessage, Object.values(body)[0]);
+        assert.equal(error.status, 200);
+      } finally {
+        await client.dispose();
+        await server.close();
+      }
+    }
+  });
+
   it('still reports a rejected token on /inputs as unauthorized', async () => {
     const server = await answering(401, { detail: 'Invalid token' });
     const { client } = clientFor(undefined, { getToken: async () => 'inputs-canary-token' });
