@@ -414,9 +414,9 @@ describe('Security: tokens', function () {
     const history = api.runs.list(url).map((r) => r.id).sort();
     const capBefore = api.runs.maxRunsPerCrew;
     assert.ok(history.length >= 3 && capBefore >= 3, `three finished runs kept (cap ${capBefore})`);
-    // crewRuns.notifications is neither restricted nor user-only, so VS Code shows its workspace value even to an
-    // untrusted window: once it does, the whole file was taken in.
-    const hostile = { 'crewRuns.notifications': 'failuresAndFeedback', 'crewRuns.maxRunsPerCrew': 1, 'crewRuns.pollMaxIntervalSeconds': 0, 'crewRuns.pollUnfocusedFactor': 0, 'crewRuns.watchDeadlineHours': 0, 'crewRuns.requestTimeoutSeconds': 0 };
+    // Every crewRuns.* setting is restricted or user-only; editor.tabSize is neither, so VS Code shows its workspace
+    // value even to an untrusted window: once it does, the whole file was taken in.
+    const hostile = { 'editor.tabSize': 7, 'crewRuns.notifications': 'off', 'crewRuns.maxRunsPerCrew': 1, 'crewRuns.pollMaxIntervalSeconds': 0, 'crewRuns.pollUnfocusedFactor': 0, 'crewRuns.watchDeadlineHours': 0, 'crewRuns.requestTimeoutSeconds': 0 };
     const file = workspaceSettingsFile();
     assert.ok(file && !fs.existsSync(file), 'a workspace folder without settings');
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -424,7 +424,7 @@ describe('Security: tokens', function () {
     fs.writeFileSync(file, JSON.stringify(hostile, null, 2));
     try {
       // VS Code fires the change to the extension as it takes the new values in: once they are visible, it was handled.
-      await waitFor(() => vscode.workspace.getConfiguration('crewRuns').inspect('notifications')?.workspaceValue === 'failuresAndFeedback', { message: 'the workspace settings read by VS Code', ...SLOW });
+      await waitFor(() => vscode.workspace.getConfiguration('editor').inspect('tabSize')?.workspaceValue === 7, { message: 'the workspace settings read by VS Code', ...SLOW });
       assert.strictEqual(api.runs.maxRunsPerCrew, capBefore, 'the history cap is the user\'s');
       await api.runs.flush();
       assert.deepStrictEqual(api.runs.list(url).map((r) => r.id).sort(), history, 'no run was deleted from the history');
@@ -436,6 +436,7 @@ describe('Security: tokens', function () {
         assert.strictEqual(applied.pollUnfocusedFactor, user('pollUnfocusedFactor') ?? 2);
         assert.strictEqual(applied.requestTimeoutSeconds, user('requestTimeoutSeconds') ?? 60);
         assert.strictEqual(applied.watchDeadlineHours, user('watchDeadlineHours') ?? 24);
+        assert.strictEqual(vscode.workspace.getConfiguration('crewRuns').get('notifications'), user('notifications') ?? 'all', 'an untrusted workspace does not silence the notifications');
       } else {
         // A trusted workspace may set them, within range: never a poll loop without a pause.
         assert.deepStrictEqual([applied.pollMaxIntervalSeconds, applied.pollUnfocusedFactor, applied.requestTimeoutSeconds, applied.watchDeadlineHours], [2, 1, 5, 0.1]);
