@@ -13,6 +13,8 @@
 // learns its files from CREW_RUNS_TEST_ONLY_FILES / CREW_RUNS_TEST_SKIP_FILES, and tests of those
 // files to leave out from CREW_RUNS_TEST_SKIP_TESTS. The "floor" session runs the core suites on
 // the oldest VS Code that engines.vscode admits (install.ts: FLOOR_SERVER, its own cache folder).
+// The "withoutChat" session loads the extension through a wrapper that hides vscode.lm and
+// vscode.chat from it (withoutChat.ts), as a fork without those APIs would.
 //
 // UI bridge (uiBridge.ts): tests log requests, this runner acts with Playwright. Keys for a quick
 // input carry a guard the runner checks right before acting (open — not in its 150 ms close
@@ -48,7 +50,7 @@
 //   CREW_RUNS_TEST_GREP        only run tests whose full title matches (passed to the suite)
 //   CREW_RUNS_TEST_TIMEOUT_MS  limit per session for server + browser + suite (default 600000)
 //   CREW_RUNS_TEST_RELOAD_TIMEOUT_MS  limit from a reload request to the next phase's start (default 120000)
-//   CREW_RUNS_TEST_SESSIONS    only these sessions, comma-separated: main, floor, untrusted,
+//   CREW_RUNS_TEST_SESSIONS    only these sessions, comma-separated: main, floor, withoutChat, untrusted,
 //                              and reload suites by file name without .test.js (e.g. "chaos"); default all
 //   CREW_RUNS_TEST_CACHE_DIR   where the servers and their Node are installed (default .vscode-test)
 //   CREW_RUNS_TEST_RESULTS_DIR screenshots and logs (default test-results; give concurrent runs their own)
@@ -84,6 +86,7 @@ import { Relay } from './relay';
 import { QUIET_USER_SETTINGS as USER_SETTINGS, startVsCodeServer } from './server';
 import { DemoWindows } from './demoWindows';
 import { UiBridge } from './uiBridge';
+import { extensionWithoutChat } from './withoutChat';
 import { PeerWindows } from './windows';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
@@ -155,6 +158,8 @@ interface SessionSpec {
   vsix?: string;
   /** Which VS Code server (default CURRENT_SERVER: today's VS Code). */
   server?: ServerFlavour;
+  /** Load the extension through a wrapper that hides vscode.lm and vscode.chat from it (runner/withoutChat.ts). */
+  withoutChat?: boolean;
 }
 
 interface SessionOutcome {
@@ -270,6 +275,9 @@ const FLOOR_SKIPPED_TESTS = [
   'Feedback (errors and the NOT FOUND pause) shows a running run that turns NOT FOUND',
 ];
 
+/** Meaningful only where the extension sees no chat API: the withoutChat session. */
+const WITHOUT_CHAT_FILE = 'withoutChat.test.js';
+
 function sessionSpecs(): SessionSpec[] {
   const vsix = process.env.CREW_RUNS_TEST_VSIX;
   if (vsix) {
@@ -280,13 +288,15 @@ function sessionSpecs(): SessionSpec[] {
   const ownFiles = filesMarked(OWN_SESSION_MARKER).filter((file) => !reloadFiles.includes(file));
   const sessionName = (file: string) => file.replace(/\.test\.js$/, '').replace(/\//g, '-');
   const specs: SessionSpec[] = [
-    { name: 'main', skipFiles: [...reloadFiles, ...ownFiles], reloads: false },
+    { name: 'main', skipFiles: [...reloadFiles, ...ownFiles, WITHOUT_CHAT_FILE], reloads: false },
     ...ownFiles.map((file) => ({ name: sessionName(file), onlyFiles: [file], reloads: false })),
     ...reloadFiles.map((file) => ({ name: sessionName(file), onlyFiles: [file], reloads: true })),
     // Workspace Trust on and the test folder not trusted (Restricted Mode): workspace crews must stay hidden.
     { name: 'untrusted', onlyFiles: ['security.test.js'], reloads: false, settings: { 'security.workspace.trust.enabled': true } },
     // The oldest VS Code engines.vscode admits, on the Node it ships: the core paths must work there.
     { name: 'floor', onlyFiles: FLOOR_FILES, skipTests: FLOOR_SKIPPED_TESTS, reloads: false, server: FLOOR_SERVER },
+    // An editor without the chat and language model APIs (a fork): activation, then a kickoff.
+    { name: 'withoutChat', onlyFiles: ['activation.test.js', WITHOUT_CHAT_FILE], reloads: false, server: FLOOR_SERVER, withoutChat: true },
   ];
   const wanted = (process.env.CREW_RUNS_TEST_SESSIONS ?? '').split(',').map((name) => name.trim()).filter(Boolean);
   if (wanted.length === 0) {
@@ -551,7 +561,7 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
       }
     };
     const authority = `127.0.0.1:${relay?.port ?? port}`;
-    const extensionPath = spec.vsix ? placeholderExtension(session.tempDir) : repoRoot;
+    const extensionPath = spec.vsix ? placeholderExtension(session.tempDir) : spec.withoutChat ? extensionWithoutChat(repoRoot, session.tempDir) : repoRoot;
     const workbenchUrl = (testsEntry: string) => {
       const payload = [
         ['extensionDevelopmentPath', `vscode-remote://${authority}${extensionPath}`],
