@@ -624,8 +624,11 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
         } else if (line.startsWith(PHASE_RESULT_MARKER)) {
           phaseResult = parseMarker<SuiteResult>(line, PHASE_RESULT_MARKER);
         } else if (line.startsWith(SUITE_START_MARKER)) {
-          const start = parseMarker<{ phase?: number }>(line, SUITE_START_MARKER);
+          const start = parseMarker<{ phase?: number; vscode?: string; node?: string }>(line, SUITE_START_MARKER);
           const next = start?.phase ?? phase + 1;
+          if (!suiteStarted && start?.vscode) {
+            log(`the suite runs in VS Code ${start.vscode}, extension host on Node ${start.node ?? '?'}`);
+          }
           if (reloading) {
             clearTimeout(reloadTimer);
             log(`phase ${next} started ${((Date.now() - reloading.at) / 1000).toFixed(1)} s after the reload request`);

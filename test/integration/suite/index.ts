@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { format } from 'util';
 import type MochaImport from 'mocha';
+import * as vscode from 'vscode';
 import { reload, setPhaseStatsProvider } from '../helpers/reload';
 import { ui } from '../helpers/ui';
 import { MOCHA_DIR_ENV, ONLY_FILES_ENV, RESULT_MARKER, SKIP_FILES_ENV, SKIP_TESTS_ENV, SUITE_START_MARKER, type SuiteResult } from '../helpers/uiBridgeProtocol';
@@ -55,7 +56,8 @@ function chosen(compiled: string): boolean {
 
 export function run(): Promise<void> {
   const phase = reload.available() ? reload.phase() : 0;
-  console.log(`${SUITE_START_MARKER} ${JSON.stringify({ phase, pid: process.pid })}`);
+  // Which VS Code and Node this host really is: the floor session is only worth what it ran on.
+  console.log(`${SUITE_START_MARKER} ${JSON.stringify({ phase, pid: process.pid, vscode: vscode.version, node: process.versions.node })}`);
   // The host forwards console.log's arguments unformatted; without this the spec reporter's
   // lines arrive as "%s (%dms)" templates. Colour codes go too: mocha's ✔/✖ symbols carry them
   // whenever CI=true, even with `color: false`.
