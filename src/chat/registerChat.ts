@@ -14,7 +14,7 @@ import { TOOL, type ToolName } from './toolNames';
 type Tool = vscode.LanguageModelTool<Record<string, unknown>>;
 
 /** Context keys the manifest's `when` clauses of the tools and the participant read. */
-export const CHAT_CONTEXT = {
+const CHAT_CONTEXT = {
   tools: 'crewRuns.chatTools',
   participant: 'crewRuns.chatParticipant',
 } as const;
