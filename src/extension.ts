@@ -33,7 +33,7 @@ export function activate(context: vscode.ExtensionContext) {
   core = started;
   const services = started.then((c) => c.services);
   services.catch(() => undefined); // Told above; a chat tool called later gets the error itself.
-  context.subscriptions.push(log, ...lazy.register(), ...registerChat(services, context.extensionUri));
+  context.subscriptions.push(log, ...lazy.register(), ...registerChat(services, context.extensionUri, log));
 
   if (process.env.CREW_RUNS_TEST_HOOKS !== '1') {
     return undefined;

@@ -1,39 +1,80 @@
 // Makes the crews available to the editor's AI: the language model tools and the @crews chat
-// participant. Registration is cheap and feature-detected (editors without `vscode.lm` or
-// `vscode.chat` still activate); the implementations load on first use. Registered by activate()
-// itself (a tool call may be what activates the extension); the services come with the core.
+// participant. Registration is cheap and feature-detected: an editor without `vscode.lm` or
+// `vscode.chat` (a fork, an older or web-only build), or one whose registration throws (a stub),
+// still activates, shows no error, and keeps the tools and the participant hidden — they are
+// contributed with `when` clauses on the context keys set here once registration succeeded, so no
+// chat lists a crew tool or @crews that nobody answers. The implementations load on first use.
+// Registered by activate() itself (a tool call may be what activates the extension); the services
+// come with the core.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
+import { errorText } from '../util/errorText';
 import { TOOL, type ToolName } from './toolNames';
 
 type Tool = vscode.LanguageModelTool<Record<string, unknown>>;
 
-export function registerChat(services: Promise<Services>, extensionUri: vscode.Uri): vscode.Disposable[] {
+/** Context keys the manifest's `when` clauses of the tools and the participant read. */
+const CHAT_CONTEXT = {
+  tools: 'crewRuns.chatTools',
+  participant: 'crewRuns.chatParticipant',
+} as const;
+
+/** Where registration tells what it left out: the log, never a notification (nothing is wrong). */
+export interface ChatRegistrationLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+export function registerChat(services: Promise<Services>, extensionUri: vscode.Uri, log: ChatRegistrationLog): vscode.Disposable[] {
   const disposables: vscode.Disposable[] = [];
   let tools: Promise<Record<ToolName, Tool>> | undefined;
   const loadTools = () => (tools ??= Promise.all([services, import('./chatImpl')]).then(([s, m]) => m.createTools(s, m.chatKit)));
 
-  // `vscode.lm` is typed as always present; an older or different editor may not have it.
-  const lm = (vscode as Partial<typeof vscode>).lm;
+  // `vscode.lm` and `vscode.chat` are typed as always present; another editor may lack them.
+  const api = vscode as Partial<typeof vscode>;
+  const lm = api.lm;
   if (typeof lm?.registerTool === 'function') {
-    for (const name of Object.values(TOOL)) {
-      disposables.push(
-        lm.registerTool<Record<string, unknown>>(name, {
-          prepareInvocation: async (options, token) => (await loadTools())[name].prepareInvocation?.(options, token),
-          invoke: async (options, token) => (await loadTools())[name].invoke(options, token),
-        }),
-      );
+    const registered: vscode.Disposable[] = [];
+    try {
+      for (const name of Object.values(TOOL)) {
+        registered.push(
+          lm.registerTool<Record<string, unknown>>(name, {
+            prepareInvocation: async (options, token) => (await loadTools())[name].prepareInvocation?.(options, token),
+            invoke: async (options, token) => (await loadTools())[name].invoke(options, token),
+          }),
+        );
+      }
+      disposables.push(...registered);
+      setContext(CHAT_CONTEXT.tools, log);
+    } catch (error) {
+      // Half a tool set would be worse than none: the model would call what is not there.
+      registered.forEach((disposable) => disposable.dispose());
+      log.warn(`The crew tools for the editor's AI are not available here: ${errorText(error)}`);
     }
+  } else {
+    log.info("This editor has no language model tools API (vscode.lm): the crew tools for its AI are not offered.");
   }
-  const chat = (vscode as Partial<typeof vscode>).chat;
+
+  const chat = api.chat;
   if (typeof chat?.createChatParticipant === 'function') {
-    let handler: Promise<vscode.ChatRequestHandler> | undefined;
-    const participant = chat.createChatParticipant('crewRuns.crews', async (request, context, stream, token) => {
-      handler ??= Promise.all([services, import('./chatImpl')]).then(([s, m]) => m.createParticipantHandler(s, m.chatKit));
-      return (await handler)(request, context, stream, token);
-    });
-    participant.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'icon.png');
-    disposables.push(participant);
+    try {
+      let handler: Promise<vscode.ChatRequestHandler> | undefined;
+      const participant = chat.createChatParticipant('crewRuns.crews', async (request, context, stream, token) => {
+        handler ??= Promise.all([services, import('./chatImpl')]).then(([s, m]) => m.createParticipantHandler(s, m.chatKit));
+        return (await handler)(request, context, stream, token);
+      });
+      disposables.push(participant);
+      participant.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'icon.png');
+      setContext(CHAT_CONTEXT.participant, log);
+    } catch (error) {
+      log.warn(`The @crews chat participant is not available here: ${errorText(error)}`);
+    }
+  } else {
+    log.info('This editor has no chat API (vscode.chat): the @crews participant is not offered.');
   }
   return disposables;
+}
+
+function setContext(key: string, log: ChatRegistrationLog): void {
+  void Promise.resolve(vscode.commands.executeCommand('setContext', key, true)).catch((error: unknown) => log.warn(`Could not set ${key}: ${errorText(error)}`));
 }

@@ -28,6 +28,15 @@ export const STATE_DIR_ENV = 'CREW_RUNS_TEST_STATE_DIR';
 export const ONLY_FILES_ENV = 'CREW_RUNS_TEST_ONLY_FILES';
 export const SKIP_FILES_ENV = 'CREW_RUNS_TEST_SKIP_FILES';
 
+/** Environment variable (server → extension host): a regular expression; tests whose full title matches it are left out of the session (ignored when CREW_RUNS_TEST_GREP is set). */
+export const SKIP_TESTS_ENV = 'CREW_RUNS_TEST_SKIP_TESTS';
+
+/** Key (Symbol.for) of what the withoutChat session's shim leaves on globalThis (runner/withoutChat.ts, suite/withoutChat.test.ts). */
+export const WITHOUT_CHAT_PROBE = 'crewRuns.test.withoutChat';
+
+/** Environment variable (server → extension host): the mocha package the suite entry loads instead of the project's (the floor session's older Node). */
+export const MOCHA_DIR_ENV = 'CREW_RUNS_TEST_MOCHA_DIR';
+
 /**
  * A test file containing this text (a comment is enough; tsc keeps comments) reloads the window:
  * the runner gives it a session of its own, after the main one.

@@ -10,7 +10,11 @@
 // ('@crew-runs-reload-session') or OWN_SESSION_MARKER ('@crew-runs-own-session', see
 // helpers/uiBridgeProtocol.ts) then gets a session of its own, one after the other, so a reload or
 // a second window never disturbs other suites and each starts from empty state. The suite entry
-// learns its files from CREW_RUNS_TEST_ONLY_FILES / CREW_RUNS_TEST_SKIP_FILES.
+// learns its files from CREW_RUNS_TEST_ONLY_FILES / CREW_RUNS_TEST_SKIP_FILES, and tests of those
+// files to leave out from CREW_RUNS_TEST_SKIP_TESTS. The "floor" session runs the core suites on
+// the oldest VS Code that engines.vscode admits (install.ts: FLOOR_SERVER, its own cache folder).
+// The "withoutChat" session loads the extension through a wrapper that hides vscode.lm and
+// vscode.chat from it (withoutChat.ts), as a fork without those APIs would.
 //
 // UI bridge (uiBridge.ts): tests log requests, this runner acts with Playwright. Keys for a quick
 // input carry a guard the runner checks right before acting (open — not in its 150 ms close
@@ -46,9 +50,9 @@
 //   CREW_RUNS_TEST_GREP        only run tests whose full title matches (passed to the suite)
 //   CREW_RUNS_TEST_TIMEOUT_MS  limit per session for server + browser + suite (default 600000)
 //   CREW_RUNS_TEST_RELOAD_TIMEOUT_MS  limit from a reload request to the next phase's start (default 120000)
-//   CREW_RUNS_TEST_SESSIONS    only these sessions, comma-separated: main, and reload suites by file
-//                              name without .test.js (e.g. "chaos"); default all
-//   CREW_RUNS_TEST_CACHE_DIR   where Node 24 and the server are installed (default .vscode-test)
+//   CREW_RUNS_TEST_SESSIONS    only these sessions, comma-separated: main, floor, withoutChat, untrusted,
+//                              and reload suites by file name without .test.js (e.g. "chaos"); default all
+//   CREW_RUNS_TEST_CACHE_DIR   where the servers and their Node are installed (default .vscode-test)
 //   CREW_RUNS_TEST_RESULTS_DIR screenshots and logs (default test-results; give concurrent runs their own)
 //   CREW_RUNS_TEST_VSIX        test this packaged .vsix, installed into the server, with the activation suite only
 //   CREW_RUNS_TEST_VERBOSE=1   print every workbench log line, not just the suite's output
@@ -61,12 +65,14 @@ import * as path from 'path';
 import { format } from 'util';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import {
+  MOCHA_DIR_ENV,
   ONLY_FILES_ENV,
   OWN_SESSION_MARKER,
   PHASE_RESULT_MARKER,
   RELOAD_SESSION_MARKER,
   RESULT_MARKER,
   SKIP_FILES_ENV,
+  SKIP_TESTS_ENV,
   STATE_DIR_ENV,
   SUITE_START_MARKER,
   type ReloadRequest,
@@ -74,12 +80,13 @@ import {
   UI_BRIDGE_DIR_ENV,
   parseUiRequest,
 } from '../helpers/uiBridgeProtocol';
-import { ensureChromium, ensureServerInstalled } from './install';
+import { CURRENT_SERVER, FLOOR_SERVER, type ServerFlavour, type ServerInstall, ensureChromium, ensureServerInstalled } from './install';
 import { freeLoopbackPort, killProcessGroup, pidsMentioning, survivors } from './processes';
 import { Relay } from './relay';
 import { QUIET_USER_SETTINGS as USER_SETTINGS, startVsCodeServer } from './server';
 import { DemoWindows } from './demoWindows';
 import { UiBridge } from './uiBridge';
+import { extensionWithoutChat } from './withoutChat';
 import { PeerWindows } from './windows';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
@@ -141,12 +148,18 @@ interface SessionSpec {
   onlyFiles?: string[];
   /** … but these. */
   skipFiles?: string[];
+  /** Tests of those files left out, by a piece of their full title (suite names and test name). */
+  skipTests?: string[];
   /** Gets a state dir and may reload the window. */
   reloads: boolean;
   /** User settings on top of USER_SETTINGS. */
   settings?: Record<string, unknown>;
   /** Install this .vsix into the server and test the installed extension instead of this folder. */
   vsix?: string;
+  /** Which VS Code server (default CURRENT_SERVER: today's VS Code). */
+  server?: ServerFlavour;
+  /** Load the extension through a wrapper that hides vscode.lm and vscode.chat from it (runner/withoutChat.ts). */
+  withoutChat?: boolean;
 }
 
 interface SessionOutcome {
@@ -241,6 +254,30 @@ function filesMarked(marker: string): string[] {
   return found.sort();
 }
 
+/**
+ * What the floor session runs on VS Code 1.96: the core paths — activate, add a crew and its token,
+ * kick off through the wizard, the tree and status bar, the run view, feedback through comments,
+ * batches — and the chat tools, whose API changed most between releases.
+ */
+const FLOOR_FILES = ['activation', 'crews', 'kickoff', 'monitoring', 'runView', 'feedback', 'batches', 'lmTools'].map((name) => `${name}.test.js`);
+/**
+ * Long tests of those files whose subject is polling and the crews' wire formats: the same code on
+ * any VS Code, and tested on today's. Left out so that the floor session stays near 3 minutes.
+ */
+const FLOOR_SKIPPED_TESTS = [
+  'Monitoring keeps watching a run the service does not know yet',
+  'Monitoring keeps a lost run queued',
+  'Monitoring rides out 500',
+  'Monitoring stops and resumes watching',
+  'Monitoring tracks a kickoff id',
+  'Monitoring ends ten runs',
+  'Feedback (docs dialect)',
+  'Feedback (errors and the NOT FOUND pause) shows a running run that turns NOT FOUND',
+];
+
+/** Meaningful only where the extension sees no chat API: the withoutChat session. */
+const WITHOUT_CHAT_FILE = 'withoutChat.test.js';
+
 function sessionSpecs(): SessionSpec[] {
   const vsix = process.env.CREW_RUNS_TEST_VSIX;
   if (vsix) {
@@ -251,11 +288,15 @@ function sessionSpecs(): SessionSpec[] {
   const ownFiles = filesMarked(OWN_SESSION_MARKER).filter((file) => !reloadFiles.includes(file));
   const sessionName = (file: string) => file.replace(/\.test\.js$/, '').replace(/\//g, '-');
   const specs: SessionSpec[] = [
-    { name: 'main', skipFiles: [...reloadFiles, ...ownFiles], reloads: false },
+    { name: 'main', skipFiles: [...reloadFiles, ...ownFiles, WITHOUT_CHAT_FILE], reloads: false },
     ...ownFiles.map((file) => ({ name: sessionName(file), onlyFiles: [file], reloads: false })),
     ...reloadFiles.map((file) => ({ name: sessionName(file), onlyFiles: [file], reloads: true })),
     // Workspace Trust on and the test folder not trusted (Restricted Mode): workspace crews must stay hidden.
     { name: 'untrusted', onlyFiles: ['security.test.js'], reloads: false, settings: { 'security.workspace.trust.enabled': true } },
+    // The oldest VS Code engines.vscode admits, on the Node it ships: the core paths must work there.
+    { name: 'floor', onlyFiles: FLOOR_FILES, skipTests: FLOOR_SKIPPED_TESTS, reloads: false, server: FLOOR_SERVER },
+    // An editor without the chat and language model APIs (a fork): activation, then a kickoff.
+    { name: 'withoutChat', onlyFiles: ['activation.test.js', WITHOUT_CHAT_FILE], reloads: false, server: FLOOR_SERVER, withoutChat: true },
   ];
   const wanted = (process.env.CREW_RUNS_TEST_SESSIONS ?? '').split(',').map((name) => name.trim()).filter(Boolean);
   if (wanted.length === 0) {
@@ -282,12 +323,16 @@ async function main(): Promise<number> {
       fs.rmSync(path.join(resultsDir, entry), { recursive: true, force: true });
     }
   }
-  const { nodeBin, serverMain } = ensureServerInstalled(cacheDir);
-  const chromiumPath = ensureChromium();
   if (!fs.existsSync(`${suiteEntry}.js`)) {
     throw new Error(`${suiteEntry}.js is missing: run 'tsc -p .' first`);
   }
   const specs = sessionSpecs();
+  // Only the servers the chosen sessions use: a floor-only run never installs today's server.
+  const installs = new Map<ServerFlavour, ServerInstall>();
+  for (const flavour of new Set(specs.map((spec) => spec.server ?? CURRENT_SERVER))) {
+    installs.set(flavour, ensureServerInstalled(cacheDir, flavour));
+  }
+  const chromiumPath = ensureChromium();
 
   const started = Date.now();
   // Playwright's own signal handlers exit the process before our cleanup kills the server.
@@ -306,9 +351,13 @@ async function main(): Promise<number> {
       break;
     }
     if (specs.length > 1) {
-      log(`session ${spec.name}${spec.onlyFiles ? ` (${spec.onlyFiles.join(', ')})` : ''}`);
+      log(`session ${spec.name}${spec.server ? ` on VS Code ${spec.server.vscode}` : ''}${spec.onlyFiles ? ` (${spec.onlyFiles.join(', ')})` : ''}`);
     }
-    outcomes.push(await runSession(spec, nodeBin, serverMain));
+    const install = installs.get(spec.server ?? CURRENT_SERVER);
+    if (!install) {
+      throw new Error(`no server installed for session ${spec.name}`);
+    }
+    outcomes.push(await runSession(spec, install));
   }
   await cleanup();
 
@@ -382,7 +431,7 @@ function placeholderExtension(tempDir: string): string {
   return dir;
 }
 
-async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string): Promise<SessionOutcome> {
+async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: ServerInstall): Promise<SessionOutcome> {
   const started = Date.now();
   const session: LiveSession = { name: spec.name, tempDir: fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-it-')) };
   run.sessions.push(session);
@@ -456,6 +505,8 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
           [ONLY_FILES_ENV]: spec.onlyFiles?.join(',') ?? '',
           [SKIP_FILES_ENV]: spec.skipFiles?.join(',') ?? '',
           CREW_RUNS_TEST_VSIX_INSTALLED: spec.vsix ? '1' : '',
+          [MOCHA_DIR_ENV]: mochaDir ?? '',
+          [SKIP_TESTS_ENV]: spec.skipTests?.map((title) => title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') ?? '',
         },
       }),
       timedOut,
@@ -510,9 +561,10 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
       }
     };
     const authority = `127.0.0.1:${relay?.port ?? port}`;
+    const extensionPath = spec.vsix ? placeholderExtension(session.tempDir) : spec.withoutChat ? extensionWithoutChat(repoRoot, session.tempDir) : repoRoot;
     const workbenchUrl = (testsEntry: string) => {
       const payload = [
-        ['extensionDevelopmentPath', `vscode-remote://${authority}${spec.vsix ? placeholderExtension(session.tempDir) : repoRoot}`],
+        ['extensionDevelopmentPath', `vscode-remote://${authority}${extensionPath}`],
         ['extensionTestsPath', `vscode-remote://${authority}${testsEntry}`],
         ['skipWelcome', 'true'],
       ];
@@ -572,8 +624,11 @@ async function runSession(spec: SessionSpec, nodeBin: string, serverMain: string
         } else if (line.startsWith(PHASE_RESULT_MARKER)) {
           phaseResult = parseMarker<SuiteResult>(line, PHASE_RESULT_MARKER);
         } else if (line.startsWith(SUITE_START_MARKER)) {
-          const start = parseMarker<{ phase?: number }>(line, SUITE_START_MARKER);
+          const start = parseMarker<{ phase?: number; vscode?: string; node?: string }>(line, SUITE_START_MARKER);
           const next = start?.phase ?? phase + 1;
+          if (!suiteStarted && start?.vscode) {
+            log(`the suite runs in VS Code ${start.vscode}, extension host on Node ${start.node ?? '?'}`);
+          }
           if (reloading) {
             clearTimeout(reloadTimer);
             log(`phase ${next} started ${((Date.now() - reloading.at) / 1000).toFixed(1)} s after the reload request`);

@@ -5,14 +5,19 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { format } from 'util';
-import MochaImport from 'mocha';
+import type MochaImport from 'mocha';
+import * as vscode from 'vscode';
 import { reload, setPhaseStatsProvider } from '../helpers/reload';
 import { ui } from '../helpers/ui';
-import { ONLY_FILES_ENV, RESULT_MARKER, SKIP_FILES_ENV, SUITE_START_MARKER, type SuiteResult } from '../helpers/uiBridgeProtocol';
+import { MOCHA_DIR_ENV, ONLY_FILES_ENV, RESULT_MARKER, SKIP_FILES_ENV, SKIP_TESTS_ENV, SUITE_START_MARKER, type SuiteResult } from '../helpers/uiBridgeProtocol';
 
-// mocha is an ES module package: require() yields the class itself (Node 24) or a namespace
+// The project's mocha, or the one the runner installed beside an older server: mocha 12 require()s
+// ES modules, which the Node of VS Code 1.96 (20.18.1, the floor session) cannot.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const loaded = require(process.env[MOCHA_DIR_ENV] || 'mocha') as typeof MochaImport & { default?: typeof MochaImport };
+// mocha 12 is an ES module package: require() yields the class itself (Node 24) or a namespace
 // whose default is the class (Node 20/22), so the default import may be one level too high.
-const Mocha: typeof MochaImport = (MochaImport as typeof MochaImport & { default?: typeof MochaImport }).default ?? MochaImport;
+const Mocha: typeof MochaImport = loaded.default ?? loaded;
 
 /** out/ → repo root: compiled tests map back to test/integration/suite/<same path>.ts. */
 const sourceDir = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'integration', 'suite');
@@ -51,14 +56,17 @@ function chosen(compiled: string): boolean {
 
 export function run(): Promise<void> {
   const phase = reload.available() ? reload.phase() : 0;
-  console.log(`${SUITE_START_MARKER} ${JSON.stringify({ phase, pid: process.pid })}`);
+  // Which VS Code and Node this host really is: the floor session is only worth what it ran on.
+  console.log(`${SUITE_START_MARKER} ${JSON.stringify({ phase, pid: process.pid, vscode: vscode.version, node: process.versions.node })}`);
   // The host forwards console.log's arguments unformatted; without this the spec reporter's
   // lines arrive as "%s (%dms)" templates. Colour codes go too: mocha's ✔/✖ symbols carry them
   // whenever CI=true, even with `color: false`.
   Mocha.reporters.Base.consoleLog = (...args: unknown[]) => console.log(format(...args).replace(/\x1b\[[0-9;]*m/g, ''));
 
   const grep = process.env.CREW_RUNS_TEST_GREP || undefined;
-  const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', color: false, timeout: 60_000, grep });
+  // A session may leave some tests of its files out; tests asked for by name run regardless.
+  const skip = grep ? undefined : process.env[SKIP_TESTS_ENV] || undefined;
+  const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', color: false, timeout: 60_000, grep: grep ?? skip, invert: skip !== undefined });
   for (const file of testFiles(__dirname).filter(chosen).filter(hasSource)) {
     mocha.addFile(file);
   }
