@@ -8,7 +8,7 @@ import type { BatchStore } from '../batches/batchStore';
 import { mapColumns, type MappedTable } from '../batches/mapping';
 import { type Batch, type BatchRow, batchProgress, failedRows, unfinishedRerunOf } from '../batches/model';
 import { formatOfFileName, parseTable, type ParsedTable } from '../batches/parse';
-import { localFile, readBatchSource, type SourceBytes } from '../batches/source';
+import { canBeTable, localFile, localFileCanBeTable, readBatchSource, type SourceBytes } from '../batches/source';
 import type { InputSpec } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
 import { isFinished, type RunRecord } from '../runs/model';
@@ -158,10 +158,14 @@ async function pickSource(): Promise<vscode.Uri | undefined> {
   type Item = vscode.QuickPickItem & { uri?: vscode.Uri };
   const items: Item[] = [];
   const active = vscode.window.activeTextEditor?.document;
-  if (active && (formatOfFileName(active.uri.path) || ['csv', 'jsonl', 'json'].includes(active.languageId))) {
+  const activeName = formatOfFileName(active?.uri.path ?? '') ? active?.uri.path : `.${active?.languageId}`;
+  if (active && activeName && canBeTable(activeName, active.getText(new vscode.Range(0, 0, 20, 0)))) {
     items.push({ label: `$(file) ${vscode.l10n.t('The active editor')}`, description: inertLine(path.basename(active.uri.path)), uri: active.uri });
   }
-  const files = await vscode.workspace.findFiles('**/*.{jsonl,ndjson,csv,json}', '**/{node_modules,.git,out,dist}/**', 200);
+  const found = await vscode.workspace.findFiles('**/*.{jsonl,ndjson,csv,json}', '**/{node_modules,.git,out,dist}/**', 200);
+  // A settings.json or package.json is never a table: .json files are offered only when they hold an array.
+  const tables = await Promise.all(found.map(async (uri) => (uri.scheme !== 'file' || (await localFileCanBeTable(uri.fsPath)) ? uri : undefined)));
+  const files = tables.filter((uri): uri is vscode.Uri => uri !== undefined);
   for (const uri of files.sort((a, b) => a.path.localeCompare(b.path))) {
     items.push({ label: inertLine(path.basename(uri.path)), description: inertLine(vscode.workspace.asRelativePath(uri)), uri });
   }

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MAX_ROWS, MAX_SOURCE_BYTES, parseTable } from '../../src/batches/parse';
-import { localFile, readBatchSource } from '../../src/batches/source';
+import { canBeTable, localFile, localFileCanBeTable, readBatchSource } from '../../src/batches/source';
 
 describe('Batch source files', () => {
   let dir: string;
@@ -55,5 +55,23 @@ describe('Batch source files', () => {
     // Three-byte characters cut between chunks read back whole.
     const odd = { size: async () => 9, read: () => [Buffer.from([0x61, 0x0a, 0xe2]), Buffer.from([0x82]), Buffer.from([0xac, 0x0a])] };
     assert.deepEqual((await readBatchSource(odd, 'csv')).rows, [{ a: '€' }]);
+  });
+  it('offers as a batch source only files that can be tables: CSV, JSON Lines, and .json files that hold an array', async () => {
+    assert.equal(canBeTable('topics.csv', ''), true);
+    assert.equal(canBeTable('rows.jsonl', ''), true);
+    assert.equal(canBeTable('rows.NDJSON', ''), true);
+    assert.equal(canBeTable('rows.json', '\uFEFF\n  [ {"topic": "x"} ]'), true);
+    assert.equal(canBeTable('settings.json', '{\n  "editor.tabSize": 2\n}'), false);
+    assert.equal(canBeTable('settings.json', '// comments first\n{}'), false);
+    assert.equal(canBeTable('notes.txt', '[1]'), false);
+    const write = (name: string, text: string) => {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, text);
+      return file;
+    };
+    assert.equal(await localFileCanBeTable(write('settings.json', '{ "crewRuns.crews": [] }')), false);
+    assert.equal(await localFileCanBeTable(write('rows.json', `\n\n[${'{"topic":"a"},'.repeat(100_000)}{"topic":"b"}]`)), true);
+    assert.equal(await localFileCanBeTable(write('table.csv', 'topic\na\n')), true);
+    assert.equal(await localFileCanBeTable(path.join(dir, 'missing.json')), false, 'a file that cannot be read is not offered');
   });
 });

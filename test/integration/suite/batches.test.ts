@@ -381,4 +381,22 @@ describe('Batches', function () {
       spy.dispose();
     }
   });
+  it('offers as sources only files that can be tables: a settings.json is not one, a .json array is', async () => {
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    assert.ok(root, 'the test window has a workspace folder');
+    const folder = fs.mkdtempSync(path.join(root, 'batch-sources-'));
+    try {
+      fs.writeFileSync(path.join(folder, 'settings.json'), '{\n  "editor.tabSize": 2\n}\n');
+      fs.writeFileSync(path.join(folder, 'topics.json'), '[{ "topic": "a", "audience": "b" }]\n');
+      fs.writeFileSync(path.join(folder, 'topics.csv'), 'topic,audience\na,b\n');
+      await executeCommand('workbench.action.closeAllEditors');
+      const started = executeCommand<string | undefined>('crewRuns.kickOffBatch', { crew: crews.table.url });
+      const shown = await waitForQuickInput(/topics\.json[\s\S]*topics\.csv|topics\.csv[\s\S]*topics\.json/, 'the source picker listing both tables');
+      assert.doesNotMatch(shown, /settings\.json/, `settings.json is not offered as a table: ${shown.slice(0, 300)}`);
+      await pressInQuickInput('Escape', { when: 'topics.json' });
+      assert.strictEqual(await started, undefined, 'nothing was started');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });
