@@ -10,6 +10,9 @@ import type { AgentStep, FeedbackRequest, FinalOutput, Progress, RunState, Statu
 import { stripControls } from '../util/inertText';
 import { withoutUndefined } from '../util/objects';
 import { UNNAMED_TASK } from './taskName';
+import { normaliseStateWord } from './stateWords';
+
+export { normaliseStateWord } from './stateWords';
 
 /**
  * What one status may put into a run, at most: every size and count a crew controls is capped here, where it
@@ -30,40 +33,6 @@ export const STATUS_LIMITS = {
 
 /** Name given to a task the service did not name (e.g. `last_executed_task` sent as a plain string). */
 export { UNNAMED_TASK } from './taskName';
-
-const STATE_BY_WORD: ReadonlyMap<string, RunState> = new Map<string, RunState>([
-  ['PENDING', 'queued'],
-  ['QUEUED', 'queued'],
-  ['RECEIVED', 'queued'],
-  ['STARTED', 'running'],
-  ['RUNNING', 'running'],
-  ['RETRY', 'running'],
-  ['PAUSED', 'awaitingFeedback'],
-  ['PENDING_HUMAN_INPUT', 'awaitingFeedback'],
-  ['AWAITING_HUMAN_INPUT', 'awaitingFeedback'],
-  ['SUCCESS', 'succeeded'],
-  ['COMPLETED', 'succeeded'],
-  ['SUCCEEDED', 'succeeded'],
-  ['DONE', 'succeeded'],
-  ['FINISHED', 'succeeded'],
-  ['FAILED', 'failed'],
-  ['FAILURE', 'failed'],
-  ['ERROR', 'failed'],
-  ['REVOKED', 'cancelled'],
-  ['CANCELLED', 'cancelled'],
-  ['CANCELED', 'cancelled'],
-  ['STOPPED', 'cancelled'],
-  ['NOT_FOUND', 'notFound'],
-]);
-
-/** "not found", "Not-Found", " NOT FOUND " → 'notFound'; any word outside the table → 'unknown'. */
-export function normaliseStateWord(word: string): RunState {
-  if (typeof word !== 'string') {
-    return 'unknown';
-  }
-  const key = word.trim().toUpperCase().replace(/[\s-]+/g, '_');
-  return STATE_BY_WORD.get(key) ?? 'unknown';
-}
 
 /**
  * Normalises one GET /status reply. `httpStatus` 404 means "not found" whatever the body says; its

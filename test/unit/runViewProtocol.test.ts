@@ -253,6 +253,18 @@ describe('run view model: what the page says in plain words', () => {
     assert.equal(view.summary.lastStep?.tool, 'search');
   });
 
+  it('hides a server sentence that only repeats the state ("Task is Running" under Running), keeps one that says more', () => {
+    const history = [
+      { state: 'running' as const, at: 1, message: 'Task is Running' },
+      { state: 'failed' as const, at: 2, message: 'Out of credits' },
+    ];
+    const repeated = buildView(record({ state: 'running', message: 'Task is Running' }), details({ history }), cache);
+    assert.equal(repeated.summary.message, undefined);
+    assert.deepEqual(repeated.history.map((h) => h.message), [undefined, 'Out of credits']);
+    const lagging = buildView(record({ state: 'succeeded', message: 'Task is Running' }), details(), cache);
+    assert.equal(lagging.summary.message, 'Task is Running', 'words that differ from the state are the server\'s to say');
+  });
+
   it('names the reviewed task of a feedback round by its name when a task has that id', () => {
     const d = details({
       tasks: [{ name: 'Research llamas', output: 'Notes', taskId: 'task-7f3a' }],

@@ -1,6 +1,7 @@
 // The run view's model: what the host makes of a run (RunRecord + RunDetails) for the page. Pure.
 // Long outputs carry a preview; the rest travels in segments on request (see segments.ts).
 
+import { messageRepeatsState } from '../../api/stateWords';
 import { taskNameText } from '../../api/taskName';
 import type { AgentStep, Progress, RunState } from '../../api/types';
 import type { FeedbackRound, RunDetails, RunRecord, StateChange, StopReason } from '../../runs/model';
@@ -159,7 +160,8 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
     finishedAt: record.finishedAt,
     updatedAt: record.updatedAt,
     state: record.state,
-    message: cut(record.message),
+    // "Task is Running" under a Running badge says nothing more.
+    message: messageRepeatsState(record.message, record.state) ? undefined : cut(record.message),
     warning: cut(record.warning),
     watching: record.watching,
     stopReason: record.stopReason,
@@ -181,7 +183,7 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
   const final = details.finalOutput;
   return {
     summary,
-    history: details.history.map((h) => withoutUndefined({ state: h.state, at: h.at, message: cut(h.message, 2048), task: cut(h.task, 1024) })),
+    history: details.history.map((h) => withoutUndefined({ state: h.state, at: h.at, message: messageRepeatsState(h.message, h.state) ? undefined : cut(h.message, 2048), task: cut(h.task, 1024) })),
     tasks: details.tasks.slice(0, MAX_SHOWN_TASKS).map((t) =>
       withoutUndefined({
         name: cut(taskNameText(t.name), 1024) ?? '',

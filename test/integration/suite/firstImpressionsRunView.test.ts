@@ -79,6 +79,7 @@ describe('First impressions › run view', function () {
     await executeCommand('crewRuns.openRun', { runId: run.id });
     const running = await pageText('I should look up llamas');
     assert.doesNotMatch(running, /Thought\s*:?\s*Thought/, 'the thought is labelled once');
+    assert.doesNotMatch(running, /Task is Running/, 'a sentence that only repeats the Running badge is not shown');
 
     await apply(run, {
       state: 'RUNNING',

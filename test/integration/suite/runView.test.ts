@@ -102,14 +102,14 @@ describe('Run view', function () {
       run.id,
       snapshot({
         state: 'RUNNING',
-        status: 'Task is Running',
+        status: 'Reading 3 sources on llamas',
         progress: { unit: 'task', completed: 1, total: 3, current: 'writing', current_agent: 'Writer' },
         last_step: { thought: 'I should look up llamas', tool: 'search', tool_input: 'llamas', result: 'Llamas are camelids.' },
         last_executed_task: { name: 'research', description: 'Research llamas', output: '## Research\n\nLlamas are **camelids**.', agent: 'Researcher' },
       }),
     );
     r = await waitForReport(run.id, (x) => x.stateText !== queuedText && x.taskSections === 1, 'running with one task');
-    assert.match(r.message, /Task is Running/);
+    assert.match(r.message, /Reading 3 sources on llamas/, 'the server\'s own words, when they say more than the state');
     assert.match(r.progressText, /1\D+3/, 'progress with a known total');
     const afterRunning = panels.inspect(run.id)!;
 
