@@ -265,6 +265,17 @@ describe('run view model: what the page says in plain words', () => {
     assert.equal(lagging.summary.message, 'Task is Running', 'words that differ from the state are the server\'s to say');
   });
 
+  it('says "redoing" the reviewed task after Request Changes, while the crew does it again', () => {
+    const tasks = [{ name: 'research_task', output: 'Notes', taskId: 't1' }, { name: 'review_task', output: 'Draft', taskId: 't2' }];
+    const progress = { unit: 'task' as const, completed: 1, total: 3 };
+    const changes = details({ tasks, feedbackRounds: [{ at: 2000, approve: false, feedback: 'Shorter', taskId: 't2' }] });
+    assert.equal(buildView(record({ state: 'running', currentTask: 'review_task', progress }), changes, cache).summary.redoing, 'review_task');
+    assert.equal(buildView(record({ state: 'running', currentTask: 'writing_task', progress }), changes, cache).summary.redoing, undefined, 'another task is not a redo');
+    assert.equal(buildView(record({ state: 'awaitingFeedback', needsFeedback: true, currentTask: 'review_task' }), changes, cache).summary.redoing, undefined, 'waiting again');
+    const approved = details({ tasks, feedbackRounds: [{ at: 2000, approve: true, feedback: '', taskId: 't2' }] });
+    assert.equal(buildView(record({ state: 'running', currentTask: 'review_task', progress }), approved, cache).summary.redoing, undefined, 'an approval redoes nothing');
+  });
+
   it('names the reviewed task of a feedback round by its name when a task has that id', () => {
     const d = details({
       tasks: [{ name: 'Research llamas', output: 'Notes', taskId: 'task-7f3a' }],

@@ -70,6 +70,10 @@ export function renderSummary(): void {
       progressText = t(p.unit === 'step' ? 'progressStepN' : 'progressTaskN', p.completed + 1);
     }
   }
+  // After Request Changes the count goes back a task: say what is being done again instead.
+  if (s.redoing !== undefined) {
+    progressText = t('redoingTask', s.redoing);
+  }
   byId('progressText').textContent = progressText;
   const currentCount = fieldList(byId('currentList'), [
     [t('currentTask'), s.currentTask ?? p?.current],

@@ -25,6 +25,7 @@ export function pageStrings(state: (s: RunState) => string) {
     progressTasksOf: l10n.t('{0} of {1} tasks done'),
     progressStepsOf: l10n.t('{0} of {1} steps done'),
     progressTaskN: l10n.t('Task {0}'),
+    redoingTask: l10n.t('Redoing “{0}” with your feedback'),
     progressStepN: l10n.t('Step {0}'),
     currentTask: l10n.t('Current task'),
     currentAgent: l10n.t('Agent'),

@@ -85,6 +85,8 @@ export interface RunSummary {
   /** Timeline entries the run no longer keeps (between its first and the newest). */
   historyHidden?: number;
   error?: string;
+  /** The task the crew is doing again after "Request Changes": its progress went back, and the page says why. */
+  redoing?: string;
   hasRaw: boolean;
   /** False once the run left the store: actions are then disabled. */
   exists: boolean;
@@ -132,6 +134,19 @@ function cutStep(step: AgentStep | undefined): AgentStep | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
+/**
+ * After "Request Changes" the crew runs the reviewed task again, and its progress goes back (2 of 3 → 1 of 3): the
+ * page then says "Redoing review_task" rather than show a step back. Known only when the crew names the task.
+ */
+function redoingTask(record: RunRecord, details: RunDetails, currentTask: string | undefined): string | undefined {
+  const last = details.feedbackRounds[details.feedbackRounds.length - 1];
+  if (!last || last.approve || (record.state !== 'running' && record.state !== 'queued') || record.needsFeedback || currentTask === undefined) {
+    return undefined;
+  }
+  const reviewed = namedTask(details, last.taskId) ?? last.taskId;
+  return reviewed === currentTask ? currentTask : undefined;
+}
+
 /** The view of a run; `record` undefined when the run left the store (the last view is kept, marked gone). */
 /** What the page shows at most: a crew may list tens of thousands of tasks or usage keys (the raw JSON has all). */
 export const MAX_SHOWN_TASKS = 200;
@@ -177,6 +192,7 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
     tasksHidden: tasksHidden > 0 ? tasksHidden : undefined,
     historyHidden: details.historyOmitted || undefined,
     error: cut(details.error ?? snap?.error, 64 * 1024),
+    redoing: cut(redoingTask(record, details, record.currentTask ?? snap?.currentTask), 1024),
     hasRaw: snap !== undefined && snap.raw !== undefined,
     exists: true,
   });

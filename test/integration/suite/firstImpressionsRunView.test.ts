@@ -88,6 +88,14 @@ describe('First impressions › run view', function () {
       last_executed_task: { name: 'Research llamas', task_id: 'task-7f3a', output: 'Llamas are camelids.', agent: 'Researcher' },
     });
     await api.runs.addFeedbackRound(run.id, { at: Date.now(), approve: false, feedback: 'Add a section on alpacas', taskId: 'task-7f3a' });
+    // Request Changes sends the crew back to the reviewed task: the page says so rather than show 0 of 2 again.
+    await apply(run, {
+      state: 'RUNNING',
+      status: 'Task is Running',
+      progress: { unit: 'task', completed: 0, total: 2, current: 'Research llamas', current_agent: 'Researcher' },
+    });
+    const redoing = await pageText('Redoing “Research llamas” with your feedback');
+    assert.doesNotMatch(redoing, /0 of 2 tasks done/, 'no step back shown while the task is redone');
     await apply(run, {
       state: 'SUCCESS',
       status: null,
