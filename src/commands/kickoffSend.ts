@@ -3,10 +3,10 @@
 import * as vscode from 'vscode';
 import { CrewApiError, mayHaveActed } from '../api/errors';
 import type { Crew } from '../crews/crewConfig';
-import type { RunRecord } from '../runs/model';
+import { isFinished, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
-import { showError, showInfo, showWarning } from '../views/notify';
+import { showError, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 import { setTokenInteractively } from './crewCommands';
 import { startRecordedRun } from './startRun';
@@ -84,15 +84,39 @@ export async function startRun(services: Services, crew: Crew, inputs: Draft): P
       return startRecordedRun(services, crew, inputs, abort.signal);
     },
   );
-  const open = vscode.l10n.t('Open Run');
-  // The service has started it: when the run could not be saved, say so, and that it must not be kicked off again.
-  const shown = run.warning
-    ? showWarning(vscode.l10n.t('Started {0} on {1} (kickoff id {2}), but it is not saved to the run history yet: this window keeps it and saves it with the next change. Do not kick it off again.', run.label, crew.name, run.kickoffId), open)
-    : showInfo(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), open);
-  void shown.then((choice) => {
-    if (choice === open) {
-      void vscode.commands.executeCommand('crewRuns.openRun', { runId: run.id });
+  if (run.warning) {
+    // The service has started it but the run could not be saved: say so, and that it must not be kicked off again.
+    const open = vscode.l10n.t('Open Run');
+    void showWarning(vscode.l10n.t('Started {0} on {1} (kickoff id {2}), but it is not saved to the run history yet: this window keeps it and saves it with the next change. Do not kick it off again.', run.label, crew.name, run.kickoffId), open).then((choice) => {
+      if (choice === open) {
+        void vscode.commands.executeCommand('crewRuns.openRun', { runId: run.id });
+      }
+    });
+  } else {
+    sayStarted(services, run, crew);
+  }
+  return run;
+}
+
+/** How long "Started …" stays in the status bar, at most: the run is selected in the tree meanwhile. */
+const STARTED_MESSAGE_MS = 8000;
+
+/**
+ * "Started …" passes in the status bar, not as a toast: a toast cannot be taken back, and stayed under the run's
+ * own end notice ("… failed") when the run ended quickly. The message goes as soon as the run ends.
+ */
+function sayStarted(services: Services, run: RunRecord, crew: Crew): void {
+  const message = showStatusMessage(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), STARTED_MESSAGE_MS);
+  const done = () => {
+    message.dispose();
+    watch.dispose();
+    clearTimeout(timer);
+  };
+  const watch = services.runs.onDidChange(({ runIds }) => {
+    const now = runIds.includes(run.id) ? services.runs.get(run.id) : undefined;
+    if (runIds.includes(run.id) && (!now || isFinished(now))) {
+      done();
     }
   });
-  return run;
+  const timer = setTimeout(done, STARTED_MESSAGE_MS);
 }

@@ -163,7 +163,7 @@ export interface ShownMessage {
  */
 export class MessageSpy implements vscode.Disposable {
   readonly shown: ShownMessage[] = [];
-  private readonly originals: Partial<Record<'showInformationMessage' | 'showWarningMessage' | 'showErrorMessage', unknown>> = {};
+  private readonly originals: Partial<Record<'showInformationMessage' | 'showWarningMessage' | 'showErrorMessage' | 'setStatusBarMessage', unknown>> = {};
 
   constructor() {
     const window = vscode.window as unknown as Record<string, (...args: unknown[]) => unknown>;
@@ -177,7 +177,16 @@ export class MessageSpy implements vscode.Disposable {
         return original.apply(vscode.window, args);
       };
     }
+    const setStatus = window.setStatusBarMessage;
+    this.originals.setStatusBarMessage = setStatus;
+    window.setStatusBarMessage = (...args: unknown[]) => {
+      this.statusMessages.push(String(args[0]));
+      return setStatus.apply(vscode.window, args);
+    };
   }
+
+  /** Passing status bar messages (setStatusBarMessage), kept apart: they are not notifications. */
+  readonly statusMessages: string[] = [];
 
   matching(pattern: RegExp): ShownMessage[] {
     return this.shown.filter((m) => pattern.test(m.message));
