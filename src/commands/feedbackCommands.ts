@@ -31,8 +31,8 @@ export function registerFeedbackCommands(services: Services, reviews: FeedbackRe
         }
       }
     }),
-    vscode.commands.registerCommand('crewRuns.feedback.approve', (reply: vscode.CommentReply) => sendFromThread(services, reviews, reply, true)),
-    vscode.commands.registerCommand('crewRuns.feedback.requestChanges', (reply: vscode.CommentReply) => sendFromThread(services, reviews, reply, false)),
+    vscode.commands.registerCommand('crewRuns.feedback.approve', (reply: vscode.CommentReply | vscode.CommentThread) => sendFromThread(services, reviews, reply, true)),
+    vscode.commands.registerCommand('crewRuns.feedback.requestChanges', (reply: vscode.CommentReply | vscode.CommentThread) => sendFromThread(services, reviews, reply, false)),
     vscode.commands.registerCommand('crewRuns.approveRun', async (arg?: unknown) => {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Approve which run?'), waiting);
       if (!run) {
@@ -119,7 +119,9 @@ async function unsentDraft(services: Services, run: RunRecord): Promise<string |
   return (await services.runs.readDetails(run.id)).feedbackDraft?.text;
 }
 
-async function sendFromThread(services: Services, reviews: FeedbackReviews, reply: vscode.CommentReply, approve: boolean): Promise<boolean> {
+/** From the reply box's buttons a reply (thread and text); from the thread's title bar (always shown) the thread alone. */
+async function sendFromThread(services: Services, reviews: FeedbackReviews, arg: vscode.CommentReply | vscode.CommentThread, approve: boolean): Promise<boolean> {
+  const reply = 'thread' in arg ? arg : { thread: arg, text: '' };
   const review = reviews.reviewOf(reply.thread);
   const run = review && services.runs.get(review.round.runId);
   if (!review || !run) {

@@ -158,6 +158,7 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
     review.thread.comments = [...review.thread.comments.filter((c) => c.contextValue !== 'draft'), new ReviewComment(body, { name: author })];
     review.thread.canReply = false;
     review.thread.contextValue = 'crewRunsReviewSent';
+    review.thread.label = vscode.l10n.t('Answered: {0}', review.round.taskName ?? review.round.runLabel);
     review.thread.state = vscode.CommentThreadState.Resolved;
     review.thread.collapsibleState = vscode.CommentThreadCollapsibleState.Collapsed;
   }

@@ -141,6 +141,8 @@ for (const dialect of ['live', 'docs'] as Dialect[]) {
           timeoutMs: 20_000,
           intervalMs: 300,
         });
+        // Approve is in the thread's title bar, shown before the reply box is ever focused.
+        await ui.text('.part.editor .review-widget .head [aria-label*="Approve and Continue"]', { timeoutMs: 10_000 });
         const shot = await ui.screenshot('feedback-thread', { selector: '.part.editor' });
         console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height})`);
         assert.ok(shot.distinctColours > 2, 'the screenshot is not blank');
@@ -153,6 +155,7 @@ for (const dialect of ['live', 'docs'] as Dialect[]) {
       assert.strictEqual(thread.state, vscode.CommentThreadState.Resolved);
       assert.strictEqual(thread.canReply, false);
       assert.strictEqual(thread.contextValue, 'crewRunsReviewSent');
+      assert.strictEqual(thread.label, 'Answered: review_task', 'an answered review says so');
       assert.strictEqual(thread.comments.length, 2);
       assert.strictEqual(thread.comments[1].author.name, 'You');
       assert.strictEqual(bodyText(thread.comments[1]), '**Approved**\n\nlooks good');
