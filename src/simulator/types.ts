@@ -112,7 +112,7 @@ export interface CrewConfig extends ResponseBehaviour {
    * service whose status lags behind its resume endpoint). Default 0.
    */
   resumeLagMs?: number;
-  /** Requests per second this crew accepts (all endpoints); above it: 429 with Retry-After. */
+  /** Requests per second this crew accepts (all endpoints); above it: 429 with Retry-After. 0 refuses every request. */
   rateLimitPerSecond?: number;
   /** Answer every request of this crew with `302 Location: <redirectTo><endpoint path>` (security tests). */
   redirectTo?: string;

@@ -34,9 +34,11 @@ export function describeError(error: unknown, crewName: string): string {
     case 'badRequest':
       return vscode.l10n.t('{0} refused the request ({1}).', crewName, String(error.status ?? 400)) + server;
     case 'rateLimited':
+      // Said of what the user asked for (a kickoff, a resume, a check): it did not go through, and nothing
+      // sends it again by itself (only polls are retried, and they say nothing).
       return error.retryAfterMs !== undefined
-        ? vscode.l10n.t('{0} is limiting requests; Crew Runs will try again in {1} s.', crewName, String(Math.ceil(error.retryAfterMs / 1000)))
-        : vscode.l10n.t('{0} is limiting requests; Crew Runs will try again shortly.', crewName);
+        ? vscode.l10n.t('{0} is limiting requests (429) and did not take this one. Try again in {1} s.', crewName, String(Math.ceil(error.retryAfterMs / 1000)))
+        : vscode.l10n.t('{0} is limiting requests (429) and did not take this one. Try again in a moment.', crewName);
     case 'server':
       return vscode.l10n.t('{0} had a server error ({1}).', crewName, String(error.status ?? 500)) + server;
     case 'network':

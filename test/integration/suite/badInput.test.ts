@@ -285,4 +285,21 @@ describe('Bad input', function () {
       await waitFor(() => document.isClosed || !vscode.window.visibleTextEditors.some((e) => e.document === document), { message: `the editor of ${content} closed`, ...SLOW });
     }
   });
+  it('a crew limiting requests (429) refuses a kickoff: the notice says so with the wait, and never that Crew Runs will try again', async () => {
+    sim.updateCrew('bad-input', { rateLimitPerSecond: 0, faults: { retryAfterSeconds: 7 } });
+    try {
+      const from = spy.shown.length;
+      const accepted = () => sim.requestLog.entries.filter((e) => e.endpoint === 'kickoff' && e.status === 200).length;
+      const before = accepted();
+      const runId = await kickOffWithoutReview<string | undefined>({ crew: url, inputs: { topic: 'limited', audience: 'anyone' } });
+      assert.strictEqual(runId, undefined, 'nothing started');
+      const notice = await waitFor(() => spy.shown.slice(from).find((m) => /limiting requests/.test(m.message)), { message: 'the 429 notice', ...SLOW });
+      assert.doesNotMatch(notice.message, /will try again/, `a kickoff is never retried by itself: ${notice.message}`);
+      assert.match(notice.message, /\(429\)/);
+      assert.match(notice.message, /7 s/, 'the wait the crew asked for');
+      assert.strictEqual(accepted(), before, 'no kickoff was accepted');
+    } finally {
+      sim.updateCrew('bad-input', { rateLimitPerSecond: undefined, faults: undefined });
+    }
+  });
 });
