@@ -17,6 +17,8 @@ export interface HostileStatusResult {
   hostileMs: number;
   hostileParseMs: number;
   ordinaryMs: number;
+  /** Median ms of plain JSON.parse on the same body text: what reading it naively costs on this machine. */
+  jsonParseMs: number;
   /** The run's file after the last hostile poll. */
   fileKb: number;
 }
@@ -51,16 +53,21 @@ export async function hostileStatusBench(polls = 5): Promise<HostileStatusResult
     const ordinary: number[] = [];
     const total: number[] = [];
     const parse: number[] = [];
+    const naive: number[] = [];
     for (let i = 0; i < polls; i++) {
       ordinary.push((await pollMs(store, ordinaryRun.id, ORDINARY, i)).totalMs);
       const poll = await pollMs(store, hostileRun.id, hostile, i);
       total.push(poll.totalMs);
       parse.push(poll.parseMs);
+      // The reference, in the same round (the same load): the whole text read the naive way, every key kept.
+      const started = performance.now();
+      JSON.parse(hostile.replace('{TASK}', `naive ${i}`));
+      naive.push(performance.now() - started);
     }
     await store.flush();
     const fileKb = fs.statSync(`${dir}/runs/${hostileRun.id}.json`).size / 1024;
     store.dispose();
-    return { bodyMb: hostile.length / 1048576, polls, hostileMs: median(total), hostileParseMs: median(parse), ordinaryMs: median(ordinary), fileKb };
+    return { bodyMb: hostile.length / 1048576, polls, hostileMs: median(total), hostileParseMs: median(parse), ordinaryMs: median(ordinary), jsonParseMs: median(naive), fileKb };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
