@@ -64,6 +64,11 @@ export function registerFeedbackCommands(services: Services, reviews: FeedbackRe
 }
 
 /** Opens the output to review in a read-only document with a comment thread for the feedback. */
+/** An editor group other than `column` (the first one), or a new one beside. */
+function otherGroup(column: vscode.ViewColumn): vscode.ViewColumn {
+  return vscode.window.tabGroups.all.find((group) => group.viewColumn !== column)?.viewColumn ?? vscode.ViewColumn.Beside;
+}
+
 async function openReview(services: Services, reviews: FeedbackReviews, run: RunRecord, panels: RunPanelManager): Promise<ReviewThread | undefined> {
   if (!run.needsFeedback) {
     void showInfo(vscode.l10n.t('{0} is not waiting for feedback.', run.label));
@@ -88,10 +93,15 @@ async function openReview(services: Services, reviews: FeedbackReviews, run: Run
       ? vscode.l10n.t('The crew stopped reporting this run, which is how it shows a task waiting for review. It did not send the waiting task\'s output; below is the last output it did send. The crew\'s dashboard shows the task itself.')
       : undefined,
   };
-  const review = await reviews.open(run, round);
   // The review document is Markdown source (VS Code's preview would render a crew's raw HTML): the run
   // view beside it shows the same output rendered safely, and the review keeps the focus for typing.
-  panels.open(run.id, vscode.ViewColumn.Beside, true);
+  // Two groups, never three: a run view already showing stays where it is, and the review goes next to it.
+  const viewColumn = panels.visibleColumn(run.id);
+  const reviewColumn = viewColumn === undefined ? vscode.ViewColumn.Active : otherGroup(viewColumn);
+  const review = await reviews.open(run, round, reviewColumn);
+  if (viewColumn === undefined) {
+    panels.open(run.id, vscode.ViewColumn.Beside, true);
+  }
   // Feedback that failed to go out before (maybe before a reload) is shown again, not lost.
   if (details.feedbackDraft && !review.draft && !review.sent) {
     reviews.keepDraft(review, details.feedbackDraft.text, details.feedbackDraft.problem ?? vscode.l10n.t('error'));

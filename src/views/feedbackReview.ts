@@ -82,8 +82,8 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
     return reviewText(round);
   }
 
-  /** Opens (or reveals) the review of a round, with its thread. */
-  async open(run: RunRecord, round: ReviewRound): Promise<ReviewThread> {
+  /** Opens (or reveals) the review of a round, with its thread, in the given editor group. */
+  async open(run: RunRecord, round: ReviewRound, viewColumn: vscode.ViewColumn = vscode.ViewColumn.Active): Promise<ReviewThread> {
     const uri = FeedbackReviews.uriFor(run.id, round.round, run.label);
     this.rounds.set(uri.toString(), round);
     let review = this.threads.get(uri.toString());
@@ -113,7 +113,7 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
     }
     const document = await vscode.workspace.openTextDocument(uri);
     await vscode.languages.setTextDocumentLanguage(document, 'markdown');
-    await vscode.window.showTextDocument(document, { preview: false });
+    await vscode.window.showTextDocument(document, { preview: false, viewColumn });
     return review;
   }
 

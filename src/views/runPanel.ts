@@ -144,6 +144,12 @@ export class RunPanelManager implements vscode.Disposable {
     return [...this.entries.values()].filter((e) => e.panel.visible).map((e) => e.runId);
   }
 
+  /** The editor group a run's view is showing in, when it is visible. */
+  visibleColumn(runId: string): vscode.ViewColumn | undefined {
+    const panel = this.entries.get(runId)?.panel;
+    return panel?.visible ? panel.viewColumn : undefined;
+  }
+
   isOpen(runId: string): boolean {
     return this.entries.has(runId);
   }

@@ -279,6 +279,25 @@ for (const dialect of ['live', 'docs'] as Dialect[]) {
       }
     });
 
+    it('Give Feedback from a run view beside an editor keeps two editor groups: the review goes next to the run view', async () => {
+      await executeCommand('workbench.action.closeAllEditors');
+      const runId = await startAndWaitForFeedback('review', `Layout ${dialect}`);
+      // An editor on the left, the run view on the right (where Open Run put it), as a user has them.
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ content: 'notes' }), vscode.ViewColumn.One);
+      await executeCommand('crewRuns.openRun', { runId });
+      await executeCommand('workbench.action.moveEditorToNextGroup');
+      await waitFor(() => vscode.window.tabGroups.all.length === 2 && vscode.window.tabGroups.activeTabGroup.viewColumn === vscode.ViewColumn.Two, { message: 'the run view alone in the second group' });
+      const review = await openReview(api, runId, 1);
+      const groups = vscode.window.tabGroups.all;
+      assert.strictEqual(groups.length, 2, `two editor groups, not three: ${groups.map((g) => g.tabs.map((t) => t.label).join(', ')).join(' | ')}`);
+      assert.strictEqual(reviewEditor(runId, 1)?.viewColumn, vscode.ViewColumn.One, 'the review goes to the other group');
+      const runView = groups.find((g) => g.viewColumn === vscode.ViewColumn.Two)?.activeTab;
+      assert.ok(runView?.input instanceof vscode.TabInputWebview, `the run view still shows on the right (${runView?.label})`);
+      assert.strictEqual(await executeCommand<boolean>('crewRuns.feedback.approve', { thread: review.thread, text: '' }), true);
+      await waitForRun(api, runId, (r) => r.state === 'succeeded', 'the run approved from its review');
+      await executeCommand('workbench.action.closeAllEditors');
+    });
+
     it('asks for the task id when the crew does not reveal it, and remembers it', async function () {
       if (!ui.available()) {
         this.skip();
