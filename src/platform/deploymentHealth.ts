@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { errorText } from '../util/errorText';
 import type { PlatformAccount } from './account';
+import { eachBounded } from './bounded';
 import type { ImportedCrews } from './importedCrews';
 import type { DeploymentState } from './parse';
 import { PlatformError, type PlatformClient } from './platformClient';
@@ -16,18 +17,6 @@ export interface DeploymentHealthEntry {
   state: DeploymentState;
   /** The platform's words ("Crew is Online"), or why the state is unknown. */
   words?: string;
-}
-
-/** Runs `work` over `items` with at most `limit` running at once. */
-export async function eachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++];
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 export class DeploymentHealth implements vscode.Disposable {

@@ -2,6 +2,7 @@
 // over real HTTP (the crews' transport).
 
 import * as assert from 'node:assert/strict';
+import { eachBounded } from '../../src/platform/bounded';
 import { PlatformClient, PlatformError } from '../../src/platform/platformClient';
 import { classifyStatus, MAX_LOG_LINES, parseDeployments, parseDeploymentStatus, parseLogs, parseOrganizations, platformErrorWords } from '../../src/platform/parse';
 import { demoCrews, startSimulator, type Simulator } from '../../src/simulator/server';
@@ -83,6 +84,48 @@ describe('platform bodies', () => {
     assert.equal(platformErrorWords({ message: 'Nope' }), 'Nope');
     assert.equal(platformErrorWords({ name: ['is taken', 'is too long'] }), 'name: is taken; is too long');
     assert.equal(platformErrorWords([1, 2]), undefined);
+  });
+});
+
+describe('platform fan-out', () => {
+  it('health refreshes of 100 crews keep at most 4 requests in flight against the simulator, each answered', async () => {
+    const crews = Array.from({ length: 100 }, (_, i) => ({ ...demoCrews()[0], id: `c${i}`, name: `Crew ${i}` }));
+    const sim = await startSimulator({
+      crews,
+      platform: { token: 'pat', deployments: crews.map((c) => ({ uuid: `dep-${c.id}`, organization: '0b7c2a51-5d1e-4f7a-9c3e-1d2f3a4b5c6d', crewId: c.id, name: c.name })) },
+    });
+    const client = new PlatformClient();
+    let inFlight = 0;
+    let most = 0;
+    try {
+      await eachBounded(crews, 4, async (crew) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        try {
+          assert.equal((await client.status({ baseUrl: sim.origin, token: 'pat' }, `dep-${crew.id}`)).state, 'online');
+        } finally {
+          inFlight -= 1;
+        }
+      });
+    } finally {
+      await client.dispose();
+      await sim.close();
+    }
+    assert.equal(most, 4);
+    const statuses = sim.requestLog.entries.filter((e) => e.path.endsWith('/status')).map((e) => e.status);
+    assert.equal(statuses.length, 100);
+    assert.ok(statuses.every((s) => s === 200));
+  });
+
+  it('runs nothing for no items and everything for fewer items than the limit', async () => {
+    const seen: number[] = [];
+    await eachBounded([], 4, async () => {
+      seen.push(0);
+    });
+    await eachBounded([1, 2], 4, async (n) => {
+      seen.push(n);
+    });
+    assert.deepEqual(seen, [1, 2]);
   });
 });
 

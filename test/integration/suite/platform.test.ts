@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
-import { executeCommand, kickOffWithoutReview, showCrewRunsView, ui, waitFor } from '../helpers';
+import { executeCommand, kickOffWithoutReview, readLog, showCrewRunsView, ui, waitFor } from '../helpers';
 import {
   acceptNotification,
   answerModal,
@@ -219,6 +219,36 @@ describe('Platform: the organization’s crews', function () {
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
+  it('says so before kicking off a crew whose deployment failed, and kicks off only when told to', async () => {
+    const kickoffs = () => sim.requestLog.entries.filter((e) => e.crewId === review.id && e.endpoint === 'kickoff').length;
+    const before = kickoffs();
+    const declined = answerModal(undefined);
+    try {
+      assert.strictEqual(await kickOffWithoutReview({ crew: url(review.id), inputs: { topic: 'gate' } }), undefined);
+    } finally {
+      declined.dispose();
+    }
+    assert.strictEqual(declined.calls.length, 1);
+    assert.match(declined.calls[0].message, /Review deployment is not online: its deployment says "Provisioning Failed, try again\."/);
+    assert.deepStrictEqual(declined.calls[0].items, ['Kick Off Anyway', 'Show Deployment Logs']);
+    assert.strictEqual(kickoffs(), before, 'nothing was sent');
+    const accepted = answerModal('Kick Off Anyway');
+    try {
+      assert.ok(await kickOffWithoutReview({ crew: url(review.id), inputs: { topic: 'gate' } }), 'a run started');
+    } finally {
+      accepted.dispose();
+    }
+    assert.strictEqual(kickoffs(), before + 1);
+    // An online crew is never asked about.
+    const online = answerModal(undefined);
+    try {
+      assert.ok(await kickOffWithoutReview({ crew: url(research.id), inputs: { topic: 'gate', audience: 'tests' } }));
+    } finally {
+      online.dispose();
+    }
+    assert.strictEqual(online.calls.length, 0);
+  });
+
   it('signs out: the personal token is gone, the imported crews keep their tokens and still answer', async () => {
     await executeCommand('crewRuns.platform.signOut');
     assert.strictEqual(await api.platform.signedIn(), undefined);
@@ -227,6 +257,9 @@ describe('Platform: the organization’s crews', function () {
     }
     await api.platform.refreshHealth();
     assert.strictEqual(api.platform.health(url(research.id))?.state, 'unknown');
+    const log = await readLog();
+    assert.match(log, /Imported deployment Research deployment/, 'the log was read');
+    assert.ok(!log.includes(PAT), 'the personal token is in no log line');
   });
 
   it('a workspace setting cannot change the platform URL', async () => {
