@@ -100,6 +100,7 @@ export function startCore(context: vscode.ExtensionContext, log: vscode.LogOutpu
     platform.imported,
     platform.health,
     { dispose: () => void platform.client.dispose() },
+    crews.onDidChange(() => void platform.imported.retain(new Set(crews.list().map((c) => c.url)))),
     vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'CrewAI', platform.auth, { supportsMultipleAccounts: false }),
     tree,
     treeView,

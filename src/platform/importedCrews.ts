@@ -51,6 +51,16 @@ export class ImportedCrews implements vscode.Disposable {
     this.changed.fire();
   }
 
+  /** Forgets the deployments of crews no longer configured (removed by hand, or moved by a redeploy). */
+  async retain(crewUrls: ReadonlySet<string>): Promise<void> {
+    const list = this.list();
+    const kept = list.filter((c) => crewUrls.has(c.crewUrl));
+    if (kept.length !== list.length) {
+      await this.state.update(KEY, kept);
+      this.changed.fire();
+    }
+  }
+
   async forget(crewUrl: string): Promise<void> {
     await this.state.update(KEY, this.list().filter((c) => c.crewUrl !== crewUrl));
     this.changed.fire();

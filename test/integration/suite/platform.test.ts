@@ -90,6 +90,7 @@ describe('Platform: the organization’s crews', function () {
     }
     await removeRunsOf(api, sim ? sim.crews.map((c) => c.url) : []);
     await removeAllCrews(api);
+    await waitFor(() => api.platform.imported().length === 0, { message: 'the removed crews’ deployments forgotten', ...SLOW });
     await vscode.workspace.getConfiguration().update(URL_SETTING, undefined, vscode.ConfigurationTarget.Global);
     await sim?.close();
   });
