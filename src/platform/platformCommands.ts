@@ -11,7 +11,7 @@ import { DeploymentLogDocuments, LOG_SCHEME } from './deploymentLogs';
 import { importCrews } from './importCommand';
 import type { ImportedCrew } from './importedCrews';
 import { dashboardUrl } from './platformUrl';
-import { describePlatformError, signedIn } from './platformSession';
+import { describePlatformError, signedIn, signInNow } from './platformSession';
 import { redeploy } from './redeploy';
 import { chooseOrganization } from './signIn';
 
@@ -50,8 +50,7 @@ export function registerPlatformCommands(services: Services, kit: CrewCommandKit
     logs,
     vscode.workspace.registerTextDocumentContentProvider(LOG_SCHEME, logs),
     vscode.commands.registerCommand('crewRuns.platform.signIn', async () => {
-      await platform.auth.createSession();
-      const signIn = await platform.account.current();
+      const signIn = (await signInNow(services)) ? await platform.account.current() : undefined;
       if (signIn) {
         void showInfo(vscode.l10n.t('Signed in to {0}{1}.', originOf(signIn.baseUrl), signIn.organizationName ? ` (${signIn.organizationName})` : ''));
       }

@@ -5,7 +5,6 @@ import type { Services } from '../services';
 import { errorText } from '../util/errorText';
 import { showError } from '../views/notify';
 import type { PlatformSignIn } from './account';
-import { AUTH_PROVIDER_ID } from './authProvider';
 import { PlatformError } from './platformClient';
 
 /** The current sign-in, or the one the user makes now; undefined when they did not. */
@@ -14,12 +13,18 @@ export async function signedIn(services: Services): Promise<PlatformSignIn | und
   if (current) {
     return current;
   }
+  // The command needs a sign-in: its token prompt (titled "Sign in to CrewAI") comes straight away.
+  return (await signInNow(services)) ? services.platform.account.current() : undefined;
+}
+
+/** The sign-in flow of the "CrewAI" account; false when the user gave up. */
+export async function signInNow(services: Services): Promise<boolean> {
   try {
-    await vscode.authentication.getSession(AUTH_PROVIDER_ID, [], { createIfNone: true });
+    await services.platform.auth.createSession();
+    return true;
   } catch {
-    return undefined; // Cancelled: said by VS Code's own dialog.
+    return false; // Cancelled, or refused and not tried again: each was said where it happened.
   }
-  return services.platform.account.current();
 }
 
 export async function describePlatformError(error: unknown, what: string): Promise<void> {

@@ -95,6 +95,16 @@ describe('Platform: the organization’s crews', function () {
     await sim?.close();
   });
 
+  it('Import Crews while signed out asks for the sign-in first; cancelling it leaves everything as it was', async () => {
+    const done = executeCommand<number>('crewRuns.platform.importCrews');
+    await waitForQuickInput('Sign in to CrewAI');
+    await closeQuickInput();
+    assert.strictEqual(await done, 0);
+    assert.strictEqual(await api.platform.signedIn(), undefined);
+    assert.deepStrictEqual(api.crews.list(), []);
+    assert.strictEqual(platformRequests().length, 0, 'nothing was sent');
+  });
+
   it('signs in with a personal access token (a wrong one is refused and asked again) and picks the organization', async () => {
     const done = executeCommand<boolean>('crewRuns.platform.signIn');
     await waitForQuickInput('Paste a personal access token');
