@@ -42,6 +42,16 @@ export interface Core {
   parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; reporter: RunReporter; settings: () => CrewRunsNumbers; batches: BatchFeature; statusBar: RunsStatusBar };
 }
 
+/** The "CrewAI" account; an id another extension took already must not keep the crews from starting. */
+function registerAccount(provider: vscode.AuthenticationProvider, log: vscode.LogOutputChannel): vscode.Disposable {
+  try {
+    return vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'CrewAI', provider, { supportsMultipleAccounts: false });
+  } catch (error) {
+    log.error(`The CrewAI account could not be registered (${errorText(error)}); the platform commands still work.`);
+    return { dispose: () => undefined };
+  }
+}
+
 /** Everything is registered in `context.subscriptions`; `commands` gets the services it runs on. */
 export function startCore(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, commands: LazyCommands): Core {
   context.subscriptions.push(setListenerErrorSink((error) => log.error(`An event listener failed: ${errorText(error)}`)));
@@ -101,7 +111,7 @@ export function startCore(context: vscode.ExtensionContext, log: vscode.LogOutpu
     platform.health,
     { dispose: () => void platform.client.dispose() },
     crews.onDidChange(() => void platform.imported.retain(new Set(crews.list().map((c) => c.url)))),
-    vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'CrewAI', platform.auth, { supportsMultipleAccounts: false }),
+    registerAccount(platform.auth, log),
     tree,
     treeView,
     new RunRevealer(tree, treeView, runs, () => batches.activeCount() > 0),
