@@ -43,6 +43,22 @@ export default tseslint.config(
     },
   },
   {
+    // The platform feature (src/platform/) builds on the crews, the API transport and the views, never on the
+    // commands, runs, chat or batches; only the composition (core.ts, services.ts, commandHost.ts, testApi.ts)
+    // reaches into it.
+    files: ['src/platform/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../commands/*', '../runs/*', '../chat/*', '../batches/*', '../simulator/*', '../core'], message: 'src/platform/ depends only on api, crews, views, util and services (types).' }] }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/platform/**', 'src/core.ts', 'src/services.ts', 'src/commands/commandHost.ts', 'src/testApi.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/platform/*'], message: 'Only the composition (core.ts, services.ts, commandHost.ts, testApi.ts) uses src/platform/.' }] }],
+    },
+  },
+  {
     files: ['src/simulator/main.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**'],
     rules: { 'no-console': 'off' },
   },

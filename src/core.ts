@@ -13,6 +13,11 @@ import { CrewRegistry } from './crews/crewRegistry';
 import { InputPresets } from './crews/inputPresets';
 import { StopSupport } from './crews/stopSupport';
 import { TokenStore } from './crews/tokenStore';
+import { PlatformAccount } from './platform/account';
+import { AUTH_PROVIDER_ID, CrewAIAuthenticationProvider } from './platform/authProvider';
+import { DeploymentHealth } from './platform/deploymentHealth';
+import { ImportedCrews } from './platform/importedCrews';
+import { PlatformClient } from './platform/platformClient';
 import { LeaseManager } from './runs/lease';
 import { WindowLiveness } from './runs/windowLiveness';
 import { RunPoller } from './runs/poller';
@@ -35,6 +40,16 @@ export interface Core {
   release(): Promise<void>;
   /** What the integration tests' API reads (src/testApi.ts). */
   parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; reporter: RunReporter; settings: () => CrewRunsNumbers; batches: BatchFeature; statusBar: RunsStatusBar };
+}
+
+/** The "CrewAI" account; an id another extension took already must not keep the crews from starting. */
+function registerAccount(provider: vscode.AuthenticationProvider, log: vscode.LogOutputChannel): vscode.Disposable {
+  try {
+    return vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'CrewAI', provider, { supportsMultipleAccounts: false });
+  } catch (error) {
+    log.error(`The CrewAI account could not be registered (${errorText(error)}); the platform commands still work.`);
+    return { dispose: () => undefined };
+  }
 }
 
 /** Everything is registered in `context.subscriptions`; `commands` gets the services it runs on. */
@@ -66,10 +81,20 @@ export function startCore(context: vscode.ExtensionContext, log: vscode.LogOutpu
     watchDeadlineMs: atStart.watchDeadlineHours * 3_600_000,
     tokenChanges: tokens.onDidChange,
   });
-  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState), stops: new StopSupport(globalState) };
+  const platform = (() => {
+    const account = new PlatformAccount(context.secrets);
+    // Its transport (dist/transport.js, the crews' own) loads on the first platform request.
+    const platformClient = new PlatformClient({ getNetworkSettings: () => readNetworkSettings(log), userAgent: `crew-runs/${context.extension.packageJSON.version ?? 'dev'}` });
+    const imported = new ImportedCrews(context.globalState);
+    return { account, client: platformClient, imported, auth: new CrewAIAuthenticationProvider(account, platformClient), health: new DeploymentHealth(account, imported, platformClient, log) };
+  })();
+  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState), stops: new StopSupport(globalState), platform };
   const batches = new BatchFeature(services, storageDir, { id: windowId, liveness });
   const tree = new CrewsTreeProvider(crews, runs);
   tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);
+  tree.setDeployments((crewUrl) => (platform.imported.get(crewUrl) ? (platform.health.get(crewUrl) ?? { state: 'unknown' }) : undefined), (listener) =>
+    vscode.Disposable.from(platform.health.onDidChange(listener), platform.imported.onDidChange(listener)),
+  );
   const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
   const reporter = new RunReporter(services);
   // Loading reads files: done after this returns; panels restored by a reload wait for it.
@@ -80,6 +105,13 @@ export function startCore(context: vscode.ExtensionContext, log: vscode.LogOutpu
   context.subscriptions.push(
     tokens,
     crews,
+    platform.account,
+    platform.auth,
+    platform.imported,
+    platform.health,
+    { dispose: () => void platform.client.dispose() },
+    crews.onDidChange(() => void platform.imported.retain(new Set(crews.list().map((c) => c.url)))),
+    registerAccount(platform.auth, log),
     tree,
     treeView,
     new RunRevealer(tree, treeView, runs, () => batches.activeCount() > 0),
@@ -121,6 +153,7 @@ export function startCore(context: vscode.ExtensionContext, log: vscode.LogOutpu
     () => {
       leases.startRenewing();
       poller.start();
+      void platform.health.refresh();
       batches.start();
       if (process.env.CREWAI_API_URL && process.env.CREWAI_BEARER_TOKEN) {
         void commands.load().offerEnvironmentImport(); // Its Import Crew is a command's: it loads with them.

@@ -4,6 +4,11 @@ import type { CrewRegistry } from './crews/crewRegistry';
 import type { InputPresets } from './crews/inputPresets';
 import type { StopSupport } from './crews/stopSupport';
 import type { TokenStore } from './crews/tokenStore';
+import type { PlatformAccount } from './platform/account';
+import type { CrewAIAuthenticationProvider } from './platform/authProvider';
+import type { DeploymentHealth } from './platform/deploymentHealth';
+import type { ImportedCrews } from './platform/importedCrews';
+import type { PlatformClient } from './platform/platformClient';
 import type { RunPoller } from './runs/poller';
 import type { RunStore } from './runs/runStore';
 
@@ -20,4 +25,14 @@ export interface Services {
   readonly presets: InputPresets;
   /** Crews known not to offer Stop Run. */
   readonly stops: StopSupport;
+  /** The organization's platform: sign-in, imported crews and their deployment health (src/platform/). */
+  readonly platform: PlatformServices;
+}
+
+export interface PlatformServices {
+  readonly account: PlatformAccount;
+  readonly auth: CrewAIAuthenticationProvider;
+  readonly client: PlatformClient;
+  readonly imported: ImportedCrews;
+  readonly health: DeploymentHealth;
 }

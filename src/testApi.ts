@@ -52,6 +52,20 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
      */
     kickOff: (args: KickOffArguments) => parts.commands.load().kickOffWithoutReview(args),
     stopRun: (runId: string) => parts.commands.load().stopRunWithoutAsking(runId),
+    /**
+     * The platform side, without the personal token: who is signed in (URL and organization), the imported crews,
+     * their deployment health, and the platform URL as the extension reads it (a workspace value never counts).
+     */
+    platform: {
+      signedIn: async () => {
+        const signIn = await services.platform.account.current();
+        return signIn ? { baseUrl: signIn.baseUrl, organizationId: signIn.organizationId, organizationName: signIn.organizationName } : undefined;
+      },
+      baseUrl: () => services.platform.account.baseUrl(),
+      imported: () => services.platform.imported.list(),
+      health: (crewUrl: string) => services.platform.health.get(crewUrl),
+      refreshHealth: () => services.platform.health.refresh(),
+    },
     /** The @crews request handler as registered (the chat view needs a language model to call it). */
     chatHandler: () => import('./chat/chatImpl').then((m) => m.createParticipantHandler(services, m.chatKit)),
   };

@@ -9,12 +9,14 @@ import { RunPanelManager } from '../views/runPanel';
 import { RunPanelProbe } from '../views/runPanelProbe';
 import { type AddCrewArguments, addCrewDirectly, registerCrewCommands } from './crewCommands';
 import { DemoCrews } from './demoCommands';
+import { pickCrew } from './pickCrew';
 import { offerEnvironmentImport } from './environmentImport';
 import { registerFeedbackCommands } from './feedbackCommands';
 import { type KickOffArguments, kickOffWithoutReview, registerKickoffCommands } from './kickoffCommands';
 import { registerRunCommands } from './runCommands';
 import { registerRunViewCommands } from './runViewCommands';
 import { registerStopCommands, type StopOutcome, stopRunWithoutAsking } from './stopCommands';
+import { registerPlatformCommands } from '../platform/platformCommands';
 
 
 export interface CommandHost {
@@ -62,6 +64,7 @@ export function createCommandHost(services: Services, ready: Promise<void>): Com
       ...registerFeedbackCommands(services, reviews, panels),
       ...registerRunViewCommands(services, panels, documents),
       ...registerStopCommands(services, panels),
+      ...registerPlatformCommands(services, { addCrew: (args) => addCrewDirectly(services, args), pickCrew }),
       ...demo.register(),
     ],
   };

@@ -1,6 +1,7 @@
 // The kickoff commands: Kick Off (the wizard, its review pre-filled when given inputs), Run Again, Track a
 // Kickoff ID, presets. The flows live next door: kickoffWizard (steps, review), kickoffSend, kickoffTrack, kickoffPresets.
 import * as vscode from 'vscode';
+import { deploymentAllowsKickoff } from './deploymentGate';
 import { CrewApiError } from '../api/errors';
 import type { Crew } from '../crews/crewConfig';
 import { isStringRecord, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
@@ -124,6 +125,9 @@ function crewOfRun(services: Services, run: RunRecord): Crew | undefined {
 
 /** Runs Again (a run's own inputs, from the tree or the run view) and the test API's unreviewed kickoff. */
 async function kickOffDirectly(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord | undefined> {
+  if (!(await deploymentAllowsKickoff(services, crew))) {
+    return undefined;
+  }
   try {
     return await startRun(services, crew, inputs);
   } catch (error) {

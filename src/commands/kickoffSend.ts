@@ -1,6 +1,7 @@
 // Kick Off's UI around the one kickoff path (startRecordedRun): progress, what a failure means for the
 // wizard (never retried; a run that may have started is never offered again).
 import * as vscode from 'vscode';
+import { deploymentAllowsKickoff } from './deploymentGate';
 import { CrewApiError, mayHaveActed } from '../api/errors';
 import type { Crew } from '../crews/crewConfig';
 import { isFinished, type RunRecord } from '../runs/model';
@@ -23,6 +24,9 @@ export type KickoffOutcome =
 
 /** POST /kickoff from the wizard: what went wrong decides where the wizard goes next. */
 export async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promise<KickoffOutcome> {
+  if (!(await deploymentAllowsKickoff(services, crew))) {
+    return { kind: 'review' };
+  }
   try {
     const run = await startRun(services, crew, inputs);
     return { kind: 'started', run };

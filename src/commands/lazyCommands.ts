@@ -50,6 +50,14 @@ const LAZY_COMMANDS = [
   // stopCommands.ts, demoCommands.ts
   'crewRuns.stopRun',
   'crewRuns.tryDemoCrew',
+  // platform/platformCommands.ts
+  'crewRuns.platform.signIn',
+  'crewRuns.platform.signOut',
+  'crewRuns.platform.switchOrganization',
+  'crewRuns.platform.importCrews',
+  'crewRuns.platform.showLogs',
+  'crewRuns.platform.redeploy',
+  'crewRuns.platform.openDashboard',
 ];
 
 // From views/runPanel.ts, feedbackReview.ts and outputDocuments.ts (not imported: they stay out of the main bundle).

@@ -24,6 +24,9 @@
  *       completed tasks, paused task id, resumes,
  *     close() — stops listening and destroys every open socket (keep-alive, stalled): nothing lingers.
  *
+ * Platform routes (`<origin>/crewai_plus/api/v1/…`, personal token `platform.token`, default `crewai-demo-token`):
+ * organizations, deployments, status, deployment logs, redeploy; see ./platform.ts and options.platform.
+ *
  * Routes (per crew, base URL `<origin>/<crewId>`): GET /inputs, POST /kickoff, GET /status/{id},
  * POST /resume, POST /stop/{id} (hosted dialects; `stopRoute` overrides), all with `Authorization: Bearer <orgToken|userToken>`. Anything else: 404 (405 for a
  * wrong method). A request first meets, in order: redirect (crew.redirectTo), cold start, latency,
@@ -52,6 +55,7 @@ import { demoCrews } from './demoCrews';
 import { RateLimiter, seededRandom } from './faults';
 import { classify, send, tokenKindOf } from './http';
 import { handle, type Pipeline, type RequestContext } from './pipeline';
+import { createPlatform, PLATFORM_PREFIX, type PlatformSimulator } from './platform';
 import { RequestLog } from './requestLog';
 import type { SimRun } from './runEngine';
 import type { CrewConfig, FaultOptions, ResumeRecord, RunInfo, ServedCrew, SimulatorOptions } from './types';
@@ -60,6 +64,7 @@ import { type CrewState, newToken, type SimWorld } from './world';
 export * from './types';
 export { demoCrews } from './demoCrews';
 export { RequestLog } from './requestLog';
+export { DEMO_PLATFORM_TOKEN, type PlatformSimulator } from './platform';
 
 export interface Simulator {
   readonly port: number;
@@ -68,6 +73,8 @@ export interface Simulator {
   readonly requestLog: RequestLog;
   readonly resumes: readonly ResumeRecord[];
   readonly faults: FaultOptions;
+  /** The platform (organization) routes under `<origin>/crewai_plus/api/v1/` (./platform.ts). */
+  readonly platform: PlatformSimulator;
   crewUrl(crewId: string): string;
   setFaults(faults: FaultOptions): void;
   updateCrew(crewId: string, patch: Partial<Omit<CrewConfig, 'id'>>): ServedCrew;
@@ -137,9 +144,34 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return { id, name, kind, url: crewUrl(id), orgToken, userToken };
   }
 
+  const platform = createPlatform(options.platform, [...crews.keys()], {
+    crew: (crewId) => {
+      const state = crews.get(crewId);
+      return state ? { url: crewUrl(crewId), token: state.config.orgToken } : undefined;
+    },
+  }, timeScale);
+
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://simulator.invalid');
     const segments = url.pathname.split('/').slice(1);
+    if (segments[0] === PLATFORM_PREFIX && !crews.has(PLATFORM_PREFIX)) {
+      const started = Date.now();
+      res.on('close', () =>
+        requestLog.add({
+          time: started,
+          endpoint: 'other',
+          method: req.method ?? 'GET',
+          path: url.pathname,
+          status: res.headersSent ? res.statusCode : 0,
+          hasAuthorization: req.headers.authorization !== undefined,
+          tokenKind: req.headers.authorization === undefined ? 'none' : req.headers.authorization === `Bearer ${platform.token}` ? 'org' : 'invalid',
+          durationMs: Date.now() - started,
+        }),
+      );
+      req.resume(); // The redeploy's body says nothing the simulator needs.
+      req.on('end', () => send(res, platform.handle(req, segments.slice(1))));
+      return;
+    }
     let crewId: string | undefined;
     try {
       crewId = decodeURIComponent(segments[0] ?? '');
@@ -206,6 +238,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     origin,
     requestLog,
     resumes,
+    platform,
     get crews() {
       return [...crews.values()].map(served);
     },

@@ -193,6 +193,8 @@ export interface SimulatorOptions extends ResponseBehaviour {
   faults?: FaultOptions;
   /** Seed of the PRNG that picks faults; default random. Same seed, same request order: same faults. */
   seed?: number;
+  /** The platform (organization) routes; served always, with demo defaults. */
+  platform?: PlatformConfig;
 }
 
 /** A crew as served: where it is and the tokens it accepts. */
@@ -285,4 +287,34 @@ export interface RunInfo {
   /** Accepted resumes of this run. */
   resumes: ResumeRecord[];
   failure?: string;
+}
+
+/**
+ * The organization-level platform API (platform-api.md) the simulator serves under `/crewai_plus/api/v1/…`.
+ * - `full`: the list and the status name `public_url`; the status also gives the deployment's bearer `token`.
+ * - `urlOnly`: `public_url` everywhere, never a token (the user is asked for it).
+ * - `namesOnly`: name, uuid and status only.
+ */
+export type PlatformShape = 'full' | 'urlOnly' | 'namesOnly';
+
+export interface PlatformDeploymentConfig {
+  uuid: string;
+  /** The organization it belongs to (another organization's request gets 404 deployment_not_found). */
+  organization: string;
+  /** The served crew behind it (its URL and organization token), if any. */
+  crewId?: string;
+  name: string;
+  shape?: PlatformShape;
+  /** The next redeploy fails ("Provisioning Failed, try again.") with logs saying why. */
+  failNextDeploy?: boolean;
+}
+
+export interface PlatformConfig {
+  /** The personal access token accepted (default `crewai-demo-token`). */
+  token?: string;
+  organizations?: { uuid: string; name: string }[];
+  /** Default: one per served crew, in the first organization, shape `full`. */
+  deployments?: PlatformDeploymentConfig[];
+  /** How long each redeploy phase (enqueued, building) lasts, in real ms before timeScale; default 1500. */
+  phaseMs?: number;
 }

@@ -5,7 +5,7 @@ import type { CrewRegistry } from '../crews/crewRegistry';
 import { isFinished, type RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { inert } from '../util/inertText';
-import { crewActivity, crewTreeItem, runRow, runTooltip, taskTreeItem } from './runRows';
+import { type CrewDeployment, crewActivity, crewTreeItem, runRow, runTooltip, taskTreeItem } from './runRows';
 
 export type CrewsTreeNode = CrewNode | RemovedCrewsNode | OlderRunsNode | RunNode | TaskNode;
 
@@ -66,6 +66,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   private removedShown = false;
   private readonly disposables: vscode.Disposable[] = [];
   private stopHidden: (crewUrl: string) => boolean = () => false;
+  private deployment: (crewUrl: string) => CrewDeployment | undefined = () => undefined;
   /** What each drawn run row shows (RunRow.key): a change that leaves it the same redraws nothing. */
   private readonly shown = new Map<string, string>();
   /** Runs whose label an older run of their crew has: their ordinal (2, 3…) follows the label. */
@@ -190,6 +191,12 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       // `runs` are newest first: the oldest keeps its label, the next is #2.
       group.forEach((run, i) => (i === group.length - 1 ? this.sameLabel.delete(run.id) : this.sameLabel.set(run.id, group.length - i)));
     }
+  }
+
+  /** The deployment status of crews imported from the platform (undefined for the others). */
+  setDeployments(deployment: (crewUrl: string) => CrewDeployment | undefined, onDidChange: (listener: () => unknown) => vscode.Disposable): void {
+    this.deployment = deployment;
+    this.disposables.push(onDidChange(() => this.changed.fire(undefined)));
   }
 
   /** Runs of crews for which this says true get `noStop` in their contextValue (Stop Run hidden). */
@@ -358,7 +365,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       this.drawnIdle.add(crew.url);
     }
     const hasToken = await this.crews.hasToken(crew.url);
-    return crewTreeItem(crew, { hasRuns: runs.length > 0, activity, hasToken, health: hasToken ? this.crews.healthOf(crew.url) : 'noToken' });
+    return crewTreeItem(crew, { hasRuns: runs.length > 0, activity, hasToken, health: hasToken ? this.crews.healthOf(crew.url) : 'noToken', deployment: this.deployment(crew.url) });
   }
 
   private runItem(runId: string): vscode.TreeItem {

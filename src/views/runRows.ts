@@ -194,8 +194,27 @@ export function healthIcon(health: CrewHealth, crew: Crew): vscode.ThemeIcon {
 }
 
 /** A crew's row: what its runs are doing, or what is wrong with it (token, network) first. */
-export function crewTreeItem(crew: Crew, shown: { hasRuns: boolean; activity: string | undefined; hasToken: boolean; health: CrewHealth }): vscode.TreeItem {
-  const { hasRuns, activity, hasToken, health } = shown;
+/** A crew imported from the platform: its deployment's state and the platform's words. */
+export interface CrewDeployment {
+  state: 'online' | 'deploying' | 'failed' | 'unknown';
+  words?: string;
+}
+
+function deploymentLabel(deployment: CrewDeployment): string {
+  switch (deployment.state) {
+    case 'online':
+      return vscode.l10n.t('online');
+    case 'deploying':
+      return vscode.l10n.t('deploying');
+    case 'failed':
+      return vscode.l10n.t('deploy failed');
+    default:
+      return vscode.l10n.t('deployment unknown');
+  }
+}
+
+export function crewTreeItem(crew: Crew, shown: { hasRuns: boolean; activity: string | undefined; hasToken: boolean; health: CrewHealth; deployment?: CrewDeployment }): vscode.TreeItem {
+  const { hasRuns, activity, hasToken, health, deployment } = shown;
   const item = new vscode.TreeItem(inertLine(crew.name), hasRuns ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
   // Another id once it has runs: VS Code keeps the state it last drew for an id, and a crew drawn
   // without runs (no twistie) would otherwise stay collapsed when its first run arrives.
@@ -204,7 +223,7 @@ export function crewTreeItem(crew: Crew, shown: { hasRuns: boolean; activity: st
   // While its runs are going, what they do is what the row says ("ready" goes without saying); a
   // problem with the crew (token, network) still comes first, its runs' activity is in the tooltip.
   const problem = health === 'noToken' || health === 'tokenRejected' || health === 'unreachable';
-  item.description = [problem ? healthLabel(health) : (activity ?? healthLabel(health)), source].filter(Boolean).join(' · ');
+  item.description = [problem ? healthLabel(health) : (activity ?? healthLabel(health)), deployment && deploymentLabel(deployment), source].filter(Boolean).join(' · ');
   item.iconPath = healthIcon(health, crew);
   const tooltip = new vscode.MarkdownString();
   tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(crew.name))}**\n\n`);
@@ -213,8 +232,11 @@ export function crewTreeItem(crew: Crew, shown: { hasRuns: boolean; activity: st
   if (activity) {
     tooltip.appendMarkdown(`\n\n${escapeMarkdown(activity)}`);
   }
+  if (deployment) {
+    tooltip.appendMarkdown(`\n\n${escapeMarkdown(vscode.l10n.t('Deployment: {0}', inertLine(deployment.words ?? deploymentLabel(deployment))))}`);
+  }
   item.tooltip = tooltip;
-  item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken'].join(' ');
+  item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken', ...(deployment ? ['imported', `deployment-${deployment.state}`] : [])].join(' ');
   if (!hasRuns) {
     // An idle crew's default action is the most frequent thing a user does with it.
     item.command = { command: 'crewRuns.kickOff', title: vscode.l10n.t('Kick Off Crew…'), arguments: [{ crew }] };

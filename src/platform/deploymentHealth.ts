@@ -1,0 +1,92 @@
+// The deployment status of every imported crew (online / deploying / failed / unknown, with the platform's own
+// words), refreshed when the window gains focus and on a slow timer, with at most MAX_IN_FLIGHT requests.
+import * as vscode from 'vscode';
+import { errorText } from '../util/errorText';
+import type { PlatformAccount } from './account';
+import { eachBounded } from './bounded';
+import type { ImportedCrews } from './importedCrews';
+import type { DeploymentState } from './parse';
+import { PlatformError, type PlatformClient } from './platformClient';
+
+export const MAX_IN_FLIGHT = 4;
+const TIMER_MS = 5 * 60_000;
+/** Focus refreshes closer together than this are skipped. */
+const FOCUS_GAP_MS = 30_000;
+
+export interface DeploymentHealthEntry {
+  state: DeploymentState;
+  /** The platform's words ("Crew is Online"), or why the state is unknown. */
+  words?: string;
+}
+
+export class DeploymentHealth implements vscode.Disposable {
+  private readonly entries = new Map<string, DeploymentHealthEntry>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  private readonly disposables: vscode.Disposable[];
+  private refreshing?: Promise<void>;
+  private lastRefresh = 0;
+  private readonly timer: ReturnType<typeof setInterval>;
+
+  constructor(
+    private readonly account: PlatformAccount,
+    private readonly imported: ImportedCrews,
+    private readonly client: PlatformClient,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.timer = setInterval(() => void this.refresh(), TIMER_MS);
+    this.disposables = [
+      this.changed,
+      { dispose: () => clearInterval(this.timer) },
+      vscode.window.onDidChangeWindowState((s) => s.focused && Date.now() - this.lastRefresh > FOCUS_GAP_MS && void this.refresh()),
+      account.onDidChange(() => void this.refresh()),
+      imported.onDidChange(() => void this.refresh()),
+    ];
+  }
+
+  get(crewUrl: string): DeploymentHealthEntry | undefined {
+    return this.entries.get(crewUrl);
+  }
+
+  /** Set by a redeploy being followed. */
+  set(crewUrl: string, entry: DeploymentHealthEntry): void {
+    const before = this.entries.get(crewUrl);
+    if (before?.state !== entry.state || before?.words !== entry.words) {
+      this.entries.set(crewUrl, entry);
+      this.changed.fire();
+    }
+  }
+
+  /** Asks the platform about every imported crew (one refresh at a time; a call during one waits for it). */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.refreshOnce().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  dispose(): void {
+    vscode.Disposable.from(...this.disposables).dispose();
+  }
+
+  private async refreshOnce(): Promise<void> {
+    this.lastRefresh = Date.now();
+    const crews = this.imported.list();
+    if (!crews.length) {
+      return;
+    }
+    const signIn = await this.account.current();
+    await eachBounded(crews, MAX_IN_FLIGHT, async (crew) => {
+      if (!signIn || signIn.baseUrl !== crew.platformUrl) {
+        this.set(crew.crewUrl, { state: 'unknown', words: vscode.l10n.t('not signed in to {0}', crew.platformUrl) });
+        return;
+      }
+      try {
+        const status = await this.client.status(signIn, crew.uuid);
+        this.set(crew.crewUrl, { state: status.state, words: status.status });
+      } catch (error) {
+        const words = error instanceof PlatformError && error.kind === 'unauthorized' ? vscode.l10n.t('sign in again') : error instanceof PlatformError && error.kind === 'notFound' ? vscode.l10n.t('not found (another organization?)') : vscode.l10n.t('status unavailable');
+        this.set(crew.crewUrl, { state: 'unknown', words });
+        this.log.warn(`Deployment status of ${crew.name} (${crew.crewUrl}) could not be read: ${errorText(error)}`);
+      }
+    });
+  }
+}

@@ -1,0 +1,60 @@
+// Show Deployment Logs: a read-only document (scheme crew-deployment-log) with the deployment's build log,
+// its last MAX_LOG_LINES lines, one line each: timestamp, level, message. Followed while a redeploy runs.
+import * as vscode from 'vscode';
+import type { Services } from '../services';
+import { errorText } from '../util/errorText';
+import { PlatformError } from './platformClient';
+import type { LogLine } from './parse';
+
+export const LOG_SCHEME = 'crew-deployment-log';
+
+export function formatLogLines(lines: readonly LogLine[], dropped: number): string {
+  const head = dropped ? [`… ${dropped} earlier lines not shown`] : [];
+  return [...head, ...lines.map((l) => [l.timestamp, l.level?.padEnd(5), l.message].filter((p) => p !== undefined).join('  '))].join('\n') + '\n';
+}
+
+export class DeploymentLogDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly services: Services) {}
+
+  uriOf(crewUrl: string, name: string): vscode.Uri {
+    const file = `${name.replace(/[^\w.-]+/g, '-').slice(0, 60) || 'deployment'}.log`;
+    return vscode.Uri.from({ scheme: LOG_SCHEME, path: `/${file}`, query: new URLSearchParams({ crew: crewUrl }).toString() });
+  }
+
+  /** The open log of this crew (if any) reads the platform again. */
+  refresh(crewUrl: string): void {
+    for (const doc of vscode.workspace.textDocuments) {
+      if (doc.uri.scheme === LOG_SCHEME && new URLSearchParams(doc.uri.query).get('crew') === crewUrl) {
+        this.changed.fire(doc.uri);
+      }
+    }
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
+    const crewUrl = new URLSearchParams(uri.query).get('crew') ?? '';
+    const imported = this.services.platform.imported.get(crewUrl);
+    if (!imported) {
+      return vscode.l10n.t('{0} is not a crew imported from the platform.', crewUrl) + '\n';
+    }
+    const signIn = await this.services.platform.account.current();
+    if (!signIn || signIn.baseUrl !== imported.platformUrl) {
+      return vscode.l10n.t('Sign in to {0} (CrewAI in the Accounts menu) to read this deployment\'s logs.', imported.platformUrl) + '\n';
+    }
+    const abort = new AbortController();
+    token.onCancellationRequested(() => abort.abort());
+    try {
+      const { lines, dropped } = await this.services.platform.client.logs(signIn, imported.uuid, abort.signal);
+      return lines.length ? formatLogLines(lines, dropped) : vscode.l10n.t('The platform has no deployment logs for {0} yet.', imported.name) + '\n';
+    } catch (error) {
+      const words = error instanceof PlatformError && error.kind === 'unauthorized' ? vscode.l10n.t('the platform refused your personal access token; sign in again') : errorText(error);
+      return vscode.l10n.t('Could not read the deployment logs of {0}: {1}', imported.name, words) + '\n';
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}

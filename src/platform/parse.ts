@@ -1,0 +1,202 @@
+// The platform's bodies (platform-api.md), read tolerantly: unknown fields are ignored, a missing one is
+// undefined, one odd entry never fails a list, status prose is matched loosely, and every count is bounded.
+// Pure: no vscode, unit-tested.
+import { normaliseCrewUrl } from '../api/url';
+import { inertLine } from '../util/inertText';
+import { isPlainObject } from '../util/objects';
+
+export const MAX_ORGANIZATIONS = 200;
+export const MAX_DEPLOYMENTS = 2000;
+export const MAX_LOG_LINES = 50_000;
+const MAX_NAME = 200;
+const MAX_STATUS = 200;
+const MAX_MESSAGE = 4000;
+const MAX_TOKEN = 4096;
+
+export interface Organization {
+  uuid: string;
+  name: string;
+}
+
+export type DeploymentState = 'online' | 'deploying' | 'failed' | 'unknown';
+
+export interface Deployment {
+  uuid: string;
+  name: string;
+  /** The server's own words (a line, clipped), or undefined when it gave none. */
+  status?: string;
+  state: DeploymentState;
+  /** A usable crew URL (https, or http on loopback), normalised; undefined when absent or unusable. */
+  publicUrl?: string;
+}
+
+export interface DeploymentStatus {
+  name?: string;
+  status?: string;
+  state: DeploymentState;
+  publicUrl?: string;
+  /** The deployment's bearer token, when the installation gives it as a string. */
+  token?: string;
+}
+
+export interface LogLine {
+  timestamp?: string;
+  level?: string;
+  message: string;
+}
+
+function text(value: unknown, max: number): string | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    return String(value);
+  }
+  if (typeof value !== 'string') {
+    return undefined;
+  }
+  const line = inertLine(value.trim()).slice(0, max);
+  return line || undefined;
+}
+
+/** An id the platform gave, usable as one path segment. */
+function id(value: unknown): string | undefined {
+  const s = typeof value === 'number' && Number.isInteger(value) ? String(value) : typeof value === 'string' ? value.trim() : undefined;
+  return s && s.length <= 200 && /^[A-Za-z0-9._~-]+$/.test(s) ? s : undefined;
+}
+
+/** A list body: the array itself, or the first array under a usual wrapper key. */
+function listOf(body: unknown, keys: string[]): unknown[] {
+  if (Array.isArray(body)) {
+    return body;
+  }
+  if (isPlainObject(body)) {
+    for (const key of keys) {
+      const value = body[key];
+      if (Array.isArray(value)) {
+        return value;
+      }
+    }
+  }
+  return [];
+}
+
+/** Online / enqueued-building-deploying / failed-error / anything else, from the server's prose. */
+export function classifyStatus(status: string | undefined): DeploymentState {
+  const s = (status ?? '').toLowerCase();
+  if (!s) {
+    return 'unknown';
+  }
+  if (/fail|error|crash|unhealthy|could not|couldn't/.test(s)) {
+    return 'failed';
+  }
+  if (/enqueue|queued|build|deploying|provision|pending|starting|progress|updating|creating/.test(s)) {
+    return 'deploying';
+  }
+  if (/online|running|ready|healthy|deployed|live|active/.test(s)) {
+    return 'online';
+  }
+  return 'unknown';
+}
+
+function usableUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string') {
+    return undefined;
+  }
+  const result = normaliseCrewUrl(value);
+  return result.ok ? result.url : undefined;
+}
+
+export function parseOrganizations(body: unknown): Organization[] {
+  const result: Organization[] = [];
+  const seen = new Set<string>();
+  for (const entry of listOf(body, ['organizations', 'data', 'items']).slice(0, MAX_ORGANIZATIONS * 2)) {
+    if (!isPlainObject(entry)) {
+      continue;
+    }
+    const uuid = id(entry.uuid ?? entry.id);
+    if (!uuid || seen.has(uuid)) {
+      continue;
+    }
+    seen.add(uuid);
+    result.push({ uuid, name: text(entry.name, MAX_NAME) ?? uuid });
+    if (result.length >= MAX_ORGANIZATIONS) {
+      break;
+    }
+  }
+  return result;
+}
+
+function deploymentId(entry: Record<string, unknown>): string | undefined {
+  const nested = isPlainObject(entry.deployment) ? entry.deployment.id ?? entry.deployment.uuid : undefined;
+  return id(entry.uuid ?? entry.id ?? entry.deployment_id ?? entry.deploymentId ?? nested);
+}
+
+/** The deployments, in the server's order; entries without a usable id are left out (counted in `skipped`). */
+export function parseDeployments(body: unknown): { deployments: Deployment[]; skipped: number } {
+  const deployments: Deployment[] = [];
+  const seen = new Set<string>();
+  let skipped = 0;
+  for (const entry of listOf(body, ['crews', 'deployments', 'data', 'items'])) {
+    if (deployments.length >= MAX_DEPLOYMENTS) {
+      skipped += 1;
+      continue;
+    }
+    const uuid = isPlainObject(entry) ? deploymentId(entry) : undefined;
+    if (!isPlainObject(entry) || !uuid || seen.has(uuid)) {
+      skipped += 1;
+      continue;
+    }
+    seen.add(uuid);
+    const status = text(entry.status, MAX_STATUS);
+    deployments.push({ uuid, name: text(entry.name, MAX_NAME) ?? uuid, status, state: classifyStatus(status), publicUrl: usableUrl(entry.public_url ?? entry.publicUrl ?? entry.url) });
+  }
+  return { deployments, skipped };
+}
+
+export function parseDeploymentStatus(body: unknown): DeploymentStatus {
+  const entry = isPlainObject(body) ? (isPlainObject(body.deployment) ? { ...body.deployment, ...body } : body) : {};
+  const status = text(entry.status, MAX_STATUS);
+  const token = typeof entry.token === 'string' && entry.token.trim() && entry.token.length <= MAX_TOKEN && !/[\s\u0000-\u001f]/.test(entry.token.trim()) ? entry.token.trim() : undefined;
+  return { name: text(entry.name, MAX_NAME), status, state: classifyStatus(status), publicUrl: usableUrl(entry.public_url ?? entry.publicUrl ?? entry.url), token };
+}
+
+/** At most MAX_LOG_LINES (the last ones); `dropped` says how many earlier lines were left out. */
+export function parseLogs(body: unknown): { lines: LogLine[]; dropped: number } {
+  const list = listOf(body, ['logs', 'data', 'items', 'lines']);
+  const start = Math.max(0, list.length - MAX_LOG_LINES);
+  const lines: LogLine[] = [];
+  for (const entry of list.slice(start)) {
+    if (typeof entry === 'string') {
+      lines.push({ message: inertLine(entry).slice(0, MAX_MESSAGE) });
+      continue;
+    }
+    if (!isPlainObject(entry)) {
+      continue;
+    }
+    const message = typeof entry.message === 'string' ? entry.message : typeof entry.msg === 'string' ? entry.msg : undefined;
+    if (message === undefined) {
+      continue;
+    }
+    lines.push({ timestamp: text(entry.timestamp ?? entry.time, 64), level: text(entry.level ?? entry.severity, 16)?.toUpperCase(), message: inertLine(message).slice(0, MAX_MESSAGE) });
+  }
+  return { lines, dropped: start };
+}
+
+/** The redeploy's reply: documented `{uuid, status, public_url, token}`. */
+export function parseRedeploy(body: unknown): DeploymentStatus {
+  return parseDeploymentStatus(body);
+}
+
+/** The platform's words from an error body: `{error}`, `{message}` or 422 `{field: [messages]}`. */
+export function platformErrorWords(body: unknown): string | undefined {
+  if (!isPlainObject(body)) {
+    return typeof body === 'string' ? text(body, 300) : undefined;
+  }
+  const direct = text(body.message, 300) ?? text(body.error, 300) ?? text(body.detail, 300);
+  if (direct) {
+    return direct;
+  }
+  const fields = Object.entries(body)
+    .filter(([, v]) => Array.isArray(v))
+    .slice(0, 5)
+    .map(([k, v]) => `${text(k, 50)}: ${(v as unknown[]).map((m) => text(m, 200)).filter(Boolean).slice(0, 3).join('; ')}`);
+  return fields.length ? fields.join(' · ') : undefined;
+}

@@ -1,0 +1,157 @@
+// The platform (organization) API client. The personal token goes only to the configured platform origin,
+// with the crew tokens' rules: the same transport (dist/transport.js, loaded on the first request: proxy
+// settings, http only for loopback, bounded bodies, a total deadline), no redirects followed, the token
+// redacted from everything read before anything else sees it, and never logged.
+import { parseJson } from '../api/responses';
+import { redact, redactResponse } from '../api/redact';
+import type * as TransportModule from '../api/transport';
+import { DEFAULT_NETWORK_SETTINGS, isTransportFailure, type HttpResponse, type NetworkSettings, type Transport } from '../api/transportTypes';
+import { normaliseCrewUrl, originOf } from '../api/url';
+import { type Deployment, type DeploymentStatus, type LogLine, type Organization, parseDeployments, parseDeploymentStatus, parseLogs, parseOrganizations, parseRedeploy, platformErrorWords } from './parse';
+
+export type PlatformErrorKind = 'unauthorized' | 'forbidden' | 'notFound' | 'invalid' | 'rateLimited' | 'server' | 'network' | 'refused' | 'badResponse' | 'aborted';
+
+const BRAND = Symbol.for('crew-runs.PlatformError');
+
+export class PlatformError extends Error {
+  /** Bundles each have a copy of this class: `instanceof` goes by a brand (as CrewApiError does). */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+  }
+
+  constructor(
+    readonly kind: PlatformErrorKind,
+    message: string,
+    /** The platform's own words (token redacted), when it gave any. */
+    readonly serverWords?: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    Object.defineProperty(this, BRAND, { value: true });
+    this.name = 'PlatformError';
+  }
+}
+
+export interface PlatformCredentials {
+  /** The normalised platform base URL. */
+  baseUrl: string;
+  token: string;
+  /** Sent as X-Crewai-Organization-Id when set. */
+  organizationId?: string;
+}
+
+export interface PlatformClientOptions {
+  getNetworkSettings?(): NetworkSettings;
+  createTransport?(settings: NetworkSettings): Transport;
+  userAgent?: string;
+}
+
+const API = ['crewai_plus', 'api', 'v1'];
+
+export class PlatformClient {
+  private transport?: Transport;
+
+  constructor(private readonly options: PlatformClientOptions = {}) {}
+
+  async organizations(credentials: PlatformCredentials, signal?: AbortSignal): Promise<Organization[]> {
+    return parseOrganizations(await this.json(credentials, 'GET', ['me', 'organizations'], signal));
+  }
+
+  async deployments(credentials: PlatformCredentials, signal?: AbortSignal): Promise<{ deployments: Deployment[]; skipped: number }> {
+    return parseDeployments(await this.json(credentials, 'GET', ['crews'], signal));
+  }
+
+  async status(credentials: PlatformCredentials, uuid: string, signal?: AbortSignal): Promise<DeploymentStatus> {
+    return parseDeploymentStatus(await this.json(credentials, 'GET', ['crews', uuid, 'status'], signal));
+  }
+
+  async logs(credentials: PlatformCredentials, uuid: string, signal?: AbortSignal): Promise<{ lines: LogLine[]; dropped: number }> {
+    return parseLogs(await this.json(credentials, 'GET', ['crews', uuid, 'logs', 'deployment'], signal));
+  }
+
+  /** Rebuilds a live service: only ever called after the user confirmed it. */
+  async redeploy(credentials: PlatformCredentials, uuid: string, signal?: AbortSignal): Promise<DeploymentStatus> {
+    return parseRedeploy(await this.json(credentials, 'POST', ['crews', uuid, 'deploy'], signal));
+  }
+
+  async dispose(): Promise<void> {
+    const transport = this.transport;
+    this.transport = undefined;
+    await transport?.close();
+  }
+
+  private async json(credentials: PlatformCredentials, method: 'GET' | 'POST', path: string[], signal?: AbortSignal): Promise<unknown> {
+    const base = normaliseCrewUrl(credentials.baseUrl);
+    if (!base.ok) {
+      throw new PlatformError('refused', `The platform URL is not usable (${base.problem}); nothing was sent.`);
+    }
+    const url = [base.url, ...API, ...path.map(encodeURIComponent)].join('/');
+    const { token } = credentials;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json',
+      'user-agent': this.options.userAgent ?? 'crew-runs',
+      ...(credentials.organizationId ? { 'x-crewai-organization-id': credentials.organizationId } : {}),
+      ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+    };
+    let response: HttpResponse;
+    try {
+      response = redactResponse(await this.getTransport().request({ method, url, headers, body: method === 'POST' ? '{}' : undefined, signal }), token);
+    } catch (e) {
+      throw fromFailure(e, token);
+    }
+    if (response.status >= 200 && response.status < 300) {
+      return parseJson(response);
+    }
+    throw errorFor(response, originOf(url), token);
+  }
+
+  private getTransport(): Transport {
+    if (!this.transport) {
+      const settings = this.options.getNetworkSettings?.() ?? DEFAULT_NETWORK_SETTINGS;
+      if (this.options.createTransport) {
+        this.transport = this.options.createTransport(settings);
+      } else {
+        // The crews' own transport bundle (dist/transport.js), loaded on the first platform request.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { createTransport } = require('../api/transport') as typeof TransportModule;
+        this.transport = createTransport(settings);
+      }
+    }
+    return this.transport;
+  }
+}
+
+function fromFailure(e: unknown, token: string): PlatformError {
+  const message = redact(e instanceof Error ? e.message : String(e), token);
+  if (isTransportFailure(e)) {
+    if (e.transportFailure === 'aborted') {
+      return new PlatformError('aborted', message);
+    }
+    return new PlatformError(e.transportFailure === 'tooLarge' ? 'badResponse' : 'network', message);
+  }
+  return new PlatformError('network', message);
+}
+
+function errorFor(response: HttpResponse, origin: string, token: string): PlatformError {
+  const status = response.status;
+  const words = platformErrorWords(parseJson(response) ?? response.bodyText.slice(0, 300));
+  const said = words ? `: ${redact(words, token)}` : '.';
+  if (status >= 300 && status < 400) {
+    return new PlatformError('refused', `The platform at ${origin} answered with a redirect. Redirects are not followed, so that your personal token only goes to the platform URL; check the setting.`, undefined, status);
+  }
+  switch (status) {
+    case 401:
+      return new PlatformError('unauthorized', `The platform at ${origin} refused the personal access token (401): wrong or expired${said}`, words, status);
+    case 403:
+      return new PlatformError('forbidden', `The platform at ${origin} does not allow this (403)${said}`, words, status);
+    case 404:
+      return new PlatformError('notFound', `Not found at ${origin} (404)${said} Another organization may be selected.`, words, status);
+    case 422:
+      return new PlatformError('invalid', `The platform refused the request (422)${said}`, words, status);
+    case 429:
+      return new PlatformError('rateLimited', `The platform is limiting requests (429)${said}`, words, status);
+    default:
+      return new PlatformError('server', `The platform's server failed (${status})${said}`, words, status);
+  }
+}

@@ -1,0 +1,114 @@
+// The platform's commands (loaded with the other command implementations, dist/commands.js): sign in and out,
+// switch organization, Import Crews…, Show Deployment Logs, Redeploy, Open in Dashboard.
+import * as vscode from 'vscode';
+import { originOf } from '../api/url';
+import type { Crew } from '../crews/crewConfig';
+import type { CrewRegistry } from '../crews/crewRegistry';
+import type { TokenKind } from '../crews/tokenRules';
+import type { Services } from '../services';
+import { showInfo } from '../views/notify';
+import { DeploymentLogDocuments, LOG_SCHEME } from './deploymentLogs';
+import { importCrews } from './importCommand';
+import type { ImportedCrew } from './importedCrews';
+import { dashboardUrl } from './platformUrl';
+import { describePlatformError, signedIn, signInNow } from './platformSession';
+import { redeploy } from './redeploy';
+import { chooseOrganization } from './signIn';
+
+/** What the platform commands take from the crews' commands (passed in: dependencies go commands → platform). */
+export interface CrewCommandKit {
+  /** Adds a crew with its token exactly as Add Crew saves one (crewCommands.ts addCrewDirectly). */
+  addCrew(args: { url: string; name: string; token: string; tokenKind: TokenKind }): Promise<Crew | undefined>;
+  pickCrew(crews: CrewRegistry, arg: unknown, placeholder: string, among?: readonly Crew[]): Promise<Crew | undefined>;
+}
+
+export function registerPlatformCommands(services: Services, kit: CrewCommandKit): vscode.Disposable[] {
+  const { platform } = services;
+  const { pickCrew } = kit;
+  const logs = new DeploymentLogDocuments(services);
+
+  /** An imported crew from the argument or a pick among the imported ones. */
+  const importedCrew = async (arg: unknown, placeholder: string): Promise<{ crew: Crew; imported: ImportedCrew } | undefined> => {
+    const among = services.crews.list().filter((c) => platform.imported.get(c.url));
+    if (!among.length) {
+      const importNow = vscode.l10n.t('Import Crews…');
+      if ((await showInfo(vscode.l10n.t('No crew here was imported from the platform yet.'), importNow)) === importNow) {
+        await vscode.commands.executeCommand('crewRuns.platform.importCrews');
+      }
+      return undefined;
+    }
+    const crew = await pickCrew(services.crews, arg, placeholder, among);
+    const imported = crew && platform.imported.get(crew.url);
+    if (crew && !imported) {
+      void showInfo(vscode.l10n.t('{0} was added by hand, not imported from the platform.', crew.name));
+      return undefined;
+    }
+    return crew && imported ? { crew, imported } : undefined;
+  };
+
+  return [
+    logs,
+    vscode.workspace.registerTextDocumentContentProvider(LOG_SCHEME, logs),
+    vscode.commands.registerCommand('crewRuns.platform.signIn', async () => {
+      const signIn = (await signInNow(services)) ? await platform.account.current() : undefined;
+      if (signIn) {
+        void showInfo(vscode.l10n.t('Signed in to {0}{1}.', originOf(signIn.baseUrl), signIn.organizationName ? ` (${signIn.organizationName})` : ''));
+      }
+      return signIn !== undefined;
+    }),
+    vscode.commands.registerCommand('crewRuns.platform.signOut', async () => {
+      await platform.auth.removeSession();
+      void showInfo(vscode.l10n.t('Signed out of CrewAI: your personal access token was deleted from this machine. The crews and their tokens stay.'));
+    }),
+    vscode.commands.registerCommand('crewRuns.platform.switchOrganization', async () => {
+      const signIn = await signedIn(services);
+      if (!signIn) {
+        return undefined;
+      }
+      let organizations;
+      try {
+        organizations = await platform.client.organizations({ baseUrl: signIn.baseUrl, token: signIn.token });
+      } catch (error) {
+        await describePlatformError(error, vscode.l10n.t('Could not list your organizations'));
+        return undefined;
+      }
+      // With one organization listed, the pick still offers typing another id.
+      const chosen = await chooseOrganization(organizations, vscode.l10n.t('Switch Organization'), signIn.organizationId, true);
+      if (!chosen) {
+        return undefined;
+      }
+      await platform.account.save({ ...signIn, organizationId: chosen.uuid || undefined, organizationName: chosen.name || undefined });
+      void showInfo(vscode.l10n.t('Crew Runs now works with the organization {0}.', chosen.name || vscode.l10n.t('(default)')));
+      return chosen.uuid;
+    }),
+    vscode.commands.registerCommand('crewRuns.platform.importCrews', () => importCrews(services, kit)),
+    vscode.commands.registerCommand('crewRuns.platform.showLogs', async (arg?: unknown) => {
+      const target = await importedCrew(arg, vscode.l10n.t('Show the deployment logs of which crew?'));
+      if (!target) {
+        return undefined;
+      }
+      const doc = await vscode.workspace.openTextDocument(logs.uriOf(target.crew.url, target.imported.name));
+      await vscode.languages.setTextDocumentLanguage(doc, 'log');
+      await vscode.window.showTextDocument(doc, { preview: false });
+      return doc.uri.toString();
+    }),
+    vscode.commands.registerCommand('crewRuns.platform.redeploy', async (arg?: unknown) => {
+      const target = await importedCrew(arg, vscode.l10n.t('Redeploy which crew?'));
+      const signIn = target && (await signedIn(services));
+      if (!target || !signIn) {
+        return undefined;
+      }
+      if (signIn.baseUrl !== target.imported.platformUrl) {
+        void showInfo(vscode.l10n.t('{0} was imported from {1}; sign in there to redeploy it.', target.crew.name, target.imported.platformUrl));
+        return undefined;
+      }
+      return redeploy(services, kit, logs, target.crew, target.imported, signIn);
+    }),
+    vscode.commands.registerCommand('crewRuns.platform.openDashboard', async (arg?: unknown) => {
+      const target = await importedCrew(arg, vscode.l10n.t('Open the dashboard page of which crew?'));
+      if (target) {
+        await vscode.env.openExternal(vscode.Uri.parse(dashboardUrl(target.imported.platformUrl, target.imported.uuid)));
+      }
+    }),
+  ];
+}

@@ -1,0 +1,111 @@
+// Redeploy: confirmed (it rebuilds a live service), then followed with progress until the platform says online
+// or failed; the logs are one click away. A URL or token in the reply that differs from the crew's updates it.
+import * as vscode from 'vscode';
+import type { Crew } from '../crews/crewConfig';
+import type { Services } from '../services';
+import { errorText } from '../util/errorText';
+import { showError, showInfo, showWarning } from '../views/notify';
+import type { PlatformSignIn } from './account';
+import type { CrewCommandKit } from './platformCommands';
+import type { DeploymentLogDocuments } from './deploymentLogs';
+import type { ImportedCrew } from './importedCrews';
+import type { DeploymentState } from './parse';
+import { describePlatformError } from './platformSession';
+
+const FOLLOW_EVERY_MS = 1000;
+/** A redeploy still not online or failed after this is left to the tree's own refreshes. */
+const FOLLOW_FOR_MS = 20 * 60_000;
+
+export async function redeploy(services: Services, kit: CrewCommandKit, logs: DeploymentLogDocuments, crew: Crew, imported: ImportedCrew, signIn: PlatformSignIn): Promise<DeploymentState | undefined> {
+  const confirm = vscode.l10n.t('Redeploy');
+  const answer = await showWarning(
+    vscode.l10n.t('Redeploy {0}?', crew.name),
+    { modal: true, detail: vscode.l10n.t('The platform rebuilds and restarts the live service at {0}; runs going on it may be cut off.', crew.url) },
+    confirm,
+  );
+  if (answer !== confirm) {
+    return undefined;
+  }
+  const { platform } = services;
+  let reply;
+  try {
+    reply = await platform.client.redeploy(signIn, imported.uuid);
+  } catch (error) {
+    await describePlatformError(error, vscode.l10n.t('Could not redeploy {0}', crew.name));
+    return undefined;
+  }
+  services.log.info(`Redeploy of ${crew.name} (${imported.uuid}) requested: ${reply.status ?? 'no status in the reply'}.`);
+  let current = crew;
+  try {
+    current = await applyReply(services, kit, crew, imported, reply.publicUrl, reply.token);
+  } catch (error) {
+    services.log.warn(`The redeploy's new URL or token for ${crew.name} could not be saved: ${errorText(error)}`);
+  }
+  platform.health.set(current.url, { state: 'deploying', words: reply.status ?? vscode.l10n.t('redeploy requested') });
+  const final = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Redeploying {0}', current.name), cancellable: true },
+    async (progress, cancellation) => {
+      const until = Date.now() + FOLLOW_FOR_MS;
+      while (!cancellation.isCancellationRequested && Date.now() < until) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, FOLLOW_EVERY_MS);
+          cancellation.onCancellationRequested(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        if (cancellation.isCancellationRequested) {
+          break;
+        }
+        try {
+          const status = await platform.client.status(signIn, imported.uuid);
+          const state = status.state;
+          platform.health.set(current.url, { state, words: status.status });
+          progress.report({ message: status.status });
+          logs.refresh(current.url);
+          if (state === 'online' || state === 'failed') {
+            return state;
+          }
+        } catch (error) {
+          services.log.warn(`Following the redeploy of ${current.name}: ${errorText(error)}`);
+        }
+      }
+      return undefined;
+    },
+  );
+  const showLogs = vscode.l10n.t('Show Deployment Logs');
+  if (final === 'online') {
+    void showInfo(vscode.l10n.t('{0} is online again.', current.name), showLogs).then((c) => c === showLogs && vscode.commands.executeCommand('crewRuns.platform.showLogs', { crew: current }));
+  } else if (final === 'failed') {
+    const words = platform.health.get(current.url)?.words ?? '';
+    void showError(vscode.l10n.t('The redeploy of {0} failed: {1}', current.name, words), showLogs).then((c) => c === showLogs && vscode.commands.executeCommand('crewRuns.platform.showLogs', { crew: current }));
+  } else {
+    void showInfo(vscode.l10n.t('{0} is still deploying; its row in the crews view follows it.', current.name), showLogs).then((c) => c === showLogs && vscode.commands.executeCommand('crewRuns.platform.showLogs', { crew: current }));
+  }
+  return final;
+}
+
+/** The crew as it is after the reply: the same one, or (a new public URL) a crew at the new URL in its place. */
+async function applyReply(services: Services, kit: CrewCommandKit, crew: Crew, imported: ImportedCrew, publicUrl: string | undefined, token: string | undefined): Promise<Crew> {
+  if (publicUrl && publicUrl !== crew.url) {
+    const newToken = token ?? (await services.tokens.get(crew.url));
+    if (!newToken) {
+      return crew;
+    }
+    const moved = await kit.addCrew({ url: publicUrl, name: crew.name, token: newToken, tokenKind: 'organization' });
+    if (!moved) {
+      return crew;
+    }
+    await services.platform.imported.set({ ...imported, crewUrl: moved.url });
+    if (crew.source === 'user') {
+      await services.crews.remove(crew);
+    }
+    services.log.info(`${crew.name} moved to ${moved.url} with its redeploy.`);
+    return moved;
+  }
+  if (token && token !== (await services.tokens.get(crew.url))) {
+    await services.tokens.set(crew.url, token, 'organization');
+    services.log.info(`${crew.name}: the redeploy gave a new token; it was saved.`);
+  }
+  return crew;
+}

@@ -1,0 +1,196 @@
+// The platform (organization) routes of the simulator, under `/crewai_plus/api/v1/`: organizations, deployments
+// (in the shapes installations are known to answer with), one deployment's status, its deployment log, and a
+// redeploy that goes enqueued → building → online (or fails, with logs that say why). See platform-api.md.
+
+import type { IncomingMessage } from 'node:http';
+import type { Reply } from './dialects';
+import type { PlatformConfig, PlatformDeploymentConfig, PlatformShape } from './types';
+
+export const PLATFORM_PREFIX = 'crewai_plus';
+export const DEMO_PLATFORM_TOKEN = 'crewai-demo-token';
+const DEFAULT_ORGANIZATION = { uuid: '0b7c2a51-5d1e-4f7a-9c3e-1d2f3a4b5c6d', name: 'Demo organization' };
+
+interface LogLine {
+  timestamp: string;
+  level: string;
+  message: string;
+}
+
+interface DeploymentState {
+  config: PlatformDeploymentConfig;
+  /** When the redeploy under way started (real ms); undefined when none ran. */
+  deployStartedAt?: number;
+  /** Whether that redeploy fails. */
+  deployFails: boolean;
+  deploys: number;
+  logs: LogLine[];
+}
+
+/** What the platform needs of the crews the simulator serves. */
+export interface PlatformCrews {
+  /** The crew's base URL and organization token, or undefined when no such crew is served. */
+  crew(crewId: string): { url: string; token: string } | undefined;
+}
+
+export interface PlatformSimulator {
+  readonly token: string;
+  readonly organizations: readonly { uuid: string; name: string }[];
+  /** Deployment uuids and their number of redeploys (tests). */
+  deploys(uuid: string): number;
+  setFailNextDeploy(uuid: string, fail: boolean): void;
+  handle(req: IncomingMessage, rest: string[]): Reply;
+}
+
+export function createPlatform(config: PlatformConfig | undefined, crewIds: string[], crews: PlatformCrews, timeScale: number): PlatformSimulator {
+  const token = config?.token ?? DEMO_PLATFORM_TOKEN;
+  const organizations = config?.organizations?.length ? config.organizations.map((o) => ({ ...o })) : [DEFAULT_ORGANIZATION];
+  const configs: PlatformDeploymentConfig[] =
+    config?.deployments ??
+    crewIds.map((crewId, i) => ({ uuid: `d${String(i + 1).padStart(7, '0')}-5d1e-4f7a-9c3e-${crewId.replace(/[^a-z0-9]/gi, '').slice(0, 12).padEnd(12, '0')}`, organization: organizations[0].uuid, crewId, name: crewId, shape: 'full' }));
+  const phaseMs = (config?.phaseMs ?? 1500) * timeScale;
+  const deployments = new Map<string, DeploymentState>();
+  const started = new Date().toISOString();
+  for (const c of configs) {
+    deployments.set(c.uuid, {
+      config: { ...c },
+      deployFails: false,
+      deploys: 0,
+      logs: [
+        { timestamp: started, level: 'INFO', message: `Building image for ${c.name}` },
+        { timestamp: started, level: 'INFO', message: 'Image built; provisioning' },
+        { timestamp: started, level: 'INFO', message: 'Crew is Online' },
+      ],
+    });
+  }
+
+  const statusOf = (d: DeploymentState, now: number): string => {
+    if (d.deployStartedAt === undefined) {
+      return 'Crew is Online';
+    }
+    const elapsed = now - d.deployStartedAt;
+    if (elapsed < phaseMs) {
+      return 'Deploy Enqueued';
+    }
+    if (elapsed < 2 * phaseMs) {
+      return 'Building Image';
+    }
+    return d.deployFails ? 'Provisioning Failed, try again.' : 'Crew is Online';
+  };
+
+  /** The log lines a redeploy has earned by now (each phase adds its own once). */
+  const advanceLogs = (d: DeploymentState, now: number) => {
+    if (d.deployStartedAt === undefined) {
+      return;
+    }
+    const at = (ms: number) => new Date(d.deployStartedAt! + ms).toISOString();
+    const wanted: LogLine[] = [{ timestamp: at(0), level: 'INFO', message: `Deploy ${d.deploys} enqueued` }];
+    if (now - d.deployStartedAt >= phaseMs) {
+      wanted.push({ timestamp: at(phaseMs), level: 'INFO', message: 'Building image' });
+    }
+    if (now - d.deployStartedAt >= 2 * phaseMs) {
+      wanted.push(
+        d.deployFails
+          ? { timestamp: at(2 * phaseMs), level: 'ERROR', message: 'pip install failed: No matching distribution found for crewai-tools==0.0.0-missing' }
+          : { timestamp: at(2 * phaseMs), level: 'INFO', message: 'Crew is Online' },
+      );
+    }
+    const marker = `Deploy ${d.deploys} enqueued`;
+    const from = d.logs.findIndex((l) => l.message === marker);
+    d.logs = [...(from >= 0 ? d.logs.slice(0, from) : d.logs), ...wanted];
+  };
+
+  const crewOf = (d: DeploymentState) => (d.config.crewId ? crews.crew(d.config.crewId) : undefined);
+  const shapeOf = (d: DeploymentState): PlatformShape => d.config.shape ?? 'full';
+
+  const listEntry = (d: DeploymentState, now: number) => {
+    const crew = crewOf(d);
+    return {
+      name: d.config.name,
+      uuid: d.config.uuid,
+      status: statusOf(d, now),
+      ...(shapeOf(d) !== 'namesOnly' && crew ? { public_url: crew.url } : {}),
+      created_at: started,
+    };
+  };
+
+  const statusBody = (d: DeploymentState, now: number) => {
+    const crew = crewOf(d);
+    const shape = shapeOf(d);
+    return {
+      name: d.config.name,
+      status: statusOf(d, now),
+      deployment_id: d.config.uuid,
+      ...(shape !== 'namesOnly' && crew ? { public_url: crew.url } : {}),
+      ...(shape === 'full' && crew ? { token: crew.token } : {}),
+    };
+  };
+
+  return {
+    token,
+    organizations,
+    deploys: (uuid) => deployments.get(uuid)?.deploys ?? 0,
+    setFailNextDeploy(uuid, fail) {
+      const d = deployments.get(uuid);
+      if (d) {
+        d.config.failNextDeploy = fail;
+      }
+    },
+    handle(req, rest) {
+      const now = Date.now();
+      const method = req.method ?? 'GET';
+      if (rest[0] !== 'api' || rest[1] !== 'v1') {
+        return { status: 404, body: { error: 'Not Found' } };
+      }
+      const route = rest.slice(2);
+      const auth = /^Bearer\s+(.+)$/i.exec((req.headers.authorization ?? '').trim());
+      if (!auth || auth[1] !== token) {
+        return { status: 401, body: { error: 'Unauthorized', message: 'Invalid or expired token' } };
+      }
+      const header = req.headers['x-crewai-organization-id'];
+      const orgId = (Array.isArray(header) ? header[0] : header)?.trim() || organizations[0].uuid;
+      if (!organizations.some((o) => o.uuid === orgId)) {
+        return { status: 403, body: { error: 'You are not a member of this organization' } };
+      }
+      if (method === 'GET' && route.join('/') === 'me/organizations') {
+        return { status: 200, body: organizations.map((o) => ({ name: o.name, uuid: o.uuid })) };
+      }
+      if (route[0] !== 'crews') {
+        return { status: 404, body: { error: 'Not Found' } };
+      }
+      if (route.length === 1 && method === 'GET') {
+        return { status: 200, body: [...deployments.values()].filter((d) => d.config.organization === orgId).map((d) => listEntry(d, now)) };
+      }
+      const deployment = route[1] ? deployments.get(route[1]) : undefined;
+      if (!deployment || deployment.config.organization !== orgId) {
+        return { status: 404, body: { error: 'deployment_not_found', message: 'Deployment not found' } };
+      }
+      const action = route.slice(2).join('/');
+      if (action === 'status' && method === 'GET') {
+        return { status: 200, body: statusBody(deployment, now) };
+      }
+      if (action === 'logs/deployment' && method === 'GET') {
+        advanceLogs(deployment, now);
+        return { status: 200, body: deployment.logs };
+      }
+      if (action === 'deploy' && method === 'POST') {
+        deployment.deploys += 1;
+        deployment.deployStartedAt = now;
+        deployment.deployFails = deployment.config.failNextDeploy === true;
+        deployment.config.failNextDeploy = false;
+        advanceLogs(deployment, now);
+        const crew = crewOf(deployment);
+        const shape = shapeOf(deployment);
+        return {
+          status: 200,
+          body: {
+            uuid: deployment.config.uuid,
+            status: 'Deploy Enqueued',
+            ...(crew && shape !== 'namesOnly' ? { public_url: crew.url } : {}),
+            ...(crew && shape === 'full' ? { token: crew.token } : {}),
+          },
+        };
+      }
+      return { status: 405, body: { error: 'Method Not Allowed' } };
+    },
+  };
+}

@@ -1,0 +1,293 @@
+// Issue #37 "Your organization's crews": sign in to the platform with a personal access token, pick the
+// organization, import its deployments as crews (one whose token the platform does not give is asked for), kick
+// one off, see its deployment health, open its logs, redeploy it and follow that to online (and to failed);
+// signing out removes the personal token only; a workspace setting cannot move the platform URL.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
+import { executeCommand, kickOffWithoutReview, readLog, showCrewRunsView, ui, waitFor } from '../helpers';
+import {
+  acceptNotification,
+  answerModal,
+  type Api,
+  clearNotifications,
+  closeQuickInput,
+  crewRow,
+  pressInQuickInput,
+  removeAllCrews,
+  removeRunsOf,
+  SLOW,
+  testApi,
+  typeInQuickInput,
+  waitForNotification,
+  waitForQuickInput,
+} from './support/kit';
+
+const PAT = 'pat-PLATFORMcanary-5e2f9a7c31';
+const ORG_A = '4a1f0e2c-0000-4000-8000-00000000000a';
+const ORG_B = '4a1f0e2c-0000-4000-8000-00000000000b';
+const URL_SETTING = 'crewRuns.platform.url';
+
+function workspaceSettingsFile(): string | undefined {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  return folder ? path.join(folder, '.vscode', 'settings.json') : undefined;
+}
+
+describe('Platform: the organization’s crews', function () {
+  this.timeout(180_000);
+  this.bail(true); // Each test goes on from where the one before left off.
+  let api: Api;
+  let sim: Simulator;
+  const [research, review, flow] = demoCrews();
+  const url = (id: string) => sim.crewUrl(id);
+  const orgToken = (id: string) => sim.crews.find((c) => c.id === id)!.orgToken;
+  const platformRequests = () => sim.requestLog.entries.filter((e) => e.path.startsWith('/crewai_plus/'));
+
+  before(async function () {
+    if (!ui.available()) {
+      this.skip(); // Drives quick inputs through the browser runner's page.
+    }
+    api = await testApi();
+    await removeAllCrews(api);
+    sim = await startSimulator({
+      timeScale: 0.01,
+      crews: [research, review, flow],
+      platform: {
+        token: PAT,
+        organizations: [
+          { uuid: ORG_A, name: 'Acme Research' },
+          { uuid: ORG_B, name: 'Other Org' },
+        ],
+        // At timeScale 0.01: each redeploy phase lasts 1.5 s.
+        phaseMs: 150_000,
+        deployments: [
+          { uuid: 'dep-research', organization: ORG_A, crewId: research.id, name: 'Research deployment', shape: 'full' },
+          { uuid: 'dep-review', organization: ORG_A, crewId: review.id, name: 'Review deployment', shape: 'urlOnly' },
+          { uuid: 'dep-flow', organization: ORG_A, crewId: flow.id, name: 'Flow deployment', shape: 'full' },
+          { uuid: 'dep-elsewhere', organization: ORG_B, crewId: research.id, name: 'Elsewhere deployment', shape: 'full' },
+        ],
+      },
+    });
+    await vscode.workspace.getConfiguration().update(URL_SETTING, sim.origin, vscode.ConfigurationTarget.Global);
+    await waitFor(() => api.platform.baseUrl() === sim.origin, { message: 'the platform URL setting read', ...SLOW });
+    await showCrewRunsView();
+    await clearNotifications();
+  });
+
+  afterEach(async () => {
+    await closeQuickInput();
+    await clearNotifications();
+  });
+
+  after(async () => {
+    if (!api) {
+      return;
+    }
+    if (await api.platform.signedIn()) {
+      await executeCommand('crewRuns.platform.signOut');
+    }
+    await removeRunsOf(api, sim ? sim.crews.map((c) => c.url) : []);
+    await removeAllCrews(api);
+    await waitFor(() => api.platform.imported().length === 0, { message: 'the removed crews’ deployments forgotten', ...SLOW });
+    await vscode.workspace.getConfiguration().update(URL_SETTING, undefined, vscode.ConfigurationTarget.Global);
+    await sim?.close();
+  });
+
+  it('Import Crews while signed out asks for the sign-in first; cancelling it leaves everything as it was', async () => {
+    const done = executeCommand<number>('crewRuns.platform.importCrews');
+    await waitForQuickInput('Sign in to CrewAI');
+    await closeQuickInput();
+    assert.strictEqual(await done, 0);
+    assert.strictEqual(await api.platform.signedIn(), undefined);
+    assert.deepStrictEqual(api.crews.list(), []);
+    assert.strictEqual(platformRequests().length, 0, 'nothing was sent');
+  });
+
+  it('signs in with a personal access token (a wrong one is refused and asked again) and picks the organization', async () => {
+    const done = executeCommand<boolean>('crewRuns.platform.signIn');
+    await waitForQuickInput('Paste a personal access token');
+    await typeInQuickInput('not-the-token', { enter: true });
+    await waitForNotification('refused this token');
+    await acceptNotification('refused this token');
+    await waitForQuickInput('Paste a personal access token');
+    await typeInQuickInput(PAT, { enter: true });
+    const pick = await waitForQuickInput('Type an organization id');
+    assert.match(pick, /Acme Research/);
+    assert.match(pick, /Other Org/);
+    await pressInQuickInput('Enter', { activeItem: 'Acme Research' });
+    assert.strictEqual(await done, true);
+    assert.deepStrictEqual(await api.platform.signedIn(), { baseUrl: sim.origin, organizationId: ORG_A, organizationName: 'Acme Research' });
+    const organizations = platformRequests().filter((e) => e.path.endsWith('/me/organizations'));
+    assert.deepStrictEqual(organizations.map((e) => [e.status, e.tokenKind]), [[401, 'invalid'], [200, 'org']], 'the wrong token was refused, the right one accepted');
+    const settings = JSON.stringify(vscode.workspace.getConfiguration('crewRuns'));
+    assert.ok(!settings.includes(PAT), 'the personal token is in no setting');
+  });
+
+  it('imports the organization’s three deployments as crews, asking once for the token the platform does not give', async () => {
+    const done = executeCommand<number>('crewRuns.platform.importCrews');
+    const pick = await waitForQuickInput('Import Crews from Acme Research');
+    for (const name of ['Research deployment', 'Review deployment', 'Flow deployment']) {
+      assert.ok(pick.includes(name), `${name} listed`);
+    }
+    assert.ok(!pick.includes('Elsewhere deployment'), 'another organization’s deployment is not listed');
+    await pressInQuickInput('Enter');
+    const asked = await waitForQuickInput('does not give the Bearer Token of Review deployment');
+    assert.match(asked, /crewai_plus\/deployments\/dep-review/, 'the prompt links the deployment’s dashboard page');
+    await typeInQuickInput(orgToken(review.id), { enter: true });
+    assert.strictEqual(await done, 3);
+    await waitForNotification('Imported 3 crews');
+    const crews = api.crews.list().map((c) => [c.name, c.url]);
+    assert.deepStrictEqual(crews, [
+      ['Research deployment', url(research.id)],
+      ['Review deployment', url(review.id)],
+      ['Flow deployment', url(flow.id)],
+    ]);
+    for (const id of [research.id, review.id, flow.id]) {
+      assert.ok(await api.crews.hasToken(url(id)), `${id} has its token`);
+    }
+    assert.deepStrictEqual(api.platform.imported().map((c) => [c.uuid, c.crewUrl]), [
+      ['dep-research', url(research.id)],
+      ['dep-review', url(review.id)],
+      ['dep-flow', url(flow.id)],
+    ]);
+    assert.strictEqual(platformRequests().filter((e) => e.path.endsWith('/deploy')).length, 0, 'importing never redeploys');
+
+    // Imported ones are marked and not chosen again.
+    const again = executeCommand<number>('crewRuns.platform.importCrews');
+    const second = await waitForQuickInput('Import Crews from Acme Research');
+    assert.strictEqual((second.match(/imported/g) ?? []).length, 3, second);
+    await closeQuickInput();
+    assert.strictEqual(await again, 0);
+  });
+
+  it('kicks off an imported crew, and the tree shows each imported crew’s deployment health', async () => {
+    const runId = await kickOffWithoutReview<string>({ crew: url(research.id), inputs: { topic: 'platform', audience: 'tests' } });
+    assert.ok(runId, 'the kickoff was accepted with the imported token');
+    await waitFor(() => api.runs.get(runId)?.state === 'succeeded', { message: 'the run to succeed', ...SLOW });
+    assert.strictEqual(sim.requestLog.entries.filter((e) => e.crewId === research.id && e.endpoint === 'kickoff')[0]?.tokenKind, 'org', 'sent with the token the platform gave');
+    await api.platform.refreshHealth();
+    for (const id of [research.id, review.id, flow.id]) {
+      const row = await waitFor(async () => {
+        const r = await crewRow(api, url(id));
+        return r && /\bonline\b/.test(r.description) ? r : undefined;
+      }, { message: `${id} shown online`, ...SLOW });
+      assert.match(row.contextValue, /\bimported\b.*\bdeployment-online\b/);
+    }
+    assert.deepStrictEqual(api.platform.health(url(review.id)), { state: 'online', words: 'Crew is Online' });
+  });
+
+  it('opens the deployment logs in a read-only log document', async () => {
+    const uri = await executeCommand<string>('crewRuns.platform.showLogs', url(research.id));
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    assert.ok(doc, 'the log document is open');
+    assert.strictEqual(doc.uri.scheme, 'crew-deployment-log', 'served by the extension’s content provider, which VS Code opens read-only');
+    assert.match(doc.getText(), /INFO\s+Building image for Research deployment/);
+    assert.ok(!doc.getText().includes(PAT));
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  it('redeploys only after the confirmation, and follows it to online; a failing one says so', async () => {
+    const refused = answerModal(undefined);
+    try {
+      assert.strictEqual(await executeCommand('crewRuns.platform.redeploy', url(flow.id)), undefined);
+    } finally {
+      refused.dispose();
+    }
+    assert.strictEqual(refused.calls.length, 1);
+    assert.match(refused.calls[0].message, /Redeploy Flow deployment\?/);
+    assert.strictEqual(sim.platform.deploys('dep-flow'), 0, 'nothing sent without the confirmation');
+
+    const confirmed = answerModal('Redeploy');
+    try {
+      const deploying = executeCommand<string>('crewRuns.platform.redeploy', url(flow.id));
+      const row = await waitFor(async () => {
+        const r = await crewRow(api, url(flow.id));
+        return r && /\bdeploying\b/.test(r.description) ? r : undefined;
+      }, { message: 'the flow shown deploying', ...SLOW });
+      assert.match(row.contextValue, /deployment-deploying/);
+      assert.strictEqual(await deploying, 'online');
+    } finally {
+      confirmed.dispose();
+    }
+    assert.strictEqual(sim.platform.deploys('dep-flow'), 1);
+    await waitForNotification('Flow deployment is online again');
+    assert.deepStrictEqual(api.platform.health(url(flow.id)), { state: 'online', words: 'Crew is Online' });
+
+    sim.platform.setFailNextDeploy('dep-review', true);
+    const failing = answerModal('Redeploy');
+    try {
+      assert.strictEqual(await executeCommand('crewRuns.platform.redeploy', url(review.id)), 'failed');
+    } finally {
+      failing.dispose();
+    }
+    await waitForNotification('The redeploy of Review deployment failed: Provisioning Failed, try again.');
+    assert.strictEqual(api.platform.health(url(review.id))?.state, 'failed');
+    const uri = await executeCommand<string>('crewRuns.platform.showLogs', url(review.id));
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    assert.match(doc?.getText() ?? '', /ERROR\s+pip install failed/, 'the logs say why');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  it('says so before kicking off a crew whose deployment failed, and kicks off only when told to', async () => {
+    const kickoffs = () => sim.requestLog.entries.filter((e) => e.crewId === review.id && e.endpoint === 'kickoff').length;
+    const before = kickoffs();
+    const declined = answerModal(undefined);
+    try {
+      assert.strictEqual(await kickOffWithoutReview({ crew: url(review.id), inputs: { topic: 'gate' } }), undefined);
+    } finally {
+      declined.dispose();
+    }
+    assert.strictEqual(declined.calls.length, 1);
+    assert.match(declined.calls[0].message, /Review deployment is not online: its deployment says "Provisioning Failed, try again\."/);
+    assert.deepStrictEqual(declined.calls[0].items, ['Kick Off Anyway', 'Show Deployment Logs']);
+    assert.strictEqual(kickoffs(), before, 'nothing was sent');
+    const accepted = answerModal('Kick Off Anyway');
+    try {
+      assert.ok(await kickOffWithoutReview({ crew: url(review.id), inputs: { topic: 'gate' } }), 'a run started');
+    } finally {
+      accepted.dispose();
+    }
+    assert.strictEqual(kickoffs(), before + 1);
+    // An online crew is never asked about.
+    const online = answerModal(undefined);
+    try {
+      assert.ok(await kickOffWithoutReview({ crew: url(research.id), inputs: { topic: 'gate', audience: 'tests' } }));
+    } finally {
+      online.dispose();
+    }
+    assert.strictEqual(online.calls.length, 0);
+  });
+
+  it('signs out: the personal token is gone, the imported crews keep their tokens and still answer', async () => {
+    await executeCommand('crewRuns.platform.signOut');
+    assert.strictEqual(await api.platform.signedIn(), undefined);
+    for (const id of [research.id, review.id, flow.id]) {
+      assert.strictEqual(await executeCommand('crewRuns.checkConnection', url(id)), true, `${id} still works with its own token`);
+    }
+    await api.platform.refreshHealth();
+    assert.strictEqual(api.platform.health(url(research.id))?.state, 'unknown');
+    const log = await readLog();
+    assert.match(log, /Imported deployment Research deployment/, 'the log was read');
+    assert.ok(!log.includes(PAT), 'the personal token is in no log line');
+  });
+
+  it('a workspace setting cannot change the platform URL', async () => {
+    const file = workspaceSettingsFile();
+    assert.ok(file && !fs.existsSync(file), 'a workspace folder without settings');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ 'editor.tabSize': 7, [URL_SETTING]: 'https://attacker.example.com' }, null, 2));
+    try {
+      // editor.tabSize is an ordinary setting: once VS Code shows its workspace value, the whole file was read.
+      await waitFor(() => vscode.workspace.getConfiguration('editor').inspect('tabSize')?.workspaceValue === 7, { message: 'the workspace settings read by VS Code', ...SLOW });
+      assert.strictEqual(api.platform.baseUrl(), sim.origin, 'the user’s platform URL stands');
+      assert.strictEqual(vscode.workspace.getConfiguration().get(URL_SETTING), sim.origin, 'VS Code itself ignores the workspace value of a machine setting');
+    } finally {
+      fs.rmSync(file);
+      if (fs.readdirSync(path.dirname(file)).length === 0) {
+        fs.rmdirSync(path.dirname(file));
+      }
+    }
+  });
+});
