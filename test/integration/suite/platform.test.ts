@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
-import { executeCommand, kickOffWithoutReview, readLog, showCrewRunsView, ui, waitFor } from '../helpers';
+import { executeCommand, kickOffWithoutReview, readLog, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import {
   acceptNotification,
   answerModal,
@@ -176,6 +176,10 @@ describe('Platform: the organization’s crews', function () {
       assert.match(row.contextValue, /\bimported\b.*\bdeployment-online\b/);
     }
     assert.deepStrictEqual(api.platform.health(url(review.id)), { state: 'online', words: 'Crew is Online' });
+    if (ui.available()) {
+      const shot = await ui.screenshot('platform-imported-crews', { selector: selectors.sideBar });
+      console.log(`      screenshot: ${shot.path}`);
+    }
   });
 
   it('opens the deployment logs in a read-only log document', async () => {
@@ -184,6 +188,9 @@ describe('Platform: the organization’s crews', function () {
     assert.ok(doc, 'the log document is open');
     assert.strictEqual(doc.uri.scheme, 'crew-deployment-log', 'served by the extension’s content provider, which VS Code opens read-only');
     assert.match(doc.getText(), /INFO\s+Building image for Research deployment/);
+    if (ui.available()) {
+      await ui.screenshot('platform-deployment-log');
+    }
     assert.ok(!doc.getText().includes(PAT));
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
