@@ -1,4 +1,5 @@
 // Shapes the rest of the extension works with, independent of which body family the service sent.
+import type { Inputs } from './inputValues';
 
 /** A run's state after normalisation (see the shared API notes, "Normalising a status"). */
 export type RunState =
@@ -123,7 +124,8 @@ export type CrewInputs =
   | { described: false; reason: string };
 
 export interface KickoffRequest {
-  inputs: Record<string, string>;
+  /** Any JSON value per input: the type the user gave is the type sent. */
+  inputs: Inputs;
   meta?: Record<string, unknown>;
   taskWebhookUrl?: string;
   stepWebhookUrl?: string;

@@ -2,6 +2,7 @@
 // Remove Batch. The rows go out through the batch runner, each through startRecordedRun like Kick Off.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { type Inputs, inputLine } from '../api/inputValues';
 import { showError, showInfo, showWarning } from '../views/notify';
 import type { BatchRunner } from '../batches/batchRunner';
 import type { BatchStore } from '../batches/batchStore';
@@ -204,7 +205,7 @@ const MAX_LISTED = 100;
 async function preview(crew: Crew, name: string, table: ParsedTable, mapped: MappedTable, concurrency: number): Promise<boolean> {
   type Item = vscode.QuickPickItem & { action?: 'kickoff' | 'cancel' };
   const toSend = mapped.inputs.length - mapped.problems.length;
-  const summary = (inputs: Record<string, string>) => oneLine(Object.entries(inputs).map(([k, v]) => `${k}: ${v}`).join(' · '), 120);
+  const summary = (inputs: Inputs) => oneLine(Object.entries(inputs).map(([k, v]) => `${k}: ${inputLine(v)}`).join(' · '), 120);
   const separator = (label: string): Item => ({ label, kind: vscode.QuickPickItemKind.Separator });
   const items: Item[] = [
     toSend > 0

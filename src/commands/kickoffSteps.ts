@@ -4,7 +4,8 @@
 // Every step runs in the flow's one StepInput.
 import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
-import { inputsFromJson, isRequiredInput, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
+import { hasValue, inputLine, type InputValue, MAX_INPUT_VALUE_LENGTH, parseInputValue } from '../api/inputValues';
+import { inputsFromJson, isRequiredInput } from '../crews/inputPresets';
 import { type Draft, stepOf } from '../crews/inputSteps';
 import type { InputSpec } from '../api/types';
 import type { StepInput } from '../views/quickInput';
@@ -17,6 +18,32 @@ const editInEditorButton: vscode.QuickInputButton = {
   iconPath: new vscode.ThemeIcon('go-to-file'),
   tooltip: vscode.l10n.t('Edit in an editor (for long or multi-line text)'),
 };
+const toJsonButton: vscode.QuickInputButton = {
+  iconPath: new vscode.ThemeIcon('json'),
+  tooltip: vscode.l10n.t('Send as JSON (an object, a list, a number…) (Ctrl+Alt+J)'),
+};
+const toTextButton: vscode.QuickInputButton = {
+  iconPath: new vscode.ThemeIcon('symbol-string'),
+  tooltip: vscode.l10n.t('Send as text (Ctrl+Alt+J)'),
+};
+
+/**
+ * Which inputs the wizard takes as JSON: the user's choice per input (the toggle), else those whose value is
+ * not text. Shared by the steps so that Back and Edit keep the choice.
+ */
+export class JsonChoices {
+  private readonly chosen = new Map<string, boolean>();
+
+  constructor(private readonly draft: () => Draft) {}
+
+  isJson(name: string): boolean {
+    return this.chosen.get(name) ?? typeof (this.draft()[name] ?? '') !== 'string';
+  }
+
+  set(name: string, json: boolean): void {
+    this.chosen.set(name, json);
+  }
+}
 
 /** What asking ended with: the draft, or Escape with the draft as far as it got (the value in the box too). */
 export type Asked = { kind: 'done'; draft: Draft } | { kind: 'cancel'; draft: Draft };
@@ -25,13 +52,22 @@ export type Asked = { kind: 'done'; draft: Draft } | { kind: 'cancel'; draft: Dr
  * One step per input, with Back between them. `steps` are all inputs asked one by one (the step counter);
  * asking begins at `toAsk[from]` (Back still reaches the ones before it).
  */
-export async function askInputs(input: StepInput, crew: Crew, toAsk: InputSpec[], start: Draft, steps: InputSpec[], from = 0): Promise<Asked> {
+export async function askInputs(input: StepInput, crew: Crew, toAsk: InputSpec[], start: Draft, steps: InputSpec[], from = 0, json?: JsonChoices): Promise<Asked> {
   const draft = { ...start };
+  const choices = json ?? new JsonChoices(() => draft);
+  // Text typed as JSON that does not parse yet: shown again in the box (never lost, never sent).
+  const unparsed = new Map<string, string>();
   let index = Math.min(Math.max(0, from), Math.max(0, toAsk.length - 1));
   while (index < toAsk.length) {
     const spec = toAsk[index];
     const step: Step = { crew, spec, ...stepOf(steps, spec.name), canGoBack: index > 0 };
-    const answer = spec.enum ? await askChoice(input, step, draft[spec.name]) : await askValue(input, step, draft);
+    const current = draft[spec.name];
+    const answer =
+      spec.enum && !choices.isJson(spec.name)
+        ? await askChoice(input, step, typeof current === 'string' ? current : inputLine(current))
+        : choices.isJson(spec.name)
+          ? await askJson(input, step, draft, choices, unparsed)
+          : await askValue(input, step, draft, choices);
     if (answer.kind === 'cancel') {
       if (answer.value !== undefined) {
         draft[spec.name] = answer.value;
@@ -59,7 +95,7 @@ interface Step {
   canGoBack: boolean;
 }
 
-type StepAnswer = { kind: 'value'; value: string } | { kind: 'back' } | { kind: 'again' } | { kind: 'cancel'; value?: string };
+type StepAnswer = { kind: 'value'; value: InputValue } | { kind: 'back' } | { kind: 'again' } | { kind: 'cancel'; value?: InputValue };
 
 function stepTitle(step: Step): string {
   return vscode.l10n.t('Kick Off {0}: {1}', step.crew.name, step.spec.name);
@@ -76,15 +112,19 @@ function promptFor(step: Step): string {
   return isRequiredInput(spec) ? vscode.l10n.t('{0}. Enter to continue.', about) : vscode.l10n.t('{0}. Optional: leave it empty to leave it out.', about);
 }
 
-async function askValue(input: StepInput, step: Step, draft: Draft): Promise<StepAnswer> {
+async function askValue(input: StepInput, step: Step, draft: Draft, choices: JsonChoices): Promise<StepAnswer> {
   const { spec } = step;
   const name = spec.name;
   const optional = !isRequiredInput(spec);
-  const current = draft[name] ?? '';
+  const value = draft[name] ?? '';
+  const current = typeof value === 'string' ? value : inputLine(value);
   const multiLine = current.includes('\n');
   const shown = multiLine ? oneLine(current, 200) : current || (spec.default ?? '');
-  // The keybinding (and command) for the editor button, while this step is open.
-  const offer = offerEditInEditor(() => input.pressButton(editInEditorButton));
+  // The keybindings (and commands) for the editor and JSON buttons, while this step is open.
+  const offer = offerEditInEditor(
+    () => input.pressButton(editInEditorButton),
+    () => input.pressButton(toJsonButton),
+  );
   const answer = await input
     .text({
       title: stepTitle(step),
@@ -97,7 +137,7 @@ async function askValue(input: StepInput, step: Step, draft: Draft): Promise<Ste
         ? vscode.l10n.t('This value has several lines; press Enter to keep it, or use the editor button to change it.')
         : promptFor(step),
       canGoBack: step.canGoBack,
-      buttons: [editInEditorButton],
+      buttons: [editInEditorButton, toJsonButton],
       validate: (value) => {
         if (multiLine && value === shown) {
           return undefined;
@@ -119,6 +159,13 @@ async function askValue(input: StepInput, step: Step, draft: Draft): Promise<Ste
     case 'back':
       return answer;
     case 'button': {
+      if (answer.button === toJsonButton) {
+        // The text as typed becomes the JSON to check: `42` is then the number 42, `{…}` an object.
+        choices.set(name, true);
+        const parsed = parseInputValue(name, kept(answer.value));
+        draft[name] = parsed.ok ? parsed.value : kept(answer.value);
+        return { kind: 'again' };
+      }
       await input.hide();
       const edited = await editInEditor(name, kept(answer.value));
       draft[name] = edited ?? kept(answer.value);
@@ -126,6 +173,79 @@ async function askValue(input: StepInput, step: Step, draft: Draft): Promise<Ste
     }
     case 'value':
       return { kind: 'value', value: kept(answer.value) };
+  }
+}
+
+/**
+ * An input taken as JSON: the box holds the value as one line of JSON and accepts only valid JSON (the error
+ * says where); the editor button opens it indented in a JSON editor. Text that does not parse is kept.
+ */
+async function askJson(input: StepInput, step: Step, draft: Draft, choices: JsonChoices, unparsed: Map<string, string>): Promise<StepAnswer> {
+  const { spec } = step;
+  const name = spec.name;
+  const optional = !isRequiredInput(spec);
+  const value = draft[name];
+  const shown = unparsed.get(name) ?? (hasValue(value) || typeof value !== 'string' ? inputLine(value) : (spec.default ?? ''));
+  const offer = offerEditInEditor(
+    () => input.pressButton(editInEditorButton),
+    () => input.pressButton(toTextButton),
+  );
+  const answer = await input
+    .text({
+      title: stepTitle(step),
+      step: step.step,
+      totalSteps: step.total,
+      value: shown,
+      quietUntilEdited: unparsed.get(name) === undefined,
+      prompt: vscode.l10n.t('{0} As JSON: an object, a list, a number, true or false, or "text" in quotes.', promptFor(step)),
+      canGoBack: step.canGoBack,
+      buttons: [editInEditorButton, toTextButton],
+      validate: (text) => {
+        if (!text.trim()) {
+          return optional ? undefined : vscode.l10n.t('"{0}" is required.', name);
+        }
+        const parsed = parseInputValue(name, text);
+        return parsed.ok ? undefined : parsed.message;
+      },
+    })
+    .finally(() => offer.dispose());
+  const keep = (text: string): InputValue => {
+    const parsed = text.trim() ? parseInputValue(name, text) : undefined;
+    if (parsed?.ok) {
+      unparsed.delete(name);
+      return parsed.value;
+    }
+    if (parsed) {
+      unparsed.set(name, text);
+    }
+    return text.trim() ? draft[name] ?? '' : '';
+  };
+  switch (answer.kind) {
+    case 'cancel':
+      return { kind: 'cancel', value: answer.value === undefined ? undefined : keep(answer.value) };
+    case 'back':
+      return answer;
+    case 'button': {
+      if (answer.button === toTextButton) {
+        // The JSON text, as it reads, becomes the text sent.
+        choices.set(name, false);
+        unparsed.delete(name);
+        const parsed = parseInputValue(name, answer.value);
+        draft[name] = parsed.ok && typeof parsed.value === 'string' ? parsed.value : answer.value;
+        return { kind: 'again' };
+      }
+      await input.hide();
+      const parsed = parseInputValue(name, answer.value);
+      const edited = await editInEditor(name, parsed.ok ? JSON.stringify(parsed.value, undefined, 2) : answer.value, 'json');
+      if (edited !== undefined) {
+        draft[name] = keep(edited);
+      } else {
+        draft[name] = keep(answer.value);
+      }
+      return { kind: 'again' };
+    }
+    case 'value':
+      return { kind: 'value', value: keep(answer.value) };
   }
 }
 

@@ -15,7 +15,7 @@ import { inertLine } from '../util/inertText';
 import { setTokenInteractively } from './crewCommands';
 import { chooseStartingPoint, reviewStep } from './kickoffReview';
 import { sendKickoff } from './kickoffSend';
-import { askInputName, askInputs, askInputsJson } from './kickoffSteps';
+import { askInputName, askInputs, askInputsJson, JsonChoices } from './kickoffSteps';
 import { errorText } from '../util/errorText';
 
 /**
@@ -52,6 +52,7 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
   let toAsk: InputSpec[] = missing.length > 0 ? steps : [];
   // "Continue where you left off" goes on at the first input still unanswered, not at step 1.
   let from = start.unfinished ? Math.max(0, toAsk.findIndex((spec) => missing.includes(spec.name))) : 0;
+  const json = new JsonChoices(() => draft);
   const keep = async (left: Draft) => {
     if (isWorthKeeping(left, start.draft)) {
       await services.presets.rememberUnfinished(crew.url, left);
@@ -63,7 +64,7 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
   };
   for (;;) {
     if (toAsk.length > 0) {
-      const asked = await askInputs(input, crew, toAsk, draft, steps, from);
+      const asked = await askInputs(input, crew, toAsk, draft, steps, from, json);
       from = 0;
       draft = asked.draft;
       if (asked.kind === 'cancel') {

@@ -13,6 +13,7 @@ interface Pending {
 
 const pending = new Map<string, Pending>();
 let editRequest: (() => void) | undefined;
+let toggleRequest: (() => void) | undefined;
 const lensesChanged = new vscode.EventEmitter<void>();
 
 /** Commands, CodeLens and context keys of the long-value editor; registered with the kickoff commands. */
@@ -36,6 +37,7 @@ export function registerValueEditor(): vscode.Disposable[] {
     vscode.commands.registerCommand('crewRuns.useInputText', (arg?: unknown) => decide(arg, 'use')),
     vscode.commands.registerCommand('crewRuns.discardInputText', (arg?: unknown) => decide(arg, 'discard')),
     vscode.commands.registerCommand('crewRuns.editInputInEditor', () => editRequest?.()),
+    vscode.commands.registerCommand('crewRuns.toggleInputJson', () => toggleRequest?.()),
     vscode.window.onDidChangeActiveTextEditor(updateContext),
     vscode.workspace.onDidCloseTextDocument((document) => {
       const entry = pending.get(document.uri.toString());
@@ -51,20 +53,22 @@ export function registerValueEditor(): vscode.Disposable[] {
  * While a Kick Off input step is open: what the "edit in an editor" keybinding (and command) does, so the
  * editor is reachable without the mouse. Returns what stops it when the step ends.
  */
-export function offerEditInEditor(handler: () => void): vscode.Disposable {
+export function offerEditInEditor(handler: () => void, toggleJson?: () => void): vscode.Disposable {
   editRequest = handler;
+  toggleRequest = toggleJson;
   void vscode.commands.executeCommand('setContext', 'crewRuns.kickoffInputStep', true);
   return new vscode.Disposable(() => {
     if (editRequest === handler) {
       editRequest = undefined;
+      toggleRequest = undefined;
       void vscode.commands.executeCommand('setContext', 'crewRuns.kickoffInputStep', false);
     }
   });
 }
 
 /** Opens the value in an editor and waits for Use This Text (its text), Discard or closing unchanged (undefined). */
-export async function editInEditor(name: string, value: string): Promise<string | undefined> {
-  const document = await vscode.workspace.openTextDocument({ content: value, language: 'markdown' });
+export async function editInEditor(name: string, value: string, language: 'markdown' | 'json' = 'markdown'): Promise<string | undefined> {
+  const document = await vscode.workspace.openTextDocument({ content: value, language });
   const decided = new Promise<string | undefined>((resolve) => {
     pending.set(document.uri.toString(), { document, original: value, decide: resolve });
   });
