@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
 import { hasValue, inputLine, type InputValue, MAX_INPUT_VALUE_LENGTH, parseInputValue } from '../api/inputValues';
 import { inputsFromJson, isRequiredInput } from '../crews/inputPresets';
-import { type Draft, stepOf } from '../crews/inputSteps';
+import { type Draft, inputKind, stepOf } from '../crews/inputSteps';
 import type { InputSpec } from '../api/types';
 import type { StepInput } from '../views/quickInput';
 import { inertLine, oneLine } from '../util/inertText';
@@ -36,8 +36,14 @@ export class JsonChoices {
 
   constructor(private readonly draft: () => Draft) {}
 
-  isJson(name: string): boolean {
-    return this.chosen.get(name) ?? typeof (this.draft()[name] ?? '') !== 'string';
+  /** Whether the input is taken as JSON: as chosen, else when its value or its declared type is not text. */
+  isJson(spec: InputSpec): boolean {
+    return this.chosen.get(spec.name) ?? (typeof (this.draft()[spec.name] ?? '') !== 'string' || ['json', 'number', 'boolean'].includes(inputKind(spec)));
+  }
+
+  /** The user's own choice for the input, if they made one. */
+  choice(name: string): boolean | undefined {
+    return this.chosen.get(name);
   }
 
   set(name: string, json: boolean): void {
@@ -52,7 +58,16 @@ export type Asked = { kind: 'done'; draft: Draft } | { kind: 'cancel'; draft: Dr
  * One step per input, with Back between them. `steps` are all inputs asked one by one (the step counter);
  * asking begins at `toAsk[from]` (Back still reaches the ones before it).
  */
-export async function askInputs(input: StepInput, crew: Crew, toAsk: InputSpec[], start: Draft, steps: InputSpec[], from = 0, json?: JsonChoices): Promise<Asked> {
+export async function askInputs(
+  input: StepInput,
+  crew: Crew,
+  toAsk: InputSpec[],
+  start: Draft,
+  steps: InputSpec[],
+  from = 0,
+  json?: JsonChoices,
+  problems: ReadonlyMap<string, string> = new Map(),
+): Promise<Asked> {
   const draft = { ...start };
   const choices = json ?? new JsonChoices(() => draft);
   // Text typed as JSON that does not parse yet: shown again in the box (never lost, never sent).
@@ -60,14 +75,17 @@ export async function askInputs(input: StepInput, crew: Crew, toAsk: InputSpec[]
   let index = Math.min(Math.max(0, from), Math.max(0, toAsk.length - 1));
   while (index < toAsk.length) {
     const spec = toAsk[index];
-    const step: Step = { crew, spec, ...stepOf(steps, spec.name), canGoBack: index > 0 };
+    const step: Step = { crew, spec, ...stepOf(steps, spec.name), canGoBack: index > 0, problem: problems.get(spec.name) };
     const current = draft[spec.name];
+    const kind = inputKind(spec);
     const answer =
-      spec.enum && !choices.isJson(spec.name)
-        ? await askChoice(input, step, typeof current === 'string' ? current : inputLine(current))
-        : choices.isJson(spec.name)
-          ? await askJson(input, step, draft, choices, unparsed)
-          : await askValue(input, step, draft, choices);
+      kind === 'boolean' && choices.choice(spec.name) === undefined && (typeof current === 'boolean' || current === undefined || current === '')
+        ? await askYesNo(input, step, current)
+        : spec.enum && !choices.isJson(spec)
+          ? await askChoice(input, step, typeof current === 'string' ? current : inputLine(current))
+          : choices.isJson(spec)
+            ? await askJson(input, step, draft, choices, unparsed)
+            : await askValue(input, step, draft, choices);
     if (answer.kind === 'cancel') {
       if (answer.value !== undefined) {
         draft[spec.name] = answer.value;
@@ -93,6 +111,8 @@ interface Step {
   step: number;
   total: number;
   canGoBack: boolean;
+  /** The crew's words on the value it refused, when the step is asked again for that. */
+  problem?: string;
 }
 
 type StepAnswer = { kind: 'value'; value: InputValue } | { kind: 'back' } | { kind: 'again' } | { kind: 'cancel'; value?: InputValue };
@@ -104,6 +124,9 @@ function stepTitle(step: Step): string {
 /** The prompt: the crew's description of the input, else its name; then what Enter does. The title counts the steps. */
 function promptFor(step: Step): string {
   const { spec } = step;
+  if (step.problem !== undefined) {
+    return vscode.l10n.t('{0} refused this value: {1}', step.crew.name, step.problem);
+  }
   if (spec.name === 'id' && spec.required === undefined && spec.description === undefined) {
     return vscode.l10n.t('Optional. For flows, "id" restores a saved state; leave it empty to start fresh.');
   }
@@ -185,7 +208,10 @@ async function askJson(input: StepInput, step: Step, draft: Draft, choices: Json
   const name = spec.name;
   const optional = !isRequiredInput(spec);
   const value = draft[name];
-  const shown = unparsed.get(name) ?? (hasValue(value) || typeof value !== 'string' ? inputLine(value) : (spec.default ?? ''));
+  const number = inputKind(spec) === 'number';
+  // Empty: the crew's default, else the skeleton of its schema (an object's fields, empty), to fill in.
+  const initial = spec.default ?? (spec.skeleton !== undefined ? inputLine(spec.skeleton) : '');
+  const shown = unparsed.get(name) ?? (hasValue(value) || typeof value !== 'string' ? inputLine(value) : initial);
   const offer = offerEditInEditor(
     () => input.pressButton(editInEditorButton),
     () => input.pressButton(toTextButton),
@@ -205,6 +231,9 @@ async function askJson(input: StepInput, step: Step, draft: Draft, choices: Json
           return optional ? undefined : vscode.l10n.t('"{0}" is required.', name);
         }
         const parsed = parseInputValue(name, text);
+        if (parsed.ok && number && typeof parsed.value !== 'number') {
+          return vscode.l10n.t('"{0}" takes a number, e.g. 42 or 0.5.', name);
+        }
         return parsed.ok ? undefined : parsed.message;
       },
     })
@@ -246,6 +275,37 @@ async function askJson(input: StepInput, step: Step, draft: Draft, choices: Json
     }
     case 'value':
       return { kind: 'value', value: keep(answer.value) };
+  }
+}
+
+/** A yes/no input (`boolean`): true or false (or, when optional, neither). */
+async function askYesNo(input: StepInput, step: Step, current: InputValue | undefined): Promise<StepAnswer> {
+  const { spec } = step;
+  type Item = vscode.QuickPickItem & { value: InputValue };
+  const items: Item[] = [
+    { label: vscode.l10n.t('Yes'), description: 'true', value: true },
+    { label: vscode.l10n.t('No'), description: 'false', value: false },
+  ];
+  if (!isRequiredInput(spec)) {
+    items.push({ label: `$(circle-slash) ${vscode.l10n.t('Leave empty')}`, value: '' });
+  }
+  const wanted = typeof current === 'boolean' ? current : spec.default === undefined ? undefined : spec.default === 'true';
+  const answer = await input.choose({
+    title: stepTitle(step),
+    step: step.step,
+    totalSteps: step.total,
+    placeholder: promptFor(step),
+    items,
+    activeItem: items.find((item) => item.value === wanted),
+    canGoBack: step.canGoBack,
+  });
+  switch (answer.kind) {
+    case 'value':
+      return { kind: 'value', value: answer.value.value };
+    case 'back':
+      return answer;
+    default:
+      return { kind: 'cancel' };
   }
 }
 

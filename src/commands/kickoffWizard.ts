@@ -53,6 +53,8 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
   // "Continue where you left off" goes on at the first input still unanswered, not at step 1.
   let from = start.unfinished ? Math.max(0, toAsk.findIndex((spec) => missing.includes(spec.name))) : 0;
   const json = new JsonChoices(() => draft);
+  // The crew's words on inputs it refused, shown in their steps when they are asked again.
+  let problems = new Map<string, string>();
   const keep = async (left: Draft) => {
     if (isWorthKeeping(left, start.draft)) {
       await services.presets.rememberUnfinished(crew.url, left);
@@ -64,7 +66,8 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
   };
   for (;;) {
     if (toAsk.length > 0) {
-      const asked = await askInputs(input, crew, toAsk, draft, steps, from, json);
+      const asked = await askInputs(input, crew, toAsk, draft, steps, from, json, problems);
+      problems = new Map();
       from = 0;
       draft = asked.draft;
       if (asked.kind === 'cancel') {
@@ -119,6 +122,20 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
       const added = outcome.names.filter((n) => !specs.some((spec) => spec.name === n)).map((name) => ({ name, required: true }));
       specs = [...specs, ...added];
       toAsk = specs.filter((spec) => outcome.names.includes(spec.name));
+      steps = [...steps, ...toAsk.filter((spec) => !steps.includes(spec))];
+      continue;
+    }
+    if (outcome.kind === 'invalid') {
+      // Only the refused inputs, each in the editor the crew's words call for, with those words in its prompt.
+      const added = outcome.inputs.filter((i) => !specs.some((spec) => spec.name === i.name)).map((i) => ({ name: i.name, required: true }));
+      specs = [...specs, ...added];
+      for (const refused of outcome.inputs) {
+        if (refused.expects) {
+          json.set(refused.name, refused.expects !== 'text');
+        }
+      }
+      problems = new Map(outcome.inputs.map((i) => [i.name, i.message]));
+      toAsk = specs.filter((spec) => problems.has(spec.name));
       steps = [...steps, ...toAsk.filter((spec) => !steps.includes(spec))];
       continue;
     }

@@ -14,6 +14,20 @@ export function isFlowId(spec: InputSpec): boolean {
   return spec.name === 'id' && spec.required === undefined && spec.description === undefined;
 }
 
+/** Which editor an input's step offers, from the type the crew declared (JSON Schema's words, or Python's). */
+export type InputKind = 'text' | 'json' | 'number' | 'boolean';
+
+export function inputKind(spec: InputSpec): InputKind {
+  const type = spec.type?.trim().toLowerCase() ?? '';
+  if (['object', 'dict', 'array', 'list'].includes(type) || /^(dict|list)\[/.test(type)) {
+    return 'json';
+  }
+  if (['integer', 'int', 'number', 'float'].includes(type)) {
+    return 'number';
+  }
+  return ['boolean', 'bool'].includes(type) ? 'boolean' : 'text';
+}
+
 /** The inputs asked one by one: required ones first (in the crew's order), then optional ones; a flow's `id` not at all. */
 export function inputsToAsk(specs: readonly InputSpec[]): InputSpec[] {
   const asked = specs.filter((spec) => !isFlowId(spec));
