@@ -250,7 +250,7 @@ describe('Bad input', function () {
     }
   });
 
-  it('"From the JSON in the active editor" with JSON that is not an object of strings: an error, nothing sent', async function () {
+  it('"From the JSON in the active editor" with JSON that is no object of input values, or a value over the limits: an error naming it, nothing sent', async function () {
     if (!ui.available()) {
       this.skip();
     }
@@ -258,10 +258,10 @@ describe('Bad input', function () {
       await addCrewWithToken({ url, name: 'Bad Input', token });
     }
     for (const [content, message] of [
-      ['{"topic": ["a list"], "audience": "x"}', 'The JSON must be an object of input names to text values'],
-      ['{"inputs": ["topic"]}', 'The JSON must be an object of input names to text values'],
-      ['{"topic": {"nested": "object"}}', 'The JSON must be an object of input names to text values'],
-      ['{"topic": null}', 'The JSON must be an object of input names to text values'],
+      // Lists, objects and null are input values now (issue 33); these are not.
+      ['{"inputs": ["topic"]}', 'The JSON must be an object of input names to values'],
+      [`{"topic": ${'['.repeat(10_000)}${']'.repeat(10_000)}, "audience": "x"}`, 'The value of "topic" is nested too deeply'],
+      [`{"audience": "${'y'.repeat(1_000_001)}"}`, 'The value of "audience" is too long'],
       ['{ "topic": "unterminated', 'The active editor does not hold valid JSON.'],
     ] as const) {
       const document = await vscode.workspace.openTextDocument({ content, language: 'json' });
