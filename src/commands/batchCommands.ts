@@ -170,7 +170,11 @@ async function pickSource(): Promise<vscode.Uri | undefined> {
     void showInfo(vscode.l10n.t('Open a JSON Lines, CSV or JSON file of inputs first (one row per run).'));
     return undefined;
   }
-  const choice = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Which table of inputs? (JSON Lines, CSV with a header row, or a JSON array of objects)') });
+  const choice = await vscode.window.showQuickPick(items, {
+    placeHolder: vscode.l10n.t('Which table of inputs? (JSON Lines, CSV with a header row, or a JSON array of objects)'),
+    // Where the picker can say it: JSON rows keep their types, CSV cells are text unless the header types the column.
+    title: vscode.l10n.t('Run Batch: JSON values keep their types; a CSV cell is text unless its header says name:json, name:number or name:boolean'),
+  });
   return choice?.uri;
 }
 

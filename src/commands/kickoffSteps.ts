@@ -130,7 +130,8 @@ function promptFor(step: Step): string {
   if (spec.name === 'id' && spec.required === undefined && spec.description === undefined) {
     return vscode.l10n.t('Optional. For flows, "id" restores a saved state; leave it empty to start fresh.');
   }
-  const type = spec.type && !/^str/i.test(spec.type) ? ` [${spec.type}]` : '';
+  // A JSON step says "As JSON" itself; "[object]" would only read like a bug there.
+  const type = spec.type && !/^str/i.test(spec.type) && inputKind(spec) !== 'json' ? ` [${spec.type}]` : '';
   const about = (spec.description ?? vscode.l10n.t('Value of "{0}"', spec.name)) + type;
   return isRequiredInput(spec) ? vscode.l10n.t('{0}. Enter to continue.', about) : vscode.l10n.t('{0}. Optional: leave it empty to leave it out.', about);
 }

@@ -316,7 +316,7 @@ describe('Crews and tokens', function () {
 
   it('Try the Demo Crew adds demo crews that are ready', async () => {
     const urls = await executeCommand<string[]>('crewRuns.tryDemoCrew');
-    assert.strictEqual(urls.length, 4);
+    assert.strictEqual(urls.length, 5);
     for (const demoUrl of urls) {
       assert.match(demoUrl, /^http:\/\/127\.0\.0\.1:\d+\/[\w-]+$/);
     }
