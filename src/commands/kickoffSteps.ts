@@ -32,13 +32,32 @@ const toTextButton: vscode.QuickInputButton = {
  * not text. Shared by the steps so that Back and Edit keep the choice.
  */
 export class JsonChoices {
-  private readonly chosen = new Map<string, boolean>();
+  private readonly chosen: Map<string, boolean>;
+  /** Switched in this kickoff: what is remembered for the crew once it starts. */
+  private readonly switched = new Map<string, boolean>();
 
-  constructor(private readonly draft: () => Draft) {}
+  /** `remembered`: the crew's choices from earlier kickoffs (InputPresets.jsonChoices). */
+  constructor(
+    private readonly draft: () => Draft,
+    remembered: Readonly<Record<string, boolean>> = {},
+  ) {
+    this.chosen = new Map(Object.entries(remembered));
+  }
 
-  /** Whether the input is taken as JSON: as chosen, else when its value or its declared type is not text. */
+  /** The choices made in this kickoff, to remember. */
+  changes(): Record<string, boolean> {
+    return Object.fromEntries(this.switched);
+  }
+
+  /**
+   * Whether the input is taken as JSON: a value that is not text always is (switching to text makes it text);
+   * else as chosen, else when the declared type is not text.
+   */
   isJson(spec: InputSpec): boolean {
-    return this.chosen.get(spec.name) ?? (typeof (this.draft()[spec.name] ?? '') !== 'string' || ['json', 'number', 'boolean'].includes(inputKind(spec)));
+    if (typeof (this.draft()[spec.name] ?? '') !== 'string') {
+      return true;
+    }
+    return this.chosen.get(spec.name) ?? ['json', 'number', 'boolean'].includes(inputKind(spec));
   }
 
   /** The user's own choice for the input, if they made one. */
@@ -48,6 +67,7 @@ export class JsonChoices {
 
   set(name: string, json: boolean): void {
     this.chosen.set(name, json);
+    this.switched.set(name, json);
   }
 }
 
@@ -363,13 +383,19 @@ export async function askInputsJson(input: StepInput, crew: Crew, draft: Draft):
   const answer = await input.text({
     title: vscode.l10n.t('Kick Off {0}: inputs as JSON', crew.name),
     value: Object.keys(draft).length > 0 ? JSON.stringify(draft) : '',
-    prompt: vscode.l10n.t('An object of input names to text values, e.g. {"topic": "AI"}.'),
+    prompt: vscode.l10n.t('An object of input names to values (text, numbers, true/false, lists, objects), e.g. {"topic": "AI", "count": 3}.'),
     validate: (value) => {
       if (!value.trim()) {
         return undefined;
       }
       const parsed = inputsFromJson(value);
-      return parsed.ok ? undefined : parsed.reason === 'notJson' ? vscode.l10n.t('That is not valid JSON.') : vscode.l10n.t('The JSON must be an object of input names to text values, e.g. {"topic": "AI"}.');
+      return parsed.ok
+        ? undefined
+        : parsed.reason === 'notJson'
+          ? vscode.l10n.t('That is not valid JSON.')
+          : parsed.reason === 'badValue'
+            ? parsed.message
+            : vscode.l10n.t('The JSON must be an object of input names to values, e.g. {"topic": "AI", "count": 3}.');
     },
   });
   if (answer.kind !== 'value' || !answer.value.trim()) {

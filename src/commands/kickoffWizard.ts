@@ -52,7 +52,8 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
   let toAsk: InputSpec[] = missing.length > 0 ? steps : [];
   // "Continue where you left off" goes on at the first input still unanswered, not at step 1.
   let from = start.unfinished ? Math.max(0, toAsk.findIndex((spec) => missing.includes(spec.name))) : 0;
-  const json = new JsonChoices(() => draft);
+  // Text or JSON per input as the user last switched it for this crew, else from the values and types.
+  const json = new JsonChoices(() => draft, services.presets.jsonChoices(crew.url));
   // The crew's words on inputs it refused, shown in their steps when they are asked again.
   let problems = new Map<string, string>();
   const keep = async (left: Draft) => {
@@ -115,6 +116,7 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
     const outcome = await sendKickoff(services, crew, inputsToSend(specs, draft));
     if (outcome.kind === 'started') {
       await services.presets.forgetUnfinished(crew.url).catch((e: unknown) => services.log.warn(`[${crew.name}] ${errorText(e)}`));
+      await services.presets.rememberJsonChoices(crew.url, json.changes()).catch((e: unknown) => services.log.warn(`[${crew.name}] ${errorText(e)}`));
       return outcome.run;
     }
     if (outcome.kind === 'missing') {

@@ -14,6 +14,8 @@ interface CrewInputMemory {
   /** What a Kick Off left when the user pressed Escape: offered back as "Continue where you left off". */
   unfinished?: Inputs;
   presets: InputPreset[];
+  /** Per input: taken as JSON (true) or as text (false), as the user last switched its step. */
+  json?: Record<string, boolean>;
 }
 
 const KEY = 'crewRuns.inputMemory';
@@ -58,6 +60,19 @@ export class InputPresets {
     }
   }
 
+  /** How the user last took each input of the crew: as JSON (true) or as text (false); inputs never switched are absent. */
+  jsonChoices(crewUrl: string): Readonly<Record<string, boolean>> {
+    return this.memory(crewUrl).json ?? {};
+  }
+
+  /** Remembers the text/JSON choices of a kickoff that started, over the earlier ones (at most 200 inputs). */
+  async rememberJsonChoices(crewUrl: string, choices: Record<string, boolean>): Promise<void> {
+    if (Object.keys(choices).length === 0) {
+      return;
+    }
+    await this.change(crewUrl, (m) => ({ ...m, json: Object.fromEntries(Object.entries({ ...m.json, ...choices }).slice(-200)) }));
+  }
+
   /** Saves or replaces (same name) a preset. */
   async savePreset(crewUrl: string, preset: InputPreset): Promise<void> {
     await this.change(crewUrl, (m) => ({
@@ -99,6 +114,7 @@ export class InputPresets {
       last: isInputs(stored?.last) ? stored.last : undefined,
       unfinished: isInputs(stored?.unfinished) ? stored.unfinished : undefined,
       presets: Array.isArray(stored?.presets) ? stored.presets.filter((p) => typeof p?.name === 'string' && isInputs(p.inputs)) : [],
+      json: isPlainObject(stored?.json) ? Object.fromEntries(Object.entries(stored.json).filter(([, v]) => typeof v === 'boolean')) : undefined,
     };
   }
 

@@ -91,6 +91,11 @@ describe('Structured inputs on every path', () => {
     assert.deepEqual(presets.lastUsed('https://c'), { ...INTERVIEW, count: 3, flag: false });
     await presets.savePreset('https://c', { name: 'p', inputs: INTERVIEW });
     assert.deepEqual(presets.presets('https://c'), [{ name: 'p', inputs: INTERVIEW }]);
+    assert.deepEqual(presets.jsonChoices('https://c'), {});
+    await presets.rememberJsonChoices('https://c', { data: true, topic: false });
+    await presets.rememberJsonChoices('https://c', { data: false });
+    assert.deepEqual(presets.jsonChoices('https://c'), { data: false, topic: false }, 'each input\'s latest switch, per crew');
+    assert.deepEqual(presets.jsonChoices('https://other'), {});
     await presets.rememberUnfinished('https://c', { big: { text: 'x'.repeat(40_000) }, small: [1] });
     assert.deepEqual(presets.unfinished('https://c'), { small: [1] }, 'a value too large for global state is left out, as text is');
   });

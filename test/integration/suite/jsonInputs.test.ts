@@ -156,15 +156,20 @@ describe('JSON inputs', function () {
     await api.presets.forgetUnfinished(url('typed'));
   });
 
-  it('a string where the object goes: the crew\'s 422 re-opens only the refused inputs, as JSON, with its words; then the object is sent', async () => {
+  it('the text/JSON switch is remembered per crew and input; a string where the object goes: the crew\'s 422 re-opens only the refused inputs, as JSON, with its words; then the object is sent', async () => {
     const before = api.runs.list(url('names')).length;
     const kickoffsBefore = kickoffs('names').length;
     const { done } = await startKickoff('names');
     await waitForQuickInput(/Enter new values/);
     await pickInQuickInput('Enter new values');
-    await inputStep('names', 'interview_data', 1, 3);
+    assert.deepStrictEqual(api.presets.jsonChoices(url('names')), { interview_data: true, max_score: true }, 'the first test\'s switches are remembered for the crew');
+    await waitForQuickInput(/interview_data \(1\/3\)[\s\S]*As JSON/); // As switched last time.
+    await executeCommand('crewRuns.toggleInputJson');
+    await waitForQuickInput(/interview_data \(1\/3\)(?![\s\S]*As JSON)/); // Now text.
     await typeInQuickInput(JSON.stringify(INTERVIEW), { enter: true }); // As text: a JSON string.
-    await inputStep('names', 'max_score', 2, 3);
+    await waitForQuickInput(/max_score \(2\/3\)[\s\S]*As JSON/);
+    await executeCommand('crewRuns.toggleInputJson');
+    await waitForQuickInput(/max_score \(2\/3\)(?![\s\S]*As JSON)/);
     await typeInQuickInput('7', { enter: true });
     await reviewStep('names');
     await pressInQuickInput('Enter', KICK_OFF);
