@@ -156,6 +156,34 @@ describe('JSON inputs', function () {
     await api.presets.forgetUnfinished(url('typed'));
   });
 
+  it('the editor button opens the value in a JSON editor that shows an error at its line and column as it is typed', async () => {
+    const { done } = await startKickoff('typed');
+    await waitForQuickInput(/interview_data \(1\/3\)[\s\S]*As JSON/);
+    await executeCommand('crewRuns.editInputInEditor'); // The step's Ctrl+Alt+E.
+    const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.languageId === 'json' ? vscode.window.activeTextEditor : undefined), { message: 'a JSON editor', ...SLOW });
+    assert.deepStrictEqual(JSON.parse(editor.document.getText()), { topic: '', questions_and_answers: [] }, 'the skeleton, indented');
+    const replaceAll = async (text: string) => {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(editor.document.uri, new vscode.Range(0, 0, editor.document.lineCount, 0), text);
+      assert.ok(await vscode.workspace.applyEdit(edit));
+    };
+    const ours = () => vscode.languages.getDiagnostics(editor.document.uri).filter((d) => d.message.includes('"interview_data"'));
+    await replaceAll('{\n  "topic": "Rust"\n  "questions_and_answers": []\n}');
+    const [problem] = await waitFor(() => (ours().length > 0 ? ours() : undefined), { message: 'the JSON error shown in the editor', ...SLOW });
+    assert.match(problem.message, /"interview_data" is not valid JSON \(line 3, column 3\)/);
+    assert.deepStrictEqual([problem.range.start.line, problem.range.start.character], [2, 2]);
+    await replaceAll(JSON.stringify(INTERVIEW, undefined, 2));
+    await waitFor(() => ours().length === 0, { message: 'the error gone once the JSON is valid', ...SLOW });
+    await executeCommand('crewRuns.useInputText');
+    await inputStep('typed', 'interview_data', 1, 3);
+    await pressInQuickInput('Enter');
+    await inputStep('typed', 'max_score', 2, 3);
+    await closeQuickInput();
+    assert.strictEqual(await done, undefined);
+    assert.deepStrictEqual(api.presets.unfinished(url('typed'))?.interview_data, INTERVIEW, 'the edited object, kept as one');
+    await api.presets.forgetUnfinished(url('typed'));
+  });
+
   it('the text/JSON switch is remembered per crew and input; a string where the object goes: the crew\'s 422 re-opens only the refused inputs, as JSON, with its words; then the object is sent', async () => {
     const before = api.runs.list(url('names')).length;
     const kickoffsBefore = kickoffs('names').length;
