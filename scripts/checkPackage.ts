@@ -45,6 +45,7 @@ const EXPECTED = [
   'extension/media/dist/codicons/codicon.ttf',
   'extension/docs/images/crews-tree.png',
   'extension/docs/images/feedback.png',
+  'extension/docs/images/json-input-step.png',
   'extension/docs/images/kickoff-step.png',
   'extension/docs/images/run-view.png',
   'extension/media/walkthrough/add-crew.md',

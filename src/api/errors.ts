@@ -1,5 +1,6 @@
 // One error type for every way a call to a crew can fail, with a kind the UI can act on.
 
+import type { InvalidInput } from './invalidInputs';
 import type { CrewUrlProblem } from './url';
 
 export type CrewApiErrorKind =
@@ -21,6 +22,8 @@ export interface CrewApiErrorDetails {
   status?: number;
   /** Names of missing inputs (422), from either body family. */
   missingInputs?: string[];
+  /** Inputs the crew refused for their value (400/422 that explains a type), with its words. */
+  invalidInputs?: InvalidInput[];
   /** Milliseconds to wait before trying again (429/503 Retry-After). */
   retryAfterMs?: number;
   /** The server's own words, already stripped of anything secret. */
@@ -50,6 +53,7 @@ export class CrewApiError extends Error {
   readonly kind: CrewApiErrorKind;
   readonly status?: number;
   readonly missingInputs?: string[];
+  readonly invalidInputs?: InvalidInput[];
   readonly retryAfterMs?: number;
   readonly serverMessage?: string;
   readonly body?: unknown;
@@ -64,6 +68,7 @@ export class CrewApiError extends Error {
     this.kind = kind;
     this.status = details.status;
     this.missingInputs = details.missingInputs;
+    this.invalidInputs = details.invalidInputs;
     this.retryAfterMs = details.retryAfterMs;
     this.serverMessage = details.serverMessage;
     this.body = details.body;

@@ -10,6 +10,7 @@
 // - a map name → description, type word, or property object (also under `inputs`).
 
 import { decodeBody, isJsonObject, type JsonObject, nonBlankString } from './bodies';
+import { type InputValue, valueProblem } from './inputValues';
 import type { InputSpec } from './types';
 
 /** Words a map value may be instead of a description: `{"topic": "string"}` declares a type. */
@@ -135,7 +136,47 @@ function describe(name: string, fields: JsonObject, required: boolean | undefine
   if (required !== undefined) {
     spec.required = required;
   }
+  const skeleton = skeletonOf(fields);
+  if (skeleton !== undefined) {
+    spec.skeleton = skeleton;
+  }
   return spec;
+}
+
+/** An empty value of a JSON Schema type: what an object's fields start as in its editor. */
+function emptyOf(type: unknown): InputValue {
+  switch (type) {
+    case 'integer':
+    case 'number':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    default:
+      return '';
+  }
+}
+
+/**
+ * What the JSON editor of an object or list input starts from: its default when that is structured, else
+ * an object of the schema's fields (one level, each empty of its type), else undefined.
+ */
+function skeletonOf(fields: JsonObject): InputValue | undefined {
+  const fallback = fields['default'];
+  if (typeof fallback === 'object' && fallback !== null && valueProblem('default', fallback) === undefined) {
+    return fallback as InputValue;
+  }
+  if (fields['type'] === 'object' && isJsonObject(fields['properties'])) {
+    return Object.fromEntries(
+      Object.entries(fields['properties'])
+        .slice(0, 100)
+        .map(([name, property]) => [name, emptyOf(isJsonObject(property) ? property['type'] : undefined)]),
+    );
+  }
+  return undefined;
 }
 
 /** `required: true|false|"true"|"false"` or `optional: true`; undefined when the object does not say. */

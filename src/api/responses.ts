@@ -1,8 +1,9 @@
 // A crew's HTTP answer read: its JSON body, the typed error for a non-2xx answer (in plain words,
 // with the server's own, the token redacted), and whether a kickoff id it names is usable.
 import { extractErrorMessage, extractMissingInputs } from './bodies';
+import { extractInvalidInputs } from './invalidInputs';
 import { readJsonBounded } from './boundedJson';
-import { CrewApiError } from './errors';
+import { CrewApiError, type CrewApiErrorDetails } from './errors';
 import { redact } from './redact';
 import { parseRetryAfter } from './retry';
 import type { HttpResponse } from './transportTypes';
@@ -53,10 +54,10 @@ export function errorForResponse(response: HttpResponse, url: string, token: str
       if (missingInputs.length > 0) {
         return new CrewApiError('missingInputs', `The crew needs these inputs: ${missingInputs.join(', ')}.`, { ...details, missingInputs });
       }
-      return new CrewApiError('badRequest', `The crew rejected the request (422)${said}`, details);
+      return new CrewApiError('badRequest', `The crew rejected the request (422)${said}`, withInvalidInputs(details, body));
     }
     case 400:
-      return new CrewApiError('badRequest', `The crew rejected the request (400)${said}`, details);
+      return new CrewApiError('badRequest', `The crew rejected the request (400)${said}`, withInvalidInputs(details, body));
     case 429:
       return new CrewApiError('rateLimited', `The crew is limiting requests (429)${said}`, {
         ...details,
@@ -90,4 +91,10 @@ export function plausibleKickoffId(id: string, status: number): string {
     throw new CrewApiError('badResponse', `The crew's reply named a kickoff id Crew Runs cannot use (${id.length} characters, or characters an id does not have).`, { status });
   }
   return id;
+}
+
+/** A 400/422 that names inputs with a wrong value carries them, so Kick Off can ask for only those again. */
+function withInvalidInputs(details: CrewApiErrorDetails, body: unknown): CrewApiErrorDetails {
+  const invalidInputs = extractInvalidInputs(body);
+  return invalidInputs.length > 0 ? { ...details, invalidInputs } : details;
 }

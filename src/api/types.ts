@@ -1,4 +1,5 @@
 // Shapes the rest of the extension works with, independent of which body family the service sent.
+import type { Inputs, InputValue } from './inputValues';
 
 /** A run's state after normalisation (see the shared API notes, "Normalising a status"). */
 export type RunState =
@@ -109,8 +110,13 @@ export interface InputSpec {
   enum?: string[];
   /** Undefined when the crew does not say: then every input is required but a flow's `id`. */
   required?: boolean;
-  /** The declared type word (`string`, `integer`, …), shown as a hint; every value is sent as text. */
+  /**
+   * The declared type word (`string`, `integer`, `object`, …): the step's editor follows it (see inputKind),
+   * and the prompt shows it.
+   */
   type?: string;
+  /** For an object or a list: what its JSON editor starts from (a default, else the schema's fields, empty). */
+  skeleton?: InputValue;
 }
 
 /** What GET /inputs told about a crew's inputs. */
@@ -123,7 +129,8 @@ export type CrewInputs =
   | { described: false; reason: string };
 
 export interface KickoffRequest {
-  inputs: Record<string, string>;
+  /** Any JSON value per input: the type the user gave is the type sent. */
+  inputs: Inputs;
   meta?: Record<string, unknown>;
   taskWebhookUrl?: string;
   stepWebhookUrl?: string;

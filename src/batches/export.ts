@@ -1,12 +1,13 @@
 // Export Results: every row (skipped ones too) with its inputs, state, kickoff id, full output and
 // error, as JSON Lines or as CSV whose input columns make it a batch source again. Pure: no `vscode`.
+import type { Inputs } from '../api/inputValues';
 import type { BatchStore } from './batchStore';
 import type { Batch } from './model';
 import { csvField } from './parse';
 
 export interface ExportedRow {
   row: number;
-  inputs: Record<string, string>;
+  inputs: Inputs;
   state: string;
   kickoff_id: string;
   output: string;
@@ -40,9 +41,14 @@ function inertCell(text: string): string {
   return /^[\t\r]|^[\s\p{Cf}]*[=+\-@]/u.test(text.normalize('NFKC')) ? `'${text}` : text;
 }
 
-/** The inputs as columns of their own (so the file is a batch source again), then the results. */
+/**
+ * The inputs as columns of their own (so the file is a batch source again), then the results. A column with
+ * any value that is not text is written as JSON under a `name:json` header, so it reads back with its types.
+ */
 export function resultsAsCsv(rows: ExportedRow[], inputColumns: string[]): string {
-  const header = ['row', ...inputColumns, 'state', 'kickoff_id', 'output', 'error'];
-  const lines = rows.map((r) => [String(r.row), ...inputColumns.map((c) => r.inputs[c] ?? ''), r.state, r.kickoff_id, inertCell(r.output), inertCell(r.error)].map(csvField).join(','));
+  const json = new Set(inputColumns.filter((c) => rows.some((r) => r.inputs[c] !== undefined && typeof r.inputs[c] !== 'string')));
+  const cell = (r: ExportedRow, c: string) => (json.has(c) ? (r.inputs[c] === undefined ? '' : JSON.stringify(r.inputs[c])) : String(r.inputs[c] ?? ''));
+  const header = ['row', ...inputColumns.map((c) => (json.has(c) ? `${c}:json` : c)), 'state', 'kickoff_id', 'output', 'error'];
+  const lines = rows.map((r) => [String(r.row), ...inputColumns.map((c) => cell(r, c)), r.state, r.kickoff_id, inertCell(r.output), inertCell(r.error)].map(csvField).join(','));
   return [header.map(csvField).join(','), ...lines].join('\r\n') + '\r\n';
 }

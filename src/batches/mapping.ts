@@ -1,7 +1,8 @@
 // Columns → a crew's inputs, and which rows cannot be sent because a required input is missing.
 // Pure: no `vscode` here.
 import type { InputSpec } from '../api/types';
-import { isRequiredInput, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
+import { hasValue, type Inputs, type InputValue, valueProblem } from '../api/inputValues';
+import { isRequiredInput } from '../crews/inputPresets';
 
 export interface RowProblem {
   /** 0-based index in the table. */
@@ -12,7 +13,7 @@ export interface RowProblem {
 
 export interface MappedTable {
   /** The inputs each row sends (only the crew's inputs; empty optional ones left out). */
-  inputs: Record<string, string>[];
+  inputs: Inputs[];
   /** Crew inputs no column provides. */
   unmappedInputs: string[];
   /** Columns that are not inputs of the crew (not sent). */
@@ -26,7 +27,7 @@ export interface MappedTable {
  * undefined when the crew did not tell (then every column is sent as it is and nothing is known to be
  * required). Column names match input names exactly, else ignoring case and surrounding spaces.
  */
-export function mapColumns(columns: string[], rows: Record<string, string>[], specs: InputSpec[] | undefined): MappedTable {
+export function mapColumns(columns: string[], rows: Inputs[], specs: InputSpec[] | undefined): MappedTable {
   if (!specs) {
     return { inputs: rows.map((row) => ({ ...row })), unmappedInputs: [], ignoredColumns: [], problems: longValues(rows) };
   }
@@ -43,14 +44,14 @@ export function mapColumns(columns: string[], rows: Record<string, string>[], sp
   const inputs = rows.map((row) =>
     Object.fromEntries(
       inputNames
-        .map((name): [string, string] => [name, row[columnFor.get(name) ?? ''] ?? ''])
+        .map((name): [string, InputValue] => [name, row[columnFor.get(name) ?? ''] ?? ''])
         .filter(([name, value]) => !(optional.has(name) && value === '')),
     ),
   );
   const problems: RowProblem[] = [];
   inputs.forEach((values, row) => {
-    const missing = inputNames.filter((name) => !optional.has(name) && !(values[name] ?? '').trim());
-    const tooLong = Object.keys(values).find((name) => values[name].length > MAX_INPUT_VALUE_LENGTH);
+    const missing = inputNames.filter((name) => !optional.has(name) && !hasValue(values[name]));
+    const tooLong = Object.keys(values).find((name) => valueProblem(name, values[name]) !== undefined);
     if (missing.length > 0 || tooLong !== undefined) {
       problems.push({ row, missing, ...(tooLong !== undefined ? { tooLong } : {}) });
     }
@@ -63,9 +64,9 @@ export function mapColumns(columns: string[], rows: Record<string, string>[], sp
   };
 }
 
-function longValues(rows: Record<string, string>[]): RowProblem[] {
+function longValues(rows: Inputs[]): RowProblem[] {
   return rows.flatMap((values, row) => {
-    const tooLong = Object.keys(values).find((name) => values[name].length > MAX_INPUT_VALUE_LENGTH);
+    const tooLong = Object.keys(values).find((name) => valueProblem(name, values[name]) !== undefined);
     return tooLong === undefined ? [] : [{ row, missing: [], tooLong }];
   });
 }

@@ -1,6 +1,7 @@
 // A batch: one crew run per row of a table of inputs. The record (rows, what was sent, results in
 // brief) is one JSON file per batch under the extension's storage; full outputs go to a second,
 // append-only file. Pure: no `vscode` here.
+import type { Inputs } from '../api/inputValues';
 import type { RunState } from '../api/types';
 import { FINAL_STATES } from '../api/types';
 import { stripControls } from '../util/inertText';
@@ -34,7 +35,7 @@ export interface RowResult {
 export interface BatchRow {
   /** 0-based position in the source table. */
   index: number;
-  inputs: Record<string, string>;
+  inputs: Inputs;
   status: RowStatus;
   /** Why a row was skipped, not sent or is unknown, in plain words. */
   note?: string;

@@ -1,8 +1,10 @@
 // Reading a table of inputs: JSON Lines, CSV with a header row (RFC 4180 quoting: quoted fields with
-// commas, doubled quotes and line breaks), or a JSON array of objects. Every value becomes text, the
-// way a kickoff sends it. Pure: no `vscode` here.
+// commas, doubled quotes and line breaks), or a JSON array of objects. JSON rows keep their values' types
+// (a crew may take objects, lists, numbers); CSV cells are text unless the column's header says a type
+// (`name:json`, `name:number`, `name:boolean`). Pure: no `vscode` here.
 
 import * as l10n from '@vscode/l10n';
+import { type Inputs, type InputValue, parseInputValue } from '../api/inputValues';
 
 export type SourceFormat = 'jsonl' | 'csv' | 'json';
 
@@ -10,7 +12,7 @@ export interface ParsedTable {
   format: SourceFormat;
   /** Column names in first-seen order. */
   columns: string[];
-  rows: Record<string, string>[];
+  rows: Inputs[];
   /**
    * Lines (1-based; a JSON array's elements by number) that could not be read, with why; those rows are
    * left out. The row cap's notice comes first; at most MAX_PROBLEMS lines are listed, then "… and N more".
@@ -133,7 +135,7 @@ export class TableReader {
 class TableBuilder {
   readonly columns: string[] = [];
   private readonly seen = new Set<string>();
-  readonly rows: Record<string, string>[] = [];
+  readonly rows: Inputs[] = [];
   private readonly problems: ParsedTable['problems'] = [];
   private problemsLeftOut = 0;
   private firstUnlisted = 0;
@@ -179,7 +181,7 @@ class TableBuilder {
       return;
     }
     entries.forEach(([key]) => this.addColumn(key));
-    this.rows.push(Object.fromEntries(entries.map(([key, v]) => [key, cellText(v)])));
+    this.rows.push(Object.fromEntries(entries.map(([key, v]) => [key, cellValue(v)])));
   }
 
   refuse(line: number, message: string): void {
@@ -208,11 +210,43 @@ class TableBuilder {
   }
 }
 
-function cellText(value: unknown): string {
-  if (value === null || value === undefined) {
-    return '';
+/** A JSON row's value as sent: its own type; null (an empty cell) as empty text. */
+function cellValue(value: unknown): InputValue {
+  return value === null || value === undefined ? '' : (value as InputValue);
+}
+
+/** What a CSV header's `:type` suffix makes of a column's cells. */
+type CellType = 'text' | 'json' | 'number' | 'boolean';
+const CELL_TYPES: readonly CellType[] = ['json', 'number', 'boolean'];
+
+/** `name:json` → the name and its type; a header without a known suffix is text (a `:` in a name stays). */
+function typedColumn(header: string): { name: string; type: CellType } {
+  const match = /^(.*\S)\s*:\s*(json|number|boolean)$/i.exec(header);
+  const type = match?.[2].toLowerCase() as CellType | undefined;
+  return match && type && CELL_TYPES.includes(type) ? { name: match[1], type } : { name: header, type: 'text' };
+}
+
+/** A CSV cell as its column's type says; an empty cell stays empty text (an input left out or missing). */
+function typedCell(name: string, type: CellType, cell: string): { ok: true; value: InputValue } | { ok: false; message: string } {
+  if (type === 'text' || cell.trim() === '') {
+    return { ok: true, value: cell };
   }
-  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (type === 'number') {
+    const number = Number(cell.trim());
+    return Number.isFinite(number) ? { ok: true, value: number } : { ok: false, message: l10n.t('"{0}" is not a number: {1}', name, cell.slice(0, 40)) };
+  }
+  if (type === 'boolean') {
+    const word = cell.trim().toLowerCase();
+    if (['true', 'yes', '1'].includes(word)) {
+      return { ok: true, value: true };
+    }
+    if (['false', 'no', '0'].includes(word)) {
+      return { ok: true, value: false };
+    }
+    return { ok: false, message: l10n.t('"{0}" is not true or false: {1}', name, cell.slice(0, 40)) };
+  }
+  const parsed = parseInputValue(name, cell);
+  return parsed.ok ? parsed : { ok: false, message: parsed.message };
 }
 
 /** Without recursion: JSON.parse builds values far deeper than JSON.stringify (or a recursive walk) can go. */
@@ -545,6 +579,7 @@ class CsvScanner {
 
 class CsvTable implements Consumer {
   private header?: string[];
+  private types: CellType[] = [];
   private readonly scanner = new CsvScanner((line, fields, count) => this.record(line, fields, count));
 
   constructor(private readonly table: TableBuilder) {
@@ -584,8 +619,19 @@ class CsvTable implements Consumer {
       this.table.problem(line, l10n.t('Has {0} fields; the header has {1}.', count, this.header.length));
       return;
     }
-    const header = this.header;
-    this.table.rows.push(Object.fromEntries(header.map((name, i) => [name, fields[i]]).filter(([name]) => name !== '')));
+    const row: Inputs = {};
+    for (const [i, name] of this.header.entries()) {
+      if (name === '') {
+        continue;
+      }
+      const cell = typedCell(name, this.types[i], fields[i]);
+      if (!cell.ok) {
+        this.table.problem(line, cell.message);
+        return;
+      }
+      row[name] = cell.value;
+    }
+    this.table.rows.push(row);
     if (this.table.full) {
       this.scanner.keep = 0;
     }
@@ -596,7 +642,9 @@ class CsvTable implements Consumer {
       this.refuse(line, l10n.t('The header has {0} columns; a batch takes at most {1}.', count, MAX_COLUMNS));
       return;
     }
-    const names = fields.map((name) => name.trim());
+    const columns = fields.map((name) => typedColumn(name.trim()));
+    const names = columns.map((column) => column.name);
+    this.types = columns.map((column) => column.type);
     const seen = new Set<string>();
     for (const name of names.filter((n) => n !== '')) {
       if (seen.has(name)) {

@@ -2,6 +2,7 @@
 // each on one line, clipped. Pure (@vscode/l10n): unit-tested in plain Node; tools.ts renders the
 // lines with MarkdownString.appendText, so no value can format, link or run anything.
 import * as l10n from '@vscode/l10n';
+import { type Inputs, inputLine } from '../api/inputValues';
 import { oneLine } from '../util/inertText';
 
 /** Characters of one value shown in a confirmation. */
@@ -19,13 +20,14 @@ function valueLine(label: string, value: string): [string, string] {
   return [oneLine(label, 80), value.length > CONFIRM_VALUE_MAX ? `${shown} ${l10n.t('({0} characters)', String(value.length))}` : shown];
 }
 
-export function kickoffConfirmation(crew: { name: string; url: string }, inputs: Record<string, string>): Confirmation {
+export function kickoffConfirmation(crew: { name: string; url: string }, inputs: Inputs): Confirmation {
   const name = oneLine(crew.name, 80);
   const names = Object.keys(inputs);
   return {
     title: l10n.t('Kick off {0}?', name),
     intro: names.length ? l10n.t('Crew Runs will start a run of {0} ({1}) with these inputs:', name, crew.url) : l10n.t('Crew Runs will start a run of {0} ({1}) with no inputs.', name, crew.url),
-    lines: names.map((n) => valueLine(n, inputs[n])),
+    // A structured value as compact JSON: its structure reads on one line, cut like any long value.
+    lines: names.map((n) => valueLine(n, inputLine(inputs[n]))),
   };
 }
 

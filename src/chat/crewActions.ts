@@ -10,7 +10,8 @@ import { startRecordedRun } from '../commands/startRun';
 import { isAnswerAlreadyGiven, sendResume } from '../commands/sendResume';
 import type { Crew } from '../crews/crewConfig';
 import type { CrewHealth } from '../crews/crewRegistry';
-import { isRequiredInput, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
+import { hasValue, type Inputs, inputsProblem } from '../api/inputValues';
+import { isRequiredInput } from '../crews/inputPresets';
 import { isFinished, type RunDetails, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import type { ChatKit } from './chatKit';
@@ -145,12 +146,12 @@ export class CrewActions {
    * Checks the inputs against GET /inputs, then kicks off through the palette's path. Nothing is
    * sent when a required input is missing, an input is not the crew's, or a value is too long.
    */
-  async kickOff(crew: Crew, given: Record<string, string>): Promise<KickoffOutcome> {
+  async kickOff(crew: Crew, given: Inputs): Promise<KickoffOutcome> {
     const inputs = await this.readInputs(crew);
     if (!inputs.ok) {
       return { kind: 'problem', message: inputs.problem, sent: false };
     }
-    const missing = inputs.required.filter((n) => !given[n]?.trim());
+    const missing = inputs.required.filter((n) => !hasValue(given[n]));
     if (missing.length > 0) {
       return { kind: 'missing', missing, names: inputs.names };
     }
@@ -158,13 +159,13 @@ export class CrewActions {
     if (unknown.length > 0) {
       return { kind: 'unknownInputs', unknown, names: inputs.names };
     }
-    const tooLong = Object.keys(given).find((n) => given[n].length > MAX_INPUT_VALUE_LENGTH);
-    if (tooLong !== undefined) {
-      return { kind: 'problem', message: l10n.t('The value of "{0}" is too long (over {1} characters).', tooLong, MAX_INPUT_VALUE_LENGTH), sent: false };
+    const problem = inputsProblem(given);
+    if (problem) {
+      return { kind: 'problem', message: problem.message, sent: false };
     }
     // As the wizard sends them: an empty optional input (as the crew says, else a flow's `id`) is left out.
     const optional = (n: string) => !isRequiredInput(inputs.specs.find((spec) => spec.name === n) ?? { name: n });
-    const toSend = Object.fromEntries(Object.entries(given).filter(([n, v]) => !(optional(n) && !v)));
+    const toSend = Object.fromEntries(Object.entries(given).filter(([n, v]) => !(optional(n) && !hasValue(v))));
     try {
       return { kind: 'started', run: await startRecordedRun(this.services, crew, toSend) };
     } catch (error) {

@@ -3,6 +3,7 @@
 // call acts unconfirmed when a poll lands between prepare and invoke); invoke acts only on that plan and
 // never looks the crew or run up again. Pure (@vscode/l10n, no `vscode`): unit-tested in plain Node.
 import * as l10n from '@vscode/l10n';
+import { type Inputs, isInputs } from '../api/inputValues';
 import type { Crew } from '../crews/crewConfig';
 import type { RunRecord } from '../runs/model';
 import { oneLine } from '../util/inertText';
@@ -26,25 +27,15 @@ export interface Prepared<P> {
 
 /** Nothing will be sent; `text` tells the model why. */
 export type Refusal = { kind: 'refuse'; text: string };
-export type KickoffPlan = { kind: 'send'; crew: Crew; values: Record<string, string> } | Refusal;
+export type KickoffPlan = { kind: 'send'; crew: Crew; values: Inputs } | Refusal;
 export type FeedbackPlan = { kind: 'send'; run: RunRecord; approve: boolean; feedback: string; taskId: string; modelTaskId?: string } | Refusal;
 
 type Actions = Pick<CrewActions, 'findCrew' | 'findRun' | 'readDetails' | 'feedbackTaskId' | 'kickOff' | 'giveFeedback'>;
 
-/** Input values as the model sent them, when they are an object of texts (numbers and booleans become text). */
-function inputValues(input: ToolInput): Record<string, string> | undefined {
+/** Input values as the model sent them, any JSON value each (a crew may take objects and lists), within the limits. */
+function inputValues(input: ToolInput): Inputs | undefined {
   const raw = input.inputs ?? {};
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return undefined;
-  }
-  const values: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-      return undefined;
-    }
-    values[name] = String(value);
-  }
-  return values;
+  return isInputs(raw) ? raw : undefined;
 }
 
 function refused(text: string, reason: string, invocationMessage: string): Prepared<Refusal> {
@@ -63,7 +54,7 @@ export function prepareKickoff(actions: Actions, input: ToolInput): Prepared<Kic
   }
   const values = inputValues(input);
   if (!values) {
-    return refused('Nothing was sent: "inputs" must be an object of input names to text values, e.g. {"topic": "AI"}.', l10n.t('The inputs are not a list of names and text values.'), looking);
+    return refused('Nothing was sent: "inputs" must be an object of input names to JSON values, e.g. {"topic": "AI"}, each at most 1,000,000 characters and 64 levels deep.', l10n.t('The inputs are not a list of names and values.'), looking);
   }
   return {
     plan: { kind: 'send', crew: lookup.crew, values },

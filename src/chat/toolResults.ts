@@ -56,7 +56,7 @@ export function inputsProblemText(problem: string): string {
 
 export function inputsText(crewName: string, inputs: Extract<InputsOutcome, { ok: true }>): string {
   if (!inputs.described) {
-    return `Crew ${name(crewName)} answered but does not describe its inputs. Ask the user which inputs it takes and their values, then call ${TOOL.kickoff} with them by name (all values are text). Why, as the crew's service said:\n${fenceUntrusted(oneLine(inputs.reason ?? 'no input list', 200), 'Reason')}`;
+    return `Crew ${name(crewName)} answered but does not describe its inputs. Ask the user which inputs it takes and their values, then call ${TOOL.kickoff} with them by name (text values unless the user says an input takes an object, a list, a number or true/false). Why, as the crew's service said:\n${fenceUntrusted(oneLine(inputs.reason ?? 'no input list', 200), 'Reason')}`;
   }
   if (inputs.specs.length === 0) {
     return `Crew ${name(crewName)} takes no inputs: kick it off with an empty inputs object.`;
@@ -65,7 +65,7 @@ export function inputsText(crewName: string, inputs: Extract<InputsOutcome, { ok
   const required = new Set(inputs.required);
   const lines = shown.map((spec) => `- ${inputLine(spec, required.has(spec.name))}`);
   return joinCapped([
-    `Crew ${name(crewName)} takes ${inputs.specs.length.toLocaleString('en-US')} input(s) (all values are text). Each input as the crew describes it:`,
+    `Crew ${name(crewName)} takes ${inputs.specs.length.toLocaleString('en-US')} input(s) (a value is text unless its type below says object, array, integer, number or boolean: then send that JSON value). Each input as the crew describes it:`,
     fenceUntrusted(lines.join('\n'), 'Inputs'),
     more ? `${moreNote(more, 'inputs')} not listed (the first ${LISTED_INPUTS_MAX} are).` : '',
   ]);

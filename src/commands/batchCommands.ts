@@ -2,6 +2,7 @@
 // Remove Batch. The rows go out through the batch runner, each through startRecordedRun like Kick Off.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { type Inputs, inputLine } from '../api/inputValues';
 import { showError, showInfo, showWarning } from '../views/notify';
 import type { BatchRunner } from '../batches/batchRunner';
 import type { BatchStore } from '../batches/batchStore';
@@ -173,7 +174,11 @@ async function pickSource(): Promise<vscode.Uri | undefined> {
     void showInfo(vscode.l10n.t('Open a JSON Lines, CSV or JSON file of inputs first (one row per run).'));
     return undefined;
   }
-  const choice = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Which table of inputs? (JSON Lines, CSV with a header row, or a JSON array of objects)') });
+  const choice = await vscode.window.showQuickPick(items, {
+    placeHolder: vscode.l10n.t('Which table of inputs? (JSON Lines, CSV with a header row, or a JSON array of objects)'),
+    // Where the picker can say it: JSON rows keep their types, CSV cells are text unless the header types the column.
+    title: vscode.l10n.t('Run Batch: JSON values keep their types; a CSV cell is text unless its header says name:json, name:number or name:boolean'),
+  });
   return choice?.uri;
 }
 
@@ -208,7 +213,7 @@ const MAX_LISTED = 100;
 async function preview(crew: Crew, name: string, table: ParsedTable, mapped: MappedTable, concurrency: number): Promise<boolean> {
   type Item = vscode.QuickPickItem & { action?: 'kickoff' | 'cancel' };
   const toSend = mapped.inputs.length - mapped.problems.length;
-  const summary = (inputs: Record<string, string>) => oneLine(Object.entries(inputs).map(([k, v]) => `${k}: ${v}`).join(' · '), 120);
+  const summary = (inputs: Inputs) => oneLine(Object.entries(inputs).map(([k, v]) => `${k}: ${inputLine(v)}`).join(' · '), 120);
   const separator = (label: string): Item => ({ label, kind: vscode.QuickPickItemKind.Separator });
   const items: Item[] = [
     toSend > 0

@@ -4,7 +4,8 @@ import * as vscode from 'vscode';
 import { deploymentAllowsKickoff } from './deploymentGate';
 import { CrewApiError } from '../api/errors';
 import type { Crew } from '../crews/crewConfig';
-import { isStringRecord, MAX_INPUT_VALUE_LENGTH } from '../crews/inputPresets';
+import { inputsProblem } from '../api/inputValues';
+import { isPlainObject } from '../util/objects';
 import type { Draft } from '../crews/inputSteps';
 import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
@@ -25,7 +26,8 @@ import { errorText } from '../util/errorText';
  */
 export interface KickOffArguments {
   crew: string;
-  inputs: Record<string, string>;
+  /** Any JSON value per input, sent as given. */
+  inputs: Draft;
 }
 
 export function registerKickoffCommands(services: Services): vscode.Disposable[] {
@@ -91,24 +93,24 @@ export async function kickOffWithoutReview(services: Services, arg: KickOffArgum
 }
 
 /** The crew and inputs named, or undefined after saying what is wrong with them. */
-function checkedArguments(services: Services, arg: KickOffArguments): { crew: Crew; inputs: Record<string, string> } | undefined {
+function checkedArguments(services: Services, arg: KickOffArguments): { crew: Crew; inputs: Draft } | undefined {
   const crew = services.crews.get(arg.crew) ?? pickCrewByUrl(services, arg.crew);
   if (!crew) {
     void showError(vscode.l10n.t('No crew at {0}. Add it first.', arg.crew));
     return undefined;
   }
   const inputs: unknown = arg.inputs;
-  if (!isStringRecord(inputs)) {
-    void showError(vscode.l10n.t('Inputs must be an object of input names to text values.'));
+  if (!isPlainObject(inputs)) {
+    void showError(vscode.l10n.t('Inputs must be an object of input names to values.'));
     return undefined;
   }
-  const tooLong = Object.keys(inputs).find((name) => inputs[name].length > MAX_INPUT_VALUE_LENGTH);
-  if (tooLong !== undefined) {
-    // The same limit as the input boxes: a value this large is a paste gone wrong, not an input.
-    void showError(vscode.l10n.t('The value of "{0}" is too long (over {1} characters).', tooLong, String(MAX_INPUT_VALUE_LENGTH)));
+  // The same limits as the input steps: a value this large or deep is a paste gone wrong, not an input.
+  const problem = inputsProblem(inputs);
+  if (problem) {
+    void showError(problem.message);
     return undefined;
   }
-  return { crew, inputs };
+  return { crew, inputs: inputs as Draft };
 }
 
 function pickCrewByUrl(services: Services, url: string): Crew | undefined {

@@ -1,5 +1,6 @@
 // Named inputs per crew: Save as Preset (from a run or the review step) and Manage Presets (use, rename, delete).
 import * as vscode from 'vscode';
+import { inputLine } from '../api/inputValues';
 import type { Crew } from '../crews/crewConfig';
 import type { Draft } from '../crews/inputSteps';
 import type { RunRecord } from '../runs/model';
@@ -43,7 +44,7 @@ export async function managePresets(services: Services, crew: Crew, kickOff: (in
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { name: string }>();
     pick.title = inertLine(vscode.l10n.t('Presets of {0}', crew.name));
     pick.placeholder = vscode.l10n.t('Enter to kick off with a preset; use the buttons to rename or delete');
-    pick.items = presets.map((p) => ({ label: inertLine(p.name), description: oneLine(Object.values(p.inputs).join(' · '), 80), name: p.name, buttons: [renameButton, deleteButton] }));
+    pick.items = presets.map((p) => ({ label: inertLine(p.name), description: oneLine(Object.values(p.inputs).map(inputLine).join(' · '), 80), name: p.name, buttons: [renameButton, deleteButton] }));
     const result = await new Promise<{ action: 'use' | 'rename' | 'delete'; name: string } | undefined>((resolve) => {
       pick.onDidAccept(() => resolve(pick.selectedItems[0] ? { action: 'use', name: pick.selectedItems[0].name } : undefined));
       pick.onDidTriggerItemButton((e) => resolve({ action: e.button === deleteButton ? 'delete' : 'rename', name: e.item.name }));

@@ -1,6 +1,7 @@
 // The first and last steps of Kick Off: where to start from (continue where the user left off, the last used
 // inputs, a preset, new values, the JSON in the active editor) and the review (Kick Off, or change an input).
 import * as vscode from 'vscode';
+import { hasValue, inputLine } from '../api/inputValues';
 import type { CrewInputs, InputSpec } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
 import { inputsFromJson, isRequiredInput } from '../crews/inputPresets';
@@ -60,7 +61,9 @@ export async function chooseStartingPoint(input: StepInput, services: Services, 
     void showError(
       parsed.reason === 'notJson'
         ? vscode.l10n.t('The active editor does not hold valid JSON.')
-        : vscode.l10n.t('The JSON must be an object of input names to text values, e.g. {"topic": "AI"}.'),
+        : parsed.reason === 'badValue'
+          ? parsed.message
+          : vscode.l10n.t('The JSON must be an object of input names to values, e.g. {"topic": "AI", "count": 3}.'),
     );
   }
 }
@@ -68,8 +71,8 @@ export async function chooseStartingPoint(input: StepInput, services: Services, 
 /** The values of a starting point, for the crew's inputs (all of them when it does not describe them). */
 function summarise(inputs: Draft, names: string[] | undefined): string {
   return (names ?? Object.keys(inputs))
-    .filter((n) => inputs[n])
-    .map((n) => `${inertLine(n)}: ${oneLine(inputs[n], 30)}`)
+    .filter((n) => hasValue(inputs[n]))
+    .map((n) => `${inertLine(n)}: ${oneLine(inputLine(inputs[n]), 30)}`)
     .join(' · ');
 }
 
@@ -85,7 +88,7 @@ export async function reviewStep(input: StepInput, services: Services, crew: Cre
   for (;;) {
     type Item = vscode.QuickPickItem & { action: 'kickoff' | 'edit' | 'preset' | 'cancel' | 'add' | 'json'; name?: string };
     const missing = missingInputs(specs, draft);
-    const left = specs.filter((spec) => isFlowId(spec) && !draft[spec.name] && !steps.includes(spec));
+    const left = specs.filter((spec) => isFlowId(spec) && !hasValue(draft[spec.name]) && !steps.includes(spec));
     const byHand: Item[] =
       undescribed === undefined
         ? []
@@ -103,7 +106,7 @@ export async function reviewStep(input: StepInput, services: Services, crew: Cre
         .filter((spec) => !left.includes(spec))
         .map((spec) => ({
           label: `$(edit) ${inertLine(spec.name)}`,
-          description: draft[spec.name] ? oneLine(draft[spec.name], 80) : isRequiredInput(spec) ? vscode.l10n.t('(empty)') : vscode.l10n.t('(empty, optional)'),
+          description: hasValue(draft[spec.name]) ? oneLine(inputLine(draft[spec.name]), 80) : isRequiredInput(spec) ? vscode.l10n.t('(empty)') : vscode.l10n.t('(empty, optional)'),
           action: 'edit' as const,
           name: spec.name,
         })),

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { deploymentAllowsKickoff } from './deploymentGate';
 import { CrewApiError, mayHaveActed } from '../api/errors';
+import type { InvalidInput } from '../api/invalidInputs';
 import type { Crew } from '../crews/crewConfig';
 import { isFinished, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
@@ -18,6 +19,8 @@ import { errorText } from '../util/errorText';
 export type KickoffOutcome =
   | { kind: 'started'; run: RunRecord }
   | { kind: 'missing'; names: string[] }
+  /** The crew refused these inputs' values (a type it explained): ask for only those again, with its words. */
+  | { kind: 'invalid'; inputs: InvalidInput[] }
   | { kind: 'review' }
   /** `refused`: the crew refused it, nothing started; the wizard keeps what was typed for next time. */
   | { kind: 'stop'; refused?: boolean };
@@ -41,6 +44,16 @@ export async function sendKickoff(services: Services, crew: Crew, inputs: Draft)
       case 'missingInputs':
         void showWarning(describeError(error, crew.name));
         return { kind: 'missing', names: (error as CrewApiError).missingInputs ?? [] };
+      case 'badRequest': {
+        const invalid = (error as CrewApiError).invalidInputs;
+        if (invalid?.length) {
+          void showWarning(describeError(error, crew.name));
+          return { kind: 'invalid', inputs: invalid };
+        }
+        const review = vscode.l10n.t('Back to Review');
+        const choice = await showError(describeError(error, crew.name), review);
+        return choice === review ? { kind: 'review' } : { kind: 'stop', refused: true };
+      }
       case 'noToken':
       case 'unauthorized': {
         const setToken = vscode.l10n.t('Set Token…');

@@ -15,7 +15,7 @@ import { inertLine } from '../util/inertText';
 import { setTokenInteractively } from './crewCommands';
 import { chooseStartingPoint, reviewStep } from './kickoffReview';
 import { sendKickoff } from './kickoffSend';
-import { askInputName, askInputs, askInputsJson } from './kickoffSteps';
+import { askInputName, askInputs, askInputsJson, JsonChoices } from './kickoffSteps';
 import { errorText } from '../util/errorText';
 
 /**
@@ -52,6 +52,10 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
   let toAsk: InputSpec[] = missing.length > 0 ? steps : [];
   // "Continue where you left off" goes on at the first input still unanswered, not at step 1.
   let from = start.unfinished ? Math.max(0, toAsk.findIndex((spec) => missing.includes(spec.name))) : 0;
+  // Text or JSON per input as the user last switched it for this crew, else from the values and types.
+  const json = new JsonChoices(() => draft, services.presets.jsonChoices(crew.url));
+  // The crew's words on inputs it refused, shown in their steps when they are asked again.
+  let problems = new Map<string, string>();
   const keep = async (left: Draft) => {
     if (isWorthKeeping(left, start.draft)) {
       await services.presets.rememberUnfinished(crew.url, left);
@@ -63,7 +67,8 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
   };
   for (;;) {
     if (toAsk.length > 0) {
-      const asked = await askInputs(input, crew, toAsk, draft, steps, from);
+      const asked = await askInputs(input, crew, toAsk, draft, steps, from, json, problems);
+      problems = new Map();
       from = 0;
       draft = asked.draft;
       if (asked.kind === 'cancel') {
@@ -111,6 +116,7 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
     const outcome = await sendKickoff(services, crew, inputsToSend(specs, draft));
     if (outcome.kind === 'started') {
       await services.presets.forgetUnfinished(crew.url).catch((e: unknown) => services.log.warn(`[${crew.name}] ${errorText(e)}`));
+      await services.presets.rememberJsonChoices(crew.url, json.changes()).catch((e: unknown) => services.log.warn(`[${crew.name}] ${errorText(e)}`));
       return outcome.run;
     }
     if (outcome.kind === 'missing') {
@@ -118,6 +124,20 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
       const added = outcome.names.filter((n) => !specs.some((spec) => spec.name === n)).map((name) => ({ name, required: true }));
       specs = [...specs, ...added];
       toAsk = specs.filter((spec) => outcome.names.includes(spec.name));
+      steps = [...steps, ...toAsk.filter((spec) => !steps.includes(spec))];
+      continue;
+    }
+    if (outcome.kind === 'invalid') {
+      // Only the refused inputs, each in the editor the crew's words call for, with those words in its prompt.
+      const added = outcome.inputs.filter((i) => !specs.some((spec) => spec.name === i.name)).map((i) => ({ name: i.name, required: true }));
+      specs = [...specs, ...added];
+      for (const refused of outcome.inputs) {
+        if (refused.expects) {
+          json.set(refused.name, refused.expects !== 'text');
+        }
+      }
+      problems = new Map(outcome.inputs.map((i) => [i.name, i.message]));
+      toAsk = specs.filter((spec) => problems.has(spec.name));
       steps = [...steps, ...toAsk.filter((spec) => !steps.includes(spec))];
       continue;
     }

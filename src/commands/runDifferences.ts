@@ -1,11 +1,12 @@
 // What tells runs apart in a run picker when their labels are the same (a preset, Run Again): the first input
 // whose value differs among them. Pure, tested in plain Node.
+import { type Inputs, inputLine, sameValue } from '../api/inputValues';
 
 export interface RunInputs {
   id: string;
   crewUrl: string;
   label: string;
-  inputs: Record<string, string>;
+  inputs: Inputs;
 }
 
 /** Per run id: the first input (in the run's own order) whose value is not the same in every run of its look-alikes. */
@@ -21,9 +22,9 @@ export function differingInputs(runs: readonly RunInputs[]): Map<string, { name:
       continue;
     }
     for (const run of group) {
-      const name = Object.keys(run.inputs).find((n) => group.some((other) => (other.inputs[n] ?? '') !== run.inputs[n]));
+      const name = Object.keys(run.inputs).find((n) => group.some((other) => !sameValue(other.inputs[n] ?? '', run.inputs[n])));
       if (name !== undefined) {
-        result.set(run.id, { name, value: run.inputs[name] });
+        result.set(run.id, { name, value: inputLine(run.inputs[name]) });
       }
     }
   }

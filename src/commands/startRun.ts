@@ -1,3 +1,4 @@
+import type { Inputs } from '../api/inputValues';
 import type { Crew } from '../crews/crewConfig';
 import type { BatchOrigin, RunRecord } from '../runs/model';
 import type { Services } from '../services';
@@ -12,7 +13,7 @@ import { errorText } from '../util/errorText';
 export async function startRecordedRun(
   services: Services,
   crew: Pick<Crew, 'url' | 'name'>,
-  inputs: Record<string, string>,
+  inputs: Inputs,
   signal?: AbortSignal,
   options: { rememberInputs?: boolean; logContext?: string; batch?: BatchOrigin } = {},
 ): Promise<RunRecord> {

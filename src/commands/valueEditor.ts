@@ -3,22 +3,29 @@
 // actions), not a notification's button that VS Code hides after a few seconds. Kick Off waits until the
 // user decides; closing the editor keeps the text when it was changed (what was typed is never lost).
 import * as vscode from 'vscode';
+import { parseInputValue } from '../api/inputValues';
 import { showStatusMessage } from '../views/notify';
 
 interface Pending {
   document: vscode.TextDocument;
   original: string;
   decide(text: string | undefined): void;
+  /** A JSON value's input name: its text is checked as it changes, the error shown where it is. */
+  jsonInput?: string;
 }
 
 const pending = new Map<string, Pending>();
+const jsonProblems = vscode.languages.createDiagnosticCollection('crewRuns.inputJson');
 let editRequest: (() => void) | undefined;
+let toggleRequest: (() => void) | undefined;
 const lensesChanged = new vscode.EventEmitter<void>();
 
 /** Commands, CodeLens and context keys of the long-value editor; registered with the kickoff commands. */
 export function registerValueEditor(): vscode.Disposable[] {
   return [
     lensesChanged,
+    jsonProblems,
+    vscode.workspace.onDidChangeTextDocument((event) => checkJson(pending.get(event.document.uri.toString()))),
     vscode.languages.registerCodeLensProvider({ scheme: 'untitled' }, {
       onDidChangeCodeLenses: lensesChanged.event,
       provideCodeLenses: (document) => {
@@ -36,6 +43,7 @@ export function registerValueEditor(): vscode.Disposable[] {
     vscode.commands.registerCommand('crewRuns.useInputText', (arg?: unknown) => decide(arg, 'use')),
     vscode.commands.registerCommand('crewRuns.discardInputText', (arg?: unknown) => decide(arg, 'discard')),
     vscode.commands.registerCommand('crewRuns.editInputInEditor', () => editRequest?.()),
+    vscode.commands.registerCommand('crewRuns.toggleInputJson', () => toggleRequest?.()),
     vscode.window.onDidChangeActiveTextEditor(updateContext),
     vscode.workspace.onDidCloseTextDocument((document) => {
       const entry = pending.get(document.uri.toString());
@@ -51,22 +59,26 @@ export function registerValueEditor(): vscode.Disposable[] {
  * While a Kick Off input step is open: what the "edit in an editor" keybinding (and command) does, so the
  * editor is reachable without the mouse. Returns what stops it when the step ends.
  */
-export function offerEditInEditor(handler: () => void): vscode.Disposable {
+export function offerEditInEditor(handler: () => void, toggleJson?: () => void): vscode.Disposable {
   editRequest = handler;
+  toggleRequest = toggleJson;
   void vscode.commands.executeCommand('setContext', 'crewRuns.kickoffInputStep', true);
   return new vscode.Disposable(() => {
     if (editRequest === handler) {
       editRequest = undefined;
+      toggleRequest = undefined;
       void vscode.commands.executeCommand('setContext', 'crewRuns.kickoffInputStep', false);
     }
   });
 }
 
 /** Opens the value in an editor and waits for Use This Text (its text), Discard or closing unchanged (undefined). */
-export async function editInEditor(name: string, value: string): Promise<string | undefined> {
-  const document = await vscode.workspace.openTextDocument({ content: value, language: 'markdown' });
+export async function editInEditor(name: string, value: string, language: 'markdown' | 'json' = 'markdown'): Promise<string | undefined> {
+  const document = await vscode.workspace.openTextDocument({ content: value, language });
   const decided = new Promise<string | undefined>((resolve) => {
-    pending.set(document.uri.toString(), { document, original: value, decide: resolve });
+    const entry: Pending = { document, original: value, decide: resolve, jsonInput: language === 'json' ? name : undefined };
+    pending.set(document.uri.toString(), entry);
+    checkJson(entry);
   });
   lensesChanged.fire();
   await vscode.window.showTextDocument(document, { preview: false });
@@ -95,7 +107,23 @@ function finish(entry: Pending, text: string | undefined): void {
   entry.decide(text);
 }
 
+/** The JSON of an input's editor as it is typed: its error at its line and column (JSON.parse does not recurse). */
+function checkJson(entry: Pending | undefined): void {
+  if (!entry?.jsonInput) {
+    return;
+  }
+  const parsed = parseInputValue(entry.jsonInput, entry.document.getText());
+  if (parsed.ok) {
+    jsonProblems.delete(entry.document.uri);
+    return;
+  }
+  const at = new vscode.Position(Math.max(0, (parsed.line ?? 1) - 1), Math.max(0, (parsed.column ?? 1) - 1));
+  const range = entry.document.validateRange(new vscode.Range(at, at.translate(0, 1)));
+  jsonProblems.set(entry.document.uri, [new vscode.Diagnostic(range, parsed.message, vscode.DiagnosticSeverity.Error)]);
+}
+
 function forget(entry: Pending): void {
+  jsonProblems.delete(entry.document.uri);
   pending.delete(entry.document.uri.toString());
   lensesChanged.fire();
   updateContext();

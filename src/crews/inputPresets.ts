@@ -2,17 +2,20 @@
 import type { InputSpec } from '../api/types';
 import type { KeyValueStore } from '../runs/runStore';
 import { isPlainObject } from '../util/objects';
+import { type Inputs, type InputValue, inputsProblem, isInputs, inputLine } from '../api/inputValues';
 
 export interface InputPreset {
   name: string;
-  inputs: Record<string, string>;
+  inputs: Inputs;
 }
 
 interface CrewInputMemory {
-  last?: Record<string, string>;
+  last?: Inputs;
   /** What a Kick Off left when the user pressed Escape: offered back as "Continue where you left off". */
-  unfinished?: Record<string, string>;
+  unfinished?: Inputs;
   presets: InputPreset[];
+  /** Per input: taken as JSON (true) or as text (false), as the user last switched its step. */
+  json?: Record<string, boolean>;
 }
 
 const KEY = 'crewRuns.inputMemory';
@@ -29,7 +32,7 @@ export class InputPresets {
 
   constructor(private readonly store: KeyValueStore) {}
 
-  lastUsed(crewUrl: string): Record<string, string> | undefined {
+  lastUsed(crewUrl: string): Inputs | undefined {
     return this.memory(crewUrl).last;
   }
 
@@ -38,16 +41,16 @@ export class InputPresets {
   }
 
   /** Values longer than MAX_REMEMBERED_VALUE are left out: global state is meant for small things. */
-  async rememberLastUsed(crewUrl: string, inputs: Record<string, string>): Promise<void> {
+  async rememberLastUsed(crewUrl: string, inputs: Inputs): Promise<void> {
     await this.change(crewUrl, (m) => ({ ...m, last: small(inputs) }));
   }
 
-  unfinished(crewUrl: string): Record<string, string> | undefined {
+  unfinished(crewUrl: string): Inputs | undefined {
     return this.memory(crewUrl).unfinished;
   }
 
   /** The values of a Kick Off left with Escape (small values only, as for the last used). */
-  async rememberUnfinished(crewUrl: string, inputs: Record<string, string>): Promise<void> {
+  async rememberUnfinished(crewUrl: string, inputs: Inputs): Promise<void> {
     await this.change(crewUrl, (m) => ({ ...m, unfinished: small(inputs) }));
   }
 
@@ -55,6 +58,19 @@ export class InputPresets {
     if (this.memory(crewUrl).unfinished) {
       await this.change(crewUrl, (m) => ({ ...m, unfinished: undefined }));
     }
+  }
+
+  /** How the user last took each input of the crew: as JSON (true) or as text (false); inputs never switched are absent. */
+  jsonChoices(crewUrl: string): Readonly<Record<string, boolean>> {
+    return this.memory(crewUrl).json ?? {};
+  }
+
+  /** Remembers the text/JSON choices of a kickoff that started, over the earlier ones (at most 200 inputs). */
+  async rememberJsonChoices(crewUrl: string, choices: Record<string, boolean>): Promise<void> {
+    if (Object.keys(choices).length === 0) {
+      return;
+    }
+    await this.change(crewUrl, (m) => ({ ...m, json: Object.fromEntries(Object.entries({ ...m.json, ...choices }).slice(-200)) }));
   }
 
   /** Saves or replaces (same name) a preset. */
@@ -95,9 +111,10 @@ export class InputPresets {
   private memory(crewUrl: string): CrewInputMemory {
     const stored = this.all()[crewUrl];
     return {
-      last: isStringRecord(stored?.last) ? stored.last : undefined,
-      unfinished: isStringRecord(stored?.unfinished) ? stored.unfinished : undefined,
-      presets: Array.isArray(stored?.presets) ? stored.presets.filter((p) => typeof p?.name === 'string' && isStringRecord(p.inputs)) : [],
+      last: isInputs(stored?.last) ? stored.last : undefined,
+      unfinished: isInputs(stored?.unfinished) ? stored.unfinished : undefined,
+      presets: Array.isArray(stored?.presets) ? stored.presets.filter((p) => typeof p?.name === 'string' && isInputs(p.inputs)) : [],
+      json: isPlainObject(stored?.json) ? Object.fromEntries(Object.entries(stored.json).filter(([, v]) => typeof v === 'boolean')) : undefined,
     };
   }
 
@@ -109,19 +126,15 @@ export class InputPresets {
   }
 }
 
-function small(inputs: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(inputs).filter(([, value]) => value.length <= MAX_REMEMBERED_VALUE));
+function small(inputs: Inputs): Inputs {
+  return Object.fromEntries(Object.entries(inputs).filter(([, value]) => inputLine(value).length <= MAX_REMEMBERED_VALUE));
 }
 
-export function isStringRecord(value: unknown): value is Record<string, string> {
-  return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
-}
-
-export type InputsFromJson = { ok: true; inputs: Record<string, string> } | { ok: false; reason: 'notJson' | 'notObject' | 'notStrings' };
+export type InputsFromJson = { ok: true; inputs: Inputs } | { ok: false; reason: 'notJson' | 'notObject' } | { ok: false; reason: 'badValue'; message: string };
 
 /**
- * Inputs from JSON text: an object of strings, or `{"inputs": {...}}` as in a kickoff body.
- * Numbers and booleans are accepted as their text (the service takes strings only).
+ * Inputs from JSON text: an object of input names to values, or `{"inputs": {...}}` as in a kickoff body.
+ * Every JSON value is kept as it is (a crew takes objects, lists, numbers); a value over the limits is refused by name.
  */
 export function inputsFromJson(text: string): InputsFromJson {
   let value: unknown;
@@ -131,22 +144,16 @@ export function inputsFromJson(text: string): InputsFromJson {
     return { ok: false, reason: 'notJson' };
   }
   if (isPlainObject(value) && 'inputs' in value) {
-    value = (value as { inputs: unknown }).inputs;
+    value = value['inputs'];
   }
   if (!isPlainObject(value)) {
     return { ok: false, reason: 'notObject' };
   }
-  const inputs: Record<string, string> = {};
-  for (const [name, v] of Object.entries(value)) {
-    if (typeof v === 'string') {
-      inputs[name] = v;
-    } else if (typeof v === 'number' || typeof v === 'boolean') {
-      inputs[name] = String(v);
-    } else {
-      return { ok: false, reason: 'notStrings' };
-    }
+  const problem = inputsProblem(value);
+  if (problem) {
+    return { ok: false, reason: 'badValue', message: problem.message };
   }
-  return { ok: true, inputs };
+  return { ok: true, inputs: value as Record<string, InputValue> };
 }
 
 /**
@@ -156,5 +163,3 @@ export function inputsFromJson(text: string): InputsFromJson {
 export function isRequiredInput(spec: InputSpec): boolean {
   return spec.required ?? spec.name !== 'id';
 }
-
-export const MAX_INPUT_VALUE_LENGTH = 1_000_000;

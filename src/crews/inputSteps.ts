@@ -1,8 +1,10 @@
 // Which inputs Kick Off asks for, in which order, and what it sends: pure rules, tested in plain Node.
 import type { InputSpec } from '../api/types';
+import { hasValue, type Inputs, sameValue } from '../api/inputValues';
 import { isRequiredInput } from './inputPresets';
 
-export type Draft = Record<string, string>;
+/** The values so far: any JSON value per input (text typed in a text step is a string). */
+export type Draft = Inputs;
 
 /**
  * A flow's `id` as GET /inputs lists it (a name, nothing said about it): optional, with a special,
@@ -10,6 +12,20 @@ export type Draft = Record<string, string>;
  */
 export function isFlowId(spec: InputSpec): boolean {
   return spec.name === 'id' && spec.required === undefined && spec.description === undefined;
+}
+
+/** Which editor an input's step offers, from the type the crew declared (JSON Schema's words, or Python's). */
+export type InputKind = 'text' | 'json' | 'number' | 'boolean';
+
+export function inputKind(spec: InputSpec): InputKind {
+  const type = spec.type?.trim().toLowerCase() ?? '';
+  if (['object', 'dict', 'array', 'list'].includes(type) || /^(dict|list)\[/.test(type)) {
+    return 'json';
+  }
+  if (['integer', 'int', 'number', 'float'].includes(type)) {
+    return 'number';
+  }
+  return ['boolean', 'bool'].includes(type) ? 'boolean' : 'text';
 }
 
 /** The inputs asked one by one: required ones first (in the crew's order), then optional ones; a flow's `id` not at all. */
@@ -20,12 +36,12 @@ export function inputsToAsk(specs: readonly InputSpec[]): InputSpec[] {
 
 /** The inputs as sent: every listed input, except an empty optional one (a flow's `id`). */
 export function inputsToSend(specs: readonly InputSpec[], draft: Draft): Draft {
-  return Object.fromEntries(specs.filter((spec) => isRequiredInput(spec) || draft[spec.name]).map((spec) => [spec.name, draft[spec.name] ?? '']));
+  return Object.fromEntries(specs.filter((spec) => isRequiredInput(spec) || hasValue(draft[spec.name])).map((spec) => [spec.name, draft[spec.name] ?? '']));
 }
 
 /** Required inputs without a value. */
 export function missingInputs(specs: readonly InputSpec[], draft: Draft): string[] {
-  return specs.filter((spec) => isRequiredInput(spec) && !draft[spec.name]?.trim()).map((spec) => spec.name);
+  return specs.filter((spec) => isRequiredInput(spec) && !hasValue(draft[spec.name])).map((spec) => spec.name);
 }
 
 /**
@@ -39,5 +55,5 @@ export function stepOf(steps: readonly InputSpec[], name: string): { step: numbe
 
 /** Whether Escape left anything worth offering back: a value typed that the starting point did not have. */
 export function isWorthKeeping(draft: Draft, start: Draft): boolean {
-  return Object.entries(draft).some(([name, value]) => value.trim() !== '' && value !== (start[name] ?? ''));
+  return Object.entries(draft).some(([name, value]) => hasValue(value) && !sameValue(value, start[name] ?? ''));
 }

@@ -5,7 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorCode, TEMP_SUFFIX, writeFileAtomic } from './atomicFile';
 import { emptyDetails, type Logger, type RunDetails } from './model';
-import { isPlainObject } from '../util/objects';
+import { type Inputs, isInputs } from '../api/inputValues';
 import { errorText } from '../util/errorText';
 
 /** Persisted as `runs/<id>.json`. */
@@ -128,7 +128,7 @@ export class DetailsFiles {
  * false when a file could not be written: the old index, inputs and all, then stays until the next load,
  * so no run and no input is lost.
  */
-export async function moveInputsToFiles(files: DetailsFiles, ids: string[], inputs: Map<string, Record<string, string>>, logger: Logger): Promise<boolean> {
+export async function moveInputsToFiles(files: DetailsFiles, ids: string[], inputs: Map<string, Inputs>, logger: Logger): Promise<boolean> {
   let ok = true;
   for (const id of ids) {
     const moved = inputs.get(id);
@@ -152,7 +152,7 @@ function parseDetails(text: string): RunDetails {
   }
   const p = parsed as Partial<StoredDetails>;
   return {
-    inputs: isStringRecord(p.inputs) ? p.inputs : undefined,
+    inputs: isInputs(p.inputs) ? p.inputs : undefined,
     lastSnapshot: p.lastSnapshot,
     tasks: Array.isArray(p.tasks) ? p.tasks : [],
     history: Array.isArray(p.history) ? p.history : [],
@@ -164,6 +164,3 @@ function parseDetails(text: string): RunDetails {
   };
 }
 
-function isStringRecord(value: unknown): value is Record<string, string> {
-  return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
-}

@@ -4,6 +4,7 @@
 import * as l10n from '@vscode/l10n';
 import type { FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from '../api/types';
 import { FINAL_STATES } from '../api/types';
+import { type Inputs, inputLine } from '../api/inputValues';
 
 /** Matches VS Code's LogOutputChannel, so the extension can pass its channel straight in. */
 export interface Logger {
@@ -92,7 +93,7 @@ export interface FeedbackRound {
 
 export interface RunDetails {
   /** What the run was started with (absent in files written before inputs moved out of the index). */
-  inputs?: Record<string, string>;
+  inputs?: Inputs;
   lastSnapshot?: StatusSnapshot;
   /** Every task output seen so far (live bodies only carry the latest one). */
   tasks: TaskOutput[];
@@ -125,7 +126,7 @@ export interface NewRun {
   crewUrl: string;
   crewName: string;
   kickoffId: string;
-  inputs: Record<string, string>;
+  inputs: Inputs;
   batch?: BatchOrigin;
   /** Defaults to now. */
   startedAt?: number;
@@ -151,10 +152,10 @@ export function isDisposable(run: Pick<RunRecord, 'state' | 'stopReason' | 'watc
 
 const LABEL_MAX = 40;
 
-export function runLabel(inputs: Record<string, string>, startedAt: number): string {
+export function runLabel(inputs: Inputs, startedAt: number): string {
   for (const value of Object.values(inputs)) {
     // Labels reach the tree, panel titles and log lines: no control characters (ANSI escapes) there.
-    const text = String(value).replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
+    const text = inputLine(value).replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
     if (text) {
       return text.length > LABEL_MAX ? `${text.slice(0, LABEL_MAX - 1).trimEnd()}…` : text;
     }

@@ -190,7 +190,43 @@ const selfHostedCrew: CrewConfig = {
   },
 };
 
+/**
+ * A self-hosted crew whose input is structured (an object with a list inside), as crews that evaluate
+ * interviews take it: a string there is refused with FastAPI's 422, in Pydantic's words.
+ */
+const interviewCrew: CrewConfig = {
+  id: 'interview-crew',
+  name: 'Interview Crew',
+  kind: 'crew',
+  dialect: 'selfhosted',
+  inputs: ['interview_data', 'max_score'],
+  inputDetails: {
+    interview_data: {
+      type: 'object',
+      fields: { topic: 'string', questions_and_answers: 'array' },
+      description: 'The interview: {"topic": "…", "questions_and_answers": [{"question": "…", "answer": "…"}]}',
+    },
+    max_score: { type: 'integer', description: 'The top of the scale', required: false },
+  },
+  tasks: [
+    {
+      name: 'evaluate_answers',
+      agent: 'Interview Evaluator',
+      description: 'Evaluate each answer of the interview {interview_data}.',
+      durationMs: 6000,
+      output: 'Evaluated the answers of {interview_data}.',
+    },
+    {
+      name: 'write_report',
+      agent: 'Report Writer',
+      durationMs: 6000,
+      output: { json: { summary: 'Clear answers; ownership explained well.', score: 8, scale: '{max_score}' } },
+    },
+  ],
+  defaults: { max_score: '10' },
+};
+
 /** Fresh copies, so a caller may change them freely. */
 export function demoCrews(): CrewConfig[] {
-  return structuredClone([researchCrew, reviewCrew, ideaFlow, selfHostedCrew]);
+  return structuredClone([researchCrew, reviewCrew, ideaFlow, selfHostedCrew, interviewCrew]);
 }

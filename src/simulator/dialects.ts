@@ -67,6 +67,11 @@ export function missingInputs(dialect: Dialect, names: string[]): Reply {
     : json(422, { error: 'Validation Error', message: 'Missing required inputs', details: { missing_inputs: names } });
 }
 
+/** FastAPI's answer to a body its Pydantic model refuses: every error, with where it is. */
+export function pydanticValidation(errors: readonly object[]): Reply {
+  return json(422, { detail: errors });
+}
+
 export function tooManyRequests(dialect: Dialect, retryAfterSeconds: number): Reply {
   const headers = { 'Retry-After': String(retryAfterSeconds) };
   return fastApi(dialect)

@@ -6,6 +6,7 @@ import * as dialects from './dialects';
 import type { Reply } from './dialects';
 import { parseJson } from './http';
 import { SimRun } from './runEngine';
+import { inputTypeErrors } from './inputTypes';
 import { isRequiredDetail } from './selfHosted';
 import type { CrewConfig } from './types';
 import { type CrewState, DEFAULT_NOT_FOUND_FOR_MS, DEFAULT_PENDING_MS, dialectOf, type SimWorld } from './world';
@@ -30,6 +31,11 @@ export function kickoff(world: SimWorld, crew: CrewState, text: string): Reply {
   const tooLong = config.maxInputLength === undefined ? undefined : Object.keys(inputs).find((name) => String(inputs[name]).length > config.maxInputLength!);
   if (tooLong !== undefined) {
     return dialects.badInput(dialect, `Input '${tooLong}' is too long (at most ${config.maxInputLength} characters)`);
+  }
+  // A crew that declares its inputs' types refuses a value of another type, as Pydantic does.
+  const typeErrors = inputTypeErrors(inputs, config.inputDetails);
+  if (typeErrors.length > 0) {
+    return dialects.pydanticValidation(typeErrors);
   }
   if (config.kind === 'crew') {
     // A self-hosted crew's schema may make inputs optional (a default): those may be left out.

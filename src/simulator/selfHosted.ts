@@ -4,6 +4,7 @@
 
 import type { Reply } from './dialects';
 import type { CompletedTask, SimRun } from './runEngine';
+import { inputSchema } from './inputTypes';
 import type { CrewConfig, InputDetails } from './types';
 
 const json = (status: number, body: object): Reply => ({ status, body });
@@ -26,7 +27,7 @@ export function selfHostedInputs(config: Pick<CrewConfig, 'name' | 'inputs' | 'i
         config.inputs.map((name) => {
           const details = config.inputDetails?.[name];
           const title = name.replace(/_/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase());
-          return [name, { title, type: 'string', ...details, required: undefined }];
+          return [name, { title, ...inputSchema(details), ...details, type: inputSchema(details).type, fields: undefined, required: undefined }];
         }),
       );
       return json(200, {

@@ -11,8 +11,18 @@ export type Dialect = 'live' | 'docs' | 'selfhosted';
 
 export const DIALECTS: readonly Dialect[] = ['live', 'docs', 'selfhosted'];
 
+/** JSON Schema's type words, as a Pydantic model declares an input. */
+export type InputType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array';
+
 /** What a self-hosted server says about one input in its /inputs schema. */
 export interface InputDetails {
+  /**
+   * Default `string`. Any other type is checked at kickoff, in every dialect: a value of another type is a
+   * 422 in Pydantic's shape (`detail: [{type, loc: ["body", "inputs", name], msg, input}]`).
+   */
+  type?: InputType;
+  /** For an `object`: its required fields and their types (checked too, `loc` then names the field). */
+  fields?: Record<string, InputType>;
   description?: string;
   default?: string;
   enum?: string[];

@@ -3,6 +3,7 @@
 // validated and anything else ignored). The page gets the table as data and builds it with
 // textContent, so CSV cells and crew output stay text.
 import * as vscode from 'vscode';
+import { inputLine } from '../api/inputValues';
 import { pageHtml } from './webviewPage';
 import type { BatchStore } from '../batches/batchStore';
 import { type Batch, rowFailed, unfinishedRerunOf } from '../batches/model';
@@ -42,7 +43,7 @@ export function buildBatchTable(batch: Batch, runs: RunStore, others: Batch[] = 
       const stateKey = row.status === 'sent' ? (row.result?.state ?? run?.state ?? 'queued') : row.status;
       return {
         index: row.index,
-        inputs: row.inputs,
+        inputs: Object.fromEntries(Object.entries(row.inputs).map(([name, value]) => [name, inputLine(value)])),
         stateKey,
         state: rowStateText(row, runs),
         durationMs: row.result?.durationMs,

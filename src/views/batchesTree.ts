@@ -1,6 +1,7 @@
 // The Batches view: a node per batch with its progress (`37/120 · 2 failed`), its rows beneath, each
 // opening its run. Labels come from CSV cells and crew output: one line, no control characters.
 import * as vscode from 'vscode';
+import { hasValue, inputLine } from '../api/inputValues';
 import type { BatchStore } from '../batches/batchStore';
 import { type Batch, type BatchRow, batchProgress, progressLabel, rowFailed } from '../batches/model';
 import type { RunStore } from '../runs/runStore';
@@ -40,8 +41,8 @@ export function rowStateText(row: BatchRow, runs: RunStore): string {
 }
 
 export function rowLabel(row: BatchRow): string {
-  const first = Object.values(row.inputs).find((v) => v.trim());
-  return `${row.index + 1}. ${first ? oneLine(first, 50) : vscode.l10n.t('(no inputs)')}`;
+  const first = Object.values(row.inputs).find(hasValue);
+  return `${row.index + 1}. ${first !== undefined ? oneLine(inputLine(first), 50) : vscode.l10n.t('(no inputs)')}`;
 }
 
 

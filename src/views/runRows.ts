@@ -8,6 +8,7 @@ import type { CrewHealth } from '../crews/crewRegistry';
 import { isFinished, type RunRecord } from '../runs/model';
 import { inert, inertLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
+import { type Inputs, inputLine } from '../api/inputValues';
 import { formatElapsed, formatElapsedCalm, formatRelative, shortStateLabel, stateLabel } from './format';
 import { runRowActionCount } from './runRowActions';
 
@@ -125,7 +126,7 @@ function runDescription(run: RunRecord): { state: string; rest: string } {
 }
 
 /** Built when the row is hovered (resolveTreeItem): the whole label, the message, inputs and times. */
-export function runTooltip(run: RunRecord, inputs: Record<string, string>): vscode.MarkdownString {
+export function runTooltip(run: RunRecord, inputs: Inputs): vscode.MarkdownString {
   // Theme icons on before any text is appended: appendText then escapes a crew's `$(…)` (VS Code's escapeIcons).
   const tooltip = new vscode.MarkdownString(undefined, true);
   tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(run.crewName))}** — ${escapeMarkdown(inertLine(stateLabel(run.state)))}\n\n`);
@@ -147,7 +148,9 @@ export function runTooltip(run: RunRecord, inputs: Record<string, string>): vsco
   }
   for (const [name, value] of Object.entries(inputs)) {
     tooltip.appendMarkdown(`- **${escapeMarkdown(inertLine(name))}**: `);
-    tooltip.appendText(inert(value.length > 120 ? `${value.slice(0, 119)}…` : value));
+    // A structured value as compact JSON: one line in a tooltip, never `[object Object]`.
+    const text = inputLine(value);
+    tooltip.appendText(inert(text.length > 120 ? `${text.slice(0, 119)}…` : text));
     tooltip.appendMarkdown('\n');
   }
   tooltip.appendMarkdown(`\n${vscode.l10n.t('Kickoff ID')}: `);

@@ -23,9 +23,9 @@ describe('Batch sources', () => {
     assert.match(parseTable('a,a\n1,2', 'csv').problems[0].message, /names "a" twice/);
   });
 
-  it('reads JSON Lines (values become text, bad lines listed) and JSON arrays of objects', () => {
+  it('reads JSON Lines (values keep their types, bad lines listed) and JSON arrays of objects', () => {
     const lines = parseTable('{"topic":"a","n":3}\n\nnot json\n[1]\n{"topic":"b","extra":{"k":true}}', 'jsonl');
-    assert.deepEqual(lines.rows, [{ topic: 'a', n: '3' }, { topic: 'b', extra: '{"k":true}' }]);
+    assert.deepEqual(lines.rows, [{ topic: 'a', n: 3 }, { topic: 'b', extra: { k: true } }]);
     assert.deepEqual(lines.columns, ['topic', 'n', 'extra']);
     assert.deepEqual(lines.problems.map((p) => p.line), [3, 4]);
     const array = parseTable('[{"topic":"a"},{"topic":null},"x"]', 'json');
@@ -64,7 +64,7 @@ describe('Batch sources', () => {
   it('lists the first 100 problems and counts the rest ("… and N more")', () => {
     const bad = 5_000;
     const table = parseTable(`${'not json\n'.repeat(bad)}{"a":1}\n`, 'jsonl');
-    assert.deepEqual(table.rows, [{ a: '1' }]);
+    assert.deepEqual(table.rows, [{ a: 1 }]);
     assert.equal(table.problems.length, MAX_PROBLEMS + 1);
     assert.deepEqual(table.problems[MAX_PROBLEMS - 1], { line: MAX_PROBLEMS, message: 'Not valid JSON.' });
     assert.deepEqual(table.problems[MAX_PROBLEMS], { line: MAX_PROBLEMS + 1, message: `… and ${bad - MAX_PROBLEMS} more lines not read.` });
@@ -95,7 +95,7 @@ describe('Batch sources', () => {
     const wideRow = JSON.stringify(Object.fromEntries(Array.from({ length: MAX_COLUMNS + 1 }, (_, i) => [`k${i}`, i])));
     const deep = `{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
     const table = parseTable(`{"a":1}\n${wideRow}\n${deep}\n{"a":[[1]]}\n`, 'jsonl');
-    assert.deepEqual(table.rows, [{ a: '1' }, { a: '[[1]]' }]);
+    assert.deepEqual(table.rows, [{ a: 1 }, { a: [[1]] }]);
     assert.deepEqual(table.problems, [
       { line: 2, message: `More than ${MAX_COLUMNS} columns; this row is left out.` },
       { line: 3, message: `Nested more than ${MAX_DEPTH} levels deep.` },
@@ -129,7 +129,7 @@ describe('Batch sources', () => {
     assert.deepEqual(parseTable('{"a":1}', 'json').problems, [{ line: 1, message: 'A JSON batch is an array of objects.' }]);
     assert.deepEqual(parseTable('[{"a":1}, {"a":', 'json').problems, [{ line: 2, message: 'Not valid JSON.' }]);
     assert.deepEqual(parseTable('[{"a":1}] x', 'json').problems, [{ line: 2, message: 'Not valid JSON.' }]);
-    assert.deepEqual(parseTable('[{"a":1}, {"a":2}]', 'json').rows, [{ a: '1' }, { a: '2' }]);
+    assert.deepEqual(parseTable('[{"a":1}, {"a":2}]', 'json').rows, [{ a: 1 }, { a: 2 }]);
     assert.deepEqual(parseTable('[]', 'json').rows, []);
   });
 

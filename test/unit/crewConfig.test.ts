@@ -102,12 +102,12 @@ describe('input presets', () => {
     assert.deepEqual(presets.lastUsed('https://a.example.com'), { topic: 'AI' });
   });
 
-  it('reads inputs from JSON objects of strings, or a kickoff body', () => {
-    assert.deepEqual(inputsFromJson('{"topic":"AI","year":2026,"draft":true}'), { ok: true, inputs: { topic: 'AI', year: '2026', draft: 'true' } });
+  it('reads inputs from a JSON object, or a kickoff body, keeping every value as it is', () => {
+    assert.deepEqual(inputsFromJson('{"topic":"AI","year":2026,"draft":true}'), { ok: true, inputs: { topic: 'AI', year: 2026, draft: true } });
     assert.deepEqual(inputsFromJson('{"inputs":{"topic":"AI"},"meta":{}}'), { ok: true, inputs: { topic: 'AI' } });
     assert.deepEqual(inputsFromJson('[1,2]'), { ok: false, reason: 'notObject' });
-    assert.deepEqual(inputsFromJson('{"a":{"b":1}}'), { ok: false, reason: 'notStrings' });
-    assert.deepEqual(inputsFromJson('{"a":null}'), { ok: false, reason: 'notStrings' });
+    assert.deepEqual(inputsFromJson('{"a":{"b":[1,{"c":null}]}}'), { ok: true, inputs: { a: { b: [1, { c: null }] } } });
+    assert.deepEqual(inputsFromJson('{"a":null}'), { ok: true, inputs: { a: null } });
     assert.deepEqual(inputsFromJson('{oops'), { ok: false, reason: 'notJson' });
   });
 });

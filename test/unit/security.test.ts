@@ -172,20 +172,24 @@ describe('security: URL and token rules', () => {
 });
 
 describe('security: inputs JSON from an editor', () => {
-  it('accepts only an object of strings (numbers and booleans as text)', () => {
-    for (const bad of ['[]', '["a"]', 'null', '"text"', '42', '{"inputs": []}', '{"inputs": null}', '{"a": {"b": "c"}}', '{"a": ["x"]}', '{"a": null}', deepJsonText(50)]) {
+  it('accepts only an object of input names to JSON values, within the size and depth limits', () => {
+    for (const bad of ['[]', '["a"]', 'null', '"text"', '42', '{"inputs": []}', '{"inputs": null}', `{"a": ${deepJsonText(100)}}`, `{"a": ${deepJsonText(10_000)}}`, `{"a": "${'x'.repeat(1_000_001)}"}`]) {
       const result = inputsFromJson(bad);
       assert.equal(result.ok, false, bad.slice(0, 40));
     }
+    const deep = inputsFromJson(`{"interview": ${deepJsonText(10_000)}}`);
+    assert.ok(!deep.ok && deep.reason === 'badValue' && /"interview".*nested too deeply/.test(deep.message), 'a value nested 10,000 levels is refused by name');
     for (const bad of ['{', '{"a": "b",}', "{'a': 'b'}", '']) {
       assert.deepEqual(inputsFromJson(bad), { ok: false, reason: 'notJson' }, bad);
     }
-    assert.deepEqual(inputsFromJson('{"inputs": {"topic": "AI", "n": 3, "b": true}}'), { ok: true, inputs: { topic: 'AI', n: '3', b: 'true' } });
+    assert.deepEqual(inputsFromJson('{"inputs": {"topic": "AI", "n": 3, "b": true}}'), { ok: true, inputs: { topic: 'AI', n: 3, b: true } });
   });
 
   it('does not let a "__proto__" key change the inputs object', () => {
     const result = inputsFromJson('{"__proto__": {"polluted": "yes"}, "topic": "AI"}');
-    assert.equal(result.ok, false, 'an object value is refused (inputs are text)');
+    assert.ok(result.ok);
+    assert.equal(Object.getPrototypeOf(result.inputs), Object.prototype, 'an object under "__proto__" is an input of that name, not a prototype');
+    assert.deepEqual(Object.keys(result.inputs), ['__proto__', 'topic']);
     const text = inputsFromJson('{"__proto__": "x", "topic": "AI"}');
     assert.ok(text.ok);
     assert.equal(Object.getPrototypeOf(text.inputs), Object.prototype, 'the prototype is untouched');

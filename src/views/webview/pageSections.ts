@@ -19,6 +19,27 @@ function fieldList(list: HTMLElement, entries: [string, string | undefined][]): 
   return count;
 }
 
+/** Lines of a JSON input shown before it folds. */
+const JSON_INPUT_LINES = 12;
+
+/** Structured inputs as indented JSON (the model's text), folded under their first line when long. */
+function renderJsonInputs(names: readonly string[]): void {
+  if (names.length === 0) {
+    return;
+  }
+  for (const dt of byId('inputsList').querySelectorAll('dt')) {
+    const name = dt.textContent ?? '';
+    const dd = dt.nextElementSibling;
+    if (!names.includes(name) || !(dd instanceof HTMLElement)) {
+      continue;
+    }
+    const text = dd.textContent ?? '';
+    const pre = h('pre', { class: 'json-input' }, text);
+    const lines = text.split('\n');
+    dd.replaceChildren(lines.length > JSON_INPUT_LINES ? details(`input:${name}`, [`${text.replace(/\s+/g, ' ').slice(0, 80)}…`], pre) : pre);
+  }
+}
+
 export function renderSummary(): void {
   const view = page.view;
   if (!view) {return;}
@@ -93,6 +114,7 @@ export function renderSummary(): void {
 
   const inputs = Object.entries(s.inputs);
   fieldList(byId('inputsList'), inputs.map(([k, v]) => [k, String(v)]));
+  renderJsonInputs(s.jsonInputs ?? []);
   if (!inputs.length) {byId('inputsList').replaceChildren(h('p', { class: 'muted' }, t('noInputs')));}
 
   const usage = Object.entries(s.usage ?? {});

@@ -2,6 +2,7 @@
 // Long outputs carry a preview; the rest travels in segments on request (see segments.ts).
 
 import { messageRepeatsState } from '../../api/stateWords';
+import { type Inputs, inputText } from '../../api/inputValues';
 import { taskNameText } from '../../api/taskName';
 import type { AgentStep, Progress, RunState } from '../../api/types';
 import type { FeedbackRound, RunDetails, RunRecord, StateChange, StopReason } from '../../runs/model';
@@ -62,7 +63,10 @@ export interface RunSummary {
   kickoffId: string;
   previousKickoffIds: string[];
   label: string;
+  /** Each input as text: a structured value (object, list, number…) as indented JSON. */
   inputs: Record<string, string>;
+  /** The inputs whose value is not text: shown as JSON, folded when long. */
+  jsonInputs?: string[];
   startedAt: number;
   finishedAt?: number;
   updatedAt: number;
@@ -157,6 +161,12 @@ function namedTask(details: RunDetails, taskId: string | undefined): string | un
   return task && taskNameText(task.name);
 }
 
+/** The inputs whose value is not text (absent when every one is). */
+function jsonInputNames(inputs: Inputs | undefined): string[] | undefined {
+  const names = Object.entries(inputs ?? {}).filter(([, value]) => typeof value !== 'string').map(([name]) => name);
+  return names.length > 0 ? names : undefined;
+}
+
 export function buildView(record: RunRecord, details: RunDetails, cache: SegmentCache): RunView {
   const snap = details.lastSnapshot;
   const usageEntries = Object.entries(snap?.usage ?? {});
@@ -170,7 +180,8 @@ export function buildView(record: RunRecord, details: RunDetails, cache: Segment
     kickoffId: record.kickoffId,
     previousKickoffIds: [...record.previousKickoffIds],
     label: record.label,
-    inputs: { ...details.inputs },
+    inputs: Object.fromEntries(Object.entries(details.inputs ?? {}).map(([name, value]) => [name, inputText(value)])),
+    jsonInputs: jsonInputNames(details.inputs),
     startedAt: record.startedAt,
     finishedAt: record.finishedAt,
     updatedAt: record.updatedAt,

@@ -92,14 +92,14 @@ reloadSuite('Batches (reload)', function (s) {
     // A kickoff in flight at the reload either finished before the old extension host ended (the row
     // says sent) or did not (unknown): never sent again, either way.
     for (const row of unknown) {
-      assert.ok((perTopic.get(row.inputs.topic) ?? 0) <= 1, 'an unknown row went out at most once (before the reload)');
+      assert.ok((perTopic.get(row.inputs.topic as string) ?? 0) <= 1, 'an unknown row went out at most once (before the reload)');
       assert.match(row.note ?? '', /check the crew before re-running/);
     }
     for (const row of done.rows.filter((r) => r.status !== 'unknown')) {
       assert.strictEqual(row.status, 'sent', `row ${row.index} was sent, not lost`);
-      assert.strictEqual(perTopic.get(row.inputs.topic), 1, `row ${row.index} at the crew once`);
+      assert.strictEqual(perTopic.get(row.inputs.topic as string), 1, `row ${row.index} at the crew once`);
       assert.strictEqual(row.result?.state, 'succeeded', `row ${row.index} ends as the crew says`);
     }
-    assert.strictEqual(perTopic.size, ROWS - unknown.length + unknown.filter((r) => perTopic.has(r.inputs.topic)).length);
+    assert.strictEqual(perTopic.size, ROWS - unknown.length + unknown.filter((r) => perTopic.has(r.inputs.topic as string)).length);
   });
 });

@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
 import { addCrewWithToken, executeCommand, selectors, ui, waitFor, kickOffWithoutReview } from '../helpers';
-import { type Api, closeQuickInput, pressInQuickInput, removeAllCrews, removeRunsOf, testApi, typeInQuickInput, waitForQuickInput } from './support/kit';
+import { type Api, closeQuickInput, pressInQuickInput, removeAllCrews, removeRunsOf, replaceValue, testApi, typeInQuickInput, waitForQuickInput } from './support/kit';
 
 describe('README pictures', function () {
   this.timeout(240_000);
@@ -63,6 +63,17 @@ describe('README pictures', function () {
     await waitForQuickInput('Kick Off Research Crew: topic (1/3)');
     await typeInQuickInput('Prompt injection defences');
     const shot = await ui.screenshot('readme-kickoff-step');
+    assert.ok(shot.distinctColours > 10);
+    await closeQuickInput();
+    assert.strictEqual(await done, undefined, 'cancelled: no run started');
+  });
+
+  it('a kickoff step that takes JSON', async () => {
+    const done = executeCommand('crewRuns.kickOff', crewUrl('interview-crew'));
+    await waitForQuickInput(/Kick Off Interview Crew: interview_data \(1\/3\)[\s\S]*As JSON/);
+    await replaceValue('{"topic": "Rust", "questions_and_answers": [{"question": "Why ownership?", "answer": "No data races"}]}');
+    await waitForQuickInput(/As JSON/);
+    const shot = await ui.screenshot('readme-json-input-step');
     assert.ok(shot.distinctColours > 10);
     await closeQuickInput();
     assert.strictEqual(await done, undefined, 'cancelled: no run started');
