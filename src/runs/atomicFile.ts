@@ -72,3 +72,27 @@ async function syncDirectory(dir: string): Promise<void> {
 export function errorCode(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : undefined;
 }
+
+/** Temp files older than this are leftovers of a crash, not another window's write in progress. */
+const STALE_TEMP_MS = 60_000;
+
+/** Removes the temp files of writes a crash cut short in `dir`. */
+export async function removeStaleTempFiles(dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return;
+  }
+  const now = Date.now(); // File times are wall-clock times, whatever clock a store was given.
+  for (const name of names.filter((n) => n.endsWith(TEMP_SUFFIX))) {
+    const file = path.join(dir, name);
+    try {
+      if (now - (await fs.stat(file)).mtimeMs > STALE_TEMP_MS) {
+        await fs.rm(file, { force: true });
+      }
+    } catch {
+      // Gone already, or another window is handling it.
+    }
+  }
+}

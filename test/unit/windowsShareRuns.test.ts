@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunState, StatusSnapshot } from '../../src/api/types';
 import type { Logger } from '../../src/runs/model';
+import { watchRecords } from '../../src/runs/recordWatcher';
 import { RunStore } from '../../src/runs/runStore';
 import { FakeClock } from './helpers/fakeClock';
 import { type LaggingMemento, MementoHub } from './helpers/laggingMemento';
@@ -131,6 +132,33 @@ describe('Runs across windows whose globalState lags (issue #31)', () => {
 
     for (const [name, w] of [['A', a], ['B', b], ['a new window', await window()]] as const) {
       assert.equal(w.store.get(run.id), undefined, `${name}: the removed run came back`);
+    }
+  });
+
+  it('a window learns another window\'s change through the watcher on the record files, without a re-read of all of them', async () => {
+    const a = await window();
+    const run = await a.store.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: { topic: 'x' } });
+    const b = await window();
+    const watcher = watchRecords(b.store.recordsDir, (id) => b.store.refresh(id), quiet);
+    try {
+      const seen = (want: (state: string | undefined) => boolean) =>
+        new Promise<void>((resolve) => {
+          const listener = b.store.onDidChange(() => {
+            if (want(b.store.get(run.id)?.state)) {
+              listener.dispose();
+              resolve();
+            }
+          });
+        });
+      const ended = seen((state) => state === 'succeeded');
+      await a.store.applyPolled(run.id, undefined, snap('succeeded'));
+      await ended;
+      const removed = seen((state) => state === undefined);
+      await a.store.remove(run.id);
+      await removed;
+      assert.deepEqual(b.store.list(), []);
+    } finally {
+      watcher.dispose();
     }
   });
 });
