@@ -118,7 +118,8 @@ export class RecordFiles {
   }
 }
 
-function encode(record: RunRecord): string {
+/** A record file's content. */
+export function encode(record: RunRecord): string {
   const crews: [string, string][] = [];
   const run = encodeRun(record, crews);
   return JSON.stringify({ version: 1, crews, run } satisfies RecordFile);
