@@ -37,8 +37,8 @@ export class FileLock {
     await fs.mkdir(this.dir, { recursive: true });
     const lockPath = path.join(this.dir, `${safeName(name)}.lock`);
     const mine = JSON.stringify({ owner: this.ownerId, at: this.clock.now(), pid: process.pid, host: os.hostname() } satisfies LockFile);
-    if (!(await createFileExclusive(lockPath, mine))) {
-      if (!(await this.breakStale(lockPath)) || !(await createFileExclusive(lockPath, mine))) {
+    if (!(await createFileExclusive(lockPath, mine, false))) {
+      if (!(await this.breakStale(lockPath)) || !(await createFileExclusive(lockPath, mine, false))) {
         return BUSY;
       }
     }

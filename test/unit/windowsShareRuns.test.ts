@@ -161,4 +161,18 @@ describe('Runs across windows whose globalState lags (issue #31)', () => {
       watcher.dispose();
     }
   });
+
+  it('two windows writing one run at the same moment: every write lands, on the version the other wrote (the run\'s lock)', async () => {
+    const a = await window();
+    const run = await a.store.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: { topic: 'x' } });
+    const b = await window();
+    const round = (from: string, i: number) => ({ at: clock.now(), approve: false, feedback: `${from} ${i}`, taskId: 't1' });
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => [a.store.addFeedbackRound(run.id, round('A', i)), b.store.addFeedbackRound(run.id, round('B', i))]).flat(),
+    );
+    const fresh = await window();
+    assert.equal(fresh.store.get(run.id)?.revision, 21, 'each of the 20 writes made one revision');
+    const feedback = (await fresh.store.readDetails(run.id)).feedbackRounds.map((r) => r.feedback);
+    assert.equal(feedback.length, 20, `a write was lost: ${feedback.join(', ')}`);
+  });
 });
