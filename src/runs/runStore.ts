@@ -122,7 +122,8 @@ export class RunStore {
     await this.files.init();
     await this.recordFiles.init();
     await this.moveFromGlobalState();
-    this.records = await this.recordFiles.readAll();
+    // Newest first, as list() returns them: its sort is then a single pass.
+    this.records = new Map([...(await this.recordFiles.readAll())].sort(([, a], [, b]) => b.startedAt - a.startedAt || a.id.localeCompare(b.id)));
     const removed = await this.enforceCap();
     this.fireChange([...this.records.keys(), ...removed]);
   }
