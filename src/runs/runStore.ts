@@ -334,6 +334,9 @@ export class RunStore {
     if (this.unsaved.has(id) || sameRun(mine, stored)) {
       return false; // Not saved yet: only this window has it.
     }
+    if (stored && mine && stored.revision < mine.revision) {
+      return false; // Read before this window's own write landed: revisions only grow.
+    }
     if (stored) {
       this.records.set(id, stored);
     } else {
