@@ -7,6 +7,7 @@ import type { Logger, RunRecord } from '../../src/runs/model';
 import { canonical, decodeRun, encodeRun, sameRun, type StoredRun } from '../../src/runs/runIndex';
 import { DEFAULT_INDEX_KEY, type KeyValueStore, RunStore } from '../../src/runs/runStore';
 import { FakeClock } from './helpers/fakeClock';
+import { MementoHub } from './helpers/laggingMemento';
 import { sendResume } from '../../src/commands/sendResume';
 import type { Services } from '../../src/services';
 
@@ -17,7 +18,10 @@ function snap(state: RunState, extra: Partial<StatusSnapshot> = {}): StatusSnaps
   return { state, tasks: [], raw: { state }, ...extra };
 }
 
-/** Stores JSON like VS Code's Memento; several stores may share one, like windows share globalState. */
+/**
+ * Stores JSON like VS Code's Memento, instantly consistent: enough here, where it only holds an index older
+ * versions left (runs live in record files). Tests of windows whose globalState lags use MementoHub.
+ */
 function memoryKv(): KeyValueStore & { data: Map<string, string> } {
   const data = new Map<string, string>();
   return {
@@ -296,17 +300,18 @@ describe('RunStore', () => {
 
 const revisionOf = (r: object | undefined) => (r as { revision?: number } | undefined)?.revision;
 
-describe('RunStore: one truth across windows (revisions, tombstones)', () => {
+describe('RunStore: one truth across windows (revisions, record files)', () => {
   let dir: string;
   let clock: FakeClock;
-  let kv: ReturnType<typeof memoryKv>;
+  /** Each window its own lagging copy of globalState, as in VS Code (the runs do not live there). */
+  let hub: MementoHub;
   const logger = recordingLogger();
   const open: RunStore[] = [];
 
   beforeEach(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crew-truth-'));
     clock = new FakeClock(1_700_000_000_000);
-    kv = memoryKv();
+    hub = new MementoHub();
   });
 
   afterEach(async () => {
@@ -314,9 +319,9 @@ describe('RunStore: one truth across windows (revisions, tombstones)', () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  /** A window: its own store over the shared key-value store and directory. */
+  /** A window: its own store over its copy of globalState and the shared global storage folder. */
   async function window(): Promise<RunStore> {
-    const s = new RunStore(kv, dir, logger, { clock });
+    const s = new RunStore(hub.window(), dir, logger, { clock });
     await s.load();
     open.push(s);
     return s;
@@ -414,7 +419,7 @@ describe('RunStore: one truth across windows (revisions, tombstones)', () => {
   it('load() fires a change for the runs it loaded, so views that read before it show them', async () => {
     const a = await window();
     const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: {} });
-    const reloaded = new RunStore(kv, dir, logger, { clock });
+    const reloaded = new RunStore(hub.window(), dir, logger, { clock });
     open.push(reloaded);
     const events: string[][] = [];
     reloaded.onDidChange((e) => events.push(e.runIds));
