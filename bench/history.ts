@@ -8,9 +8,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { RunRecord } from '../src/runs/model';
-import type { StoredDetails, StoredIndex } from '../src/runs/runStore';
+import type { StoredDetails } from '../src/runs/runStore';
 import { DEFAULT_INDEX_KEY } from '../src/runs/runStore';
-import { mergeIndex } from '../src/runs/runIndex';
+import { encode } from '../src/runs/recordFiles';
 import { MemoryKv, openStore, tempDir } from './lib/fixtures';
 import { installVscodeStub } from './lib/vscodeStub';
 
@@ -59,17 +59,15 @@ export function historyRun(i: number, crewUrl: string, outputBytes = 3000): { re
   return { record, details };
 }
 
-/** Writes the index into `kv` and the detail files under `dir`, as the store itself would have. */
-export async function seedHistory(kv: MemoryKv, dir: string, count: number, crewUrl: string): Promise<void> {
+/** Writes the record and detail files under `dir`, as the store itself would have (`kv` holds no runs). */
+export async function seedHistory(_kv: MemoryKv, dir: string, count: number, crewUrl: string): Promise<void> {
   fs.mkdirSync(path.join(dir, 'runs'), { recursive: true });
-  const runs: RunRecord[] = [];
+  fs.mkdirSync(path.join(dir, 'records'), { recursive: true });
   for (let i = 0; i < count; i++) {
     const { record, details } = historyRun(i, crewUrl);
-    runs.push(record);
     fs.writeFileSync(path.join(dir, 'runs', `${record.id}.json`), JSON.stringify(details));
+    fs.writeFileSync(path.join(dir, 'records', `${record.id}.json`), encode(record));
   }
-  const index: StoredIndex = mergeIndex({ runs: new Map(), tombstones: new Map() }, runs.map((record) => ({ id: record.id, record })), Date.now()).index;
-  await kv.update(DEFAULT_INDEX_KEY, index);
 }
 
 /**
@@ -89,7 +87,7 @@ export async function globalStateScenario(count: number): Promise<{ globalStateB
     await kv.update(DEFAULT_INDEX_KEY, { version: 1, runs });
     const store = await openStore(dir, undefined, kv);
     await store.flush();
-    const text = JSON.stringify(kv.get(DEFAULT_INDEX_KEY));
+    const text = JSON.stringify(kv.get(DEFAULT_INDEX_KEY)) ?? ''; // Moved to record files: nothing left.
     store.dispose();
     return { globalStateBytes: Buffer.byteLength(text), globalStateHasInput: runs.some((_r, i) => text.includes(valueOf(i).slice(0, 200))) };
   } finally {

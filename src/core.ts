@@ -21,6 +21,7 @@ import { PlatformClient } from './platform/platformClient';
 import { LeaseManager } from './runs/lease';
 import { WindowLiveness } from './runs/windowLiveness';
 import { RunPoller } from './runs/poller';
+import { watchRecords } from './runs/recordWatcher';
 import { RunStore } from './runs/runStore';
 import type { Services } from './services';
 import { systemClock } from './util/clock';
@@ -127,7 +128,7 @@ export function startCore(context: vscode.ExtensionContext, log: vscode.LogOutpu
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
       if (state.focused) {
-        runs.reload(); // Another window may have changed the runs meanwhile.
+        void runs.reload(); // The watcher may have missed another window's change.
       }
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -143,7 +144,7 @@ export function startCore(context: vscode.ExtensionContext, log: vscode.LogOutpu
   // Runs another window started show up here even if this window is never focused, and this window
   // can take them over should that one close.
   const otherWindows = setInterval(() => {
-    runs.reload();
+    void runs.reload(); // The backstop: runs' changes come through the watcher (below) within moments.
     void batches.refresh();
   }, 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(otherWindows) });
@@ -151,6 +152,7 @@ export function startCore(context: vscode.ExtensionContext, log: vscode.LogOutpu
   // Then runs in flight are picked up again.
   void loaded.then(
     () => {
+      context.subscriptions.push(watchRecords(runs.recordsDir, (id) => runs.refresh(id), log));
       leases.startRenewing();
       poller.start();
       void platform.health.refresh();

@@ -8,7 +8,7 @@ import type { Services } from '../services';
 import { showInfo, showStatusMessage } from '../views/notify';
 import { inertLine, oneLine } from '../util/inertText';
 
-/** A run's inputs live in its file, not the shared index. */
+/** A run's inputs live in its details file, not its record. */
 export async function inputsOf(services: Services, run: RunRecord): Promise<Draft> {
   return (await services.runs.readDetails(run.id)).inputs ?? {};
 }

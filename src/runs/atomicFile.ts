@@ -27,11 +27,12 @@ export async function writeFileAtomic(target: string, data: string): Promise<voi
 /**
  * Creates `target` with `data` only if it does not exist yet, atomically and complete: the content is
  * written to a temp file first and hard-linked into place (link fails with EEXIST if the name is taken).
- * Returns false when the file already exists.
+ * Returns false when the file already exists. `durable: false` skips flushing it to disk (a lock file,
+ * which a crash leaves stale or unreadable either way, and both mean "free").
  */
-export async function createFileExclusive(target: string, data: string): Promise<boolean> {
+export async function createFileExclusive(target: string, data: string, durable = true): Promise<boolean> {
   const temp = tempPathFor(target);
-  await writeAndSync(temp, data, 'wx');
+  await writeAndSync(temp, data, 'wx', durable);
   try {
     await fs.link(temp, target);
     return true;
@@ -45,11 +46,13 @@ export async function createFileExclusive(target: string, data: string): Promise
   }
 }
 
-async function writeAndSync(file: string, data: string, flags: 'w' | 'wx'): Promise<void> {
+async function writeAndSync(file: string, data: string, flags: 'w' | 'wx', durable = true): Promise<void> {
   const handle = await fs.open(file, flags);
   try {
     await handle.writeFile(data, 'utf8');
-    await handle.sync();
+    if (durable) {
+      await handle.sync();
+    }
   } finally {
     await handle.close();
   }
@@ -71,4 +74,28 @@ async function syncDirectory(dir: string): Promise<void> {
 
 export function errorCode(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : undefined;
+}
+
+/** Temp files older than this are leftovers of a crash, not another window's write in progress. */
+const STALE_TEMP_MS = 60_000;
+
+/** Removes the temp files of writes a crash cut short in `dir`. */
+export async function removeStaleTempFiles(dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return;
+  }
+  const now = Date.now(); // File times are wall-clock times, whatever clock a store was given.
+  for (const name of names.filter((n) => n.endsWith(TEMP_SUFFIX))) {
+    const file = path.join(dir, name);
+    try {
+      if (now - (await fs.stat(file)).mtimeMs > STALE_TEMP_MS) {
+        await fs.rm(file, { force: true });
+      }
+    } catch {
+      // Gone already, or another window is handling it.
+    }
+  }
 }

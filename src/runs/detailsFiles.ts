@@ -3,7 +3,7 @@
 
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { errorCode, TEMP_SUFFIX, writeFileAtomic } from './atomicFile';
+import { errorCode, removeStaleTempFiles, writeFileAtomic } from './atomicFile';
 import { emptyDetails, type Logger, type RunDetails } from './model';
 import { type Inputs, isInputs } from '../api/inputValues';
 import { errorText } from '../util/errorText';
@@ -20,9 +20,6 @@ interface CachedDetails {
   mtimeMs: number;
 }
 
-/** Temp files older than this are leftovers of a crash, not another window's write in progress. */
-const STALE_TEMP_MS = 60_000;
-
 export class DetailsFiles {
   /** Least recently used first. */
   private readonly cache = new Map<string, CachedDetails>();
@@ -35,7 +32,7 @@ export class DetailsFiles {
 
   async init(): Promise<void> {
     await fs.mkdir(this.dir, { recursive: true });
-    await this.removeStaleTempFiles();
+    await removeStaleTempFiles(this.dir);
   }
 
   pathOf(id: string): string {
@@ -99,26 +96,6 @@ export class DetailsFiles {
     this.cache.set(id, entry);
     while (this.cache.size > this.cacheSize) {
       this.cache.delete(this.cache.keys().next().value as string);
-    }
-  }
-
-  private async removeStaleTempFiles(): Promise<void> {
-    let names: string[];
-    try {
-      names = await fs.readdir(this.dir);
-    } catch {
-      return;
-    }
-    const now = Date.now(); // File times are wall-clock times, whatever clock the store was given.
-    for (const name of names.filter((n) => n.endsWith(TEMP_SUFFIX))) {
-      const file = path.join(this.dir, name);
-      try {
-        if (now - (await fs.stat(file)).mtimeMs > STALE_TEMP_MS) {
-          await fs.rm(file, { force: true });
-        }
-      } catch {
-        // Gone already, or another window is handling it.
-      }
     }
   }
 }

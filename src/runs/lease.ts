@@ -3,9 +3,9 @@
 //
 // One lease file per run, `<dir>/<runId>.lease` = {"owner": windowId, "expiresAt": epochMs}, renewed while
 // the window lives and taken over by another window once expired. Every change to a lease file happens
-// under a short per-run lock file (`<runId>.lock`), created with an atomic exclusive create (temp file +
-// hard link), so two windows racing for an expired lease cannot both win: the second finds the lock
-// taken, or — once it gets the lock — finds the first one's fresh lease.
+// under a short per-run lock file (`<runId>.lock`, see fileLock.ts), so two windows racing for an expired
+// lease cannot both win: the second finds the lock taken, or — once it gets the lock — finds the first
+// one's fresh lease.
 //
 // One lease per run, not one per window (a leader polling everything): a leader is no simpler once it
 // must hand over on close and survive a crash, and it would concentrate every crew's requests and
@@ -18,7 +18,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { type Clock, systemClock } from '../util/clock';
 import { Emitter, type Event } from '../util/event';
-import { createFileExclusive, errorCode, writeFileAtomic } from './atomicFile';
+import { errorCode, writeFileAtomic } from './atomicFile';
+import { FileLock, safeName } from './fileLock';
 import { KeyedQueue } from './keyedQueue';
 import type { Logger } from './model';
 import type { Liveness } from './windowLiveness';
@@ -41,20 +42,14 @@ export interface LeaseFile {
   expiresAt: number;
 }
 
-interface LockFile {
-  owner: string;
-  at: number;
-}
-
 export const DEFAULT_LEASE_TTL_MS = 30_000;
 const DEFAULT_LOCK_STALE_MS = 10_000;
-const BUSY = Symbol('busy');
 
 export class LeaseManager {
   private readonly clock: Clock;
   private readonly ttlMs: number;
   private readonly renewEveryMs: number;
-  private readonly lockStaleMs: number;
+  private readonly lock: FileLock;
   /** Run id → when our lease on it expires. */
   private readonly owned = new Map<string, number>();
   /** Serialises this window's own operations per run, so they never contend for the lock file. */
@@ -78,7 +73,7 @@ export class LeaseManager {
     this.clock = options.clock ?? systemClock;
     this.ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
     this.renewEveryMs = options.renewEveryMs ?? Math.floor(this.ttlMs / 3);
-    this.lockStaleMs = options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
+    this.lock = new FileLock(dir, ownerId, logger, this.clock, options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS);
     this.liveness = options.liveness;
   }
 
@@ -99,7 +94,7 @@ export class LeaseManager {
       if (this.disposed || !(await this.windowAnswers())) {
         return false;
       }
-      const result = await this.withLock(runId, async () => {
+      const result = await this.lock.tryRun(runId, async () => {
         const current = await this.readLease(runId);
         const now = this.clock.now();
         if (current && current.owner !== this.ownerId && current.expiresAt > now) {
@@ -125,7 +120,7 @@ export class LeaseManager {
       [...this.owned.keys()].map((runId) =>
         this.serialised(runId, async () => {
           // When the lock is busy for a moment, skip: our lease stays valid until it expires.
-          await this.withLock(runId, async () => {
+          await this.lock.tryRun(runId, async () => {
             const current = await this.readLease(runId);
             if (current && current.owner !== this.ownerId) {
               this.owned.delete(runId);
@@ -149,7 +144,7 @@ export class LeaseManager {
       if (!this.owned.delete(runId)) {
         return;
       }
-      await this.withLock(runId, async () => {
+      await this.lock.tryRun(runId, async () => {
         const current = await this.readLease(runId);
         if (current?.owner === this.ownerId) {
           await fs.rm(this.leasePath(runId), { force: true });
@@ -205,10 +200,6 @@ export class LeaseManager {
     return path.join(this.dir, `${safeName(runId)}.lease`);
   }
 
-  private lockPath(runId: string): string {
-    return path.join(this.dir, `${safeName(runId)}.lock`);
-  }
-
   private async readLease(runId: string): Promise<LeaseFile | undefined> {
     try {
       const parsed = JSON.parse(await fs.readFile(this.leasePath(runId), 'utf8')) as Partial<LeaseFile>;
@@ -230,67 +221,7 @@ export class LeaseManager {
     this.owned.set(runId, expiresAt);
   }
 
-  private async withLock<T>(runId: string, work: () => Promise<T>): Promise<T | typeof BUSY> {
-    await fs.mkdir(this.dir, { recursive: true });
-    const lockPath = this.lockPath(runId);
-    const mine = JSON.stringify({ owner: this.ownerId, at: this.clock.now() } satisfies LockFile);
-    if (!(await createFileExclusive(lockPath, mine))) {
-      if (!(await this.breakStaleLock(lockPath)) || !(await createFileExclusive(lockPath, mine))) {
-        return BUSY;
-      }
-    }
-    try {
-      return await work();
-    } finally {
-      // Remove only our own lock: if we were so slow that it was broken as stale, the new one is someone else's.
-      const now = await fs.readFile(lockPath, 'utf8').catch(() => undefined);
-      if (now === mine) {
-        await fs.rm(lockPath, { force: true });
-      }
-    }
-  }
-
-  /**
-   * Removes a lock left by a crashed window. Moving it aside first (rename is atomic) and checking that
-   * what was moved is the stale lock we judged keeps two windows breaking it at once from removing a fresh one.
-   */
-  private async breakStaleLock(lockPath: string): Promise<boolean> {
-    const seen = await fs.readFile(lockPath, 'utf8').catch(() => undefined);
-    if (seen === undefined) {
-      return true; // Released meanwhile.
-    }
-    let at = 0;
-    try {
-      at = (JSON.parse(seen) as Partial<LockFile>).at ?? 0;
-    } catch {
-      // Unreadable lock: stale.
-    }
-    if (this.clock.now() - at < this.lockStaleMs) {
-      return false;
-    }
-    const aside = `${lockPath}.${this.ownerId}-${process.pid}.stale`;
-    try {
-      await fs.rename(lockPath, aside);
-    } catch {
-      return false;
-    }
-    const moved = await fs.readFile(aside, 'utf8').catch(() => undefined);
-    if (moved !== seen) {
-      // We moved a fresh lock: put it back unless a new one appeared.
-      await fs.link(aside, lockPath).catch(() => undefined);
-    } else {
-      this.logger.warn(`Broke a stale lease lock left by a closed window (${path.basename(lockPath)}).`);
-    }
-    await fs.rm(aside, { force: true });
-    return moved === seen;
-  }
-
   private serialised<T>(runId: string, work: () => Promise<T>): Promise<T> {
     return this.queue.run(runId, work);
   }
-}
-
-/** Run ids are uuids; anything else is made safe for a file name. */
-function safeName(runId: string): string {
-  return runId.replace(/[^A-Za-z0-9_-]/g, '_');
 }

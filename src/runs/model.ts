@@ -1,5 +1,5 @@
-// The run model: a small summary per run kept in the index (shown in every window), and the heavy
-// details (outputs, raw body, history) kept in one file per run and read only when opened.
+// The run model: a small summary per run kept in its record file (shown in every window), and the heavy
+// details (outputs, raw body, history) kept in one details file per run and read only when opened.
 
 import * as l10n from '@vscode/l10n';
 import type { FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from '../api/types';
@@ -92,7 +92,7 @@ export interface FeedbackRound {
 }
 
 export interface RunDetails {
-  /** What the run was started with (absent in files written before inputs moved out of the index). */
+  /** What the run was started with (absent in files written before inputs moved out of the old shared index). */
   inputs?: Inputs;
   lastSnapshot?: StatusSnapshot;
   /** Every task output seen so far (live bodies only carry the latest one). */

@@ -1,19 +1,19 @@
-// The shared index of runs (VS Code's globalState, seen by every window): reading it defensively and
-// merging one window's changes into the latest stored version. Pure functions, no I/O.
+// A run's summary in storage (StoredRun: short keys, bounded texts), as each run's record file holds it
+// (recordFiles.ts), and the index older versions kept in globalState, read once to move it to those
+// files (RunStore.load). Pure functions, no I/O.
 
 import type { Progress } from '../api/types';
 import type { RunRecord } from './model';
 
-/** A removed run: no window may write it back, whatever stale copy it holds. */
-export interface Tombstone {
+/** A run removed while the index was in globalState. */
+interface Tombstone {
   id: string;
   at: number;
 }
 
 /**
- * Persisted under the index key, shared by every window and broadcast on each change: so it holds a
- * small bounded summary per run (see StoredRun), never inputs or outputs (those are in the run's file).
- * Version 1 held whole records with their inputs; it is read once and migrated (RunStore.load).
+ * What older versions kept in globalState under the index key: a summary per run (version 2), or whole
+ * records with their inputs (version 1). Read once and moved to the runs' files (RunStore.load).
  */
 export interface StoredIndex {
   version: 2;
@@ -56,15 +56,8 @@ export interface IndexView {
   tombstones: Map<string, number>;
 }
 
-/** A window's pending change to one run: its record, or its removal. */
-export type IndexChange = { id: string; record: RunRecord } | { id: string; removedAt: number };
-
-/** Longest text kept in the index per field (the run's file and the run view have the whole of it). */
+/** Longest text kept in a summary per field (the run's details file and the run view have the whole of it). */
 export const SUMMARY_LIMITS = { batchSource: 100, label: 60, crewName: 100, message: 160, warning: 300, currentTask: 100, taskId: 200, kickoffId: 200, previousKickoffIds: 10 } as const;
-
-/** Long enough for any window to have re-read the index (every 30 s, and on focus); bounded in number too. */
-const TOMBSTONE_TTL_MS = 7 * 24 * 3_600_000;
-const MAX_TOMBSTONES = 2_000;
 
 /** What was stored, decoded; `legacyInputs` are the inputs a version 1 index still held, to move to the runs' files. */
 export function readIndex(value: unknown, skipped: () => void = () => undefined): IndexView & { legacyInputs?: Map<string, Record<string, string>> } {
@@ -94,7 +87,7 @@ export function readIndex(value: unknown, skipped: () => void = () => undefined)
   return view;
 }
 
-/** The record as this window keeps it: bounded like the index, keys in one order (to compare copies). */
+/** The record as this window keeps it: bounded like the stored summary, keys in one order (to compare copies). */
 export function canonical(r: RunRecord): RunRecord {
   const crews: [string, string][] = [];
   return decodeRun(encodeRun(r, crews), crews)!;
@@ -104,39 +97,7 @@ export function sameRun(a: RunRecord | undefined, b: RunRecord | undefined): boo
   return a === b || (a !== undefined && b !== undefined && JSON.stringify(canonical(a)) === JSON.stringify(canonical(b)));
 }
 
-/** Which of two copies of a run is the truth: the higher revision; the stored one when equal. */
-export function newer(stored: RunRecord | undefined, mine: RunRecord | undefined): RunRecord | undefined {
-  if (!stored || !mine) {
-    return stored ?? mine;
-  }
-  return mine.revision > stored.revision ? mine : stored;
-}
-
-/**
- * The index to store: the stored one with this window's changes on top. A removal always wins; a
- * record replaces the stored one only if it is not older (another window may have written meanwhile).
- */
-export function mergeIndex(stored: IndexView, changes: IndexChange[], now: number): { index: StoredIndex; runs: Map<string, RunRecord> } {
-  const runs = new Map(stored.runs);
-  const tombstones = new Map(stored.tombstones);
-  for (const change of changes) {
-    if ('removedAt' in change) {
-      runs.delete(change.id);
-      tombstones.set(change.id, change.removedAt);
-    } else if (!tombstones.has(change.id) && newer(runs.get(change.id), change.record) === change.record) {
-      runs.set(change.id, change.record);
-    }
-  }
-  const kept = [...tombstones]
-    .filter(([, at]) => now - at < TOMBSTONE_TTL_MS)
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, MAX_TOMBSTONES)
-    .map(([id, at]) => ({ id, at }));
-  const crews: [string, string][] = [];
-  return { index: { version: 2, crews, runs: [...runs.values()].map((r) => encodeRun(r, crews)), tombstones: kept }, runs };
-}
-
-function encodeRun(r: RunRecord, crews: [string, string][]): StoredRun {
+export function encodeRun(r: RunRecord, crews: [string, string][]): StoredRun {
   const L = SUMMARY_LIMITS;
   const crewName = clip(r.crewName, L.crewName) ?? '';
   let c = crews.findIndex(([url, name]) => url === r.crewUrl && name === crewName);
@@ -174,7 +135,7 @@ function encodeRun(r: RunRecord, crews: [string, string][]): StoredRun {
   return JSON.parse(JSON.stringify(entry)) as StoredRun; // Drops the undefined fields.
 }
 
-function decodeRun(value: unknown, crews: [string, string][]): RunRecord | undefined {
+export function decodeRun(value: unknown, crews: [string, string][]): RunRecord | undefined {
   const e = value as Partial<StoredRun> | null;
   if (typeof e?.id !== 'string' || typeof e.k !== 'string' || typeof e.s !== 'string' || typeof e.t !== 'number' || typeof e.c !== 'number' || !crews[e.c]) {
     return undefined;
@@ -254,17 +215,4 @@ function isRecordShape(r: unknown): r is RunRecord {
   }
   const x = r as Partial<RunRecord>;
   return typeof x.id === 'string' && typeof x.crewUrl === 'string' && typeof x.kickoffId === 'string' && typeof x.state === 'string' && Array.isArray(x.previousKickoffIds);
-}
-
-/** One run of the stored index, decoding only it: its record, or that it was removed. */
-export function findInIndex(value: unknown, id: string): { removed: boolean; record?: RunRecord } {
-  const stored = (typeof value === 'object' && value !== null ? value : {}) as Partial<StoredIndex>;
-  if (Array.isArray(stored.tombstones) && stored.tombstones.some((t) => t?.id === id)) {
-    return { removed: true };
-  }
-  if (stored.version !== 2) {
-    return { removed: false, record: readIndex(value).runs.get(id) };
-  }
-  const found = Array.isArray(stored.runs) ? stored.runs.find((r) => r?.id === id) : undefined;
-  return { removed: false, record: found && decodeRun(found, Array.isArray(stored.crews) ? stored.crews : []) };
 }

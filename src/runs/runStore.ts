@@ -1,14 +1,18 @@
-// Runs of every crew: a small index in a key-value store (VS Code's globalState) shown in all windows,
-// and one detail file per run (DetailsFiles).
+// Runs of every crew, shared by every window through global storage: one small record file per run (its
+// summary and revision: the truth, RecordFiles) and one details file per run (DetailsFiles).
 //
-// The store is the single writer of a run's truth. Every write runs in the run's queue, re-reads the
-// latest stored version of the run, applies a change (a pure function, see transitions.ts) to it and
-// bumps its revision; a removal leaves a tombstone in the index. So a window holding a stale copy (its
-// memory lags the shared index by up to a reload) can neither undo another window's change nor bring
-// a removed run back.
+// The store is the single writer of a run's truth. Every write runs in the run's queue and under the
+// run's lock (shared by all windows), re-reads the stored record, applies a change (a pure function, see
+// transitions.ts) to it and writes it back with its revision bumped; a removal deletes the record file,
+// and only a new run creates one. So a window whose copy is stale (it learns other windows' changes
+// through a watcher, RunStore.refresh, and a periodic re-read) cannot undo another window's change nor
+// bring a removed run back: its write starts from what is stored, or finds the run gone.
+// globalState is not used for runs: it is not compare-and-set, and a window's write of any key carries
+// its stale copy of all of them (issue #31). An index older versions kept there is moved once (load).
 
 import * as l10n from '@vscode/l10n';
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { StatusSnapshot } from '../api/types';
 import type { RunChange } from './changes';
@@ -16,22 +20,26 @@ import { type Clock, systemClock } from '../util/clock';
 import { errorText } from '../util/errorText';
 import { Emitter, type Event } from '../util/event';
 import { DetailsFiles, moveInputsToFiles } from './detailsFiles';
+import { FileLock } from './fileLock';
 import { KeyedQueue } from './keyedQueue';
 import { type FeedbackDraft, type FeedbackRound, isFinished, type Logger, type NewRun, type RunDetails, type RunRecord, type StopReason } from './model';
-import { type IndexChange, newer, sameRun } from './runIndex';
-import { type KeyValueStore, SharedIndex } from './sharedIndex';
-
-export type { KeyValueStore } from './sharedIndex';
+import { RecordFiles } from './recordFiles';
+import { readIndex, sameRun } from './runIndex';
 import * as change from './transitions';
 import { overCap } from './transitions';
 
 export type { StoredDetails } from './detailsFiles';
 export type { StoredIndex } from './runIndex';
 
+/** The part of VS Code's Memento the extension uses (never for runs: see above). */
+export interface KeyValueStore {
+  get<T>(key: string): T | undefined;
+  update(key: string, value: unknown): Promise<void>;
+}
 
 export interface RunStoreOptions {
   clock?: Clock;
-  /** Key of the index in the key-value store. */
+  /** Key under which older versions kept the index in the key-value store (moved to files on load). */
   indexKey?: string;
   maxRunsPerCrew?: number;
   /** How many detail files to keep parsed in memory. */
@@ -52,6 +60,10 @@ export const DEFAULT_INDEX_KEY = 'crewRuns.runIndex';
 export const DEFAULT_MAX_RUNS_PER_CREW = 50;
 /** A run that could not be saved is tried again this soon, if no other write saves it first. */
 const SAVE_RETRY_MS = 10_000;
+/** A run's lock older than this was left by a crashed window (a write holds it for milliseconds). */
+const LOCK_STALE_MS = 10_000;
+/** Created once the index older versions kept in globalState is in the record files. */
+const MOVED_MARKER = '.moved-from-global-state';
 
 type Outcome = 'changed' | 'unchanged' | 'stale' | 'gone';
 
@@ -59,12 +71,14 @@ export class RunStore {
   private readonly clock: Clock;
   private readonly files: DetailsFiles;
   private maxRunsPerCrewValue: number;
+  /** This window's copy of the stored records (and of runs not saved yet): what views show. */
   private records = new Map<string, RunRecord>();
-  /** One queue per run: writes to a run (index entry and file) never interleave in this window. */
+  /** One queue per run: this window's writes to a run never contend for its lock. */
   private readonly queue = new KeyedQueue();
-  private readonly index: SharedIndex;
-  /** This window's changes not yet in the stored index (see SharedIndex). */
-  private readonly pending: Map<string, IndexChange>;
+  private readonly recordFiles: RecordFiles;
+  private readonly lock: FileLock;
+  /** Runs recorded here whose record file could not be written: kept in memory, their warning says so until saved. */
+  private readonly unsaved = new Set<string>();
   private readonly changeEmitter = new Emitter<RunsChangeEvent>();
 
   readonly onDidChange: Event<RunsChangeEvent> = this.changeEmitter.event;
@@ -72,15 +86,18 @@ export class RunStore {
   /** A run this window recorded (a kickoff, a tracked kickoff id), after onDidChange; not another window's. */
   readonly onDidAdd: Event<RunRecord> = this.addEmitter.event;
 
+  private readonly indexKey: string;
+
   constructor(
-    kv: KeyValueStore,
+    private readonly kv: KeyValueStore,
     storageDir: string,
     private readonly logger: Logger,
     options: RunStoreOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
-    this.index = new SharedIndex(kv, options.indexKey ?? DEFAULT_INDEX_KEY, this.clock, logger);
-    this.pending = this.index.pending;
+    this.indexKey = options.indexKey ?? DEFAULT_INDEX_KEY;
+    this.recordFiles = new RecordFiles(path.join(storageDir, 'records'));
+    this.lock = new FileLock(path.join(storageDir, 'locks'), randomUUID(), logger, this.clock, LOCK_STALE_MS);
     this.files = new DetailsFiles(path.join(storageDir, 'runs'), logger, options.detailsCacheSize);
     this.maxRunsPerCrewValue = options.maxRunsPerCrew ?? DEFAULT_MAX_RUNS_PER_CREW;
   }
@@ -95,38 +112,52 @@ export class RunStore {
     this.fireChange(await this.enforceCap());
   }
 
-  /** Reads the index; fires a change for every run loaded, as views may have read the store before. */
+  /** The folder of the record files, which other windows write too (core.ts watches it). */
+  get recordsDir(): string {
+    return this.recordFiles.dir;
+  }
+
+  /** Reads the records; fires a change for every run loaded, as views may have read the store before. */
   async load(): Promise<void> {
     await this.files.init();
-    const stored = this.index.view();
-    this.records = stored.runs;
-    if (stored.legacyInputs) {
-      await this.migrate(stored.legacyInputs);
-    }
+    await this.recordFiles.init();
+    await this.moveFromGlobalState();
+    // Newest first, as list() returns them: its sort is then a single pass.
+    this.records = new Map([...(await this.recordFiles.readAll())].sort(([, a], [, b]) => b.startedAt - a.startedAt || a.id.localeCompare(b.id)));
     const removed = await this.enforceCap();
     this.fireChange([...this.records.keys(), ...removed]);
   }
 
-  /** Re-reads the index (another window may have changed it); fires for the runs that differ. */
-  reload(): void {
-    const stored = this.index.view().runs;
+  /** Re-reads every record (the backstop for changes the watcher missed); fires for the runs that differ. */
+  async reload(): Promise<void> {
+    const stored = await this.recordFiles.readAll().catch((e) => {
+      this.logger.warn(l10n.t('Run history: cannot read the runs ({0}).', errorText(e)));
+      return undefined;
+    });
+    if (!stored) {
+      return;
+    }
     const changed: string[] = [];
     for (const [id, record] of stored) {
-      const mine = this.records.get(id);
-      if (!this.pending.has(id) && !sameRun(mine, record)) {
-        this.records.set(id, record);
-        this.files.forget(id);
+      if (this.adopt(id, record)) {
         changed.push(id);
       }
     }
     for (const id of [...this.records.keys()]) {
-      if (!stored.has(id) && !this.pending.has(id)) {
-        this.records.delete(id);
-        this.files.forget(id);
+      if (!stored.has(id) && this.adopt(id, undefined)) {
         changed.push(id);
       }
     }
     this.fireChange(changed);
+  }
+
+  /** Re-reads one run's record (its file changed: the watcher says so); fires if it differs. */
+  async refresh(id: string): Promise<RunRecord | undefined> {
+    const stored = await this.recordFiles.read(id).catch(() => this.records.get(id));
+    if (this.adopt(id, stored)) {
+      this.fireChange([id]);
+    }
+    return this.records.get(id);
   }
 
   /** Newest first; only one crew's runs when `crewUrl` is given. */
@@ -140,20 +171,9 @@ export class RunStore {
     return this.records.get(id);
   }
 
-  /** The latest version of a run: re-read from the shared index now if another window changed it (fires then). */
+  /** This window's copy of a run, as `get`; `refresh` re-reads the stored one. */
   current(id: string): RunRecord | undefined {
-    const mine = this.records.get(id);
-    const latest = this.latest(id);
-    if (latest !== mine) {
-      if (latest) {
-        this.records.set(id, latest);
-      } else {
-        this.records.delete(id);
-      }
-      this.files.forget(id);
-      this.fireChange([id]);
-    }
-    return latest;
+    return this.records.get(id);
   }
 
   /** Also finds a run by a kickoff id it had before a resume. */
@@ -169,15 +189,13 @@ export class RunStore {
     const { record, details } = change.newRun(randomUUID(), run, this.clock.now());
     await this.queue.run(record.id, async () => {
       this.records.set(record.id, record);
-      this.pending.set(record.id, { id: record.id, record });
       await this.files.write(record.id, details).catch((e) => this.logger.warn(l10n.t('Run {0}: cannot write its details ({1}).', record.id, errorText(e))));
       try {
-        await this.saveIndex();
+        await this.recordFiles.create(record); // A new id: no other window has a file for it.
       } catch (e) {
-        this.index.unsaved.add(record.id);
+        this.unsaved.add(record.id);
         const kept = { ...record, warning: l10n.t('Not saved to the run history yet ({0}); kept in this window and saved with the next change.', errorText(e)) };
         this.records.set(record.id, kept);
-        this.pending.set(record.id, { id: record.id, record: kept });
         this.logger.error(l10n.t('Run {0} (kickoff {1}): {2}', record.id, record.kickoffId, kept.warning));
         this.clock.setTimeout(() => void this.flush(), SAVE_RETRY_MS); // Or sooner, with the next write.
       }
@@ -253,11 +271,12 @@ export class RunStore {
 
   async remove(id: string): Promise<void> {
     const removed = await this.queue.run(id, async () => {
-      if (!this.records.delete(id)) {
+      if (!this.records.has(id)) {
         return false;
       }
-      this.pending.set(id, { id, removedAt: this.clock.now() });
-      await this.saveIndex();
+      await this.lock.run(id, () => this.recordFiles.remove(id));
+      this.records.delete(id);
+      this.unsaved.delete(id);
       await this.files.remove(id);
       return true;
     });
@@ -279,21 +298,52 @@ export class RunStore {
   /** Waits for every write queued so far, and tries once more to save what could not be saved. */
   async flush(): Promise<void> {
     await this.queue.idle();
-    await this.index.idle();
-    if (this.pending.size) {
-      await this.saveIndex().catch((e) => this.logger.warn(l10n.t('Run index: still cannot save ({0}).', errorText(e))));
+    for (const id of [...this.unsaved]) {
+      await this.update(id, (r) => r).catch((e) => this.logger.warn(l10n.t('Run {0}: still cannot save ({1}).', id, errorText(e))));
     }
   }
 
   // ---- internals ----
 
-  /** A version 1 index held each run's inputs: they move to the runs' files, then the index is rewritten as summaries. */
-  private async migrate(legacyInputs: Map<string, Record<string, string>>): Promise<void> {
-    if (await moveInputsToFiles(this.files, [...this.records.keys()], legacyInputs, this.logger)) {
-      this.records.forEach((record, id) => this.pending.set(id, { id, record }));
-      await this.saveIndex();
-      this.logger.info(l10n.t('Run index: moved the inputs of {0} run(s) to their files; the index now holds summaries only.', this.records.size));
+  /**
+   * Older versions kept the runs in globalState: they are moved into record files once (a marker file
+   * says it is done, so a stale window's copy of that index, written back later, is never read again).
+   * A version 1 index also held each run's inputs: they move to the runs' details files.
+   */
+  private async moveFromGlobalState(): Promise<void> {
+    const value = this.kv.get(this.indexKey);
+    const marker = path.join(this.recordFiles.dir, MOVED_MARKER);
+    if (value === undefined || (await fs.stat(marker).then(() => true, () => false))) {
+      return;
     }
+    const stored = readIndex(value, () => this.logger.warn(l10n.t('Run index: skipped an entry that is not a run record.')));
+    if (stored.legacyInputs && !(await moveInputsToFiles(this.files, [...stored.runs.keys()], stored.legacyInputs, this.logger))) {
+      return; // Tried again at the next load: nothing is lost meanwhile.
+    }
+    for (const record of stored.runs.values()) {
+      await this.recordFiles.create(record); // Never over a record another window moved or wrote already.
+    }
+    await fs.writeFile(marker, '');
+    await this.kv.update(this.indexKey, undefined).catch(() => undefined);
+    this.logger.info(l10n.t('Run history: moved {0} run(s) from the shared index to their own files.', stored.runs.size));
+  }
+
+  /** Takes the stored version of a run (undefined: gone) into this window's copy; true if that changed it. */
+  private adopt(id: string, stored: RunRecord | undefined): boolean {
+    const mine = this.records.get(id);
+    if (this.unsaved.has(id) || sameRun(mine, stored)) {
+      return false; // Not saved yet: only this window has it.
+    }
+    if (stored && mine && stored.revision < mine.revision) {
+      return false; // Read before this window's own write landed: revisions only grow.
+    }
+    if (stored) {
+      this.records.set(id, stored);
+    } else {
+      this.records.delete(id);
+    }
+    this.files.forget(id);
+    return true;
   }
 
   private async update(id: string, record: change.RecordChange, details?: change.DetailsChange): Promise<void> {
@@ -308,69 +358,45 @@ export class RunStore {
     });
   }
 
-  /** The one write path: in the run's queue, from the latest stored version, revision + 1. */
+  /**
+   * The one write path: in the run's queue and under its lock, from the stored version (compare-and-set:
+   * nothing else writes it meanwhile), revision + 1. A run not saved yet starts from this window's copy.
+   */
   private async write(id: string, work: (latest: RunRecord) => Promise<{ record: RunRecord; details?: RunDetails } | undefined>): Promise<Outcome> {
     let refreshed = false;
-    const outcome = await this.queue.run(id, async (): Promise<Outcome> => {
-      const latest = this.latest(id);
-      refreshed = latest !== this.records.get(id) || (latest === undefined && this.records.has(id));
-      if (!latest) {
-        this.records.delete(id);
-        return 'gone';
-      }
-      this.records.set(id, latest);
-      const out = await work(latest);
-      if (!out) {
-        return 'stale';
-      }
-      const detailsChanged = out.details !== undefined && this.files.differs(id, out.details);
-      if (!detailsChanged && JSON.stringify(out.record) === JSON.stringify(latest)) {
-        return 'unchanged';
-      }
-      const after: RunRecord = { ...out.record, revision: latest.revision + 1, updatedAt: this.clock.now() };
-      if (out.details && detailsChanged) {
-        await this.files.write(id, out.details);
-      }
-      this.records.set(id, after);
-      this.pending.set(id, { id, record: after });
-      await this.saveIndex();
-      return 'changed';
-    });
+    const outcome = await this.queue.run(id, () =>
+      this.lock.run(id, async (): Promise<Outcome> => {
+        const unsaved = this.unsaved.has(id);
+        const stored = unsaved ? this.records.get(id) : await this.recordFiles.read(id);
+        refreshed = this.adopt(id, stored);
+        const latest = this.records.get(id);
+        if (!latest) {
+          return 'gone';
+        }
+        const out = await work(latest);
+        if (!out) {
+          return 'stale';
+        }
+        const detailsChanged = out.details !== undefined && this.files.differs(id, out.details);
+        if (!unsaved && !detailsChanged && JSON.stringify(out.record) === JSON.stringify(latest)) {
+          return 'unchanged';
+        }
+        // Saved at last: its "not saved" warning goes.
+        const record = unsaved && out.record.warning === latest.warning ? { ...out.record, warning: undefined } : out.record;
+        const after: RunRecord = { ...record, revision: latest.revision + 1, updatedAt: this.clock.now() };
+        if (out.details && detailsChanged) {
+          await this.files.write(id, out.details);
+        }
+        await this.recordFiles.write(after);
+        this.unsaved.delete(id);
+        this.records.set(id, after);
+        return 'changed';
+      }),
+    );
     if (outcome === 'changed' || refreshed) {
       this.fireChange([id]);
     }
     return outcome;
-  }
-
-  /** The newest of this window's copy and the stored one; undefined once removed anywhere. */
-  private latest(id: string): RunRecord | undefined {
-    const mine = this.pending.get(id);
-    if (mine && 'removedAt' in mine) {
-      return undefined;
-    }
-    const stored = this.index.find(id);
-    if (stored.removed) {
-      this.files.forget(id);
-      return undefined;
-    }
-    const current = this.records.get(id);
-    const winner = newer(stored.record, current);
-    // The same version as ours: keep our object, so that nothing reads as changed.
-    return winner && current && sameRun(winner, current) ? current : winner;
-  }
-
-  private saveIndex(): Promise<void> {
-    const adopted: string[] = [];
-    return this.index
-      .save((id, winner) => {
-        if (winner) {
-          this.records.set(id, winner);
-        } else {
-          this.records.delete(id);
-        }
-        adopted.push(id);
-      })
-      .finally(() => this.fireChange(adopted));
   }
 
   /** Drops the oldest finished runs of crews over the cap; never one still going. Returns the removed ids. */
@@ -378,13 +404,13 @@ export class RunStore {
     const doomed = overCap([...this.records.values()], this.maxRunsPerCrewValue);
     for (const id of doomed) {
       await this.queue.run(id, async () => {
+        await this.lock.run(id, () => this.recordFiles.remove(id));
         this.records.delete(id);
-        this.pending.set(id, { id, removedAt: this.clock.now() });
+        this.unsaved.delete(id);
         await this.files.remove(id);
       });
     }
     if (doomed.length) {
-      await this.saveIndex();
       this.logger.info(l10n.t('Run history: dropped {0} oldest finished run(s) over the cap of {1} per crew.', doomed.length, this.maxRunsPerCrewValue));
     }
     return doomed;

@@ -56,8 +56,8 @@ export interface CheckHost {
 
 /** One check of the run `s` schedules; `controller` aborts it (stop watching, dispose). */
 export async function checkRun(host: CheckHost, s: Schedule, controller: AbortController): Promise<void> {
-  // The latest stored version, not this window's copy: another window may have stopped or removed it.
-  const run = host.store.current(s.runId);
+  // The stored version, not this window's copy: another window may have stopped or removed it.
+  const run = await host.store.refresh(s.runId);
   if (!run || !isActive(run)) {
     host.unschedule(s.runId);
     return;

@@ -22,8 +22,10 @@ function changeLine(...args: Parameters<typeof RunChangeText.changeLine>): RunCh
 
 /**
  * Tells the user what the runs polled by this window do: a log line per meaningful change, the
- * final output once, a notification when a run ends or waits for feedback. Only the window that
- * polls a run reports it, and only the write that made a change notifies, so windows never notify twice.
+ * final output once, a notification when a run ends or waits for feedback. Only the write that made a
+ * change notifies, and a change is written once across windows (compare-and-set on the run's record
+ * file, RunStore.write): a window whose copy is stale finds the change already stored and says nothing.
+ * A run that really leaves a state and comes back to it (a new feedback round) is announced again.
  */
 export class RunReporter implements vscode.Disposable {
   /** Last problem logged per run, so a flaky network does not flood the log with the same line. */

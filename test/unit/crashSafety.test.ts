@@ -1,6 +1,6 @@
 // Crash safety of the persisted runs: a real child process (helpers/crashWriter.ts) writes large run
 // details through RunStore in a loop and is killed with SIGKILL at random moments, many times. After
-// every kill a fresh RunStore must load the index, and every details file must be a complete JSON of
+// every kill a fresh RunStore must load the run records, and every details file must be a complete JSON of
 // some generation (the old or the new one, never a mix, never older than seen before), or absent
 // for a run never written.
 import * as assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Logger } from '../../src/runs/model';
-import { DEFAULT_INDEX_KEY, RunStore, type StoredDetails, type StoredIndex } from '../../src/runs/runStore';
+import { RunStore, type StoredDetails } from '../../src/runs/runStore';
 import { fileKv, outputFor, parseMessage } from './helpers/crashWriter';
 
 const WRITER = path.join(__dirname, 'helpers', 'crashWriter.js');
@@ -89,7 +89,7 @@ describe('Crash safety (SIGKILL while writing)', function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`keeps the index and every details file whole over ${ROUNDS} kills mid-write of ${BYTES / 1000} kB details`, async () => {
+  it(`keeps every run record and details file whole over ${ROUNDS} kills mid-write of ${BYTES / 1000} kB details`, async () => {
     const seen = new Map<string, number>();
     let roundsWithLeftovers = 0;
     let indexLags = 0;
@@ -99,9 +99,9 @@ describe('Crash safety (SIGKILL while writing)', function () {
       await sleep(5 + Math.floor(Math.random() * 120));
       await kill(writer);
 
-      // The index (globalState stand-in) parses, and a fresh store loads it without a complaint.
-      const index = JSON.parse(fs.readFileSync(kvFile, 'utf8'))[DEFAULT_INDEX_KEY] as StoredIndex;
-      assert.equal(index.runs.length, RUNS, `round ${round}: every run in the index`);
+      // Every run's record file is there (each parses: a fresh store loads them without a complaint).
+      const records = fs.readdirSync(path.join(storageDir, 'records')).filter((name) => name.endsWith('.json'));
+      assert.equal(records.length, RUNS, `round ${round}: every run's record`);
       const runsDir = path.join(storageDir, 'runs');
       const leftovers = fs.readdirSync(runsDir).filter((name) => name.endsWith('.tmp'));
       if (leftovers.length > 0) {
@@ -121,11 +121,11 @@ describe('Crash safety (SIGKILL while writing)', function () {
         // Never older than a generation seen before (a rename never goes back).
         assert.ok(generation >= (seen.get(run.id) ?? 0), `round ${round}: ${run.id} went back from ${seen.get(run.id)} to ${generation}`);
         seen.set(run.id, generation);
-        // The index is written after the details: it never names a generation the details file lacks.
+        // The record is written after the details: it never names a generation the details file lacks.
         // It may lag by the writes a kill cut short between the two files (one per kill, possibly
         // the same run's twice in a row), so only "not ahead" holds across files.
         const [indexed] = parseMessage(run.message);
-        assert.ok(indexed <= generation, `round ${round}: index at ${indexed}, ahead of the details at ${generation} (after ${previous})`);
+        assert.ok(indexed <= generation, `round ${round}: record at ${indexed}, ahead of the details at ${generation} (after ${previous})`);
         if (indexed !== generation) {
           indexLags++;
         }
@@ -136,19 +136,20 @@ describe('Crash safety (SIGKILL while writing)', function () {
       }
       assert.deepEqual(logger.lines, [], `round ${round}: the fresh store logged no problem`);
     }
-    console.log(`      ${ROUNDS} kills; ${roundsWithLeftovers} left a temp file of a write cut short; ${indexLags} times the index lagged its details`);
+    console.log(`      ${ROUNDS} kills; ${roundsWithLeftovers} left a temp file of a write cut short; ${indexLags} times a record lagged its details`);
     assert.ok(roundsWithLeftovers > 0, 'at least one kill landed in the middle of a write');
   });
 
-  it('has a complete details file for every run in the index, and none for a run never written, when killed while adding runs', async () => {
+  it('has a complete details file for every run recorded, and none for a run never written, when killed while adding runs', async () => {
     for (let round = 0; round < 8; round++) {
       fs.rmSync(dir, { recursive: true, force: true });
       fs.mkdirSync(dir, { recursive: true });
-      // Many runs: it is still adding them when killed (each add writes details, then the index).
+      // Many runs: it is still adding them when killed (each add writes details, then the record).
       const writer = startWriter(storageDir, kvFile, 500);
       await new Promise<void>((resolve, reject) => {
         const timer = setInterval(() => {
-          if (fs.existsSync(kvFile)) {
+          const records = path.join(storageDir, 'records');
+          if (fs.existsSync(records) && fs.readdirSync(records).some((name) => /^[0-9a-f-]{36}\.json$/.test(name))) {
             clearInterval(timer);
             resolve();
           }
@@ -164,7 +165,7 @@ describe('Crash safety (SIGKILL while writing)', function () {
       const store = new RunStore(fileKv(kvFile), storageDir, recordingLogger(), { maxRunsPerCrew: 1000 });
       await store.load();
       const ids = new Set(store.list().map((r) => r.id));
-      assert.ok(ids.size > 0 && ids.size < 500, `killed while adding (${ids.size} runs in the index)`);
+      assert.ok(ids.size > 0 && ids.size < 500, `killed while adding (${ids.size} runs recorded)`);
       const runsDir = path.join(storageDir, 'runs');
       const files = fs.readdirSync(runsDir).filter((name) => name.endsWith('.json'));
       for (const id of ids) {
@@ -172,9 +173,9 @@ describe('Crash safety (SIGKILL while writing)', function () {
         assert.equal(details.runId, id);
         assert.deepEqual(details.history.map((h) => h.state), ['queued']);
       }
-      // At most the one run whose details were written when the index write was cut short.
+      // At most the one run whose details were written when the record write was cut short.
       const orphans = files.filter((name) => !ids.has(name.replace(/\.json$/, '')));
-      assert.ok(orphans.length <= 1, `details of runs never indexed: ${orphans.join(', ')}`);
+      assert.ok(orphans.length <= 1, `details of runs never recorded: ${orphans.join(', ')}`);
       for (const orphan of orphans) {
         JSON.parse(fs.readFileSync(path.join(runsDir, orphan), 'utf8')); // Complete all the same.
       }

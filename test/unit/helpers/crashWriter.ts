@@ -3,7 +3,7 @@
 //
 //   node crashWriter.js <storageDir> <kvFile> <runs> <bytes>
 //
-// The index lives in <kvFile> (a JSON object written atomically, standing in for globalState). The
+// <kvFile> stands in for globalState (a JSON object written atomically; runs are not kept there). The
 // first writer adds <runs> runs; every writer then loops over them, folding in a status whose final
 // output is `outputFor(generation, bytes)` and whose message names the generation, so the parent can
 // tell a complete file of any generation from a torn one. It prints "ready <generation>" after its
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   while (store.list().length < runs) {
     await store.add({ crewUrl: 'https://crash.example.com', crewName: 'Crash', kickoffId: `kickoff-${store.list().length}`, inputs: { n: String(store.list().length) } });
   }
-  // Go on from the highest generation any earlier writer reached (its details may be ahead of the index).
+  // Go on from the highest generation any earlier writer reached (its details may be ahead of its record).
   let generation = 0;
   const last = new Map<string, number>();
   for (const run of store.list()) {
