@@ -299,18 +299,8 @@ async function askJson(input: StepInput, step: Step, draft: Draft, choices: Json
   }
 }
 
-/** A yes/no input (`boolean`): true or false (or, when optional, neither). */
-async function askYesNo(input: StepInput, step: Step, current: InputValue | undefined): Promise<StepAnswer> {
-  const { spec } = step;
-  type Item = vscode.QuickPickItem & { value: InputValue };
-  const items: Item[] = [
-    { label: vscode.l10n.t('Yes'), description: 'true', value: true },
-    { label: vscode.l10n.t('No'), description: 'false', value: false },
-  ];
-  if (!isRequiredInput(spec)) {
-    items.push({ label: `$(circle-slash) ${vscode.l10n.t('Leave empty')}`, value: '' });
-  }
-  const wanted = typeof current === 'boolean' ? current : spec.default === undefined ? undefined : spec.default === 'true';
+/** One step answered by a pick among values (yes/no, allowed values), the wanted one active. */
+async function pickValue<T extends InputValue>(input: StepInput, step: Step, items: (vscode.QuickPickItem & { value: T })[], wanted: T | undefined): Promise<StepAnswer> {
   const answer = await input.choose({
     title: stepTitle(step),
     step: step.step,
@@ -330,6 +320,21 @@ async function askYesNo(input: StepInput, step: Step, current: InputValue | unde
   }
 }
 
+/** A yes/no input (`boolean`): true or false (or, when optional, neither). */
+async function askYesNo(input: StepInput, step: Step, current: InputValue | undefined): Promise<StepAnswer> {
+  const { spec } = step;
+  type Item = vscode.QuickPickItem & { value: InputValue };
+  const items: Item[] = [
+    { label: vscode.l10n.t('Yes'), description: 'true', value: true },
+    { label: vscode.l10n.t('No'), description: 'false', value: false },
+  ];
+  if (!isRequiredInput(spec)) {
+    items.push({ label: `$(circle-slash) ${vscode.l10n.t('Leave empty')}`, value: '' });
+  }
+  const wanted = typeof current === 'boolean' ? current : spec.default === undefined ? undefined : spec.default === 'true';
+  return pickValue(input, step, items, wanted);
+}
+
 /** An input with allowed values: pick one (or, when optional, none). */
 async function askChoice(input: StepInput, step: Step, current: string | undefined): Promise<StepAnswer> {
   const { spec } = step;
@@ -343,23 +348,7 @@ async function askChoice(input: StepInput, step: Step, current: string | undefin
     items.push({ label: `$(circle-slash) ${vscode.l10n.t('Leave empty')}`, value: '' });
   }
   const wanted = current || spec.default;
-  const answer = await input.choose({
-    title: stepTitle(step),
-    step: step.step,
-    totalSteps: step.total,
-    placeholder: promptFor(step),
-    items,
-    activeItem: items.find((item) => item.value === wanted),
-    canGoBack: step.canGoBack,
-  });
-  switch (answer.kind) {
-    case 'value':
-      return { kind: 'value', value: answer.value.value };
-    case 'back':
-      return answer;
-    default:
-      return { kind: 'cancel' };
-  }
+  return pickValue(input, step, items, wanted);
 }
 
 /** For a crew that does not describe its inputs: the name of one more input. */
