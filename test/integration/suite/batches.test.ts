@@ -399,4 +399,29 @@ describe('Batches', function () {
       fs.rmSync(folder, { recursive: true, force: true });
     }
   });
+  it('a 100-row batch shows one notification in all (rows end quietly, the batch says its end once)', async () => {
+    const file = path.join(dir, 'hundred.csv');
+    const lines = ['topic,audience'];
+    for (let i = 0; i < 100; i++) {
+      lines.push(`Hundred ${i},readers`);
+    }
+    fs.writeFileSync(file, lines.join('\n') + '\n');
+    await vscode.workspace.getConfiguration('crewRuns').update('batchConcurrency', 4, vscode.ConfigurationTarget.Global);
+    const spy = new MessageSpy();
+    try {
+      const started = executeCommand<string | undefined>('crewRuns.kickOffBatch', { crew: crews.table.url, file });
+      await waitForQuickInput('Kick Off 100 Rows');
+      await pressInQuickInput('Enter', { when: 'Kick Off 100 Rows', activeItem: 'Kick Off 100 Rows' });
+      const id = (await started) ?? '';
+      assert.ok(id, 'the batch was made');
+      await waitForFinished(id);
+      const notice = `Batch ${crews.table.name}: hundred.csv ended: 100 succeeded.`;
+      await waitFor(() => spy.shown.some((m) => m.message === notice), { message: () => `the batch's end notice; shown: ${JSON.stringify(spy.shown.map((m) => m.message))}` });
+      assert.deepStrictEqual(spy.shown.map((m) => m.message), [notice], 'one notification for 100 rows (at most 2 asked)');
+      assert.deepStrictEqual(spy.statusMessages.filter((m) => /^Started /.test(m)), [], 'no row says "Started" either');
+    } finally {
+      spy.dispose();
+      await vscode.workspace.getConfiguration('crewRuns').update('batchConcurrency', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
 });
