@@ -27,6 +27,7 @@ const LAZY_COMMANDS = [
   'crewRuns.useInputText',
   'crewRuns.discardInputText',
   'crewRuns.editInputInEditor',
+  'crewRuns.toggleInputJson',
   // runCommands.ts
   'crewRuns.stopWatching',
   'crewRuns.resumeWatching',
