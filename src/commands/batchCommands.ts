@@ -115,7 +115,7 @@ async function kickOffBatch(services: Services, batches: BatchServices, arg: unk
   if (!crew) {
     return undefined;
   }
-  const source = fileArg ?? (await pickSource());
+  const source = fileArg ?? (await pickSource(services.log));
   if (!source) {
     return undefined;
   }
@@ -155,31 +155,40 @@ async function kickOffBatch(services: Services, batches: BatchServices, arg: unk
   return batch.id;
 }
 
-async function pickSource(): Promise<vscode.Uri | undefined> {
-  type Item = vscode.QuickPickItem & { uri?: vscode.Uri };
+async function pickSource(log: Services['log']): Promise<vscode.Uri | undefined> {
+  type Item = vscode.QuickPickItem & { uri?: vscode.Uri; browse?: true };
   const items: Item[] = [];
   const active = vscode.window.activeTextEditor?.document;
   const activeName = formatOfFileName(active?.uri.path ?? '') ? active?.uri.path : `.${active?.languageId}`;
   if (active && activeName && canBeTable(activeName, active.getText(new vscode.Range(0, 0, 20, 0)))) {
     items.push({ label: `$(file) ${vscode.l10n.t('The active editor')}`, description: inertLine(path.basename(active.uri.path)), uri: active.uri });
   }
-  const found = await vscode.workspace.findFiles('**/*.{jsonl,ndjson,csv,json}', '**/{node_modules,.git,out,dist}/**', 200);
+  // A workspace search can fail (no search provider in some editors): the file dialog is still there.
+  const found = await Promise.resolve(vscode.workspace.findFiles('**/*.{jsonl,ndjson,csv,json}', '**/{node_modules,.git,out,dist}/**', 200)).catch((error: unknown) => {
+    log.warn(`Batch sources: could not search the workspace (${errorText(error)}).`);
+    return [];
+  });
   // A settings.json or package.json is never a table: .json files are offered only when they hold an array.
   const tables = await Promise.all(found.map(async (uri) => (uri.scheme !== 'file' || (await localFileCanBeTable(uri.fsPath)) ? uri : undefined)));
   const files = tables.filter((uri): uri is vscode.Uri => uri !== undefined);
   for (const uri of files.sort((a, b) => a.path.localeCompare(b.path))) {
     items.push({ label: inertLine(path.basename(uri.path)), description: inertLine(vscode.workspace.asRelativePath(uri)), uri });
   }
-  if (!items.length) {
-    void showInfo(vscode.l10n.t('Open a JSON Lines, CSV or JSON file of inputs first (one row per run).'));
-    return undefined;
-  }
+  items.push({ label: `$(folder-opened) ${vscode.l10n.t('Choose a File…')}`, description: vscode.l10n.t('a table outside the workspace'), browse: true });
   const choice = await vscode.window.showQuickPick(items, {
     placeHolder: vscode.l10n.t('Which table of inputs? (JSON Lines, CSV with a header row, or a JSON array of objects)'),
     // Where the picker can say it: JSON rows keep their types, CSV cells are text unless the header types the column.
     title: vscode.l10n.t('Run Batch: JSON values keep their types; a CSV cell is text unless its header says name:json, name:number or name:boolean'),
   });
-  return choice?.uri;
+  if (!choice?.browse) {
+    return choice?.uri;
+  }
+  const picked = await vscode.window.showOpenDialog({
+    canSelectMany: false,
+    openLabel: vscode.l10n.t('Run Batch'),
+    filters: { [vscode.l10n.t('Tables of inputs')]: ['csv', 'jsonl', 'ndjson', 'json'] },
+  });
+  return picked?.[0];
 }
 
 /**
