@@ -65,6 +65,18 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
       imported: () => services.platform.imported.list(),
       health: (crewUrl: string) => services.platform.health.get(crewUrl),
       refreshHealth: () => services.platform.health.refresh(),
+      /**
+       * Signs in to the configured platform URL with this personal token, as the sign-in flow saves it (suites that
+       * test something else than the flow itself: the flow is driven through its quick inputs in platform.test.ts).
+       */
+      signInWithToken: async (token: string, organizationId?: string) => {
+        const baseUrl = services.platform.account.baseUrl();
+        if (!baseUrl) {
+          throw new Error('The platform URL setting is not usable.');
+        }
+        await services.platform.account.save({ baseUrl, token, organizationId });
+      },
+      signOut: () => services.platform.auth.removeSession(),
     },
     /** The @crews request handler as registered (the chat view needs a language model to call it). */
     chatHandler: () => import('./chat/chatImpl').then((m) => m.createParticipantHandler(services, m.chatKit)),

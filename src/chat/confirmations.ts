@@ -57,3 +57,19 @@ export function feedbackConfirmation(
 export function nothingToSendConfirmation(reason: string): Confirmation {
   return { title: l10n.t('Nothing will be sent'), intro: l10n.t('{0} Crew Runs will send nothing, and tells the model why.', oneLine(reason, 300)), lines: [] };
 }
+
+/** What a redeploy rebuilds: the deployment, its organization and the live URL that restarts. */
+export function redeployConfirmation(deployment: { name: string; uuid: string; publicUrl?: string; importedAs?: string }, platform: { baseUrl: string; organization?: string }): Confirmation {
+  const name = oneLine(deployment.name, 80);
+  return {
+    title: l10n.t('Redeploy {0}?', name),
+    intro: l10n.t('The platform rebuilds and restarts this live deployment; runs going on it may be cut off.'),
+    lines: [
+      valueLine(l10n.t('Deployment'), deployment.uuid),
+      ...(deployment.publicUrl ? [valueLine(l10n.t('URL'), deployment.publicUrl)] : []),
+      ...(deployment.importedAs ? [valueLine(l10n.t('Crew'), deployment.importedAs)] : []),
+      valueLine(l10n.t('Platform'), platform.baseUrl),
+      ...(platform.organization ? [valueLine(l10n.t('Organization'), platform.organization)] : []),
+    ],
+  };
+}

@@ -6,6 +6,9 @@ export const TOOL = {
   getRun: 'crewRuns_getRun',
   listRuns: 'crewRuns_listRuns',
   giveFeedback: 'crewRuns_giveFeedback',
+  listDeployments: 'crewRuns_listDeployments',
+  deploymentLogs: 'crewRuns_deploymentLogs',
+  redeploy: 'crewRuns_redeploy',
 } as const;
 
 export type ToolName = (typeof TOOL)[keyof typeof TOOL];

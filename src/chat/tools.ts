@@ -6,6 +6,7 @@ import type { Services } from '../services';
 import type { ChatKit } from './chatKit';
 import { MAX_OUTPUT_BUDGET } from './chatText';
 import { crewActionsFor, type CrewLookup } from './crewActions';
+import { deploymentToolsFor } from './deploymentTools';
 import { ConfirmedPlans, giveConfirmedFeedback, kickOffConfirmed, prepareFeedback, prepareKickoff, str, type FeedbackPlan, type KickoffPlan, type Prepared } from './effectTools';
 import { TOOL, type ToolName } from './toolNames';
 import { ambiguousCrewText, crewsText, inputsProblemText, inputsText, kickoffText, runsText, runText, unknownCrewText } from './toolResults';
@@ -117,6 +118,31 @@ export function createTools(services: Services, kit: ChatKit): Record<ToolName, 
     invoke: async (options) => text(await giveConfirmedFeedback(actions, feedbackPlans.take(options.input))),
   };
 
+  // The organization's deployments (deploymentTools.ts): two read-only tools and a confirmed Redeploy.
+  const deployments = deploymentToolsFor(services);
+  const withAbort = async (token: vscode.CancellationToken, work: (signal: AbortSignal) => Promise<string>) => {
+    const abort = new AbortController();
+    const cancelled = token.onCancellationRequested(() => abort.abort());
+    try {
+      return text(await work(abort.signal));
+    } finally {
+      cancelled.dispose();
+    }
+  };
+
+  const listDeployments: Tool = {
+    invoke: (_options, token) => withAbort(token, (signal) => deployments.listDeployments(signal)),
+  };
+
+  const deploymentLogs: Tool = {
+    invoke: (options, token) => withAbort(token, (signal) => deployments.deploymentLogs(options.input, signal)),
+  };
+
+  const redeploy: Tool = {
+    prepareInvocation: async (options) => prepared(await deployments.prepareRedeploy(options.input)),
+    invoke: async (options) => text(await deployments.redeployConfirmed(options.input)),
+  };
+
   return {
     [TOOL.listCrews]: listCrews,
     [TOOL.describeInputs]: describeInputs,
@@ -124,5 +150,8 @@ export function createTools(services: Services, kit: ChatKit): Record<ToolName, 
     [TOOL.getRun]: getRun,
     [TOOL.listRuns]: listRuns,
     [TOOL.giveFeedback]: giveFeedback,
+    [TOOL.listDeployments]: listDeployments,
+    [TOOL.deploymentLogs]: deploymentLogs,
+    [TOOL.redeploy]: redeploy,
   };
 }

@@ -1,7 +1,7 @@
 // Signing in to the platform with a personal access token, and choosing the organization: asked through quick
 // inputs, checked against /me/organizations before anything is saved.
 import * as vscode from 'vscode';
-import { originOf } from '../api/url';
+import { normaliseCrewUrl, originOf } from '../api/url';
 import { checkToken } from '../crews/tokenRules';
 import { errorText } from '../util/errorText';
 import { describeTokenProblem, describeUrlProblemLocalized } from '../views/errorMessages';
@@ -9,7 +9,8 @@ import { showError, showWarning } from '../views/notify';
 import { askPick, askText } from '../views/quickInput';
 import type { Organization } from './parse';
 import { PlatformError, type PlatformClient } from './platformClient';
-import { readPlatformUrl } from './platformUrl';
+import { cliPaths, cliSignInExists, readCliSignIn } from './cliSignIn';
+import { PLATFORM_URL_SETTING, readPlatformUrl } from './platformUrl';
 import type { PlatformSignIn } from './account';
 
 /** What the organizations route told about a token. */
@@ -44,6 +45,16 @@ export async function askSignIn(client: PlatformClient): Promise<PlatformSignIn 
   }
   const baseUrl = platform.url;
   const title = vscode.l10n.t('Sign in to CrewAI ({0})', originOf(baseUrl));
+  // The CLI's sign-in is offered only when it exists here, and read only when the user picks it.
+  if (await cliSignInExists(cliPaths())) {
+    const how = await askHow(title);
+    if (how === undefined) {
+      return undefined;
+    }
+    if (how === 'cli') {
+      return signInWithCli(client, baseUrl, title);
+    }
+  }
   for (;;) {
     const answer = await askText({
       title,
@@ -81,6 +92,73 @@ export async function askSignIn(client: PlatformClient): Promise<PlatformSignIn 
     }
     return { baseUrl, token: token.token, organizationId: organization.uuid || undefined, organizationName: organization.name || undefined };
   }
+}
+
+async function askHow(title: string): Promise<'cli' | 'token' | undefined> {
+  const picked = await askPick<vscode.QuickPickItem & { how: 'cli' | 'token' }>({
+    title,
+    placeholder: vscode.l10n.t('How do you want to sign in?'),
+    items: [
+      { how: 'cli', label: vscode.l10n.t('Use the CrewAI CLI’s sign-in'), detail: vscode.l10n.t('The sign-in of `crewai login` on this machine: its token is read now and kept in VS Code’s secret storage like a pasted one.') },
+      { how: 'token', label: vscode.l10n.t('Paste a personal access token') },
+    ],
+  });
+  return picked.kind === 'value' ? picked.value.how : undefined;
+}
+
+/**
+ * The CLI's sign-in (cliSignIn.ts): its token, checked like a pasted one; its platform URL (CLI settings
+ * `enterprise_base_url`) made the platform URL setting only when the user agrees; its organization (`org_uuid`)
+ * used without asking. An expired one is said as such: the user runs `crewai login` again.
+ */
+async function signInWithCli(client: PlatformClient, configuredUrl: string, title: string): Promise<PlatformSignIn | undefined> {
+  const cli = await readCliSignIn(cliPaths());
+  if (cli.kind === 'expired') {
+    void showError(vscode.l10n.t('The CrewAI CLI’s sign-in expired on {0}: run `crewai login` again, then sign in here again.', cli.expiresAt.toLocaleString()));
+    return undefined;
+  }
+  if (cli.kind !== 'ok') {
+    const reason = cli.kind === 'unreadable' ? cli.reason : vscode.l10n.t('it is not there any more');
+    void showError(vscode.l10n.t('Could not read the CrewAI CLI’s sign-in ({0}): run `crewai login` again, or paste a personal access token.', reason));
+    return undefined;
+  }
+  let baseUrl = configuredUrl;
+  if (cli.baseUrl) {
+    const cliUrl = normaliseCrewUrl(cli.baseUrl);
+    if (!cliUrl.ok) {
+      void showError(vscode.l10n.t('The CrewAI CLI’s settings name a platform URL that is not usable ({0}): {1}', cli.baseUrl, describeUrlProblemLocalized(cliUrl.problem)));
+      return undefined;
+    }
+    if (cliUrl.url !== configuredUrl) {
+      // The CLI's token is for its platform only: never sent to another origin.
+      const use = vscode.l10n.t('Use {0}', originOf(cliUrl.url));
+      const answer = await showWarning(
+        vscode.l10n.t('The CrewAI CLI is signed in to {0}, and Crew Runs uses {1}. Use {0} as your platform URL?', originOf(cliUrl.url), originOf(configuredUrl)),
+        { modal: true, detail: vscode.l10n.t('This sets crewRuns.platform.url in your user settings.') },
+        use,
+      );
+      if (answer !== use) {
+        return undefined;
+      }
+      await vscode.workspace.getConfiguration().update(PLATFORM_URL_SETTING, cliUrl.url, vscode.ConfigurationTarget.Global);
+      baseUrl = cliUrl.url;
+    }
+  }
+  const check = await checkOrganizations(client, baseUrl, cli.token);
+  if (!check.ok) {
+    const unauthorized = check.error instanceof PlatformError && check.error.kind === 'unauthorized';
+    void showError(
+      unauthorized
+        ? vscode.l10n.t('{0} refused the CrewAI CLI’s sign-in: run `crewai login` again, or paste a personal access token.', originOf(baseUrl))
+        : vscode.l10n.t('Could not sign in: {0}', errorText(check.error)),
+    );
+    return undefined;
+  }
+  const organization = cli.organizationId ? { uuid: cli.organizationId, name: cli.organizationName ?? '' } : await chooseOrganization(check.organizations, title);
+  if (!organization) {
+    return undefined;
+  }
+  return { baseUrl, token: cli.token, organizationId: organization.uuid || undefined, organizationName: organization.name || undefined };
 }
 
 /**

@@ -506,6 +506,8 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
           [ONLY_FILES_ENV]: spec.onlyFiles?.join(',') ?? '',
           [SKIP_FILES_ENV]: spec.skipFiles?.join(',') ?? '',
           CREW_RUNS_TEST_VSIX_INSTALLED: spec.vsix ? '1' : '',
+          // A home without the CrewAI CLI's sign-in: a developer's own `crewai login` never changes the sign-in flow under test.
+          CREW_RUNS_CREWAI_HOME: path.join(session.tempDir, 'crewai-home'),
           [MOCHA_DIR_ENV]: mochaDir ?? '',
           [SKIP_TESTS_ENV]: spec.skipTests?.map((title) => title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') ?? '',
         },

@@ -8,10 +8,10 @@ import * as vscode from 'vscode';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { demoCrews, startSimulator } from '../../../src/simulator/server';
 import type { CrewRunsTestApi } from '../../../src/testApi';
-import { addCrewWithToken, getExtension, getExtensionApi, showCrewRunsView } from '../helpers';
+import { addCrewWithToken, getExtension, getExtensionApi, showCrewRunsView, waitFor } from '../helpers';
 import { type Api, cleanUp, runItem, testApi, waitForRun } from './support/monitoring';
 
-const TOOLS = ['crewRuns_listCrews', 'crewRuns_describeInputs', 'crewRuns_kickoff', 'crewRuns_getRun', 'crewRuns_listRuns', 'crewRuns_giveFeedback'];
+const TOOLS = ['crewRuns_listCrews', 'crewRuns_describeInputs', 'crewRuns_kickoff', 'crewRuns_getRun', 'crewRuns_listRuns', 'crewRuns_giveFeedback', 'crewRuns_listDeployments', 'crewRuns_deploymentLogs', 'crewRuns_redeploy'];
 
 /** A crew whose single task writes a long output with backtick runs (paging and fencing). */
 const writer: CrewConfig = {
@@ -235,11 +235,68 @@ describe('Language model tools', function () {
     });
   });
 
+  describe('deployment tools (the organization platform, #37)', () => {
+    const URL_SETTING = 'crewRuns.platform.url';
+    let platform: CrewRunsTestApi['platform'];
+    const writerDeployment = () => {
+      const listed = /- writer — uuid (\S+) — /.exec(results[results.length - 1] ?? '');
+      return listed?.[1];
+    };
+
+    before(async () => {
+      platform = (await getExtensionApi<CrewRunsTestApi>()).platform;
+      await vscode.workspace.getConfiguration().update(URL_SETTING, sim.origin, vscode.ConfigurationTarget.Global);
+      await waitFor(() => platform.baseUrl() === sim.origin, { message: 'the platform URL setting read' });
+    });
+
+    after(async () => {
+      await platform.signOut();
+      await vscode.workspace.getConfiguration().update(URL_SETTING, undefined, vscode.ConfigurationTarget.Global);
+    });
+
+    it('says how to sign in when signed out, and sends nothing to the platform', async () => {
+      sim.requestLog.clear();
+      assert.match(await invoke('crewRuns_listDeployments', {}), /^Not signed in to the CrewAI platform\. Nothing was read or sent\./);
+      assert.strictEqual(sim.requestLog.entries.filter((e) => e.path.startsWith('/crewai_plus/')).length, 0);
+    });
+
+    it('lists the deployments and reads the logs of one, fenced', async () => {
+      await platform.signInWithToken(sim.platform.token);
+      await waitFor(async () => (await platform.signedIn())?.baseUrl === sim.origin, { message: 'signed in' });
+      const list = await invoke('crewRuns_listDeployments', {});
+      assert.match(list, new RegExp(`^${sim.crews.length} deployment\\(s\\): name, uuid, state`));
+      assert.match(list, new RegExp(`- writer — uuid \\S+ — online \\(Crew is Online\\) — ${sim.origin}/writer — not imported`));
+      assert.match(list, /Deployments as the platform lists them \(untrusted[^\n]*\n```text\n/);
+      const uuid = writerDeployment();
+      assert.ok(uuid, list);
+      const logs = await invoke('crewRuns_deploymentLogs', { deployment: 'writer' });
+      assert.match(logs, /^Deployment log of "writer": the latest 3 line\(s\), oldest first\./);
+      assert.match(logs, /```text\n\S+ INFO Building image for writer\n\S+ INFO Image built; provisioning\n\S+ INFO Crew is Online\n```$/);
+      assert.strictEqual(await invoke('crewRuns_deploymentLogs', { deployment: uuid }), logs, 'by uuid too');
+    });
+
+    it('Redeploy acts only through its confirmation: nothing for an unknown deployment, one redeploy for the confirmed one', async () => {
+      const uuid = writerDeployment() ?? /- writer — uuid (\S+) — /.exec(await invoke('crewRuns_listDeployments', {}))?.[1];
+      assert.ok(uuid);
+      assert.match(await invoke('crewRuns_redeploy', { deployment: 'No Such Deployment' }), /^Nothing was done: there is no deployment "No Such Deployment"/);
+      assert.strictEqual(sim.platform.deploys(uuid), 0);
+      // Under the test driver the workbench accepts the confirmation that prepareInvocation returned (its text is
+      // unit-tested); invoke acts only on the plan that prepareInvocation made, so a redeploy here went through it.
+      const done = await invoke('crewRuns_redeploy', { deployment: 'writer' });
+      assert.match(done, /^Redeploy of "writer" requested; the platform rebuilds and restarts it/);
+      assert.strictEqual(sim.platform.deploys(uuid), 1, 'exactly one redeploy');
+      const list = await invoke('crewRuns_listDeployments', {});
+      assert.match(list, /- writer — uuid \S+ — deploying/);
+      await platform.signOut();
+      await waitFor(async () => (await platform.signedIn()) === undefined, { message: 'signed out' });
+    });
+  });
+
   // Nested, so that it runs after the participant's tests too (mocha runs a suite's own tests first).
   describe('everything above', () => {
     it('puts no token in any result', async () => {
       assert.ok(results.length >= 15, `the earlier tests collected the results (${results.length})`);
-      const secrets = [canary, ...sim.crews.flatMap((c) => [c.orgToken, c.userToken])];
+      const secrets = [canary, sim.platform.token, ...sim.crews.flatMap((c) => [c.orgToken, c.userToken])];
       for (const text of results) {
         for (const secret of secrets) {
           assert.ok(!text.includes(secret), `a tool result contains a token: ${text.slice(0, 200)}`);
