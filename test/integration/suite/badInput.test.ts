@@ -267,7 +267,7 @@ describe('Bad input', function () {
       const document = await vscode.workspace.openTextDocument({ content, language: 'json' });
       await vscode.window.showTextDocument(document);
       // The command reads the active editor: this case's, not the last one's.
-      await waitFor(() => vscode.window.activeTextEditor?.document === document, { message: `the editor of ${content} active`, ...SLOW });
+      await waitFor(() => vscode.window.activeTextEditor?.document === document && vscode.window.tabGroups.activeTabGroup.activeTab?.input instanceof vscode.TabInputText && (vscode.window.tabGroups.activeTabGroup.activeTab.input as vscode.TabInputText).uri.toString() === document.uri.toString(), { message: `the editor of ${content} active`, ...SLOW });
       const kickoffs = sim.requestLog.entries.filter((e) => e.endpoint === 'kickoff').length;
       const from = spy.shown.length;
       const flow = executeCommand('crewRuns.kickOff', url);
@@ -282,7 +282,10 @@ describe('Bad input', function () {
       assert.strictEqual(await flow, undefined);
       assert.strictEqual(sim.requestLog.entries.filter((e) => e.endpoint === 'kickoff').length, kickoffs, `nothing was sent for ${content}`);
       await executeCommand('workbench.action.revertAndCloseActiveEditor');
-      await waitFor(() => document.isClosed || !vscode.window.visibleTextEditors.some((e) => e.document === document), { message: `the editor of ${content} closed`, ...SLOW });
+      // Gone from every tab, not only out of sight: a tab still closing can come back as the active editor,
+      // and the next case's Kick Off would read this case's JSON.
+      const open = () => vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === document.uri.toString()));
+      await waitFor(() => !open() && !vscode.window.visibleTextEditors.some((e) => e.document === document), { message: `the editor of ${content} closed`, ...SLOW });
     }
   });
   it('a crew limiting requests (429) refuses a kickoff: the notice says so with the wait, and never that Crew Runs will try again', async () => {
