@@ -52,6 +52,9 @@ export const OWN_SESSION_MARKER = '@crew-runs-own-session';
 /** Prefix of the line a phase logs with its mocha counts so far, right before it reloads the window. */
 export const PHASE_RESULT_MARKER = '@@PHASE-RESULT ';
 
+/** Starts the line the suite logs for each failed test (full title, then the error's first line). */
+export const FAILURE_MARKER = '      ✖ ';
+
 /** Name of the phase state file in the state directory. */
 export const STATE_FILE = 'state.json';
 

@@ -66,6 +66,7 @@ import * as path from 'path';
 import { format } from 'util';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import {
+  FAILURE_MARKER,
   MOCHA_DIR_ENV,
   ONLY_FILES_ENV,
   OWN_SESSION_MARKER,
@@ -168,6 +169,8 @@ interface SessionOutcome {
   exitCode: number;
   /** Summed over the phases. */
   counts: SuiteResult;
+  /** One line per failed test, as the suite said it: repeated at the end, where CI's excerpt shows it. */
+  failures: string[];
   /** The last phase reported its result (otherwise the counts come partly from the spec lines). */
   complete: boolean;
   suiteStarted: boolean;
@@ -377,6 +380,11 @@ async function main(): Promise<number> {
       log(`session ${outcome.name}: ${passed} passed, ${failed} failed, ${pending} skipped${phases} (${outcome.seconds.toFixed(1)} s)${outcome.exitCode === 0 ? '' : ' — FAILED'}`);
     }
   }
+  for (const outcome of outcomes) {
+    for (const failure of outcome.failures) {
+      log(`failed in session ${outcome.name}: ${failure}`);
+    }
+  }
   if (outcomes.some((outcome) => outcome.suiteStarted)) {
     // The plain closing line CI reads.
     console.log(`integration: ${total.passed} passed, ${total.failed} failed, ${total.pending} skipped`);
@@ -466,6 +474,7 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
   let phaseResult: SuiteResult | undefined;
   let result: SuiteResult | undefined;
   const recentLines: string[] = [];
+  const failures: string[] = [];
   // Tally of the current phase from the spec reporter's streamed lines, for when it never reports.
   let tally: SuiteResult = { passed: 0, failed: 0, pending: 0 };
   let workbenchLogs: { relativePath: string; contents: string }[] = [];
@@ -647,6 +656,9 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
         }
         if (suiteStarted) {
           countSpecLine(line, tally);
+          if (line.startsWith(FAILURE_MARKER)) {
+            failures.push(line.slice(FAILURE_MARKER.length));
+          }
         }
       }
     });
@@ -707,6 +719,7 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
     name: spec.name,
     exitCode,
     counts,
+    failures,
     complete: result !== undefined,
     suiteStarted,
     phases: phase + 1,

@@ -9,7 +9,7 @@ import type MochaImport from 'mocha';
 import * as vscode from 'vscode';
 import { reload, setPhaseStatsProvider } from '../helpers/reload';
 import { ui } from '../helpers/ui';
-import { MOCHA_DIR_ENV, ONLY_FILES_ENV, RESULT_MARKER, SKIP_FILES_ENV, SKIP_TESTS_ENV, SUITE_START_MARKER, type SuiteResult } from '../helpers/uiBridgeProtocol';
+import { FAILURE_MARKER, MOCHA_DIR_ENV, ONLY_FILES_ENV, RESULT_MARKER, SKIP_FILES_ENV, SKIP_TESTS_ENV, SUITE_START_MARKER, type SuiteResult } from '../helpers/uiBridgeProtocol';
 
 // The project's mocha, or the one the runner installed beside an older server: mocha 12 require()s
 // ES modules, which the Node of VS Code 1.96 (20.18.1, the floor session) cannot.
@@ -104,11 +104,9 @@ export function run(): Promise<void> {
           resolve();
         }
       });
-      // Mocha prints why tests failed at the end of the run, which a phase cut short by a reload
-      // never reaches: say it at once there.
-      if (reload.available()) {
-        runner.on('fail', (test, error: Error) => console.log(`      ✖ ${test.fullTitle()}: ${error.message.split('\n')[0]}`));
-      }
+      // Said at once, in one line the runner repeats at the very end: mocha's own summary comes
+      // last only in a phase no reload cuts short, and CI keeps only the tail of the output.
+      runner.on('fail', (test, error: Error) => console.log(`${FAILURE_MARKER}${test.fullTitle()}: ${error.message.split('\n')[0].slice(0, 300)}`));
       // A reload cuts this phase short: its counts so far are logged before the host goes.
       setPhaseStatsProvider(() => ({ passed: runner.stats?.passes ?? 0, failed: runner.stats?.failures ?? 0, pending: runner.stats?.pending ?? 0 }));
     } catch (error) {
