@@ -202,9 +202,17 @@ export class RunPoller implements Disposable {
         if (this.schedules.has(id)) {
           this.unschedule(id);
         }
-      } else if (!this.schedules.has(id) && !this.times.crew(run.crewUrl).paused) {
-        // A run added here or by another window: poll it if we may.
-        this.schedule(run, this.options.firstDelayMs);
+      } else if (!this.schedules.has(id)) {
+        const crew = this.times.crew(run.crewUrl);
+        if (!crew.paused) {
+          // A run added here or by another window: poll it if we may.
+          this.schedule(run, this.options.firstDelayMs);
+        } else {
+          // Paused here, yet the shared record says watched: another window resumed it (its token may work).
+          // The pause follows the record; waiting one ownership recheck lets that window take the lease first.
+          crew.paused = false;
+          this.schedule(run, this.options.ownershipRecheckMs);
+        }
       }
     }
     this.arm();
@@ -271,6 +279,10 @@ export class RunPoller implements Disposable {
     }
     for (const run of runs) {
       await this.store.setWatching(run.id, false, reason === 'missing' ? 'noToken' : 'unauthorized');
+      // Once the pause is stored, the lease goes: a window that resumes the run (its token works) polls it.
+      if (this.ownership.release) {
+        await this.ownership.release(run.id);
+      }
     }
     if (firstTime) {
       this.logger.warn(reason === 'missing'
