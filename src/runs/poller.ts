@@ -15,6 +15,8 @@ import { errorText } from '../util/errorText';
 export { POLLER_DEFAULTS, type PollerOptions } from './pollTimes';
 export type { PollResult, RunOwnership, TokenNeed } from './statusCheck';
 
+const pausedForToken = (r: RunRecord): boolean => !isFinished(r) && !r.watching && (r.stopReason === 'unauthorized' || r.stopReason === 'noToken');
+
 export class RunPoller implements Disposable {
   private readonly options: Timings;
   private readonly times: DueTimes;
@@ -89,8 +91,9 @@ export class RunPoller implements Disposable {
     if (!run || isFinished(run) || this.disposed) {
       return;
     }
-    // A kickoff or resume just went through with the crew's current token: its paused runs go on too.
-    if (this.times.crew(run.crewUrl).paused) {
+    // A kickoff or resume just went through with the crew's current token: its paused runs go on too
+    // (asked of the records, not only of this window's pause, which a change from elsewhere may have lifted).
+    if (this.times.crew(run.crewUrl).paused || this.store.list(run.crewUrl).some(pausedForToken)) {
       void this.track(this.resumeCrew(run.crewUrl));
     }
     if (!run.watching) {
@@ -132,7 +135,7 @@ export class RunPoller implements Disposable {
   async resumeCrew(crewUrl: string): Promise<void> {
     const crew = this.times.crew(crewUrl);
     crew.paused = false;
-    const paused = this.store.list(crewUrl).filter((r) => !isFinished(r) && !r.watching && (r.stopReason === 'unauthorized' || r.stopReason === 'noToken'));
+    const paused = this.store.list(crewUrl).filter(pausedForToken);
     for (const run of paused) {
       await this.track(this.store.setWatching(run.id, true));
       this.scheduleById(run.id, this.options.firstDelayMs);
