@@ -114,7 +114,13 @@ export class BatchRunner {
       return false;
     }
     this.active.add(batchId);
-    const batch = this.deps.store.get(batchId);
+    // Decide from the file as it is now that we hold the lease: our copy may predate rows the previous
+    // owner marked "sending".
+    const batch = await this.deps.store.reread(batchId);
+    if (!this.owns(batchId)) {
+      this.active.delete(batchId); // Lost while reading (our lease lapsed): write nothing.
+      return false;
+    }
     // Rows "sending" here and now were in flight in a window that is gone: whether they started is unknown.
     if (batch?.rows.some((r) => r.status === 'sending' && !this.inFlight.has(`${batchId}:${r.index}`))) {
       await this.deps.store.update(batchId, (b) => {
@@ -275,6 +281,9 @@ export class BatchRunner {
       // Cancel or Remove in another window: this row and the rest of the queue are not sent.
       await this.cancel(batchId);
       return;
+    }
+    if (!this.owns(batchId)) {
+      return; // The lease lapsed while we checked: the window that took it sends this row.
     }
     // On disk first: from here on, a lost window leaves this row "unknown", never queued again.
     await this.deps.store.updateRow(batchId, index, (r) => {

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { writeFileAtomic } from '../runs/atomicFile';
+import { errorCode, writeFileAtomic } from '../runs/atomicFile';
 import type { Logger } from '../runs/model';
 import { Emitter, type Event } from '../util/event';
 import type { Batch, BatchRow } from './model';
@@ -78,6 +78,31 @@ export class BatchStore {
     if (changed.length) {
       this.changeEmitter.fire(changed);
     }
+  }
+
+  /**
+   * Re-reads one batch's file (after its writes here are done), e.g. once this window holds its lease: a
+   * copy read earlier may not show the rows another window marked meanwhile.
+   */
+  async reread(id: string): Promise<Batch | undefined> {
+    await this.writes.get(id)?.catch(() => undefined);
+    const removed = await this.flagged(id, 'removed');
+    const batch = removed ? undefined : await this.readBatch(this.batchPath(id), true);
+    if (batch && !batch.cancelled && (await this.flagged(id, 'cancel'))) {
+      batch.cancelled = true;
+    }
+    if (this.writes.has(id)) {
+      return this.batches.get(id); // Changed here while we read: ours is newer.
+    }
+    if (JSON.stringify(this.batches.get(id)) !== JSON.stringify(batch)) {
+      if (batch) {
+        this.batches.set(id, batch);
+      } else {
+        this.batches.delete(id);
+      }
+      this.changeEmitter.fire([id]);
+    }
+    return batch;
   }
 
   /** Newest first. */
@@ -222,7 +247,8 @@ export class BatchStore {
     return write;
   }
 
-  private async readBatch(file: string): Promise<Batch | undefined> {
+  /** `mayBeGone`: a missing file is no surprise (removed elsewhere), so it is not logged. */
+  private async readBatch(file: string, mayBeGone = false): Promise<Batch | undefined> {
     try {
       const value = JSON.parse(await fs.readFile(file, 'utf8')) as Batch;
       if (value?.version === 1 && typeof value.id === 'string' && Array.isArray(value.rows) && typeof value.crewUrl === 'string') {
@@ -230,6 +256,9 @@ export class BatchStore {
       }
       this.logger.warn(`Batch file ${path.basename(file)} is not a batch; left alone.`);
     } catch (e) {
+      if (mayBeGone && errorCode(e) === 'ENOENT') {
+        return undefined;
+      }
       this.logger.warn(`Could not read batch file ${path.basename(file)}: ${errorText(e)}`);
     }
     return undefined;

@@ -15,6 +15,8 @@ import { errorText } from '../util/errorText';
 export { POLLER_DEFAULTS, type PollerOptions } from './pollTimes';
 export type { PollResult, RunOwnership, TokenNeed } from './statusCheck';
 
+const pausedForToken = (r: RunRecord): boolean => !isFinished(r) && !r.watching && (r.stopReason === 'unauthorized' || r.stopReason === 'noToken');
+
 export class RunPoller implements Disposable {
   private readonly options: Timings;
   private readonly times: DueTimes;
@@ -89,8 +91,9 @@ export class RunPoller implements Disposable {
     if (!run || isFinished(run) || this.disposed) {
       return;
     }
-    // A kickoff or resume just went through with the crew's current token: its paused runs go on too.
-    if (this.times.crew(run.crewUrl).paused) {
+    // A kickoff or resume just went through with the crew's current token: its paused runs go on too
+    // (asked of the records, not only of this window's pause, which a change from elsewhere may have lifted).
+    if (this.times.crew(run.crewUrl).paused || this.store.list(run.crewUrl).some(pausedForToken)) {
       void this.track(this.resumeCrew(run.crewUrl));
     }
     if (!run.watching) {
@@ -132,7 +135,7 @@ export class RunPoller implements Disposable {
   async resumeCrew(crewUrl: string): Promise<void> {
     const crew = this.times.crew(crewUrl);
     crew.paused = false;
-    const paused = this.store.list(crewUrl).filter((r) => !isFinished(r) && !r.watching && (r.stopReason === 'unauthorized' || r.stopReason === 'noToken'));
+    const paused = this.store.list(crewUrl).filter(pausedForToken);
     for (const run of paused) {
       await this.track(this.store.setWatching(run.id, true));
       this.scheduleById(run.id, this.options.firstDelayMs);
@@ -202,9 +205,17 @@ export class RunPoller implements Disposable {
         if (this.schedules.has(id)) {
           this.unschedule(id);
         }
-      } else if (!this.schedules.has(id) && !this.times.crew(run.crewUrl).paused) {
-        // A run added here or by another window: poll it if we may.
-        this.schedule(run, this.options.firstDelayMs);
+      } else if (!this.schedules.has(id)) {
+        const crew = this.times.crew(run.crewUrl);
+        if (!crew.paused) {
+          // A run added here or by another window: poll it if we may.
+          this.schedule(run, this.options.firstDelayMs);
+        } else {
+          // Paused here, yet the shared record says watched: another window resumed it (its token may work).
+          // The pause follows the record; waiting one ownership recheck lets that window take the lease first.
+          crew.paused = false;
+          this.schedule(run, this.options.ownershipRecheckMs);
+        }
       }
     }
     this.arm();
@@ -271,6 +282,10 @@ export class RunPoller implements Disposable {
     }
     for (const run of runs) {
       await this.store.setWatching(run.id, false, reason === 'missing' ? 'noToken' : 'unauthorized');
+      // Once the pause is stored, the lease goes: a window that resumes the run (its token works) polls it.
+      if (this.ownership.release) {
+        await this.ownership.release(run.id);
+      }
     }
     if (firstTime) {
       this.logger.warn(reason === 'missing'

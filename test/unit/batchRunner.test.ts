@@ -366,6 +366,35 @@ describe('BatchRunner across windows', () => {
     assert.equal(later.get(batch.id), undefined);
   });
 
+  it('a window taking a batch over decides from the batch file as it is once it holds the lease, not from its older copy', async () => {
+    const leases = new FakeLeases();
+    const crew = new FakeCrew();
+    const first = new BatchStore(dir, quiet);
+    const batch = await first.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, rows: rows(3) });
+    // The second window read the batch while every row was still queued.
+    const second = new BatchStore(dir, quiet);
+    await second.load();
+    const make = (store: BatchStore, window: string) => {
+      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease: leases.for(window), clock: systemClock, logger: quiet, maxPerCrew: 4 });
+      runners.push(runner);
+      return runner;
+    };
+    const w1 = make(first, 'w1');
+    await w1.start(batch.id);
+    await until(() => crew.pending.length === 1, 'row 0 out');
+    // The first window goes while row 0's kickoff is in flight: the row stays "sending" on disk.
+    await w1.stop();
+    await leases.for('w1').release(`batch-${batch.id}`);
+    assert.equal(onDisk(dir, batch.id).rows[0].status, 'sending');
+
+    const w2 = make(second, 'w2');
+    assert.equal(await w2.start(batch.id), true);
+    await until(() => crew.sent.length === 2, 'the next row goes out');
+    assert.deepEqual(crew.sent, [0, 1], 'a row the other window was sending went out again');
+    await second.flush();
+    assert.equal(onDisk(dir, batch.id).rows[0].status, 'unknown');
+  });
+
   it('a store write that fails while sending a row is logged, not left as an unhandled rejection', async () => {
     class FailingStore extends BatchStore {
       failing = false;
