@@ -22,6 +22,7 @@ export interface RequestContext {
   rest: string[];
   tokenKind: RequestLogEntry['tokenKind'];
   fault?: RequestLogEntry['fault'];
+  coldStart?: true;
 }
 
 /** What the pipeline needs from the running server besides the world. */
@@ -88,6 +89,9 @@ export async function handle(pipeline: Pipeline, req: IncomingMessage, res: Serv
   const idleAfter = effective.idleAfterMs ?? DEFAULT_IDLE_AFTER_MS;
   const isCold = crew.lastRequestAt === undefined || ctx.started - crew.lastRequestAt >= idleAfter;
   crew.lastRequestAt = ctx.started;
+  if (isCold && effective.coldStartMs) {
+    ctx.coldStart = true;
+  }
   await pipeline.sleep((isCold ? (effective.coldStartMs ?? 0) : 0) + (effective.latencyMs ?? 0));
   if (pipeline.closed()) {
     return;

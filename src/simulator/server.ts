@@ -200,6 +200,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         hasAuthorization: req.headers.authorization !== undefined,
         tokenKind: ctx.tokenKind,
         ...(ctx.fault ? { fault: ctx.fault } : {}),
+        ...(ctx.coldStart ? { coldStart: true } : {}),
         durationMs: Date.now() - ctx.started,
       });
     });

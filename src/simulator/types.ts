@@ -236,6 +236,8 @@ export interface RequestLogEntry {
   tokenKind: 'org' | 'user' | 'invalid' | 'none';
   /** What the simulator did instead of the normal answer, if anything. */
   fault?: ReadFaultKind | 'rateLimit' | 'redirect';
+  /** The crew had idled (or never answered): this request waited for its cold start. */
+  coldStart?: true;
   /** Real ms from arrival to the end of the answer. */
   durationMs: number;
 }
