@@ -177,7 +177,7 @@ describe('Platform: the organization’s crews', function () {
     }
     assert.deepStrictEqual(api.platform.health(url(review.id)), { state: 'online', words: 'Crew is Online' });
     if (ui.available()) {
-      const shot = await ui.screenshot('readme-platform-crews', { selector: selectors.sideBar });
+      const shot = await ui.screenshot('platform-crews', { selector: selectors.sideBar });
       console.log(`      screenshot: ${shot.path}`);
     }
   });
@@ -189,7 +189,7 @@ describe('Platform: the organization’s crews', function () {
     assert.strictEqual(doc.uri.scheme, 'crew-deployment-log', 'served by the extension’s content provider, which VS Code opens read-only');
     assert.match(doc.getText(), /INFO\s+Building image for Research deployment/);
     if (ui.available()) {
-      await ui.screenshot('readme-deployment-log');
+      await ui.screenshot('platform-deployment-log');
     }
     assert.ok(!doc.getText().includes(PAT));
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
