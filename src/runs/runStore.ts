@@ -96,7 +96,7 @@ export class RunStore {
   ) {
     this.clock = options.clock ?? systemClock;
     this.indexKey = options.indexKey ?? DEFAULT_INDEX_KEY;
-    this.recordFiles = new RecordFiles(path.join(storageDir, 'records'));
+    this.recordFiles = new RecordFiles(path.join(storageDir, 'records'), path.join(storageDir, 'records-snapshot.json'));
     this.lock = new FileLock(path.join(storageDir, 'locks'), randomUUID(), logger, this.clock, LOCK_STALE_MS);
     this.files = new DetailsFiles(path.join(storageDir, 'runs'), logger, options.detailsCacheSize);
     this.maxRunsPerCrewValue = options.maxRunsPerCrew ?? DEFAULT_MAX_RUNS_PER_CREW;
@@ -291,6 +291,7 @@ export class RunStore {
   }
 
   dispose(): void {
+    this.recordFiles.dispose();
     this.changeEmitter.dispose();
     this.addEmitter.dispose();
   }
@@ -298,6 +299,7 @@ export class RunStore {
   /** Waits for every write queued so far, and tries once more to save what could not be saved. */
   async flush(): Promise<void> {
     await this.queue.idle();
+    await this.recordFiles.idle();
     for (const id of [...this.unsaved]) {
       await this.update(id, (r) => r).catch((e) => this.logger.warn(l10n.t('Run {0}: still cannot save ({1}).', id, errorText(e))));
     }

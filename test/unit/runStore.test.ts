@@ -69,12 +69,16 @@ describe('RunStore', () => {
   });
 
   afterEach(async () => {
-    await store.flush();
+    await Promise.all(opened.splice(0).map((s) => (s.dispose(), s.flush())));
     await fs.rm(dir, { recursive: true, force: true });
   });
 
+  /** Every store a test opened: disposed after it, before its folder goes. */
+  const opened: RunStore[] = [];
+
   async function openStore(maxRunsPerCrew?: number): Promise<RunStore> {
     const s = new RunStore(kv, dir, logger, { clock, maxRunsPerCrew });
+    opened.push(s);
     await s.load();
     return s;
   }
@@ -315,7 +319,7 @@ describe('RunStore: one truth across windows (revisions, record files)', () => {
   });
 
   afterEach(async () => {
-    await Promise.all(open.splice(0).map((s) => s.flush()));
+    await Promise.all(open.splice(0).map((s) => (s.dispose(), s.flush())));
     await fs.rm(dir, { recursive: true, force: true });
   });
 
@@ -341,6 +345,54 @@ describe('RunStore: one truth across windows (revisions, record files)', () => {
     assert.equal(fresh.get(run.id), undefined, 'the removed run came back');
     await b.reload();
     assert.equal(b.get(run.id), undefined);
+  });
+
+  /** The snapshot a window wrote of the record files it read, once it is on disk. */
+  async function writtenSnapshot(): Promise<{ version: 1; records: Record<string, [string, { run: StoredRun }]> }> {
+    const file = path.join(dir, 'records-snapshot.json');
+    for (;;) {
+      const text = await fs.readFile(file, 'utf8').catch(() => undefined);
+      if (text) {
+        return JSON.parse(text) as { version: 1; records: Record<string, [string, { run: StoredRun }]> };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50)); // Written a moment after the read that found changes.
+    }
+  }
+
+  it('a window opening takes a run from the snapshot only while its record file is the very file the snapshot read', async () => {
+    const a = await window();
+    const kept = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k-kept', inputs: { topic: 'kept' } });
+    const changed = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k-changed', inputs: { topic: 'changed' } });
+    const removed = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k-removed', inputs: { topic: 'removed' } });
+    await a.reload();
+    const snapshot = await writtenSnapshot();
+    assert.deepEqual(Object.keys(snapshot.records).sort(), [kept.id, changed.id, removed.id].sort());
+    // Mark what the snapshot says, to see where each loaded run comes from.
+    for (const [, file] of Object.values(snapshot.records)) {
+      file.run.l = `from the snapshot: ${file.run.l}`;
+    }
+    await fs.writeFile(path.join(dir, 'records-snapshot.json'), JSON.stringify(snapshot));
+    // Meanwhile the record files move on: one run changes, one goes, one comes.
+    await a.applySnapshot(changed.id, snap('succeeded'));
+    await a.remove(removed.id);
+    const added = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k-added', inputs: { topic: 'added' } });
+
+    const b = await window();
+    assert.equal(b.get(kept.id)?.label, 'from the snapshot: kept', 'an unchanged file is not read again');
+    assert.equal(b.get(changed.id)?.label, 'changed', 'a changed file is read, not taken from the snapshot');
+    assert.equal(b.get(changed.id)?.state, 'succeeded');
+    assert.equal(b.get(removed.id), undefined, 'a run removed since the snapshot is not shown');
+    assert.equal(b.get(added.id)?.label, 'added');
+  });
+
+  it('a window opening over an unreadable snapshot reads every record file', async () => {
+    const a = await window();
+    const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: { topic: 'x' } });
+    for (const text of ['{"version":1,"records":', '[1,2]', '{"version":1,"records":{"x":"y"}}']) {
+      await fs.writeFile(path.join(dir, 'records-snapshot.json'), text);
+      const b = await window();
+      assert.deepEqual(b.list().map((r) => [r.id, r.label]), [[run.id, 'x']], text);
+    }
   });
 
   it('Stop Watching in one window is not undone by a snapshot another window polled before', async () => {
@@ -421,6 +473,7 @@ describe('RunStore: one truth across windows (revisions, record files)', () => {
     const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: {} });
     const reloaded = new RunStore(hub.window(), dir, logger, { clock });
     open.push(reloaded);
+    open.push(reloaded);
     const events: string[][] = [];
     reloaded.onDidChange((e) => events.push(e.runIds));
     await reloaded.load();
@@ -479,7 +532,10 @@ describe('RunStore: feedback drafts', () => {
     assert.equal((await storedRecords(dir)).get(run.id)!.includes('Make it shorter'), false, 'a draft is not record material');
     await reloaded.addFeedbackRound(run.id, { at: clock.now(), approve: false, feedback: 'Make it shorter', taskId: 't' });
     assert.equal((await reloaded.readDetails(run.id)).feedbackDraft, undefined);
-    await reloaded.flush();
+    for (const s of [store, reloaded]) {
+      s.dispose();
+      await s.flush();
+    }
   });
 });
 
@@ -540,6 +596,10 @@ describe('RunStore: an index older versions kept in globalState', function () {
     await other.load();
     assert.deepEqual(other.list().map((r) => r.id), store.list().map((r) => r.id));
     console.log(`      2,000 runs moved: largest record ${size} bytes`);
+    for (const s of [store, other]) {
+      s.dispose();
+      await s.flush();
+    }
   });
 });
 
