@@ -107,9 +107,19 @@ export class RecordFiles {
       this.snapshotRead = true;
       this.snapshot = readSnapshot(this.snapshotPath);
     }
-    const found = await Promise.all(ids.map(async (id) => [id, await this.readIfChanged(id)] as const));
     const runs = new Map<string, RunRecord>();
-    for (const [id, record] of found) {
+    const known: string[] = [];
+    for (const id of ids) {
+      if (this.parsed.has(id)) {
+        known.push(id);
+        continue;
+      }
+      const record = this.readNew(id);
+      if (record) {
+        runs.set(id, record);
+      }
+    }
+    for (const [id, record] of await Promise.all(known.map(async (id) => [id, await this.readIfChanged(id)] as const))) {
       if (record) {
         runs.set(id, record);
       }
@@ -144,20 +154,34 @@ export class RecordFiles {
     await fs.rm(this.pathOf(id), { force: true });
   }
 
+  /**
+   * A file not read before (all of them at load): synchronously, as small files one by one take a few ms
+   * per hundred, many times faster than through Node's thread pool. The stat comes first: a write between
+   * it and the read leaves a stamp older than the content, which only costs a re-read.
+   */
+  private readNew(id: string): RunRecord | undefined {
+    const file = this.pathOf(id);
+    try {
+      const stamp = stampOf(statSync(file));
+      const cached = this.snapshot?.get(id);
+      const record = cached && cached[0] === stamp ? decodeFile(cached[1]) : decode(readFileSync(file, 'utf8'));
+      this.snapshotStale ||= cached?.[0] !== stamp;
+      this.parsed.set(id, { stamp, record });
+      return record;
+    } catch (e) {
+      if (errorCode(e) === 'ENOENT') {
+        return undefined; // Removed meanwhile.
+      }
+      throw e;
+    }
+  }
+
   private async readIfChanged(id: string): Promise<RunRecord | undefined> {
     const file = this.pathOf(id);
     try {
       const known = this.parsed.get(id);
       if (!known) {
-        // A file not read before (all of them at load): synchronously, as small files one by one take a
-        // few ms per hundred, many times faster than through Node's thread pool. The stat comes first: a
-        // write between it and the read leaves a stamp older than the content, which only costs a re-read.
-        const stamp = stampOf(statSync(file));
-        const cached = this.snapshot?.get(id);
-        const record = cached && cached[0] === stamp ? decodeFile(cached[1]) : decode(readFileSync(file, 'utf8'));
-        this.snapshotStale ||= cached?.[0] !== stamp;
-        this.parsed.set(id, { stamp, record });
-        return record;
+        return this.readNew(id);
       }
       const stamp = stampOf(await fs.stat(file));
       if (known.stamp === stamp) {
