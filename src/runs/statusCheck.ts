@@ -69,7 +69,10 @@ export async function checkRun(host: CheckHost, s: Schedule, controller: AbortCo
     await host.store.setWatching(run.id, false, 'deadline');
     return;
   }
-  if (!(await mayPoll(host, run.id))) {
+  // A run someone looks at here is polled here too, at the viewed pace, though another window owns it: a
+  // status read is harmless, and the write below is compare-and-set, so whichever window stores the
+  // change first says it, once.
+  if (!(await mayPoll(host, run.id)) && !host.times.isViewed(run.id)) {
     host.times.setDelay(s, host.options.ownershipRecheckMs, { plain: true });
     return;
   }
