@@ -23,6 +23,7 @@ import { WindowLiveness } from './runs/windowLiveness';
 import { RunPoller } from './runs/poller';
 import { watchRecords } from './runs/recordWatcher';
 import { RunStore } from './runs/runStore';
+import { SharedState } from './runs/sharedState';
 import type { Services } from './services';
 import { systemClock } from './util/clock';
 import { errorText } from './util/errorText';
@@ -69,6 +70,8 @@ export function startCore(context: vscode.ExtensionContext, log: vscode.LogOutpu
   const globalState = { get: <T>(key: string) => context.globalState.get<T>(key), update: async (key: string, value: unknown) => context.globalState.update(key, value) };
   const storageDir = context.globalStorageUri.fsPath;
   const runs = new RunStore(globalState, storageDir, log, { maxRunsPerCrew: atStart.maxRunsPerCrew });
+  // What older versions kept in globalState is read from there until first changed.
+  const shared = new SharedState(path.join(storageDir, 'shared'), log, context.globalState);
   // Several windows share the runs; a lease decides which one polls and notifies each run.
   const windowId = randomUUID();
   // setContext runs in the workbench: its answer proves this extension host still has a window.
@@ -86,10 +89,10 @@ export function startCore(context: vscode.ExtensionContext, log: vscode.LogOutpu
     const account = new PlatformAccount(context.secrets);
     // Its transport (dist/transport.js, the crews' own) loads on the first platform request.
     const platformClient = new PlatformClient({ getNetworkSettings: () => readNetworkSettings(log), userAgent: `crew-runs/${context.extension.packageJSON.version ?? 'dev'}` });
-    const imported = new ImportedCrews(context.globalState);
+    const imported = new ImportedCrews(shared);
     return { account, client: platformClient, imported, auth: new CrewAIAuthenticationProvider(account, platformClient), health: new DeploymentHealth(account, imported, platformClient, log) };
   })();
-  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(globalState), stops: new StopSupport(globalState), platform };
+  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(shared), stops: new StopSupport(shared), shared, platform };
   const batches = new BatchFeature(services, storageDir, { id: windowId, liveness });
   const tree = new CrewsTreeProvider(crews, runs);
   tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);

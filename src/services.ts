@@ -11,6 +11,7 @@ import type { ImportedCrews } from './platform/importedCrews';
 import type { PlatformClient } from './platform/platformClient';
 import type { RunPoller } from './runs/poller';
 import type { RunStore } from './runs/runStore';
+import type { SharedValues } from './util/sharedValues';
 
 /** What the command and view modules share; built once in activate(). */
 export interface Services {
@@ -25,6 +26,8 @@ export interface Services {
   readonly presets: InputPresets;
   /** Crews known not to offer Stop Run. */
   readonly stops: StopSupport;
+  /** Small values every window shares (one file per key, changed under its lock); never globalState. */
+  readonly shared: SharedValues;
   /** The organization's platform: sign-in, imported crews and their deployment health (src/platform/). */
   readonly platform: PlatformServices;
 }

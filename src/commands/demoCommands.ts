@@ -86,8 +86,7 @@ export class DemoCrews implements vscode.Disposable {
         const tokenFor = () => randomBytes(24).toString('base64url');
         const start = (port: number) =>
           startSimulator({ host: '127.0.0.1', port, crews: demoCrews().map((crew) => ({ ...crew, orgToken: tokenFor(), userToken: tokenFor() })) });
-        const state = this.services.context.globalState;
-        const remembered = state.get<number>(DEMO_PORT_KEY);
+        const remembered = this.services.shared.get<number>(DEMO_PORT_KEY);
         if (remembered) {
           try {
             return await start(remembered);
@@ -99,7 +98,7 @@ export class DemoCrews implements vscode.Disposable {
         }
         const simulator = await start(0);
         if (!remembered) {
-          await state.update(DEMO_PORT_KEY, simulator.port);
+          await this.services.shared.change<number>(DEMO_PORT_KEY, (port) => port ?? simulator.port);
         }
         return simulator;
       })();

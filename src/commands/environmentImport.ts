@@ -22,11 +22,16 @@ export async function offerEnvironmentImport(services: Services, env: NodeJS.Pro
   if (!normalised.ok || !checked.ok || services.crews.get(normalised.url)) {
     return;
   }
-  const offered = services.context.globalState.get<string[]>(OFFERED_KEY, []);
-  if (offered.includes(normalised.url)) {
+  // Offered once across windows: the first to add the URL under the key's lock offers it.
+  let first = false;
+  await services.shared.change<unknown>(OFFERED_KEY, (stored) => {
+    const offered = Array.isArray(stored) ? stored.filter((url): url is string => typeof url === 'string') : [];
+    first = !offered.includes(normalised.url);
+    return first ? [...offered, normalised.url] : offered;
+  });
+  if (!first) {
     return;
   }
-  await services.context.globalState.update(OFFERED_KEY, [...offered, normalised.url]);
   const importCrew = vscode.l10n.t('Import Crew');
   const choice = await showInfo(
     vscode.l10n.t('CREWAI_API_URL and CREWAI_BEARER_TOKEN are set for {0}. Add it to your crews? The token goes to VS Code\'s secret storage.', normalised.url),

@@ -1,6 +1,6 @@
 // Remembered inputs per crew: the last used values and named presets. Plain values, never tokens.
 import type { InputSpec } from '../api/types';
-import type { KeyValueStore } from '../runs/runStore';
+import type { SharedValues } from '../util/sharedValues';
 import { isPlainObject } from '../util/objects';
 import { type Inputs, type InputValue, inputsProblem, isInputs, inputLine } from '../api/inputValues';
 
@@ -21,16 +21,11 @@ interface CrewInputMemory {
 const KEY = 'crewRuns.inputMemory';
 const MAX_REMEMBERED_VALUE = 32 * 1024;
 const MAX_PRESETS_PER_CREW = 50;
-/**
- * How long this window's own write to a crew's memory outranks the shared state: right after an update,
- * VS Code's globalState may hand back an older copy for a moment (a preset just saved went missing).
- */
-const OWN_WRITE_MS = 5_000;
+
+type AllMemory = Record<string, CrewInputMemory>;
 
 export class InputPresets {
-  private readonly ownWrites = new Map<string, { memory: CrewInputMemory; at: number }>();
-
-  constructor(private readonly store: KeyValueStore) {}
+  constructor(private readonly store: SharedValues) {}
 
   lastUsed(crewUrl: string): Inputs | undefined {
     return this.memory(crewUrl).last;
@@ -40,7 +35,7 @@ export class InputPresets {
     return this.memory(crewUrl).presets;
   }
 
-  /** Values longer than MAX_REMEMBERED_VALUE are left out: global state is meant for small things. */
+  /** Values longer than MAX_REMEMBERED_VALUE are left out: the memory is for what a person types. */
   async rememberLastUsed(crewUrl: string, inputs: Inputs): Promise<void> {
     await this.change(crewUrl, (m) => ({ ...m, last: small(inputs) }));
   }
@@ -94,36 +89,24 @@ export class InputPresets {
     }));
   }
 
-  private all(): Record<string, CrewInputMemory> {
-    const value = this.store.get<Record<string, CrewInputMemory>>(KEY);
-    const all = value && typeof value === 'object' ? { ...value } : {};
-    const now = Date.now();
-    for (const [crewUrl, own] of this.ownWrites) {
-      if (now - own.at > OWN_WRITE_MS) {
-        this.ownWrites.delete(crewUrl);
-      } else {
-        all[crewUrl] = own.memory;
-      }
-    }
-    return all;
-  }
-
   private memory(crewUrl: string): CrewInputMemory {
-    const stored = this.all()[crewUrl];
-    return {
-      last: isInputs(stored?.last) ? stored.last : undefined,
-      unfinished: isInputs(stored?.unfinished) ? stored.unfinished : undefined,
-      presets: Array.isArray(stored?.presets) ? stored.presets.filter((p) => typeof p?.name === 'string' && isInputs(p.inputs)) : [],
-      json: isPlainObject(stored?.json) ? Object.fromEntries(Object.entries(stored.json).filter(([, v]) => typeof v === 'boolean')) : undefined,
-    };
+    return memoryOf(this.store.get<AllMemory>(KEY), crewUrl);
   }
 
   private async change(crewUrl: string, update: (m: CrewInputMemory) => CrewInputMemory): Promise<void> {
-    const all = this.all();
-    const memory = update(this.memory(crewUrl));
-    this.ownWrites.set(crewUrl, { memory, at: Date.now() });
-    await this.store.update(KEY, { ...all, [crewUrl]: memory });
+    await this.store.change<AllMemory>(KEY, (all) => ({ ...(isPlainObject(all) ? all : {}), [crewUrl]: update(memoryOf(all, crewUrl)) }));
   }
+}
+
+/** A crew's memory as stored, each part checked (the file is shared, and older versions wrote it too). */
+function memoryOf(all: AllMemory | undefined, crewUrl: string): CrewInputMemory {
+  const stored = isPlainObject(all) ? (all[crewUrl] as Partial<CrewInputMemory> | undefined) : undefined;
+  return {
+    last: isInputs(stored?.last) ? stored.last : undefined,
+    unfinished: isInputs(stored?.unfinished) ? stored.unfinished : undefined,
+    presets: Array.isArray(stored?.presets) ? stored.presets.filter((p) => typeof p?.name === 'string' && isInputs(p.inputs)) : [],
+    json: isPlainObject(stored?.json) ? Object.fromEntries(Object.entries(stored.json).filter(([, v]) => typeof v === 'boolean')) : undefined,
+  };
 }
 
 function small(inputs: Inputs): Inputs {

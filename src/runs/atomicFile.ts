@@ -1,6 +1,7 @@
 // Crash-safe file writes: readers see either the old file or the new one, never a half-written one.
 
 import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 
@@ -98,4 +99,9 @@ export async function removeStaleTempFiles(dir: string): Promise<void> {
       // Gone already, or another window is handling it.
     }
   }
+}
+
+/** A file's identity: each atomic write makes a new file (inode) with its own size and time. */
+export function stampOf(s: Stats): string {
+  return `${s.ino}:${s.size}:${s.mtimeMs}`;
 }

@@ -10,10 +10,10 @@
 // and time), so the snapshot can be stale or missing, and any window may write it, without ever making
 // a load show something the record files do not say.
 
-import { readFileSync, statSync, type Stats } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { createFileExclusive, errorCode, removeStaleTempFiles, TEMP_SUFFIX, writeFileAtomic } from './atomicFile';
+import { createFileExclusive, errorCode, removeStaleTempFiles, stampOf, TEMP_SUFFIX, writeFileAtomic } from './atomicFile';
 import type { RunRecord } from './model';
 import { decodeRun, encodeRun } from './runIndex';
 
@@ -218,10 +218,6 @@ export class RecordFiles {
     }, SNAPSHOT_DELAY_MS);
     this.snapshotTimer.unref();
   }
-}
-
-function stampOf(s: Stats): string {
-  return `${s.ino}:${s.size}:${s.mtimeMs}`;
 }
 
 /** The snapshot's entries; undefined when there is none or it cannot be read (then every file is read). */

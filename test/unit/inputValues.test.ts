@@ -7,18 +7,17 @@ import { kickoffConfirmation } from '../../src/chat/confirmations';
 import { inputsToSend, isWorthKeeping, missingInputs } from '../../src/crews/inputSteps';
 import { InputPresets } from '../../src/crews/inputPresets';
 import { runLabel } from '../../src/runs/model';
+import type { SharedValues } from '../../src/util/sharedValues';
 import { SegmentCache } from '../../src/views/webview/segments';
 import { buildView } from '../../src/views/webview/viewModel';
 import { deepJsonText } from '../fixtures/hostileCorpus';
 
 const INTERVIEW = { interview_data: { topic: 'Rust', questions_and_answers: [{ q: 'Why?', a: 'Safety' }, { q: 'How?', a: 'Ownership' }] } };
 
-function memoryStore() {
-  const values = new Map<string, unknown>();
-  return {
-    get: <T>(key: string) => values.get(key) as T | undefined,
-    update: async (key: string, value: unknown) => void values.set(key, JSON.parse(JSON.stringify(value))),
-  };
+function memoryStore(): SharedValues {
+  const values = new Map<string, string>();
+  const get = <T>(key: string) => (values.has(key) ? (JSON.parse(values.get(key)!) as T) : undefined);
+  return { get, change: async (key, update) => void values.set(key, JSON.stringify(update(get(key)) ?? null)) };
 }
 
 describe('Input values as JSON', () => {
