@@ -3,22 +3,12 @@
 // own poller and its own view of the crew's token (one refused, one working).
 
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { CrewApiError } from '../../src/api/errors';
 import type { StatusSnapshot, StatusSource } from '../../src/api/types';
-import { LeaseManager } from '../../src/runs/lease';
-import type { Logger } from '../../src/runs/model';
-import { RunPoller } from '../../src/runs/poller';
-import { RunStore } from '../../src/runs/runStore';
-import { FakeClock } from './helpers/fakeClock';
-import { MementoHub } from './helpers/laggingMemento';
+import { type PollingWindow, PollingWindows } from './helpers/pollingWindows';
 
 const CREW = 'https://crew-a.example.com';
 const TTL = 30_000;
-const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
-const realTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** One window's view of the crew: its token is refused, or the run is running. */
 class WindowSource implements StatusSource {
@@ -33,69 +23,42 @@ class WindowSource implements StatusSource {
   }
 }
 
-interface Win {
-  store: RunStore;
-  lease: LeaseManager;
-  poller: RunPoller;
-  source: WindowSource;
-}
-
 describe('A crew paused for its token, across windows (issue #31)', () => {
-  let dir: string;
-  let clock: FakeClock;
-  let hub: MementoHub;
-  const wins: Win[] = [];
+  let windows: PollingWindows;
+  let clock: PollingWindows['clock'];
 
   beforeEach(async () => {
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crew-paused-'));
-    clock = new FakeClock(1_700_000_000_000);
-    hub = new MementoHub();
-    // Let each timer's work (polls, store writes, lease files) finish before time moves on.
-    clock.settle = async () => {
-      for (let quietTicks = 0; quietTicks < 3; ) {
-        await realTick();
-        await Promise.all(wins.map((w) => w.poller.whenIdle()));
-        quietTicks = wins.every((w) => w.poller.pendingOperations === 0) ? quietTicks + 1 : 0;
-      }
-    };
+    windows = await PollingWindows.create('crew-paused-');
+    clock = windows.clock;
   });
 
   afterEach(async () => {
-    for (const w of wins.splice(0)) {
-      w.poller.dispose();
-      await w.lease.dispose();
-      await w.store.flush();
-      w.store.dispose();
-    }
-    await fs.rm(dir, { recursive: true, force: true });
+    await windows.dispose();
   });
 
-  async function window(name: string, tokenWorks: boolean): Promise<Win> {
-    const store = new RunStore(hub.window(), dir, quiet, { clock });
-    await store.load();
-    const lease = new LeaseManager(path.join(dir, 'leases'), name, quiet, { clock, ttlMs: TTL });
-    const source = new WindowSource(tokenWorks);
-    const poller = new RunPoller(store, source, clock, quiet, {
-      canPoll: (id) => lease.canPoll(id),
-      release: (id) => lease.release(id),
-    }, { random: () => 0.5, firstDelayMs: 1_500, fastIntervalMs: 1_500, fastPhaseMs: 0, ownershipRecheckMs: 5_000 });
-    const win = { store, lease, poller, source };
-    wins.push(win);
-    return win;
+  function window(name: string, tokenWorks: boolean): Promise<PollingWindow<WindowSource>> {
+    return windows.window(name, new WindowSource(tokenWorks), {
+      ttlMs: TTL,
+      random: () => 0.5,
+      firstDelayMs: 1_500,
+      fastIntervalMs: 1_500,
+      fastPhaseMs: 0,
+      ownershipRecheckMs: 5_000,
+    });
   }
 
   /** Time passes with both windows alive: each renews its leases, as startRenewing does. */
   async function live(ms: number): Promise<void> {
     for (let left = ms; left > 0; left -= 5_000) {
       await clock.advance(Math.min(5_000, left));
-      for (const w of wins) {
+      for (const w of windows.windows) {
         await w.lease.renew();
       }
     }
   }
 
   /** What the record watcher does when another window writes a run's file. */
-  async function sees(w: Win, runId: string): Promise<void> {
+  async function sees(w: PollingWindow<WindowSource>, runId: string): Promise<void> {
     await w.store.refresh(runId);
     await clock.settle();
   }
@@ -132,11 +95,7 @@ describe('A crew paused for its token, across windows (issue #31)', () => {
     await live(10_000);
     assert.ok(b.source.calls > 0);
     // Window B closes; A's token was fixed meanwhile (e.g. a key rotated back at the crew: no token change here).
-    wins.splice(wins.indexOf(b), 1);
-    b.poller.dispose();
-    await b.lease.dispose();
-    await b.store.flush();
-    b.store.dispose();
+    await windows.close(b);
     a.source.tokenWorks = true;
     await live(60_000);
     assert.ok(a.source.calls > 1, 'the run, watched in the shared state, is polled by no window');

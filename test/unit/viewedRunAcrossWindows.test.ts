@@ -2,20 +2,10 @@
 // must show its end there within the viewed pace, and "succeeded" is said once, where the user looks.
 
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { RunState, StatusSnapshot, StatusSource } from '../../src/api/types';
-import { LeaseManager } from '../../src/runs/lease';
-import type { Logger } from '../../src/runs/model';
-import { RunPoller } from '../../src/runs/poller';
-import { RunStore } from '../../src/runs/runStore';
-import { FakeClock } from './helpers/fakeClock';
-import { MementoHub } from './helpers/laggingMemento';
+import { type PollingWindow, PollingWindows } from './helpers/pollingWindows';
 
 const CREW = 'https://crew-a.example.com';
-const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
-const realTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The crew, as every window sees it. */
 const service: { state: RunState } = { state: 'running' };
@@ -28,66 +18,36 @@ class CountingSource implements StatusSource {
   }
 }
 
-interface Win {
-  name: string;
-  store: RunStore;
-  lease: LeaseManager;
-  poller: RunPoller;
-  source: CountingSource;
-  notices: string[];
-}
-
 describe('A run viewed in a window that does not poll it (issue #31)', () => {
-  let dir: string;
-  let clock: FakeClock;
-  let hub: MementoHub;
-  const wins: Win[] = [];
+  let windows: PollingWindows;
+  const notices = new Map<string, string[]>();
 
   beforeEach(async () => {
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crew-viewed-'));
-    clock = new FakeClock(1_700_000_000_000);
-    hub = new MementoHub();
+    windows = await PollingWindows.create('crew-viewed-');
     service.state = 'running';
-    clock.settle = async () => {
-      for (let quietTicks = 0; quietTicks < 3; ) {
-        await realTick();
-        await Promise.all(wins.map((w) => w.poller.whenIdle()));
-        quietTicks = wins.every((w) => w.poller.pendingOperations === 0) ? quietTicks + 1 : 0;
-      }
-    };
+    notices.clear();
   });
 
   afterEach(async () => {
-    for (const w of wins.splice(0)) {
-      w.poller.dispose();
-      await w.lease.dispose();
-      await w.store.flush();
-      w.store.dispose();
-    }
-    await fs.rm(dir, { recursive: true, force: true });
+    await windows.dispose();
   });
 
-  async function window(name: string): Promise<Win> {
-    const store = new RunStore(hub.window(), dir, quiet, { clock });
-    await store.load();
-    const lease = new LeaseManager(path.join(dir, 'leases'), name, quiet, { clock, ttlMs: 60_000 });
-    const source = new CountingSource();
-    const poller = new RunPoller(store, source, clock, quiet, { canPoll: (id) => lease.canPoll(id), release: (id) => lease.release(id) }, { random: () => 0.5 });
-    const win: Win = { name, store, lease, poller, source, notices: [] };
-    poller.onDidPoll((result) => result.notice && win.notices.push(result.notice));
-    wins.push(win);
+  async function window(name: string): Promise<PollingWindow<CountingSource>> {
+    const win = await windows.window(name, new CountingSource(), { ttlMs: 60_000, random: () => 0.5 });
+    notices.set(name, []);
+    win.poller.onDidPoll((result) => result.notice && notices.get(name)!.push(result.notice));
     return win;
   }
 
   /** Time passes; each window renews its leases and learns the other's writes, as the watcher tells it. */
   async function live(ms: number): Promise<void> {
     for (let left = ms; left > 0; left -= 500) {
-      await clock.advance(Math.min(500, left));
-      for (const w of wins) {
+      await windows.clock.advance(Math.min(500, left));
+      for (const w of windows.windows) {
         await w.lease.renew();
         await w.store.reload();
       }
-      await clock.settle();
+      await windows.clock.settle();
     }
   }
 
@@ -111,14 +71,14 @@ describe('A run viewed in a window that does not poll it (issue #31)', () => {
       await live(500);
     }
     service.state = 'succeeded';
-    const ended = clock.now();
+    const ended = windows.clock.now();
     await live(3_000);
     assert.equal(viewer.store.get(run.id)?.state, 'succeeded', 'the viewed run\u2019s end does not show in the window viewing it within 3 s');
     await live(120_000);
     assert.deepEqual(
-      wins.map((w) => [w.name, w.notices]),
+      [...notices],
       [['window-a', []], ['window-b', ['ended']]],
-      `"succeeded" said once, in the window viewing the run (ended at +${clock.now() - ended} ms)`,
+      `"succeeded" said once, in the window viewing the run (ended at +${windows.clock.now() - ended} ms)`,
     );
     assert.equal(owner.store.get(run.id)?.state, 'succeeded');
   });
