@@ -9,7 +9,7 @@
 import * as assert from 'assert';
 import type { CrewConfig, Simulator, TaskConfig } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
-import { addCrewWithToken, executeCommand, holdsFor, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, holdsFor, kickOffWithoutReview, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import { type Api, flatRows, runSummaries, testApi, treeRows, type TreeRow } from './support/kit';
 import { MessageSpy, type ShownMessage } from './support/monitoring';
 import { PeerWindow } from './support/windows';
@@ -30,6 +30,8 @@ const CREWS: CrewConfig[] = [
   crew('review', 'Review', [task('draft_task', 2_000), task('review_task', 2_000, true), task('publish_task', 2_000)]),
   // Waits for feedback only after window B has surely seen it running (B re-reads the shared runs every 30 s).
   crew('lateReview', 'Late review', [task('draft_task', 45_000), task('review_task', 2_000, true)]),
+  // Many short runs; a topic containing FAIL fails.
+  { ...crew('quick', 'Quick', [task('first_task', 3_000), task('second_task', 4_000)]), failWhenInputContains: 'FAIL' },
 ];
 
 describe('Two windows', function () {
@@ -281,5 +283,77 @@ describe('Two windows', function () {
     await waitFor(() => succeeded(spy.shown).length > 0, { message: `window B notifies "${label} … succeeded."`, timeoutMs: 15_000 });
     assert.strictEqual(succeeded(spy.shown).length, 1, 'once');
     assert.strictEqual(succeeded(messagesOfA).length, 0, 'window A had not (it was still running)');
+  });
+
+  it('50 runs across both windows, window A closed and reopened midway, 15% of status reads failing: each ends in its true state in both windows, announced once, kicked off once', async function () {
+    this.timeout(420_000);
+    a = await PeerWindow.open('A2');
+    await windowA().command('workbench.view.extension.crewRuns');
+    const since = Date.now();
+    sim.setFaults({ readFaultRate: 0.15, readFaultKinds: ['503', 'reset'] });
+    const started: { runId: string; kickoffId: string; label: string }[] = [];
+    let messagesOfClosedA: ShownMessage[] = [];
+    for (let i = 1; i <= 50; i++) {
+      // Zero-padded, so that no label is part of another; every fifth fails.
+      const topic = `Fifty ${String(i).padStart(2, '0')}${i % 5 === 0 ? ' FAIL' : ''}`;
+      if (i % 2 === 1) {
+        const runId = await windowA().kickOff(urls.quick, { topic });
+        assert.ok(typeof runId === 'string', `window A kicked off ${topic}`);
+        started.push({ runId, kickoffId: (await windowA().run(runId))!.kickoffId, label: topic });
+      } else {
+        const runId = await kickOffWithoutReview<string>({ crew: urls.quick, inputs: { topic } });
+        started.push({ runId, kickoffId: api.runs.get(runId)!.kickoffId, label: topic });
+      }
+      if (i === 25) {
+        // A window closed with runs in flight, and another opened: B takes them over, the new one joins.
+        messagesOfClosedA = await windowA().messages();
+        await windowA().close();
+        a = await PeerWindow.open('A3');
+      }
+    }
+    const truth = (kickoffId: string) => sim.getRun(kickoffId)?.phase;
+    const finished = (state: string | undefined) => state === 'succeeded' || state === 'failed';
+    await waitFor(() => started.every((s) => finished(truth(s.kickoffId))), { message: 'the crew ends all 50 runs', timeoutMs: 120_000, intervalMs: 500 });
+    const wrongIn = async (): Promise<string[]> => {
+      const inA = new Map((await windowA().runs()).map((r) => [r.id, r.state]));
+      return started.flatMap((s) => {
+        const want = truth(s.kickoffId);
+        const inB = api.runs.get(s.runId)?.state;
+        return inB === want && inA.get(s.runId) === want ? [] : [`${s.label}: crew ${want}, window A ${inA.get(s.runId)}, window B ${inB}`];
+      });
+    };
+    let wrong: string[] = [];
+    await waitFor(async () => (wrong = await wrongIn()).length === 0, {
+      message: () => `every run in its true state in both windows (${wrong.length} not: ${wrong.slice(0, 5).join('; ')})`,
+      timeoutMs: 90_000,
+      intervalMs: 1_000,
+    });
+
+    const endNotices = async () => {
+      const all = [...messagesOfClosedA, ...(await windowA().messages()), ...spy.shown];
+      return started.map((s) => messagesAbout(all, s.label, names.quick, /succeeded|failed/).length);
+    };
+    let counts: number[] = [];
+    await waitFor(async () => (counts = await endNotices()).every((n) => n >= 1), {
+      message: () => `every run's end announced (${counts.filter((n) => n === 0).length} not)`,
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
+    // Nothing comes back and nothing is said again while both windows keep polling and re-reading.
+    await holdsFor(15_000, async () => {
+      const again = (await endNotices()).filter((n) => n > 1).length;
+      const back = (await wrongIn()).length;
+      return again || back ? `${again} runs announced twice, ${back} runs no longer in their true state` : undefined;
+    });
+    const kickoffs = sim.requestLog.entries.filter((e) => e.endpoint === 'kickoff' && e.time >= since).length;
+    const faults = sim.requestLog.entries.filter((e) => e.endpoint === 'status' && e.time >= since && e.fault).length;
+    const failed = started.filter((s) => truth(s.kickoffId) === 'failed').length;
+    console.log(
+      `      50 runs (${50 - failed} succeeded, ${failed} failed): all in their true state in both windows, 0 resurrected, 0 announced twice; ${kickoffs} kickoff requests, ${faults} status reads failed on purpose`,
+    );
+    assert.strictEqual(kickoffs, 50, 'one kickoff request per run');
+    assert.strictEqual(new Set(started.map((s) => s.kickoffId)).size, 50);
+    assert.ok(faults > 0, 'faults were injected');
+    sim.setFaults({});
   });
 });
