@@ -100,9 +100,9 @@ export const ui = {
    * Opens, reloads or closes a demo window: `npm run demo`'s own server configuration in a browser
    * of its own (see DemoRequest); drive it with `window: name` on the other requests.
    */
-  demo(action: 'open' | 'reload' | 'close', name: string, options: { timeoutMs?: number; storedContains?: string } = {}): Promise<DemoResult> {
+  demo(action: 'open' | 'reload' | 'close', name: string, options: { timeoutMs?: number } = {}): Promise<DemoResult> {
     const timeoutMs = options.timeoutMs ?? 60_000;
-    return request<'demo'>({ type: 'demo', action, name, timeoutMs, storedContains: options.storedContains }, timeoutMs);
+    return request<'demo'>({ type: 'demo', action, name, timeoutMs }, timeoutMs);
   },
 };
 

@@ -212,12 +212,6 @@ export interface DemoRequest {
   name: string;
   /** How long to wait for the server and the page (default 60000 ms). */
   timeoutMs?: number;
-  /**
-   * 'reload' only: first wait until the page has stored the extension's global state holding this
-   * text. VS Code for the Web writes its storage to IndexedDB about 100 ms after a change, so a
-   * reload right after one can lose it; a test that needs the state after the reload waits for it.
-   */
-  storedContains?: string;
 }
 
 export interface DemoResult {

@@ -90,41 +90,14 @@ export class DemoWindows {
     }
   }
 
-  /**
-   * Reloads the page as F5 does (same browser context: its storage stays), after the page has
-   * stored `storedContains` in the extension's global state when asked to (see DemoRequest).
-   */
-  async reload(name: string, timeoutMs: number, storedContains?: string): Promise<DemoResult> {
+  /** Reloads the page as F5 does (same browser context: its storage stays). */
+  async reload(name: string, timeoutMs: number): Promise<DemoResult> {
     const demo = this.demos.get(name);
     if (!demo) {
       throw new Error(`no demo window named '${name}' is open`);
     }
-    if (storedContains !== undefined) {
-      await this.waitForStored(demo.page, storedContains, timeoutMs);
-    }
     await demo.page.reload({ waitUntil: 'domcontentloaded', timeout: timeoutMs });
     return { url: demo.url };
-  }
-
-  /** Waits until the page's IndexedDB holds the extension's global state with `text` in it. */
-  private async waitForStored(page: Page, text: string, timeoutMs: number): Promise<void> {
-    const manifest = JSON.parse(fs.readFileSync(path.join(this.options.extensionDir, 'package.json'), 'utf8')) as { publisher: string; name: string };
-    const key = `${manifest.publisher}.${manifest.name}`.toLowerCase();
-    const started = Date.now();
-    const deadline = started + timeoutMs;
-    let stored = '';
-    let reads = 0;
-    while (!stored.includes(text)) {
-      if (Date.now() > deadline) {
-        throw new Error(`the demo page did not store ${JSON.stringify(text)} in ${key}'s global state within ${timeoutMs} ms (stored: ${stored.length} characters)`);
-      }
-      stored = await page.evaluate(readGlobalState, key);
-      reads++;
-      if (!stored.includes(text)) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
-    this.options.log(`demo page stored ${JSON.stringify(text)} (${reads} read(s), ${Date.now() - started} ms); reloading`);
   }
 
   async close(name: string): Promise<DemoResult> {
@@ -154,33 +127,3 @@ export class DemoWindows {
   }
 }
 
-/**
- * In the page: the stored value of `key` in VS Code for the Web's global storage (database
- * 'vscode-web-state-db-global', store 'ItemTable'), or '' while there is none. Every failure
- * answers '' so the caller's deadline, not a hung promise, decides.
- */
-function readGlobalState(key: string): Promise<string> {
-  interface Request<T> { result: T; onsuccess: (() => void) | null; onerror: (() => void) | null }
-  interface Database { close(): void; objectStoreNames: { contains(name: string): boolean }; transaction(store: string, mode: 'readonly'): { objectStore(name: string): { get(key: string): Request<unknown> } } }
-  const { indexedDB } = globalThis as unknown as { indexedDB: { open(name: string): Request<Database> & { onblocked: (() => void) | null } } };
-  return new Promise((resolve) => {
-    const opening = indexedDB.open('vscode-web-state-db-global');
-    opening.onerror = opening.onblocked = () => resolve('');
-    opening.onsuccess = () => {
-      const db = opening.result;
-      try {
-        if (!db.objectStoreNames.contains('ItemTable')) {
-          db.close();
-          resolve('');
-          return;
-        }
-        const reading = db.transaction('ItemTable', 'readonly').objectStore('ItemTable').get(key);
-        reading.onsuccess = () => (db.close(), resolve(typeof reading.result === 'string' ? reading.result : ''));
-        reading.onerror = () => (db.close(), resolve(''));
-      } catch {
-        db.close();
-        resolve('');
-      }
-    };
-  });
-}

@@ -167,7 +167,7 @@ export class UiBridge {
       return request.action === 'open'
         ? this.demos.open(request.name, timeoutMs)
         : request.action === 'reload'
-          ? this.demos.reload(request.name, timeoutMs, request.storedContains)
+          ? this.demos.reload(request.name, timeoutMs)
           : this.demos.close(request.name);
     }
     this.page = request.type === 'reload' ? this.mainPage : this.pageFor(request.window);
