@@ -6,7 +6,7 @@ import type { Batch, BatchRow } from '../batches/model';
 import { isFinished } from '../runs/model';
 import type { Services } from '../services';
 import { describeError } from '../views/errorMessages';
-import { startRecordedRun } from './startRun';
+import { startRecordedRun } from '../runs/startRecordedRun';
 import { errorText } from '../util/errorText';
 
 /** Retry-After of a 429 without one. */

@@ -7,7 +7,7 @@ import { type FeedbackReviews, type ReviewRound, type ReviewThread } from '../vi
 import type { RunPanelManager } from '../views/runPanel';
 import { setTokenInteractively } from './crewCommands';
 import { pickRun, runFromArgument } from './pickRun';
-import { isAnswerAlreadyGiven, sendResume } from './sendResume';
+import { isAnswerAlreadyGiven, sendResume } from '../runs/sendResume';
 import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 import { errorText } from '../util/errorText';

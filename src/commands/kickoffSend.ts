@@ -11,7 +11,7 @@ import { describeError } from '../views/errorMessages';
 import { showError, showStatusMessage, showWarning } from '../views/notify';
 import { inertLine } from '../util/inertText';
 import { setTokenInteractively } from './crewCommands';
-import { startRecordedRun } from './startRun';
+import { startRecordedRun } from '../runs/startRecordedRun';
 import type { Draft } from '../crews/inputSteps';
 import { trackKickoffId } from './kickoffTrack';
 import { errorText } from '../util/errorText';

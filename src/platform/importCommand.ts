@@ -11,7 +11,7 @@ import { describeTokenProblem } from '../views/errorMessages';
 import { showError, showInfo, showWarning } from '../views/notify';
 import { askText } from '../views/quickInput';
 import type { PlatformSignIn } from './account';
-import type { CrewCommandKit } from './platformCommands';
+import type { CrewCommandKit } from './crewCommandKit';
 import type { Deployment } from './parse';
 import { dashboardUrl } from './platformUrl';
 import { describePlatformError, signedIn } from './platformSession';

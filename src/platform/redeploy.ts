@@ -6,7 +6,7 @@ import type { Services } from '../services';
 import { errorText } from '../util/errorText';
 import { showError, showInfo, showWarning } from '../views/notify';
 import type { PlatformSignIn } from './account';
-import type { CrewCommandKit } from './platformCommands';
+import type { CrewCommandKit } from './crewCommandKit';
 import type { DeploymentLogDocuments } from './deploymentLogs';
 import type { ImportedCrew } from './importedCrews';
 import type { DeploymentState } from './parse';

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { StatusSnapshot } from '../api/types';
-import type { RunChange } from './changes';
+import type { RunChange } from './model';
 import { type Clock, systemClock } from '../util/clock';
 import { errorText } from '../util/errorText';
 import { Emitter, type Event } from '../util/event';

@@ -4,7 +4,8 @@
 import * as l10n from '@vscode/l10n';
 import { clip } from '../api/normalize';
 import type { StatusSnapshot, TaskOutput } from '../api/types';
-import { describeChanges, type RunChange } from './changes';
+import { describeChanges } from './changes';
+import type { RunChange } from './model';
 import { type FeedbackRound, isFinished, type RunDetails, type RunRecord, type StateChange } from './model';
 import { forgottenRun, isForgotten } from './notFound';
 import { mergeTaskOutputs } from './taskMerge';

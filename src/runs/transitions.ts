@@ -3,7 +3,7 @@
 
 import * as l10n from '@vscode/l10n';
 import type { StatusSnapshot } from '../api/types';
-import type { RunChange } from './changes';
+import type { RunChange } from './model';
 import type * as SnapshotReading from './snapshotReading';
 import { emptyDetails, type FeedbackRound, isDisposable, isFinished, type NewRun, type RunDetails, type RunRecord, runLabel, type StopReason } from './model';
 

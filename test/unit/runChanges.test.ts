@@ -4,7 +4,8 @@
 import * as assert from 'node:assert/strict';
 import { normaliseStatus } from '../../src/api/normalize';
 import type { StatusSnapshot } from '../../src/api/types';
-import { describeChanges, type RunChange } from '../../src/runs/changes';
+import { describeChanges } from '../../src/runs/changes';
+import type { RunChange } from '../../src/runs/model';
 import { mergeTaskOutputs } from '../../src/runs/taskMerge';
 import { feedbackAnswered, foldSnapshot, newRun } from '../../src/runs/transitions';
 import { changeLine } from '../../src/views/runChangeText';
