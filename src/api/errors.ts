@@ -38,18 +38,7 @@ export interface CrewApiErrorDetails {
   urlProblem?: CrewUrlProblem;
 }
 
-/** Marks the errors of every copy of the class (see `Symbol.hasInstance` below). */
-const BRAND = Symbol.for('crew-runs.CrewApiError');
-
 export class CrewApiError extends Error {
-  /**
-   * Each bundle loaded on first use (dist/commands.js, chat.js, batchUi.js) has its own copy of this class, while
-   * the client that throws is in the main bundle: `instanceof` goes by a brand every copy sets, not by identity.
-   */
-  static [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
-  }
-
   readonly kind: CrewApiErrorKind;
   readonly status?: number;
   readonly missingInputs?: string[];
@@ -63,7 +52,6 @@ export class CrewApiError extends Error {
 
   constructor(kind: CrewApiErrorKind, message: string, details: CrewApiErrorDetails = {}) {
     super(message);
-    Object.defineProperty(this, BRAND, { value: true });
     this.name = 'CrewApiError';
     this.kind = kind;
     this.status = details.status;

@@ -1,39 +1,31 @@
-// Batches, wired: their store and runner, the view, the results panels, the CodeLens and the
-// commands. activate() builds one, `start`s it once the runs are loaded and `release`s it on the way out.
+// Batches, wired: their store and runner, the view, the results panels and the CodeLens (their commands are
+// registered with the others, registerCommands.ts).
+// activate() builds one, `start`s it once the runs are loaded and `release`s it on the way out.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BatchRunner } from '../batches/batchRunner';
+import { BatchRunner } from '../batches/batchRunner';
 import { BatchStore } from '../batches/batchStore';
-import { batchProgress } from '../batches/model';
+import { type Batch, batchProgress } from '../batches/model';
 import { LeaseManager } from '../runs/lease';
+import { POLLER_DEFAULTS } from '../runs/poller';
 import type { Liveness } from '../runs/windowLiveness';
 import type { Services } from '../services';
+import { systemClock } from '../util/clock';
+import { errorText } from '../util/errorText';
 import { BATCH_SOURCE_SELECTOR, BatchCodeLensProvider } from '../views/batchCodeLens';
 import { BatchesTreeProvider } from '../views/batchesTree';
 import { announceBatchEnd, announceBatchPaused } from '../views/batchNotice';
-import type { BatchResultsPanels } from '../views/batchResultsPanel';
-import type * as BatchEngineModule from './batchEngine';
-import type * as BatchUiModule from './batchUi';
-import { errorText } from '../util/errorText';
-
-/** Registered at activation; their handlers load with the batch UI on first use. */
-const UI_COMMANDS = [
-  'crewRuns.kickOffBatch',
-  'crewRuns.cancelBatch',
-  'crewRuns.resumeBatch',
-  'crewRuns.rerunFailedRows',
-  'crewRuns.removeBatch',
-  'crewRuns.openBatchResults',
-  'crewRuns.exportBatchResults',
-  'crewRuns.compareBatches',
-];
+import { BatchResultsPanels } from '../views/batchResultsPanel';
+import { cancelBatchAs, removeBatch } from './batchCommands';
+import { batchRunEnd, sendBatchRow } from './batchSending';
+import { exportResults } from './batchResultsCommands';
 
 export class BatchFeature {
   readonly store: BatchStore;
   readonly tree: BatchesTreeProvider;
+  readonly runner: BatchRunner;
+  readonly panels: BatchResultsPanels;
   private readonly leases: LeaseManager;
-  private ui?: BatchUiModule.BatchUi;
-  private batchRunner?: BatchRunner;
 
   constructor(
     private readonly services: Services,
@@ -44,52 +36,45 @@ export class BatchFeature {
     this.leases = new LeaseManager(path.join(storageDir, 'leases', 'batches'), window.id, services.log, { liveness: window.liveness });
     this.store = new BatchStore(path.join(storageDir, 'batches'), services.log);
     this.tree = new BatchesTreeProvider(this.store, services.runs);
-  }
-
-  /** Made (dist/batchEngine.js loaded) on the first batch to send or resume. */
-  get runner(): BatchRunner {
-    if (!this.batchRunner) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { createBatchRunner } = require('./batchEngine') as typeof BatchEngineModule;
-      this.batchRunner = createBatchRunner(this.services, this.store, this.leases);
-      // Listens as long as the runner lives (stop() ends its events).
-      const runner = this.batchRunner;
-      runner.onDidFinish((id) => {
-        const batch = this.store.get(id);
-        if (batch) {
-          announceBatchEnd(batch);
-        }
-      });
-      runner.onDidPause(({ batchId, reason }) => {
-        const batch = this.store.get(batchId);
-        if (batch) {
-          announceBatchPaused(batch, reason, () => runner.resume(batchId));
-        }
-      });
-    }
-    return this.batchRunner;
-  }
-
-  /** The results panels (tests); they exist once a batch command has loaded the batch UI. */
-  get panels(): BatchResultsPanels {
-    return this.loadUi().panels;
+    this.runner = new BatchRunner({
+      store: this.store,
+      send: (batch, row) => sendBatchRow(services, batch, row),
+      runEnd: (runId) => batchRunEnd(services, runId),
+      lease: this.leases,
+      clock: systemClock,
+      logger: services.log,
+      maxPerCrew: POLLER_DEFAULTS.maxConcurrentPerCrew,
+    });
+    this.panels = new BatchResultsPanels({ extensionUri: services.context.extensionUri, store: this.store, runs: services.runs, log: services.log });
+    // Listens as long as the runner lives (stop() ends its events).
+    this.runner.onDidFinish((id) => {
+      const batch = this.store.get(id);
+      if (batch) {
+        announceBatchEnd(batch);
+      }
+    });
+    this.runner.onDidPause(({ batchId, reason }) => {
+      const batch = this.store.get(batchId);
+      if (batch) {
+        announceBatchPaused(batch, reason, () => this.runner.resume(batchId));
+      }
+    });
   }
 
   /** Cancel, remove and export without their questions (the test API only). */
-  get unprompted(): BatchUiModule.BatchUi['unprompted'] {
-    return this.loadUi().unprompted;
-  }
+  readonly unprompted = {
+    cancel: (batchId: string, stopRunning: boolean): Promise<void> => cancelBatchAs(this.services, this, this.batchOf(batchId), stopRunning),
+    remove: (batchId: string): Promise<void> => removeBatch(this, this.batchOf(batchId)),
+    exportTo: (batchId: string, format: 'jsonl' | 'csv', file: string): Promise<string | undefined> =>
+      exportResults(this.services, this.store, this.batchOf(batchId), { format, file }, 'file'),
+  };
 
-  private loadUi(): BatchUiModule.BatchUi {
-    if (!this.ui) {
-      // A plain require: the bundle loads dist/batchUi.js synchronously, like dist/transport.js.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { createBatchUi } = require('./batchUi') as typeof BatchUiModule;
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { batchUiKit } = require('./batchEngine') as typeof BatchEngineModule;
-      this.ui = createBatchUi(this.services, this.store, this.runner, batchUiKit);
+  private batchOf(batchId: string): Batch {
+    const batch = this.store.get(batchId);
+    if (!batch) {
+      throw new Error(`no batch ${batchId}`);
     }
-    return this.ui;
+    return batch;
   }
 
   /** Batches still sending or running (the status bar counts them). */
@@ -102,11 +87,9 @@ export class BatchFeature {
       this.tree,
       vscode.window.createTreeView('crewRuns.batches', { treeDataProvider: this.tree, showCollapseAll: true }),
       vscode.languages.registerCodeLensProvider(BATCH_SOURCE_SELECTOR, new BatchCodeLensProvider()),
+      this.panels,
       { dispose: () => this.store.dispose() },
-      { dispose: () => this.ui?.dispose() },
-      // No runner yet: no batch runs in this window.
-      this.services.runs.onDidChange(({ runIds }) => void this.batchRunner?.runsChanged(runIds)),
-      ...UI_COMMANDS.map((id) => vscode.commands.registerCommand(id, (arg?: unknown) => this.loadUi().handlers.get(id)?.(arg))),
+      this.services.runs.onDidChange(({ runIds }) => void this.runner.runsChanged(runIds)),
     ];
   }
 
@@ -130,7 +113,7 @@ export class BatchFeature {
 
   /** No row goes out after this; then the batches' leases are given up for the next window. */
   async release(): Promise<void> {
-    await this.batchRunner?.stop();
+    await this.runner.stop();
     await this.store.flush();
     await this.leases.dispose();
   }

@@ -1,4 +1,4 @@
-// The platform's commands (loaded with the other command implementations, dist/commands.js): sign in and out,
+// The platform's commands (registered with the others, commands/registerCommands.ts): sign in and out,
 // switch organization, Import Crews…, Show Deployment Logs, Redeploy, Open in Dashboard.
 import * as vscode from 'vscode';
 import { originOf } from '../api/url';

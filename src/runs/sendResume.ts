@@ -1,4 +1,4 @@
-import type { CrewApi } from '../api/lazyClient';
+import type { CrewApi } from '../api/client';
 import { errorText } from '../util/errorText';
 import type { Logger, RunRecord } from './model';
 import type { RunPoller } from './poller';

@@ -1,5 +1,5 @@
 import type { Inputs } from '../api/inputValues';
-import type { CrewApi } from '../api/lazyClient';
+import type { CrewApi } from '../api/client';
 import { errorText } from '../util/errorText';
 import type { BatchOrigin, Logger, RunRecord } from './model';
 import type { RunPoller } from './poller';

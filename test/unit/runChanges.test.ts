@@ -7,7 +7,8 @@ import type { StatusSnapshot } from '../../src/api/types';
 import { describeChanges } from '../../src/runs/changes';
 import type { RunChange } from '../../src/runs/model';
 import { mergeTaskOutputs } from '../../src/runs/taskMerge';
-import { feedbackAnswered, foldSnapshot, newRun } from '../../src/runs/transitions';
+import { foldSnapshot } from '../../src/runs/snapshotFold';
+import { feedbackAnswered, newRun } from '../../src/runs/transitions';
 import { changeLine } from '../../src/views/runChangeText';
 
 import { type Reply, statusBodies } from '../fixtures/crewApiBodies';
