@@ -1,7 +1,7 @@
 // The allowed directions between the folders of src/, checked by `npm run lint` (dependency-cruiser).
 // Lower layers never import higher ones, so each can be read, tested and bundled without what sits above it:
 //
-//   util ← api ← runs ← crews ← batches ← views ← commands, platform, chat ← extension.ts (the composition root)
+//   util ← api ← runs ← crews ← batches ← ui ← views ← commands, platform, chat ← extension.ts (the composition root)
 //   util ← simulator (a stand-alone server: it never imports the extension)
 //
 // Type-only imports count too: a type that points upward is a design that points upward.
@@ -56,6 +56,13 @@ module.exports = {
       comment: 'src/batches/ (model, store, runner, parsing) is plain Node: api/, runs/, crews/ and util/ only.',
       from: { path: '^src/batches/' },
       to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(batches|crews|runs|api|util)/' },
+    },
+    {
+      name: 'ui-is-a-toolkit',
+      severity: 'error',
+      comment: 'src/ui/ is the shared toolkit (notifications, quick input, error wording): it knows no view, command or feature.',
+      from: { path: '^src/ui/' },
+      to: { path: '^src/', pathNot: '^src/(ui|api|crews/tokenRules\\.ts$|util)' },
     },
     {
       name: 'webview-page-is-a-browser',

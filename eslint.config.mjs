@@ -29,15 +29,15 @@ export default tseslint.config(
     },
   },
   {
-    // Notifications go through src/views/notify.ts, which makes their text inert (no command links from a crew).
+    // Notifications go through src/ui/notify.ts, which makes their text inert (no command links from a crew).
     files: ['src/**/*.ts'],
-    ignores: ['src/views/notify.ts'],
+    ignores: ['src/ui/notify.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
         {
           selector: 'MemberExpression[property.name=/^(show(Information|Warning|Error)Message|setStatusBarMessage)$/]',
-          message: 'Use showInfo/showWarning/showError/showStatusMessage from src/views/notify.ts: they make untrusted text inert.',
+          message: 'Use showInfo/showWarning/showError/showStatusMessage from src/ui/notify.ts: they make untrusted text inert.',
         },
       ],
     },

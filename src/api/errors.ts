@@ -34,7 +34,7 @@ export interface CrewApiErrorDetails {
   origin?: string;
   /** The connection failed before the request was written (refused, no such host): the crew got nothing. */
   notSent?: boolean;
-  /** Refused before sending because the crew URL is not usable (the view words it: views/errorMessages.ts). */
+  /** Refused before sending because the crew URL is not usable (ui/errorMessages.ts words it). */
   urlProblem?: CrewUrlProblem;
 }
 

@@ -14,7 +14,7 @@ import { hasValue, type Inputs, inputsProblem } from '../api/inputValues';
 import { isRequiredInput } from '../crews/inputPresets';
 import { isFinished, type RunDetails, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
-import { describeError } from '../views/errorMessages';
+import { describeError } from '../ui/errorMessages';
 import { TOOL } from './toolNames';
 import { errorText } from '../util/errorText';
 

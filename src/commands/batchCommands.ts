@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type Inputs, inputLine } from '../api/inputValues';
-import { showError, showInfo, showWarning } from '../views/notify';
+import { showError, showInfo, showWarning } from '../ui/notify';
 import type { BatchRunner } from '../batches/batchRunner';
 import type { BatchStore } from '../batches/batchStore';
 import { mapColumns, type MappedTable } from '../batches/mapping';
@@ -18,10 +18,10 @@ import { inertLine, oneLine } from '../util/inertText';
 import { POLLER_DEFAULTS } from '../runs/poller';
 import type { Services } from '../services';
 import { batchTitle } from '../views/batchesTree';
-import { askPick } from '../views/quickInput';
+import { askPick } from '../ui/quickInput';
 import { pickCrew } from './pickCrew';
 import { canOfferStop, stopRun } from './stopCommands';
-import { describeError } from '../views/errorMessages';
+import { describeError } from '../ui/errorMessages';
 import { errorText } from '../util/errorText';
 
 export interface BatchServices {

@@ -3,7 +3,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { showInfo, showStatusMessage } from '../views/notify';
+import { showInfo, showStatusMessage } from '../ui/notify';
 import type { BatchStore, RowOutput } from '../batches/batchStore';
 import type { Batch, BatchRow } from '../batches/model';
 import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../batches/export';

@@ -5,7 +5,7 @@ import type { RunEnd, SendOutcome } from '../batches/batchRunner';
 import type { Batch, BatchRow } from '../batches/model';
 import { isFinished } from '../runs/model';
 import type { Services } from '../services';
-import { describeError } from '../views/errorMessages';
+import { describeError } from '../ui/errorMessages';
 import { startRecordedRun } from '../runs/startRecordedRun';
 import { errorText } from '../util/errorText';
 

@@ -5,7 +5,7 @@ import type { Crew } from '../crews/crewConfig';
 import type { Draft } from '../crews/inputSteps';
 import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
-import { showInfo, showStatusMessage } from '../views/notify';
+import { showInfo, showStatusMessage } from '../ui/notify';
 import { inertLine, oneLine } from '../util/inertText';
 
 /** A run's inputs live in its details file, not its record. */

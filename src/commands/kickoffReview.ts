@@ -7,8 +7,8 @@ import type { Crew } from '../crews/crewConfig';
 import { inputsFromJson, isRequiredInput } from '../crews/inputPresets';
 import { type Draft, inputsToSend, isFlowId, missingInputs } from '../crews/inputSteps';
 import type { Services } from '../services';
-import { showError } from '../views/notify';
-import type { StepInput } from '../views/quickInput';
+import { showError } from '../ui/notify';
+import type { StepInput } from '../ui/quickInput';
 import { inertLine, oneLine } from '../util/inertText';
 import { savePreset } from './kickoffPresets';
 

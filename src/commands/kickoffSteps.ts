@@ -8,7 +8,7 @@ import { hasValue, inputLine, type InputValue, MAX_INPUT_VALUE_LENGTH, parseInpu
 import { inputsFromJson, isRequiredInput } from '../crews/inputPresets';
 import { type Draft, inputKind, stepOf } from '../crews/inputSteps';
 import type { InputSpec } from '../api/types';
-import type { StepInput } from '../views/quickInput';
+import type { StepInput } from '../ui/quickInput';
 import { inertLine, oneLine } from '../util/inertText';
 import { editInEditor, offerEditInEditor } from './valueEditor';
 

@@ -5,8 +5,8 @@ import type { Crew } from '../crews/crewConfig';
 import type { RunRecord } from '../runs/model';
 import type { Services } from '../services';
 import { isPlausibleKickoffId } from '../api/url';
-import { describeError } from '../views/errorMessages';
-import { showWarning } from '../views/notify';
+import { describeError } from '../ui/errorMessages';
+import { showWarning } from '../ui/notify';
 import { inertLine } from '../util/inertText';
 import { errorText } from '../util/errorText';
 

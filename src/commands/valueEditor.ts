@@ -4,7 +4,7 @@
 // user decides; closing the editor keeps the text when it was changed (what was typed is never lost).
 import * as vscode from 'vscode';
 import { parseInputValue } from '../api/inputValues';
-import { showStatusMessage } from '../views/notify';
+import { showStatusMessage } from '../ui/notify';
 
 interface Pending {
   document: vscode.TextDocument;

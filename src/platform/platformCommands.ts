@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { originOf } from '../api/url';
 import type { Crew } from '../crews/crewConfig';
 import type { Services } from '../services';
-import { showInfo } from '../views/notify';
+import { showInfo } from '../ui/notify';
 import type { CrewCommandKit } from './crewCommandKit';
 import { DeploymentLogDocuments, LOG_SCHEME } from './deploymentLogs';
 import { importCrews } from './importCommand';

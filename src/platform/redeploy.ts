@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
 import type { Services } from '../services';
 import { errorText } from '../util/errorText';
-import { showError, showInfo, showWarning } from '../views/notify';
+import { showError, showInfo, showWarning } from '../ui/notify';
 import type { PlatformSignIn } from './account';
 import type { CrewCommandKit } from './crewCommandKit';
 import type { DeploymentLogDocuments } from './deploymentLogs';

@@ -8,7 +8,7 @@ import type { Logger, RunDetails, RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { stateLabel } from './format';
 import { renderMarkdown } from './hostMarkdown';
-import { showStatusMessage } from './notify';
+import { showStatusMessage } from '../ui/notify';
 import { escapeHtml, pageHtml } from './webviewPage';
 import { type HostMessage, isSafeLink, type PageMessage, type PageReport, parsePageMessage } from './webview/messages';
 import { pageStrings } from './webview/pageStrings';

@@ -3,7 +3,7 @@ import type { RunDetails, RunRecord } from '../runs/model';
 import { oneLine } from '../util/inertText';
 import type { PollResult, TokenNeed } from '../runs/poller';
 import type { Services } from '../services';
-import { showError, showInfo, showWarning } from './notify';
+import { showError, showInfo, showWarning } from '../ui/notify';
 import { changeLine } from './runChangeText';
 
 type NotificationLevel = 'all' | 'failuresAndFeedback' | 'off';
