@@ -1,10 +1,10 @@
 // What activate() returns when CREW_RUNS_TEST_HOOKS=1: the integration tests' way in. Its own bundle
 // (dist/testApi.js), never loaded otherwise and never packaged.
 import type * as vscode from 'vscode';
-import type { BatchFeature } from './commands/batchFeature';
+import type { BatchFeature } from './commands/batches/batchFeature';
 import type { AddCrewArguments, addCrewDirectly } from './commands/crewCommands';
 import type { DemoCrews } from './commands/demoCommands';
-import type { KickOffArguments } from './commands/kickoffCommands';
+import type { KickOffArguments } from './commands/kickoff/kickoffCommands';
 import type { StopOutcome } from './commands/stopCommands';
 import type { Services } from './services';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';

@@ -2,27 +2,27 @@
 // Remove Batch. The rows go out through the batch runner, each through startRecordedRun like Kick Off.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { type Inputs, inputLine } from '../api/inputValues';
-import { showError, showInfo, showWarning } from '../ui/notify';
-import type { BatchRunner } from '../batches/batchRunner';
-import type { BatchStore } from '../batches/batchStore';
-import { mapColumns, type MappedTable } from '../batches/mapping';
-import { type Batch, type BatchRow, batchProgress, failedRows, unfinishedRerunOf } from '../batches/model';
-import { formatOfFileName, parseTable, type ParsedTable } from '../batches/parse';
-import { canBeTable, localFile, localFileCanBeTable, readBatchSource, type SourceBytes } from '../batches/source';
-import type { InputSpec } from '../api/types';
-import type { Crew } from '../crews/crewConfig';
-import { isFinished, type RunRecord } from '../runs/model';
-import { readNumberSetting } from '../util/crewRunsSettings';
-import { inertLine, oneLine } from '../util/inertText';
-import { POLLER_DEFAULTS } from '../runs/poller';
-import type { Services } from '../services';
-import { batchTitle } from '../views/batchesTree';
-import { askPick } from '../ui/quickInput';
-import { pickCrew } from './pickCrew';
-import { canOfferStop, stopRun } from './stopCommands';
-import { describeError } from '../ui/errorMessages';
-import { errorText } from '../util/errorText';
+import { type Inputs, inputLine } from '../../api/inputValues';
+import { showError, showInfo, showWarning } from '../../ui/notify';
+import type { BatchRunner } from '../../batches/batchRunner';
+import type { BatchStore } from '../../batches/batchStore';
+import { mapColumns, type MappedTable } from '../../batches/mapping';
+import { type Batch, type BatchRow, batchProgress, failedRows, unfinishedRerunOf } from '../../batches/model';
+import { formatOfFileName, parseTable, type ParsedTable } from '../../batches/parse';
+import { canBeTable, localFile, localFileCanBeTable, readBatchSource, type SourceBytes } from '../../batches/source';
+import type { InputSpec } from '../../api/types';
+import type { Crew } from '../../crews/crewConfig';
+import { isFinished, type RunRecord } from '../../runs/model';
+import { readNumberSetting } from '../../util/crewRunsSettings';
+import { inertLine, oneLine } from '../../util/inertText';
+import { POLLER_DEFAULTS } from '../../runs/poller';
+import type { Services } from '../../services';
+import { batchTitle } from '../../views/batchesTree';
+import { askPick } from '../../ui/quickInput';
+import { pickCrew } from '../pickCrew';
+import { canOfferStop, stopRun } from '../stopCommands';
+import { describeError } from '../../ui/errorMessages';
+import { errorText } from '../../util/errorText';
 
 export interface BatchServices {
   store: BatchStore;

@@ -3,14 +3,14 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { showInfo, showStatusMessage } from '../ui/notify';
-import type { BatchStore, RowOutput } from '../batches/batchStore';
-import type { Batch, BatchRow } from '../batches/model';
-import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../batches/export';
-import type { Services } from '../services';
-import { safeFileName } from '../util/fileName';
-import { batchTitle } from '../views/batchesTree';
-import { type BatchResultsPanels, buildBatchTable } from '../views/batchResultsPanel';
+import { showInfo, showStatusMessage } from '../../ui/notify';
+import type { BatchStore, RowOutput } from '../../batches/batchStore';
+import type { Batch, BatchRow } from '../../batches/model';
+import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../../batches/export';
+import type { Services } from '../../services';
+import { safeFileName } from '../../util/fileName';
+import { batchTitle } from '../../views/batchesTree';
+import { type BatchResultsPanels, buildBatchTable } from '../../views/batchResultsPanel';
 import { pickBatch } from './batchCommands';
 
 const COMPARE_SCHEME = 'crew-runs-batch';
