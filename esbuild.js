@@ -1,4 +1,4 @@
-// Builds the extension bundle, its lazily loaded modules, the simulator and the run-view script.
+// Builds the extension bundle, its three lazily loaded parts, the test API, the simulator CLI and the page scripts.
 // Usage: node esbuild.js [--production] [--watch]
 const esbuild = require('esbuild');
 const path = require('path');
@@ -7,32 +7,16 @@ const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
 /**
- * Modules that are heavy (undici, the simulator) are their own bundles in dist/ and are required
- * on first use, so activation never pays for them. In source they are imported with a dynamic
- * `import('…/name')`; here that import is rewritten to the sibling bundle `./name.js`.
+ * The three heavy parts are bundles of their own in dist/, required on first use, so activation never pays for
+ * them; in source they are a `require('…/name')` (or `import('…/name')`), rewritten here to the sibling bundle.
+ * Everything else is one bundle, dist/extension.js, built synchronously by activate() (src/extension.ts).
  */
 const lazyModules = {
-  // The runs, crews, views and polling, started just after activate() returns (src/extension.ts).
-  'src/core': 'core',
+  // undici, for the first request to a crew or the platform (src/api/client.ts, src/platform/platformClient.ts).
   'src/api/transport': 'transport',
-  // The crew API client and the parsing of every body (src/api/lazyClient.ts stands in for it at activation).
-  'src/api/clientBundle': 'client',
+  // The demo crews' server (src/commands/demoCommands.ts).
   'src/simulator/server': 'simulator',
-  // The chat tools and participant (src/chat/chatKit.ts says what they take from the main bundle).
-  'src/chat/chatImpl': 'chat',
-  // The batch UI (Kick Off Batch, results view, export, compare); the runner and store stay in the main bundle.
-  'src/commands/batchUi': 'batchUi',
-  // The batch runner and its sending, made on the first batch to send or resume (src/commands/batchFeature.ts).
-  'src/commands/batchEngine': 'batchEngine',
-  // The command implementations and the run view host (src/commands/lazyCommands.ts registers their ids).
-  'src/commands/commandHost': 'commands',
-  // jsonc-parser, to count the crews of workspace settings files in an untrusted workspace (src/crews/crewRegistry.ts).
-  'src/crews/crewFileCount': 'crewFiles',
-  // Folding a status into a run: merging its tasks and naming its changes (src/runs/transitions.ts).
-  'src/runs/snapshotReading': 'snapshots',
-  // The log's words for those changes (src/views/runReporter.ts).
-  'src/views/runChangeText': 'changeText',
-  // markdown-it with the run view's rules, for Show All's segments (src/views/runPanel.ts).
+  // markdown-it with the run view's rules (src/views/hostMarkdown.ts, src/chat/crewMarkdown.ts).
   'src/views/webview/markdown': 'markdown',
   // What activate() returns to the integration tests (CREW_RUNS_TEST_HOOKS=1); not packaged.
   'src/testApi': 'testApi',
@@ -145,16 +129,7 @@ function makeBuilds(production) {
 
   return [
     { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { core: 'src/core.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { client: 'src/api/clientBundle.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { chat: 'src/chat/chatImpl.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { batchUi: 'src/commands/batchUi.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { batchEngine: 'src/commands/batchEngine.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { commands: 'src/commands/commandHost.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { crewFiles: 'src/crews/crewFileCount.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { snapshots: 'src/runs/snapshotReading.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { changeText: 'src/views/runChangeText.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { markdown: 'src/views/webview/markdown.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…

@@ -29,41 +29,26 @@ export default tseslint.config(
     },
   },
   {
-    // Notifications go through src/views/notify.ts, which makes their text inert (no command links from a crew).
+    // Notifications go through src/ui/notify.ts, which makes their text inert (no command links from a crew).
     files: ['src/**/*.ts'],
-    ignores: ['src/views/notify.ts'],
+    ignores: ['src/ui/notify.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
         {
           selector: 'MemberExpression[property.name=/^(show(Information|Warning|Error)Message|setStatusBarMessage)$/]',
-          message: 'Use showInfo/showWarning/showError/showStatusMessage from src/views/notify.ts: they make untrusted text inert.',
+          message: 'Use showInfo/showWarning/showError/showStatusMessage from src/ui/notify.ts: they make untrusted text inert.',
         },
       ],
     },
   },
-  {
-    // The platform feature (src/platform/) builds on the crews, the API transport and the views, never on the
-    // commands, runs, chat or batches; only the composition (core.ts, services.ts, commandHost.ts, testApi.ts)
-    // reaches into it.
-    files: ['src/platform/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['../commands/*', '../runs/*', '../chat/*', '../batches/*', '../simulator/*', '../core'], message: 'src/platform/ depends only on api, crews, views, util and services (types).' }] }],
-    },
-  },
-  {
-    files: ['src/**/*.ts'],
-    ignores: ['src/platform/**', 'src/core.ts', 'src/services.ts', 'src/commands/commandHost.ts', 'src/testApi.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/platform/*'], message: 'Only the composition (core.ts, services.ts, commandHost.ts, testApi.ts) uses src/platform/.' }] }],
-    },
-  },
+  // The allowed imports between src/'s folders are checked by dependency-cruiser (.dependency-cruiser.cjs).
   {
     files: ['src/simulator/main.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**'],
     rules: { 'no-console': 'off' },
   },
   {
-    files: ['**/*.js', '**/*.mjs'],
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
     languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
   },

@@ -65,13 +65,13 @@ function bundleRows(b: BundleReport): void {
     figure: 'main bundle (production, minified)',
     value: kb(b.mainBytes),
     unit: 'KB',
-    target: '< 80 KB',
-    met: b.mainBytes < 80 * 1024,
+    // The extension's own code is one bundle (built inside activate()); the budget of scripts/checkPackage.ts.
+    target: '< 400 KB',
+    met: b.mainBytes < 400 * 1024,
     reference: 'lazy transport.js (undici)',
     referenceValue: kb(b.transportBytes),
     ratio: ratio(b.mainBytes, b.transportBytes),
-    note: `loaded just after activation: core.js ${kb(b.lazyBytes['core.js'] ?? 0)} KB; on first use: ${Object.entries(b.lazyBytes)
-      .filter(([file]) => file !== 'core.js')
+    note: `on first use: ${Object.entries(b.lazyBytes)
       .map(([file, bytes]) => `${file} ${kb(bytes)} KB`)
       .join(', ')}`,
   });
@@ -111,14 +111,14 @@ function activationRows(all: HarnessRound[]): void {
   if (core.length > 0) {
     rows.push({
       item: '1 Activation',
-      figure: `activate() + its core started just after (runs, views, polling; median of ${core.length})`,
+      figure: `activate() until its object graph is built (runs, views, polling, commands; median of ${core.length})`,
       value: round(median(core), 1),
       unit: 'ms',
       target: '(info)',
       reference: 'empty extension, same hosts',
       referenceValue: round(emptyMedian, 1),
       ratio: ratio(median(core), emptyMedian),
-      note: `rounds ${core.map((x) => round(x, 1)).join('/')}; dist/core.js loads in the task after activation, not inside it`,
+      note: `rounds ${core.map((x) => round(x, 1)).join('/')}; the mark is set at the end of activate()`,
     });
   }
   rows.push({

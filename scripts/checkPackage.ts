@@ -9,10 +9,10 @@ import * as path from 'path';
 const repoRoot = path.resolve(__dirname, '..', '..');
 const vsix = path.join(repoRoot, 'crew-runs.vsix');
 const BUDGET_BYTES = 1024 * 1024;
-// Issue 19: what activation loads. Command implementations, the run view host, the API client, the batch runner,
-// jsonc-parser (counting untrusted workspace crews) and the folding and wording of status changes are bundles of
-// their own, loaded on first use (esbuild.js, lazyModules). Target: the main bundle under 80 KB.
-const MAIN_BUNDLE_BUDGET_BYTES = 80 * 1024;
+// What activation loads: the extension's own code in one bundle (about 320 KB minified); undici, markdown-it and
+// the simulator are bundles of their own, loaded on first use (esbuild.js, lazyModules). The budget catches a
+// heavy dependency slipping into the main bundle; activation time itself is the bench's "activation" row.
+const MAIN_BUNDLE_BUDGET_BYTES = 400 * 1024;
 
 const EXPECTED = [
   '[Content_Types].xml',
@@ -24,17 +24,8 @@ const EXPECTED = [
   'extension/package.nls.json',
   'extension/l10n/bundle.l10n.json',
   'extension/dist/extension.js',
-  'extension/dist/core.js',
   'extension/dist/transport.js',
   'extension/dist/simulator.js',
-  'extension/dist/chat.js',
-  'extension/dist/batchUi.js',
-  'extension/dist/batchEngine.js',
-  'extension/dist/client.js',
-  'extension/dist/commands.js',
-  'extension/dist/crewFiles.js',
-  'extension/dist/snapshots.js',
-  'extension/dist/changeText.js',
   'extension/dist/markdown.js',
   'extension/media/icon.png',
   'extension/media/runView.css',

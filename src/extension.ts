@@ -1,62 +1,226 @@
-// Activation registers only what VS Code may ask for by name before anything else happens (command
-// ids, the run view's serializer, document providers, the chat tools). The runs, crews, views and
-// polling (core.ts, its own bundle dist/core.js) start just after activate() returns.
+// The composition root: activate() builds the whole object graph, in the order the product reads —
+// tokens → crews → client → runs → poller → batches → views → commands → chat — and registers every
+// disposable. Nothing here touches the network; the run history is read from disk just after.
 import * as vscode from 'vscode';
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { CrewClient } from './api/client';
+import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
+import { createParticipantHandler } from './chat/participantHost';
 import { registerChat } from './chat/registerChat';
-import { LazyCommands } from './commands/lazyCommands';
-import type * as CoreModule from './core';
+import { BatchFeature } from './commands/batches/batchFeature';
+import { addCrewDirectly } from './commands/crewCommands';
+import { DemoCrews } from './commands/demoCommands';
+import { offerEnvironmentImport } from './commands/environmentImport';
+import { kickOffWithoutReview } from './commands/kickoff/kickoffCommands';
+import { registerCommands } from './commands/registerCommands';
+import { stopRunWithoutAsking } from './commands/stopCommands';
+import { CrewRegistry } from './crews/crewRegistry';
+import { InputPresets } from './crews/inputPresets';
+import { StopSupport } from './crews/stopSupport';
+import { TokenStore } from './crews/tokenStore';
+import { PlatformAccount } from './platform/account';
+import { AUTH_PROVIDER_ID, CrewAIAuthenticationProvider } from './platform/authProvider';
+import { DeploymentHealth } from './platform/deploymentHealth';
+import { ImportedCrews } from './platform/importedCrews';
+import { PlatformClient } from './platform/platformClient';
+import { LeaseManager } from './runs/lease';
+import { RunPoller } from './runs/poller';
+import { watchRecords } from './runs/recordWatcher';
+import { RunStore } from './runs/runStore';
+import { SharedState } from './runs/sharedState';
+import type { SharedValues } from './util/sharedValues';
+import { WindowLiveness } from './runs/windowLiveness';
+import type { PlatformServices, Services } from './services';
 import type * as TestApiModule from './testApi';
+import { systemClock } from './util/clock';
+import { readCrewRunsNumbers } from './util/crewRunsSettings';
 import { errorText } from './util/errorText';
-import { startSoon } from './util/startSoon';
-import { showError } from './views/notify';
+import { setListenerErrorSink } from './util/event';
+import { CORE_STARTED_MARK } from './util/marks';
+import { CrewsTreeProvider } from './views/crewsTree';
+import { FeedbackReviews } from './views/feedbackReview';
+import { RunOutputDocuments } from './views/outputDocuments';
+import { RunRevealer } from './views/revealRuns';
+import { RUN_VIEW_TYPE, RunPanelManager } from './views/runPanel';
+import { RunPanelProbe } from './views/runPanelProbe';
+import { RunReporter } from './views/runReporter';
+import { RunsStatusBar } from './views/statusBar';
+import { followViewedRuns } from './views/viewedRuns';
 
-/** The command implementations, loaded on first use; deactivate stops the demo crews if they were started. */
-let commands: LazyCommands | undefined;
-let core: Promise<CoreModule.Core> | undefined;
-/** Set by deactivate(): a core not started yet is not started at all (its disposables would outlive the window). */
-let deactivated = false;
+/** What deactivate() must await: the host does not wait for what a dispose() starts. */
+let release: (() => Promise<void>) | undefined;
 
 export function activate(context: vscode.ExtensionContext) {
-  deactivated = false;
   const log = vscode.window.createOutputChannel('Crew Runs', { log: true });
-  const lazy = new LazyCommands();
-  commands = lazy;
-  const started = startSoon(() => startCore(context, log, lazy), () => deactivated);
-  started.catch((error: unknown) => {
-    lazy.fail(error);
-    if (!deactivated) {
-      log.error(`Crew Runs could not start: ${errorText(error)}`);
-      const showLog = vscode.l10n.t('Show Log');
-      void showError(vscode.l10n.t('Crew Runs could not start: {0}', errorText(error)), showLog).then((choice) => choice === showLog && log.show());
-    }
+  context.subscriptions.push(log, setListenerErrorSink((error) => log.error(`An event listener failed: ${errorText(error)}`)));
+  const userAgent = `crew-runs/${context.extension.packageJSON.version ?? 'dev'}`;
+  // Clamped, and user-only where a workspace must not decide (history size; every number when untrusted).
+  const numbers = () => readCrewRunsNumbers(vscode.workspace.getConfiguration('crewRuns'), vscode.workspace.isTrusted);
+  const atStart = numbers();
+
+  // Crews and their tokens; the client that reaches them.
+  const tokens = new TokenStore(context.secrets);
+  const crews = new CrewRegistry(tokens, log);
+  const client = new CrewClient({ getToken: (url) => tokens.get(url), getNetworkSettings: () => readNetworkSettings(log), userAgent });
+
+  // Runs, shared by every window through global storage; a lease per run decides which window polls it.
+  const globalState = { get: <T>(key: string) => context.globalState.get<T>(key), update: async (key: string, value: unknown) => context.globalState.update(key, value) };
+  const storageDir = context.globalStorageUri.fsPath;
+  const runs = new RunStore(globalState, storageDir, log, { maxRunsPerCrew: atStart.maxRunsPerCrew });
+  // Small values every window shares; what older versions kept in globalState is read from there until first changed.
+  const shared = new SharedState(path.join(storageDir, 'shared'), log, context.globalState);
+  const windowId = randomUUID();
+  // setContext runs in the workbench: its answer proves this extension host still has a window.
+  const liveness = new WindowLiveness(() => vscode.commands.executeCommand('setContext', 'crewRuns.windowAnswers', true));
+  const leases = new LeaseManager(path.join(storageDir, 'leases'), windowId, log, { liveness });
+  // The reporter writes the user-facing lines (deduplicated); the poller's own notes stay at debug level.
+  const pollerLog = { info: (m: string) => log.debug(m), warn: (m: string) => log.debug(m), error: (m: string) => log.error(m) };
+  const poller = new RunPoller(runs, client, systemClock, pollerLog, leases, {
+    maxIntervalMs: atStart.pollMaxIntervalSeconds * 1000,
+    unfocusedFactor: atStart.pollUnfocusedFactor,
+    watchDeadlineMs: atStart.watchDeadlineHours * 3_600_000,
+    tokenChanges: tokens.onDidChange,
   });
-  core = started;
-  const services = started.then((c) => c.services);
-  services.catch(() => undefined); // Told above; a chat tool called later gets the error itself.
-  context.subscriptions.push(log, ...lazy.register(), ...registerChat(services, context.extensionUri, log));
+
+  const platform = createPlatform(context, log, userAgent, shared);
+  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(shared), stops: new StopSupport(shared), shared, platform };
+  const batches = new BatchFeature(services, storageDir, { id: windowId, liveness });
+
+  // Views: the crews tree, the status bar, the log and notices, the run views and documents.
+  const tree = new CrewsTreeProvider(crews, runs);
+  tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);
+  tree.setDeployments((crewUrl) => (platform.imported.get(crewUrl) ? (platform.health.get(crewUrl) ?? { state: 'unknown' }) : undefined), (listener) =>
+    vscode.Disposable.from(platform.health.onDidChange(listener), platform.imported.onDidChange(listener)),
+  );
+  const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
+  const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) });
+  const reporter = new RunReporter(services);
+  // Reading the run history is I/O: it goes on after activate() returns; restored run views wait for it.
+  const loaded = runs.load();
+  const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded });
+  const reviews = new FeedbackReviews();
+  const documents = new RunOutputDocuments(runs);
+  const demo = new DemoCrews(services);
+
+  context.subscriptions.push(
+    tokens,
+    crews,
+    platform.account,
+    platform.auth,
+    platform.imported,
+    platform.health,
+    { dispose: () => void platform.client.dispose() },
+    crews.onDidChange(() => void platform.imported.retain(new Set(crews.list().map((c) => c.url)))),
+    registerAccount(platform.auth, log),
+    ...batches.register(),
+    tree,
+    treeView,
+    new RunRevealer(tree, treeView, runs, () => batches.activeCount() > 0),
+    statusBar,
+    reporter,
+    panels,
+    vscode.window.registerWebviewPanelSerializer(RUN_VIEW_TYPE, { deserializeWebviewPanel: (panel, state: unknown) => panels.deserialize(panel, state) }),
+    reviews,
+    reviews.register(),
+    documents,
+    documents.register(),
+    followViewedRuns({ treeView, panels }, poller),
+    ...registerCommands(services, { panels, reviews, documents, batches, demo }),
+    ...registerChat(services, context.extensionUri, log),
+    { dispose: () => poller.dispose() },
+    { dispose: () => void leases.dispose() },
+    { dispose: () => runs.dispose() },
+    { dispose: () => void client.dispose() },
+    services.stops,
+    vscode.window.onDidChangeWindowState((state) => {
+      poller.setFocused(state.focused);
+      if (state.focused) {
+        void runs.reload(); // The watcher may have missed another window's change.
+      }
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (affectsNetworkSettings(e)) {
+        void client.resetTransport();
+      }
+      if (e.affectsConfiguration('crewRuns.maxRunsPerCrew')) {
+        void runs.setMaxRunsPerCrew(numbers().maxRunsPerCrew);
+      }
+    }),
+  );
+  poller.setFocused(vscode.window.state.focused);
+  // Runs and batches another window started show up here even if this window is never focused, and this
+  // window can take them over should that one close.
+  const otherWindows = setInterval(() => {
+    void runs.reload(); // The backstop: runs' changes come through the watcher (below) within moments.
+    void batches.refresh();
+  }, 30_000);
+  context.subscriptions.push({ dispose: () => clearInterval(otherWindows) });
+
+  // Once the history is read, runs in flight are picked up again.
+  void loaded.then(
+    () => {
+      context.subscriptions.push(watchRecords(runs.recordsDir, (id) => runs.refresh(id), log));
+      leases.startRenewing();
+      poller.start();
+      void platform.health.refresh();
+      batches.start();
+      if (process.env.CREWAI_API_URL && process.env.CREWAI_BEARER_TOKEN) {
+        void offerEnvironmentImport(services);
+      }
+      if (process.env.CREW_RUNS_DEMO === '1') {
+        void demo.start(); // `npm run demo`: the demo crews are ready without a click.
+      }
+    },
+    (error) => log.error(`Could not load the run history: ${errorText(error)}`),
+  );
+
+  release = async () => {
+    poller.dispose();
+    await Promise.all([demo.dispose(), leases.dispose(), batches.release()]);
+  };
+  performance.mark(CORE_STARTED_MARK);
 
   if (process.env.CREW_RUNS_TEST_HOOKS !== '1') {
     return undefined;
   }
-  // Integration tests only: dist/testApi.js, never loaded (nor packaged) otherwise.
-  return started.then(({ services, parts }) => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { createTestApi } = require('./testApi') as typeof TestApiModule;
-    return createTestApi(services, { ...parts, commands: lazy });
+  // Integration tests only: dist/testApi.js, never loaded (nor packaged) otherwise. The probe is made now, so
+  // every run view of the session reports to it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createTestApi } = require('./testApi') as typeof TestApiModule;
+  return createTestApi(services, {
+    ...{ tree, treeView, reporter, settings: numbers, batches, statusBar, panels: new RunPanelProbe(panels), reviews, demo },
+    unprompted: {
+      addCrew: (args) => addCrewDirectly(services, args),
+      kickOff: (args) => kickOffWithoutReview(services, args),
+      stopRun: (runId) => stopRunWithoutAsking(services, runId),
+      chatHandler: () => createParticipantHandler(services),
+    },
   });
 }
 
-function startCore(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, lazy: LazyCommands): CoreModule.Core {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { startCore } = require('./core') as typeof CoreModule;
-  return startCore(context, log, lazy);
+export async function deactivate(): Promise<void> {
+  // Awaited here, not in a disposable: the leases outlived a reload otherwise, and the reloaded window could
+  // not poll its runs until they expired.
+  await release?.();
+  release = undefined;
 }
 
-export async function deactivate(): Promise<void> {
-  deactivated = true;
-  // Awaited here, not in a disposable: the host does not wait for what a dispose() starts, so the
-  // leases outlived a reload and the reloaded window could not poll its runs until they expired.
-  await Promise.all([commands?.deactivate(), core?.then((c) => c.release(), () => undefined)]);
-  commands = undefined;
-  core = undefined;
+/** The organization's platform: sign-in, imported crews and their deployment health (src/platform/). */
+function createPlatform(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, userAgent: string, shared: SharedValues): PlatformServices {
+  const account = new PlatformAccount(context.secrets);
+  const client = new PlatformClient({ getNetworkSettings: () => readNetworkSettings(log), userAgent });
+  const imported = new ImportedCrews(shared);
+  return { account, client, imported, auth: new CrewAIAuthenticationProvider(account, client), health: new DeploymentHealth(account, imported, client, log) };
+}
+
+/** The "CrewAI" account; an id another extension took already must not keep the crews from starting. */
+function registerAccount(provider: vscode.AuthenticationProvider, log: vscode.LogOutputChannel): vscode.Disposable {
+  try {
+    return vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'CrewAI', provider, { supportsMultipleAccounts: false });
+  } catch (error) {
+    log.error(`The CrewAI account could not be registered (${errorText(error)}); the platform commands still work.`);
+    return { dispose: () => undefined };
+  }
 }

@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { CrewApi } from './api/lazyClient';
+import type { CrewApi } from './api/client';
 import type { CrewRegistry } from './crews/crewRegistry';
 import type { InputPresets } from './crews/inputPresets';
 import type { StopSupport } from './crews/stopSupport';
@@ -19,7 +19,7 @@ export interface Services {
   readonly log: vscode.LogOutputChannel;
   readonly tokens: TokenStore;
   readonly crews: CrewRegistry;
-  /** The crew API client (loaded on its first call). */
+  /** The crew API client. */
   readonly client: CrewApi;
   readonly runs: RunStore;
   readonly poller: RunPoller;

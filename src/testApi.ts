@@ -1,19 +1,45 @@
+// What activate() returns when CREW_RUNS_TEST_HOOKS=1: the integration tests' way in. Its own bundle
+// (dist/testApi.js), never loaded otherwise and never packaged.
 import type * as vscode from 'vscode';
+import type { BatchFeature } from './commands/batches/batchFeature';
+import type { AddCrewArguments, addCrewDirectly } from './commands/crewCommands';
+import type { DemoCrews } from './commands/demoCommands';
+import type { KickOffArguments } from './commands/kickoff/kickoffCommands';
+import type { StopOutcome } from './commands/stopCommands';
 import type { Services } from './services';
-import type { LazyCommands } from './commands/lazyCommands';
-import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
-import type { RunReporter } from './views/runReporter';
-import type { BatchFeature } from './commands/batchFeature';
-import type { AddCrewArguments } from './commands/crewCommands';
-import type { KickOffArguments } from './commands/kickoffCommands';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
+import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
+import type { FeedbackReviews } from './views/feedbackReview';
+import type { RunPanelProbe } from './views/runPanelProbe';
+import type { RunReporter } from './views/runReporter';
 import type { RunsStatusBar } from './views/statusBar';
 
-/**
- * What activate() returns when CREW_RUNS_TEST_HOOKS=1 (integration tests only). It gives the
- * models, never a token: the token store is deliberately not part of it.
- */
-export function createTestApi(services: Services, parts: { tree: CrewsTreeProvider; treeView: vscode.TreeView<CrewsTreeNode>; commands: LazyCommands; reporter: RunReporter; settings: () => CrewRunsNumbers; batches: BatchFeature; statusBar: RunsStatusBar }) {
+/** What the composition root hands the test API besides the services. */
+export interface TestApiParts {
+  tree: CrewsTreeProvider;
+  treeView: vscode.TreeView<CrewsTreeNode>;
+  reporter: RunReporter;
+  settings: () => CrewRunsNumbers;
+  batches: BatchFeature;
+  statusBar: RunsStatusBar;
+  /** The run panels as tests see them: what each sent, what its page reported. */
+  panels: RunPanelProbe;
+  reviews: FeedbackReviews;
+  demo: DemoCrews;
+  /**
+   * What the commands always ask first, without asking. Functions of the main bundle: this bundle's own copies
+   * of the commands would not recognise the main bundle's error classes.
+   */
+  unprompted: {
+    addCrew(args: AddCrewArguments): ReturnType<typeof addCrewDirectly>;
+    kickOff(args: KickOffArguments): Promise<string | undefined>;
+    stopRun(runId: string): Promise<StopOutcome>;
+    chatHandler(): vscode.ChatRequestHandler;
+  };
+}
+
+/** It gives the models, never a token: the token store is deliberately not part of it. */
+export function createTestApi(services: Services, parts: TestApiParts) {
   return {
     runs: services.runs,
     crews: services.crews,
@@ -21,21 +47,9 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     presets: services.presets,
     tree: parts.tree,
     treeView: parts.treeView,
-    /** The demo, the reviews and the run view host load with the commands (dist/commands.js) on first use. */
-    get demo() {
-      return parts.commands.demo;
-    },
-    get reviews() {
-      return parts.commands.reviews;
-    },
-    /** The run panels as tests see them: what each sent, what its page reported. */
-    get panels() {
-      const probe = parts.commands.panelProbe;
-      if (!probe) {
-        throw new Error('the run panel probe exists only with CREW_RUNS_TEST_HOOKS=1');
-      }
-      return probe;
-    },
+    demo: parts.demo,
+    reviews: parts.reviews,
+    panels: parts.panels,
     batches: parts.batches,
     statusBar: parts.statusBar,
     /** The numeric settings as this window reads them (its poller took them at activation), clamped. */
@@ -43,15 +57,14 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
     logUri: services.context.logUri,
     globalStorageUri: services.context.globalStorageUri,
     /** Adds a crew with its token, without asking: the only way in with a token that is not typed (no command takes one). */
-    /** Through the commands' bundle (loaded on first use). */
-    addCrew: (args: AddCrewArguments) => parts.commands.load().addCrewDirectly(args),
+    addCrew: parts.unprompted.addCrew,
     /**
      * What the commands never do without asking the user (a command link or another extension can run them), for
      * tests that need no question: kick off without the review, stop without the confirmation. Cancel, remove and
      * export batches without asking: `batches.unprompted`.
      */
-    kickOff: (args: KickOffArguments) => parts.commands.load().kickOffWithoutReview(args),
-    stopRun: (runId: string) => parts.commands.load().stopRunWithoutAsking(runId),
+    kickOff: parts.unprompted.kickOff,
+    stopRun: parts.unprompted.stopRun,
     /**
      * The platform side, without the personal token: who is signed in (URL and organization), the imported crews,
      * their deployment health, and the platform URL as the extension reads it (a workspace value never counts).
@@ -79,7 +92,7 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
       signOut: () => services.platform.auth.removeSession(),
     },
     /** The @crews request handler as registered (the chat view needs a language model to call it). */
-    chatHandler: () => import('./chat/chatImpl').then((m) => m.createParticipantHandler(services, m.chatKit)),
+    chatHandler: async () => parts.unprompted.chatHandler(),
   };
 }
 

@@ -22,7 +22,7 @@ export interface HarnessRound {
   round: number;
   emptyFirst: boolean;
   realActivateMs?: number;
-  /** From the start of Crew Runs' activate() to its core started (just after activate() returns). */
+  /** From the start of Crew Runs' activate() to its object graph built (the end of activate()). */
   realCoreStartedMs?: number;
   emptyActivateMs?: number;
   /** This round's host had the test hooks on (it measures through the test API): its activation is not the product's. */

@@ -72,8 +72,8 @@ async function timeActivation(id: string): Promise<{ activateMs: number; coreSta
   if (id !== REAL_ID) {
     return { activateMs };
   }
-  // Crew Runs starts its core (dist/core.js: runs, views, polling) just after activate() returns:
-  // reported too, and waited for so that it never lands in the other extension's timing.
+  // Crew Runs marks its object graph built at the end of activate(): reported too (it is the same moment now),
+  // and waited for so that nothing of it lands in the other extension's timing.
   const mark = await waitFor(() => performance.getEntriesByName(CORE_STARTED_MARK).find((entry) => entry.startTime >= started), 'the core started mark', 10_000);
   const coreStartedMs = mark.startTime - started;
   await new Promise((resolve) => setTimeout(resolve, 500)); // its first file reads and messages

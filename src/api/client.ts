@@ -49,6 +49,9 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** What the extension uses of the client (Services.client); tests and the bench pass stand-ins of this shape. */
+export type CrewApi = Pick<CrewClient, 'getInputs' | 'kickoff' | 'getStatus' | 'resume' | 'stop' | 'resetTransport' | 'dispose'>;
+
 export class CrewClient implements StatusSource {
   private transport?: Promise<Transport>;
   private readonly retry: ReadRetryPolicy;

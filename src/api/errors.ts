@@ -34,22 +34,11 @@ export interface CrewApiErrorDetails {
   origin?: string;
   /** The connection failed before the request was written (refused, no such host): the crew got nothing. */
   notSent?: boolean;
-  /** Refused before sending because the crew URL is not usable (the view words it: views/errorMessages.ts). */
+  /** Refused before sending because the crew URL is not usable (ui/errorMessages.ts words it). */
   urlProblem?: CrewUrlProblem;
 }
 
-/** Marks the errors of every copy of the class (see `Symbol.hasInstance` below). */
-const BRAND = Symbol.for('crew-runs.CrewApiError');
-
 export class CrewApiError extends Error {
-  /**
-   * Each bundle loaded on first use (dist/commands.js, chat.js, batchUi.js) has its own copy of this class, while
-   * the client that throws is in the main bundle: `instanceof` goes by a brand every copy sets, not by identity.
-   */
-  static [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
-  }
-
   readonly kind: CrewApiErrorKind;
   readonly status?: number;
   readonly missingInputs?: string[];
@@ -63,7 +52,6 @@ export class CrewApiError extends Error {
 
   constructor(kind: CrewApiErrorKind, message: string, details: CrewApiErrorDetails = {}) {
     super(message);
-    Object.defineProperty(this, BRAND, { value: true });
     this.name = 'CrewApiError';
     this.kind = kind;
     this.status = details.status;

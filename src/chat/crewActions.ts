@@ -3,18 +3,18 @@
 // text for the model (toolResults.ts and participant.ts word them). Runs go through the same
 // recording path as the palette (startRecordedRun, sendResume), so they show in the tree and are polled.
 import * as l10n from '@vscode/l10n';
-import type { CrewApiError } from '../api/errors';
+import { CrewApiError, mayHaveActed } from '../api/errors';
 import type { CrewInputs, InputSpec } from '../api/types';
 import { normaliseCrewUrl } from '../api/url';
-import { startRecordedRun } from '../commands/startRun';
-import { isAnswerAlreadyGiven, sendResume } from '../commands/sendResume';
+import { startRecordedRun } from '../runs/startRecordedRun';
+import { isAnswerAlreadyGiven, sendResume } from '../runs/sendResume';
 import type { Crew } from '../crews/crewConfig';
 import type { CrewHealth } from '../crews/crewRegistry';
 import { hasValue, type Inputs, inputsProblem } from '../api/inputValues';
 import { isRequiredInput } from '../crews/inputPresets';
 import { isFinished, type RunDetails, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
-import type { ChatKit } from './chatKit';
+import { describeError } from '../ui/errorMessages';
 import { TOOL } from './toolNames';
 import { errorText } from '../util/errorText';
 
@@ -61,10 +61,10 @@ export type FeedbackOutcome = { kind: 'sent'; run: RunRecord } | { kind: 'proble
 const instances = new WeakMap<Services, CrewActions>();
 
 /** One per window, shared by the tools and the participant (they share what /inputs answered). */
-export function crewActionsFor(services: Services, kit: ChatKit): CrewActions {
+export function crewActionsFor(services: Services): CrewActions {
   let actions = instances.get(services);
   if (!actions) {
-    actions = new CrewActions(services, kit);
+    actions = new CrewActions(services);
     instances.set(services, actions);
   }
   return actions;
@@ -74,13 +74,10 @@ export class CrewActions {
   /** Inputs per crew URL, as GET /inputs last answered in this window. */
   private readonly knownInputs = new Map<string, CrewInputs>();
 
-  constructor(
-    private readonly services: Services,
-    private readonly kit: ChatKit,
-  ) {}
+  constructor(private readonly services: Services) {}
 
   private apiError(error: unknown): CrewApiError | undefined {
-    return error instanceof this.kit.CrewApiError ? error : undefined;
+    return error instanceof CrewApiError ? error : undefined;
   }
 
   /** A crew by URL or by name (case-insensitive). Only crews the registry offers: never an untrusted workspace's. */
@@ -118,7 +115,7 @@ export class CrewActions {
   /** GET /inputs: the one place the chat reads a crew's inputs (the client's parser decides what they are). */
   async readInputs(crew: Crew, signal?: AbortSignal): Promise<InputsOutcome> {
     if (!(await this.services.crews.hasToken(crew.url))) {
-      return { ok: false, problem: this.kit.describeError(new this.kit.CrewApiError('unauthorized', 'no token'), crew.name) };
+      return { ok: false, problem: describeError(new CrewApiError('unauthorized', 'no token'), crew.name) };
     }
     try {
       const inputs = await this.services.client.getInputs(crew.url, { signal });
@@ -138,7 +135,7 @@ export class CrewActions {
       if (apiError) {
         this.services.crews.setHealth(crew.url, apiError.kind === 'unauthorized' ? 'tokenRejected' : 'unreachable');
       }
-      return { ok: false, problem: this.kit.describeError(error, crew.name) };
+      return { ok: false, problem: describeError(error, crew.name) };
     }
   }
 
@@ -175,8 +172,8 @@ export class CrewActions {
         return { kind: 'missing', missing: apiError.missingInputs ?? [], names: inputs.names };
       }
       // A lost or unreadable answer, or a 5xx, may hide a started run: never kick off again by ourselves.
-      const mayHaveStarted = this.kit.mayHaveActed(error);
-      return { kind: 'problem', message: this.kit.describeError(error, crew.name), sent: true, mayHaveStarted };
+      const mayHaveStarted = mayHaveActed(error);
+      return { kind: 'problem', message: describeError(error, crew.name), sent: true, mayHaveStarted };
     }
   }
 
@@ -311,11 +308,11 @@ export class CrewActions {
         this.services.poller.pokeRun(current.id);
       }
       // A lost or unreadable answer may hide feedback the crew took: never offered to send it again blindly.
-      const mayHaveActed = this.kit.mayHaveActed(error);
-      if (mayHaveActed) {
+      const acted = mayHaveActed(error);
+      if (acted) {
         this.services.poller.pokeRun(current.id);
       }
-      return { kind: 'problem', message: this.kit.describeError(error, current.crewName), sent: true, mayHaveActed };
+      return { kind: 'problem', message: describeError(error, current.crewName), sent: true, mayHaveActed: acted };
     }
   }
 }

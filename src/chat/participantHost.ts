@@ -1,9 +1,8 @@
 // VS Code's side of the @crews participant: the response stream as a ChatSink (crew text rendered
 // untrusted), l10n, the state labels of the tree, and free-form questions sent to the request's
-// model with the crew tools. Loaded on the participant's first request.
+// model with the crew tools.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import type { ChatKit } from './chatKit';
 import { stateLabel } from '../views/format';
 import { safeCrewMarkdown } from './crewMarkdown';
 import { crewActionsFor } from './crewActions';
@@ -21,8 +20,8 @@ export function untrustedMarkdown(text: string): vscode.MarkdownString {
   return markdown;
 }
 
-export function createParticipantHandler(services: Services, kit: ChatKit): vscode.ChatRequestHandler {
-  const actions = crewActionsFor(services, kit);
+export function createParticipantHandler(services: Services): vscode.ChatRequestHandler {
+  const actions = crewActionsFor(services);
   return async (request, _context, stream, token) => {
     const sink: ChatSink = {
       markdown: (text) => stream.markdown(untrustedMarkdown(text)),

@@ -3,13 +3,13 @@
 // `vscode.chat` (a fork, an older or web-only build), or one whose registration throws (a stub),
 // still activates, shows no error, and keeps the tools and the participant hidden — they are
 // contributed with `when` clauses on the context keys set here once registration succeeded, so no
-// chat lists a crew tool or @crews that nobody answers. The implementations load on first use.
-// Registered by activate() itself (a tool call may be what activates the extension); the services
-// come with the core.
+// chat lists a crew tool or @crews that nobody answers. The tools and the handler are made on first use.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { errorText } from '../util/errorText';
+import { createParticipantHandler } from './participantHost';
 import { TOOL, type ToolName } from './toolNames';
+import { createTools } from './tools';
 
 type Tool = vscode.LanguageModelTool<Record<string, unknown>>;
 
@@ -25,10 +25,10 @@ export interface ChatRegistrationLog {
   warn(message: string): void;
 }
 
-export function registerChat(services: Promise<Services>, extensionUri: vscode.Uri, log: ChatRegistrationLog): vscode.Disposable[] {
+export function registerChat(services: Services, extensionUri: vscode.Uri, log: ChatRegistrationLog): vscode.Disposable[] {
   const disposables: vscode.Disposable[] = [];
-  let tools: Promise<Record<ToolName, Tool>> | undefined;
-  const loadTools = () => (tools ??= Promise.all([services, import('./chatImpl')]).then(([s, m]) => m.createTools(s, m.chatKit)));
+  let tools: Record<ToolName, Tool> | undefined;
+  const loadTools = () => (tools ??= createTools(services));
 
   // `vscode.lm` and `vscode.chat` are typed as always present; another editor may lack them.
   const api = vscode as Partial<typeof vscode>;
@@ -39,8 +39,8 @@ export function registerChat(services: Promise<Services>, extensionUri: vscode.U
       for (const name of Object.values(TOOL)) {
         registered.push(
           lm.registerTool<Record<string, unknown>>(name, {
-            prepareInvocation: async (options, token) => (await loadTools())[name].prepareInvocation?.(options, token),
-            invoke: async (options, token) => (await loadTools())[name].invoke(options, token),
+            prepareInvocation: (options, token) => loadTools()[name].prepareInvocation?.(options, token),
+            invoke: (options, token) => loadTools()[name].invoke(options, token),
           }),
         );
       }
@@ -58,10 +58,10 @@ export function registerChat(services: Promise<Services>, extensionUri: vscode.U
   const chat = api.chat;
   if (typeof chat?.createChatParticipant === 'function') {
     try {
-      let handler: Promise<vscode.ChatRequestHandler> | undefined;
-      const participant = chat.createChatParticipant('crewRuns.crews', async (request, context, stream, token) => {
-        handler ??= Promise.all([services, import('./chatImpl')]).then(([s, m]) => m.createParticipantHandler(s, m.chatKit));
-        return (await handler)(request, context, stream, token);
+      let handler: vscode.ChatRequestHandler | undefined;
+      const participant = chat.createChatParticipant('crewRuns.crews', (request, context, stream, token) => {
+        handler ??= createParticipantHandler(services);
+        return handler(request, context, stream, token);
       });
       disposables.push(participant);
       participant.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'icon.png');

@@ -1,9 +1,8 @@
 // The crew tools a language model can call (contributes.languageModelTools): input checks,
-// confirmations for the tools with effects, and their results as text. Loaded on first use.
+// confirmations for the tools with effects, and their results as text.
 // Results (the text below and toolResults.ts) are read by the model: plain English on purpose.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import type { ChatKit } from './chatKit';
 import { MAX_OUTPUT_BUDGET } from './chatText';
 import { crewActionsFor, type CrewLookup } from './crewActions';
 import { deploymentToolsFor } from './deploymentTools';
@@ -41,8 +40,8 @@ function prepared({ invocationMessage, confirmation }: Prepared<unknown>): vscod
   return { invocationMessage, confirmationMessages: { title: confirmation.title, message } };
 }
 
-export function createTools(services: Services, kit: ChatKit): Record<ToolName, Tool> {
-  const actions = crewActionsFor(services, kit);
+export function createTools(services: Services): Record<ToolName, Tool> {
+  const actions = crewActionsFor(services);
 
   const listCrews: Tool = {
     invoke: async () => text(crewsText(await actions.listCrews(), services.crews.hiddenWorkspaceCrewCount)),

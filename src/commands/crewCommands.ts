@@ -5,11 +5,11 @@ import { defaultCrewName, normaliseCrewUrl, originOf } from '../api/url';
 import type { Crew } from '../crews/crewConfig';
 import { checkToken, type TokenKind } from '../crews/tokenRules';
 import type { Services } from '../services';
-import { askPick, askText } from '../views/quickInput';
-import { describeError, describeTokenProblem, describeUrlProblemLocalized } from '../views/errorMessages';
+import { askPick, askText } from '../ui/quickInput';
+import { describeError, describeTokenProblem, describeUrlProblemLocalized } from '../ui/errorMessages';
 import { pickCrew } from './pickCrew';
 import { withDefaultScheme } from './urlInput';
-import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
+import { showError, showInfo, showStatusMessage, showWarning } from '../ui/notify';
 import { inertLine } from '../util/inertText';
 import { errorText } from '../util/errorText';
 

@@ -4,7 +4,7 @@ import type * as SimulatorModule from '../simulator/server';
 import type { Simulator } from '../simulator/server';
 import { isFinished } from '../runs/model';
 import type { Services } from '../services';
-import { showInfo } from '../views/notify';
+import { showInfo } from '../ui/notify';
 import { errorText } from '../util/errorText';
 
 /**

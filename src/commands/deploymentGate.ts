@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
 import type { Services } from '../services';
-import { showWarning } from '../views/notify';
+import { showWarning } from '../ui/notify';
 
 /**
  * Before a kickoff of a crew imported from the platform whose deployment is known not to be online (deploying,

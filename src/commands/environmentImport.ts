@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { defaultCrewName, normaliseCrewUrl } from '../api/url';
 import { checkToken } from '../crews/tokenRules';
 import type { Services } from '../services';
-import { showInfo } from '../views/notify';
+import { showInfo } from '../ui/notify';
 import { addCrewDirectly } from './crewCommands';
 
 const OFFERED_KEY = 'crewRuns.environmentImportOffered';

@@ -2,13 +2,13 @@ import * as vscode from 'vscode';
 import { CrewApiError, mayHaveActed } from '../api/errors';
 import { isFinished, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
-import { describeError } from '../views/errorMessages';
+import { describeError } from '../ui/errorMessages';
 import { type FeedbackReviews, type ReviewRound, type ReviewThread } from '../views/feedbackReview';
 import type { RunPanelManager } from '../views/runPanel';
 import { setTokenInteractively } from './crewCommands';
 import { pickRun, runFromArgument } from './pickRun';
-import { isAnswerAlreadyGiven, sendResume } from './sendResume';
-import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
+import { isAnswerAlreadyGiven, sendResume } from '../runs/sendResume';
+import { showError, showInfo, showStatusMessage, showWarning } from '../ui/notify';
 import { inertLine } from '../util/inertText';
 import { errorText } from '../util/errorText';
 

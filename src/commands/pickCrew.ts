@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
 import type { CrewRegistry } from '../crews/crewRegistry';
-import { showInfo } from '../views/notify';
+import { showInfo } from '../ui/notify';
 import { inertLine } from '../util/inertText';
 
 /** Anything a command can receive from the tree or another command that names a crew. */

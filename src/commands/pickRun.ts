@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { stateLabel } from '../views/format';
-import { showInfo } from '../views/notify';
+import { showInfo } from '../ui/notify';
 import { inertLine, oneLine } from '../util/inertText';
 import { differingInputs, lookAlikes } from './runDifferences';
 

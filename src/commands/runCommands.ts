@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { isFinished } from '../runs/model';
 import type { Services } from '../services';
 import { runFromArgument } from './pickRun';
-import { showStatusMessage, showWarning } from '../views/notify';
+import { showStatusMessage, showWarning } from '../ui/notify';
 
 export function registerRunCommands(services: Services): vscode.Disposable[] {
   const { runs, poller } = services;

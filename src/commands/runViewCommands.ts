@@ -7,7 +7,7 @@ import type { RunStore } from '../runs/runStore';
 import { formatRelative, stateLabel } from '../views/format';
 import { finalAsMarkdown, finalAsText, type RunOutputDocuments } from '../views/outputDocuments';
 import type { RunPanelManager } from '../views/runPanel';
-import { showError, showInfo, showStatusMessage, showWarning } from '../views/notify';
+import { showError, showInfo, showStatusMessage, showWarning } from '../ui/notify';
 import { safeFileName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
 import { pickRun } from './pickRun';

@@ -1,11 +1,11 @@
 // Stop Run: POST /stop/{id} after a confirmation; polling then reports the run's end (cancelled).
 // A crew without the route is said so once and the action is hidden for it from then on.
 import * as vscode from 'vscode';
-import { showError, showInfo, showWarning } from '../views/notify';
+import { showError, showInfo, showWarning } from '../ui/notify';
 import type { StopResult } from '../api/client';
 import { isFinished, type RunRecord } from '../runs/model';
 import type { Services } from '../services';
-import { describeError } from '../views/errorMessages';
+import { describeError } from '../ui/errorMessages';
 import type { RunPanelManager } from '../views/runPanel';
 import { runFromArgument } from './pickRun';
 import { errorText } from '../util/errorText';

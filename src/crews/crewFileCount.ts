@@ -1,6 +1,5 @@
-// Entry of dist/crewFiles.js (esbuild.js, lazyModules): counting the crews of a settings file needs a JSON
-// with comments parser (jsonc-parser, ~10 KB), only in untrusted workspaces (crewRegistry.ts), so activation
-// does not carry it.
+// Counting the crews of a settings file (JSON with comments, hence jsonc-parser): an untrusted window tells the
+// user that crews are hidden (crewRegistry.ts).
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { isPlainObject } from '../util/objects';
 

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { readCrews, renamed, withCrew, withoutCrew, type Crew } from './crewConfig';
+import { countCrewEntries } from './crewFileCount';
 import type { TokenStore } from './tokenStore';
 
 export type CrewHealth = 'unknown' | 'checking' | 'ready' | 'noToken' | 'tokenRejected' | 'unreachable';
@@ -155,7 +156,6 @@ export class CrewRegistry implements vscode.Disposable {
    * setting, so the files are read (never used) just to tell the user that crews are hidden.
    */
   private async countHiddenWorkspaceCrews(): Promise<void> {
-    const { countCrewEntries } = await import('./crewFileCount'); // jsonc-parser, in its own bundle
     let count = 0;
     for (const file of workspaceSettingsFiles()) {
       try {

@@ -11,14 +11,7 @@ import { type Deployment, type DeploymentStatus, type LogLine, type Organization
 
 export type PlatformErrorKind = 'unauthorized' | 'forbidden' | 'notFound' | 'invalid' | 'rateLimited' | 'server' | 'network' | 'refused' | 'badResponse' | 'aborted';
 
-const BRAND = Symbol.for('crew-runs.PlatformError');
-
 export class PlatformError extends Error {
-  /** Bundles each have a copy of this class: `instanceof` goes by a brand (as CrewApiError does). */
-  static [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
-  }
-
   constructor(
     readonly kind: PlatformErrorKind,
     message: string,
@@ -27,7 +20,6 @@ export class PlatformError extends Error {
     readonly status?: number,
   ) {
     super(message);
-    Object.defineProperty(this, BRAND, { value: true });
     this.name = 'PlatformError';
   }
 }

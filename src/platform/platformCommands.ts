@@ -1,12 +1,11 @@
-// The platform's commands (loaded with the other command implementations, dist/commands.js): sign in and out,
+// The platform's commands (registered with the others, commands/registerCommands.ts): sign in and out,
 // switch organization, Import Crews…, Show Deployment Logs, Redeploy, Open in Dashboard.
 import * as vscode from 'vscode';
 import { originOf } from '../api/url';
 import type { Crew } from '../crews/crewConfig';
-import type { CrewRegistry } from '../crews/crewRegistry';
-import type { TokenKind } from '../crews/tokenRules';
 import type { Services } from '../services';
-import { showInfo } from '../views/notify';
+import { showInfo } from '../ui/notify';
+import type { CrewCommandKit } from './crewCommandKit';
 import { DeploymentLogDocuments, LOG_SCHEME } from './deploymentLogs';
 import { importCrews } from './importCommand';
 import type { ImportedCrew } from './importedCrews';
@@ -14,13 +13,6 @@ import { dashboardUrl } from './platformUrl';
 import { describePlatformError, signedIn, signInNow } from './platformSession';
 import { redeploy } from './redeploy';
 import { chooseOrganization } from './signIn';
-
-/** What the platform commands take from the crews' commands (passed in: dependencies go commands → platform). */
-export interface CrewCommandKit {
-  /** Adds a crew with its token exactly as Add Crew saves one (crewCommands.ts addCrewDirectly). */
-  addCrew(args: { url: string; name: string; token: string; tokenKind: TokenKind }): Promise<Crew | undefined>;
-  pickCrew(crews: CrewRegistry, arg: unknown, placeholder: string, among?: readonly Crew[]): Promise<Crew | undefined>;
-}
 
 export function registerPlatformCommands(services: Services, kit: CrewCommandKit): vscode.Disposable[] {
   const { platform } = services;

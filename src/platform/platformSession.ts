@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { errorText } from '../util/errorText';
-import { showError } from '../views/notify';
+import { showError } from '../ui/notify';
 import type { PlatformSignIn } from './account';
 import { PlatformError } from './platformClient';
 

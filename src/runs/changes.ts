@@ -2,23 +2,8 @@
 // (views/runChangeText.ts), the poller only counts them. Pure.
 
 import type { Progress, RunState, StatusSnapshot, TaskOutput } from '../api/types';
+import type { RunChange } from './model';
 import { MAX_TASK_OUTPUTS, newTaskChanges } from './taskMerge';
-
-export type RunChange =
-  /** A task output the run had not seen; `retried`: a new output of a task seen before (feedback sent it back). */
-  | { kind: 'taskFinished'; task: string; agent?: string; retried: boolean }
-  /** More new task outputs than are named in one poll. */
-  | { kind: 'moreTasksFinished'; count: number }
-  /** The crew listed more tasks than a run keeps. */
-  | { kind: 'tasksCapped'; listed: number; kept: number }
-  | { kind: 'progress'; unit: Progress['unit']; completed: number; total: number | null }
-  /**
-   * The run's state. `feedbackTask`: the task waiting for review; `rawState`: the service's word for an
-   * unfamiliar state; `message`: the store's account of a run the server forgot (a bare HTTP 404).
-   */
-  | { kind: 'state'; state: RunState; rawState?: string; feedbackTask?: string; message?: string }
-  | { kind: 'working'; task: string; agent?: string }
-  | { kind: 'error'; text: string };
 
 /** States a run goes into at its start: said before what it works on; the others after what finished. */
 const BEGINNING: ReadonlySet<RunState> = new Set<RunState>(['queued', 'running']);

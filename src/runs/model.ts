@@ -6,6 +6,23 @@ import type { FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from
 import { FINAL_STATES } from '../api/types';
 import { type Inputs, inputLine } from '../api/inputValues';
 
+/** What meaningfully changed in a run between two polls (runs/changes.ts finds them; the reporter words them). */
+export type RunChange =
+  /** A task output the run had not seen; `retried`: a new output of a task seen before (feedback sent it back). */
+  | { kind: 'taskFinished'; task: string; agent?: string; retried: boolean }
+  /** More new task outputs than are named in one poll. */
+  | { kind: 'moreTasksFinished'; count: number }
+  /** The crew listed more tasks than a run keeps. */
+  | { kind: 'tasksCapped'; listed: number; kept: number }
+  | { kind: 'progress'; unit: Progress['unit']; completed: number; total: number | null }
+  /**
+   * The run's state. `feedbackTask`: the task waiting for review; `rawState`: the service's word for an
+   * unfamiliar state; `message`: the store's account of a run the server forgot (a bare HTTP 404).
+   */
+  | { kind: 'state'; state: RunState; rawState?: string; feedbackTask?: string; message?: string }
+  | { kind: 'working'; task: string; agent?: string }
+  | { kind: 'error'; text: string };
+
 /** Matches VS Code's LogOutputChannel, so the extension can pass its channel straight in. */
 export interface Logger {
   info(message: string): void;

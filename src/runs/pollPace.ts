@@ -2,7 +2,7 @@
 // its caps (a run someone is looking at has a lower one), jitter, the unfocused factor, and the
 // backoff after failures. pollTimes.ts keeps the due times and the timer; poller.ts what a poll does.
 
-import type { RunChange } from './changes';
+import type { RunChange } from './model';
 
 export interface Pace {
   /** Interval after a poll that saw a meaningful change, and through the fast phase. */

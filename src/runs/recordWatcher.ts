@@ -1,6 +1,6 @@
 // How a window learns that another window changed a run: a watcher on the record files' folder (one
 // event per changed file, coalesced per run). Watchers can miss events (some file systems have none):
-// the periodic RunStore.reload in core.ts is the backstop.
+// the periodic RunStore.reload in extension.ts is the backstop.
 
 import { watch } from 'node:fs';
 import { RecordFiles } from './recordFiles';

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { StatusSnapshot } from '../api/types';
-import type { RunChange } from './changes';
+import type { RunChange } from './model';
 import { type Clock, systemClock } from '../util/clock';
 import { errorText } from '../util/errorText';
 import { Emitter, type Event } from '../util/event';
@@ -24,6 +24,7 @@ import { FileLock } from './fileLock';
 import { KeyedQueue } from './keyedQueue';
 import { type FeedbackDraft, type FeedbackRound, isFinished, type Logger, type NewRun, type RunDetails, type RunRecord, type StopReason } from './model';
 import { RecordFiles } from './recordFiles';
+import { foldSnapshot } from './snapshotFold';
 import { readIndex, sameRun } from './runIndex';
 import * as change from './transitions';
 import { overCap } from './transitions';
@@ -112,7 +113,7 @@ export class RunStore {
     this.fireChange(await this.enforceCap());
   }
 
-  /** The folder of the record files, which other windows write too (core.ts watches it). */
+  /** The folder of the record files, which other windows write too (extension.ts watches it). */
   get recordsDir(): string {
     return this.recordFiles.dir;
   }
@@ -225,7 +226,7 @@ export class RunStore {
       }
       const record = { ...latest };
       const details = await this.files.read(id);
-      changes = change.foldSnapshot(record, details, snapshot, this.clock.now());
+      changes = foldSnapshot(record, details, snapshot, this.clock.now());
       notice = change.noticeOf(latest, record);
       return { record, details };
     });

@@ -1,10 +1,11 @@
-// Folding a status into a run (transitions.ts foldSnapshot, through dist/snapshots.js): pure, like the rest
-// of transitions.ts, and loaded only by the first status, so activation does not carry it.
+// Folding a status into a run: its tasks merged, its state and history moved on, what changed named.
+// Pure, like transitions.ts; the store applies it under the run's lock (RunStore.applyPolled).
 
 import * as l10n from '@vscode/l10n';
 import { clip } from '../api/normalize';
 import type { StatusSnapshot, TaskOutput } from '../api/types';
-import { describeChanges, type RunChange } from './changes';
+import { describeChanges } from './changes';
+import type { RunChange } from './model';
 import { type FeedbackRound, isFinished, type RunDetails, type RunRecord, type StateChange } from './model';
 import { forgottenRun, isForgotten } from './notFound';
 import { mergeTaskOutputs } from './taskMerge';

@@ -6,7 +6,7 @@ import * as l10n from '@vscode/l10n';
 import { isCrewApiError } from '../api/errors';
 import type { StatusSnapshot, StatusSource } from '../api/types';
 import type { Clock } from '../util/clock';
-import type { RunChange } from './changes';
+import type { RunChange } from './model';
 import { isActive, type Logger, type RunRecord } from './model';
 import { isForgotten, notFoundWatchOver } from './notFound';
 import { intervalAfterCheck, madeProgress } from './pollPace';

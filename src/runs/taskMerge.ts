@@ -3,7 +3,7 @@
 // at most MAX_TASK_OUTPUTS are kept.
 import { STATUS_LIMITS, UNNAMED_TASK } from '../api/normalize';
 import type { StatusSnapshot, TaskOutput } from '../api/types';
-import type { RunChange } from './changes';
+import type { RunChange } from './model';
 import { withoutUndefined } from '../util/objects';
 
 /** Tasks kept per run, the first ones (as many as one status may carry); describeChanges says so when a crew lists more. */

@@ -2,9 +2,6 @@
 // queue. The store applies them to the latest stored version of a run under the run's lock.
 
 import * as l10n from '@vscode/l10n';
-import type { StatusSnapshot } from '../api/types';
-import type { RunChange } from './changes';
-import type * as SnapshotReading from './snapshotReading';
 import { emptyDetails, type FeedbackRound, isDisposable, isFinished, type NewRun, type RunDetails, type RunRecord, runLabel, type StopReason } from './model';
 
 
@@ -37,13 +34,6 @@ export function newRun(id: string, run: NewRun, now: number): { record: RunRecor
   const details: RunDetails = { ...emptyDetails(), inputs: { ...run.inputs } };
   details.history.push({ state: 'queued', at: now });
   return { record, details };
-}
-
-/** Folds a status into the run: snapshotFold.ts, in its own bundle (dist/snapshots.js) loaded by the first status. */
-export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: StatusSnapshot, now: number): RunChange[] {
-  // A plain require, so the bundle loads dist/snapshots.js synchronously (like lazyClient.ts the client).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require('./snapshotReading') as typeof SnapshotReading).foldSnapshot(record, details, snapshot, now);
 }
 
 /**

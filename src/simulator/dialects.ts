@@ -6,14 +6,8 @@
 
 import type { CompletedTask, SimRun } from './runEngine';
 import { selfHostedInputs, selfHostedKickoff, selfHostedNotFound, selfHostedStatus } from './selfHosted';
-import type { CrewConfig, Dialect, LivePausedState, SimRunPhase } from './types';
+import type { CrewConfig, Dialect, LivePausedState, Reply, SimRunPhase } from './types';
 
-/** An answer before it is written; `body` strings go out as text/plain unless a content type is set. */
-export interface Reply {
-  status: number;
-  headers?: Record<string, string>;
-  body: string | object;
-}
 
 const json = (status: number, body: object, headers?: Record<string, string>): Reply => ({ status, body, headers });
 

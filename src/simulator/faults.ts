@@ -1,7 +1,7 @@
 // Fault injection: a seeded PRNG, read-fault selection, the faulty answers themselves, and a
 // per-crew rate limiter. Faults model the network and gateways, so their durations are real ms.
 
-import type { Reply } from './dialects';
+import type { Reply } from './types';
 import { READ_FAULT_KINDS, type FaultOptions, type ReadFaultKind } from './types';
 
 export const DEFAULT_STALL_MS = 10_000;

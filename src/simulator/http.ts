@@ -3,7 +3,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isPlainObject } from '../util/objects';
-import type { Reply } from './dialects';
+import type { Reply } from './types';
 import type { CrewState } from './world';
 import type { Endpoint, RequestLogEntry } from './types';
 

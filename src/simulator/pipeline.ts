@@ -3,7 +3,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as dialects from './dialects';
-import type { Reply } from './dialects';
+import type { Reply } from './types';
 import { DEFAULT_IDLE_AFTER_MS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_STALL_MS, faultReply, pickReadFault } from './faults';
 import { echoAuthorization, readBody, send, sendTruncated } from './http';
 import { resume } from './resumeEndpoint';

@@ -3,7 +3,7 @@
 // redeploy that goes enqueued → building → online (or fails, with logs that say why). See platform-api.md.
 
 import type { IncomingMessage } from 'node:http';
-import type { Reply } from './dialects';
+import type { Reply } from './types';
 import type { PlatformConfig, PlatformDeploymentConfig, PlatformShape } from './types';
 
 export const PLATFORM_PREFIX = 'crewai_plus';

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { isPlainObject } from '../util/objects';
 import * as dialects from './dialects';
-import type { Reply } from './dialects';
+import type { Reply } from './types';
 import { parseJson } from './http';
 import { SimRun } from './runEngine';
 import { statusNow } from './runEndpoints';

@@ -3,7 +3,7 @@
 
 import { isPlainObject } from '../util/objects';
 import * as dialects from './dialects';
-import type { Reply } from './dialects';
+import type { Reply } from './types';
 import { parseJson } from './http';
 import { SimRun } from './runEngine';
 import { inputTypeErrors } from './inputTypes';

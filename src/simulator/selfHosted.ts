@@ -2,7 +2,7 @@
 // (see the API notes, "Self-hosted servers of the same API"). Its errors are FastAPI's (`{detail}`),
 // like the live service's, and come from ./dialects.
 
-import type { Reply } from './dialects';
+import type { Reply } from './types';
 import type { CompletedTask, SimRun } from './runEngine';
 import { inputSchema } from './inputTypes';
 import type { CrewConfig, InputDetails } from './types';

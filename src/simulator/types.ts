@@ -330,3 +330,10 @@ export interface PlatformConfig {
   /** How long each redeploy phase (enqueued, building) lasts, in real ms before timeScale; default 1500. */
   phaseMs?: number;
 }
+
+/** An answer before it is written; `body` strings go out as text/plain unless a content type is set. */
+export interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  body: string | object;
+}

@@ -2,7 +2,7 @@
 // modules (runEndpoints, resumeEndpoint) and the request pipeline read and change it.
 
 import { randomBytes } from 'node:crypto';
-import type { Reply } from './dialects';
+import type { Reply } from './types';
 import type { RateLimiter } from './faults';
 import type { SimRun } from './runEngine';
 import type { CrewConfig, Dialect, ResumeRecord, SimulatorOptions } from './types';

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { type Batch, batchProgress } from '../batches/model';
 import { batchTitle } from './batchesTree';
-import { showInfo, showWarning } from './notify';
+import { showInfo, showWarning } from '../ui/notify';
 
 export function announceBatchEnd(batch: Batch): void {
   const p = batchProgress(batch);

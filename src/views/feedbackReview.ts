@@ -49,7 +49,7 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
   private readonly threads = new Map<string, ReviewThread>();
   private readonly disposables: vscode.Disposable[] = [];
 
-  /** Serves the `crew-review` scheme (registered at activation by commands/lazyCommands.ts, which loads this on first use). */
+  /** Serves the `crew-review` scheme. */
   register(): vscode.Disposable {
     const registration = vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this);
     this.disposables.push(registration);

@@ -2,7 +2,7 @@
 // rather than vscode.l10n, so the wording is unit-tested in plain Node.
 
 import * as l10n from '@vscode/l10n';
-import type { RunChange } from '../runs/changes';
+import type { RunChange } from '../runs/model';
 
 /** One log line; `error`: worth the error level (the run's own error text). */
 export interface ChangeLine {

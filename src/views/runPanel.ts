@@ -8,7 +8,7 @@ import type { Logger, RunDetails, RunRecord } from '../runs/model';
 import type { RunStore } from '../runs/runStore';
 import { stateLabel } from './format';
 import { renderMarkdown } from './hostMarkdown';
-import { showStatusMessage } from './notify';
+import { showStatusMessage } from '../ui/notify';
 import { escapeHtml, pageHtml } from './webviewPage';
 import { type HostMessage, isSafeLink, type PageMessage, type PageReport, parsePageMessage } from './webview/messages';
 import { pageStrings } from './webview/pageStrings';
@@ -111,8 +111,8 @@ export class RunPanelManager implements vscode.Disposable {
   }
 
   /**
-   * Restores a panel after a window reload; the saved state carries only the run id (and view choices). The
-   * serializer is registered at activation (commands/lazyCommands.ts), which loads this host on first use.
+   * Restores a panel after a window reload (the serializer is registered in extension.ts); the saved state
+   * carries only the run id (and view choices).
    */
   async deserialize(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
     const runId = isPlainObject(state) && typeof state.runId === 'string' ? state.runId : undefined;

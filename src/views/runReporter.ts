@@ -3,8 +3,8 @@ import type { RunDetails, RunRecord } from '../runs/model';
 import { oneLine } from '../util/inertText';
 import type { PollResult, TokenNeed } from '../runs/poller';
 import type { Services } from '../services';
-import { showError, showInfo, showWarning } from './notify';
-import type * as RunChangeText from './runChangeText';
+import { showError, showInfo, showWarning } from '../ui/notify';
+import { changeLine } from './runChangeText';
 
 type NotificationLevel = 'all' | 'failuresAndFeedback' | 'off';
 
@@ -12,13 +12,6 @@ type NotificationLevel = 'all' | 'failuresAndFeedback' | 'off';
 const MAX_LOGGED_OUTPUT = 20_000;
 /** A failure notice's reason: its error's first line, cut to this. */
 const MAX_REASON_CHARS = 200;
-
-/** The log's words for a change: their own bundle (dist/changeText.js), loaded with the first change to log. */
-function changeLine(...args: Parameters<typeof RunChangeText.changeLine>): RunChangeText.ChangeLine {
-  // A plain require, so the bundle loads dist/changeText.js synchronously (like transitions.ts dist/snapshots.js).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require('./runChangeText') as typeof RunChangeText).changeLine(...args);
-}
 
 /**
  * Tells the user what the runs polled by this window do: a log line per meaningful change, the

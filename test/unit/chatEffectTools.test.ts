@@ -2,8 +2,6 @@
 // in prepare; a confirmation is always shown; invoke never looks anything up again, and refuses when the
 // run changed in between. Real CrewActions over a store the test moves, and a client that records /resume.
 import * as assert from 'node:assert/strict';
-import { CrewApiError, mayHaveActed } from '../../src/api/errors';
-import type { ChatKit } from '../../src/chat/chatKit';
 import { CrewActions } from '../../src/chat/crewActions';
 import { ConfirmedPlans, giveConfirmedFeedback, kickOffConfirmed, prepareFeedback, prepareKickoff, type FeedbackPlan } from '../../src/chat/effectTools';
 import type { Crew } from '../../src/crews/crewConfig';
@@ -11,8 +9,6 @@ import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/mo
 import type { Services } from '../../src/services';
 import { makeRun } from './chatTools.test';
 
-/** The chat kit without the views' error wording (it imports `vscode`). */
-const kit: ChatKit = { CrewApiError, mayHaveActed, describeError: (error: unknown) => String(error) };
 
 const writer: Crew = { name: 'Writer', url: 'https://writer.example', source: 'user' };
 
@@ -41,7 +37,7 @@ function world(runs: RunRecord[], details: Record<string, RunDetails> = {}) {
     log: { info: () => undefined, warn: () => undefined, error: () => undefined },
   } as unknown as Services;
   return {
-    actions: new CrewActions(services, kit),
+    actions: new CrewActions(services),
     resumes,
     /** A poll lands: the run's record changes. */
     poll: (id: string, patch: Partial<RunRecord>) => void store.set(id, { ...store.get(id)!, ...patch }),

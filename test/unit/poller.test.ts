@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CrewApiError, type CrewApiErrorKind } from '../../src/api/errors';
 import type { RunState, StatusSnapshot, StatusSource } from '../../src/api/types';
-import type { RunChange } from '../../src/runs/changes';
+import type { RunChange } from '../../src/runs/model';
 import type { Logger } from '../../src/runs/model';
 import { type PollerOptions, type PollResult, type RunOwnership, RunPoller } from '../../src/runs/poller';
 import { type KeyValueStore, RunStore } from '../../src/runs/runStore';

@@ -48,7 +48,7 @@ function registerWith(editor: FakeEditor): { disposables: { dispose(): void }[];
       info: (message: string) => recorded.logged.push({ level: 'info', message }),
       warn: (message: string) => recorded.logged.push({ level: 'warn', message }),
     };
-    const services = new Promise<never>(() => undefined); // Never needed: nothing is invoked here.
+    const services = {} as never; // Never needed: nothing is invoked here.
     const disposables = registerChat(services, {} as never, log);
     return { disposables, recorded };
   } finally {

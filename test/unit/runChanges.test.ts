@@ -4,9 +4,11 @@
 import * as assert from 'node:assert/strict';
 import { normaliseStatus } from '../../src/api/normalize';
 import type { StatusSnapshot } from '../../src/api/types';
-import { describeChanges, type RunChange } from '../../src/runs/changes';
+import { describeChanges } from '../../src/runs/changes';
+import type { RunChange } from '../../src/runs/model';
 import { mergeTaskOutputs } from '../../src/runs/taskMerge';
-import { feedbackAnswered, foldSnapshot, newRun } from '../../src/runs/transitions';
+import { foldSnapshot } from '../../src/runs/snapshotFold';
+import { feedbackAnswered, newRun } from '../../src/runs/transitions';
 import { changeLine } from '../../src/views/runChangeText';
 
 import { type Reply, statusBodies } from '../fixtures/crewApiBodies';

@@ -8,7 +8,7 @@ import { canonical, decodeRun, encodeRun, sameRun, type StoredRun } from '../../
 import { DEFAULT_INDEX_KEY, type KeyValueStore, RunStore } from '../../src/runs/runStore';
 import { FakeClock } from './helpers/fakeClock';
 import { MementoHub } from './helpers/laggingMemento';
-import { sendResume } from '../../src/commands/sendResume';
+import { sendResume } from '../../src/runs/sendResume';
 import type { Services } from '../../src/services';
 
 const CREW = 'https://crew-a.example.com';

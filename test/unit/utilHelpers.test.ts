@@ -3,7 +3,6 @@ import * as assert from 'node:assert/strict';
 import { errorText } from '../../src/util/errorText';
 import { Emitter, setListenerErrorSink } from '../../src/util/event';
 import { isPlainObject, withoutUndefined } from '../../src/util/objects';
-import { startSoon } from '../../src/util/startSoon';
 
 describe('util helpers', () => {
   it('isPlainObject: JSON objects only, never null or arrays', () => {
@@ -22,26 +21,6 @@ describe('util helpers', () => {
     assert.equal(errorText('plain'), 'plain');
     assert.equal(errorText(42), '42');
     assert.equal(errorText(undefined), 'undefined');
-  });
-});
-
-describe('startSoon (the core starts after activate() returns)', () => {
-  it('rejects when the start throws, so a command waiting for the core fails instead of hanging', async () => {
-    const started = startSoon(() => {
-      throw new Error('no storage');
-    }, () => false);
-    await assert.rejects(started, /no storage/);
-  });
-
-  it('starts after the caller returns, and not at all once cancelled', async () => {
-    let ran = false;
-    const started = startSoon(() => (ran = true), () => false);
-    assert.equal(ran, false);
-    assert.equal(await started, true);
-    let cancelled = false;
-    const never = startSoon(() => assert.fail('started after cancel'), () => cancelled);
-    cancelled = true;
-    await assert.rejects(never, /deactivated/);
   });
 });
 

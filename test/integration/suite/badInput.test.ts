@@ -7,7 +7,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { CrewRunsTestApi } from '../../../src/testApi';
 import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
-import { StepInput } from '../../../src/views/quickInput';
+import { StepInput } from '../../../src/ui/quickInput';
 import { BAD_CREW_URLS, HOSTILE_INPUT_VALUES } from '../../fixtures/hostileCorpus';
 import { addCrewWithToken, executeCommand, getExtensionApi, showCrewRunsView, ui, waitFor, kickOffWithoutReview } from '../helpers';
 import { closeQuickInput, pickInQuickInput, pressInQuickInput, quickInputText, replaceValue, waitForQuickInput } from './support/kit';

@@ -199,7 +199,7 @@ reloadSuite('Chaos', function (s) {
       return; // Not under the browser runner's logs folder.
     }
     assert.ok(logs.length >= 3, `one extension host log per window: ${logs.map((l) => l.file).join(', ')}`);
-    // Our stacks name any of our bundles (dist/extension.js, dist/core.js, the ones loaded on first use).
+    // Our stacks name any of our bundles (dist/extension.js, the ones loaded on first use).
     const bundles = `${getExtension().extensionPath.replace(/\\/g, '/')}/dist/`;
     const problems = logs.flatMap(({ file, text }) => extensionProblems(text, [EXTENSION_ID, bundles]).map((entry) => `${file}:${entry.line}: ${entry.text}`));
     assert.deepStrictEqual(problems, [], 'no error, unhandled rejection or stack of the extension');

@@ -1,12 +1,12 @@
 // Named inputs per crew: Save as Preset (from a run or the review step) and Manage Presets (use, rename, delete).
 import * as vscode from 'vscode';
-import { inputLine } from '../api/inputValues';
-import type { Crew } from '../crews/crewConfig';
-import type { Draft } from '../crews/inputSteps';
-import type { RunRecord } from '../runs/model';
-import type { Services } from '../services';
-import { showInfo, showStatusMessage } from '../views/notify';
-import { inertLine, oneLine } from '../util/inertText';
+import { inputLine } from '../../api/inputValues';
+import type { Crew } from '../../crews/crewConfig';
+import type { Draft } from '../../crews/inputSteps';
+import type { RunRecord } from '../../runs/model';
+import type { Services } from '../../services';
+import { showInfo, showStatusMessage } from '../../ui/notify';
+import { inertLine, oneLine } from '../../util/inertText';
 
 /** A run's inputs live in its details file, not its record. */
 export async function inputsOf(services: Services, run: RunRecord): Promise<Draft> {

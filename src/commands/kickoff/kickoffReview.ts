@@ -1,15 +1,15 @@
 // The first and last steps of Kick Off: where to start from (continue where the user left off, the last used
 // inputs, a preset, new values, the JSON in the active editor) and the review (Kick Off, or change an input).
 import * as vscode from 'vscode';
-import { hasValue, inputLine } from '../api/inputValues';
-import type { CrewInputs, InputSpec } from '../api/types';
-import type { Crew } from '../crews/crewConfig';
-import { inputsFromJson, isRequiredInput } from '../crews/inputPresets';
-import { type Draft, inputsToSend, isFlowId, missingInputs } from '../crews/inputSteps';
-import type { Services } from '../services';
-import { showError } from '../views/notify';
-import type { StepInput } from '../views/quickInput';
-import { inertLine, oneLine } from '../util/inertText';
+import { hasValue, inputLine } from '../../api/inputValues';
+import type { CrewInputs, InputSpec } from '../../api/types';
+import type { Crew } from '../../crews/crewConfig';
+import { inputsFromJson, isRequiredInput } from '../../crews/inputPresets';
+import { type Draft, inputsToSend, isFlowId, missingInputs } from '../../crews/inputSteps';
+import type { Services } from '../../services';
+import { showError } from '../../ui/notify';
+import type { StepInput } from '../../ui/quickInput';
+import { inertLine, oneLine } from '../../util/inertText';
 import { savePreset } from './kickoffPresets';
 
 /** Where the draft comes from; `unfinished` when it is what the user left with Escape. */

@@ -2,43 +2,31 @@
 // Remove Batch. The rows go out through the batch runner, each through startRecordedRun like Kick Off.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { type Inputs, inputLine } from '../api/inputValues';
-import { showError, showInfo, showWarning } from '../views/notify';
-import type { BatchRunner } from '../batches/batchRunner';
-import type { BatchStore } from '../batches/batchStore';
-import { mapColumns, type MappedTable } from '../batches/mapping';
-import { type Batch, type BatchRow, batchProgress, failedRows, unfinishedRerunOf } from '../batches/model';
-import { formatOfFileName, parseTable, type ParsedTable } from '../batches/parse';
-import { canBeTable, localFile, localFileCanBeTable, readBatchSource, type SourceBytes } from '../batches/source';
-import type { InputSpec } from '../api/types';
-import type { Crew } from '../crews/crewConfig';
-import { isFinished, type RunRecord } from '../runs/model';
-import { readNumberSetting } from '../util/crewRunsSettings';
-import { inertLine, oneLine } from '../util/inertText';
-import { POLLER_DEFAULTS } from '../runs/poller';
-import type { Services } from '../services';
-import { batchTitle } from '../views/batchesTree';
-import { askPick } from '../views/quickInput';
-import { pickCrew } from './pickCrew';
-import type { canOfferStop, stopRun } from './stopCommands';
-import type { describeError } from '../views/errorMessages';
-import { errorText } from '../util/errorText';
-
-/** Registers a command (the lazily loaded UI fills in the handlers behind the stubs registered at activation). */
-export type RegisterCommand = (id: string, handler: (arg?: unknown) => unknown) => vscode.Disposable;
-
-/** What the batch UI takes from the main bundle: so `instanceof CrewApiError` still sees the client's errors. */
-export interface BatchUiKit {
-  describeError: typeof describeError;
-  stopRun: typeof stopRun;
-  canOfferStop: typeof canOfferStop;
-}
+import { type Inputs, inputLine } from '../../api/inputValues';
+import { showError, showInfo, showWarning } from '../../ui/notify';
+import type { BatchRunner } from '../../batches/batchRunner';
+import type { BatchStore } from '../../batches/batchStore';
+import { mapColumns, type MappedTable } from '../../batches/mapping';
+import { type Batch, type BatchRow, batchProgress, failedRows, unfinishedRerunOf } from '../../batches/model';
+import { formatOfFileName, parseTable, type ParsedTable } from '../../batches/parse';
+import { canBeTable, localFile, localFileCanBeTable, readBatchSource, type SourceBytes } from '../../batches/source';
+import type { InputSpec } from '../../api/types';
+import type { Crew } from '../../crews/crewConfig';
+import { isFinished, type RunRecord } from '../../runs/model';
+import { readNumberSetting } from '../../util/crewRunsSettings';
+import { inertLine, oneLine } from '../../util/inertText';
+import { POLLER_DEFAULTS } from '../../runs/poller';
+import type { Services } from '../../services';
+import { batchTitle } from '../../views/batchesTree';
+import { askPick } from '../../ui/quickInput';
+import { pickCrew } from '../pickCrew';
+import { canOfferStop, stopRun } from '../stopCommands';
+import { describeError } from '../../ui/errorMessages';
+import { errorText } from '../../util/errorText';
 
 export interface BatchServices {
   store: BatchStore;
   runner: BatchRunner;
-  register: RegisterCommand;
-  kit: BatchUiKit;
 }
 
 /** Never above the poller's per-crew cap on requests in flight. */
@@ -56,22 +44,22 @@ export function batchIdOf(arg: unknown): string | undefined {
 
 export function registerBatchCommands(services: Services, batches: BatchServices): vscode.Disposable[] {
   return [
-    batches.register('crewRuns.kickOffBatch', (arg?: unknown) => kickOffBatch(services, batches, arg)),
-    batches.register('crewRuns.cancelBatch', async (arg?: unknown) => {
+    vscode.commands.registerCommand('crewRuns.kickOffBatch', (arg?: unknown) => kickOffBatch(services, batches, arg)),
+    vscode.commands.registerCommand('crewRuns.cancelBatch', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Cancel which batch?'), (b) => !batchProgress(b).finished && !b.cancelled);
       return batch ? cancelBatch(services, batches, batch) : undefined;
     }),
-    batches.register('crewRuns.resumeBatch', async (arg?: unknown) => {
+    vscode.commands.registerCommand('crewRuns.resumeBatch', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Resume which batch?'), (b) => b.paused !== undefined && !b.cancelled);
       if (batch) {
         await batches.runner.resume(batch.id);
       }
     }),
-    batches.register('crewRuns.rerunFailedRows', async (arg?: unknown) => {
+    vscode.commands.registerCommand('crewRuns.rerunFailedRows', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Re-run the failed rows of which batch?'), (b) => failedRows(b).length > 0);
       return batch ? rerunFailed(services, batches, batch) : undefined;
     }),
-    batches.register('crewRuns.removeBatch', async (arg?: unknown) => {
+    vscode.commands.registerCommand('crewRuns.removeBatch', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Remove which batch?'));
       const remove = vscode.l10n.t('Remove Batch');
       if (batch && (await showWarning(vscode.l10n.t('Remove the batch {0}?', batchTitle(batch)), { modal: true, detail: vscode.l10n.t('Its runs stay in the history.') }, remove)) === remove) {
@@ -132,7 +120,7 @@ async function kickOffBatch(services: Services, batches: BatchServices, arg: unk
     void showError(vscode.l10n.t('Could not read {0}: {1}', path.basename(source.path), errorText(error)));
     return undefined;
   }
-  const inputs = await crewInputs(services, batches.kit, crew);
+  const inputs = await crewInputs(services, crew);
   if (inputs === null) {
     return undefined;
   }
@@ -195,7 +183,7 @@ async function pickSource(log: Services['log']): Promise<vscode.Uri | undefined>
  * The crew's inputs as it describes them (required flags included); undefined when it does not describe
  * them (every column is sent) or could not be asked and the user goes on anyway; null to stop.
  */
-async function crewInputs(services: Services, kit: BatchUiKit, crew: Crew): Promise<InputSpec[] | undefined | null> {
+async function crewInputs(services: Services, crew: Crew): Promise<InputSpec[] | undefined | null> {
   try {
     const inputs = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Asking {0} which inputs it needs…', crew.name)) }, () =>
       services.client.getInputs(crew.url),
@@ -208,7 +196,7 @@ async function crewInputs(services: Services, kit: BatchUiKit, crew: Crew): Prom
   } catch (error) {
     const goOn = vscode.l10n.t('Send Every Column');
     const choice = await showWarning(
-      vscode.l10n.t('{0} Without its inputs, every column is sent as it is.', kit.describeError(error, crew.name)),
+      vscode.l10n.t('{0} Without its inputs, every column is sent as it is.', describeError(error, crew.name)),
       { modal: true },
       goOn,
     );
@@ -315,7 +303,7 @@ async function startWithProgress(batches: BatchServices, batch: Batch): Promise<
 
 /** Always asked: `{ batchId }` only names the batch (a command link or another extension must not cancel one unseen). */
 async function cancelBatch(services: Services, batches: BatchServices, batch: Batch): Promise<void> {
-  const { running, stoppable } = runningRuns(services, batches, batch);
+  const { running, stoppable } = runningRuns(services, batch);
   const queued = batchProgress(batch).queued;
   const cancelQueued = vscode.l10n.t('Cancel Queued Rows');
   const cancelAndStop = vscode.l10n.t('Cancel and Stop {0} Running', stoppable.length);
@@ -329,9 +317,9 @@ async function cancelBatch(services: Services, batches: BatchServices, batch: Ba
   }
 }
 
-function runningRuns(services: Services, batches: BatchServices, batch: Batch): { running: RunRecord[]; stoppable: RunRecord[] } {
+function runningRuns(services: Services, batch: Batch): { running: RunRecord[]; stoppable: RunRecord[] } {
   const running = batch.rows.flatMap((r) => (r.status === 'sent' && r.runId ? [services.runs.get(r.runId)] : [])).filter((run): run is RunRecord => run !== undefined && !isFinished(run));
-  return { running, stoppable: running.filter((run) => batches.kit.canOfferStop(services, run)) };
+  return { running, stoppable: running.filter((run) => canOfferStop(services, run)) };
 }
 
 /** Cancels the queued rows and, with `stop`, stops the batch's running runs (what the question chose; the test API). */
@@ -340,10 +328,10 @@ export async function cancelBatchAs(services: Services, batches: BatchServices, 
   if (!stop) {
     return;
   }
-  const { stoppable } = runningRuns(services, batches, batch);
+  const { stoppable } = runningRuns(services, batch);
   let stopped = 0;
   for (const run of stoppable) {
-    if ((await batches.kit.stopRun(services, run, { quiet: true })) === 'stopped') {
+    if ((await stopRun(services, run, { quiet: true })) === 'stopped') {
       stopped++;
     }
   }

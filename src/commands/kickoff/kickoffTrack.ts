@@ -1,14 +1,14 @@
 // Track a Kickoff ID: follow a run started elsewhere. The crew is asked about the id once, at once: an id it
 // does not know is said so (and tracked only if the user says so), never shown as a run frozen in "queued".
 import * as vscode from 'vscode';
-import type { Crew } from '../crews/crewConfig';
-import type { RunRecord } from '../runs/model';
-import type { Services } from '../services';
-import { isPlausibleKickoffId } from '../api/url';
-import { describeError } from '../views/errorMessages';
-import { showWarning } from '../views/notify';
-import { inertLine } from '../util/inertText';
-import { errorText } from '../util/errorText';
+import type { Crew } from '../../crews/crewConfig';
+import type { RunRecord } from '../../runs/model';
+import type { Services } from '../../services';
+import { isPlausibleKickoffId } from '../../api/url';
+import { describeError } from '../../ui/errorMessages';
+import { showWarning } from '../../ui/notify';
+import { inertLine } from '../../util/inertText';
+import { errorText } from '../../util/errorText';
 
 export async function trackKickoffId(services: Services, crew: Crew): Promise<RunRecord | undefined> {
   const typed = await vscode.window.showInputBox({

@@ -2,21 +2,21 @@
 // All steps run in one StepInput (one quick input reused from step to step). Escape keeps the values typed
 // so far for "Continue where you left off"; a kickoff that starts forgets them.
 import * as vscode from 'vscode';
-import { CrewApiError } from '../api/errors';
-import type { CrewInputs, InputSpec } from '../api/types';
-import type { Crew } from '../crews/crewConfig';
-import { type Draft, inputsToAsk, inputsToSend, isFlowId, isWorthKeeping, missingInputs } from '../crews/inputSteps';
-import type { RunRecord } from '../runs/model';
-import type { Services } from '../services';
-import { describeError } from '../views/errorMessages';
-import { showError } from '../views/notify';
-import { StepInput } from '../views/quickInput';
-import { inertLine } from '../util/inertText';
-import { setTokenInteractively } from './crewCommands';
+import { CrewApiError } from '../../api/errors';
+import type { CrewInputs, InputSpec } from '../../api/types';
+import type { Crew } from '../../crews/crewConfig';
+import { type Draft, inputsToAsk, inputsToSend, isFlowId, isWorthKeeping, missingInputs } from '../../crews/inputSteps';
+import type { RunRecord } from '../../runs/model';
+import type { Services } from '../../services';
+import { describeError } from '../../ui/errorMessages';
+import { showError } from '../../ui/notify';
+import { StepInput } from '../../ui/quickInput';
+import { inertLine } from '../../util/inertText';
+import { setTokenInteractively } from '../crewCommands';
 import { chooseStartingPoint, reviewStep } from './kickoffReview';
 import { sendKickoff } from './kickoffSend';
 import { askInputName, askInputs, askInputsJson, JsonChoices } from './kickoffSteps';
-import { errorText } from '../util/errorText';
+import { errorText } from '../../util/errorText';
 
 /**
  * The full flow: starting point → one step per input (Back, edit in editor) → review → kickoff.

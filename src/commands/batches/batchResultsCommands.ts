@@ -3,20 +3,20 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { showInfo, showStatusMessage } from '../views/notify';
-import type { BatchStore, RowOutput } from '../batches/batchStore';
-import type { Batch, BatchRow } from '../batches/model';
-import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../batches/export';
-import type { Services } from '../services';
-import { safeFileName } from '../util/fileName';
-import { batchTitle } from '../views/batchesTree';
-import { type BatchResultsPanels, buildBatchTable } from '../views/batchResultsPanel';
-import { pickBatch, type RegisterCommand } from './batchCommands';
+import { showInfo, showStatusMessage } from '../../ui/notify';
+import type { BatchStore, RowOutput } from '../../batches/batchStore';
+import type { Batch, BatchRow } from '../../batches/model';
+import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../../batches/export';
+import type { Services } from '../../services';
+import { safeFileName } from '../../util/fileName';
+import { batchTitle } from '../../views/batchesTree';
+import { type BatchResultsPanels, buildBatchTable } from '../../views/batchResultsPanel';
+import { pickBatch } from './batchCommands';
 
 const COMPARE_SCHEME = 'crew-runs-batch';
 
 
-export function registerBatchResultsCommands(services: Services, store: BatchStore, panels: BatchResultsPanels, register: RegisterCommand): vscode.Disposable[] {
+export function registerBatchResultsCommands(services: Services, store: BatchStore, panels: BatchResultsPanels): vscode.Disposable[] {
   const documents = new Map<string, string>();
   const changed = new vscode.EventEmitter<vscode.Uri>();
   return [
@@ -28,15 +28,15 @@ export function registerBatchResultsCommands(services: Services, store: BatchSto
         documents.delete(document.uri.toString());
       }
     }),
-    register('crewRuns.openBatchResults', async (arg?: unknown) => {
+    vscode.commands.registerCommand('crewRuns.openBatchResults', async (arg?: unknown) => {
       const batch = await pickBatch(store, arg, vscode.l10n.t('Open the results of which batch?'));
       return batch ? panels.open(batch.id) : false;
     }),
-    register('crewRuns.exportBatchResults', async (arg?: unknown) => {
+    vscode.commands.registerCommand('crewRuns.exportBatchResults', async (arg?: unknown) => {
       const batch = await pickBatch(store, arg ?? (panels.activeBatchId() ? { batchId: panels.activeBatchId() } : undefined), vscode.l10n.t('Export the results of which batch?'));
       return batch ? exportResults(services, store, batch, arg, 'ask') : undefined;
     }),
-    register('crewRuns.compareBatches', async (arg?: unknown) => {
+    vscode.commands.registerCommand('crewRuns.compareBatches', async (arg?: unknown) => {
       const batch = await pickBatch(store, arg, vscode.l10n.t('Compare which batch?'));
       if (!batch) {
         return undefined;

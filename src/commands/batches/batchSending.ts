@@ -1,13 +1,13 @@
 // What the batch runner needs from the rest of the extension: each row kicked off through the same
 // path as Kick Off (startRecordedRun), and a finished run's result in brief.
-import { CrewApiError } from '../api/errors';
-import type { RunEnd, SendOutcome } from '../batches/batchRunner';
-import type { Batch, BatchRow } from '../batches/model';
-import { isFinished } from '../runs/model';
-import type { Services } from '../services';
-import { describeError } from '../views/errorMessages';
-import { startRecordedRun } from './startRun';
-import { errorText } from '../util/errorText';
+import { CrewApiError } from '../../api/errors';
+import type { RunEnd, SendOutcome } from '../../batches/batchRunner';
+import type { Batch, BatchRow } from '../../batches/model';
+import { isFinished } from '../../runs/model';
+import type { Services } from '../../services';
+import { describeError } from '../../ui/errorMessages';
+import { startRecordedRun } from '../../runs/startRecordedRun';
+import { errorText } from '../../util/errorText';
 
 /** Retry-After of a 429 without one. */
 const DEFAULT_RETRY_MS = 2_000;

@@ -1,20 +1,20 @@
 // Kick Off's UI around the one kickoff path (startRecordedRun): progress, what a failure means for the
 // wizard (never retried; a run that may have started is never offered again).
 import * as vscode from 'vscode';
-import { deploymentAllowsKickoff } from './deploymentGate';
-import { CrewApiError, mayHaveActed } from '../api/errors';
-import type { InvalidInput } from '../api/invalidInputs';
-import type { Crew } from '../crews/crewConfig';
-import { isFinished, type RunRecord } from '../runs/model';
-import type { Services } from '../services';
-import { describeError } from '../views/errorMessages';
-import { showError, showStatusMessage, showWarning } from '../views/notify';
-import { inertLine } from '../util/inertText';
-import { setTokenInteractively } from './crewCommands';
-import { startRecordedRun } from './startRun';
-import type { Draft } from '../crews/inputSteps';
+import { deploymentAllowsKickoff } from '../deploymentGate';
+import { CrewApiError, mayHaveActed } from '../../api/errors';
+import type { InvalidInput } from '../../api/invalidInputs';
+import type { Crew } from '../../crews/crewConfig';
+import { isFinished, type RunRecord } from '../../runs/model';
+import type { Services } from '../../services';
+import { describeError } from '../../ui/errorMessages';
+import { showError, showStatusMessage, showWarning } from '../../ui/notify';
+import { inertLine } from '../../util/inertText';
+import { setTokenInteractively } from '../crewCommands';
+import { startRecordedRun } from '../../runs/startRecordedRun';
+import type { Draft } from '../../crews/inputSteps';
 import { trackKickoffId } from './kickoffTrack';
-import { errorText } from '../util/errorText';
+import { errorText } from '../../util/errorText';
 
 export type KickoffOutcome =
   | { kind: 'started'; run: RunRecord }

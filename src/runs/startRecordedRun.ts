@@ -1,8 +1,18 @@
 import type { Inputs } from '../api/inputValues';
-import type { Crew } from '../crews/crewConfig';
-import type { BatchOrigin, RunRecord } from '../runs/model';
-import type { Services } from '../services';
+import type { CrewApi } from '../api/client';
 import { errorText } from '../util/errorText';
+import type { BatchOrigin, Logger, RunRecord } from './model';
+import type { RunPoller } from './poller';
+import type { RunStore } from './runStore';
+
+/** What starting a run takes from the extension's services (structural: runs/ sits below the composition). */
+export interface RunStarting {
+  readonly client: Pick<CrewApi, 'kickoff'>;
+  readonly runs: Pick<RunStore, 'add'>;
+  readonly poller: Pick<RunPoller, 'watch'>;
+  readonly presets: { rememberLastUsed(crewUrl: string, inputs: Inputs): Promise<void> };
+  readonly log: Logger;
+}
 
 /**
  * POST /kickoff, then record the run at once and start watching it: the one kickoff path, shared by
@@ -11,8 +21,8 @@ import { errorText } from '../util/errorText';
  * through here too, without becoming the crew's "last used" inputs.
  */
 export async function startRecordedRun(
-  services: Services,
-  crew: Pick<Crew, 'url' | 'name'>,
+  services: RunStarting,
+  crew: { readonly url: string; readonly name: string },
   inputs: Inputs,
   signal?: AbortSignal,
   options: { rememberInputs?: boolean; logContext?: string; batch?: BatchOrigin } = {},

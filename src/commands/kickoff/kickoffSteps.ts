@@ -3,16 +3,16 @@
 // inputs skippable), and the steps that name inputs by hand for a crew that does not describe them.
 // Every step runs in the flow's one StepInput.
 import * as vscode from 'vscode';
-import type { Crew } from '../crews/crewConfig';
-import { hasValue, inputLine, type InputValue, MAX_INPUT_VALUE_LENGTH, parseInputValue } from '../api/inputValues';
-import { inputsFromJson, isRequiredInput } from '../crews/inputPresets';
-import { type Draft, inputKind, stepOf } from '../crews/inputSteps';
-import type { InputSpec } from '../api/types';
-import type { StepInput } from '../views/quickInput';
-import { inertLine, oneLine } from '../util/inertText';
+import type { Crew } from '../../crews/crewConfig';
+import { hasValue, inputLine, type InputValue, MAX_INPUT_VALUE_LENGTH, parseInputValue } from '../../api/inputValues';
+import { inputsFromJson, isRequiredInput } from '../../crews/inputPresets';
+import { type Draft, inputKind, stepOf } from '../../crews/inputSteps';
+import type { InputSpec } from '../../api/types';
+import type { StepInput } from '../../ui/quickInput';
+import { inertLine, oneLine } from '../../util/inertText';
 import { editInEditor, offerEditInEditor } from './valueEditor';
 
-export type { Draft } from '../crews/inputSteps';
+export type { Draft } from '../../crews/inputSteps';
 
 const editInEditorButton: vscode.QuickInputButton = {
   iconPath: new vscode.ThemeIcon('go-to-file'),

@@ -1,6 +1,16 @@
-import type { RunRecord } from '../runs/model';
-import type { Services } from '../services';
+import type { CrewApi } from '../api/client';
 import { errorText } from '../util/errorText';
+import type { Logger, RunRecord } from './model';
+import type { RunPoller } from './poller';
+import type { RunStore } from './runStore';
+
+/** What sending an answer takes from the extension's services (structural: runs/ sits below the composition). */
+export interface RunResuming {
+  readonly client: Pick<CrewApi, 'resume'>;
+  readonly runs: Pick<RunStore, 'get' | 'addFeedbackRound'>;
+  readonly poller: Pick<RunPoller, 'pokeRun'>;
+  readonly log: Logger;
+}
 
 export interface ResumeAnswer {
   approve: boolean;
@@ -33,7 +43,7 @@ export function isAnswerAlreadyGiven(error: unknown): error is AnswerAlreadyGive
  * new kickoff id are one write (the store keeps in memory what it cannot save), and `notSaved` says why
  * for the caller to tell the user.
  */
-export async function sendResume(services: Services, run: RunRecord, answer: ResumeAnswer): Promise<{ notSaved?: string }> {
+export async function sendResume(services: RunResuming, run: RunRecord, answer: ResumeAnswer): Promise<{ notSaved?: string }> {
   // A double click, or the same review answered from two places: one answer per pause, never two /resume.
   const current = services.runs.get(run.id);
   if (resuming.has(run.id) || (run.needsFeedback && current !== undefined && !current.needsFeedback)) {
@@ -47,7 +57,7 @@ export async function sendResume(services: Services, run: RunRecord, answer: Res
   }
 }
 
-async function resumeAndRecord(services: Services, run: RunRecord, answer: ResumeAnswer): Promise<{ notSaved?: string }> {
+async function resumeAndRecord(services: RunResuming, run: RunRecord, answer: ResumeAnswer): Promise<{ notSaved?: string }> {
   const { approve, feedback, taskId, output } = answer;
   const result = await services.client.resume(run.crewUrl, { executionId: run.kickoffId, taskId, humanFeedback: feedback, isApprove: approve });
   const failures: string[] = [];

@@ -1,24 +1,24 @@
 // The kickoff commands: Kick Off (the wizard, its review pre-filled when given inputs), Run Again, Track a
 // Kickoff ID, presets. The flows live next door: kickoffWizard (steps, review), kickoffSend, kickoffTrack, kickoffPresets.
 import * as vscode from 'vscode';
-import { deploymentAllowsKickoff } from './deploymentGate';
-import { CrewApiError } from '../api/errors';
-import type { Crew } from '../crews/crewConfig';
-import { inputsProblem } from '../api/inputValues';
-import { isPlainObject } from '../util/objects';
-import type { Draft } from '../crews/inputSteps';
-import type { RunRecord } from '../runs/model';
-import type { Services } from '../services';
-import { describeError } from '../views/errorMessages';
-import { showError, showInfo } from '../views/notify';
+import { deploymentAllowsKickoff } from '../deploymentGate';
+import { CrewApiError } from '../../api/errors';
+import type { Crew } from '../../crews/crewConfig';
+import { inputsProblem } from '../../api/inputValues';
+import { isPlainObject } from '../../util/objects';
+import type { Draft } from '../../crews/inputSteps';
+import type { RunRecord } from '../../runs/model';
+import type { Services } from '../../services';
+import { describeError } from '../../ui/errorMessages';
+import { showError, showInfo } from '../../ui/notify';
 import { startRun } from './kickoffSend';
 import { crewsWithPresets, inputsOf, managePresets, savePreset } from './kickoffPresets';
 import { trackKickoffId } from './kickoffTrack';
 import { kickOffInteractively } from './kickoffWizard';
-import { pickCrew } from './pickCrew';
-import { runFromArgument } from './pickRun';
+import { pickCrew } from '../pickCrew';
+import { runFromArgument } from '../pickRun';
 import { registerValueEditor } from './valueEditor';
-import { errorText } from '../util/errorText';
+import { errorText } from '../../util/errorText';
 
 /**
  * `{ crew: url, inputs }` pre-fills Kick Off: the user still sees the inputs in its review and kicks off there

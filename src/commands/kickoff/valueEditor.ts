@@ -3,8 +3,8 @@
 // actions), not a notification's button that VS Code hides after a few seconds. Kick Off waits until the
 // user decides; closing the editor keeps the text when it was changed (what was typed is never lost).
 import * as vscode from 'vscode';
-import { parseInputValue } from '../api/inputValues';
-import { showStatusMessage } from '../views/notify';
+import { parseInputValue } from '../../api/inputValues';
+import { showStatusMessage } from '../../ui/notify';
 
 interface Pending {
   document: vscode.TextDocument;
