@@ -2,12 +2,19 @@
 // with the crew tokens' rules: the same transport (dist/transport.js, loaded on the first request: proxy
 // settings, http only for loopback, bounded bodies, a total deadline), no redirects followed, the token
 // redacted from everything read before anything else sees it, and never logged.
+import { READ_LIMITS, readJsonBounded, type ReadLimits } from '../api/boundedJson';
 import { parseJson } from '../api/responses';
 import { redact, redactResponse } from '../api/redact';
 import type * as TransportModule from '../api/transport';
 import { DEFAULT_NETWORK_SETTINGS, isTransportFailure, type HttpResponse, type NetworkSettings, type Transport } from '../api/transportTypes';
 import { normaliseCrewUrl, originOf } from '../api/url';
-import { type Deployment, type DeploymentStatus, type LogLine, type Organization, parseDeployments, parseDeploymentStatus, parseLogs, parseOrganizations, parseRedeploy, platformErrorWords } from './parse';
+import { type Deployment, type DeploymentStatus, type LogLine, type Organization, MAX_LOG_LINES, parseDeployments, parseDeploymentStatus, parseLogs, parseOrganizations, parseRedeploy, platformErrorWords } from './parse';
+
+/**
+ * A deployment log is read to this many entries, not the crew replies' 10,000 (which kept the first 10,000 lines
+ * of a 50,000-line log and lost its end, where the error is): a log up to 4 × MAX_LOG_LINES shows its last lines.
+ */
+const LOG_READ_LIMITS: ReadLimits = { ...READ_LIMITS, maxEntries: 4 * MAX_LOG_LINES };
 
 export type PlatformErrorKind = 'unauthorized' | 'forbidden' | 'notFound' | 'invalid' | 'rateLimited' | 'server' | 'network' | 'refused' | 'badResponse' | 'aborted';
 
@@ -65,8 +72,8 @@ export class PlatformClient {
     return parseDeploymentStatus(await this.json(credentials, 'GET', ['crews', uuid, 'status'], signal));
   }
 
-  async logs(credentials: PlatformCredentials, uuid: string, signal?: AbortSignal): Promise<{ lines: LogLine[]; dropped: number }> {
-    return parseLogs(await this.json(credentials, 'GET', ['crews', uuid, 'logs', 'deployment'], signal));
+  async logs(credentials: PlatformCredentials, uuid: string, signal?: AbortSignal): Promise<{ lines: LogLine[]; dropped: number; unread: number }> {
+    return parseLogs(await this.json(credentials, 'GET', ['crews', uuid, 'logs', 'deployment'], signal, LOG_READ_LIMITS));
   }
 
   /** Rebuilds a live service: only ever called after the user confirmed it. */
@@ -80,7 +87,7 @@ export class PlatformClient {
     await transport?.close();
   }
 
-  private async json(credentials: PlatformCredentials, method: 'GET' | 'POST', path: string[], signal?: AbortSignal): Promise<unknown> {
+  private async json(credentials: PlatformCredentials, method: 'GET' | 'POST', path: string[], signal?: AbortSignal, limits?: ReadLimits): Promise<unknown> {
     const base = normaliseCrewUrl(credentials.baseUrl);
     if (!base.ok) {
       throw new PlatformError('refused', `The platform URL is not usable (${base.problem}); nothing was sent.`);
@@ -101,7 +108,11 @@ export class PlatformClient {
       throw fromFailure(e, token);
     }
     if (response.status >= 200 && response.status < 300) {
-      return parseJson(response);
+      if (!limits) {
+        return parseJson(response);
+      }
+      const read = readJsonBounded(response.bodyText.trim(), limits);
+      return read.ok ? read.value : undefined;
     }
     throw errorFor(response, originOf(url), token);
   }
