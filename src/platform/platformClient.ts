@@ -5,6 +5,7 @@
 import { READ_LIMITS, readJsonBounded, type ReadLimits } from '../api/boundedJson';
 import { parseJson } from '../api/responses';
 import { redact, redactResponse } from '../api/redact';
+import { parseRetryAfter } from '../api/retry';
 import type * as TransportModule from '../api/transport';
 import { DEFAULT_NETWORK_SETTINGS, isTransportFailure, type HttpResponse, type NetworkSettings, type Transport } from '../api/transportTypes';
 import { normaliseCrewUrl, originOf } from '../api/url';
@@ -32,6 +33,8 @@ export class PlatformError extends Error {
     /** The platform's own words (token redacted), when it gave any. */
     readonly serverWords?: string,
     readonly status?: number,
+    /** A 429's Retry-After, in ms, when it gave a usable one. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     Object.defineProperty(this, BRAND, { value: true });
@@ -161,7 +164,7 @@ function errorFor(response: HttpResponse, origin: string, token: string): Platfo
     case 422:
       return new PlatformError('invalid', `The platform refused the request (422)${said}`, words, status);
     case 429:
-      return new PlatformError('rateLimited', `The platform is limiting requests (429)${said}`, words, status);
+      return new PlatformError('rateLimited', `The platform is limiting requests (429)${said}`, words, status, parseRetryAfter(response.headers['retry-after']));
     default:
       return new PlatformError('server', `The platform's server failed (${status})${said}`, words, status);
   }
