@@ -11,7 +11,12 @@ export const LOG_SCHEME = 'crew-deployment-log';
 export function formatLogLines(lines: readonly LogLine[], dropped: number, unread = 0): string {
   const head = dropped ? [vscode.l10n.t('… {0} earlier lines not shown', dropped)] : [];
   const tail = unread ? [vscode.l10n.t('… {0} later lines not read (the log is longer than Crew Runs reads)', unread)] : [];
-  return [...head, ...lines.map((l) => [l.timestamp, l.level?.padEnd(5), l.message].filter((p) => p !== undefined).join('  ')), ...tail].join('\n') + '\n';
+  const out = head;
+  for (const l of lines) {
+    // Template strings, not a filtered array per line: 50,000 lines must read at once.
+    out.push(l.timestamp === undefined ? (l.level === undefined ? l.message : `${l.level.padEnd(5)}  ${l.message}`) : l.level === undefined ? `${l.timestamp}  ${l.message}` : `${l.timestamp}  ${l.level.padEnd(5)}  ${l.message}`);
+  }
+  return [...out, ...tail].join('\n') + '\n';
 }
 
 export class DeploymentLogDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
