@@ -4,7 +4,8 @@
 // CREW_RUNS_BENCH_ONLY=a,b runs only some parts (the production bundle is always built): polling, many,
 // batches, batchsource, history, hostile (one hostile status per poll, plain Node), activation (5 VS Code
 // hosts, activation only), vscode (the same hosts, the last also measuring the tree and the run view),
-// hostbatch (the last host also runs a 500-row batch).
+// hostbatch (the last host also runs a 500-row batch), platform (the organization's platform: the Import Crews
+// list, a health refresh against the simulator's rate limit, a 50,000-line deployment log; plain Node).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -17,6 +18,7 @@ import { hostBatchRows } from './batchesHost';
 import { hostileStatusBench } from './hostileStatus';
 import { manyRunsScenario, pollingScenario, viewedPollingBench, type ManyRunsResult, type PollingScenarioResult } from './polling';
 import { median, round } from './lib/stats';
+import { platformBenchRows, type PlatformBenchResult } from './platform';
 import { viewBenchRows } from './views';
 
 interface Row {
@@ -402,6 +404,21 @@ async function main(): Promise<number> {
           ratio: ratio(hostile.hostileMs, hostile.jsonParseMs),
           note: `reading the body text alone: ${round(hostile.hostileParseMs, 1)} ms (the transport admits bodies up to 64 MB); an ordinary status, same path: ${round(hostile.ordinaryMs, 1)} ms; the run's file after it: ${round(hostile.fileKb, 1)} KB`,
         });
+      }
+    }
+
+    if (want('platform')) {
+      const platform = await step('8 platform (500 deployments listed, health of 100 crews against a rate limit, 50,000-line log)', async () => {
+        // Its own process: the vscode stub it installs stays out of this one.
+        const child = spawnSync(process.execPath, [path.join(__dirname, 'platform.js')], { encoding: 'utf8' });
+        if (child.status !== 0) {
+          throw new Error(`platform.js exited ${child.status}: ${child.stderr}`);
+        }
+        return JSON.parse(child.stdout.trim().split('\n').pop()!) as PlatformBenchResult;
+      });
+      if (platform) {
+        raw.platform = platform;
+        rows.push(...platformBenchRows(platform));
       }
     }
 

@@ -11,7 +11,7 @@ import { startSimulator, type Simulator, type SimulatorOptions } from '../../src
 
 interface Request {
   id: number;
-  type: 'start' | 'runs' | 'log' | 'updateCrew' | 'close';
+  type: 'start' | 'runs' | 'log' | 'updateCrew' | 'platformStats' | 'resetPlatformStats' | 'close';
   options?: SimulatorOptions;
   speed?: number;
   realStart?: number;
@@ -39,6 +39,11 @@ async function handle(msg: Request): Promise<unknown> {
       return sim!.listRuns().map((r) => ({ id: r.id, kickoffIds: r.kickoffIds, crewId: r.crewId, createdAt: r.createdAt, finishedAt: r.finishedAt, phase: r.phase }));
     case 'log':
       return sim!.requestLog.entries.map((e) => ({ time: e.time, crewId: e.crewId, endpoint: e.endpoint, status: e.status, fault: e.fault }));
+    case 'platformStats':
+      return { ...sim!.platform.stats };
+    case 'resetPlatformStats':
+      sim!.platform.resetStats();
+      return true;
     case 'updateCrew':
       sim!.updateCrew(msg.crewId!, msg.patch as never);
       return true;

@@ -1,7 +1,7 @@
 // Parent side of ./simHost.ts: a simulator in its own process.
 import { fork, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import type { ServedCrew, SimulatorOptions } from '../../src/simulator/server';
+import type { PlatformStats, ServedCrew, SimulatorOptions } from '../../src/simulator/server';
 
 export interface SimRunInfo {
   id: string;
@@ -24,6 +24,7 @@ export class SimProcess {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   crews: readonly ServedCrew[] = [];
+  origin = '';
 
   private constructor(private readonly child: ChildProcess) {
     child.on('message', (msg: { id: number; result?: unknown; error?: string }) => {
@@ -46,8 +47,9 @@ export class SimProcess {
   static async start(options: SimulatorOptions, speed: number, realStart: number): Promise<SimProcess> {
     const child = fork(path.join(__dirname, 'simHost.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const sim = new SimProcess(child);
-    const started = (await sim.call({ type: 'start', options, speed, realStart })) as { crews: ServedCrew[] };
+    const started = (await sim.call({ type: 'start', options, speed, realStart })) as { crews: ServedCrew[]; origin: string };
     sim.crews = started.crews;
+    sim.origin = started.origin;
     return sim;
   }
 
@@ -69,6 +71,18 @@ export class SimProcess {
 
   log(): Promise<SimLogEntry[]> {
     return this.call({ type: 'log' }) as Promise<SimLogEntry[]>;
+  }
+
+  platformStats(): Promise<PlatformStats> {
+    return this.call({ type: 'platformStats' }) as Promise<PlatformStats>;
+  }
+
+  /** Waits until the platform has no request open, then starts its counts afresh. */
+  async resetPlatformStats(): Promise<void> {
+    while ((await this.platformStats()).inFlight > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await this.call({ type: 'resetPlatformStats' });
   }
 
   updateCrew(crewId: string, patch: Record<string, unknown>): Promise<unknown> {

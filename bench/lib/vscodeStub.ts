@@ -1,5 +1,5 @@
-// The few `vscode` API pieces the tree provider uses, so the real CrewsTreeProvider runs in plain
-// Node for the history benchmark. Installed with `installVscodeStub()` before src/views is loaded.
+// The few `vscode` API pieces the tree provider and the platform's health and log documents use, so they run
+// in plain Node for the history and platform benchmarks. Installed with `installVscodeStub()` before src/views is loaded.
 import Module from 'node:module';
 
 class Disposable {
@@ -60,6 +60,8 @@ const l10n = {
 
 export const vscodeStub = {
   Disposable,
+  // DeploymentHealth listens for focus; the bench refreshes by hand.
+  window: { onDidChangeWindowState: () => new Disposable() },
   EventEmitter,
   TreeItem,
   TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },

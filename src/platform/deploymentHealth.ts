@@ -1,14 +1,19 @@
 // The deployment status of every imported crew (online / deploying / failed / unknown, with the platform's own
-// words), refreshed when the window gains focus and on a slow timer, with at most MAX_IN_FLIGHT requests.
+// words), refreshed when the window gains focus and on a slow timer, with at most MAX_IN_FLIGHT requests in flight and
+// MAX_PER_SECOND started a second (a refresh has no hurry; a 429 costs a crew its status), Retry-After honoured.
 import * as vscode from 'vscode';
 import { errorText } from '../util/errorText';
 import type { PlatformAccount } from './account';
-import { eachBounded } from './bounded';
-import type { ImportedCrews } from './importedCrews';
+import { eachBounded, Pacer, type PaceClock } from './bounded';
+import type { ImportedCrew, ImportedCrews } from './importedCrews';
 import type { DeploymentState } from './parse';
 import { PlatformError, type PlatformClient } from './platformClient';
 
 export const MAX_IN_FLIGHT = 4;
+/** Status requests started per second: 100 crews take about 20 s, each shown as its answer comes. */
+export const MAX_PER_SECOND = 5;
+/** A crew answered 429 is asked again after the Retry-After this many times before it shows "status unavailable". */
+const RATE_LIMITED_RETRIES = 3;
 const TIMER_MS = 5 * 60_000;
 /** Focus refreshes closer together than this are skipped. */
 const FOCUS_GAP_MS = 30_000;
@@ -33,6 +38,7 @@ export class DeploymentHealth implements vscode.Disposable {
     private readonly imported: ImportedCrews,
     private readonly client: PlatformClient,
     private readonly log: vscode.LogOutputChannel,
+    private readonly paceClock?: PaceClock,
   ) {
     this.timer = setInterval(() => void this.refresh(), TIMER_MS);
     this.disposables = [
@@ -74,19 +80,33 @@ export class DeploymentHealth implements vscode.Disposable {
       return;
     }
     const signIn = await this.account.current();
+    const pacer = new Pacer(MAX_PER_SECOND, this.paceClock);
     await eachBounded(crews, MAX_IN_FLIGHT, async (crew) => {
       if (!signIn || signIn.baseUrl !== crew.platformUrl) {
         this.set(crew.crewUrl, { state: 'unknown', words: vscode.l10n.t('not signed in to {0}', crew.platformUrl) });
         return;
       }
-      try {
-        const status = await this.client.status(signIn, crew.uuid);
-        this.set(crew.crewUrl, { state: status.state, words: status.status });
-      } catch (error) {
-        const words = error instanceof PlatformError && error.kind === 'unauthorized' ? vscode.l10n.t('sign in again') : error instanceof PlatformError && error.kind === 'notFound' ? vscode.l10n.t('not found (another organization?)') : vscode.l10n.t('status unavailable');
-        this.set(crew.crewUrl, { state: 'unknown', words });
-        this.log.warn(`Deployment status of ${crew.name} (${crew.crewUrl}) could not be read: ${errorText(error)}`);
+      for (let attempt = 0; ; attempt++) {
+        await pacer.turn();
+        try {
+          const status = await this.client.status(signIn, crew.uuid);
+          this.set(crew.crewUrl, { state: status.state, words: status.status });
+          return;
+        } catch (error) {
+          if (error instanceof PlatformError && error.kind === 'rateLimited' && attempt < RATE_LIMITED_RETRIES) {
+            pacer.holdFor(error.retryAfterMs ?? 1000);
+            continue;
+          }
+          this.failed(crew, error);
+          return;
+        }
       }
     });
+  }
+
+  private failed(crew: ImportedCrew, error: unknown): void {
+    const words = error instanceof PlatformError && error.kind === 'unauthorized' ? vscode.l10n.t('sign in again') : error instanceof PlatformError && error.kind === 'notFound' ? vscode.l10n.t('not found (another organization?)') : vscode.l10n.t('status unavailable');
+    this.set(crew.crewUrl, { state: 'unknown', words });
+    this.log.warn(`Deployment status of ${crew.name} (${crew.crewUrl}) could not be read: ${errorText(error)}`);
   }
 }

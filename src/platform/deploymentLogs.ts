@@ -8,9 +8,15 @@ import type { LogLine } from './parse';
 
 export const LOG_SCHEME = 'crew-deployment-log';
 
-export function formatLogLines(lines: readonly LogLine[], dropped: number): string {
-  const head = dropped ? [`… ${dropped} earlier lines not shown`] : [];
-  return [...head, ...lines.map((l) => [l.timestamp, l.level?.padEnd(5), l.message].filter((p) => p !== undefined).join('  '))].join('\n') + '\n';
+export function formatLogLines(lines: readonly LogLine[], dropped: number, unread = 0): string {
+  const head = dropped ? [vscode.l10n.t('… {0} earlier lines not shown', dropped)] : [];
+  const tail = unread ? [vscode.l10n.t('… {0} later lines not read (the log is longer than Crew Runs reads)', unread)] : [];
+  const out = head;
+  for (const l of lines) {
+    // Template strings, not a filtered array per line: 50,000 lines must read at once.
+    out.push(l.timestamp === undefined ? (l.level === undefined ? l.message : `${l.level.padEnd(5)}  ${l.message}`) : l.level === undefined ? `${l.timestamp}  ${l.message}` : `${l.timestamp}  ${l.level.padEnd(5)}  ${l.message}`);
+  }
+  return [...out, ...tail].join('\n') + '\n';
 }
 
 export class DeploymentLogDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
@@ -46,8 +52,8 @@ export class DeploymentLogDocuments implements vscode.TextDocumentContentProvide
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
     try {
-      const { lines, dropped } = await this.services.platform.client.logs(signIn, imported.uuid, abort.signal);
-      return lines.length ? formatLogLines(lines, dropped) : vscode.l10n.t('The platform has no deployment logs for {0} yet.', imported.name) + '\n';
+      const { lines, dropped, unread } = await this.services.platform.client.logs(signIn, imported.uuid, abort.signal);
+      return lines.length ? formatLogLines(lines, dropped, unread) : vscode.l10n.t('The platform has no deployment logs for {0} yet.', imported.name) + '\n';
     } catch (error) {
       const words = error instanceof PlatformError && error.kind === 'unauthorized' ? vscode.l10n.t('the platform refused your personal access token; sign in again') : errorText(error);
       return vscode.l10n.t('Could not read the deployment logs of {0}: {1}', imported.name, words) + '\n';

@@ -16,7 +16,7 @@ import type { Deployment } from './parse';
 import { dashboardUrl } from './platformUrl';
 import { describePlatformError, signedIn } from './platformSession';
 
-interface DeploymentItem extends vscode.QuickPickItem {
+export interface DeploymentItem extends vscode.QuickPickItem {
   deployment: Deployment;
 }
 
@@ -73,13 +73,10 @@ export async function importCrews(services: Services, kit: CrewCommandKit): Prom
   return imported.length;
 }
 
-async function pickDeployments(services: Services, signIn: PlatformSignIn, deployments: Deployment[]): Promise<Deployment[] | undefined> {
-  const imported = (d: Deployment) => {
-    const known = services.platform.imported.byDeployment(signIn.baseUrl, d.uuid);
-    return (known && services.crews.get(known.crewUrl)) || (d.publicUrl && services.crews.get(d.publicUrl));
-  };
-  const items: DeploymentItem[] = deployments.map((d) => {
-    const already = imported(d);
+/** The quick pick's rows, one per deployment (exported for the platform bench: 500 of them must be quick). */
+export function deploymentItems(deployments: readonly Deployment[], isImported: (d: Deployment) => boolean): DeploymentItem[] {
+  return deployments.map((d) => {
+    const already = isImported(d);
     return {
       label: inertLine(d.name),
       description: [already ? vscode.l10n.t('imported') : undefined, d.status ?? vscode.l10n.t('no status')].filter(Boolean).map((s) => inertLine(s as string)).join(' · '),
@@ -89,6 +86,14 @@ async function pickDeployments(services: Services, signIn: PlatformSignIn, deplo
       deployment: d,
     };
   });
+}
+
+async function pickDeployments(services: Services, signIn: PlatformSignIn, deployments: Deployment[]): Promise<Deployment[] | undefined> {
+  const imported = (d: Deployment) => {
+    const known = services.platform.imported.byDeployment(signIn.baseUrl, d.uuid);
+    return (known && services.crews.get(known.crewUrl)) || (d.publicUrl && services.crews.get(d.publicUrl));
+  };
+  const items = deploymentItems(deployments, (d) => Boolean(imported(d)));
   const pick = vscode.window.createQuickPick<DeploymentItem>();
   pick.title = vscode.l10n.t('Import Crews from {0}', inertLine(signIn.organizationName ?? originOf(signIn.baseUrl)));
   pick.placeholder = vscode.l10n.t('Choose the deployments to add as crews ({0} listed)', deployments.length);

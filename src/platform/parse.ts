@@ -1,6 +1,7 @@
 // The platform's bodies (platform-api.md), read tolerantly: unknown fields are ignored, a missing one is
 // undefined, one odd entry never fails a list, status prose is matched loosely, and every count is bounded.
 // Pure: no vscode, unit-tested.
+import { omittedEntries } from '../api/boundedJson';
 import { normaliseCrewUrl } from '../api/url';
 import { inertLine } from '../util/inertText';
 import { isPlainObject } from '../util/objects';
@@ -158,8 +159,11 @@ export function parseDeploymentStatus(body: unknown): DeploymentStatus {
   return { name: text(entry.name, MAX_NAME), status, state: classifyStatus(status), publicUrl: usableUrl(entry.public_url ?? entry.publicUrl ?? entry.url), token };
 }
 
-/** At most MAX_LOG_LINES (the last ones); `dropped` says how many earlier lines were left out. */
-export function parseLogs(body: unknown): { lines: LogLine[]; dropped: number } {
+/**
+ * At most MAX_LOG_LINES (the last ones read); `dropped` says how many earlier lines were left out, `unread` how many
+ * later ones the bounded reader stepped over (a log longer than the client reads).
+ */
+export function parseLogs(body: unknown): { lines: LogLine[]; dropped: number; unread: number } {
   const list = listOf(body, ['logs', 'data', 'items', 'lines']);
   const start = Math.max(0, list.length - MAX_LOG_LINES);
   const lines: LogLine[] = [];
@@ -177,7 +181,7 @@ export function parseLogs(body: unknown): { lines: LogLine[]; dropped: number } 
     }
     lines.push({ timestamp: text(entry.timestamp ?? entry.time, 64), level: text(entry.level ?? entry.severity, 16)?.toUpperCase(), message: inertLine(message).slice(0, MAX_MESSAGE) });
   }
-  return { lines, dropped: start };
+  return { lines, dropped: start, unread: omittedEntries(list) };
 }
 
 /** The redeploy's reply: documented `{uuid, status, public_url, token}`. */

@@ -2,12 +2,20 @@
 // with the crew tokens' rules: the same transport (dist/transport.js, loaded on the first request: proxy
 // settings, http only for loopback, bounded bodies, a total deadline), no redirects followed, the token
 // redacted from everything read before anything else sees it, and never logged.
+import { READ_LIMITS, readJsonBounded, type ReadLimits } from '../api/boundedJson';
 import { parseJson } from '../api/responses';
 import { redact, redactResponse } from '../api/redact';
+import { parseRetryAfter } from '../api/retry';
 import type * as TransportModule from '../api/transport';
 import { DEFAULT_NETWORK_SETTINGS, isTransportFailure, type HttpResponse, type NetworkSettings, type Transport } from '../api/transportTypes';
 import { normaliseCrewUrl, originOf } from '../api/url';
-import { type Deployment, type DeploymentStatus, type LogLine, type Organization, parseDeployments, parseDeploymentStatus, parseLogs, parseOrganizations, parseRedeploy, platformErrorWords } from './parse';
+import { type Deployment, type DeploymentStatus, type LogLine, type Organization, MAX_LOG_LINES, parseDeployments, parseDeploymentStatus, parseLogs, parseOrganizations, parseRedeploy, platformErrorWords } from './parse';
+
+/**
+ * A deployment log is read to this many entries, not the crew replies' 10,000 (which kept the first 10,000 lines
+ * of a 50,000-line log and lost its end, where the error is): a log up to 4 × MAX_LOG_LINES shows its last lines.
+ */
+const LOG_READ_LIMITS: ReadLimits = { ...READ_LIMITS, maxEntries: 4 * MAX_LOG_LINES };
 
 export type PlatformErrorKind = 'unauthorized' | 'forbidden' | 'notFound' | 'invalid' | 'rateLimited' | 'server' | 'network' | 'refused' | 'badResponse' | 'aborted';
 
@@ -18,6 +26,8 @@ export class PlatformError extends Error {
     /** The platform's own words (token redacted), when it gave any. */
     readonly serverWords?: string,
     readonly status?: number,
+    /** A 429's Retry-After, in ms, when it gave a usable one. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'PlatformError';
@@ -57,8 +67,8 @@ export class PlatformClient {
     return parseDeploymentStatus(await this.json(credentials, 'GET', ['crews', uuid, 'status'], signal));
   }
 
-  async logs(credentials: PlatformCredentials, uuid: string, signal?: AbortSignal): Promise<{ lines: LogLine[]; dropped: number }> {
-    return parseLogs(await this.json(credentials, 'GET', ['crews', uuid, 'logs', 'deployment'], signal));
+  async logs(credentials: PlatformCredentials, uuid: string, signal?: AbortSignal): Promise<{ lines: LogLine[]; dropped: number; unread: number }> {
+    return parseLogs(await this.json(credentials, 'GET', ['crews', uuid, 'logs', 'deployment'], signal, LOG_READ_LIMITS));
   }
 
   /** Rebuilds a live service: only ever called after the user confirmed it. */
@@ -72,7 +82,7 @@ export class PlatformClient {
     await transport?.close();
   }
 
-  private async json(credentials: PlatformCredentials, method: 'GET' | 'POST', path: string[], signal?: AbortSignal): Promise<unknown> {
+  private async json(credentials: PlatformCredentials, method: 'GET' | 'POST', path: string[], signal?: AbortSignal, limits?: ReadLimits): Promise<unknown> {
     const base = normaliseCrewUrl(credentials.baseUrl);
     if (!base.ok) {
       throw new PlatformError('refused', `The platform URL is not usable (${base.problem}); nothing was sent.`);
@@ -93,7 +103,11 @@ export class PlatformClient {
       throw fromFailure(e, token);
     }
     if (response.status >= 200 && response.status < 300) {
-      return parseJson(response);
+      if (!limits) {
+        return parseJson(response);
+      }
+      const read = readJsonBounded(response.bodyText.trim(), limits);
+      return read.ok ? read.value : undefined;
     }
     throw errorFor(response, originOf(url), token);
   }
@@ -142,7 +156,7 @@ function errorFor(response: HttpResponse, origin: string, token: string): Platfo
     case 422:
       return new PlatformError('invalid', `The platform refused the request (422)${said}`, words, status);
     case 429:
-      return new PlatformError('rateLimited', `The platform is limiting requests (429)${said}`, words, status);
+      return new PlatformError('rateLimited', `The platform is limiting requests (429)${said}`, words, status, parseRetryAfter(response.headers['retry-after']));
     default:
       return new PlatformError('server', `The platform's server failed (${status})${said}`, words, status);
   }

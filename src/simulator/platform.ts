@@ -3,8 +3,8 @@
 // redeploy that goes enqueued → building → online (or fails, with logs that say why). See platform-api.md.
 
 import type { IncomingMessage } from 'node:http';
-import type { Reply } from './types';
-import type { PlatformConfig, PlatformDeploymentConfig, PlatformShape } from './types';
+import { RateLimiter } from './faults';
+import type { PlatformConfig, PlatformDeploymentConfig, PlatformShape, PlatformStats, Reply } from './types';
 
 export const PLATFORM_PREFIX = 'crewai_plus';
 export const DEMO_PLATFORM_TOKEN = 'crewai-demo-token';
@@ -38,6 +38,15 @@ export interface PlatformSimulator {
   /** Deployment uuids and their number of redeploys (tests). */
   deploys(uuid: string): number;
   setFailNextDeploy(uuid: string, fail: boolean): void;
+  /** Real ms each answer waits (config.latencyMs). */
+  readonly latencyMs: number;
+  /** Live counts (tests and the bench read them; in-flight is kept by the server around each request). */
+  readonly stats: PlatformStats;
+  resetStats(): void;
+  /** A request arrived: counted in flight until the returned function is called (once). */
+  begin(): () => void;
+  /** The 429 reply when the presented token is over config.rateLimitPerSecond now, else undefined. */
+  limit(req: IncomingMessage, now: number): Reply | undefined;
   handle(req: IncomingMessage, rest: string[]): Reply;
 }
 
@@ -50,12 +59,20 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
   const phaseMs = (config?.phaseMs ?? 1500) * timeScale;
   const deployments = new Map<string, DeploymentState>();
   const started = new Date().toISOString();
+  const limiters = new Map<string, RateLimiter>();
+  const stats: PlatformStats = { requests: 0, rateLimited: 0, inFlight: 0, maxInFlight: 0 };
+  const levels = ['INFO', 'INFO', 'INFO', 'DEBUG', 'WARNING'];
   for (const c of configs) {
     deployments.set(c.uuid, {
       config: { ...c },
       deployFails: false,
       deploys: 0,
       logs: [
+        ...Array.from({ length: c.extraLogLines ?? 0 }, (_, i) => ({
+          timestamp: started,
+          level: levels[i % levels.length],
+          message: `Step ${i + 1}: pip install crewai-tools (layer ${i % 97}) — ${'resolved dependency '.repeat(1 + (i % 3))}`.trim(),
+        })),
         { timestamp: started, level: 'INFO', message: `Building image for ${c.name}` },
         { timestamp: started, level: 'INFO', message: 'Image built; provisioning' },
         { timestamp: started, level: 'INFO', message: 'Crew is Online' },
@@ -134,6 +151,43 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
       if (d) {
         d.config.failNextDeploy = fail;
       }
+    },
+    latencyMs: config?.latencyMs ?? 0,
+    stats,
+    resetStats() {
+      // In flight stays as it is: those requests are still open.
+      Object.assign(stats, { requests: 0, rateLimited: 0, maxInFlight: stats.inFlight });
+    },
+    begin() {
+      stats.requests += 1;
+      stats.inFlight += 1;
+      stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+      let ended = false;
+      return () => {
+        if (!ended) {
+          ended = true;
+          stats.inFlight -= 1;
+        }
+      };
+    },
+    limit(req, now) {
+      const perSecond = config?.rateLimitPerSecond;
+      if (perSecond === undefined) {
+        return undefined;
+      }
+      // Per token, as the platform counts a user's requests; a request without one shares the anonymous window.
+      const key = (req.headers.authorization ?? '').trim();
+      let limiter = limiters.get(key);
+      if (!limiter) {
+        limiter = new RateLimiter();
+        limiters.set(key, limiter);
+      }
+      const wait = limiter.take(perSecond, now);
+      if (wait === 0) {
+        return undefined;
+      }
+      stats.rateLimited += 1;
+      return { status: 429, headers: { 'Retry-After': String(wait) }, body: { error: 'rate_limited', message: 'Too many requests; retry later' } };
     },
     handle(req, rest) {
       const now = Date.now();

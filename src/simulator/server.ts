@@ -25,7 +25,8 @@
  *     close() — stops listening and destroys every open socket (keep-alive, stalled): nothing lingers.
  *
  * Platform routes (`<origin>/crewai_plus/api/v1/…`, personal token `platform.token`, default `crewai-demo-token`):
- * organizations, deployments, status, deployment logs, redeploy; see ./platform.ts and options.platform.
+ * organizations, deployments, status, deployment logs, redeploy; see ./platform.ts and options.platform (its
+ * rateLimitPerSecond answers 429 with Retry-After per token; `platform.stats` counts requests, 429s and the most in flight).
  *
  * Routes (per crew, base URL `<origin>/<crewId>`): GET /inputs, POST /kickoff, GET /status/{id},
  * POST /resume, POST /stop/{id} (hosted dialects; `stopRoute` overrides), all with `Authorization: Bearer <orgToken|userToken>`. Anything else: 404 (405 for a
@@ -58,7 +59,7 @@ import { handle, type Pipeline, type RequestContext } from './pipeline';
 import { createPlatform, PLATFORM_PREFIX, type PlatformSimulator } from './platform';
 import { RequestLog } from './requestLog';
 import type { SimRun } from './runEngine';
-import type { CrewConfig, FaultOptions, ResumeRecord, RunInfo, ServedCrew, SimulatorOptions } from './types';
+import type { CrewConfig, FaultOptions, RequestLogEntry, ResumeRecord, RunInfo, ServedCrew, SimulatorOptions } from './types';
 import { type CrewState, newToken, type SimWorld } from './world';
 
 export * from './types';
@@ -156,7 +157,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const segments = url.pathname.split('/').slice(1);
     if (segments[0] === PLATFORM_PREFIX && !crews.has(PLATFORM_PREFIX)) {
       const started = Date.now();
-      res.on('close', () =>
+      const end = platform.begin();
+      let fault: RequestLogEntry['fault'];
+      res.on('close', () => {
+        end();
         requestLog.add({
           time: started,
           endpoint: 'other',
@@ -165,11 +169,21 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           status: res.headersSent ? res.statusCode : 0,
           hasAuthorization: req.headers.authorization !== undefined,
           tokenKind: req.headers.authorization === undefined ? 'none' : req.headers.authorization === `Bearer ${platform.token}` ? 'org' : 'invalid',
+          ...(fault ? { fault } : {}),
           durationMs: Date.now() - started,
-        }),
-      );
+        });
+      });
       req.resume(); // The redeploy's body says nothing the simulator needs.
-      req.on('end', () => send(res, platform.handle(req, segments.slice(1))));
+      req.on('end', () => {
+        void sleep(platform.latencyMs).then(() => {
+          if (closed) {
+            return;
+          }
+          const limited = platform.limit(req, Date.now());
+          fault = limited ? 'rateLimit' : undefined;
+          send(res, limited ?? platform.handle(req, segments.slice(1)));
+        });
+      });
       return;
     }
     let crewId: string | undefined;

@@ -319,6 +319,8 @@ export interface PlatformDeploymentConfig {
   shape?: PlatformShape;
   /** The next redeploy fails ("Provisioning Failed, try again.") with logs saying why. */
   failNextDeploy?: boolean;
+  /** Build log lines before the usual three (a long log: the 50,000-line case). */
+  extraLogLines?: number;
 }
 
 export interface PlatformConfig {
@@ -329,6 +331,21 @@ export interface PlatformConfig {
   deployments?: PlatformDeploymentConfig[];
   /** How long each redeploy phase (enqueued, building) lasts, in real ms before timeScale; default 1500. */
   phaseMs?: number;
+  /** Requests per second per token (a sliding one-second window); more are answered 429 with Retry-After. */
+  rateLimitPerSecond?: number;
+  /** Real ms before each answer (before the rate limit, as a crew's latency is), so requests overlap as on a network. */
+  latencyMs?: number;
+}
+
+/** What the platform routes saw since the start (or the last resetStats()). */
+export interface PlatformStats {
+  requests: number;
+  /** Answered 429 by the rate limit. */
+  rateLimited: number;
+  /** Requests received and not yet answered (or abandoned) now. */
+  inFlight: number;
+  /** The most requests that were in flight at once. */
+  maxInFlight: number;
 }
 
 /** An answer before it is written; `body` strings go out as text/plain unless a content type is set. */
