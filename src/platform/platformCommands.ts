@@ -84,6 +84,23 @@ export function registerPlatformCommands(services: Services, kit: CrewCommandKit
       await vscode.window.showTextDocument(doc, { preview: false });
       return doc.uri.toString();
     }),
+    vscode.commands.registerCommand('crewRuns.platform.filterLogs', async () => {
+      const doc = vscode.window.activeTextEditor?.document;
+      if (doc?.uri.scheme !== LOG_SCHEME) {
+        void showInfo(vscode.l10n.t('Open a deployment log first (Show Deployment Logs on an imported crew).'));
+        return undefined;
+      }
+      const filter = await vscode.window.showInputBox({
+        title: vscode.l10n.t('Filter Deployment Log'),
+        prompt: vscode.l10n.t('Show only the lines that contain this text (a level such as ERROR, or any words); empty shows every line.'),
+        value: logs.filterOf(doc.uri) ?? '',
+      });
+      if (filter === undefined) {
+        return undefined;
+      }
+      logs.setFilter(doc.uri, filter.trim());
+      return filter.trim();
+    }),
     vscode.commands.registerCommand('crewRuns.platform.redeploy', async (arg?: unknown) => {
       const target = await importedCrew(arg, vscode.l10n.t('Redeploy which crew?'));
       const signIn = target && (await signedIn(services));

@@ -18,6 +18,7 @@ import {
   pressInQuickInput,
   removeAllCrews,
   removeRunsOf,
+  replaceValue,
   SLOW,
   testApi,
   typeInQuickInput,
@@ -204,6 +205,20 @@ describe('Platform: the organization’s crews', function () {
       await ui.screenshot('platform-deployment-log');
     }
     assert.ok(!doc.getText().includes(PAT));
+
+    // Filter Deployment Log (the log's title bar): only the lines with the text, under a line that says so; empty: all again.
+    const filtered = executeCommand<string>('crewRuns.platform.filterLogs');
+    await waitForQuickInput('Filter Deployment Log');
+    await typeInQuickInput('image', { enter: true });
+    assert.strictEqual(await filtered, 'image');
+    await waitFor(() => /^Lines containing “image”: 2 of 3/.test(doc.getText()), { message: () => `the filtered log (it shows ${JSON.stringify(doc.getText())})`, ...SLOW });
+    assert.match(doc.getText(), /Building image for Research deployment\n.*Image built; provisioning\n$/);
+    assert.doesNotMatch(doc.getText(), /Crew is Online/);
+    const cleared = executeCommand<string>('crewRuns.platform.filterLogs');
+    await waitForQuickInput('Filter Deployment Log');
+    await replaceValue('', { enter: true });
+    assert.strictEqual(await cleared, '');
+    await waitFor(() => /Crew is Online/.test(doc.getText()) && !/Lines containing/.test(doc.getText()), { message: 'every line again', ...SLOW });
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
