@@ -6,6 +6,7 @@ import * as dialects from './dialects';
 import type { Reply } from './dialects';
 import { DEFAULT_IDLE_AFTER_MS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_STALL_MS, faultReply, pickReadFault } from './faults';
 import { echoAuthorization, readBody, send, sendTruncated } from './http';
+import { handleChat, isChatRequest } from './chatFlow';
 import { resume } from './resumeEndpoint';
 import { kickoff, status, stop } from './runEndpoints';
 import type { Endpoint, FaultOptions, RequestLogEntry } from './types';
@@ -83,6 +84,9 @@ export async function handle(pipeline: Pipeline, req: IncomingMessage, res: Serv
     ctx.fault = 'redirect';
     const target = config.redirectTo.replace(/\/+$/, '') + '/' + ctx.rest.join('/');
     return send(res, { status: 302, headers: { Location: target }, body: '' });
+  }
+  if (isChatRequest(crew, ctx.rest)) {
+    return handleChat(pipeline, req, res, ctx, crew);
   }
   const effective: FaultOptions = { ...pipeline.faults(), ...config.faults };
   const idleAfter = effective.idleAfterMs ?? DEFAULT_IDLE_AFTER_MS;
