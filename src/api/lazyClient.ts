@@ -6,7 +6,7 @@ import type { CrewClient, CrewClientOptions } from './client';
 import type { StatusSource } from './types';
 
 /** What the extension uses of the client (Services.client). */
-export type CrewApi = Pick<CrewClient, 'getInputs' | 'kickoff' | 'getStatus' | 'resume' | 'stop' | 'resetTransport' | 'dispose'>;
+export type CrewApi = Pick<CrewClient, 'getInputs' | 'kickoff' | 'getStatus' | 'resume' | 'stop' | 'chatCall' | 'chatStream' | 'resetTransport' | 'dispose'>;
 
 export class LazyCrewClient implements CrewApi, StatusSource {
   private client?: CrewClient;
@@ -41,6 +41,14 @@ export class LazyCrewClient implements CrewApi, StatusSource {
 
   async stop(...args: Parameters<CrewClient['stop']>): ReturnType<CrewClient['stop']> {
     return this.loaded().stop(...args);
+  }
+
+  async chatCall(...args: Parameters<CrewClient['chatCall']>): ReturnType<CrewClient['chatCall']> {
+    return this.loaded().chatCall(...args);
+  }
+
+  async chatStream(...args: Parameters<CrewClient['chatStream']>): ReturnType<CrewClient['chatStream']> {
+    return this.loaded().chatStream(...args);
   }
 
   /** Nothing to drop before the first call: the client reads the settings when it makes its transport. */
