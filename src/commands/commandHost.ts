@@ -17,6 +17,7 @@ import { registerRunCommands } from './runCommands';
 import { registerRunViewCommands } from './runViewCommands';
 import { registerStopCommands, type StopOutcome, stopRunWithoutAsking } from './stopCommands';
 import { registerPlatformCommands } from '../platform/platformCommands';
+import { registerFlowChat } from '../flowChat/chatPanel';
 
 
 export interface CommandHost {
@@ -66,6 +67,7 @@ export function createCommandHost(services: Services, ready: Promise<void>): Com
       ...registerStopCommands(services, panels),
       ...registerPlatformCommands(services, { addCrew: (args) => addCrewDirectly(services, args), pickCrew }),
       ...demo.register(),
+      ...registerFlowChat(services),
     ],
   };
 }

@@ -59,6 +59,8 @@ const LAZY_COMMANDS = [
   'crewRuns.platform.showLogs',
   'crewRuns.platform.redeploy',
   'crewRuns.platform.openDashboard',
+  // flowChat/chatPanel.ts
+  'crewRuns.chatWithFlow',
 ];
 
 // From views/runPanel.ts, feedbackReview.ts and outputDocuments.ts (not imported: they stay out of the main bundle).
