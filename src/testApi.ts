@@ -36,6 +36,8 @@ export function createTestApi(services: Services, parts: { tree: CrewsTreeProvid
       }
       return probe;
     },
+    /** The open Chat with Flow panels: what each page last reported; `submitFromPage` types and presses Enter there. */
+    flowChats: () => parts.commands.load().flowChats,
     batches: parts.batches,
     statusBar: parts.statusBar,
     /** The numeric settings as this window reads them (its poller took them at activation), clamped. */

@@ -17,7 +17,7 @@ import { registerRunCommands } from './runCommands';
 import { registerRunViewCommands } from './runViewCommands';
 import { registerStopCommands, type StopOutcome, stopRunWithoutAsking } from './stopCommands';
 import { registerPlatformCommands } from '../platform/platformCommands';
-import { registerFlowChat } from '../flowChat/chatPanel';
+import { openChats, registerFlowChat } from '../flowChat/chatPanel';
 
 
 export interface CommandHost {
@@ -28,6 +28,8 @@ export interface CommandHost {
   reviews: FeedbackReviews;
   documents: RunOutputDocuments;
   demo: DemoCrews;
+  /** The open Chat with Flow panels (the test API). */
+  flowChats: typeof openChats;
   /** Offers once to import the crew of CREWAI_API_URL / CREWAI_BEARER_TOKEN (activation calls it only when both are set). */
   offerEnvironmentImport(): Promise<void>;
   /** Adds a crew with its token, no questions (the test API). */
@@ -51,6 +53,7 @@ export function createCommandHost(services: Services, ready: Promise<void>): Com
     reviews,
     documents,
     demo,
+    flowChats: openChats,
     offerEnvironmentImport: () => offerEnvironmentImport(services),
     addCrewDirectly: (args) => addCrewDirectly(services, args),
     kickOffWithoutReview: (args) => kickOffWithoutReview(services, args),
