@@ -146,7 +146,7 @@ function makeBuilds(production) {
       sourcemap: !production,
       sourcesContent: false,
       logLevel: 'warning',
-      entryPoints: { runView: 'src/views/webview/runView.ts', batchResults: 'src/views/webview/batchResults.ts' },
+      entryPoints: { runView: 'src/views/webview/runView.ts', batchResults: 'src/views/webview/batchResults.ts', flowChat: 'src/flowChat/webview/chatPage.ts' },
       outdir: 'media/dist',
       plugins: [workerSourcePlugin(production), problemMatcherPlugin],
     },

@@ -32,6 +32,8 @@ const EXPECTED = [
   'extension/media/dist/runView.js',
   'extension/media/batchResults.css',
   'extension/media/dist/batchResults.js',
+  'extension/media/dist/flowChat.js',
+  'extension/media/flowChat.css',
   'extension/media/dist/codicons/codicon.css',
   'extension/media/dist/codicons/codicon.ttf',
   'extension/docs/images/crews-tree.png',

@@ -29,6 +29,7 @@ import { LeaseManager } from './runs/lease';
 import { RunPoller } from './runs/poller';
 import { watchRecords } from './runs/recordWatcher';
 import { RunStore } from './runs/runStore';
+import { openChats } from './flowChat/chatPanel';
 import { SharedState } from './runs/sharedState';
 import type { SharedValues } from './util/sharedValues';
 import { WindowLiveness } from './runs/windowLiveness';
@@ -190,7 +191,7 @@ export function activate(context: vscode.ExtensionContext) {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createTestApi } = require('./testApi') as typeof TestApiModule;
   return createTestApi(services, {
-    ...{ tree, treeView, reporter, settings: numbers, batches, statusBar, panels: new RunPanelProbe(panels), reviews, demo },
+    ...{ tree, treeView, reporter, settings: numbers, batches, statusBar, panels: new RunPanelProbe(panels), reviews, demo, flowChats: openChats },
     unprompted: {
       addCrew: (args) => addCrewDirectly(services, args),
       kickOff: (args) => kickOffWithoutReview(services, args),

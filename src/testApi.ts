@@ -1,5 +1,6 @@
 // What activate() returns when CREW_RUNS_TEST_HOOKS=1: the integration tests' way in. Its own bundle
 // (dist/testApi.js), never loaded otherwise and never packaged.
+import type { openChats } from './flowChat/chatPanel';
 import type * as vscode from 'vscode';
 import type { BatchFeature } from './commands/batches/batchFeature';
 import type { AddCrewArguments, addCrewDirectly } from './commands/crewCommands';
@@ -26,6 +27,8 @@ export interface TestApiParts {
   panels: RunPanelProbe;
   reviews: FeedbackReviews;
   demo: DemoCrews;
+  /** The open Chat with Flow panels (flowChat/chatPanel.ts). */
+  flowChats: typeof openChats;
   /**
    * What the commands always ask first, without asking. Functions of the main bundle: this bundle's own copies
    * of the commands would not recognise the main bundle's error classes.
@@ -50,6 +53,8 @@ export function createTestApi(services: Services, parts: TestApiParts) {
     demo: parts.demo,
     reviews: parts.reviews,
     panels: parts.panels,
+    /** The open Chat with Flow panels: what each page last reported; `submitFromPage` types and presses Enter there. */
+    flowChats: () => parts.flowChats,
     batches: parts.batches,
     statusBar: parts.statusBar,
     /** The numeric settings as this window reads them (its poller took them at activation), clamped. */

@@ -50,7 +50,7 @@ export interface CallOptions {
 }
 
 /** What the extension uses of the client (Services.client); tests and the bench pass stand-ins of this shape. */
-export type CrewApi = Pick<CrewClient, 'getInputs' | 'kickoff' | 'getStatus' | 'resume' | 'stop' | 'resetTransport' | 'dispose'>;
+export type CrewApi = Pick<CrewClient, 'getInputs' | 'kickoff' | 'getStatus' | 'resume' | 'stop' | 'chatCall' | 'chatStream' | 'resetTransport' | 'dispose'>;
 
 export class CrewClient implements StatusSource {
   private transport?: Promise<Transport>;
@@ -187,6 +187,74 @@ export class CrewClient implements StatusSource {
       }
       return result;
     }
+  }
+
+  /**
+   * A JSON call of the chat routes (src/flowChat/, flow-chat.md): the same URL rules, token header, transport
+   * and redaction as every call; never retried here (a chat message must not be sent twice).
+   */
+  async chatCall(crewUrl: string, path: string[], method: 'GET' | 'POST', body: unknown, call: CallOptions = {}): Promise<unknown> {
+    const response = await this.send(crewUrl, path, method, body === undefined ? undefined : JSON.stringify(body), call);
+    return parseJson(response);
+  }
+
+  /**
+   * GET of a chat turn's server-sent events. Yields the body in whole lines, each redacted of the token (a token
+   * never spans a line). A non-2xx answer throws the same CrewApiError as any call (409: no turn to attach to).
+   */
+  async chatStream(crewUrl: string, sessionId: string, lastEventId: string | undefined, signal?: AbortSignal): Promise<AsyncIterable<string>> {
+    const normalised = normaliseCrewUrl(crewUrl);
+    if (!normalised.ok) {
+      throw new CrewApiError('refused', `The crew URL is not usable (${normalised.problem}).`, { urlProblem: normalised.problem, notSent: true });
+    }
+    const token = await this.options.getToken(normalised.url);
+    if (!token) {
+      throw new CrewApiError('noToken', 'No token is stored for this crew. Set its token first.');
+    }
+    // The token goes in the header only, never in the query (some examples put it there).
+    const query = new URLSearchParams({ events: '*', ...(lastEventId ? { last_event_id: lastEventId } : {}) });
+    const url = `${endpointUrl(normalised.url, 'chat', sessionId, 'stream', 'events')}?${query.toString()}`;
+    const headers = { authorization: `Bearer ${token}`, accept: 'text/event-stream', 'user-agent': this.options.userAgent ?? 'crew-runs' };
+    const transport = await this.getTransport();
+    if (!transport.stream) {
+      throw new CrewApiError('network', 'This transport cannot read streams.', { notSent: true });
+    }
+    let response;
+    try {
+      response = await transport.stream({ method: 'GET', url, headers, signal });
+    } catch (e) {
+      throw this.fromTransportFailure(e, token);
+    }
+    if (response.status < 200 || response.status >= 300) {
+      let text = '';
+      for await (const chunk of response.chunks) {
+        text += chunk;
+        if (text.length > 65_536) {
+          break;
+        }
+      }
+      throw errorForResponse(redactResponse({ status: response.status, headers: response.headers, bodyText: text }, token), url, token);
+    }
+    const chunks = response.chunks;
+    const fromTransport = (e: unknown) => this.fromTransportFailure(e, token);
+    return (async function* lines(): AsyncGenerator<string> {
+      let pending = '';
+      try {
+        for await (const chunk of chunks) {
+          pending += chunk;
+          const end = Math.max(pending.lastIndexOf('\n'), pending.lastIndexOf('\r'));
+          if (end >= 0) {
+            yield redact(pending.slice(0, end + 1), token);
+            pending = pending.slice(end + 1);
+          }
+        }
+      } catch (e) {
+        throw fromTransport(e);
+      }
+      if (pending) {
+        yield redact(pending, token);
+      }
+    })();
   }
 
   /** Drops pooled connections; the next call builds a transport from fresh settings. */

@@ -2,7 +2,7 @@
 // the first request, so activation never pays for undici.
 import { Agent, EnvHttpProxyAgent, request, errors, type Dispatcher } from 'undici';
 import { rootCertificates } from 'node:tls';
-import { transportFailure, type HttpRequest, type HttpResponse, type NetworkSettings, type Transport } from './transportTypes';
+import { transportFailure, type HttpRequest, type HttpResponse, type NetworkSettings, type StreamingResponse, type Transport } from './transportTypes';
 import { isLoopbackHost, originOf } from './url';
 
 const LOOPBACK_NO_PROXY = ['localhost', '127.0.0.1', '::1', '[::1]'];
@@ -100,6 +100,42 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
         // Invalid UTF-8 becomes U+FFFD rather than an exception: crew output is untrusted text.
         bodyText: new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks)),
       };
+    },
+    async stream(req: HttpRequest): Promise<StreamingResponse> {
+      // Same dispatcher (proxy, CA, no redirects) as every request; no total deadline, since a chat turn streams
+      // for as long as it answers: bodyTimeout still ends a stream that sends nothing, not even a keepalive.
+      let response: Awaited<ReturnType<typeof request>>;
+      try {
+        response = await request(req.url, {
+          method: req.method,
+          headers: req.headers,
+          body: req.body,
+          dispatcher: dispatcherFor(req.url),
+          signal: req.signal,
+          headersTimeout: settings.headersTimeoutMs,
+          bodyTimeout: settings.bodyTimeoutMs,
+        });
+      } catch (e) {
+        throw toTransportFailure(e, req.url);
+      }
+      const headers: Record<string, string | undefined> = {};
+      for (const [name, value] of Object.entries(response.headers)) {
+        headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      const body = response.body;
+      async function* chunks(): AsyncGenerator<string> {
+        const decoder = new TextDecoder('utf-8', { fatal: false });
+        try {
+          for await (const chunk of body) {
+            yield decoder.decode(chunk as Buffer, { stream: true });
+          }
+        } catch (e) {
+          throw toTransportFailure(e, req.url);
+        } finally {
+          body.destroy();
+        }
+      }
+      return { status: response.statusCode, headers, chunks: chunks() };
     },
     async close(): Promise<void> {
       await Promise.all([dispatcher.destroy().catch(() => undefined), loopback.destroy().catch(() => undefined)]);

@@ -45,8 +45,18 @@ export interface HttpResponse {
   bodyText: string;
 }
 
+/** A response read as it comes (server-sent events): no total deadline, only the gaps between bytes. */
+export interface StreamingResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  /** The body's text as it arrives (UTF-8 decoded across chunk boundaries). */
+  chunks: AsyncIterable<string>;
+}
+
 export interface Transport {
   request(req: HttpRequest): Promise<HttpResponse>;
+  /** Optional: a transport without it offers no streams (the chat then polls). */
+  stream?(req: HttpRequest): Promise<StreamingResponse>;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 // Every command the manifest contributes, registered in one place; each family lives in its own file.
 import type * as vscode from 'vscode';
 import { registerPlatformCommands } from '../platform/platformCommands';
+import { registerFlowChat } from '../flowChat/chatPanel';
 import type { Services } from '../services';
 import type { FeedbackReviews } from '../views/feedbackReview';
 import type { RunOutputDocuments } from '../views/outputDocuments';
@@ -39,5 +40,6 @@ export function registerCommands(services: Services, targets: CommandTargets): v
     ...registerBatchResultsCommands(services, batches.store, batches.panels),
     ...registerPlatformCommands(services, { addCrew: (args) => addCrewDirectly(services, args), pickCrew }),
     ...demo.register(),
+    ...registerFlowChat(services),
   ];
 }

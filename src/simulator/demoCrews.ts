@@ -226,7 +226,20 @@ const interviewCrew: CrewConfig = {
   defaults: { max_score: '10' },
 };
 
+/**
+ * A conversational flow (flow-chat.md): Chat with Flow talks to it. In a message, #fail makes the turn fail,
+ * #drop cuts the stream half way (the client resumes it), #approve pauses the answer for approval.
+ */
+const supportChatFlow: CrewConfig = {
+  id: 'support-chat-flow',
+  name: 'Support Chat Flow',
+  kind: 'flow',
+  inputs: ['id', 'message'],
+  tasks: [{ name: 'handle_turn', agent: 'Support Agent', durationMs: 4000, output: 'Answered: {message}' }],
+  chat: { tokenIntervalMs: 60 },
+};
+
 /** Fresh copies, so a caller may change them freely. */
 export function demoCrews(): CrewConfig[] {
-  return structuredClone([researchCrew, reviewCrew, ideaFlow, selfHostedCrew, interviewCrew]);
+  return structuredClone([researchCrew, reviewCrew, ideaFlow, selfHostedCrew, interviewCrew, supportChatFlow]);
 }

@@ -6,35 +6,15 @@ import * as dialects from './dialects';
 import type { Reply } from './types';
 import { DEFAULT_IDLE_AFTER_MS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_STALL_MS, faultReply, pickReadFault } from './faults';
 import { echoAuthorization, readBody, send, sendTruncated } from './http';
+import { handleChat, isChatRequest } from './chatFlow';
 import { resume } from './resumeEndpoint';
 import { kickoff, status, stop } from './runEndpoints';
-import type { Endpoint, FaultOptions, RequestLogEntry } from './types';
+import type { FaultOptions } from './types';
 import { type CrewState, dialectOf, type SimWorld } from './world';
 
-/** What one request turned into, filled in as it goes and logged when the socket is done with it. */
-export interface RequestContext {
-  started: number;
-  crew?: CrewState;
-  endpoint: Endpoint;
-  method: string;
-  path: string;
-  /** Path segments after the crew id. */
-  rest: string[];
-  tokenKind: RequestLogEntry['tokenKind'];
-  fault?: RequestLogEntry['fault'];
-  coldStart?: true;
-}
+import type { Pipeline, RequestContext } from './pipelineTypes';
 
-/** What the pipeline needs from the running server besides the world. */
-export interface Pipeline {
-  world: SimWorld;
-  /** The simulator-wide faults now (setFaults replaces them). */
-  faults(): FaultOptions;
-  random: () => number;
-  /** A delay that close() cancels. */
-  sleep(ms: number): Promise<void>;
-  closed(): boolean;
-}
+export type { Pipeline, RequestContext };
 
 async function route(world: SimWorld, req: IncomingMessage, ctx: RequestContext & { crew: CrewState }): Promise<Reply> {
   const dialect = dialectOf(world, ctx.crew);
@@ -84,6 +64,9 @@ export async function handle(pipeline: Pipeline, req: IncomingMessage, res: Serv
     ctx.fault = 'redirect';
     const target = config.redirectTo.replace(/\/+$/, '') + '/' + ctx.rest.join('/');
     return send(res, { status: 302, headers: { Location: target }, body: '' });
+  }
+  if (isChatRequest(crew, ctx.rest)) {
+    return handleChat(pipeline, req, res, ctx, crew);
   }
   const effective: FaultOptions = { ...pipeline.faults(), ...config.faults };
   const idleAfter = effective.idleAfterMs ?? DEFAULT_IDLE_AFTER_MS;

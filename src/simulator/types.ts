@@ -150,6 +150,28 @@ export interface CrewConfig extends ResponseBehaviour {
   stopRoute?: boolean;
   /** With `stopRoute: false`, answer 405 instead of the generic 404. */
   stopAnswers405?: boolean;
+  /** A conversational flow: GET /inspect says it chats and the /chat routes answer (./chatFlow.ts). */
+  chat?: ChatFlowConfig;
+}
+
+/** How a conversational flow's turns go (flow-chat.md). Every keyword is matched in the user's message. */
+export interface ChatFlowConfig {
+  /** Simulated ms between two token frames (times timeScale); default 40. */
+  tokenIntervalMs?: number;
+  /** The answer; `{message}` is the user's message. Default: a paragraph that quotes it. */
+  answer?: string;
+  /** The turn fails after a few tokens; default `#fail`. */
+  failKeyword?: string;
+  /** Every open stream is cut once, half way through the answer (the turn goes on); default `#drop`. */
+  dropKeyword?: string;
+  /** The turn pauses for a human's approval (POST /resume_feedback continues it); default `#approve`. */
+  approveKeyword?: string;
+  /** Simulated ms between keepalive comments; default 15000. */
+  keepaliveMs?: number;
+  /** Every token frame is followed by an `llm_stream_chunk` frame with the same text (clients prefer `token`). */
+  sendChunks?: boolean;
+  /** The stream route answers 502, as a proxy that does not pass streams: clients must poll /history. */
+  streamUnavailable?: boolean;
 }
 
 /** Read faults: answers a flaky gateway or network gives to GET /inputs and GET /status. */

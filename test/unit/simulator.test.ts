@@ -174,7 +174,7 @@ describe('crew simulator', function () {
       try {
         assert.deepEqual(
           first.crews.map((crew) => crew.id),
-          ['research-crew', 'review-crew', 'idea-flow', 'selfhosted-crew', 'interview-crew'],
+          ['research-crew', 'review-crew', 'idea-flow', 'selfhosted-crew', 'interview-crew', 'support-chat-flow'],
         );
         const tokens = [...first.crews, ...second.crews].flatMap((crew) => [crew.orgToken, crew.userToken]);
         assert.equal(new Set(tokens).size, tokens.length);

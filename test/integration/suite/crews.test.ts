@@ -316,15 +316,15 @@ describe('Crews and tokens', function () {
 
   it('Try the Demo Crew adds demo crews that are ready', async () => {
     const urls = await executeCommand<string[]>('crewRuns.tryDemoCrew');
-    assert.strictEqual(urls.length, 5);
+    assert.strictEqual(urls.length, 6);
     for (const demoUrl of urls) {
       assert.match(demoUrl, /^http:\/\/127\.0\.0\.1:\d+\/[\w-]+$/);
     }
     await waitForNotification('The demo crews run on this machine; nothing leaves it.');
     const rows = await waitFor(async () => {
       const all = (await crewRows(api)).filter((r) => urls.includes(r.url));
-      return all.length === 5 && all.every((r) => r.description === 'ready · demo') ? all : undefined;
-    }, { message: 'five ready demo crews', ...SLOW }).catch(async (error: Error) => {
+      return all.length === 6 && all.every((r) => r.description === 'ready · demo') ? all : undefined;
+    }, { message: 'six ready demo crews', ...SLOW }).catch(async (error: Error) => {
       throw new Error(`${error.message}: ${JSON.stringify((await crewRows(api)).filter((r) => urls.includes(r.url)))}`);
     });
     assert.deepStrictEqual(rows.map((r) => [r.label, r.contextValue]), [
@@ -333,6 +333,7 @@ describe('Crews and tokens', function () {
       ['Idea Flow', 'crew source-demo health-ready hasToken'],
       ['Self-hosted Crew', 'crew source-demo health-ready hasToken'],
       ['Interview Crew', 'crew source-demo health-ready hasToken'],
+      ['Support Chat Flow', 'crew source-demo health-ready hasToken'],
     ]);
     assert.strictEqual(await executeCommand('crewRuns.checkConnection', urls[0]), true, 'a demo crew answers with its token');
     await ui.screenshot('crews-demo-crews', { selector: selectors.sideBar });

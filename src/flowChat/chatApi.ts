@@ -1,0 +1,70 @@
+// The chat routes of one crew over the extension's crew client (same transport, token only in the header), as
+// the turn state machine needs them; errors turned into what a chat must tell apart (busy, not sent, uncertain).
+
+import { CrewApiError } from '../api/errors';
+import type { CrewApi } from '../api/client';
+import { ChatSendError, type ChatHistory, type TurnApi } from './turn';
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** GET /inspect: whether the deployment chats (404, no `chat`, anything else: it does not). Nothing else is kept. */
+export async function inspectChats(client: CrewApi, crewUrl: string, signal?: AbortSignal): Promise<boolean> {
+  try {
+    const body = await client.chatCall(crewUrl, ['inspect'], 'GET', undefined, { signal });
+    const chat = isObject(body) && isObject(body.flow) ? body.flow.chat : undefined;
+    return isObject(chat) && (chat.conversational === true || chat.handle_turn === true);
+  } catch (e) {
+    if (e instanceof CrewApiError && (e.status === 404 || e.status === 405)) {
+      return false;
+    }
+    throw e;
+  }
+}
+
+export async function startSession(client: CrewApi, crewUrl: string): Promise<string> {
+  const body = await client.chatCall(crewUrl, ['chat', 'start'], 'POST', {});
+  const id = isObject(body) ? body.session_id : undefined;
+  if (typeof id !== 'string' || !/^[A-Za-z0-9._:-]{1,200}$/.test(id)) {
+    throw new Error('The flow started a chat but named no usable session id.');
+  }
+  return id;
+}
+
+export function readHistory(body: unknown): ChatHistory {
+  const messages = isObject(body) && Array.isArray(body.messages) ? body.messages : [];
+  const active = isObject(body) ? body.active_kickoff_id : undefined;
+  return {
+    messages: messages.filter(isObject).map((m) => ({ role: typeof m.role === 'string' ? m.role : 'assistant', content: typeof m.content === 'string' ? m.content : '' })),
+    activeKickoffId: typeof active === 'string' && active !== '' ? active : null,
+  };
+}
+
+export function sessionApi(client: CrewApi, crewUrl: string, sessionId: string): TurnApi {
+  return {
+    async send(message, signal) {
+      try {
+        const body = await client.chatCall(crewUrl, ['chat', sessionId, 'message'], 'POST', { message, stream: true }, { signal });
+        const kickoffId = isObject(body) && typeof body.kickoff_id === 'string' ? body.kickoff_id : undefined;
+        return { kickoffId };
+      } catch (e) {
+        if (e instanceof CrewApiError) {
+          if (e.status === 409) {
+            throw new ChatSendError('busy', 'The flow is still answering the previous message.');
+          }
+          // A 4xx answer, or a failure before the request was written: the flow did not take the message.
+          if (e.notSent || (e.status !== undefined && e.status >= 400 && e.status < 500) || e.kind === 'noToken' || e.kind === 'refused') {
+            throw new ChatSendError('notSent', e.message);
+          }
+          throw new ChatSendError('uncertain', e.message);
+        }
+        throw e;
+      }
+    },
+    async history(signal) {
+      return readHistory(await client.chatCall(crewUrl, ['chat', sessionId, 'history'], 'GET', undefined, { signal }));
+    },
+    stream(lastEventId, signal) {
+      return client.chatStream(crewUrl, sessionId, lastEventId, signal);
+    },
+  };
+}

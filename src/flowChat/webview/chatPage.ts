@@ -1,0 +1,206 @@
+// The chat panel's page: transcript, composer, the answer appended token by token (only the new text is added
+// to one text node: the transcript is never re-rendered). Text only: nothing the flow sends becomes HTML.
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+type Update =
+  | { kind: 'text'; text: string }
+  | { kind: 'step'; id: string; title: string; detail: string }
+  | { kind: 'question'; text: string }
+  | { kind: 'note'; text: string }
+  | { kind: 'mode'; mode: string };
+
+type HostMessage =
+  | { type: 'strings'; strings: Record<string, string> }
+  | { type: 'user'; text: string }
+  | { type: 'answerStart' }
+  | { type: 'update'; update: Update }
+  | { type: 'answerEnd'; outcome: { kind: string; answer?: string }; note?: string }
+  | { type: 'busy'; reason?: string }
+  | { type: 'submit'; text: string };
+
+const api = acquireVsCodeApi();
+const probe = document.body.dataset.probe === '1';
+let strings: Record<string, string> = {};
+const t = (key: string) => strings[key] ?? key;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (className) {
+    e.className = className;
+  }
+  if (text !== undefined) {
+    e.textContent = text;
+  }
+  return e;
+}
+
+const root = document.getElementById('root') as HTMLElement;
+root.textContent = '';
+root.removeAttribute('aria-live');
+const transcript = el('section', 'transcript');
+transcript.setAttribute('aria-live', 'polite');
+const empty = el('p', 'empty');
+transcript.append(empty);
+const form = el('div', 'composer');
+const input = el('textarea', 'input');
+input.rows = 3;
+const reason = el('p', 'reason');
+reason.hidden = true;
+const sendButton = el('button', 'send');
+sendButton.type = 'button';
+form.append(input, sendButton);
+root.append(transcript, reason, form);
+
+let answer: { message: HTMLElement; body: HTMLElement; text: Text; steps: HTMLElement; raw: string } | undefined;
+let lastSent = '';
+let busy = false;
+
+function message(role: 'user' | 'assistant', text: string) {
+  empty.remove();
+  const m = el('article', `message ${role}`);
+  const head = el('header', 'head');
+  head.append(el('span', 'who', role === 'user' ? t('you') : t('flow')));
+  const copy = el('button', 'copy', t('copy'));
+  copy.type = 'button';
+  copy.title = t('copy');
+  head.append(copy);
+  const steps = el('div', 'steps');
+  const body = el('div', 'body');
+  const node = document.createTextNode(text);
+  body.append(node);
+  m.append(head, steps, body);
+  transcript.append(m);
+  const entry = { message: m, body, text: node, steps, raw: text };
+  copy.addEventListener('click', () => api.postMessage({ type: 'copy', text: entry.raw }));
+  return entry;
+}
+
+function scrollDown() {
+  const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
+  if (nearBottom) {
+    window.scrollTo(0, document.body.scrollHeight);
+  }
+}
+
+function setBusy(why: string | undefined) {
+  busy = why !== undefined;
+  input.disabled = busy;
+  sendButton.disabled = busy;
+  reason.hidden = !busy;
+  reason.textContent = why ?? '';
+  if (!busy) {
+    input.focus();
+  }
+  report();
+}
+
+function submit() {
+  const text = input.value;
+  if (busy || text.trim() === '') {
+    return;
+  }
+  lastSent = text;
+  input.value = '';
+  api.postMessage({ type: 'send', text });
+}
+
+let reportQueued = false;
+function report() {
+  if (!probe || reportQueued) {
+    return;
+  }
+  reportQueued = true;
+  requestAnimationFrame(() => {
+    reportQueued = false;
+    api.postMessage({
+      type: 'report',
+      report: {
+        transcript: [...transcript.querySelectorAll('.message')].map((m) => `${m.classList.contains('user') ? 'user' : 'assistant'}: ${(m.querySelector('.body') as HTMLElement).textContent ?? ''}`),
+        busy,
+        busyReason: reason.textContent ?? '',
+        steps: transcript.querySelectorAll('details.step').length,
+      },
+    });
+  });
+}
+
+input.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    submit();
+  } else if (e.key === 'ArrowUp' && input.value === '' && lastSent) {
+    e.preventDefault();
+    input.value = lastSent;
+  }
+});
+sendButton.addEventListener('click', submit);
+
+window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
+  const m = event.data;
+  switch (m.type) {
+    case 'strings':
+      strings = m.strings;
+      input.placeholder = t('placeholder');
+      input.setAttribute('aria-label', t('placeholder'));
+      sendButton.textContent = t('send');
+      empty.textContent = t('empty');
+      break;
+    case 'submit':
+      input.value = m.text;
+      submit();
+      break;
+    case 'user':
+      message('user', m.text);
+      break;
+    case 'answerStart':
+      answer = message('assistant', '');
+      answer.message.classList.add('streaming');
+      break;
+    case 'update': {
+      const u = m.update;
+      if (!answer) {
+        break;
+      }
+      if (u.kind === 'text') {
+        answer.text.appendData(u.text); // only the new text: no re-render
+        answer.raw += u.text;
+      } else if (u.kind === 'step') {
+        const step = el('details', 'step');
+        const summary = el('summary', undefined, u.title);
+        step.append(summary, el('div', 'detail', u.detail));
+        answer.steps.append(step);
+      } else if (u.kind === 'note' || u.kind === 'question') {
+        answer.steps.append(el('p', 'note', u.text));
+      }
+      break;
+    }
+    case 'answerEnd':
+      if (answer) {
+        answer.message.classList.remove('streaming');
+        const final = m.outcome.answer;
+        // The history is the truth: a streamed text that differs (chunks buffered by a proxy) is replaced once.
+        if (m.outcome.kind === 'completed' && typeof final === 'string' && final !== answer.raw) {
+          answer.text.data = final;
+          answer.raw = final;
+        }
+        if (m.note) {
+          answer.message.append(el('p', 'note error', m.note));
+        }
+        answer = undefined;
+      } else if (m.note) {
+        transcript.append(el('p', 'note error', m.note));
+      }
+      break;
+    case 'busy':
+      setBusy(m.reason);
+      break;
+  }
+  scrollDown();
+  report();
+});
+
+api.postMessage({ type: 'ready' });

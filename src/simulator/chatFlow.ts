@@ -1,0 +1,218 @@
+// A conversational flow (flow-chat.md): GET /inspect, POST /chat/start, POST /chat/{id}/message (409 while a
+// turn runs), GET /chat/{id}/history, the SSE stream GET /chat/{id}/stream/events (ids, keepalives, token and
+// event frames, last_event_id) and POST /resume_feedback. Keywords in a message make a turn fail, cut the
+// streams half way, or pause for approval, so every recovery path of a client can be tried offline.
+
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isPlainObject } from '../util/objects';
+import { parseJson, readBody, send } from './http';
+import type { Pipeline, RequestContext } from './pipelineTypes';
+import type { ChatFlowConfig } from './types';
+import type { CrewState } from './world';
+
+interface Frame {
+  id: string;
+  text: string;
+}
+
+interface ChatSession {
+  id: string;
+  messages: { role: 'user' | 'assistant'; content: string }[];
+  activeKickoffId: string | null;
+  /** Frames of the running turn (a stream that attaches late or resumes replays them). */
+  frames: Frame[];
+  streams: Set<ServerResponse>;
+  seq: number;
+  base: number;
+  /** Set while the turn waits for POST /resume_feedback. */
+  awaitingFeedback?: (feedback: string) => void;
+}
+
+const sessionsOf = new WeakMap<CrewState, Map<string, ChatSession>>();
+
+export const DEFAULT_CHAT_ANSWER =
+  'Thanks for your message: "{message}". Here is what I found. The knowledge base has three articles that match, and the most ' +
+  'recent one says the feature is available to every plan. You can turn it on from the settings page, under Workspace, ' +
+  'and it takes effect for everyone in a minute or two. Ask me again if anything is unclear.';
+
+/** True when the pipeline should hand the request to this module. */
+export function isChatRequest(crew: CrewState, rest: string[]): boolean {
+  return crew.config.chat !== undefined && (rest[0] === 'inspect' || rest[0] === 'chat' || rest[0] === 'resume_feedback');
+}
+
+const json = (res: ServerResponse, status: number, body: object) => send(res, { status, body });
+
+export async function handleChat(pipeline: Pipeline, req: IncomingMessage, res: ServerResponse, ctx: RequestContext, crew: CrewState): Promise<void> {
+  const config = crew.config.chat ?? {};
+  if (ctx.tokenKind !== 'org' && ctx.tokenKind !== 'user') {
+    return json(res, 401, { detail: 'Invalid or missing authentication credentials' });
+  }
+  let sessions = sessionsOf.get(crew);
+  if (!sessions) {
+    sessions = new Map();
+    sessionsOf.set(crew, sessions);
+  }
+  const [first, sessionId, action, sub] = ctx.rest;
+  if (first === 'inspect' && ctx.rest.length === 1) {
+    return ctx.method === 'GET'
+      ? json(res, 200, {
+          flow: {
+            chat: { conversational: true, handle_turn: true, transports: ['webhook'], experimental: true },
+            // More than `chat`: clients must neither show nor store it.
+            internals: { state_schema: 'ChatState', secret_hint: 'not for clients' },
+          },
+        })
+      : json(res, 405, { detail: 'Method Not Allowed' });
+  }
+  if (first === 'resume_feedback' && ctx.rest.length === 1 && ctx.method === 'POST') {
+    const body = parseJson((await readBody(req)) ?? '');
+    const value = body.ok && isPlainObject(body.value) ? body.value : {};
+    const flowId = typeof value.flow_id === 'string' ? value.flow_id : '';
+    const feedback = typeof value.feedback === 'string' ? value.feedback : '';
+    const session = sessions.get(flowId);
+    if (!session?.awaitingFeedback) {
+      return json(res, 400, { detail: 'No pending human feedback for this flow' });
+    }
+    session.awaitingFeedback(feedback);
+    return json(res, 200, { status: 'resumed', flow_id: flowId });
+  }
+  if (first !== 'chat') {
+    return json(res, 404, { detail: 'Not Found' });
+  }
+  if (sessionId === 'start' && ctx.rest.length === 2 && ctx.method === 'POST') {
+    await readBody(req);
+    const session: ChatSession = { id: randomUUID(), messages: [], activeKickoffId: null, frames: [], streams: new Set(), seq: 0, base: Date.now() };
+    sessions.set(session.id, session);
+    return json(res, 200, { session_id: session.id });
+  }
+  const session = sessionId === undefined ? undefined : sessions.get(sessionId);
+  if (!session) {
+    return json(res, 404, { detail: 'Chat session not found' });
+  }
+  if (action === 'message' && ctx.rest.length === 3 && ctx.method === 'POST') {
+    const body = parseJson((await readBody(req)) ?? '');
+    const message = body.ok && isPlainObject(body.value) && typeof body.value.message === 'string' ? body.value.message : undefined;
+    if (message === undefined || message.trim() === '') {
+      return json(res, 422, { detail: 'message is required' });
+    }
+    if (session.activeKickoffId !== null) {
+      return json(res, 409, { detail: 'A turn is already running in this session' });
+    }
+    const kickoffId = randomUUID();
+    session.activeKickoffId = kickoffId;
+    session.frames = [];
+    session.messages.push({ role: 'user', content: message });
+    void runTurn(pipeline, config, session, kickoffId, message);
+    return json(res, 200, { session_id: session.id, kickoff_id: kickoffId, status: 'queued' });
+  }
+  if (action === 'history' && ctx.rest.length === 3 && ctx.method === 'GET') {
+    return json(res, 200, { session_id: session.id, messages: session.messages, active_kickoff_id: session.activeKickoffId });
+  }
+  if (action === 'stream' && sub === 'events' && ctx.rest.length === 4 && ctx.method === 'GET') {
+    if (config.streamUnavailable) {
+      return send(res, { status: 502, body: '<html><body><h1>502 Bad Gateway</h1></body></html>', headers: { 'Content-Type': 'text/html' } });
+    }
+    if (session.activeKickoffId === null) {
+      return json(res, 409, { detail: 'No active chat turn' });
+    }
+    const query = new URL(req.url ?? '/', 'http://simulator.invalid').searchParams;
+    const header = req.headers['last-event-id'];
+    const after = query.get('last_event_id') ?? (typeof header === 'string' ? header : undefined);
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+    res.write(': connected\n\n');
+    for (const frame of session.frames) {
+      if (after === undefined || compareStreamIds(frame.id, after) > 0) {
+        res.write(frame.text);
+      }
+    }
+    session.streams.add(res);
+    const keepalive = setInterval(() => res.write(': keepalive\n\n'), Math.max(50, (config.keepaliveMs ?? 15_000) * pipeline.world.timeScale));
+    res.on('close', () => {
+      clearInterval(keepalive);
+      session.streams.delete(res);
+    });
+    return;
+  }
+  return json(res, 404, { detail: 'Not Found' });
+}
+
+/** Orders `<ms>-<seq>` ids; anything else sorts before them. */
+export function compareStreamIds(a: string, b: string): number {
+  const pa = /^(\d+)-(\d+)$/.exec(a);
+  const pb = /^(\d+)-(\d+)$/.exec(b);
+  if (!pa || !pb) {
+    return pa ? 1 : pb ? -1 : 0;
+  }
+  return Number(pa[1]) - Number(pb[1]) || Number(pa[2]) - Number(pb[2]);
+}
+
+function emit(session: ChatSession, kickoffId: string, type: string, data: object, end = false): void {
+  const id = `${session.base}-${++session.seq}`;
+  const text = `id: ${id}\ndata: ${JSON.stringify({ id, type, kickoff_id: kickoffId, session_id: session.id, data })}\n\n`;
+  session.frames.push({ id, text });
+  for (const stream of session.streams) {
+    stream.write(text);
+    if (end) {
+      stream.end();
+    }
+  }
+}
+
+async function runTurn(pipeline: Pipeline, config: ChatFlowConfig, session: ChatSession, kickoffId: string, message: string): Promise<void> {
+  const has = (keyword: string) => message.includes(keyword);
+  const interval = (config.tokenIntervalMs ?? 40) * pipeline.world.timeScale;
+  const answer = (config.answer ?? DEFAULT_CHAT_ANSWER).split('{message}').join(message);
+  const tokens = answer.match(/\S+\s*/g) ?? [answer];
+  const fail = has(config.failKeyword ?? '#fail');
+  const drop = has(config.dropKeyword ?? '#drop');
+  const approve = has(config.approveKeyword ?? '#approve');
+  let said = '';
+  await pipeline.sleep(interval);
+  emit(session, kickoffId, 'turn_started', { status: 'running' });
+  for (let i = 0; i < tokens.length; i++) {
+    if (pipeline.closed()) {
+      return;
+    }
+    if (i === Math.floor(tokens.length / 3)) {
+      emit(session, kickoffId, 'event', {
+        event_type: 'tool_usage_finished',
+        tool_name: 'search_knowledge_base',
+        tool_args: { query: message.slice(0, 200) },
+        output: '3 articles found',
+      });
+      if (approve) {
+        const feedback = await new Promise<string>((resolve) => {
+          session.awaitingFeedback = resolve;
+          emit(session, kickoffId, 'event', { event_type: 'human_feedback_requested', message: 'May I apply this change to your workspace?' });
+        });
+        session.awaitingFeedback = undefined;
+        const reply = feedback === 'approved' ? 'Approved, applying it now. ' : `Understood, I will take this into account: ${feedback}. `;
+        emit(session, kickoffId, 'event', { event_type: 'human_feedback_received', feedback });
+        for (const word of reply.match(/\S+\s*/g) ?? []) {
+          said += word;
+          emit(session, kickoffId, 'token', { content: word });
+        }
+      }
+    }
+    if (fail && i === 3) {
+      emit(session, kickoffId, 'turn_failed', { error: 'Simulated failure: the flow raised ValueError in handle_turn' }, true);
+      session.activeKickoffId = null;
+      return;
+    }
+    if (drop && i === Math.floor(tokens.length / 2)) {
+      for (const stream of session.streams) {
+        stream.socket?.destroy();
+      }
+    }
+    said += tokens[i];
+    emit(session, kickoffId, 'token', { content: tokens[i] });
+    if (config.sendChunks) {
+      emit(session, kickoffId, 'llm_stream_chunk', { chunk: tokens[i] });
+    }
+    await pipeline.sleep(interval);
+  }
+  session.messages.push({ role: 'assistant', content: said });
+  session.activeKickoffId = null;
+  emit(session, kickoffId, 'turn_completed', { status: 'completed' }, true);
+}

@@ -1,0 +1,90 @@
+// @crew-runs-own-session — Chat with Flow streams for seconds per turn; its own session keeps `main` short.
+//
+// Issue 38: start a session, a streamed answer (text visible before the turn ends), a tool step, a stream cut
+// mid-answer resumed with no text twice or missing, a 409 while busy said in plain words.
+import * as assert from 'assert';
+import type { Simulator } from '../../../src/simulator/server';
+import { startSimulator } from '../../../src/simulator/server';
+import type { ChatPageReport, FlowChatPanel } from '../../../src/flowChat/chatPanel';
+import { addCrewWithToken, executeCommand, ui, waitFor } from '../helpers';
+import { type Api, removeAllCrews, testApi } from './support/kit';
+
+const ANSWER =
+  'Streaming answers arrive word by word. This one is long enough to be seen half written, with a tool step in the ' +
+  'middle and a clean ending that the history confirms once the turn is over.';
+
+describe('Flow chat', function () {
+  this.timeout(120_000);
+  let api: Api;
+  let sim: Simulator;
+  let crewUrl: string;
+  let chat: FlowChatPanel;
+
+  const report = (): ChatPageReport | undefined => chat.lastReport;
+  const assistantTexts = () => (report()?.transcript ?? []).filter((line) => line.startsWith('assistant: ')).map((line) => line.slice('assistant: '.length));
+  const settled = (count: number, message: string) =>
+    waitFor(() => (report() && !report()!.busy && assistantTexts().length === count ? report() : undefined), { message, timeoutMs: 60_000 });
+
+  before(async () => {
+    api = await testApi();
+    sim = await startSimulator({
+      crews: [{ id: 'chatty', name: 'Chatty Flow', kind: 'flow', inputs: [], tasks: [], chat: { tokenIntervalMs: 60, answer: ANSWER } }],
+    });
+    const served = sim.crews[0];
+    crewUrl = served.url;
+    await addCrewWithToken({ url: crewUrl, name: served.name, token: served.orgToken });
+  });
+
+  after(async () => {
+    await executeCommand('workbench.action.closeAllEditors');
+    if (api) {
+      await removeAllCrews(api);
+    }
+    await sim?.close();
+  });
+
+  it('starts a session and streams the answer token by token, with a tool step', async () => {
+    const sessionId = await executeCommand<string>('crewRuns.chatWithFlow', crewUrl);
+    assert.ok(sessionId, 'a session was started');
+    chat = await waitFor(() => api.flowChats().find((c) => c.sessionId === sessionId), { message: 'the chat panel' });
+    await waitFor(() => report(), { message: 'the chat page reporting' });
+    chat.submitFromPage('What is new?');
+    const midStream = await waitFor(
+      () => {
+        const text = assistantTexts()[0];
+        return report()?.busy && text && text.length > 10 && text.length < ANSWER.length ? report() : undefined;
+      },
+      { message: 'part of the answer shown while the turn still runs' },
+    );
+    assert.match(midStream.busyReason, /answering/, 'the composer says why it is disabled');
+    const shot = await ui.screenshot('flow-chat-mid-stream');
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
+    const done = await settled(1, 'the turn over');
+    assert.strictEqual(assistantTexts()[0], ANSWER);
+    assert.ok(done.steps >= 1, 'the tool event is shown as a step');
+  });
+
+  it('resumes a stream cut mid-answer: nothing twice, nothing missing', async () => {
+    chat.submitFromPage('Again please #drop');
+    await settled(2, 'the second turn over');
+    assert.strictEqual(assistantTexts()[1], ANSWER);
+    const streams = sim.requestLog.entries.filter((e) => e.path.endsWith(`/chat/${chat.sessionId}/stream/events`));
+    assert.ok(streams.length >= 3, `the cut stream was reattached (${streams.length} stream requests in both turns)`);
+  });
+
+  it('a session busy with another turn (409) is said in plain words, and nothing is resent', async () => {
+    // Another client of the same session starts a turn first.
+    const busy = await fetch(`${crewUrl}/chat/${chat.sessionId}/message`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sim.crews[0].orgToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'from elsewhere', stream: true }),
+    });
+    assert.strictEqual(busy.status, 200);
+    const before = sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith('/message')).length;
+    chat.submitFromPage('Mine too');
+    await waitFor(() => (chat.lastReport && !chat.lastReport.busy && chat.lastReport.transcript.includes('user: Mine too') ? true : undefined), { message: 'the refused turn over' });
+    const posts = sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith('/message'));
+    assert.strictEqual(posts.length - before, 1, 'the message was posted once');
+    assert.strictEqual(posts.at(-1)?.status, 409);
+  });
+});

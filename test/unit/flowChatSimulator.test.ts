@@ -1,0 +1,95 @@
+// The simulator's conversational flow (src/simulator/chatFlow.ts) over real HTTP, with node's fetch.
+
+import * as assert from 'node:assert/strict';
+import { startSimulator, type Simulator } from '../../src/simulator/server';
+
+const TOKEN = 'org-chat';
+
+describe('Simulator: conversational flow', function () {
+  let sim: Simulator;
+  let base: string;
+  const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+  const call = async (method: string, path: string, body?: object) => {
+    const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  /** The data frames of one stream read to its end (the turn's end closes it). */
+  const readStream = async (sessionId: string, lastEventId?: string) => {
+    const query = lastEventId ? `?events=*&last_event_id=${lastEventId}` : '?events=*';
+    const response = await fetch(`${base}/chat/${sessionId}/stream/events${query}`, { headers: { ...headers, accept: 'text/event-stream' } });
+    const text = await response.text();
+    const frames = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { id: string; type: string; data: Record<string, unknown> });
+    return { status: response.status, text, frames };
+  };
+  const startTurn = async (message: string) => {
+    const { body } = await call('POST', '/chat/start');
+    const sessionId = String(body.session_id);
+    const sent = await call('POST', `/chat/${sessionId}/message`, { message, stream: true });
+    assert.equal(sent.status, 200);
+    return sessionId;
+  };
+
+  beforeEach(async () => {
+    sim = await startSimulator({
+      crews: [{ id: 'chat', name: 'Chat', kind: 'flow', inputs: [], orgToken: TOKEN, tasks: [], chat: { tokenIntervalMs: 3, answer: 'one two three four five six seven eight nine ten' } }],
+    });
+    base = sim.crewUrl('chat');
+  });
+  afterEach(() => sim.close());
+
+  it('says in /inspect that it chats, and asks for the token', async () => {
+    const inspect = await call('GET', '/inspect');
+    assert.equal(inspect.status, 200);
+    assert.equal((inspect.body.flow as { chat: { conversational: boolean } }).chat.conversational, true);
+    const anonymous = await fetch(`${base}/inspect`);
+    assert.equal(anonymous.status, 401);
+  });
+
+  it('streams a turn with ids, a tool event and its end; answers 409 while busy; history holds the answer', async () => {
+    const sessionId = await startTurn('hello');
+    const busy = await call('POST', `/chat/${sessionId}/message`, { message: 'again', stream: true });
+    assert.equal(busy.status, 409);
+    const { frames, text } = await readStream(sessionId);
+    assert.match(text, /^: connected/);
+    assert.ok(frames.every((f) => /^\d+-\d+$/.test(f.id)), 'every frame has a stream id');
+    assert.deepEqual([frames[0].type, frames.at(-1)?.type], ['turn_started', 'turn_completed']);
+    assert.ok(frames.some((f) => f.type === 'event' && f.data.event_type === 'tool_usage_finished'));
+    const answer = frames.filter((f) => f.type === 'token').map((f) => f.data.content).join('');
+    assert.equal(answer, 'one two three four five six seven eight nine ten');
+    const history = await call('GET', `/chat/${sessionId}/history`);
+    assert.deepEqual(history.body.messages, [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: answer },
+    ]);
+    assert.equal(history.body.active_kickoff_id, null);
+    assert.equal((await readStream(sessionId)).status, 409, 'no turn to attach to');
+  });
+
+  it('replays only the frames after last_event_id', async () => {
+    sim.updateCrew('chat', { chat: { tokenIntervalMs: 30, answer: 'one two three four five six seven eight nine ten' } });
+    const sessionId = await startTurn('hello');
+    const controller = new AbortController();
+    const response = await fetch(`${base}/chat/${sessionId}/stream/events?events=*`, { headers, signal: controller.signal });
+    const reader = response.body!.getReader();
+    let seen = '';
+    while (!/"type":"token"[^\n]*\n\n[\s\S]*"type":"token"/.test(seen)) {
+      seen += new TextDecoder().decode((await reader.read()).value);
+    }
+    controller.abort();
+    const ids = [...seen.matchAll(/^id: (\S+)$/gm)].map((m) => m[1]);
+    const resumed = await readStream(sessionId, ids.at(-1));
+    assert.ok(resumed.frames.every((f) => !ids.includes(f.id)), 'no frame seen before comes again');
+    assert.equal(resumed.frames.at(-1)?.type, 'turn_completed');
+  });
+
+  it('fails a turn on #fail and cuts the stream once on #drop', async () => {
+    const failed = await readStream(await startTurn('please #fail'));
+    assert.equal(failed.frames.at(-1)?.type, 'turn_failed');
+    const dropped = await startTurn('please #drop');
+    const cut = await readStream(dropped).catch(() => undefined);
+    assert.ok(!cut || cut.frames.at(-1)?.type !== 'turn_completed', 'the first stream does not reach the end');
+  });
+});
