@@ -49,6 +49,16 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
   const dispatcher = new EnvHttpProxyAgent({ ...proxyOptions(settings, env), ...pool });
   const loopback = new Agent({ ...pool, connect: strictTls(settings) });
   const dispatcherFor = (url: string): Dispatcher => (isLoopbackHost(new URL(url).hostname) ? loopback : dispatcher);
+  // Every request, plain or streamed, goes through the same dispatcher (proxy, CA, no redirects) and timeouts.
+  const requestOptions = (req: HttpRequest, signal: AbortSignal | undefined) => ({
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+    dispatcher: dispatcherFor(req.url),
+    signal,
+    headersTimeout: settings.headersTimeoutMs,
+    bodyTimeout: settings.bodyTimeoutMs,
+  });
 
   return {
     async request(req: HttpRequest): Promise<HttpResponse> {
@@ -61,15 +71,7 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
           : toTransportFailure(e, req.url);
       let response: Awaited<ReturnType<typeof request>>;
       try {
-        response = await request(req.url, {
-          method: req.method,
-          headers: req.headers,
-          body: req.body,
-          dispatcher: dispatcherFor(req.url),
-          signal,
-          headersTimeout: settings.headersTimeoutMs,
-          bodyTimeout: settings.bodyTimeoutMs,
-        });
+        response = await request(req.url, requestOptions(req, signal));
       } catch (e) {
         throw failure(e);
       }
@@ -106,15 +108,7 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
       // for as long as it answers: bodyTimeout still ends a stream that sends nothing, not even a keepalive.
       let response: Awaited<ReturnType<typeof request>>;
       try {
-        response = await request(req.url, {
-          method: req.method,
-          headers: req.headers,
-          body: req.body,
-          dispatcher: dispatcherFor(req.url),
-          signal: req.signal,
-          headersTimeout: settings.headersTimeoutMs,
-          bodyTimeout: settings.bodyTimeoutMs,
-        });
+        response = await request(req.url, requestOptions(req, req.signal));
       } catch (e) {
         throw toTransportFailure(e, req.url);
       }
