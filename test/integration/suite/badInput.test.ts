@@ -10,7 +10,7 @@ import { demoCrews, startSimulator, type Simulator } from '../../../src/simulato
 import { StepInput } from '../../../src/ui/quickInput';
 import { BAD_CREW_URLS, HOSTILE_INPUT_VALUES } from '../../fixtures/hostileCorpus';
 import { addCrewWithToken, executeCommand, getExtensionApi, showCrewRunsView, ui, waitFor, kickOffWithoutReview } from '../helpers';
-import { closeQuickInput, pickInQuickInput, pressInQuickInput, quickInputText, replaceValue, waitForQuickInput } from './support/kit';
+import { closeQuickInput, openJsonEditor, pickInQuickInput, pressInQuickInput, quickInputText, replaceValue, waitForQuickInput } from './support/kit';
 import { NotificationSpy } from './support/securityKit';
 
 type Api = CrewRunsTestApi;
@@ -264,10 +264,9 @@ describe('Bad input', function () {
       [`{"audience": "${'y'.repeat(1_000_001)}"}`, 'The value of "audience" is too long'],
       ['{ "topic": "unterminated', 'The active editor does not hold valid JSON.'],
     ] as const) {
-      const document = await vscode.workspace.openTextDocument({ content, language: 'json' });
-      await vscode.window.showTextDocument(document);
+      const { document, close } = await openJsonEditor(content);
       // The command reads the active editor: this case's, not the last one's.
-      await waitFor(() => vscode.window.activeTextEditor?.document === document && vscode.window.tabGroups.activeTabGroup.activeTab?.input instanceof vscode.TabInputText && (vscode.window.tabGroups.activeTabGroup.activeTab.input as vscode.TabInputText).uri.toString() === document.uri.toString(), { message: `the editor of ${content} active`, ...SLOW });
+      await waitFor(() => vscode.window.activeTextEditor?.document === document && vscode.window.tabGroups.activeTabGroup.activeTab?.input instanceof vscode.TabInputText && (vscode.window.tabGroups.activeTabGroup.activeTab.input as vscode.TabInputText).uri.toString() === document.uri.toString(), { message: `the editor of ${content.slice(0, 60)} active`, ...SLOW });
       const kickoffs = sim.requestLog.entries.filter((e) => e.endpoint === 'kickoff').length;
       const from = spy.shown.length;
       const flow = executeCommand('crewRuns.kickOff', url);
@@ -281,11 +280,7 @@ describe('Bad input', function () {
       await pressInQuickInput('Escape', { when: 'Enter new values' });
       assert.strictEqual(await flow, undefined);
       assert.strictEqual(sim.requestLog.entries.filter((e) => e.endpoint === 'kickoff').length, kickoffs, `nothing was sent for ${content}`);
-      await executeCommand('workbench.action.revertAndCloseActiveEditor');
-      // Gone from every tab, not only out of sight: a tab still closing can come back as the active editor,
-      // and the next case's Kick Off would read this case's JSON.
-      const open = () => vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === document.uri.toString()));
-      await waitFor(() => !open() && !vscode.window.visibleTextEditors.some((e) => e.document === document), { message: `the editor of ${content} closed`, ...SLOW });
+      await close();
     }
   });
   it('a crew limiting requests (429) refuses a kickoff: the notice says so with the wait, and never that Crew Runs will try again', async () => {

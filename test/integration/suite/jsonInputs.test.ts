@@ -14,6 +14,7 @@ import {
   type Api,
   clearNotifications,
   closeQuickInput,
+  openJsonEditor,
   pickInQuickInput,
   pressInQuickInput,
   type QuickInputKeys,
@@ -216,8 +217,7 @@ describe('JSON inputs', function () {
   });
 
   it('Kick Off with the JSON in the active editor keeps the object', async () => {
-    const document = await vscode.workspace.openTextDocument({ content: JSON.stringify({ interview_data: INTERVIEW, max_score: 9 }, undefined, 2), language: 'json' });
-    await vscode.window.showTextDocument(document);
+    const editor = await openJsonEditor(JSON.stringify({ interview_data: INTERVIEW, max_score: 9 }, undefined, 2));
     const { done } = await startKickoff('typed');
     await waitForQuickInput(/Enter new values/);
     await pickInQuickInput('From the JSON in the active editor');
@@ -227,6 +227,7 @@ describe('JSON inputs', function () {
     const runId = await done;
     assert.deepStrictEqual(await simInputsOfRun(runId), { interview_data: INTERVIEW, max_score: 9 });
     assert.deepStrictEqual(api.presets.lastUsed(url('typed')), { interview_data: INTERVIEW, max_score: 9 }, 'input memory keeps the types');
+    await editor.close();
   });
 
   it('the last used inputs saved as a preset, and the preset kicked off, send the object', async () => {

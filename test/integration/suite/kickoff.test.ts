@@ -12,6 +12,7 @@ import {
   type Api,
   clearNotifications,
   closeQuickInput,
+  openJsonEditor,
   pickInQuickInput,
   pressInQuickInput,
   type QuickInputKeys,
@@ -381,8 +382,7 @@ describe('Kick off', function () {
   });
 
   it('inputs from the JSON in the active editor', async () => {
-    const document = await vscode.workspace.openTextDocument({ content: '{"topic": "x", "audience": "y"}', language: 'json' });
-    await vscode.window.showTextDocument(document);
+    const editor = await openJsonEditor('{"topic": "x", "audience": "y"}');
     const { done } = await startKickoff('strict');
     await startFrom('strict', 'From the JSON in the active editor');
     const review = await reviewStep('strict');
@@ -393,6 +393,7 @@ describe('Kick off', function () {
     const run = api.runs.get(runId!)!;
     assert.deepStrictEqual((await api.runs.readDetails(run.id)).inputs, { topic: 'x', audience: 'y' });
     assert.deepStrictEqual(sim.getRun(run.kickoffId)?.inputs, { topic: 'x', audience: 'y' });
+    await editor.close();
   });
 
   it('a second kickoff of the demo crew from the palette, with last values remembered, takes few keystrokes', async () => {

@@ -2,6 +2,7 @@
 // notifications as the user sees them (through the UI bridge), and clean-up of what a test adds.
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { RunRecord } from '../../../../src/runs/model';
@@ -285,6 +286,30 @@ export async function removeRunsOf(api: Api, urls: string[]): Promise<void> {
       await api.runs.remove(run.id);
     }
   }
+}
+
+/**
+ * A JSON document in an editor, from a file of its own. Not an untitled editor: a closed "Untitled-3" gives
+ * its name to the next untitled editor, and the extension host can hand back the closed one's document (and
+ * text) for it, so the extension reads the last case's JSON.
+ */
+export async function openJsonEditor(content: string): Promise<{ document: vscode.TextDocument; close(): Promise<void> }> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'crew-runs-json-'));
+  const file = path.join(dir, 'inputs.json');
+  await fs.promises.writeFile(file, content);
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+  assert.strictEqual(document.getText(), content, 'the editor holds the JSON just written');
+  await vscode.window.showTextDocument(document);
+  const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === document.uri.toString());
+  return {
+    document,
+    /** Closes its tabs (and waits until they are gone) and deletes the file. */
+    close: async () => {
+      await vscode.window.tabGroups.close(tabs());
+      await waitFor(() => tabs().length === 0 && !vscode.window.visibleTextEditors.some((e) => e.document === document), { message: 'the JSON editor closed', timeoutMs: 30_000 });
+      await fs.promises.rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** The run folder of this test run (parent of user-data), where the server keeps every file it writes. */
