@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { CrewClient } from '../src/api/client';
 import type { StatusSnapshot, StatusSource } from '../src/api/types';
 import { isFinished } from '../src/runs/model';
-import { RunPoller } from '../src/runs/poller';
+import { type PollerInspection, RunPoller } from '../src/runs/poller';
 import type { RunStore } from '../src/runs/runStore';
 import type { CrewConfig } from '../src/simulator/types';
 import { BENCH_TOKEN, crewConfig, openStore, quietLogger, tempDir } from './lib/fixtures';
@@ -129,10 +129,11 @@ export async function pollingScenario(kind: PollerKind, durationMs: number, runs
   const started = Date.now();
   const cpu0 = process.cpuUsage();
   let poller: RunPoller | undefined;
+  let polling: PollerInspection | undefined;
   let stopNaive = false;
   try {
     if (kind !== 'naive') {
-      poller = new RunPoller(store, source, clock, quietLogger);
+      poller = new RunPoller(store, source, clock, quietLogger, undefined, { inspect: (i) => (polling = i) });
       poller.start();
     }
     const kicked = await kickOffAll(client, sim, crews.map((c) => c.id), 1);
@@ -184,7 +185,7 @@ export async function pollingScenario(kind: PollerKind, durationMs: number, runs
     // Generous limit: twice the run plus a minute, simulated.
     await withTimeout(finals.all, (durationMs * 2 + 60_000) / speed + 5000);
     stopNaive = true;
-    await poller?.whenIdle();
+    await polling?.whenIdle();
     if (kind === 'naive') {
       await new Promise((resolve) => setTimeout(resolve, 200)); // checks still in flight
     }
@@ -279,7 +280,8 @@ export async function manyRunsScenario(runs = 200, crewCount = 5, limit = 10, sp
   const store = await openStore(dir, clock);
   const client = makeClient(clock);
   const source = new CountingSource(client);
-  const poller = new RunPoller(store, source, clock, quietLogger);
+  let polling!: PollerInspection;
+  const poller = new RunPoller(store, source, clock, quietLogger, undefined, { inspect: (i) => (polling = i) });
   const finals = watchFinals(store, clock, runs);
   const perCrew = Math.ceil(runs / crewCount);
   try {
@@ -292,7 +294,7 @@ export async function manyRunsScenario(runs = 200, crewCount = 5, limit = 10, sp
     const cpu0 = process.cpuUsage();
     await Promise.all(kicked.map((k) => store.add({ crewUrl: k.crewUrl, crewName: k.crewId, kickoffId: k.kickoffId, inputs: { topic: 'bench' } })));
     await withTimeout(finals.all, (10 * 60_000 * 2 + 60_000) / speed + 5000);
-    await poller.whenIdle();
+    await polling.whenIdle();
     const cpu = process.cpuUsage(cpu0);
     const windowEndReal = clock.realNow();
     const log: SimLogEntry[] = (await sim.log()).filter((e) => e.time >= windowStartReal - 1);

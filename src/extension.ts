@@ -9,7 +9,7 @@ import { CrewClient } from './api/client';
 import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
 import { createParticipantHandler } from './chat/participantHost';
 import { registerChat } from './chat/registerChat';
-import { BatchFeature } from './commands/batches/batchFeature';
+import { batchActionsWithoutAsking, BatchFeature } from './commands/batches/batchFeature';
 import { addCrewDirectly } from './commands/crewCommands';
 import { DemoCrews } from './commands/demoCommands';
 import { offerEnvironmentImport } from './commands/environmentImport';
@@ -35,6 +35,7 @@ import type { SharedValues } from './util/sharedValues';
 import { WindowLiveness } from './runs/windowLiveness';
 import type { PlatformServices, Services } from './services';
 import type * as TestApiModule from './testApi';
+import type { Inspection } from './testApi';
 import { systemClock } from './util/clock';
 import { readCrewRunsNumbers } from './util/crewRunsSettings';
 import { errorText } from './util/errorText';
@@ -60,6 +61,8 @@ export function activate(context: vscode.ExtensionContext) {
   // Clamped, and user-only where a workspace must not decide (history size; every number when untrusted).
   const numbers = () => readCrewRunsNumbers(vscode.workspace.getConfiguration('crewRuns'), vscode.workspace.isTrusted);
   const atStart = numbers();
+  // Integration tests and the bench only (CREW_RUNS_TEST_HOOKS=1): what the test API may see inside.
+  const inspection: Inspection | undefined = process.env.CREW_RUNS_TEST_HOOKS === '1' ? {} : undefined;
 
   // Crews and their tokens; the client that reaches them.
   const tokens = new TokenStore(context.secrets);
@@ -83,11 +86,12 @@ export function activate(context: vscode.ExtensionContext) {
     unfocusedFactor: atStart.pollUnfocusedFactor,
     watchDeadlineMs: atStart.watchDeadlineHours * 3_600_000,
     tokenChanges: tokens.onDidChange,
+    inspect: inspection && ((part) => (inspection.poller = part)),
   });
 
   const platform = createPlatform(context, log, userAgent, shared);
   const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(shared), stops: new StopSupport(shared), shared, platform };
-  const batches = new BatchFeature(services, storageDir, { id: windowId, liveness });
+  const batches = new BatchFeature(services, storageDir, { id: windowId, liveness }, inspection && ((part) => (inspection.batchPanels = part)));
 
   // Views: the crews tree, the status bar, the log and notices, the run views and documents.
   const tree = new CrewsTreeProvider(crews, runs);
@@ -96,11 +100,13 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.Disposable.from(platform.health.onDidChange(listener), platform.imported.onDidChange(listener)),
   );
   const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
-  const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) });
+  const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) }, inspection && ((part) => (inspection.statusBar = part)));
   const reporter = new RunReporter(services);
   // Reading the run history is I/O: it goes on after activate() returns; restored run views wait for it.
   const loaded = runs.load();
-  const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded });
+  // Made before any run view, so every run view of a test session reports to it.
+  const probe = inspection && new RunPanelProbe();
+  const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded, observer: probe });
   const reviews = new FeedbackReviews();
   const documents = new RunOutputDocuments(runs);
   const demo = new DemoCrews(services);
@@ -183,19 +189,19 @@ export function activate(context: vscode.ExtensionContext) {
   };
   performance.mark(CORE_STARTED_MARK);
 
-  if (process.env.CREW_RUNS_TEST_HOOKS !== '1') {
+  if (!inspection || !probe) {
     return undefined;
   }
-  // Integration tests only: dist/testApi.js, never loaded (nor packaged) otherwise. The probe is made now, so
-  // every run view of the session reports to it.
+  // Integration tests only: dist/testApi.js, never loaded (nor packaged) otherwise.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createTestApi } = require('./testApi') as typeof TestApiModule;
   return createTestApi(services, {
-    ...{ tree, treeView, reporter, settings: numbers, batches, statusBar, panels: new RunPanelProbe(panels), reviews, demo, flowChats: openChats },
+    ...{ tree, treeView, reporter, settings: numbers, batches, inspection, panels: probe, reviews, demo, flowChats: openChats },
     unprompted: {
       addCrew: (args) => addCrewDirectly(services, args),
       kickOff: (args) => kickOffWithoutReview(services, args),
       stopRun: (runId) => stopRunWithoutAsking(services, runId),
+      batches: batchActionsWithoutAsking(services, batches),
       chatHandler: () => createParticipantHandler(services),
     },
   });

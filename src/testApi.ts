@@ -2,7 +2,7 @@
 // (dist/testApi.js), never loaded otherwise and never packaged.
 import type { openChats } from './flowChat/chatPanel';
 import type * as vscode from 'vscode';
-import type { BatchFeature } from './commands/batches/batchFeature';
+import type { BatchFeature, batchActionsWithoutAsking } from './commands/batches/batchFeature';
 import type { AddCrewArguments, addCrewDirectly } from './commands/crewCommands';
 import type { DemoCrews } from './commands/demoCommands';
 import type { KickOffArguments } from './commands/kickoff/kickoffCommands';
@@ -13,7 +13,19 @@ import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
 import type { FeedbackReviews } from './views/feedbackReview';
 import type { RunPanelProbe } from './views/runPanelProbe';
 import type { RunReporter } from './views/runReporter';
-import type { RunsStatusBar } from './views/statusBar';
+import type { PollerInspection } from './runs/poller';
+import type { BatchPanelsInspection } from './views/batchResultsPanel';
+import type { StatusBarInspection } from './views/statusBar';
+
+/**
+ * What tests may see inside production objects: each part is handed over by its owner when it is made, and only
+ * where the test API is (CREW_RUNS_TEST_HOOKS=1). No production class has a member for tests.
+ */
+export interface Inspection {
+  poller?: PollerInspection;
+  statusBar?: StatusBarInspection;
+  batchPanels?: BatchPanelsInspection;
+}
 
 /** What the composition root hands the test API besides the services. */
 export interface TestApiParts {
@@ -22,7 +34,7 @@ export interface TestApiParts {
   reporter: RunReporter;
   settings: () => CrewRunsNumbers;
   batches: BatchFeature;
-  statusBar: RunsStatusBar;
+  inspection: Inspection;
   /** The run panels as tests see them: what each sent, what its page reported. */
   panels: RunPanelProbe;
   reviews: FeedbackReviews;
@@ -37,6 +49,7 @@ export interface TestApiParts {
     addCrew(args: AddCrewArguments): ReturnType<typeof addCrewDirectly>;
     kickOff(args: KickOffArguments): Promise<string | undefined>;
     stopRun(runId: string): Promise<StopOutcome>;
+    batches: ReturnType<typeof batchActionsWithoutAsking>;
     chatHandler(): vscode.ChatRequestHandler;
   };
 }
@@ -56,7 +69,12 @@ export function createTestApi(services: Services, parts: TestApiParts) {
     /** The open Chat with Flow panels: what each page last reported; `submitFromPage` types and presses Enter there. */
     flowChats: () => parts.flowChats,
     batches: parts.batches,
-    statusBar: parts.statusBar,
+    /** The poller's, the status bar's and the batch results panels' inspections (see Inspection). */
+    inspection: {
+      poller: required(parts.inspection.poller, 'poller'),
+      statusBar: required(parts.inspection.statusBar, 'statusBar'),
+      batchPanels: required(parts.inspection.batchPanels, 'batchPanels'),
+    },
     /** The numeric settings as this window reads them (its poller took them at activation), clamped. */
     settings: parts.settings,
     logUri: services.context.logUri,
@@ -70,6 +88,7 @@ export function createTestApi(services: Services, parts: TestApiParts) {
      */
     kickOff: parts.unprompted.kickOff,
     stopRun: parts.unprompted.stopRun,
+    batchesWithoutAsking: parts.unprompted.batches,
     /**
      * The platform side, without the personal token: who is signed in (URL and organization), the imported crews,
      * their deployment health, and the platform URL as the extension reads it (a workspace value never counts).
@@ -99,6 +118,13 @@ export function createTestApi(services: Services, parts: TestApiParts) {
     /** The @crews request handler as registered (the chat view needs a language model to call it). */
     chatHandler: async () => parts.unprompted.chatHandler(),
   };
+}
+
+function required<T>(part: T | undefined, name: string): T {
+  if (!part) {
+    throw new Error(`The ${name} was made without its inspection.`);
+  }
+  return part;
 }
 
 export type CrewRunsTestApi = ReturnType<typeof createTestApi>;

@@ -177,7 +177,7 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
     const opened = performance.now();
     await vscode.commands.executeCommand('crewRuns.openBatchResults', { batchId: created.id });
     const rendered = await waitFor(() => {
-      const r = api.batches.panels.inspect(created.id)?.report;
+      const r = api.inspection.batchPanels.panel(created.id)?.report;
       return r?.rowsRendered === rows ? r : undefined;
     }, `the results view of ${rows} rows`, 60_000);
     const openMs = performance.now() - opened;

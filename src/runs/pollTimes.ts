@@ -37,9 +37,25 @@ export interface PollerOptions {
   ownershipRecheckMs?: number;
   /** Fires with a crew URL whose token changed (set, replaced or forgotten, in any window). */
   tokenChanges?: Event<string>;
+  /** Given the poller's inspection once, when it is made: tests and the bench only (see PollerInspection). */
+  inspect?: (inspection: PollerInspection) => void;
 }
 
-export type Timings = Required<Omit<PollerOptions, 'random' | 'tokenChanges'>>;
+/** What tests and the bench may read of a poller; no member of the poller itself is there for them. */
+export interface PollerInspection {
+  /** Resolves once no poll or store write started by the poller is in progress. */
+  whenIdle(): Promise<void>;
+  /** Polls and store writes started by the poller and not yet finished (tests with a fake clock). */
+  pendingOperations(): number;
+  /** The runs scheduled to be polled. */
+  scheduledRunIds(): string[];
+  /** The runs polled at the viewed pace (see RunPoller.setViewed). */
+  viewedRunIds(): string[];
+  /** When the run will next be polled, if scheduled. */
+  nextPollAt(runId: string): number | undefined;
+}
+
+export type Timings = Required<Omit<PollerOptions, 'random' | 'tokenChanges' | 'inspect'>>;
 
 export const POLLER_DEFAULTS: Timings = {
   // ±20% jitter keeps the fast interval within 1.5 s, so a short run's end is seen within about that.

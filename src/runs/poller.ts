@@ -12,7 +12,7 @@ import type { RunStore } from './runStore';
 import { type CheckHost, checkRun, type PollResult, type RunOwnership, type TokenNeed } from './statusCheck';
 import { errorText } from '../util/errorText';
 
-export { POLLER_DEFAULTS, type PollerOptions } from './pollTimes';
+export { POLLER_DEFAULTS, type PollerInspection, type PollerOptions } from './pollTimes';
 export type { PollResult, RunOwnership, TokenNeed } from './statusCheck';
 
 const pausedForToken = (r: RunRecord): boolean => !isFinished(r) && !r.watching && (r.stopReason === 'unauthorized' || r.stopReason === 'noToken');
@@ -30,7 +30,7 @@ export class RunPoller implements Disposable {
   private readonly tokenChanges?: Event<string>;
   private readonly host: CheckHost;
 
-  /** After every status request (for tests and benchmarks). */
+  /** After every status request: the reporter's log lines and notices. */
   readonly onDidPoll: Event<PollResult> = this.pollEmitter.event;
   /** A crew's runs paused for want of a working token. Fired once per crew until its token changes. */
   readonly onDidNeedToken: Event<TokenNeed> = this.needTokenEmitter.event;
@@ -43,7 +43,7 @@ export class RunPoller implements Disposable {
     private readonly ownership: RunOwnership = { canPoll: () => true },
     options: PollerOptions = {},
   ) {
-    const { random, tokenChanges, ...timings } = options;
+    const { random, tokenChanges, inspect, ...timings } = options;
     this.options = { ...POLLER_DEFAULTS, ...stripUndefined(timings) };
     this.times = new DueTimes(clock, this.options, random ?? Math.random);
     this.schedules = this.times.schedules;
@@ -61,6 +61,20 @@ export class RunPoller implements Disposable {
       pauseCrew: (crewUrl, reason) => this.pauseCrew(crewUrl, reason),
       firePoll: (result) => this.pollEmitter.fire(result),
     };
+    inspect?.({
+      whenIdle: async () => {
+        while (this.pending.size > 0) {
+          await Promise.allSettled([...this.pending]);
+        }
+      },
+      pendingOperations: () => this.pending.size,
+      scheduledRunIds: () => [...this.schedules.keys()],
+      viewedRunIds: () => this.times.viewedRunIds(),
+      nextPollAt: (runId) => {
+        const s = this.schedules.get(runId);
+        return s && this.times.dueAt(s);
+      },
+    });
   }
 
   /** Resumes every unfinished, watched run (e.g. after a window reload) and follows store changes. */
@@ -156,34 +170,6 @@ export class RunPoller implements Disposable {
     if (this.times.setFocused(focused)) {
       this.arm();
     }
-  }
-
-  /** Resolves once no poll or store write started by the poller is in progress (for tests). */
-  async whenIdle(): Promise<void> {
-    while (this.pending.size > 0) {
-      await Promise.allSettled([...this.pending]);
-    }
-  }
-
-  /** Polls and store writes started by the poller and not yet finished (for tests with a fake clock). */
-  get pendingOperations(): number {
-    return this.pending.size;
-  }
-
-  /** The run ids currently scheduled (for tests and the status bar). */
-  scheduledRunIds(): string[] {
-    return [...this.schedules.keys()];
-  }
-
-  /** The runs polled at the viewed pace (see setViewed). */
-  viewedRunIds(): string[] {
-    return this.times.viewedRunIds();
-  }
-
-  /** When the run will next be polled, if scheduled. */
-  nextPollAt(runId: string): number | undefined {
-    const s = this.schedules.get(runId);
-    return s && this.times.dueAt(s);
   }
 
   dispose(): void {

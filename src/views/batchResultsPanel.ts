@@ -19,6 +19,14 @@ export interface BatchResultsDeps {
   store: BatchStore;
   runs: RunStore;
   log: Logger;
+  /** Tests only: given the panels' inspection once. */
+  inspect?: (inspection: BatchPanelsInspection) => void;
+}
+
+/** What tests may read of the batch results panels. */
+export interface BatchPanelsInspection {
+  /** What a batch's page last reported, and its HTML. */
+  panel(batchId: string): { report?: BatchPageReport; html: string; visible: boolean } | undefined;
 }
 
 interface Entry {
@@ -73,6 +81,12 @@ export class BatchResultsPanels implements vscode.Disposable {
         }
       }),
     );
+    deps.inspect?.({
+      panel: (batchId) => {
+        const entry = this.entries.get(batchId);
+        return entry && { report: entry.report, html: entry.html, visible: entry.panel.visible };
+      },
+    });
   }
 
   open(batchId: string): boolean {
@@ -112,12 +126,6 @@ export class BatchResultsPanels implements vscode.Disposable {
     entry.html = this.html(panel.webview, batchTitle(batch));
     panel.webview.html = entry.html;
     return true;
-  }
-
-  /** What the page last reported, and its HTML (tests). */
-  inspect(batchId: string): { report?: BatchPageReport; html: string; visible: boolean } | undefined {
-    const entry = this.entries.get(batchId);
-    return entry && { report: entry.report, html: entry.html, visible: entry.panel.visible };
   }
 
   activeBatchId(): string | undefined {

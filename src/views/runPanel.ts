@@ -28,6 +28,8 @@ export interface RunPanelDeps {
   log: Logger;
   /** Settles once the run store has loaded: restored panels wait for it before looking their run up. */
   ready?: PromiseLike<unknown>;
+  /** Tests only (the test API's RunPanelProbe): told what each panel sends and hears. */
+  observer?: RunPanelObserver;
 }
 
 /** A panel as an observer sees it (see runPanelProbe.ts, test hooks only). */
@@ -38,7 +40,7 @@ export interface ObservedPanel {
   send(message: HostMessage): void;
 }
 
-/** Told what each panel sends and hears. Set only under CREW_RUNS_TEST_HOOKS: the page then reports every render. */
+/** Told what each panel sends and hears; only the test API makes one. The page then reports every render. */
 export interface RunPanelObserver {
   attached(runId: string, panel: ObservedPanel): void;
   posted(runId: string, message: HostMessage, bytes: number): void;
@@ -71,12 +73,13 @@ export class RunPanelManager implements vscode.Disposable {
   private readonly entries = new Map<string, PanelEntry>();
   private readonly segments = new SegmentCache();
   private readonly disposables: vscode.Disposable[] = [];
-  private observer?: RunPanelObserver;
+  private readonly observer?: RunPanelObserver;
   private readonly visibleRunsEmitter = new vscode.EventEmitter<void>();
   /** A run view was shown, hidden, opened or closed (see visibleRunIds; the poller's viewed runs). */
   readonly onDidChangeVisibleRuns = this.visibleRunsEmitter.event;
 
   constructor(private readonly deps: RunPanelDeps) {
+    this.observer = deps.observer;
     this.disposables.push(
       this.visibleRunsEmitter,
       deps.runs.onDidChange(({ runIds }) => {
@@ -152,11 +155,6 @@ export class RunPanelManager implements vscode.Disposable {
 
   isOpen(runId: string): boolean {
     return this.entries.has(runId);
-  }
-
-  /** Test hooks only: see RunPanelObserver. */
-  observe(observer: RunPanelObserver): void {
-    this.observer = observer;
   }
 
   dispose(): void {

@@ -1,8 +1,8 @@
 // Test hooks only (CREW_RUNS_TEST_HOOKS): what each run panel sent and what its page reported, for the
-// integration tests and the bench. Attached to the RunPanelManager by the test API; users' windows
+// integration tests and the bench. Given to the RunPanelManager when the test API is made; users' windows
 // never build one, so their pages neither scan nor report.
 import type { HostMessage, PageReport } from './webview/messages';
-import type { ObservedPanel, RunPanelManager, RunPanelObserver } from './runPanel';
+import type { ObservedPanel, RunPanelObserver } from './runPanel';
 
 export interface RunPanelInspection {
   html: string;
@@ -36,10 +36,6 @@ export class RunPanelProbe implements RunPanelObserver {
   private readonly panels = new Map<string, Counts>();
   /** On for the tests; the bench turns it off to time what a user's page does. */
   scanOutputs = true;
-
-  constructor(private readonly manager: RunPanelManager) {
-    manager.observe(this);
-  }
 
   attached(runId: string, panel: ObservedPanel): void {
     this.panels.set(runId, { panel, sentMessages: 0, lastMessageBytes: 0, maxMessageBytes: 0, reports: 0, inits: 0, times: { attached: performance.now() } });
@@ -104,10 +100,10 @@ export class RunPanelProbe implements RunPanelObserver {
   }
 
   isOpen(runId: string): boolean {
-    return this.manager.isOpen(runId);
+    return this.panels.has(runId);
   }
 
   activeRunId(): string | undefined {
-    return this.manager.activeRunId();
+    return [...this.panels].find(([, counts]) => counts.panel.panel.active)?.[0];
   }
 }

@@ -12,6 +12,16 @@ const TOOLTIP_RUNS = 8;
  * `$(sync~spin) 2 running  $(bell) 1 needs feedback`, hidden when nothing is going on. Its tooltip lists
  * the runs; a click gives feedback to the one run that needs it, or selects the one waiting longest.
  */
+/** What tests may read of the status bar (handed to the constructor's `inspect` only). */
+export interface StatusBarInspection {
+  /** The counts shown right now. */
+  counts(): { running: number; needsFeedback: number; batches: number };
+  text(): string | undefined;
+  tooltip(): string | vscode.MarkdownString | undefined;
+  /** What a click does. */
+  command(): vscode.Command | undefined;
+}
+
 export class RunsStatusBar implements vscode.Disposable {
   /** Made the first time there is something to show: a window with no runs going never pays for it. */
   private item?: vscode.StatusBarItem;
@@ -21,15 +31,20 @@ export class RunsStatusBar implements vscode.Disposable {
     private readonly runs: RunStore,
     /** Batches still sending or running (counted on their own). */
     private readonly batches?: { activeCount(): number; onDidChange(listener: () => unknown): vscode.Disposable },
+    /** Tests only: given the status bar's inspection once. */
+    inspect?: (inspection: StatusBarInspection) => void,
   ) {
     this.subscription = vscode.Disposable.from(runs.onDidChange(() => this.update()), ...(batches ? [batches.onDidChange(() => this.update())] : []));
     this.update();
-  }
-
-  /** Counts shown right now (for tests). */
-  counts(): { running: number; needsFeedback: number; batches: number } {
-    const { running, needsFeedback } = this.activeRuns();
-    return { running: running.length, needsFeedback: needsFeedback.length, batches: this.batches?.activeCount() ?? 0 };
+    inspect?.({
+      counts: () => {
+        const { running, needsFeedback } = this.activeRuns();
+        return { running: running.length, needsFeedback: needsFeedback.length, batches: this.batches?.activeCount() ?? 0 };
+      },
+      text: () => this.item?.text || undefined,
+      tooltip: () => this.item?.tooltip,
+      command: () => (typeof this.item?.command === 'string' ? { command: this.item.command, title: '' } : this.item?.command),
+    });
   }
 
   /** Unfinished runs, oldest first: those waiting for feedback, and those being watched. */
@@ -44,19 +59,6 @@ export class RunsStatusBar implements vscode.Disposable {
       }
     }
     return { running: running.reverse(), needsFeedback: needsFeedback.reverse() };
-  }
-
-  get text(): string | undefined {
-    return this.item?.text || undefined;
-  }
-
-  get tooltip(): string | vscode.MarkdownString | undefined {
-    return this.item?.tooltip;
-  }
-
-  /** What a click does. */
-  get command(): vscode.Command | undefined {
-    return typeof this.item?.command === 'string' ? { command: this.item.command, title: '' } : this.item?.command;
   }
 
   dispose(): void {

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CrewClient } from '../../src/api/client';
 import type { Logger } from '../../src/runs/model';
-import { type PollResult, RunPoller } from '../../src/runs/poller';
+import { type PollerInspection, type PollResult, RunPoller } from '../../src/runs/poller';
 import { type KeyValueStore, RunStore } from '../../src/runs/runStore';
 import { startSimulator, type Simulator } from '../../src/simulator/server';
 import type { CrewConfig, ReadFaultKind } from '../../src/simulator/types';
@@ -85,11 +85,12 @@ describe('One retry policy: the poller reads once', () => {
       sim.setFaults({ readFaultRate: 1, readFaultKinds: [kind], retryAfterSeconds: 0 });
       sim.requestLog.clear();
       // Polled at once, then not again within the test: exactly one poll happens.
-      poller = new RunPoller(store, client, systemClock, quiet, undefined, { firstDelayMs: 0, fastIntervalMs: 600_000, maxIntervalMs: 600_000 });
+      let polling!: PollerInspection;
+      poller = new RunPoller(store, client, systemClock, quiet, undefined, { firstDelayMs: 0, fastIntervalMs: 600_000, maxIntervalMs: 600_000, inspect: (i) => (polling = i) });
       const polled = new Promise<PollResult>((resolve) => poller!.onDidPoll(resolve));
       poller.start();
       const result = await polled;
-      await poller.whenIdle();
+      await polling.whenIdle();
       assert.equal(result.ok, false);
       await until(() => sim.requestLog.counts('slow').status >= 1, 'the status request reached the simulator');
       assert.equal(sim.requestLog.counts('slow').status, 1, 'one request for one poll');
@@ -99,7 +100,7 @@ describe('One retry policy: the poller reads once', () => {
       assert.match(after.warning ?? '', words);
       assert.doesNotMatch(after.warning ?? '', /^(server|rateLimited|network), HTTP/);
       assert.equal(after.state, run.state);
-      assert.deepEqual(poller.scheduledRunIds(), [run.id], 'still polled');
+      assert.deepEqual(polling.scheduledRunIds(), [run.id], 'still polled');
     });
   }
 
@@ -109,12 +110,13 @@ describe('One retry policy: the poller reads once', () => {
     sim.setFaults({ readFaultRate: 1, readFaultKinds: ['429'], retryAfterSeconds: 30 });
     sim.requestLog.clear();
     // Left alone, the poller would check again after 1 ms: only the crew's Retry-After holds it back.
-    poller = new RunPoller(store, client, systemClock, quiet, undefined, { firstDelayMs: 0, fastIntervalMs: 1, maxIntervalMs: 1, jitter: 0 });
+    let polling!: PollerInspection;
+    poller = new RunPoller(store, client, systemClock, quiet, undefined, { firstDelayMs: 0, fastIntervalMs: 1, maxIntervalMs: 1, jitter: 0, inspect: (i) => (polling = i) });
     const polled = new Promise<PollResult>((resolve) => poller!.onDidPoll(resolve));
     poller.start();
     await polled;
-    await poller.whenIdle();
-    const wait = poller.nextPollAt(run.id)! - Date.now();
+    await polling.whenIdle();
+    const wait = polling.nextPollAt(run.id)! - Date.now();
     assert.ok(wait > 25_000 && wait <= 30_000, `next check in ${wait} ms`);
     await until(() => sim.requestLog.counts('slow').status >= 1, 'the status request reached the simulator');
     assert.equal(sim.requestLog.counts('slow').status, 1);

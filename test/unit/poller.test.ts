@@ -6,7 +6,7 @@ import { CrewApiError, type CrewApiErrorKind } from '../../src/api/errors';
 import type { RunState, StatusSnapshot, StatusSource } from '../../src/api/types';
 import type { RunChange } from '../../src/runs/model';
 import type { Logger } from '../../src/runs/model';
-import { type PollerOptions, type PollResult, type RunOwnership, RunPoller } from '../../src/runs/poller';
+import { type PollerInspection, type PollerOptions, type PollResult, type RunOwnership, RunPoller } from '../../src/runs/poller';
 import { type KeyValueStore, RunStore } from '../../src/runs/runStore';
 import { Emitter } from '../../src/util/event';
 import { FakeClock } from './helpers/fakeClock';
@@ -112,6 +112,8 @@ describe('RunPoller', () => {
   let source: ScriptedSource;
   let logger: ReturnType<typeof recordingLogger>;
   let poller: RunPoller | undefined;
+  /** The inspection of the poller makePoller made last. */
+  let polling: PollerInspection;
   let polls: PollResult[];
   const t0 = 1_700_000_000_000;
 
@@ -135,13 +137,13 @@ describe('RunPoller', () => {
 
   function makePoller(options: PollerOptions = {}, ownership?: RunOwnership, onStore = store): RunPoller {
     // The timings these tests were written for; the fast phase and product defaults have tests of their own.
-    const p = new RunPoller(onStore, source, clock, logger, ownership, { random: () => 0.5, firstDelayMs: 1_500, fastIntervalMs: 1_500, fastPhaseMs: 0, ...options });
+    const p = new RunPoller(onStore, source, clock, logger, ownership, { random: () => 0.5, firstDelayMs: 1_500, fastIntervalMs: 1_500, fastPhaseMs: 0, ...options, inspect: (i) => (polling = i) });
     p.onDidPoll((e) => polls.push(e));
     // Let IO finish, but do not wait for requests that only the fake clock can complete.
     clock.settle = async () => {
       for (let quiet = 0; quiet < 3; ) {
         await realTick();
-        quiet = p.pendingOperations <= source.held ? quiet + 1 : 0;
+        quiet = polling.pendingOperations() <= source.held ? quiet + 1 : 0;
       }
     };
     poller = p;
@@ -713,7 +715,7 @@ describe('RunPoller', () => {
     await clock.advance(1_500);
     assert.equal(source.held, 1);
     p.dispose();
-    await p.whenIdle();
+    await polling.whenIdle();
     assert.equal(source.held, 0);
     assert.equal(clock.pendingTimers, 0);
   });

@@ -15,7 +15,7 @@ import { errorText } from '../../util/errorText';
 import { BATCH_SOURCE_SELECTOR, BatchCodeLensProvider } from '../../views/batchCodeLens';
 import { BatchesTreeProvider } from '../../views/batchesTree';
 import { announceBatchEnd, announceBatchPaused } from '../../views/batchNotice';
-import { BatchResultsPanels } from '../../views/batchResultsPanel';
+import { type BatchPanelsInspection, BatchResultsPanels } from '../../views/batchResultsPanel';
 import { cancelBatchAs, removeBatch } from './batchCommands';
 import { batchRunEnd, sendBatchRow } from './batchSending';
 import { exportResults } from './batchResultsCommands';
@@ -31,6 +31,8 @@ export class BatchFeature {
     private readonly services: Services,
     storageDir: string,
     window: { id: string; liveness: Liveness },
+    /** Tests only: given the results panels' inspection once. */
+    inspectPanels?: (inspection: BatchPanelsInspection) => void,
   ) {
     // The lease mechanism the poller uses decides which window sends a batch's rows.
     this.leases = new LeaseManager(path.join(storageDir, 'leases', 'batches'), window.id, services.log, { liveness: window.liveness });
@@ -45,7 +47,7 @@ export class BatchFeature {
       logger: services.log,
       maxPerCrew: POLLER_DEFAULTS.maxConcurrentPerCrew,
     });
-    this.panels = new BatchResultsPanels({ extensionUri: services.context.extensionUri, store: this.store, runs: services.runs, log: services.log });
+    this.panels = new BatchResultsPanels({ extensionUri: services.context.extensionUri, store: this.store, runs: services.runs, log: services.log, inspect: inspectPanels });
     // Listens as long as the runner lives (stop() ends its events).
     this.runner.onDidFinish((id) => {
       const batch = this.store.get(id);
@@ -59,22 +61,6 @@ export class BatchFeature {
         announceBatchPaused(batch, reason, () => this.runner.resume(batchId));
       }
     });
-  }
-
-  /** Cancel, remove and export without their questions (the test API only). */
-  readonly unprompted = {
-    cancel: (batchId: string, stopRunning: boolean): Promise<void> => cancelBatchAs(this.services, this, this.batchOf(batchId), stopRunning),
-    remove: (batchId: string): Promise<void> => removeBatch(this, this.batchOf(batchId)),
-    exportTo: (batchId: string, format: 'jsonl' | 'csv', file: string): Promise<string | undefined> =>
-      exportResults(this.services, this.store, this.batchOf(batchId), { format, file }, 'file'),
-  };
-
-  private batchOf(batchId: string): Batch {
-    const batch = this.store.get(batchId);
-    if (!batch) {
-      throw new Error(`no batch ${batchId}`);
-    }
-    return batch;
   }
 
   /** Batches still sending or running (the status bar counts them). */
@@ -117,4 +103,20 @@ export class BatchFeature {
     await this.store.flush();
     await this.leases.dispose();
   }
+}
+
+/** Cancel, remove and export without their questions (the test API only: no command reaches these). */
+export function batchActionsWithoutAsking(services: Services, batches: BatchFeature) {
+  const batchOf = (batchId: string): Batch => {
+    const batch = batches.store.get(batchId);
+    if (!batch) {
+      throw new Error(`no batch ${batchId}`);
+    }
+    return batch;
+  };
+  return {
+    cancel: (batchId: string, stopRunning: boolean): Promise<void> => cancelBatchAs(services, batches, batchOf(batchId), stopRunning),
+    remove: (batchId: string): Promise<void> => removeBatch(batches, batchOf(batchId)),
+    exportTo: (batchId: string, format: 'jsonl' | 'csv', file: string): Promise<string | undefined> => exportResults(services, batches.store, batchOf(batchId), { format, file }, 'file'),
+  };
 }

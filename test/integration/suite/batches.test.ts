@@ -156,12 +156,12 @@ describe('Batches', function () {
   it('shows every row in the results view, under a strict CSP', async () => {
     assert.ok(batchId, 'the first test made a batch');
     assert.strictEqual(await executeCommand('crewRuns.openBatchResults', { batchId }), true);
-    const report = await waitFor(() => api.batches.panels.inspect(batchId)?.report?.rowsRendered === 30 && api.batches.panels.inspect(batchId)?.report, {
+    const report = await waitFor(() => api.inspection.batchPanels.panel(batchId)?.report?.rowsRendered === 30 && api.inspection.batchPanels.panel(batchId)?.report, {
       message: 'the results view rendering 30 rows',
       timeoutMs: 30_000,
     });
     console.log(`      results view: 30 rows rendered in ${report.renderMs.toFixed(1)} ms`);
-    const html = api.batches.panels.inspect(batchId)!.html;
+    const html = api.inspection.batchPanels.panel(batchId)!.html;
     assert.match(html, /default-src 'none'/);
     assert.match(html, /script-src 'nonce-[0-9a-f]{32}'/);
     if (ui.available()) {
@@ -187,7 +187,7 @@ describe('Batches', function () {
       rows: Array.from({ length: 500 }, (_, index) => ({ index, inputs: { topic: `big ${index}`, audience: 'all' }, status: 'notSent' as const, note: 'made by the test' })),
     });
     await executeCommand('crewRuns.openBatchResults', { batchId: big.id });
-    const report = await waitFor(() => api.batches.panels.inspect(big.id)?.report?.rowsRendered === 500 && api.batches.panels.inspect(big.id)?.report, {
+    const report = await waitFor(() => api.inspection.batchPanels.panel(big.id)?.report?.rowsRendered === 500 && api.inspection.batchPanels.panel(big.id)?.report, {
       message: 'the results view rendering 500 rows',
       timeoutMs: 30_000,
     });
@@ -203,8 +203,8 @@ describe('Batches', function () {
     assert.ok(expected.some((r) => r.state === 'failed' && /Simulated failure/.test(r.error)), 'the error of a failed row');
     const jsonl = path.join(dir, 'out.jsonl');
     const csv = path.join(dir, 'out.csv');
-    await api.batches.unprompted.exportTo(batchId, 'jsonl', jsonl);
-    await api.batches.unprompted.exportTo(batchId, 'csv', csv);
+    await api.batchesWithoutAsking.exportTo(batchId, 'jsonl', jsonl);
+    await api.batchesWithoutAsking.exportTo(batchId, 'csv', csv);
     const lines = fs.readFileSync(jsonl, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown);
     assert.deepStrictEqual(lines, expected);
     const table = parseTable(fs.readFileSync(csv, 'utf8'), 'csv');
@@ -335,7 +335,7 @@ describe('Batches', function () {
         },
         { message: 'two rows running', timeoutMs: 30_000 },
       );
-      await api.batches.unprompted.cancel(id, true);
+      await api.batchesWithoutAsking.cancel(id, true);
       const sent = sim.requestLog.counts('slow').kickoff;
       assert.ok(sent <= 3, `at most the rows in flight went out (${sent})`);
       for (const rid of runIds) {

@@ -70,7 +70,7 @@ describe('First impressions › tree', function () {
 
   before(async () => {
     api = await testApi();
-    assert.ok(api.treeView && api.statusBar, 'the test API has the tree view and the status bar');
+    assert.ok(api.treeView && api.inspection.statusBar, 'the test API has the tree view and the status bar');
     sim = await startSimulator({ timeScale: 0.2, dialect: 'live', crews: CREWS, seed: 20 });
     crews = await addSimulatorCrews(api, sim, 'Tree');
     await showCrewRunsView();
@@ -183,13 +183,13 @@ describe('First impressions › tree', function () {
     );
     assert.doesNotMatch(crew.description, /ready/);
 
-    const tooltip = tooltipOf(api.statusBar.tooltip);
+    const tooltip = tooltipOf(api.inspection.statusBar.tooltip());
     assert.match(tooltip, /Spring launch/, `the tooltip names the run that needs feedback: ${tooltip}`);
     assert.match(tooltip, /Tree Review/, 'and its crew');
     assert.match(tooltip, /Llamas of the Andes/, 'and the runs still running');
 
     // Exactly one run needs feedback: the click opens Give Feedback on it.
-    const one = api.statusBar.command;
+    const one = api.inspection.statusBar.command();
     assert.ok(one, 'the status bar item has a command');
     await vscode.commands.executeCommand(one.command, ...(one.arguments ?? []));
     await waitFor(
@@ -209,7 +209,7 @@ describe('First impressions › tree', function () {
     const second = await start('review', 'Autumn launch');
     await waitForRun(api, second, (r) => r.needsFeedback, 'a second run waiting for feedback');
     await executeCommand('workbench.view.explorer');
-    const several = api.statusBar.command;
+    const several = api.inspection.statusBar.command();
     assert.ok(several, 'the status bar item has a command');
     await vscode.commands.executeCommand(several.command, ...(several.arguments ?? []));
     await waitFor(() => selectedRunId(api) === waiting || undefined, { message: `the run waiting longest selected (selection: ${JSON.stringify(api.treeView.selection)})`, timeoutMs: 20_000 });

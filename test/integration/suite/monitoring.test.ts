@@ -259,7 +259,7 @@ describe('Monitoring', function () {
     assert.strictEqual(run.watching, false);
     assert.strictEqual(run.stopReason, 'user');
     assert.strictEqual(run.state, 'running');
-    assert.ok(!api.poller.scheduledRunIds().includes(runId), 'not scheduled any more');
+    assert.ok(!api.inspection.poller.scheduledRunIds().includes(runId), 'not scheduled any more');
     let item = await runItem(api, runId);
     assert.strictEqual(item.contextValue, 'run state-running stopped');
     assert.strictEqual(iconId(item), 'debug-pause');

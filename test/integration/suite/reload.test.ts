@@ -151,7 +151,7 @@ reloadSuite('Reload', function (s) {
     );
     const firstAfter = Math.min(...after.map((r) => r.time));
     console.log(`      first status check ${((firstAfter - before.at) / 1000).toFixed(1)} s after the reload request`);
-    assert.ok(api.poller.scheduledRunIds().length > 0 || api.runs.list().every((r) => !r.watching), 'the poller follows the unfinished runs');
+    assert.ok(api.inspection.poller.scheduledRunIds().length > 0 || api.runs.list().every((r) => !r.watching), 'the poller follows the unfinished runs');
   });
 
   s.step('ends both runs in their true states', async () => {
@@ -223,7 +223,7 @@ reloadSuite('Reload', function (s) {
     assert.ok(crewNode, 'the demo crew is in the tree');
     const children = (await api.tree.getChildren(crewNode)) ?? [];
     assert.ok(children.some((n) => n.type === 'run' && n.runId === others.demoId), 'the demo run is under its crew again');
-    await waitFor(() => !api.poller.scheduledRunIds().includes(others.demoId), { message: 'the ended demo run is not polled', timeoutMs: 10_000 });
+    await waitFor(() => !api.inspection.poller.scheduledRunIds().includes(others.demoId), { message: 'the ended demo run is not polled', timeoutMs: 10_000 });
   });
 
   s.step('stops watching the run waiting for feedback, so that after the next reload only loading can show it', async () => {

@@ -23,7 +23,7 @@ describe('Viewed runs', function () {
   let crewUrl: string;
   const runIds = new Set<string>();
 
-  const viewed = (runId: string) => api.poller.viewedRunIds().includes(runId);
+  const viewed = (runId: string) => api.inspection.poller.viewedRunIds().includes(runId);
   const waitViewed = (runId: string, expected: boolean, message: string) =>
     waitFor(() => viewed(runId) === expected, { message, timeoutMs: 15_000, intervalMs: 100 });
 

@@ -10,7 +10,7 @@ import type { StatusSource } from '../../../src/api/types';
 import { LeaseManager } from '../../../src/runs/lease';
 import type { Logger } from '../../../src/runs/model';
 import { RunPoller } from '../../../src/runs/poller';
-import type { PollerOptions } from '../../../src/runs/pollTimes';
+import type { PollerInspection, PollerOptions } from '../../../src/runs/pollTimes';
 import { RunStore } from '../../../src/runs/runStore';
 import { FakeClock } from './fakeClock';
 import { MementoHub } from './laggingMemento';
@@ -23,6 +23,8 @@ export interface PollingWindow<S extends StatusSource> {
   store: RunStore;
   lease: LeaseManager;
   poller: RunPoller;
+  /** What the poller lets tests see (PollerOptions.inspect). */
+  polling: PollerInspection;
   source: S;
 }
 
@@ -35,8 +37,8 @@ export class PollingWindows {
     this.clock.settle = async () => {
       for (let quietTicks = 0; quietTicks < 3; ) {
         await realTick();
-        await Promise.all(this.open.map((w) => w.poller.whenIdle()));
-        quietTicks = this.open.every((w) => w.poller.pendingOperations === 0) ? quietTicks + 1 : 0;
+        await Promise.all(this.open.map((w) => w.polling.whenIdle()));
+        quietTicks = this.open.every((w) => w.polling.pendingOperations() === 0) ? quietTicks + 1 : 0;
       }
     };
   }
@@ -54,8 +56,9 @@ export class PollingWindows {
     const store = new RunStore(this.hub.window(), this.dir, quiet, { clock: this.clock });
     await store.load();
     const lease = new LeaseManager(path.join(this.dir, 'leases'), name, quiet, { clock: this.clock, ttlMs });
-    const poller = new RunPoller(store, source, this.clock, quiet, { canPoll: (id) => lease.canPoll(id), release: (id) => lease.release(id) }, pollerOptions);
-    const win = { name, store, lease, poller, source };
+    let polling!: PollerInspection;
+    const poller = new RunPoller(store, source, this.clock, quiet, { canPoll: (id) => lease.canPoll(id), release: (id) => lease.release(id) }, { ...pollerOptions, inspect: (i) => (polling = i) });
+    const win = { name, store, lease, poller, polling, source };
     this.open.push(win);
     return win;
   }

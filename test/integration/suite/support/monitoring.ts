@@ -4,7 +4,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { CrewRegistry } from '../../../../src/crews/crewRegistry';
 import type { RunRecord, StateChange } from '../../../../src/runs/model';
-import type { RunPoller } from '../../../../src/runs/poller';
+import type { PollerInspection, RunPoller } from '../../../../src/runs/poller';
 import type { RunStore } from '../../../../src/runs/runStore';
 import type { Simulator } from '../../../../src/simulator/server';
 import type { CrewsTreeNode, CrewsTreeProvider } from '../../../../src/views/crewsTree';
@@ -17,6 +17,7 @@ export interface Api {
   runs: RunStore;
   crews: CrewRegistry;
   poller: RunPoller;
+  inspection: { poller: PollerInspection };
   tree: CrewsTreeProvider;
   reviews: FeedbackReviews;
   /** What each run view shows (test hooks). */
