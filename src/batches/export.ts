@@ -3,7 +3,6 @@
 import type { Inputs } from '../api/inputValues';
 import type { BatchStore } from './batchStore';
 import type { Batch } from './model';
-import { csvField } from './parse';
 
 export interface ExportedRow {
   row: number;
@@ -51,4 +50,9 @@ export function resultsAsCsv(rows: ExportedRow[], inputColumns: string[]): strin
   const header = ['row', ...inputColumns.map((c) => (json.has(c) ? `${c}:json` : c)), 'state', 'kickoff_id', 'output', 'error'];
   const lines = rows.map((r) => [String(r.row), ...inputColumns.map((c) => cell(r, c)), r.state, r.kickoff_id, inertCell(r.output), inertCell(r.error)].map(csvField).join(','));
   return [header.map(csvField).join(','), ...lines].join('\r\n') + '\r\n';
+}
+
+/** One CSV field, quoted when it has to be. */
+export function csvField(value: string): string {
+  return /[",\r\n]/.test(value) || /^\s|\s$/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }

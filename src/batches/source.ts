@@ -1,7 +1,8 @@
 // Reading a batch source file: refused by its size before a byte is read, then decoded and parsed as it
 // streams, so that the extension host never holds more of it than the rows it keeps. Pure: no `vscode`.
 import * as fs from 'node:fs';
-import { formatOfFileName, type ParsedTable, refuseLargeSource, type SourceFormat, TableReader } from './parse';
+import type { ParsedTable, SourceFormat } from './tableBuilder';
+import { formatOfFileName, refuseLargeSource, TableReader } from './tableReader';
 
 /** Where a source's bytes come from: its size first, so that a file too large is never opened. */
 export interface SourceBytes {

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { mapColumns } from '../../src/batches/mapping';
-import { csvField, formatOfFileName, MAX_COLUMNS, MAX_DEPTH, MAX_PROBLEMS, MAX_ROWS, MAX_SOURCE_BYTES, parseTable, sniffFormat, TableReader } from '../../src/batches/parse';
+import { csvField } from '../../src/batches/export';
+import { MAX_COLUMNS, MAX_DEPTH, MAX_PROBLEMS, MAX_ROWS, MAX_SOURCE_BYTES } from '../../src/batches/tableBuilder';
+import { formatOfFileName, parseTable, sniffFormat, TableReader } from '../../src/batches/tableReader';
 
 describe('Batch sources', () => {
   it('reads CSV with a header, quoted fields with commas, doubled quotes and line breaks, CRLF and a BOM', () => {

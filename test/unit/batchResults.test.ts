@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../../src/batches/export';
 import { type Batch, outputPreview, unfinishedRerunOf } from '../../src/batches/model';
-import { parseTable } from '../../src/batches/parse';
+import { parseTable } from '../../src/batches/tableReader';
 import { filterRows, parseBatchPageMessage, type ResultRow, sortRows } from '../../src/views/webview/batchProtocol';
 
 describe('Batch results', () => {

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { hasValue, inputLine, inputsProblem, inputText, isInputs, MAX_INPUT_DEPTH, parseInputValue, sameValue, valueProblem } from '../../src/api/inputValues';
 import { resultsAsCsv, resultsAsJsonl, type ExportedRow } from '../../src/batches/export';
 import { mapColumns } from '../../src/batches/mapping';
-import { parseTable } from '../../src/batches/parse';
+import { parseTable } from '../../src/batches/tableReader';
 import { kickoffConfirmation } from '../../src/chat/confirmations';
 import { inputsToSend, isWorthKeeping, missingInputs } from '../../src/crews/inputSteps';
 import { InputPresets } from '../../src/crews/inputPresets';

@@ -8,7 +8,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { mapColumns } from '../../../src/batches/mapping';
 import { type Batch, batchProgress, rowEnded } from '../../../src/batches/model';
-import { parseTable } from '../../../src/batches/parse';
+import { parseTable } from '../../../src/batches/tableReader';
 import { exportedRows } from '../../../src/batches/export';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
