@@ -26,6 +26,7 @@ import { DeploymentHealth } from './platform/deploymentHealth';
 import { ImportedCrews } from './platform/importedCrews';
 import { PlatformClient } from './platform/platformClient';
 import { LeaseManager } from './runs/lease';
+import { NoticeRelay } from './runs/noticeRelay';
 import { RunPoller } from './runs/poller';
 import { watchRecords } from './runs/recordWatcher';
 import { RunStore } from './runs/runStore';
@@ -101,7 +102,9 @@ export function activate(context: vscode.ExtensionContext) {
   );
   const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
   const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) }, inspection && ((part) => (inspection.statusBar = part)));
-  const reporter = new RunReporter(services);
+  // Run notices are shown in the focused window, whichever window polled the run.
+  const notices = new NoticeRelay(path.join(storageDir, 'notices'), windowId, log);
+  const reporter = new RunReporter(services, notices);
   // Reading the run history is I/O: it goes on after activate() returns; restored run views wait for it.
   const loaded = runs.load();
   // Made before any run view, so every run view of a test session reports to it.
@@ -143,6 +146,7 @@ export function activate(context: vscode.ExtensionContext) {
     services.stops,
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
+      void notices.setFocused(state.focused);
       if (state.focused) {
         void runs.reload(); // The watcher may have missed another window's change.
       }
@@ -157,6 +161,7 @@ export function activate(context: vscode.ExtensionContext) {
     }),
   );
   poller.setFocused(vscode.window.state.focused);
+  void notices.setFocused(vscode.window.state.focused);
   // Runs and batches another window started show up here even if this window is never focused, and this
   // window can take them over should that one close.
   const otherWindows = setInterval(() => {
@@ -185,7 +190,7 @@ export function activate(context: vscode.ExtensionContext) {
 
   release = async () => {
     poller.dispose();
-    await Promise.all([demo.dispose(), leases.dispose(), batches.release()]);
+    await Promise.all([demo.dispose(), leases.dispose(), batches.release(), notices.setFocused(false)]);
   };
   performance.mark(CORE_STARTED_MARK);
 

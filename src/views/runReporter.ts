@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { RunDetails, RunRecord } from '../runs/model';
 import { oneLine } from '../util/inertText';
+import type { NoticeRelay, RelayedNotice } from '../runs/noticeRelay';
 import type { PollResult, TokenNeed } from '../runs/poller';
 import type { Services } from '../services';
 import { showError, showInfo, showWarning } from '../ui/notify';
@@ -16,8 +17,9 @@ const MAX_REASON_CHARS = 200;
 /**
  * Tells the user what the runs polled by this window do: a log line per meaningful change, the
  * final output once, a notification when a run ends or waits for feedback. Only the write that made a
- * change notifies, and a change is written once across windows (compare-and-set on the run's record
- * file, RunStore.write): a window whose copy is stale finds the change already stored and says nothing.
+ * change decides a notice, and a change is written once across windows (compare-and-set on the run's
+ * record file, RunStore.write): a window whose copy is stale finds the change already stored and says
+ * nothing. The notice is shown in the focused window when another one has the focus (NoticeRelay).
  * A run that really leaves a state and comes back to it (a new feedback round) is announced again.
  */
 export class RunReporter implements vscode.Disposable {
@@ -25,10 +27,14 @@ export class RunReporter implements vscode.Disposable {
   private readonly lastProblem = new Map<string, string>();
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly services: Services) {
+  constructor(
+    private readonly services: Services,
+    private readonly relay: NoticeRelay,
+  ) {
     this.disposables.push(
       services.poller.onDidPoll((result) => void this.onPoll(result)),
       services.poller.onDidNeedToken((need) => void this.onNeedToken(need)),
+      relay.listen((notice) => void this.onRelayed(notice)),
     );
   }
 
@@ -64,12 +70,28 @@ export class RunReporter implements vscode.Disposable {
       const details = await this.services.runs.readDetails(run.id);
       this.logFinalOutput(run, details, prefix);
       // A batch's rows end quietly: the batch says how they went, once, at its end.
-      if (!run.batch) {
+      if (!run.batch && (await this.relay.deliver({ runId: run.id, kind: 'ended' })) === 'here') {
         this.notify(run, run.state === 'succeeded' ? 'success' : 'failure', details.error);
       }
-    } else if (result.notice === 'waiting') {
+    } else if (result.notice === 'waiting' && (await this.relay.deliver({ runId: run.id, kind: 'waiting' })) === 'here') {
       this.notify(run, 'feedback');
     }
+  }
+
+  /** A notice another window decided, for this focused window: the run as its record file has it now. */
+  private async onRelayed({ runId, kind }: RelayedNotice): Promise<void> {
+    await this.services.runs.refresh(runId);
+    const run = this.services.runs.get(runId);
+    if (!run) {
+      return;
+    }
+    if (kind === 'waiting') {
+      this.notify(run, 'feedback');
+      return;
+    }
+    const details = await this.services.runs.readDetails(runId);
+    this.services.log.info(`[${run.crewName} · ${run.label}] ${run.state === 'succeeded' ? 'Succeeded' : run.state === 'cancelled' ? 'Cancelled' : 'Failed'} (polled in another window).`);
+    this.notify(run, run.state === 'succeeded' ? 'success' : 'failure', details.error);
   }
 
   private logFinalOutput(run: RunRecord, details: RunDetails, prefix: string): void {
