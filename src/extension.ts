@@ -127,7 +127,7 @@ export function activate(context: vscode.ExtensionContext) {
     ...batches.register(),
     tree,
     treeView,
-    new RunRevealer(tree, treeView, runs, () => batches.activeCount() > 0),
+    new RunRevealer(tree, treeView, runs, () => batches.activeCount() > 0, inspection && ((part) => (inspection.revealer = part))),
     statusBar,
     reporter,
     panels,

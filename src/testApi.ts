@@ -15,6 +15,7 @@ import type { RunPanelProbe } from './views/runPanelProbe';
 import type { RunReporter } from './views/runReporter';
 import type { PollerInspection } from './runs/poller';
 import type { BatchPanelsInspection } from './views/batchResultsPanel';
+import type { RevealInspection } from './views/revealRuns';
 import type { StatusBarInspection } from './views/statusBar';
 
 /**
@@ -25,6 +26,7 @@ export interface Inspection {
   poller?: PollerInspection;
   statusBar?: StatusBarInspection;
   batchPanels?: BatchPanelsInspection;
+  revealer?: RevealInspection;
 }
 
 /** What the composition root hands the test API besides the services. */
@@ -69,11 +71,12 @@ export function createTestApi(services: Services, parts: TestApiParts) {
     /** The open Chat with Flow panels: what each page last reported; `submitFromPage` types and presses Enter there. */
     flowChats: () => parts.flowChats,
     batches: parts.batches,
-    /** The poller's, the status bar's and the batch results panels' inspections (see Inspection). */
+    /** The poller's, the status bar's, the batch results panels' and the run revealer's inspections (see Inspection). */
     inspection: {
       poller: required(parts.inspection.poller, 'poller'),
       statusBar: required(parts.inspection.statusBar, 'statusBar'),
       batchPanels: required(parts.inspection.batchPanels, 'batchPanels'),
+      revealer: required(parts.inspection.revealer, 'revealer'),
     },
     /** The numeric settings as this window reads them (its poller took them at activation), clamped. */
     settings: parts.settings,

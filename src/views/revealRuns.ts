@@ -7,6 +7,12 @@ import type { CrewsTreeNode, CrewsTreeProvider } from './crewsTree';
 
 export const REVEAL_RUN_COMMAND = 'crewRuns.revealRun';
 
+/** What tests may see of the revealer. */
+export interface RevealInspection {
+  /** Resolves once no reveal is in progress or queued (a kickoff's selection has been made, or has failed). */
+  whenIdle(): Promise<void>;
+}
+
 export class RunRevealer implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[];
   private next: { runId: string; focus: boolean } | undefined;
@@ -18,7 +24,10 @@ export class RunRevealer implements vscode.Disposable {
     runs: { onDidAdd(listener: (run: RunRecord) => unknown): { dispose(): void } },
     /** True while a batch sends its rows: they come through the same kickoff, and must not pull the selection along. */
     private readonly batchSending: () => boolean,
+    /** Tests only: given the revealer's inspection once. */
+    inspect?: (inspection: RevealInspection) => void,
   ) {
+    inspect?.({ whenIdle: async () => void (await this.revealing) });
     this.disposables = [
       runs.onDidAdd((run) => {
         if (!this.batchSending()) {

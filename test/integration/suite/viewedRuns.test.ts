@@ -58,12 +58,9 @@ describe('Viewed runs', function () {
     const second = await kickOff(crewUrl, { topic: 'selected next' });
     runIds.add(first).add(second);
     await showCrewRunsView();
-    // Each kickoff selects its run itself, a moment later: once the second's has, the selections below are the test's.
-    await waitFor(() => api.treeView.selection.some((node) => node.type === 'run' && node.runId === second), {
-      message: 'the second kickoff selects its run',
-      timeoutMs: 15_000,
-      intervalMs: 100,
-    });
+    // Each kickoff reveals and selects its run itself, a moment later (or fails to, while the tree is still
+    // fetching it): once those reveals are over, the selections below are the test's.
+    await api.inspection.revealer.whenIdle();
     await api.treeView.reveal(api.tree.runNode(first), { select: true, focus: true });
     await waitViewed(first, true, 'the selected run is viewed');
     await api.treeView.reveal(api.tree.runNode(second), { select: true, focus: true });
