@@ -1,5 +1,7 @@
 // `npm run screenshots`: copies the README pictures the integration suite "README pictures" saved
-// in test-results/ into docs/images/, so the README always shows the real UI.
+// in test-results/ into docs/images/, so the README always shows the real UI. With `pngquant` on the
+// PATH they are quantised too (a third of the bytes): they ship in the package, which has a size limit.
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -12,7 +14,14 @@ if (pictures.length === 0) {
   console.error(`No readme-*.png in ${from}: run the "README pictures" integration tests first.`);
   process.exit(1);
 }
+const quantise = spawnSync('pngquant', ['--version']).status === 0;
+if (!quantise) {
+  console.warn('pngquant is not installed: the pictures are copied as they are (apt-get install pngquant).');
+}
 for (const name of pictures) {
-  fs.copyFileSync(path.join(from, name), path.join(to, name.replace(/^readme-/, '')));
-  console.log(`docs/images/${name.replace(/^readme-/, '')}`);
+  const target = path.join(to, name.replace(/^readme-/, ''));
+  if (!quantise || spawnSync('pngquant', ['--quality=70-95', '--speed=1', '--force', '--output', target, path.join(from, name)]).status !== 0) {
+    fs.copyFileSync(path.join(from, name), target);
+  }
+  console.log(`docs/images/${path.basename(target)} (${Math.round(fs.statSync(target).size / 1024)} KB)`);
 }

@@ -109,12 +109,12 @@ export function createTestApi(services: Services, parts: TestApiParts) {
        * Signs in to the configured platform URL with this personal token, as the sign-in flow saves it (suites that
        * test something else than the flow itself: the flow is driven through its quick inputs in platform.test.ts).
        */
-      signInWithToken: async (token: string, organizationId?: string) => {
+      signInWithToken: async (token: string, organizationId?: string, organizationName?: string) => {
         const baseUrl = services.platform.account.baseUrl();
         if (!baseUrl) {
           throw new Error('The platform URL setting is not usable.');
         }
-        await services.platform.account.save({ baseUrl, token, organizationId });
+        await services.platform.account.save({ baseUrl, token, organizationId, organizationName });
       },
       signOut: () => services.platform.auth.removeSession(),
     },

@@ -30,6 +30,8 @@ export class DeploymentHealth implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private readonly disposables: vscode.Disposable[];
   private refreshing?: Promise<void>;
+  /** The refresh that follows the one running, asked for while it ran. */
+  private again?: Promise<void>;
   private lastRefresh = 0;
   private readonly timer: ReturnType<typeof setInterval>;
 
@@ -63,9 +65,21 @@ export class DeploymentHealth implements vscode.Disposable {
     }
   }
 
-  /** Asks the platform about every imported crew (one refresh at a time; a call during one waits for it). */
+  /**
+   * Asks the platform about every imported crew, one refresh at a time. A call during a refresh gets one more
+   * right after it: the crews an import adds while a refresh runs (it saves them one by one) are asked about too.
+   */
   refresh(): Promise<void> {
-    this.refreshing ??= this.refreshOnce().finally(() => (this.refreshing = undefined));
+    if (this.refreshing) {
+      this.again ??= this.refreshing
+        .catch(() => undefined)
+        .then(() => {
+          this.again = undefined;
+          return this.refresh();
+        });
+      return this.again;
+    }
+    this.refreshing = this.refreshOnce().finally(() => (this.refreshing = undefined));
     return this.refreshing;
   }
 

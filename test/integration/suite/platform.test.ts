@@ -151,6 +151,9 @@ describe('Platform: the organization’s crews', function () {
     await typeInQuickInput(orgToken(review.id), { enter: true });
     assert.strictEqual(await done, 3);
     await waitForNotification('Imported 3 crews');
+    // Without asking again: the import saves the crews one by one, and a crew saved while the health refresh
+    // that the first one started is running is asked about right after it, not at the next timer.
+    await waitFor(() => [research, review, flow].every((c) => api.platform.health(url(c.id))?.state === 'online'), { message: 'the health of every imported crew', ...SLOW });
     const crews = api.crews.list().map((c) => [c.name, c.url]);
     assert.deepStrictEqual(crews, [
       ['Research deployment', url(research.id)],

@@ -1,11 +1,14 @@
 // The README's pictures, taken from the real UI while the demo crews run: the Crews view with runs
-// and tasks, a kickoff input step, the run view of a finished run and the feedback thread.
+// and tasks, a kickoff input step, the run view of a finished run, the feedback thread, and an
+// organization's deployments imported with their health.
 // Saved as test-results/readme-*.png; `npm run screenshots` copies them into docs/images/.
 import * as assert from 'assert';
 import * as vscode from 'vscode';
-import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
+import { DEMO_PLATFORM_TOKEN, demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
 import { addCrewWithToken, executeCommand, selectors, ui, waitFor, kickOffWithoutReview } from '../helpers';
-import { type Api, closeQuickInput, pressInQuickInput, removeAllCrews, removeRunsOf, replaceValue, testApi, typeInQuickInput, waitForQuickInput } from './support/kit';
+import { type Api, closeQuickInput, pressInQuickInput, removeAllCrews, removeRunsOf, replaceValue, testApi, typeInQuickInput, waitForNotification, waitForQuickInput } from './support/kit';
+
+const PLATFORM_URL = 'crewRuns.platform.url';
 
 describe('README pictures', function () {
   this.timeout(240_000);
@@ -18,8 +21,17 @@ describe('README pictures', function () {
     }
     api = await testApi();
     await removeAllCrews(api);
-    // The demo crews, faster: a run takes a few seconds instead of half a minute.
-    sim = await startSimulator({ timeScale: 0.15, crews: demoCrews() });
+    // The demo crews, faster: a run takes a few seconds instead of half a minute. Each is also a deployment
+    // of the demo organization, under its own name, for the import picture.
+    const crews = demoCrews();
+    sim = await startSimulator({
+      timeScale: 0.15,
+      crews,
+      platform: {
+        organizations: [{ uuid: '0b7c2a51-5d1e-4f7a-9c3e-1d2f3a4b5c6d', name: 'Acme Labs' }],
+        deployments: crews.map((crew, i) => ({ uuid: `d${i + 1}000000-5d1e-4f7a-9c3e-1d2f3a4b5c6d`, organization: '0b7c2a51-5d1e-4f7a-9c3e-1d2f3a4b5c6d', crewId: crew.id, name: crew.name, shape: 'full' as const })),
+      },
+    });
     for (const crew of sim.crews) {
       await addCrewWithToken({ url: crew.url, name: crew.name, token: crew.orgToken });
       await executeCommand('crewRuns.checkConnection', crew.url);
@@ -34,6 +46,10 @@ describe('README pictures', function () {
       await removeAllCrews(api);
     }
     await vscode.workspace.getConfiguration().update('crewRuns.notifications', undefined, vscode.ConfigurationTarget.Global);
+    if (await api?.platform.signedIn()) {
+      await executeCommand('crewRuns.platform.signOut');
+    }
+    await vscode.workspace.getConfiguration().update(PLATFORM_URL, undefined, vscode.ConfigurationTarget.Global);
     await executeCommand('workbench.action.closeAllEditors');
     await sim?.close();
   });
@@ -98,5 +114,29 @@ describe('README pictures', function () {
     await new Promise((resolve) => setTimeout(resolve, 800));
     const shot = await ui.screenshot('readme-feedback');
     assert.ok(shot.distinctColours > 10);
+  });
+
+  it('an organization’s deployments to import, then in the sidebar with their health', async () => {
+    await executeCommand('workbench.action.closeAllEditors');
+    await executeCommand('workbench.action.closePanel');
+    await removeRunsOf(api, sim.crews.map((c) => c.url));
+    await removeAllCrews(api);
+    await vscode.workspace.getConfiguration().update(PLATFORM_URL, sim.origin, vscode.ConfigurationTarget.Global);
+    await waitFor(() => api.platform.baseUrl() === sim.origin, { timeoutMs: 10_000, message: 'the platform URL setting read' });
+    await api.platform.signInWithToken(DEMO_PLATFORM_TOKEN, '0b7c2a51-5d1e-4f7a-9c3e-1d2f3a4b5c6d', 'Acme Labs');
+    const done = executeCommand<number>('crewRuns.platform.importCrews');
+    await waitForQuickInput(/Import Crews from Acme Labs[\s\S]*Support Chat Flow/);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // The picker fades in.
+    const pick = await ui.screenshot('readme-import-crews');
+    assert.ok(pick.distinctColours > 10);
+    await pressInQuickInput('Enter');
+    assert.strictEqual(await done, sim.crews.length, 'every deployment imported');
+    await waitForNotification(`Imported ${sim.crews.length} crews`);
+    await executeCommand('notifications.clearAll');
+    await waitFor(() => sim.crews.every((c) => api.platform.health(c.url)?.state === 'online'), { timeoutMs: 20_000, message: 'every deployment online' });
+    await executeCommand('workbench.view.extension.crewRuns');
+    await new Promise((resolve) => setTimeout(resolve, 500)); // Let the tree paint its icons.
+    const tree = await ui.screenshot('readme-organization-crews', { selector: selectors.sideBar });
+    assert.ok(tree.distinctColours > 10);
   });
 });
