@@ -21,6 +21,7 @@ function sessionOf(signIn: PlatformSignIn): vscode.AuthenticationSession {
 export class CrewAIAuthenticationProvider implements vscode.AuthenticationProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>();
   readonly onDidChangeSessions = this.changed.event;
+  /** The session VS Code was last told of (by getSessions or an announced change). */
   private last: vscode.AuthenticationSession | undefined;
   private readonly disposables: vscode.Disposable[];
 
@@ -29,11 +30,11 @@ export class CrewAIAuthenticationProvider implements vscode.AuthenticationProvid
     private readonly client: PlatformClient,
   ) {
     this.disposables = [this.changed, account.onDidChange(() => void this.announce())];
-    void this.current().then((session) => (this.last = session));
   }
 
   async getSessions(): Promise<vscode.AuthenticationSession[]> {
     const session = await this.current();
+    this.last = session;
     return session ? [session] : [];
   }
 

@@ -14,18 +14,16 @@ import { editInEditor, offerEditInEditor } from './valueEditor';
 
 export type { Draft } from '../../crews/inputSteps';
 
-const editInEditorButton: vscode.QuickInputButton = {
-  iconPath: new vscode.ThemeIcon('go-to-file'),
-  tooltip: vscode.l10n.t('Edit in an editor (for long or multi-line text)'),
-};
-const toJsonButton: vscode.QuickInputButton = {
-  iconPath: new vscode.ThemeIcon('json'),
-  tooltip: vscode.l10n.t('Send as JSON (an object, a list, a number…) (Ctrl+Alt+J)'),
-};
-const toTextButton: vscode.QuickInputButton = {
-  iconPath: new vscode.ThemeIcon('symbol-string'),
-  tooltip: vscode.l10n.t('Send as text (Ctrl+Alt+J)'),
-};
+/** The input steps' buttons, made when the first step shows rather than when the bundle loads. */
+let stepButtons: { editInEditor: vscode.QuickInputButton; toJson: vscode.QuickInputButton; toText: vscode.QuickInputButton } | undefined;
+function buttons(): NonNullable<typeof stepButtons> {
+  stepButtons ??= {
+    editInEditor: { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: vscode.l10n.t('Edit in an editor (for long or multi-line text)') },
+    toJson: { iconPath: new vscode.ThemeIcon('json'), tooltip: vscode.l10n.t('Send as JSON (an object, a list, a number…) (Ctrl+Alt+J)') },
+    toText: { iconPath: new vscode.ThemeIcon('symbol-string'), tooltip: vscode.l10n.t('Send as text (Ctrl+Alt+J)') },
+  };
+  return stepButtons;
+}
 
 /**
  * Which inputs the wizard takes as JSON: the user's choice per input (the toggle), else those whose value is
@@ -166,8 +164,8 @@ async function askValue(input: StepInput, step: Step, draft: Draft, choices: Jso
   const shown = multiLine ? oneLine(current, 200) : current || (spec.default ?? '');
   // The keybindings (and commands) for the editor and JSON buttons, while this step is open.
   const offer = offerEditInEditor(
-    () => input.pressButton(editInEditorButton),
-    () => input.pressButton(toJsonButton),
+    () => input.pressButton(buttons().editInEditor),
+    () => input.pressButton(buttons().toJson),
   );
   const answer = await input
     .text({
@@ -181,7 +179,7 @@ async function askValue(input: StepInput, step: Step, draft: Draft, choices: Jso
         ? vscode.l10n.t('This value has several lines; press Enter to keep it, or use the editor button to change it.')
         : promptFor(step),
       canGoBack: step.canGoBack,
-      buttons: [editInEditorButton, toJsonButton],
+      buttons: [buttons().editInEditor, buttons().toJson],
       validate: (value) => {
         if (multiLine && value === shown) {
           return undefined;
@@ -203,7 +201,7 @@ async function askValue(input: StepInput, step: Step, draft: Draft, choices: Jso
     case 'back':
       return answer;
     case 'button': {
-      if (answer.button === toJsonButton) {
+      if (answer.button === buttons().toJson) {
         // The text as typed becomes the JSON to check: `42` is then the number 42, `{…}` an object.
         choices.set(name, true);
         const parsed = parseInputValue(name, kept(answer.value));
@@ -234,8 +232,8 @@ async function askJson(input: StepInput, step: Step, draft: Draft, choices: Json
   const initial = spec.default ?? (spec.skeleton !== undefined ? inputLine(spec.skeleton) : '');
   const shown = unparsed.get(name) ?? (hasValue(value) || typeof value !== 'string' ? inputLine(value) : initial);
   const offer = offerEditInEditor(
-    () => input.pressButton(editInEditorButton),
-    () => input.pressButton(toTextButton),
+    () => input.pressButton(buttons().editInEditor),
+    () => input.pressButton(buttons().toText),
   );
   const answer = await input
     .text({
@@ -246,7 +244,7 @@ async function askJson(input: StepInput, step: Step, draft: Draft, choices: Json
       quietUntilEdited: unparsed.get(name) === undefined,
       prompt: vscode.l10n.t('{0} As JSON: an object, a list, a number, true or false, or "text" in quotes.', promptFor(step)),
       canGoBack: step.canGoBack,
-      buttons: [editInEditorButton, toTextButton],
+      buttons: [buttons().editInEditor, buttons().toText],
       validate: (text) => {
         if (!text.trim()) {
           return optional ? undefined : vscode.l10n.t('"{0}" is required.', name);
@@ -276,7 +274,7 @@ async function askJson(input: StepInput, step: Step, draft: Draft, choices: Json
     case 'back':
       return answer;
     case 'button': {
-      if (answer.button === toTextButton) {
+      if (answer.button === buttons().toText) {
         // The JSON text, as it reads, becomes the text sent.
         choices.set(name, false);
         unparsed.delete(name);

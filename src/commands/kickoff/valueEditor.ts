@@ -15,16 +15,40 @@ interface Pending {
 }
 
 const pending = new Map<string, Pending>();
-const jsonProblems = vscode.languages.createDiagnosticCollection('crewRuns.inputJson');
 let editRequest: (() => void) | undefined;
 let toggleRequest: (() => void) | undefined;
-const lensesChanged = new vscode.EventEmitter<void>();
 
-/** Commands, CodeLens and context keys of the long-value editor; registered with the kickoff commands. */
+/**
+ * What watches documents and editors while a value is in an editor (its CodeLens, its JSON errors, closing
+ * it): made for the first such editor and disposed with the last, so no document change or editor switch of
+ * the window is looked at otherwise.
+ */
+interface Watch extends vscode.Disposable {
+  problems: vscode.DiagnosticCollection;
+  lensesChanged: vscode.EventEmitter<void>;
+}
+let watch: Watch | undefined;
+
+/** Commands of the long-value editor; registered with the kickoff commands. */
 export function registerValueEditor(): vscode.Disposable[] {
   return [
+    vscode.commands.registerCommand('crewRuns.useInputText', (arg?: unknown) => decide(arg, 'use')),
+    vscode.commands.registerCommand('crewRuns.discardInputText', (arg?: unknown) => decide(arg, 'discard')),
+    vscode.commands.registerCommand('crewRuns.editInputInEditor', () => editRequest?.()),
+    vscode.commands.registerCommand('crewRuns.toggleInputJson', () => toggleRequest?.()),
+    { dispose: () => stopWatching() },
+  ];
+}
+
+function startWatching(): Watch {
+  if (watch) {
+    return watch;
+  }
+  const problems = vscode.languages.createDiagnosticCollection('crewRuns.inputJson');
+  const lensesChanged = new vscode.EventEmitter<void>();
+  const parts = vscode.Disposable.from(
+    problems,
     lensesChanged,
-    jsonProblems,
     vscode.workspace.onDidChangeTextDocument((event) => checkJson(pending.get(event.document.uri.toString()))),
     vscode.languages.registerCodeLensProvider({ scheme: 'untitled' }, {
       onDidChangeCodeLenses: lensesChanged.event,
@@ -40,10 +64,6 @@ export function registerValueEditor(): vscode.Disposable[] {
         ];
       },
     }),
-    vscode.commands.registerCommand('crewRuns.useInputText', (arg?: unknown) => decide(arg, 'use')),
-    vscode.commands.registerCommand('crewRuns.discardInputText', (arg?: unknown) => decide(arg, 'discard')),
-    vscode.commands.registerCommand('crewRuns.editInputInEditor', () => editRequest?.()),
-    vscode.commands.registerCommand('crewRuns.toggleInputJson', () => toggleRequest?.()),
     vscode.window.onDidChangeActiveTextEditor(updateContext),
     vscode.workspace.onDidCloseTextDocument((document) => {
       const entry = pending.get(document.uri.toString());
@@ -52,7 +72,14 @@ export function registerValueEditor(): vscode.Disposable[] {
         finish(entry, text !== entry.original ? text : undefined);
       }
     }),
-  ];
+  );
+  watch = { problems, lensesChanged, dispose: () => parts.dispose() };
+  return watch;
+}
+
+function stopWatching(): void {
+  watch?.dispose();
+  watch = undefined;
 }
 
 /**
@@ -75,6 +102,7 @@ export function offerEditInEditor(handler: () => void, toggleJson?: () => void):
 /** Opens the value in an editor and waits for Use This Text (its text), Discard or closing unchanged (undefined). */
 export async function editInEditor(name: string, value: string, language: 'markdown' | 'json' = 'markdown'): Promise<string | undefined> {
   const document = await vscode.workspace.openTextDocument({ content: value, language });
+  const { lensesChanged } = startWatching();
   const decided = new Promise<string | undefined>((resolve) => {
     const entry: Pending = { document, original: value, decide: resolve, jsonInput: language === 'json' ? name : undefined };
     pending.set(document.uri.toString(), entry);
@@ -114,19 +142,22 @@ function checkJson(entry: Pending | undefined): void {
   }
   const parsed = parseInputValue(entry.jsonInput, entry.document.getText());
   if (parsed.ok) {
-    jsonProblems.delete(entry.document.uri);
+    watch?.problems.delete(entry.document.uri);
     return;
   }
   const at = new vscode.Position(Math.max(0, (parsed.line ?? 1) - 1), Math.max(0, (parsed.column ?? 1) - 1));
   const range = entry.document.validateRange(new vscode.Range(at, at.translate(0, 1)));
-  jsonProblems.set(entry.document.uri, [new vscode.Diagnostic(range, parsed.message, vscode.DiagnosticSeverity.Error)]);
+  watch?.problems.set(entry.document.uri, [new vscode.Diagnostic(range, parsed.message, vscode.DiagnosticSeverity.Error)]);
 }
 
 function forget(entry: Pending): void {
-  jsonProblems.delete(entry.document.uri);
+  watch?.problems.delete(entry.document.uri);
   pending.delete(entry.document.uri.toString());
-  lensesChanged.fire();
+  watch?.lensesChanged.fire();
   updateContext();
+  if (pending.size === 0) {
+    stopWatching();
+  }
 }
 
 function updateContext(): void {
