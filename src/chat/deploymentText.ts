@@ -87,7 +87,7 @@ export function redeployedText(name: string, status: string | undefined, urlChan
     status ? fenceUntrusted(oneLine(status, 200), "The platform's status") : '',
     tokenSaved ? "The platform gave a new bearer token for the crew; Crew Runs saved it (it is not shown)." : '',
     urlChanged ? `The platform now gives another URL for it (${oneLine(urlChanged, 200)}): the user runs "Crew Runs: Import Crews…" to use it.` : '',
-    `Its row in the Crew Runs view shows its deployment health; call ${TOOL.listDeployments} or ${TOOL.deploymentLogs} to follow it. Do not redeploy again while it is deploying.`,
+    `Crew Runs follows it and tells the user when it is online again or has failed (an imported crew's row shows its deployment health meanwhile); call ${TOOL.listDeployments} or ${TOOL.deploymentLogs} to see where it is. Do not redeploy again while it is deploying.`,
   ]
     .filter(Boolean)
     .join('\n');

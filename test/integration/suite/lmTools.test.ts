@@ -10,6 +10,7 @@ import { demoCrews, startSimulator } from '../../../src/simulator/server';
 import type { CrewRunsTestApi } from '../../../src/testApi';
 import { addCrewWithToken, getExtension, getExtensionApi, showCrewRunsView, waitFor } from '../helpers';
 import { type Api, cleanUp, runItem, testApi, waitForRun } from './support/monitoring';
+import { NotificationSpy } from './support/securityKit';
 
 const TOOLS = ['crewRuns_listCrews', 'crewRuns_describeInputs', 'crewRuns_kickoff', 'crewRuns_getRun', 'crewRuns_listRuns', 'crewRuns_giveFeedback', 'crewRuns_listDeployments', 'crewRuns_deploymentLogs', 'crewRuns_redeploy'];
 
@@ -238,6 +239,7 @@ describe('Language model tools', function () {
   describe('deployment tools (the organization platform, #37)', () => {
     const URL_SETTING = 'crewRuns.platform.url';
     let platform: CrewRunsTestApi['platform'];
+    let spy: NotificationSpy;
     const writerDeployment = () => {
       const listed = /- writer — uuid (\S+) — /.exec(results[results.length - 1] ?? '');
       return listed?.[1];
@@ -245,11 +247,13 @@ describe('Language model tools', function () {
 
     before(async () => {
       platform = (await getExtensionApi<CrewRunsTestApi>()).platform;
+      spy = new NotificationSpy();
       await vscode.workspace.getConfiguration().update(URL_SETTING, sim.origin, vscode.ConfigurationTarget.Global);
       await waitFor(() => platform.baseUrl() === sim.origin, { message: 'the platform URL setting read' });
     });
 
     after(async () => {
+      spy.dispose();
       await platform.signOut();
       await vscode.workspace.getConfiguration().update(URL_SETTING, undefined, vscode.ConfigurationTarget.Global);
     });
@@ -287,6 +291,9 @@ describe('Language model tools', function () {
       assert.strictEqual(sim.platform.deploys(uuid), 1, 'exactly one redeploy');
       const list = await invoke('crewRuns_listDeployments', {});
       assert.match(list, /- writer — uuid \S+ — deploying/);
+      // Followed like the command's redeploy: the user hears when it is online again, without asking.
+      await waitFor(() => spy.shown.some((m) => m.message === 'writer is online again.'), { message: 'the notice that the redeploy ended', timeoutMs: 30_000 });
+      assert.match(await invoke('crewRuns_listDeployments', {}), /- writer — uuid \S+ — online/);
       await platform.signOut();
       await waitFor(async () => (await platform.signedIn()) === undefined, { message: 'signed out' });
     });
