@@ -7,7 +7,6 @@ import type { Services } from '../services';
 import { errorText } from '../util/errorText';
 import { oneLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
-import { announceRedeployEnd, followRedeploy } from '../platform/redeploy';
 import { nothingToSendConfirmation, redeployConfirmation } from './confirmations';
 import { ConfirmedPlans, str, type Prepared, type ToolInput } from './effectTools';
 import {
@@ -165,9 +164,7 @@ export function deploymentToolsFor(services: Services): DeploymentTools {
       }
       const moved = imported && reply.publicUrl && reply.publicUrl !== imported.crewUrl ? reply.publicUrl : undefined;
       // Followed in the background like the command's redeploy: the crew's row, then a notice when it ends.
-      void followRedeploy(services, now, deployment.uuid, deployment.name, imported?.crewUrl).then((final) =>
-        announceRedeployEnd(deployment.name, imported?.crewUrl, final, (imported && platform.health.get(imported.crewUrl)?.words) ?? ''),
-      );
+      void platform.health.followRedeploy(now, { uuid: deployment.uuid, name: deployment.name, crewUrl: imported?.crewUrl });
       return redeployedText(deployment.name, reply.status, moved, tokenSaved);
     },
   };

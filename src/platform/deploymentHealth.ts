@@ -2,8 +2,9 @@
 // words), refreshed when the window gains focus and on a slow timer, with at most MAX_IN_FLIGHT requests in flight and
 // MAX_PER_SECOND started a second (a refresh has no hurry; a 429 costs a crew its status), Retry-After honoured.
 import * as vscode from 'vscode';
+import { showError, showInfo } from '../ui/notify';
 import { errorText } from '../util/errorText';
-import type { PlatformAccount } from './account';
+import type { PlatformAccount, PlatformSignIn } from './account';
 import { eachBounded, Pacer, type PaceClock } from './bounded';
 import type { ImportedCrew, ImportedCrews } from './importedCrews';
 import type { DeploymentState } from './parse';
@@ -17,6 +18,9 @@ const RATE_LIMITED_RETRIES = 3;
 const TIMER_MS = 5 * 60_000;
 /** Focus refreshes closer together than this are skipped. */
 const FOCUS_GAP_MS = 30_000;
+const FOLLOW_EVERY_MS = 1000;
+/** A redeploy still not online or failed after this is left to the refreshes. */
+const FOLLOW_FOR_MS = 20 * 60_000;
 
 export interface DeploymentHealthEntry {
   state: DeploymentState;
@@ -83,6 +87,49 @@ export class DeploymentHealth implements vscode.Disposable {
     return this.refreshing;
   }
 
+  /**
+   * Follows a redeploy until the platform says online or failed (undefined: cancelled, or still deploying after
+   * FOLLOW_FOR_MS), keeping an imported crew's row (`crewUrl`) current, and tells the user how it ended, with its
+   * logs one click away. The Redeploy command follows with a progress notification, the chat tool in the background.
+   */
+  async followRedeploy(
+    signIn: PlatformSignIn,
+    deployment: { uuid: string; name: string; crewUrl?: string },
+    cancellation?: vscode.CancellationToken,
+    onStatus?: (words: string | undefined) => void,
+  ): Promise<DeploymentState | undefined> {
+    const { uuid, name, crewUrl } = deployment;
+    let final: DeploymentState | undefined;
+    for (const until = Date.now() + FOLLOW_FOR_MS; !final && !cancellation?.isCancellationRequested && Date.now() < until; ) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, FOLLOW_EVERY_MS);
+        cancellation?.onCancellationRequested(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      if (cancellation?.isCancellationRequested) {
+        break;
+      }
+      try {
+        const status = await this.client.status(signIn, uuid);
+        if (crewUrl) {
+          this.set(crewUrl, { state: status.state, words: status.status });
+        }
+        onStatus?.(status.status);
+        final = status.state === 'online' || status.state === 'failed' ? status.state : undefined;
+        if (final === 'failed') {
+          announceRedeployEnd(name, crewUrl, final, status.status ?? '');
+          return final;
+        }
+      } catch (error) {
+        this.log.warn(`Following the redeploy of ${name}: ${errorText(error)}`);
+      }
+    }
+    announceRedeployEnd(name, crewUrl, final, '');
+    return final;
+  }
+
   dispose(): void {
     vscode.Disposable.from(...this.disposables).dispose();
   }
@@ -122,5 +169,19 @@ export class DeploymentHealth implements vscode.Disposable {
     const words = error instanceof PlatformError && error.kind === 'unauthorized' ? vscode.l10n.t('sign in again') : error instanceof PlatformError && error.kind === 'notFound' ? vscode.l10n.t('not found (another organization?)') : vscode.l10n.t('status unavailable');
     this.set(crew.crewUrl, { state: 'unknown', words });
     this.log.warn(`Deployment status of ${crew.name} (${crew.crewUrl}) could not be read: ${errorText(error)}`);
+  }
+}
+
+/** How a followed redeploy ended, with the logs one click away for an imported crew (`crewUrl`). */
+function announceRedeployEnd(name: string, crewUrl: string | undefined, final: DeploymentState | undefined, words: string): void {
+  const showLogs = vscode.l10n.t('Show Deployment Logs');
+  const logsAction = crewUrl ? [showLogs] : [];
+  const open = (choice: string | undefined) => choice === showLogs && void vscode.commands.executeCommand('crewRuns.platform.showLogs', crewUrl);
+  if (final === 'online') {
+    void showInfo(vscode.l10n.t('{0} is online again.', name), ...logsAction).then(open);
+  } else if (final === 'failed') {
+    void showError(vscode.l10n.t('The redeploy of {0} failed: {1}', name, words), ...logsAction).then(open);
+  } else {
+    void showInfo(crewUrl ? vscode.l10n.t('{0} is still deploying; its row in the crews view follows it.', name) : vscode.l10n.t('{0} is still deploying.', name), ...logsAction).then(open);
   }
 }

@@ -4,17 +4,13 @@ import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
 import type { Services } from '../services';
 import { errorText } from '../util/errorText';
-import { showError, showInfo, showWarning } from '../ui/notify';
+import { showWarning } from '../ui/notify';
 import type { PlatformSignIn } from './account';
 import type { CrewCommandKit } from './crewCommandKit';
 import type { DeploymentLogDocuments } from './deploymentLogs';
 import type { ImportedCrew } from './importedCrews';
 import type { DeploymentState } from './parse';
 import { describePlatformError } from './platformSession';
-
-const FOLLOW_EVERY_MS = 1000;
-/** A redeploy still not online or failed after this is left to the tree's own refreshes. */
-const FOLLOW_FOR_MS = 20 * 60_000;
 
 export async function redeploy(services: Services, kit: CrewCommandKit, logs: DeploymentLogDocuments, crew: Crew, imported: ImportedCrew, signIn: PlatformSignIn): Promise<DeploymentState | undefined> {
   const confirm = vscode.l10n.t('Redeploy');
@@ -42,73 +38,14 @@ export async function redeploy(services: Services, kit: CrewCommandKit, logs: De
     services.log.warn(`The redeploy's new URL or token for ${crew.name} could not be saved: ${errorText(error)}`);
   }
   platform.health.set(current.url, { state: 'deploying', words: reply.status ?? vscode.l10n.t('redeploy requested') });
-  const final = await vscode.window.withProgress(
+  return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Redeploying {0}', current.name), cancellable: true },
     (progress, cancellation) =>
-      followRedeploy(services, signIn, imported.uuid, current.name, current.url, cancellation, (words) => {
+      platform.health.followRedeploy(signIn, { uuid: imported.uuid, name: current.name, crewUrl: current.url }, cancellation, (words) => {
         progress.report({ message: words });
         logs.refresh(current.url);
       }),
   );
-  announceRedeployEnd(current.name, current.url, final, platform.health.get(current.url)?.words ?? '');
-  return final;
-}
-
-/**
- * Follows a redeploy until the platform says online or failed (undefined: cancelled, or still deploying after
- * FOLLOW_FOR_MS), keeping the imported crew's health row (`crewUrl`) current. The Redeploy command follows it
- * with a progress notification, the chat tool in the background.
- */
-export async function followRedeploy(
-  services: Services,
-  signIn: PlatformSignIn,
-  uuid: string,
-  name: string,
-  crewUrl: string | undefined,
-  cancellation?: vscode.CancellationToken,
-  onStatus?: (words: string | undefined) => void,
-): Promise<DeploymentState | undefined> {
-  const { platform } = services;
-  const until = Date.now() + FOLLOW_FOR_MS;
-  while (!cancellation?.isCancellationRequested && Date.now() < until) {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, FOLLOW_EVERY_MS);
-      cancellation?.onCancellationRequested(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-    if (cancellation?.isCancellationRequested) {
-      break;
-    }
-    try {
-      const status = await platform.client.status(signIn, uuid);
-      if (crewUrl) {
-        platform.health.set(crewUrl, { state: status.state, words: status.status });
-      }
-      onStatus?.(status.status);
-      if (status.state === 'online' || status.state === 'failed') {
-        return status.state;
-      }
-    } catch (error) {
-      services.log.warn(`Following the redeploy of ${name}: ${errorText(error)}`);
-    }
-  }
-  return undefined;
-}
-
-/** How a followed redeploy ended, with the logs one click away (for an imported crew: `crewUrl`). */
-export function announceRedeployEnd(name: string, crewUrl: string | undefined, final: DeploymentState | undefined, words: string): void {
-  const showLogs = vscode.l10n.t('Show Deployment Logs');
-  const logsAction = crewUrl ? [showLogs] : [];
-  const open = (choice: string | undefined) => choice === showLogs && void vscode.commands.executeCommand('crewRuns.platform.showLogs', crewUrl);
-  if (final === 'online') {
-    void showInfo(vscode.l10n.t('{0} is online again.', name), ...logsAction).then(open);
-  } else if (final === 'failed') {
-    void showError(vscode.l10n.t('The redeploy of {0} failed: {1}', name, words), ...logsAction).then(open);
-  } else {
-    void showInfo(crewUrl ? vscode.l10n.t('{0} is still deploying; its row in the crews view follows it.', name) : vscode.l10n.t('{0} is still deploying.', name), ...logsAction).then(open);
-  }
 }
 
 /** The crew as it is after the reply: the same one, or (a new public URL) a crew at the new URL in its place. */
