@@ -7,18 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { cliPaths, cliSignInExists, fernetDecrypt, readCliSignIn } from '../../src/platform/cliSignIn';
-
-const b64url = (b: Buffer) => b.toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
-
-/** A Fernet token as the CLI's `cryptography` library writes it. */
-function fernetEncrypt(key: Buffer, plain: string): string {
-  const iv = crypto.randomBytes(16);
-  const time = Buffer.alloc(8);
-  time.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 1000)));
-  const cipher = crypto.createCipheriv('aes-128-cbc', key.subarray(16), iv);
-  const body = Buffer.concat([Buffer.from([0x80]), time, iv, cipher.update(plain, 'utf8'), cipher.final()]);
-  return b64url(Buffer.concat([body, crypto.createHmac('sha256', key.subarray(0, 16)).update(body).digest()]));
-}
+import { base64Url as b64url, writeCliSignIn } from '../fixtures/crewaiCli';
 
 describe('The CrewAI CLI sign-in', () => {
   let home: string;
@@ -26,14 +15,9 @@ describe('The CrewAI CLI sign-in', () => {
   const linux = () => cliPaths({ home, platform: 'linux', env: {} });
 
   function writeCli(body: object, settings?: object, paths = linux()): void {
-    fs.mkdirSync(paths.credentialsDir, { recursive: true });
-    fs.writeFileSync(path.join(paths.credentialsDir, 'secret.key'), b64url(key));
-    fs.writeFileSync(path.join(paths.credentialsDir, 'tokens.enc'), fernetEncrypt(key, JSON.stringify(body)));
-    if (settings) {
-      fs.mkdirSync(path.dirname(paths.settingsFile), { recursive: true });
-      fs.writeFileSync(paths.settingsFile, JSON.stringify(settings));
-    }
+    writeCliSignIn(paths, key, body, settings);
   }
+
 
   beforeEach(() => {
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-cli-home-'));

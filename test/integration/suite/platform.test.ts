@@ -3,10 +3,13 @@
 // one off, see its deployment health, open its logs, redeploy it and follow that to online (and to failed);
 // signing out removes the personal token only; a workspace setting cannot move the platform URL.
 import * as assert from 'assert';
+import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { cliPaths } from '../../../src/platform/cliSignIn';
 import { demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
+import { writeCliSignIn } from '../../fixtures/crewaiCli';
 import { executeCommand, kickOffWithoutReview, readLog, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import {
   acceptNotification,
@@ -15,6 +18,7 @@ import {
   clearNotifications,
   closeQuickInput,
   crewRow,
+  pickInQuickInput,
   pressInQuickInput,
   removeAllCrews,
   removeRunsOf,
@@ -308,6 +312,40 @@ describe('Platform: the organization’s crews', function () {
     const log = await readLog();
     assert.match(log, /Imported deployment Research deployment/, 'the log was read');
     assert.ok(!log.includes(PAT), 'the personal token is in no log line');
+  });
+
+  it('signs in with the CrewAI CLI’s sign-in when chosen (its organization, no question), and says when it has expired', async () => {
+    const home = process.env.CREW_RUNS_CREWAI_HOME;
+    assert.ok(home, 'the runner points the CLI home at a folder of its own');
+    const paths = cliPaths();
+    const key = crypto.randomBytes(32);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+    writeCliSignIn(paths, key, { access_token: PAT, expiration: tomorrow }, { enterprise_base_url: sim.origin, org_uuid: ORG_A, org_name: 'Acme Research' });
+    try {
+      const before = platformRequests().length;
+      const done = executeCommand<boolean>('crewRuns.platform.signIn');
+      await waitForQuickInput('Use the CrewAI CLI’s sign-in');
+      assert.strictEqual(platformRequests().length, before, 'nothing is read or sent before the user chooses');
+      await pickInQuickInput('Use the CrewAI CLI’s sign-in');
+      assert.strictEqual(await done, true);
+      assert.deepStrictEqual(await api.platform.signedIn(), { baseUrl: sim.origin, organizationId: ORG_A, organizationName: 'Acme Research' }, 'the CLI’s organization, without a question');
+      const checks = platformRequests().slice(before).filter((e) => e.path.endsWith('/me/organizations'));
+      assert.deepStrictEqual(checks.map((e) => [e.status, e.tokenKind]), [[200, 'org']], 'its token checked once, at its platform');
+      assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('crewRuns')).includes(PAT), 'the token is in no setting');
+      await executeCommand('crewRuns.platform.signOut');
+
+      writeCliSignIn(paths, key, { access_token: PAT, expiration: new Date(Date.now() - 60_000).toISOString() });
+      const expired = executeCommand<boolean>('crewRuns.platform.signIn');
+      await waitForQuickInput('Use the CrewAI CLI’s sign-in');
+      await pickInQuickInput('Use the CrewAI CLI’s sign-in');
+      await waitForNotification('sign-in expired');
+      assert.ok(!(await expired), 'not signed in');
+      assert.strictEqual(await api.platform.signedIn(), undefined);
+      assert.ok(!(await readLog()).includes(PAT), 'the CLI’s token is in no log line');
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+      fs.mkdirSync(home, { recursive: true });
+    }
   });
 
   it('a workspace setting cannot change the platform URL', async () => {
