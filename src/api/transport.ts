@@ -4,6 +4,7 @@ import { Agent, EnvHttpProxyAgent, request, errors, type Dispatcher } from 'undi
 import { rootCertificates } from 'node:tls';
 import { transportFailure, type HttpRequest, type HttpResponse, type NetworkSettings, type StreamingResponse, type Transport } from './transportTypes';
 import { isLoopbackHost, originOf } from './url';
+import { OFF_THREAD_BYTES, StatusReader } from './statusReader';
 
 const LOOPBACK_NO_PROXY = ['localhost', '127.0.0.1', '::1', '[::1]'];
 
@@ -35,7 +36,12 @@ function strictTls(settings: NetworkSettings) {
   return { ...caOptions(settings), rejectUnauthorized: true };
 }
 
-export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEnv = process.env): Transport {
+export interface TransportOptions {
+  /** From this many bytes a status body is read off the main thread (default OFF_THREAD_BYTES; the bench varies it). */
+  offThreadBytes?: number;
+}
+
+export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEnv = process.env, options: TransportOptions = {}): Transport {
   // One dispatcher for remote crews (proxy when configured) and one for loopback crews, each with a keep-alive pool
   // per origin. Loopback (all of 127.0.0.0/8, ::1, localhost: where plain http is allowed) never goes through a proxy,
   // which would read the token in clear; NO_PROXY cannot express 127.0.0.0/8, so the choice is made here.
@@ -48,6 +54,9 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
   };
   const dispatcher = new EnvHttpProxyAgent({ ...proxyOptions(settings, env), ...pool });
   const loopback = new Agent({ ...pool, connect: strictTls(settings) });
+  // Started on the first large status body (statusReader.ts); ended with the transport.
+  const statusReader = new StatusReader();
+  const offThreadBytes = options.offThreadBytes ?? OFF_THREAD_BYTES;
   const dispatcherFor = (url: string): Dispatcher => (isLoopbackHost(new URL(url).hostname) ? loopback : dispatcher);
   // Every request, plain or streamed, goes through the same dispatcher (proxy, CA, no redirects) and timeouts.
   const requestOptions = (req: HttpRequest, signal: AbortSignal | undefined) => ({
@@ -96,6 +105,15 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
       for (const [name, value] of Object.entries(response.headers)) {
         headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
       }
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      if (req.readStatus && ok && size >= offThreadBytes) {
+        // The bytes go to the reader's thread (transferred); only the small snapshot comes back.
+        const statusRead = await statusReader.read(Buffer.concat(chunks, size), response.statusCode, req.readStatus.token);
+        if (req.signal?.aborted) {
+          throw transportFailure('aborted', 'The request was cancelled.');
+        }
+        return { status: response.statusCode, headers, bodyText: '', statusRead };
+      }
       return {
         status: response.statusCode,
         headers,
@@ -132,7 +150,7 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
       return { status: response.statusCode, headers, chunks: chunks() };
     },
     async close(): Promise<void> {
-      await Promise.all([dispatcher.destroy().catch(() => undefined), loopback.destroy().catch(() => undefined)]);
+      await Promise.all([dispatcher.destroy().catch(() => undefined), loopback.destroy().catch(() => undefined), statusReader.close()]);
     },
   };
 }

@@ -1,5 +1,6 @@
 // Types shared by the client and the lazily loaded transport, kept apart so that importing them
 // does not load undici.
+import type { StatusBodyRead } from './statusBody';
 
 export interface NetworkSettings {
   /** VS Code's `http.proxy`; empty means the environment's HTTPS_PROXY / HTTP_PROXY. */
@@ -36,6 +37,11 @@ export interface HttpRequest {
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
+  /**
+   * GET /status: a 2xx body of OFF_THREAD_BYTES or more is read into a snapshot off the main thread
+   * (statusReader.ts), this token taken out of it, and comes back as `statusRead` instead of `bodyText`.
+   */
+  readStatus?: { token: string };
 }
 
 export interface HttpResponse {
@@ -43,6 +49,8 @@ export interface HttpResponse {
   /** Lower-case names. */
   headers: Record<string, string | undefined>;
   bodyText: string;
+  /** A large status body read off the main thread (HttpRequest.readStatus); `bodyText` is then empty. */
+  statusRead?: StatusBodyRead;
 }
 
 /** A response read as it comes (server-sent events): no total deadline, only the gaps between bytes. */
@@ -60,7 +68,8 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-export type TransportFailureKind = 'network' | 'timeout' | 'tooLarge' | 'aborted';
+/** `unreadable`: the body arrived but its off-thread reader failed or stopped (statusReader.ts). */
+export type TransportFailureKind = 'network' | 'timeout' | 'tooLarge' | 'aborted' | 'unreadable';
 
 /**
  * What the transport rejects with. A plain Error with a tag rather than CrewApiError: the
