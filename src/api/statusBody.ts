@@ -5,9 +5,9 @@
 import { normaliseStatus } from './normalize';
 import { redact } from './redact';
 import { parseJson } from './responses';
-import type { StatusSnapshot } from './types';
+import type { StatusBodyRead } from './transportTypes';
 
-export type StatusBodyRead = { ok: true; snapshot: StatusSnapshot } | { ok: false; reason: 'notJson' };
+export type { StatusBodyRead } from './transportTypes';
 
 export function readStatusBody(bytes: Uint8Array, httpStatus: number, token: string): StatusBodyRead {
   // Invalid UTF-8 becomes U+FFFD rather than an exception, as in the transport.

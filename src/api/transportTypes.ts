@@ -1,6 +1,9 @@
 // Types shared by the client and the lazily loaded transport, kept apart so that importing them
 // does not load undici.
-import type { StatusBodyRead } from './statusBody';
+import type { StatusSnapshot } from './types';
+
+/** A 2xx status body read into a snapshot (statusBody.ts); not JSON is its own outcome (the client words it). */
+export type StatusBodyRead = { ok: true; snapshot: StatusSnapshot } | { ok: false; reason: 'notJson' };
 
 export interface NetworkSettings {
   /** VS Code's `http.proxy`; empty means the environment's HTTPS_PROXY / HTTP_PROXY. */
