@@ -2,7 +2,7 @@
 // bench-results/<timestamp>.json and bench-results/latest.json). A report, not a test: it exits 0
 // when targets are missed and non-zero only when a benchmark itself could not run.
 // CREW_RUNS_BENCH_ONLY=a,b runs only some parts (the production bundle is always built): polling, many,
-// batches, batchsource, history, hostile (one hostile status per poll, plain Node), activation (5 VS Code
+// batches, batchsource, history, hostile (one hostile status per poll, plain Node, the crew on its own thread), activation (5 VS Code
 // hosts, activation only), vscode (the same hosts, the last also measuring the tree and the run view),
 // hostbatch (the last host also runs a 500-row batch), platform (the organization's platform: the Import Crews
 // list, a health refresh against the simulator's rate limit, a 50,000-line deployment log; plain Node).
@@ -392,17 +392,22 @@ async function main(): Promise<number> {
         raw.hostileStatus = hostile;
         rows.push({
           item: '7',
-          figure: `hostile status (${round(hostile.bodyMb, 1)} MB): read + normalise + fold + store, per poll (median of ${hostile.polls})`,
-          value: round(hostile.hostileMs, 1),
+          figure: `hostile status (${round(hostile.bodyMb, 1)} MB): extension host's thread busy per poll (request, read, normalise, fold, store; median of ${hostile.polls - 1} after the first)`,
+          value: round(hostile.hostileMainMs, 1),
           unit: 'ms',
-          // Reading 54 MB of text has a floor no absolute figure survives on a shared machine: the target is a
-          // ratio to JSON.parse of the same text in this run, and the run's file must stay small.
-          target: '≤ 0.5× JSON.parse of the same text, run file ≤ 1 MB',
-          met: hostile.hostileMs <= 0.5 * hostile.jsonParseMs && hostile.fileKb <= 1024,
+          // The thread's busy time (event loop utilisation), not the wall time: the status reader's thread does the
+          // request and the reading meanwhile, and the editor does not wait for it. The run's file must stay small.
+          target: '≤ 50 ms, run file ≤ 1 MB',
+          met: hostile.hostileMainMs <= 50 && hostile.fileKb <= 1024,
           reference: 'JSON.parse of the same body text, same run',
           referenceValue: round(hostile.jsonParseMs, 1),
-          ratio: ratio(hostile.hostileMs, hostile.jsonParseMs),
-          note: `reading the body text alone: ${round(hostile.hostileParseMs, 1)} ms (the transport admits bodies up to 64 MB); an ordinary status, same path: ${round(hostile.ordinaryMs, 1)} ms; the run's file after it: ${round(hostile.fileKb, 1)} KB`,
+          ratio: ratio(hostile.hostileMainMs, hostile.jsonParseMs),
+          note:
+            `the same poll made and read on the extension host's thread (the path before): ${round(hostile.inPlaceMainMs, 1)} ms; ` +
+            `of which the store (fold, the run's file written): ${round(hostile.hostileStoreMs, 1)} ms; wall time per poll ${round(hostile.hostileWallMs, 1)} ms; ` +
+            `the first poll (starts the reader's thread): ${round(hostile.hostileFirstMainMs, 1)} ms; ` +
+            `an ordinary status, same path: ${round(hostile.ordinaryMainMs, 1)} ms; the run's file after it: ${round(hostile.fileKb, 1)} KB; ` +
+            `getStatus alone, host thread ms on it / via the reader: ${hostile.sizes.map((s) => `${round(s.kib, 1)} KiB ${round(s.inPlaceMs, 2)} / ${round(s.readerMs, 2)}`).join(', ')}`,
         });
       }
     }
