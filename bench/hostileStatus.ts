@@ -7,6 +7,7 @@
 // status, and JSON.parse of the same text. Plain Node; each body polled a few times, its current task changed
 // every time so that every poll is a change the store must write.
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { CrewClient } from '../src/api/client';
@@ -37,6 +38,8 @@ export interface HostileStatusResult {
   fileKb: number;
   /** Main-thread ms of getStatus alone (no store) for statuses of about this many KiB: on this thread, and through the reader. */
   sizes: { kib: number; inPlaceMs: number; readerMs: number }[];
+  /** The machine's 1-minute load average at the end: busy-time figures grow with it on a shared machine. */
+  loadAverage: number;
 }
 
 /** 10⁶ usage keys, two 10 MB strings, 10,000 nesting levels, 200,000 tasks; `{TASK}` is the current task. */
@@ -166,6 +169,7 @@ export async function hostileStatusBench(polls = 5): Promise<HostileStatusResult
       jsonParseMs: median(naive),
       fileKb,
       sizes,
+      loadAverage: os.loadavg()[0],
     };
   } finally {
     await Promise.all([product.dispose(), inPlace.dispose(), crew.stop()]);

@@ -407,7 +407,8 @@ async function main(): Promise<number> {
             `of which the store (fold, the run's file written): ${round(hostile.hostileStoreMs, 1)} ms; wall time per poll ${round(hostile.hostileWallMs, 1)} ms; ` +
             `the first poll (starts the reader's thread): ${round(hostile.hostileFirstMainMs, 1)} ms; ` +
             `an ordinary status, same path: ${round(hostile.ordinaryMainMs, 1)} ms; the run's file after it: ${round(hostile.fileKb, 1)} KB; ` +
-            `getStatus alone, host thread ms on it / via the reader: ${hostile.sizes.map((s) => `${round(s.kib, 1)} KiB ${round(s.inPlaceMs, 2)} / ${round(s.readerMs, 2)}`).join(', ')}`,
+            `getStatus alone, host thread ms on it / via the reader: ${hostile.sizes.map((s) => `${round(s.kib, 1)} KiB ${round(s.inPlaceMs, 2)} / ${round(s.readerMs, 2)}`).join(', ')}; ` +
+            `load average ${round(hostile.loadAverage, 1)} on ${os.cpus().length} cores`,
         });
       }
     }
