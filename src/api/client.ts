@@ -50,7 +50,7 @@ export interface CallOptions {
 }
 
 interface SendOptions extends CallOptions {
-  /** A status read: a large 2xx body may come back read into a snapshot (HttpRequest.readStatus). */
+  /** A status read: a 2xx body may come back already read into a snapshot (HttpRequest.readStatus). */
   readStatus?: boolean;
 }
 
@@ -113,7 +113,8 @@ export class CrewClient implements StatusSource {
     try {
       const response = await this.send(crewUrl, ['status', kickoffId], 'GET', undefined, { signal, readStatus: true });
       if (response.statusRead) {
-        // A large body, read off the main thread by the transport (api/statusReader.ts): the same steps as below.
+        // Read by the transport on the status reader's thread (api/statusReader.ts), by the same steps as below; a
+        // transport that does not read statuses (tests' stand-ins) gives the text, read here.
         if (!response.statusRead.ok) {
           throw new CrewApiError('badResponse', 'The crew sent a status that is not valid JSON.', { status: response.status });
         }

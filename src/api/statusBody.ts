@@ -1,7 +1,7 @@
 // A 2xx GET /status body, from its bytes to a StatusSnapshot: decoded, the token taken out, read within READ_LIMITS
 // and normalised. The very steps the client takes in place (transport → redactResponse → parseJson →
-// normaliseStatus), in one pure function, so that a large body can take them on the status reader's thread
-// (statusReader.ts) and give the same snapshot. Never logs; never throws for any body.
+// normaliseStatus), in one pure function, so that the status reader's thread (statusReader.ts) can take them and
+// give the same snapshot. Never logs; never throws for any body.
 import { normaliseStatus } from './normalize';
 import { redact } from './redact';
 import { parseJson } from './responses';

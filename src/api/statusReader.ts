@@ -67,7 +67,11 @@ export class StatusReader {
     const result = new Promise<HttpResponse>((resolve, reject) => this.pending.set(id, { resolve, reject, origin: originOf(req.url) }));
     const { signal, ...rest } = req;
     worker.postMessage({ id, req: rest } satisfies Message);
-    signal?.addEventListener('abort', () => this.worker?.postMessage({ abort: id } satisfies Message), { once: true });
+    if (signal) {
+      const abort = () => this.worker?.postMessage({ abort: id } satisfies Message);
+      signal.addEventListener('abort', abort, { once: true });
+      result.finally(() => signal.removeEventListener('abort', abort)).catch(() => undefined);
+    }
     // Held while a check is under way (its answer is awaited), let go when idle.
     worker.ref();
     this.stopIdleTimer();

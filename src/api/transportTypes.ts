@@ -41,8 +41,8 @@ export interface HttpRequest {
   body?: string;
   signal?: AbortSignal;
   /**
-   * GET /status: a 2xx body of OFF_THREAD_BYTES or more is read into a snapshot off the main thread
-   * (statusReader.ts), this token taken out of it, and comes back as `statusRead` instead of `bodyText`.
+   * GET /status: the request is made on the status reader's thread (statusReader.ts), and a 2xx body is read
+   * there into a snapshot, this token taken out of it; it comes back as `statusRead` instead of `bodyText`.
    */
   readStatus?: { token: string };
 }
@@ -52,7 +52,7 @@ export interface HttpResponse {
   /** Lower-case names. */
   headers: Record<string, string | undefined>;
   bodyText: string;
-  /** A large status body read off the main thread (HttpRequest.readStatus); `bodyText` is then empty. */
+  /** A 2xx status body read on the status reader's thread (HttpRequest.readStatus); `bodyText` is then empty. */
   statusRead?: StatusBodyRead;
 }
 
