@@ -43,9 +43,11 @@ describe('Status reader thread', function () {
   const transportScript = require.resolve('../../src/api/transport');
 
   before(async () => {
-    server = createServer((_req, res) => {
+    server = createServer((req, res) => {
       res.setHeader('content-type', 'application/json');
-      res.end(body);
+      // A crew that takes its time: the check is cancelled before it answers.
+      const slow = req.url?.endsWith('/slow');
+      setTimeout(() => res.end(body), slow ? 5_000 : 0);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -184,6 +186,22 @@ describe('Status reader thread', function () {
         assert.ok(!e.message.includes(TOKEN));
         return true;
       });
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('cancels a check under way in the reader (stop watching, dispose): an AbortError, and the next check works', async () => {
+    const { client } = clientWithTransport(createTransport(DEFAULT_NETWORK_SETTINGS));
+    try {
+      body = JSON.stringify({ state: 'RUNNING' });
+      const controller = new AbortController();
+      const started = Date.now();
+      const poll = client.getStatus(baseUrl, 'slow', controller.signal);
+      setTimeout(() => controller.abort(), 200);
+      await assert.rejects(poll, (e: unknown) => (e as Error).name === 'AbortError');
+      assert.ok(Date.now() - started < 3_000, 'it did not wait for the answer');
+      assert.equal((await client.getStatus(baseUrl, 'run-1')).state, 'running');
     } finally {
       await client.dispose();
     }
