@@ -22,6 +22,11 @@ export interface HostileStatusResult {
   polls: number;
   /** Median ms of the main thread busy per hostile poll, the product's path: request and read on the reader's thread, then the store. */
   hostileMainMs: number;
+  /**
+   * Median CPU ms of the main thread per hostile poll (Linux: its schedstat), undefined elsewhere. Busy time counts
+   * the moments the thread waits for a core on a loaded machine; this counts only what it ran.
+   */
+  hostileMainCpuMs?: number;
   /** …of which the store (fold, write). */
   hostileStoreMs: number;
   /** Median wall ms of that poll (the reader's thread works meanwhile; the editor does not wait for it). */
@@ -87,14 +92,30 @@ async function startCrew(bodies: Record<string, string>): Promise<{ url: string;
   return { url: `http://127.0.0.1:${started.port}`, hostileLength: started.hostileLength, stop: async () => void (await worker.terminate()) };
 }
 
-/** The main thread's busy ms of one poll (and of its store part), and its wall ms. */
-async function poll(client: CrewClient, store: RunStore | undefined, crewUrl: string, body: string, runId: string): Promise<{ mainMs: number; storeMs: number; wallMs: number }> {
+/** CPU ms the main thread has run so far (Linux), else undefined. */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    return Number(fs.readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The main thread's busy ms of one poll (and of its store part), its CPU ms, and its wall ms. */
+async function poll(client: CrewClient, store: RunStore | undefined, crewUrl: string, body: string, runId: string): Promise<{ mainMs: number; cpuMs?: number; storeMs: number; wallMs: number }> {
   const elu = performance.eventLoopUtilization();
+  const cpu = mainThreadCpuMs();
   const started = performance.now();
   const snapshot = await client.getStatus(crewUrl, body);
   const stored = performance.eventLoopUtilization();
   await store?.applySnapshot(runId, snapshot);
-  return { mainMs: performance.eventLoopUtilization(elu).active, storeMs: performance.eventLoopUtilization(stored).active, wallMs: performance.now() - started };
+  const cpuAfter = mainThreadCpuMs();
+  return {
+    mainMs: performance.eventLoopUtilization(elu).active,
+    cpuMs: cpu === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpu,
+    storeMs: performance.eventLoopUtilization(stored).active,
+    wallMs: performance.now() - started,
+  };
 }
 
 function client(statusOnThisThread: boolean): CrewClient {
@@ -123,6 +144,7 @@ export async function hostileStatusBench(polls = 5): Promise<HostileStatusResult
     const inPlaceRun = await run('hostile-in-place');
     const ordinary: number[] = [];
     const main: number[] = [];
+    const cpu: number[] = [];
     const storeMs: number[] = [];
     const wall: number[] = [];
     const before: number[] = [];
@@ -132,6 +154,9 @@ export async function hostileStatusBench(polls = 5): Promise<HostileStatusResult
       ordinary.push((await poll(product, store, crew.url, 'ordinary', ordinaryRun)).mainMs);
       const hostile = await poll(product, store, crew.url, 'hostile', hostileRun);
       main.push(hostile.mainMs);
+      if (hostile.cpuMs !== undefined) {
+        cpu.push(hostile.cpuMs);
+      }
       storeMs.push(hostile.storeMs);
       wall.push(hostile.wallMs);
       before.push((await poll(inPlace, store, crew.url, 'hostile', inPlaceRun)).mainMs);
@@ -161,6 +186,7 @@ export async function hostileStatusBench(polls = 5): Promise<HostileStatusResult
       bodyMb: crew.hostileLength / 1048576,
       polls,
       hostileMainMs: median(main.slice(1)),
+      hostileMainCpuMs: cpu.length === polls ? median(cpu.slice(1)) : undefined,
       hostileStoreMs: median(storeMs.slice(1)),
       hostileWallMs: median(wall.slice(1)),
       hostileFirstMainMs: main[0],

@@ -390,24 +390,29 @@ async function main(): Promise<number> {
       const hostile = await step('7 hostile status (10^6 usage keys, 10 MB strings, 10,000 levels, 200,000 tasks)', () => hostileStatusBench(5));
       if (hostile) {
         raw.hostileStatus = hostile;
+        // The main thread's CPU time where the machine says it (Linux), else its busy time (event loop utilisation),
+        // which also counts the moments the thread waited for a core: on a shared 2-core machine under load that
+        // doubled or tripled the figure from one run to the next, while the CPU time stayed put. Both are shown.
+        const cpu = hostile.hostileMainCpuMs;
+        const hostThreadMs = cpu ?? hostile.hostileMainMs;
         rows.push({
           item: '7',
-          figure: `hostile status (${round(hostile.bodyMb, 1)} MB): extension host's thread busy per poll (request, read, normalise, fold, store; median of ${hostile.polls - 1} after the first)`,
-          value: round(hostile.hostileMainMs, 1),
+          figure: `hostile status (${round(hostile.bodyMb, 1)} MB): extension host's thread, ${cpu === undefined ? 'busy' : 'CPU'} time per poll (request, read, normalise, fold, store; median of ${hostile.polls - 1} after the first)`,
+          value: round(hostThreadMs, 1),
           unit: 'ms',
-          // The thread's busy time (event loop utilisation), not the wall time: the status reader's thread does the
-          // request and the reading meanwhile, and the editor does not wait for it. The run's file must stay small.
+          // Not the wall time: the status reader's thread makes the request and reads the body meanwhile, and the
+          // editor does not wait for it. The run's file must stay small.
           target: '≤ 50 ms, run file ≤ 1 MB',
-          met: hostile.hostileMainMs <= 50 && hostile.fileKb <= 1024,
+          met: hostThreadMs <= 50 && hostile.fileKb <= 1024,
           reference: 'JSON.parse of the same body text, same run',
           referenceValue: round(hostile.jsonParseMs, 1),
-          ratio: ratio(hostile.hostileMainMs, hostile.jsonParseMs),
+          ratio: ratio(hostThreadMs, hostile.jsonParseMs),
           note:
-            `the same poll made and read on the extension host's thread (the path before): ${round(hostile.inPlaceMainMs, 1)} ms; ` +
-            `of which the store (fold, the run's file written): ${round(hostile.hostileStoreMs, 1)} ms; wall time per poll ${round(hostile.hostileWallMs, 1)} ms; ` +
-            `the first poll (starts the reader's thread): ${round(hostile.hostileFirstMainMs, 1)} ms; ` +
-            `an ordinary status, same path: ${round(hostile.ordinaryMainMs, 1)} ms; the run's file after it: ${round(hostile.fileKb, 1)} KB; ` +
-            `getStatus alone, host thread ms on it / via the reader: ${hostile.sizes.map((s) => `${round(s.kib, 1)} KiB ${round(s.inPlaceMs, 2)} / ${round(s.readerMs, 2)}`).join(', ')}; ` +
+            `the thread's busy time per poll (event loop utilisation, waits for a core included): ${round(hostile.hostileMainMs, 1)} ms, of which the store (fold, the run's file written) ${round(hostile.hostileStoreMs, 1)} ms; ` +
+            `the same poll made and read on the extension host's thread (the path before), busy time: ${round(hostile.inPlaceMainMs, 1)} ms; ` +
+            `wall time per poll ${round(hostile.hostileWallMs, 1)} ms; the first poll (starts the reader's thread), busy time: ${round(hostile.hostileFirstMainMs, 1)} ms; ` +
+            `an ordinary status, same path, busy time: ${round(hostile.ordinaryMainMs, 1)} ms; the run's file after it: ${round(hostile.fileKb, 1)} KB; ` +
+            `getStatus alone, host thread busy ms on it / via the reader: ${hostile.sizes.map((s) => `${round(s.kib, 1)} KiB ${round(s.inPlaceMs, 2)} / ${round(s.readerMs, 2)}`).join(', ')}; ` +
             `load average ${round(hostile.loadAverage, 1)} on ${os.cpus().length} cores`,
         });
       }
