@@ -35,6 +35,8 @@ export interface HostileStatusResult {
   hostileFirstMainMs: number;
   /** Median main-thread ms per hostile poll with the request made and read on the main thread (the path before). */
   inPlaceMainMs: number;
+  /** …its CPU ms (Linux), as hostileMainCpuMs. */
+  inPlaceMainCpuMs?: number;
   /** Median main-thread ms per poll of an ordinary status, the product's path. */
   ordinaryMainMs: number;
   /** Median ms of plain JSON.parse on the same body text: what reading it naively costs on this machine. */
@@ -148,6 +150,7 @@ export async function hostileStatusBench(polls = 5): Promise<HostileStatusResult
     const storeMs: number[] = [];
     const wall: number[] = [];
     const before: number[] = [];
+    const beforeCpu: number[] = [];
     const naive: number[] = [];
     let hostileText = '';
     for (let i = 0; i < polls; i++) {
@@ -159,7 +162,11 @@ export async function hostileStatusBench(polls = 5): Promise<HostileStatusResult
       }
       storeMs.push(hostile.storeMs);
       wall.push(hostile.wallMs);
-      before.push((await poll(inPlace, store, crew.url, 'hostile', inPlaceRun)).mainMs);
+      const inPlacePoll = await poll(inPlace, store, crew.url, 'hostile', inPlaceRun);
+      before.push(inPlacePoll.mainMs);
+      if (inPlacePoll.cpuMs !== undefined) {
+        beforeCpu.push(inPlacePoll.cpuMs);
+      }
       // The reference, in the same round (the same load): the whole text read the naive way, every key kept.
       hostileText ||= await (await fetch(`${crew.url}/status/hostile`)).text();
       const started = performance.now();
@@ -191,6 +198,7 @@ export async function hostileStatusBench(polls = 5): Promise<HostileStatusResult
       hostileWallMs: median(wall.slice(1)),
       hostileFirstMainMs: main[0],
       inPlaceMainMs: median(before),
+      inPlaceMainCpuMs: beforeCpu.length === polls ? median(beforeCpu) : undefined,
       ordinaryMainMs: median(ordinary),
       jsonParseMs: median(naive),
       fileKb,

@@ -409,7 +409,7 @@ async function main(): Promise<number> {
           ratio: ratio(hostThreadMs, hostile.jsonParseMs),
           note:
             `the thread's busy time per poll (event loop utilisation, waits for a core included): ${round(hostile.hostileMainMs, 1)} ms, of which the store (fold, the run's file written) ${round(hostile.hostileStoreMs, 1)} ms; ` +
-            `the same poll made and read on the extension host's thread (the path before), busy time: ${round(hostile.inPlaceMainMs, 1)} ms; ` +
+            `the same poll made and read on the extension host's thread (the path before): ${hostile.inPlaceMainCpuMs === undefined ? '' : `CPU ${round(hostile.inPlaceMainCpuMs, 1)} ms, `}busy ${round(hostile.inPlaceMainMs, 1)} ms; ` +
             `wall time per poll ${round(hostile.hostileWallMs, 1)} ms; the first poll (starts the reader's thread), busy time: ${round(hostile.hostileFirstMainMs, 1)} ms; ` +
             `an ordinary status, same path, busy time: ${round(hostile.ordinaryMainMs, 1)} ms; the run's file after it: ${round(hostile.fileKb, 1)} KB; ` +
             `getStatus alone, host thread busy ms on it / via the reader: ${hostile.sizes.map((s) => `${round(s.kib, 1)} KiB ${round(s.inPlaceMs, 2)} / ${round(s.readerMs, 2)}`).join(', ')}; ` +
