@@ -30,6 +30,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(api|util)/' },
     },
     {
+      name: 'status-reader-is-the-transport',
+      severity: 'error',
+      comment:
+        "The status reader's worker runs the transport's own module (dist/transport.js, api/statusReader.ts): only the transport starts it.",
+      from: { path: '^src/', pathNot: '^src/api/transport\\.ts$' },
+      to: { path: '^src/api/statusReader\\.ts$' },
+    },
+    {
       name: 'simulator-stands-alone',
       severity: 'error',
       comment: 'src/simulator/ is also a command-line server (npm run simulator): it uses only util/ and never vscode.',

@@ -2,7 +2,7 @@
 // bench-results/<timestamp>.json and bench-results/latest.json). A report, not a test: it exits 0
 // when targets are missed and non-zero only when a benchmark itself could not run.
 // CREW_RUNS_BENCH_ONLY=a,b runs only some parts (the production bundle is always built): polling, many,
-// batches, batchsource, history, hostile (one hostile status per poll, plain Node), activation (9 VS Code
+// batches, batchsource, history, hostile (one hostile status per poll, plain Node, the crew on its own thread), activation (9 VS Code
 // hosts, activation only), vscode (one more host after them, measuring the tree and the run view),
 // hostbatch (the last host also runs a 500-row batch), platform (the organization's platform: the Import Crews
 // list, a health refresh against the simulator's rate limit, a 50,000-line deployment log; plain Node).
@@ -393,19 +393,30 @@ async function main(): Promise<number> {
       const hostile = await step('7 hostile status (10^6 usage keys, 10 MB strings, 10,000 levels, 200,000 tasks)', () => hostileStatusBench(5));
       if (hostile) {
         raw.hostileStatus = hostile;
+        // The main thread's CPU time where the machine says it (Linux), else its busy time (event loop utilisation),
+        // which also counts the moments the thread waited for a core: on a shared 2-core machine under load that
+        // doubled or tripled the figure from one run to the next, while the CPU time stayed put. Both are shown.
+        const cpu = hostile.hostileMainCpuMs;
+        const hostThreadMs = cpu ?? hostile.hostileMainMs;
         rows.push({
           item: '7',
-          figure: `hostile status (${round(hostile.bodyMb, 1)} MB): read + normalise + fold + store, per poll (median of ${hostile.polls})`,
-          value: round(hostile.hostileMs, 1),
+          figure: `hostile status (${round(hostile.bodyMb, 1)} MB): extension host's thread, ${cpu === undefined ? 'busy' : 'CPU'} time per poll (request, read, normalise, fold, store; median of ${hostile.polls - 1} after the first)`,
+          value: round(hostThreadMs, 1),
           unit: 'ms',
-          // Reading 54 MB of text has a floor no absolute figure survives on a shared machine: the target is a
-          // ratio to JSON.parse of the same text in this run, and the run's file must stay small.
-          target: '≤ 0.5× JSON.parse of the same text, run file ≤ 1 MB',
-          met: hostile.hostileMs <= 0.5 * hostile.jsonParseMs && hostile.fileKb <= 1024,
+          // Not the wall time: the status reader's thread makes the request and reads the body meanwhile, and the
+          // editor does not wait for it. The run's file must stay small.
+          target: '≤ 50 ms, run file ≤ 1 MB',
+          met: hostThreadMs <= 50 && hostile.fileKb <= 1024,
           reference: 'JSON.parse of the same body text, same run',
           referenceValue: round(hostile.jsonParseMs, 1),
-          ratio: ratio(hostile.hostileMs, hostile.jsonParseMs),
-          note: `reading the body text alone: ${round(hostile.hostileParseMs, 1)} ms (the transport admits bodies up to 64 MB); an ordinary status, same path: ${round(hostile.ordinaryMs, 1)} ms; the run's file after it: ${round(hostile.fileKb, 1)} KB`,
+          ratio: ratio(hostThreadMs, hostile.jsonParseMs),
+          note:
+            `the thread's busy time per poll (event loop utilisation, waits for a core included): ${round(hostile.hostileMainMs, 1)} ms, of which the store (fold, the run's file written) ${round(hostile.hostileStoreMs, 1)} ms; ` +
+            `the same poll made and read on the extension host's thread (the path before): ${hostile.inPlaceMainCpuMs === undefined ? '' : `CPU ${round(hostile.inPlaceMainCpuMs, 1)} ms, `}busy ${round(hostile.inPlaceMainMs, 1)} ms; ` +
+            `wall time per poll ${round(hostile.hostileWallMs, 1)} ms; the first poll (starts the reader's thread), busy time: ${round(hostile.hostileFirstMainMs, 1)} ms; ` +
+            `an ordinary status, same path, busy time: ${round(hostile.ordinaryMainMs, 1)} ms; the run's file after it: ${round(hostile.fileKb, 1)} KB; ` +
+            `getStatus alone, host thread busy ms on it / via the reader: ${hostile.sizes.map((s) => `${round(s.kib, 1)} KiB ${round(s.inPlaceMs, 2)} / ${round(s.readerMs, 2)}`).join(', ')}; ` +
+            `load average ${round(hostile.loadAverage, 1)} on ${os.cpus().length} cores`,
         });
       }
     }

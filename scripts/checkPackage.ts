@@ -132,6 +132,10 @@ const checks: [string, () => void][] = [
     const main = zipEntries(vsix).find((e) => e.name === 'extension/dist/extension.js');
     assert.ok(main && main.size < MAIN_BUNDLE_BUDGET_BYTES, `${main?.size} bytes`);
   }],
+  ["its transport bundle loads without vscode: it is also the status reader's worker (src/api/statusReader.ts), a thread with no vscode", () => {
+    const transport = fs.readFileSync(path.join(repoRoot, 'dist', 'transport.js'), 'utf8');
+    assert.ok(!/require\((["'`])vscode\1\)/.test(transport), 'dist/transport.js requires vscode (an import of @vscode/l10n, or of vscode, reached from src/api/transport.ts?)');
+  }],
   ['its manifest points at the bundle and has no eager activation', () => {
     const manifest = packagedManifest();
     assert.equal(manifest.main, './dist/extension.js');

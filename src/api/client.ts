@@ -49,6 +49,11 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+interface SendOptions extends CallOptions {
+  /** A status read: a 2xx body may come back already read into a snapshot (HttpRequest.readStatus). */
+  readStatus?: boolean;
+}
+
 /** What the extension uses of the client (Services.client); tests and the bench pass stand-ins of this shape. */
 export type CrewApi = Pick<CrewClient, 'getInputs' | 'kickoff' | 'getStatus' | 'resume' | 'stop' | 'chatCall' | 'chatStream' | 'resetTransport' | 'dispose'>;
 
@@ -106,7 +111,15 @@ export class CrewClient implements StatusSource {
    */
   async getStatus(crewUrl: string, kickoffId: string, signal?: AbortSignal): Promise<StatusSnapshot> {
     try {
-      const response = await this.send(crewUrl, ['status', kickoffId], 'GET', undefined, { signal });
+      const response = await this.send(crewUrl, ['status', kickoffId], 'GET', undefined, { signal, readStatus: true });
+      if (response.statusRead) {
+        // Read by the transport on the status reader's thread (api/statusReader.ts), by the same steps as below; a
+        // transport that does not read statuses (tests' stand-ins) gives the text, read here.
+        if (!response.statusRead.ok) {
+          throw new CrewApiError('badResponse', 'The crew sent a status that is not valid JSON.', { status: response.status });
+        }
+        return response.statusRead.snapshot;
+      }
       const body = parseJson(response);
       if (body === undefined) {
         throw new CrewApiError('badResponse', 'The crew sent a status that is not valid JSON.', { status: response.status });
@@ -268,7 +281,7 @@ export class CrewClient implements StatusSource {
     await this.resetTransport();
   }
 
-  private async send(crewUrl: string, path: string[], method: 'GET' | 'POST', body: string | undefined, call: CallOptions): Promise<HttpResponse> {
+  private async send(crewUrl: string, path: string[], method: 'GET' | 'POST', body: string | undefined, call: SendOptions): Promise<HttpResponse> {
     const normalised = normaliseCrewUrl(crewUrl);
     if (!normalised.ok) {
       throw new CrewApiError('refused', `The crew URL is not usable (${normalised.problem}).`, { urlProblem: normalised.problem, notSent: true });
@@ -291,7 +304,8 @@ export class CrewClient implements StatusSource {
     try {
       const transport = await this.getTransport();
       // Redacted before anything reads it: messages are cut to length, bodies stored, logged and shown.
-      response = redactResponse(await transport.request({ method, url, headers, body, signal: call.signal }), token);
+      const readStatus = call.readStatus ? { token } : undefined;
+      response = redactResponse(await transport.request({ method, url, headers, body, signal: call.signal, readStatus }), token);
     } catch (e) {
       throw this.fromTransportFailure(e, token);
     }
@@ -321,6 +335,7 @@ export class CrewClient implements StatusSource {
       case 'timeout':
         return new CrewApiError('timeout', message, { notSent: e.beforeSending });
       case 'tooLarge':
+      case 'unreadable':
         return new CrewApiError('badResponse', message);
       default:
         return new CrewApiError('network', message, { notSent: e.beforeSending });

@@ -9,7 +9,7 @@ import { parseFinalOutput } from './finalOutput';
 import type { AgentStep, FeedbackRequest, FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from './types';
 import { stripControls } from '../util/inertText';
 import { withoutUndefined } from '../util/objects';
-import { UNNAMED_TASK } from './taskName';
+import { UNNAMED_TASK } from './types';
 import { normaliseStateWord } from './stateWords';
 
 export { normaliseStateWord } from './stateWords';
@@ -32,7 +32,7 @@ export const STATUS_LIMITS = {
 } as const;
 
 /** Name given to a task the service did not name (e.g. `last_executed_task` sent as a plain string). */
-export { UNNAMED_TASK } from './taskName';
+export { UNNAMED_TASK } from './types';
 
 /**
  * Normalises one GET /status reply. `httpStatus` 404 means "not found" whatever the body says; its

@@ -1,9 +1,12 @@
 // The only module that loads undici. It is bundled on its own (dist/transport.js) and required on
-// the first request, so activation never pays for undici.
+// the first request, so activation never pays for undici. It is also the status reader's worker script
+// (statusReader.ts): status requests are made, and their bodies read, on that thread.
 import { Agent, EnvHttpProxyAgent, request, errors, type Dispatcher } from 'undici';
 import { rootCertificates } from 'node:tls';
 import { transportFailure, type HttpRequest, type HttpResponse, type NetworkSettings, type StreamingResponse, type Transport } from './transportTypes';
 import { isLoopbackHost, originOf } from './url';
+import { readStatusBody } from './statusBody';
+import { isStatusReaderThread, serveStatusRequests, StatusReader } from './statusReader';
 
 const LOOPBACK_NO_PROXY = ['localhost', '127.0.0.1', '::1', '[::1]'];
 
@@ -35,7 +38,12 @@ function strictTls(settings: NetworkSettings) {
   return { ...caOptions(settings), rejectUnauthorized: true };
 }
 
-export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEnv = process.env): Transport {
+export interface TransportOptions {
+  /** Make status requests on this thread rather than the status reader's (the bench's "before"). */
+  statusOnThisThread?: boolean;
+}
+
+export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEnv = process.env, options: TransportOptions = {}): Transport {
   // One dispatcher for remote crews (proxy when configured) and one for loopback crews, each with a keep-alive pool
   // per origin. Loopback (all of 127.0.0.0/8, ::1, localhost: where plain http is allowed) never goes through a proxy,
   // which would read the token in clear; NO_PROXY cannot express 127.0.0.0/8, so the choice is made here.
@@ -48,6 +56,9 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
   };
   const dispatcher = new EnvHttpProxyAgent({ ...proxyOptions(settings, env), ...pool });
   const loopback = new Agent({ ...pool, connect: strictTls(settings) });
+  // Status requests go to the reader's thread (statusReader.ts), started on the first; ended with the transport.
+  // In the reader's thread itself, they are made here.
+  const statusReader = options.statusOnThisThread || isStatusReaderThread() ? undefined : new StatusReader({ script: __filename, settings, env });
   const dispatcherFor = (url: string): Dispatcher => (isLoopbackHost(new URL(url).hostname) ? loopback : dispatcher);
   // Every request, plain or streamed, goes through the same dispatcher (proxy, CA, no redirects) and timeouts.
   const requestOptions = (req: HttpRequest, signal: AbortSignal | undefined) => ({
@@ -62,6 +73,9 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
 
   return {
     async request(req: HttpRequest): Promise<HttpResponse> {
+      if (req.readStatus && statusReader) {
+        return statusReader.request(req);
+      }
       // A total deadline over headers and body: undici's timeouts only bound the gaps between bytes.
       const deadline = AbortSignal.timeout(settings.totalTimeoutMs);
       const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
@@ -95,6 +109,10 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
       const headers: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(response.headers)) {
         headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      if (req.readStatus && response.statusCode >= 200 && response.statusCode < 300) {
+        // A status read here (on the reader's thread, see statusReader.ts): only the small snapshot goes back.
+        return { status: response.statusCode, headers, bodyText: '', statusRead: readStatusBody(Buffer.concat(chunks, size), response.statusCode, req.readStatus.token) };
       }
       return {
         status: response.statusCode,
@@ -132,9 +150,14 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
       return { status: response.statusCode, headers, chunks: chunks() };
     },
     async close(): Promise<void> {
-      await Promise.all([dispatcher.destroy().catch(() => undefined), loopback.destroy().catch(() => undefined)]);
+      await Promise.all([dispatcher.destroy().catch(() => undefined), loopback.destroy().catch(() => undefined), statusReader?.close()]);
     },
   };
+}
+
+// Loaded as the status reader's worker (statusReader.ts), this module serves its status requests.
+if (isStatusReaderThread()) {
+  serveStatusRequests((settings, env) => createTransport(settings, env));
 }
 
 function isOwnFailure(e: unknown): boolean {

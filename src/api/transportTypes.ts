@@ -1,5 +1,9 @@
 // Types shared by the client and the lazily loaded transport, kept apart so that importing them
 // does not load undici.
+import type { StatusSnapshot } from './types';
+
+/** A 2xx status body read into a snapshot (statusBody.ts); not JSON is its own outcome (the client words it). */
+export type StatusBodyRead = { ok: true; snapshot: StatusSnapshot } | { ok: false; reason: 'notJson' };
 
 export interface NetworkSettings {
   /** VS Code's `http.proxy`; empty means the environment's HTTPS_PROXY / HTTP_PROXY. */
@@ -36,6 +40,11 @@ export interface HttpRequest {
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
+  /**
+   * GET /status: the request is made on the status reader's thread (statusReader.ts), and a 2xx body is read
+   * there into a snapshot, this token taken out of it; it comes back as `statusRead` instead of `bodyText`.
+   */
+  readStatus?: { token: string };
 }
 
 export interface HttpResponse {
@@ -43,6 +52,8 @@ export interface HttpResponse {
   /** Lower-case names. */
   headers: Record<string, string | undefined>;
   bodyText: string;
+  /** A 2xx status body read on the status reader's thread (HttpRequest.readStatus); `bodyText` is then empty. */
+  statusRead?: StatusBodyRead;
 }
 
 /** A response read as it comes (server-sent events): no total deadline, only the gaps between bytes. */
@@ -60,7 +71,8 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-export type TransportFailureKind = 'network' | 'timeout' | 'tooLarge' | 'aborted';
+/** `unreadable`: the body arrived but its off-thread reader failed or stopped (statusReader.ts). */
+export type TransportFailureKind = 'network' | 'timeout' | 'tooLarge' | 'aborted' | 'unreadable';
 
 /**
  * What the transport rejects with. A plain Error with a tag rather than CrewApiError: the

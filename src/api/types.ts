@@ -13,6 +13,13 @@ export type RunState =
   /** A state word we do not know: treated as still running, never as an end. */
   | 'unknown';
 
+/**
+ * The name given to a task the service did not name (shown translated: taskName.ts). Here rather than beside its
+ * translation so that the normaliser imports no l10n: it also runs on the status reader's thread, where there is no
+ * `vscode` (api/statusReader.ts).
+ */
+export const UNNAMED_TASK = 'Unnamed task';
+
 export const FINAL_STATES: ReadonlySet<RunState> = new Set(['succeeded', 'failed', 'cancelled']);
 
 export interface TaskOutput {

@@ -380,15 +380,16 @@ export class RunStore {
         if (!out) {
           return 'stale';
         }
-        const detailsChanged = out.details !== undefined && this.files.differs(id, out.details);
+        const compared = out.details && this.files.compare(id, out.details);
+        const detailsChanged = compared?.differs === true;
         if (!unsaved && !detailsChanged && JSON.stringify(out.record) === JSON.stringify(latest)) {
           return 'unchanged';
         }
         // Saved at last: its "not saved" warning goes.
         const record = unsaved && out.record.warning === latest.warning ? { ...out.record, warning: undefined } : out.record;
         const after: RunRecord = { ...record, revision: latest.revision + 1, updatedAt: this.clock.now() };
-        if (out.details && detailsChanged) {
-          await this.files.write(id, out.details);
+        if (out.details && compared?.differs) {
+          await this.files.write(id, out.details, compared.json);
         }
         await this.recordFiles.write(after);
         this.unsaved.delete(id);
