@@ -16,6 +16,7 @@ import { offerEnvironmentImport } from './commands/environmentImport';
 import { kickOffWithoutReview } from './commands/kickoff/kickoffCommands';
 import { registerCommands } from './commands/registerCommands';
 import { stopRunWithoutAsking } from './commands/stopCommands';
+import { ChatSupport } from './crews/chatSupport';
 import { CrewRegistry } from './crews/crewRegistry';
 import { InputPresets } from './crews/inputPresets';
 import { StopSupport } from './crews/stopSupport';
@@ -29,6 +30,7 @@ import { LeaseManager } from './runs/lease';
 import { RunPoller } from './runs/poller';
 import { watchRecords } from './runs/recordWatcher';
 import { RunStore } from './runs/runStore';
+import { inspectChats } from './flowChat/chatApi';
 import { openChats } from './flowChat/chatPanel';
 import { SharedState } from './runs/sharedState';
 import type { SharedValues } from './util/sharedValues';
@@ -86,7 +88,8 @@ export function activate(context: vscode.ExtensionContext) {
   });
 
   const platform = createPlatform(context, log, userAgent, shared);
-  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(shared), stops: new StopSupport(shared), shared, platform };
+  const chats = new ChatSupport({ probe: (crewUrl) => inspectChats(client, crewUrl), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
+  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(shared), stops: new StopSupport(shared), chats, shared, platform };
   const batches = new BatchFeature(services, storageDir, { id: windowId, liveness });
 
   // Views: the crews tree, the status bar, the log and notices, the run views and documents.
@@ -95,6 +98,7 @@ export function activate(context: vscode.ExtensionContext) {
   tree.setDeployments((crewUrl) => (platform.imported.get(crewUrl) ? (platform.health.get(crewUrl) ?? { state: 'unknown' }) : undefined), (listener) =>
     vscode.Disposable.from(platform.health.onDidChange(listener), platform.imported.onDidChange(listener)),
   );
+  tree.setChatSupport((crewUrl) => chats.chats(crewUrl), chats.onDidChange);
   const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
   const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) });
   const reporter = new RunReporter(services);
@@ -135,6 +139,8 @@ export function activate(context: vscode.ExtensionContext) {
     { dispose: () => runs.dispose() },
     { dispose: () => void client.dispose() },
     services.stops,
+    chats,
+    tokens.onDidChange((crewUrl) => chats.forget(crewUrl)),
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
       if (state.focused) {

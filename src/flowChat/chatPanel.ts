@@ -158,7 +158,9 @@ export function registerFlowChat(services: Services): vscode.Disposable[] {
         return undefined;
       }
       try {
-        if (!(await inspectChats(services.client, crew.url))) {
+        const chats = await inspectChats(services.client, crew.url);
+        services.chats.set(crew.url, chats);
+        if (!chats) {
           void showInfo(vscode.l10n.t('{0} does not offer chat: its /inspect does not say it is a conversational flow.', crew.name));
           return undefined;
         }

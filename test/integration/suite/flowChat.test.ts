@@ -6,8 +6,8 @@ import * as assert from 'assert';
 import type { Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import type { ChatPageReport, FlowChatPanel } from '../../../src/flowChat/chatPanel';
-import { addCrewWithToken, executeCommand, ui, waitFor } from '../helpers';
-import { type Api, removeAllCrews, testApi } from './support/kit';
+import { addCrewWithToken, executeCommand, selectors, ui, waitFor } from '../helpers';
+import { type Api, crewRows, removeAllCrews, testApi } from './support/kit';
 
 const ANSWER =
   'Streaming answers arrive word by word. This one is long enough to be seen half written, with a tool step in the ' +
@@ -28,11 +28,16 @@ describe('Flow chat', function () {
   before(async () => {
     api = await testApi();
     sim = await startSimulator({
-      crews: [{ id: 'chatty', name: 'Chatty Flow', kind: 'flow', inputs: [], tasks: [], chat: { tokenIntervalMs: 60, answer: ANSWER } }],
+      crews: [
+        { id: 'chatty', name: 'Chatty Flow', kind: 'flow', inputs: [], tasks: [], chat: { tokenIntervalMs: 60, answer: ANSWER } },
+        { id: 'plain', name: 'Plain Crew', kind: 'crew', inputs: [], tasks: [] },
+      ],
     });
     const served = sim.crews[0];
     crewUrl = served.url;
     await addCrewWithToken({ url: crewUrl, name: served.name, token: served.orgToken });
+    await addCrewWithToken({ url: sim.crews[1].url, name: sim.crews[1].name, token: sim.crews[1].orgToken });
+    await api.crews.addUserCrew('Tokenless Flow', `${sim.crews[1].url.replace(/\/plain$/, '')}/tokenless`);
   });
 
   after(async () => {
@@ -41,6 +46,34 @@ describe('Flow chat', function () {
       await removeAllCrews(api);
     }
     await sim?.close();
+  });
+
+  it('the tree offers Chat with Flow only where GET /inspect says the crew chats, asking each crew once', async () => {
+    const inspects = (id: string) => sim.requestLog.entries.filter((e) => e.path === `/${id}/inspect`).length;
+    await executeCommand('crewRuns.crews.focus');
+    const rows = await waitFor(
+      async () => {
+        const all = await crewRows(api);
+        return inspects('plain') === 1 && all.some((r) => r.url === crewUrl && / chats\b/.test(r.contextValue)) ? all : undefined;
+      },
+      { message: 'the chat flow offering chat once both crews were asked' },
+    );
+    const row = (name: string) => rows.find((r) => r.label === name)?.contextValue ?? '';
+    assert.match(row('Chatty Flow'), /^crew .*\bhasToken chats$/);
+    assert.doesNotMatch(row('Plain Crew'), /\bchats\b/, 'a 404 from /inspect: no chat');
+    assert.strictEqual(row('Tokenless Flow'), 'crew source-user health-noToken noToken', 'without a token: not asked, not offered');
+    await crewRows(api); // Drawn again: the answers are remembered.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.deepStrictEqual([inspects('chatty'), inspects('plain'), inspects('tokenless')], [1, 1, 0]);
+
+    const node = (await api.tree.getChildren())!.find((n) => n.type === 'crew' && n.crew.url === crewUrl)!;
+    await api.treeView.reveal(node, { select: true, focus: true });
+    const shot = await ui.screenshot('flow-chat-tree-row', { selector: selectors.sideBar });
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
+
+    // Refresh asks again as the crews are drawn (a redeploy may have changed what a deployment does).
+    await executeCommand('crewRuns.refresh');
+    await waitFor(async () => (await crewRows(api), inspects('chatty') === 2 && inspects('plain') === 2 ? true : undefined), { message: 'asked again after Refresh' });
   });
 
   it('starts a session and streams the answer token by token, with a tool step', async () => {
