@@ -68,3 +68,19 @@ export function sessionApi(client: CrewApi, crewUrl: string, sessionId: string):
     },
   };
 }
+
+/**
+ * POST /resume_feedback {flow_id, feedback}: the human's answer to a turn paused for approval (`approved`, or
+ * text). Throws a ChatSendError: `notSent` when the flow refused it (4xx: nothing pending), else `uncertain`.
+ */
+export async function sendFeedback(client: CrewApi, crewUrl: string, flowId: string, feedback: string, signal?: AbortSignal): Promise<void> {
+  try {
+    await client.chatCall(crewUrl, ['resume_feedback'], 'POST', { flow_id: flowId, feedback }, { signal });
+  } catch (e) {
+    if (e instanceof CrewApiError) {
+      const refused = e.notSent || (e.status !== undefined && e.status >= 400 && e.status < 500) || e.kind === 'noToken' || e.kind === 'refused';
+      throw new ChatSendError(refused ? 'notSent' : 'uncertain', e.message);
+    }
+    throw e;
+  }
+}

@@ -6,8 +6,8 @@ import type { Services } from '../services';
 import { pickCrew } from '../commands/pickCrew';
 import { showError, showInfo } from '../ui/notify';
 import { pageHtml } from '../views/webviewPage';
-import { inspectChats, sessionApi, startSession } from './chatApi';
-import { runTurn, type TurnOutcome, type TurnUpdate } from './turn';
+import { inspectChats, sendFeedback, sessionApi, startSession } from './chatApi';
+import { ChatSendError, runTurn, type TurnOutcome, type TurnUpdate } from './turn';
 
 export const CHAT_VIEW_TYPE = 'crewRuns.flowChat';
 /** The reference client's cap on a message. */
@@ -21,10 +21,21 @@ export type ChatHostMessage =
   | { type: 'update'; update: TurnUpdate }
   | { type: 'answerEnd'; outcome: TurnOutcome; note?: string }
   | { type: 'busy'; reason?: string }
-  | { type: 'submit'; text: string };
+  | { type: 'submit'; text: string }
+  /**
+   * The answer to a flow's question was sent; or refused (`note` says why; it can be answered again); or its
+   * delivery is uncertain (not sent again: the stream shows whether it arrived).
+   */
+  | { type: 'feedbackResult'; questionId: string; state: 'sent' | 'refused' | 'uncertain'; note?: string };
 
 /** What the page sends the host. */
-export type ChatPageMessage = { type: 'ready' } | { type: 'send'; text: string } | { type: 'copy'; text: string } | { type: 'report'; report: ChatPageReport };
+export type ChatPageMessage =
+  | { type: 'ready' }
+  | { type: 'send'; text: string }
+  | { type: 'copy'; text: string }
+  /** Approve (`approved`) or feedback text for the flow's question `questionId`. */
+  | { type: 'feedback'; questionId: string; feedback: string }
+  | { type: 'report'; report: ChatPageReport };
 
 /** What the page shows (tests only, CREW_RUNS_TEST_HOOKS). */
 export interface ChatPageReport {
@@ -32,10 +43,16 @@ export interface ChatPageReport {
   busy: boolean;
   busyReason: string;
   steps: number;
+  /** The flow's questions: their text and state (`open`, `sending`, `answered`), as shown. */
+  questions: { text: string; state: string }[];
+  /** The class of the focused element of the page. */
+  focused: string;
 }
 
 export class FlowChatPanel {
   private busy = false;
+  /** The flow's questions in this panel (turn.ts `question`): whom to answer, and whether an answer is on its way. */
+  private readonly questions = new Map<string, { flowId: string; state: 'open' | 'sending' | 'answered' }>();
   lastReport?: ChatPageReport;
   private readonly reported = new vscode.EventEmitter<ChatPageReport>();
   readonly onDidReport = this.reported.event;
@@ -84,6 +101,15 @@ export class FlowChatPanel {
             copy: vscode.l10n.t('Copy'),
             send: vscode.l10n.t('Send'),
             empty: vscode.l10n.t('Ask the flow something to start the conversation.'),
+            asks: vscode.l10n.t('The flow asks you'),
+            approve: vscode.l10n.t('Approve'),
+            sendFeedback: vscode.l10n.t('Send Feedback'),
+            feedbackPlaceholder: vscode.l10n.t('Or tell the flow what to change (Enter sends)'),
+            waiting: vscode.l10n.t('The flow waits for your answer to its question above.'),
+            sending: vscode.l10n.t('Sending your answer…'),
+            approved: vscode.l10n.t('You approved.'),
+            answered: vscode.l10n.t('Your feedback was sent: {0}'),
+            answeredElsewhere: vscode.l10n.t('The flow has its answer.'),
           },
         });
         this.post({ type: 'busy', reason: this.busy ? vscode.l10n.t('The flow is answering; you can write the next message when it is done.') : undefined });
@@ -97,6 +123,9 @@ export class FlowChatPanel {
         return;
       case 'send':
         void this.send(String(message.text));
+        return;
+      case 'feedback':
+        void this.answer(String(message.questionId), String(message.feedback));
         return;
     }
   }
@@ -120,15 +149,53 @@ export class FlowChatPanel {
         signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
       });
     let outcome: TurnOutcome;
+    const onUpdate = (update: TurnUpdate) => {
+      if (update.kind === 'question') {
+        this.questions.set(update.id, { flowId: update.flowId ?? this.sessionId, state: 'open' });
+      } else if (update.kind === 'questionAnswered') {
+        this.questions.forEach((q) => (q.state = 'answered'));
+      }
+      this.post({ type: 'update', update });
+    };
     try {
-      outcome = await runTurn(api, text, (update) => this.post({ type: 'update', update }), { sleep }, this.abort.signal);
+      outcome = await runTurn(api, text, onUpdate, { sleep }, this.abort.signal);
     } catch (e) {
       outcome = { kind: 'uncertain', error: e instanceof Error ? e.message : String(e) };
     }
     this.busy = false;
+    this.questions.forEach((q) => (q.state = 'answered')); // The turn is over: nothing waits for them any more.
     this.post({ type: 'answerEnd', outcome, note: noteFor(outcome) });
     this.post({ type: 'busy' });
     this.services.log.info(`Chat ${this.sessionId} with ${this.crewUrl}: turn ${outcome.kind}.`);
+  }
+
+  /** Sends the human's answer to a question once: a second click, or one after it was answered, does nothing. */
+  private async answer(questionId: string, feedback: string): Promise<void> {
+    const question = this.questions.get(questionId);
+    if (!question || question.state !== 'open' || feedback.trim() === '' || feedback.length > MAX_MESSAGE_CHARS) {
+      return;
+    }
+    question.state = 'sending';
+    try {
+      await sendFeedback(this.services.client, this.crewUrl, question.flowId, feedback, this.abort.signal);
+      question.state = 'answered';
+      this.post({ type: 'feedbackResult', questionId, state: 'sent' });
+    } catch (e) {
+      const words = e instanceof Error ? e.message : String(e);
+      if (e instanceof ChatSendError && e.kind === 'notSent') {
+        question.state = 'open'; // Refused (a 4xx, or never sent): it can be answered again.
+        this.post({ type: 'feedbackResult', questionId, state: 'refused', note: vscode.l10n.t('The flow did not take your answer: {0}', words) });
+      } else {
+        // It may have arrived: never sent twice. The stream (or the history) shows whether the flow goes on.
+        this.post({
+          type: 'feedbackResult',
+          questionId,
+          state: 'uncertain',
+          note: vscode.l10n.t('It is not known whether the flow got your answer ({0}); it was not sent again. The answer continues here if it did.', words),
+        });
+      }
+    }
+    this.services.log.info(`Chat ${this.sessionId} with ${this.crewUrl}: answer to a question ${question.state === 'answered' ? 'sent' : 'not sent'}.`);
   }
 }
 

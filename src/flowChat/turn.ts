@@ -29,7 +29,10 @@ export class ChatSendError extends Error {
 export type TurnUpdate =
   | { kind: 'text'; text: string }
   | { kind: 'step'; id: string; title: string; detail: string }
-  | { kind: 'question'; text: string }
+  /** The flow waits for a human (answered with POST /resume_feedback {flow_id, feedback}); `id` names it once. */
+  | { kind: 'question'; id: string; text: string; flowId?: string }
+  /** The flow got the human's answer (from this panel or another client). */
+  | { kind: 'questionAnswered'; feedback: string }
   | { kind: 'note'; text: string }
   | { kind: 'mode'; mode: 'streaming' | 'reconnecting' | 'polling' };
 
@@ -111,7 +114,13 @@ export async function followTurn(api: TurnApi, update: (u: TurnUpdate) => void, 
       case 'event': {
         const eventType = typeof data.event_type === 'string' ? data.event_type : 'event';
         if (/human_feedback_requested|awaiting|pending_human/i.test(eventType)) {
-          update({ kind: 'question', text: typeof data.message === 'string' ? data.message : '' });
+          const text = [data.message, data.question, data.prompt].find((v): v is string => typeof v === 'string' && v.trim() !== '');
+          const flowId = typeof data.flow_id === 'string' && data.flow_id !== '' ? data.flow_id : undefined;
+          update({ kind: 'question', id: frame.id ?? `q${seen.size}`, text: (text ?? '').slice(0, 4000), flowId });
+          break;
+        }
+        if (/human_feedback_received|feedback_received/i.test(eventType)) {
+          update({ kind: 'questionAnswered', feedback: typeof data.feedback === 'string' ? data.feedback.slice(0, 4000) : '' });
           break;
         }
         const tool = typeof data.tool_name === 'string' ? data.tool_name : undefined;

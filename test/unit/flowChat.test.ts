@@ -169,4 +169,23 @@ describe('Flow chat: a turn', () => {
     assert.deepEqual(outcome, { kind: 'failed', error: 'ValueError', answer: 'a' });
     assert.ok(updates.some((u) => u.kind === 'step' && u.title === 'tool_usage_finished: search' && u.detail === '3 found'));
   });
+
+  it('a pause for a human is one question (named by its frame, kept once across a replay), then answered', async () => {
+    const chat = new FakeChat(['a', 'b'], [
+      frame('9-50', 'event', { event_type: 'human_feedback_requested', message: 'May I apply it?', flow_id: 'flow-7' }),
+      frame('9-51', 'event', { event_type: 'human_feedback_received', feedback: 'approved' }),
+      frame('9-99', 'turn_completed'),
+    ]);
+    chat.dropAfter = [3]; // The stream drops right after the question; the reattached one replays it.
+    const { outcome, updates } = await turn(chat);
+    assert.deepEqual(
+      updates.filter((u) => u.kind === 'question' || u.kind === 'questionAnswered'),
+      [
+        { kind: 'question', id: '9-50', text: 'May I apply it?', flowId: 'flow-7' },
+        { kind: 'questionAnswered', feedback: 'approved' },
+      ],
+    );
+    assert.equal(outcome.kind, 'completed');
+    assert.deepEqual(chat.sent, ['hi'], 'the message was sent once');
+  });
 });

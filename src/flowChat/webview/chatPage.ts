@@ -9,7 +9,8 @@ declare function acquireVsCodeApi(): VsCodeApi;
 type Update =
   | { kind: 'text'; text: string }
   | { kind: 'step'; id: string; title: string; detail: string }
-  | { kind: 'question'; text: string }
+  | { kind: 'question'; id: string; text: string }
+  | { kind: 'questionAnswered'; feedback: string }
   | { kind: 'note'; text: string }
   | { kind: 'mode'; mode: string };
 
@@ -20,7 +21,8 @@ type HostMessage =
   | { type: 'update'; update: Update }
   | { type: 'answerEnd'; outcome: { kind: string; answer?: string }; note?: string }
   | { type: 'busy'; reason?: string }
-  | { type: 'submit'; text: string };
+  | { type: 'submit'; text: string }
+  | { type: 'feedbackResult'; questionId: string; state: 'sent' | 'refused' | 'uncertain'; note?: string };
 
 const api = acquireVsCodeApi();
 const probe = document.body.dataset.probe === '1';
@@ -58,6 +60,85 @@ root.append(transcript, reason, form);
 let answer: { message: HTMLElement; body: HTMLElement; text: Text; steps: HTMLElement; raw: string } | undefined;
 let lastSent = '';
 let busy = false;
+
+/** A question of the flow, answered inline (Approve, or feedback text); sent once. */
+interface Question {
+  id: string;
+  text: string;
+  state: 'open' | 'sending' | 'answered';
+  /** What was sent (`approved` or the feedback text). */
+  sent: string;
+  box: HTMLElement;
+  approve: HTMLButtonElement;
+  feedback: HTMLTextAreaElement;
+  send: HTMLButtonElement;
+  status: HTMLElement;
+}
+const questions = new Map<string, Question>();
+
+function setQuestionState(q: Question, state: Question['state'], status?: string) {
+  q.state = state;
+  const open = state === 'open';
+  q.approve.disabled = !open;
+  q.send.disabled = !open;
+  q.feedback.disabled = !open;
+  q.box.classList.toggle('answered', state === 'answered');
+  q.box.setAttribute('aria-busy', String(state === 'sending'));
+  if (status !== undefined) {
+    q.status.textContent = status;
+    q.status.hidden = status === '';
+  }
+  reason.textContent = [...questions.values()].some((x) => x.state === 'open') ? t('waiting') : busy ? t('busy') : '';
+  report();
+}
+
+function answerQuestion(q: Question, feedback: string) {
+  if (q.state !== 'open' || feedback.trim() === '') {
+    return; // In flight or answered: a second click does nothing.
+  }
+  q.sent = feedback;
+  setQuestionState(q, 'sending', t('sending'));
+  q.status.classList.remove('error');
+  api.postMessage({ type: 'feedback', questionId: q.id, feedback });
+}
+
+function showQuestion(id: string, text: string) {
+  if (!answer || questions.has(id)) {
+    return;
+  }
+  const box = el('div', 'question');
+  box.setAttribute('role', 'group');
+  const heading = el('p', 'asks', t('asks'));
+  heading.id = `question-${questions.size}`;
+  box.setAttribute('aria-labelledby', heading.id);
+  const actions = el('div', 'actions');
+  const approve = el('button', 'approve', t('approve'));
+  approve.type = 'button';
+  const feedback = el('textarea', 'feedback');
+  feedback.rows = 2;
+  feedback.placeholder = t('feedbackPlaceholder');
+  feedback.setAttribute('aria-label', t('feedbackPlaceholder'));
+  const send = el('button', 'sendFeedback', t('sendFeedback'));
+  send.type = 'button';
+  const status = el('p', 'status');
+  status.hidden = true;
+  status.setAttribute('role', 'status');
+  actions.append(approve, feedback, send);
+  box.append(heading, el('p', 'questionText', text), actions, status);
+  answer.steps.append(box);
+  const q: Question = { id, text, state: 'open', sent: '', box, approve, feedback, send, status };
+  questions.set(id, q);
+  approve.addEventListener('click', () => answerQuestion(q, 'approved'));
+  send.addEventListener('click', () => answerQuestion(q, feedback.value));
+  feedback.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      answerQuestion(q, feedback.value);
+    }
+  });
+  setQuestionState(q, 'open');
+  approve.focus(); // The composer is disabled while the turn runs: the answer is what the user can do now.
+}
 
 function message(role: 'user' | 'assistant', text: string) {
   empty.remove();
@@ -123,6 +204,8 @@ function report() {
         busy,
         busyReason: reason.textContent ?? '',
         steps: transcript.querySelectorAll('details.step').length,
+        questions: [...questions.values()].map((q) => ({ text: q.text, state: q.state })),
+        focused: document.activeElement?.className ?? '',
       },
     });
   });
@@ -138,6 +221,7 @@ input.addEventListener('keydown', (e) => {
   }
 });
 sendButton.addEventListener('click', submit);
+document.addEventListener('focusin', () => report());
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   const m = event.data;
@@ -173,12 +257,25 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
         const summary = el('summary', undefined, u.title);
         step.append(summary, el('div', 'detail', u.detail));
         answer.steps.append(step);
-      } else if (u.kind === 'note' || u.kind === 'question') {
+      } else if (u.kind === 'question') {
+        showQuestion(u.id, u.text);
+      } else if (u.kind === 'questionAnswered') {
+        for (const q of questions.values()) {
+          if (q.state !== 'answered') {
+            setQuestionState(q, 'answered', q.status.textContent && q.state === 'sending' ? undefined : t('answeredElsewhere'));
+          }
+        }
+      } else if (u.kind === 'note') {
         answer.steps.append(el('p', 'note', u.text));
       }
       break;
     }
     case 'answerEnd':
+      for (const q of questions.values()) {
+        if (q.state !== 'answered') {
+          setQuestionState(q, 'answered'); // The turn is over: nothing waits for an answer any more.
+        }
+      }
       if (answer) {
         answer.message.classList.remove('streaming');
         const final = m.outcome.answer;
@@ -198,6 +295,22 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
     case 'busy':
       setBusy(m.reason);
       break;
+    case 'feedbackResult': {
+      const q = questions.get(m.questionId);
+      if (!q) {
+        break;
+      }
+      if (m.state === 'sent') {
+        setQuestionState(q, 'answered', q.sent === 'approved' ? t('approved') : t('answered').replace('{0}', q.sent));
+      } else {
+        q.status.classList.add('error');
+        setQuestionState(q, m.state === 'refused' ? 'open' : 'sending', m.note ?? '');
+        if (m.state === 'refused') {
+          q.approve.focus();
+        }
+      }
+      break;
+    }
   }
   scrollDown();
   report();

@@ -105,6 +105,50 @@ describe('Flow chat', function () {
     assert.ok(streams.length >= 3, `the cut stream was reattached (${streams.length} stream requests in both turns)`);
   });
 
+  const feedbackPosts = () => sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith('/resume_feedback'));
+  const openQuestion = (count: number) =>
+    waitFor(() => (report()?.questions.length === count && report()!.questions[count - 1].state === 'open' && report()!.focused === 'approve' ? report() : undefined), {
+      message: `question ${count} shown, Approve focused`,
+    });
+
+  it('a pause for approval: the question inline, Approve from the keyboard, sent once, the answer goes on in place', async function () {
+    if (!ui.available()) {
+      this.skip(); // Keys through the browser runner's page.
+    }
+    chat.submitFromPage('Apply it #approve');
+    const asked = await openQuestion(1);
+    assert.deepStrictEqual(asked.questions.map((q) => q.text), ['May I apply this change to your workspace?']);
+    assert.match(asked.busyReason, /waits for your answer/);
+    assert.ok(asked.busy, 'the composer stays disabled while the turn waits');
+    const shot = await ui.screenshot('flow-chat-question');
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
+    await ui.press('Enter');
+    await ui.press('Enter'); // A second press while the first is on its way does nothing.
+    await ui.press('Space');
+    await settled(3, 'the approved turn over');
+    assert.strictEqual(feedbackPosts().length, 1, 'the answer was posted once');
+    assert.deepStrictEqual(feedbackPosts()[0].status, 200);
+    assert.match(assistantTexts()[2], /\S Approved, applying it now\. \S/, 'the answer continued in place');
+    assert.strictEqual(assistantTexts()[2].replace('Approved, applying it now. ', ''), ANSWER, 'nothing twice, nothing missing');
+    assert.deepStrictEqual(report()!.questions.map((q) => q.state), ['answered']);
+  });
+
+  it('Send Feedback: text typed under the question goes to the flow, which takes it into account', async function () {
+    if (!ui.available()) {
+      this.skip();
+    }
+    chat.submitFromPage('Apply it too #approve');
+    await openQuestion(2);
+    await ui.press('Tab');
+    await waitFor(() => (report()?.focused === 'feedback' ? true : undefined), { message: 'the feedback box focused by Tab' });
+    await ui.type('Only for the admins', { enter: true });
+    await settled(4, 'the turn with feedback over');
+    assert.strictEqual(feedbackPosts().length, 2, 'one more answer posted');
+    assert.match(assistantTexts()[3], /Understood, I will take this into account: Only for the admins\. /);
+    const shot = await ui.screenshot('flow-chat-feedback-sent');
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
+  });
+
   it('a session busy with another turn (409) is said in plain words, and nothing is resent', async () => {
     // Another client of the same session starts a turn first.
     const busy = await fetch(`${crewUrl}/chat/${chat.sessionId}/message`, {
