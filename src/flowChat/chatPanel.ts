@@ -7,6 +7,7 @@ import { pickCrew } from '../commands/pickCrew';
 import { showError, showInfo } from '../ui/notify';
 import { pageHtml } from '../views/webviewPage';
 import { inspectChats, sendFeedback, sessionApi, startSession } from './chatApi';
+import { transcriptMarkdown, type TranscriptEntry } from './transcriptMarkdown';
 import { ChatSendError, runTurn, type TurnOutcome, type TurnUpdate } from './turn';
 
 export const CHAT_VIEW_TYPE = 'crewRuns.flowChat';
@@ -35,6 +36,7 @@ export type ChatPageMessage =
   | { type: 'copy'; text: string }
   /** Approve (`approved`) or feedback text for the flow's question `questionId`. */
   | { type: 'feedback'; questionId: string; feedback: string }
+  | { type: 'openMarkdown' }
   | { type: 'report'; report: ChatPageReport };
 
 /** What the page shows (tests only, CREW_RUNS_TEST_HOOKS). */
@@ -52,6 +54,8 @@ export interface ChatPageReport {
 export class FlowChatPanel {
   private busy = false;
   /** The flow's questions in this panel (turn.ts `question`): whom to answer, and whether an answer is on its way. */
+  /** The conversation as this panel showed it, for Open as Markdown. */
+  private readonly transcript: TranscriptEntry[] = [];
   private readonly questions = new Map<string, { flowId: string; state: 'open' | 'sending' | 'answered' }>();
   lastReport?: ChatPageReport;
   private readonly reported = new vscode.EventEmitter<ChatPageReport>();
@@ -61,6 +65,7 @@ export class FlowChatPanel {
   constructor(
     private readonly services: Services,
     readonly crewUrl: string,
+    private readonly crewName: string,
     readonly sessionId: string,
     readonly panel: vscode.WebviewPanel,
   ) {
@@ -110,6 +115,7 @@ export class FlowChatPanel {
             approved: vscode.l10n.t('You approved.'),
             answered: vscode.l10n.t('Your feedback was sent: {0}'),
             answeredElsewhere: vscode.l10n.t('The flow has its answer.'),
+            openMarkdown: vscode.l10n.t('Open as Markdown'),
           },
         });
         this.post({ type: 'busy', reason: this.busy ? vscode.l10n.t('The flow is answering; you can write the next message when it is done.') : undefined });
@@ -127,6 +133,9 @@ export class FlowChatPanel {
       case 'feedback':
         void this.answer(String(message.questionId), String(message.feedback));
         return;
+      case 'openMarkdown':
+        void this.openAsMarkdown();
+        return;
     }
   }
 
@@ -139,6 +148,7 @@ export class FlowChatPanel {
       return;
     }
     this.busy = true;
+    this.transcript.push({ role: 'user', content: text });
     this.post({ type: 'busy', reason: vscode.l10n.t('The flow is answering; you can write the next message when it is done.') });
     this.post({ type: 'user', text });
     this.post({ type: 'answerStart' });
@@ -164,9 +174,21 @@ export class FlowChatPanel {
     }
     this.busy = false;
     this.questions.forEach((q) => (q.state = 'answered')); // The turn is over: nothing waits for them any more.
-    this.post({ type: 'answerEnd', outcome, note: noteFor(outcome) });
+    const note = noteFor(outcome);
+    this.transcript.push({ role: 'assistant', content: 'answer' in outcome ? outcome.answer : '', note });
+    this.post({ type: 'answerEnd', outcome, note });
     this.post({ type: 'busy' });
     this.services.log.info(`Chat ${this.sessionId} with ${this.crewUrl}: turn ${outcome.kind}.`);
+  }
+
+  /** The conversation so far in an untitled Markdown document, the flow's words fenced (transcriptMarkdown.ts). */
+  async openAsMarkdown(): Promise<vscode.TextEditor> {
+    const content = transcriptMarkdown(
+      { title: vscode.l10n.t('Chat with {0}', this.crewName), you: vscode.l10n.t('You'), flow: vscode.l10n.t('Flow') },
+      this.transcript,
+    );
+    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content });
+    return vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside });
   }
 
   /** Sends the human's answer to a question once: a second click, or one after it was answered, does nothing. */
@@ -236,7 +258,7 @@ export function registerFlowChat(services: Services): vscode.Disposable[] {
           retainContextWhenHidden: true,
           enableFindWidget: true,
         });
-        const chat = new FlowChatPanel(services, crew.url, sessionId, panel);
+        const chat = new FlowChatPanel(services, crew.url, crew.name, sessionId, panel);
         openChats.push(chat);
         panel.onDidDispose(() => openChats.splice(openChats.indexOf(chat), 1));
         return sessionId;
@@ -244,6 +266,14 @@ export function registerFlowChat(services: Services): vscode.Disposable[] {
         void showError(vscode.l10n.t('Could not start a chat with {0}: {1}', crew.name, e instanceof Error ? e.message : String(e)));
         return undefined;
       }
+    }),
+    vscode.commands.registerCommand('crewRuns.openChatAsMarkdown', async () => {
+      const chat = openChats.find((c) => c.panel.active) ?? openChats.at(-1);
+      if (!chat) {
+        void showInfo(vscode.l10n.t('No chat is open. Chat with a flow first.'));
+        return;
+      }
+      await chat.openAsMarkdown();
     }),
   ];
 }

@@ -3,6 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { compareIds, SseParser, type SseItem } from '../../src/flowChat/sse';
 import { ChatSendError, type ChatHistory, runTurn, type TurnApi, type TurnUpdate } from '../../src/flowChat/turn';
+import { transcriptMarkdown } from '../../src/flowChat/transcriptMarkdown';
 
 const frame = (id: string, type: string, data: object = {}) => `id: ${id}\ndata: ${JSON.stringify({ id, type, data })}\n\n`;
 
@@ -187,5 +188,34 @@ describe('Flow chat: a turn', () => {
     );
     assert.equal(outcome.kind, 'completed');
     assert.deepEqual(chat.sent, ['hi'], 'the message was sent once');
+  });
+});
+
+describe('Flow chat: Open as Markdown', () => {
+  const labels = { title: 'Chat: [Evil](command:workbench.action.quit) flow', you: 'You', flow: 'Flow' };
+
+  it('fences every message so nothing the flow wrote becomes a link, image or HTML; escapes the notes and title', () => {
+    const hostile = 'See [this](command:crewRuns.removeCrew) ![x](https://x.invalid/p.png) <img src=x onerror=alert(1)>\n``` \n```` still inside\n<https://auto.link>';
+    const md = transcriptMarkdown(labels, [
+      { role: 'user', content: 'Hello `there`' },
+      { role: 'assistant', content: hostile, note: 'The flow could not answer: [retry](command:x)' },
+    ]);
+    const fence = '`````';
+    assert.ok(md.includes(`${fence}text\n${hostile}\n${fence}`), 'the answer sits in a fence longer than any of its backtick runs');
+    assert.ok(md.includes('```text\nHello `there`\n```'));
+    assert.ok(md.startsWith('# Chat\\: \\[Evil\\]\\(command\\:workbench\\.action\\.quit\\) flow\n'));
+    assert.ok(md.includes('_The flow could not answer\\: \\[retry\\]\\(command\\:x\\)_'));
+    // Outside the fences, no `](` or `<` survives unescaped.
+    const outside = md.split(/^`{3,}text\n[\s\S]*?\n`{3,}$/m).join('');
+    assert.doesNotMatch(outside, /[^\\]\]\(|(^|[^\\])</);
+  });
+
+  it('keeps line breaks, drops bidi controls, shows an empty answer as its label only', () => {
+    const md = transcriptMarkdown(labels, [
+      { role: 'user', content: 'a\u202Eb\nc' },
+      { role: 'assistant', content: '' },
+    ]);
+    assert.ok(md.includes('```text\nab\nc\n```'));
+    assert.ok(md.trimEnd().endsWith('**Flow**'));
   });
 });

@@ -43,6 +43,11 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
 const root = document.getElementById('root') as HTMLElement;
 root.textContent = '';
 root.removeAttribute('aria-live');
+const tools = el('div', 'toolbar');
+const openMarkdown = el('button', 'openMarkdown');
+openMarkdown.type = 'button';
+openMarkdown.addEventListener('click', () => api.postMessage({ type: 'openMarkdown' }));
+tools.append(openMarkdown);
 const transcript = el('section', 'transcript');
 transcript.setAttribute('aria-live', 'polite');
 const empty = el('p', 'empty');
@@ -55,7 +60,7 @@ reason.hidden = true;
 const sendButton = el('button', 'send');
 sendButton.type = 'button';
 form.append(input, sendButton);
-root.append(transcript, reason, form);
+root.append(tools, transcript, reason, form);
 
 let answer: { message: HTMLElement; body: HTMLElement; text: Text; steps: HTMLElement; raw: string } | undefined;
 let lastSent = '';
@@ -160,9 +165,17 @@ function message(role: 'user' | 'assistant', text: string) {
   return entry;
 }
 
+/**
+ * Whether the page follows the conversation down: true until the user scrolls up, again once back at the bottom.
+ * Decided by scrolling, not after each addition: a tall addition (a question box) must not stop the following.
+ */
+let following = true;
+window.addEventListener('scroll', () => {
+  following = window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
+});
+
 function scrollDown() {
-  const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
-  if (nearBottom) {
+  if (following) {
     window.scrollTo(0, document.body.scrollHeight);
   }
 }
@@ -186,6 +199,7 @@ function submit() {
   }
   lastSent = text;
   input.value = '';
+  following = true; // The user's own message: show it and its answer.
   api.postMessage({ type: 'send', text });
 }
 
@@ -232,6 +246,7 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       input.setAttribute('aria-label', t('placeholder'));
       sendButton.textContent = t('send');
       empty.textContent = t('empty');
+      openMarkdown.textContent = t('openMarkdown');
       break;
     case 'submit':
       input.value = m.text;

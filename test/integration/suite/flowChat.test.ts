@@ -3,6 +3,7 @@
 // Issue 38: start a session, a streamed answer (text visible before the turn ends), a tool step, a stream cut
 // mid-answer resumed with no text twice or missing, a 409 while busy said in plain words.
 import * as assert from 'assert';
+import * as vscode from 'vscode';
 import type { Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import type { ChatPageReport, FlowChatPanel } from '../../../src/flowChat/chatPanel';
@@ -163,5 +164,24 @@ describe('Flow chat', function () {
     const posts = sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith('/message'));
     assert.strictEqual(posts.length - before, 1, 'the message was posted once');
     assert.strictEqual(posts.at(-1)?.status, 409);
+  });
+
+  it('Open Chat as Markdown: the conversation in an untitled Markdown document, each message fenced', async () => {
+    chat.panel.reveal();
+    await waitFor(() => (chat.panel.active ? true : undefined), { message: 'the chat panel active' });
+    await executeCommand('crewRuns.openChatAsMarkdown');
+    const editor = await waitFor(() => {
+      const active = vscode.window.activeTextEditor;
+      return active?.document.isUntitled && active.document.languageId === 'markdown' ? active : undefined;
+    }, { message: 'an untitled Markdown editor' });
+    const text = editor.document.getText();
+    assert.ok(text.startsWith('# Chat with Chatty Flow\n'), text.slice(0, 80));
+    assert.ok(text.includes('**You**\n\n```text\nWhat is new?\n```'), 'the first message, fenced');
+    assert.ok(text.includes(`**Flow**\n\n\`\`\`text\n${ANSWER}\n\`\`\``), 'the first answer as the history gave it, fenced');
+    assert.ok(text.includes('Understood, I will take this into account: Only for the admins.'), 'the answer that went on after feedback');
+    assert.ok(text.includes('_The flow is still answering an earlier message; your message was not sent\\. '), 'the note of the refused message, escaped');
+    const shot = await ui.screenshot('flow-chat-markdown');
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
+    await executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 });
