@@ -4,6 +4,8 @@
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { pickCrew } from '../commands/pickCrew';
+import { CrewApiError } from '../api/errors';
+import { describeError } from '../ui/errorMessages';
 import { showError, showInfo } from '../ui/notify';
 import { pageHtml } from '../views/webviewPage';
 import { inspectChats, sendFeedback, sessionApi, startSession } from './chatApi';
@@ -20,7 +22,8 @@ export type ChatHostMessage =
   | { type: 'user'; text: string }
   | { type: 'answerStart' }
   | { type: 'update'; update: TurnUpdate }
-  | { type: 'answerEnd'; outcome: TurnOutcome; note?: string }
+  /** `restore`: the message the flow did not take (or may not have), back in the composer to send again or not. */
+  | { type: 'answerEnd'; outcome: TurnOutcome; note?: string; restore?: string }
   | { type: 'busy'; reason?: string }
   | { type: 'submit'; text: string }
   /**
@@ -47,6 +50,10 @@ export interface ChatPageReport {
   steps: number;
   /** The flow's questions: their text and state (`open`, `sending`, `answered`), as shown. */
   questions: { text: string; state: string }[];
+  /** The notes shown in plain words (a failed turn, a message not sent), oldest first. */
+  notes: string[];
+  /** What the composer holds. */
+  composer: string;
   /** The class of the focused element of the page. */
   focused: string;
 }
@@ -152,7 +159,7 @@ export class FlowChatPanel {
     this.post({ type: 'busy', reason: vscode.l10n.t('The flow is answering; you can write the next message when it is done.') });
     this.post({ type: 'user', text });
     this.post({ type: 'answerStart' });
-    const api = sessionApi(this.services.client, this.crewUrl, this.sessionId);
+    const api = sessionApi(this.services.client, this.crewUrl, this.crewName, this.sessionId);
     const sleep = (ms: number, signal: AbortSignal) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);
@@ -176,8 +183,12 @@ export class FlowChatPanel {
     this.questions.forEach((q) => (q.state = 'answered')); // The turn is over: nothing waits for them any more.
     const note = noteFor(outcome);
     this.transcript.push({ role: 'assistant', content: 'answer' in outcome ? outcome.answer : '', note });
-    this.post({ type: 'answerEnd', outcome, note });
+    const taken = outcome.kind !== 'busy' && outcome.kind !== 'notSent' && outcome.kind !== 'uncertain';
+    this.post({ type: 'answerEnd', outcome, note, restore: taken ? undefined : text });
     this.post({ type: 'busy' });
+    if (outcome.kind === 'notSent' && outcome.needsToken) {
+      void offerSetToken(outcome.error, this.crewUrl); // Then Enter sends the message kept in the composer.
+    }
     this.services.log.info(`Chat ${this.sessionId} with ${this.crewUrl}: turn ${outcome.kind}.`);
   }
 
@@ -221,6 +232,14 @@ export class FlowChatPanel {
   }
 }
 
+/** The crew refused its token (or has none): says so, with Set Token…. */
+async function offerSetToken(words: string, crewUrl: string): Promise<void> {
+  const setToken = vscode.l10n.t('Set Token…');
+  if ((await showError(words, setToken)) === setToken) {
+    await vscode.commands.executeCommand('crewRuns.setToken', crewUrl);
+  }
+}
+
 function noteFor(outcome: TurnOutcome): string | undefined {
   switch (outcome.kind) {
     case 'failed':
@@ -228,9 +247,12 @@ function noteFor(outcome: TurnOutcome): string | undefined {
     case 'busy':
       return vscode.l10n.t('The flow is still answering an earlier message; your message was not sent. Send it again when that turn is over.');
     case 'notSent':
-      return outcome.error ? vscode.l10n.t('The message was not sent: {0}', outcome.error) : undefined;
+      return outcome.error ? vscode.l10n.t('The message was not sent: {0} It is back in the message box.', outcome.error) : undefined;
     case 'uncertain':
-      return vscode.l10n.t('It is not known whether the flow got your message ({0}). It was not sent again, so that it is never answered twice; reopen the conversation to check its history.', outcome.error);
+      return vscode.l10n.t(
+        'It is not known whether the flow got your message ({0}). It was not sent again, so that it is never answered twice; it is back in the message box. Reopen the conversation to check its history before you send it.',
+        outcome.error,
+      );
     default:
       return undefined;
   }
@@ -263,7 +285,12 @@ export function registerFlowChat(services: Services): vscode.Disposable[] {
         panel.onDidDispose(() => openChats.splice(openChats.indexOf(chat), 1));
         return sessionId;
       } catch (e) {
-        void showError(vscode.l10n.t('Could not start a chat with {0}: {1}', crew.name, e instanceof Error ? e.message : String(e)));
+        const words = vscode.l10n.t('Could not start a chat with {0}: {1}', crew.name, describeError(e, crew.name));
+        if (e instanceof CrewApiError && (e.kind === 'unauthorized' || e.kind === 'noToken')) {
+          void offerSetToken(words, crew.url);
+        } else {
+          void showError(words);
+        }
         return undefined;
       }
     }),

@@ -155,8 +155,35 @@ describe('Flow chat: a turn', () => {
     assert.deepEqual((await turn(busy)).outcome, { kind: 'busy', error: 'A turn is still running.' });
     const lost = new FakeChat(['x']);
     lost.sendError = new Error('socket hang up');
-    assert.equal((await turn(lost)).outcome.kind, 'uncertain');
+    lost.history = async () => {
+      throw new Error('offline');
+    };
+    assert.equal((await turn(lost)).outcome.kind, 'uncertain', 'the history cannot say: uncertain');
     assert.deepEqual(lost.streamCalls, [], 'nothing followed, nothing resent');
+  });
+
+  it('after an uncertain send (a 5xx) the history tells: not there (not sent), or there (the turn is followed); never resent', async () => {
+    const refused = new FakeChat(['x']);
+    refused.sendError = new ChatSendError('uncertain', 'Chatty had a server error (500).');
+    assert.deepEqual((await turn(refused)).outcome, { kind: 'notSent', error: 'Chatty had a server error (500).' });
+    assert.deepEqual(refused.sent, []);
+
+    const arrived = new FakeChat(['o', 'k']);
+    const send = arrived.send.bind(arrived);
+    arrived.send = async (message: string) => {
+      await send(message); // It arrived, but the answer was lost (a proxy's 502).
+      throw new ChatSendError('uncertain', 'Bad gateway (502).');
+    };
+    const { outcome, text } = await turn(arrived);
+    assert.deepEqual(outcome, { kind: 'completed', answer: 'ok' });
+    assert.equal(text, 'ok');
+    assert.deepEqual(arrived.sent, ['hi'], 'sent once');
+  });
+
+  it('a refused token is told apart, so the panel can offer Set Token', async () => {
+    const chat = new FakeChat(['x']);
+    chat.sendError = new ChatSendError('notSent', 'Chatty rejected the token (401).', true);
+    assert.deepEqual((await turn(chat)).outcome, { kind: 'notSent', error: 'Chatty rejected the token (401).', needsToken: true });
   });
 
   it('a failed turn keeps what came and says why; tool events become steps; chunks only without tokens', async () => {

@@ -19,7 +19,7 @@ type HostMessage =
   | { type: 'user'; text: string }
   | { type: 'answerStart' }
   | { type: 'update'; update: Update }
-  | { type: 'answerEnd'; outcome: { kind: string; answer?: string }; note?: string }
+  | { type: 'answerEnd'; outcome: { kind: string; answer?: string }; note?: string; restore?: string }
   | { type: 'busy'; reason?: string }
   | { type: 'submit'; text: string }
   | { type: 'feedbackResult'; questionId: string; state: 'sent' | 'refused' | 'uncertain'; note?: string };
@@ -220,6 +220,8 @@ function report() {
         steps: transcript.querySelectorAll('details.step').length,
         questions: [...questions.values()].map((q) => ({ text: q.text, state: q.state })),
         focused: document.activeElement?.className ?? '',
+        notes: [...transcript.querySelectorAll('.note.error')].map((n) => n.textContent ?? ''),
+        composer: input.value,
       },
     });
   });
@@ -305,6 +307,10 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
         answer = undefined;
       } else if (m.note) {
         transcript.append(el('p', 'note error', m.note));
+      }
+      // Not taken (or maybe not): the text is back where it was typed, unless something new was typed since.
+      if (m.restore !== undefined && input.value === '') {
+        input.value = m.restore;
       }
       break;
     case 'busy':

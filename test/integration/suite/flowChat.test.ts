@@ -8,7 +8,18 @@ import type { Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import type { ChatPageReport, FlowChatPanel } from '../../../src/flowChat/chatPanel';
 import { addCrewWithToken, executeCommand, selectors, ui, waitFor } from '../helpers';
-import { type Api, crewRows, removeAllCrews, testApi } from './support/kit';
+import {
+  acceptNotification,
+  type Api,
+  clearNotifications,
+  crewRows,
+  pressInQuickInput,
+  removeAllCrews,
+  testApi,
+  typeInQuickInput,
+  waitForNotification,
+  waitForQuickInput,
+} from './support/kit';
 
 const ANSWER =
   'Streaming answers arrive word by word. This one is long enough to be seen half written, with a tool step in the ' +
@@ -164,6 +175,71 @@ describe('Flow chat', function () {
     const posts = sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith('/message'));
     assert.strictEqual(posts.length - before, 1, 'the message was posted once');
     assert.strictEqual(posts.at(-1)?.status, 409);
+  });
+
+  /** Until the session has no turn running (the 409 test's other client started one). */
+  const idle = () =>
+    waitFor(
+      async () => {
+        const history = await fetch(`${crewUrl}/chat/${chat.sessionId}/history`, { headers: { authorization: `Bearer ${sim.crews[0].orgToken}` } });
+        return ((await history.json()) as { active_kickoff_id: string | null }).active_kickoff_id === null ? true : undefined;
+      },
+      { message: 'no turn running in the session', timeoutMs: 30_000 },
+    );
+  const messagePosts = () => sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith(`/chat/${chat.sessionId}/message`));
+  const turnOver = (text: string, note: RegExp, message: string) =>
+    waitFor(() => (report() && !report()!.busy && report()!.transcript.includes(`user: ${text}`) && report()!.notes.some((n) => note.test(n)) ? report() : undefined), { message });
+
+  it('a 5xx on send: sent once, said with the server\'s words, the text kept in the composer', async () => {
+    await idle();
+    const before = messagePosts().length;
+    chat.submitFromPage('Summarise the ticket #500');
+    const shown = await turnOver('Summarise the ticket #500', /server error \(500\)/, 'the refused send said');
+    const note = shown.notes.at(-1)!;
+    assert.match(note, /Simulated: the chat service could not queue the message/, 'the server\'s words');
+    assert.match(note, /not sent/);
+    assert.strictEqual(shown.composer, 'Summarise the ticket #500', 'the text is back in the composer');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.deepStrictEqual(messagePosts().slice(before).map((e) => e.status), [500], 'posted once, never again');
+    const shot = await ui.screenshot('flow-chat-send-500');
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
+  });
+
+  it('a 401 on send offers Set Token; with the token set, the kept text is sent', async function () {
+    if (!ui.available()) {
+      this.skip(); // The notification's action and the token box through the browser runner's page.
+    }
+    await clearNotifications();
+    await addCrewWithToken({ url: crewUrl, name: 'Chatty Flow', token: 'not-the-token-0123456789' });
+    const before = messagePosts().length;
+    chat.submitFromPage('Are you there?');
+    const shown = await turnOver('Are you there?', /rejected the token \(401\)/, 'the 401 said in the chat');
+    assert.strictEqual(shown.composer, 'Are you there?');
+    await waitForNotification('Chatty Flow rejected the token (401)');
+    await acceptNotification('Chatty Flow rejected the token (401)');
+    await waitForQuickInput('Set Token for Chatty Flow');
+    await pressInQuickInput('Enter', { activeItem: 'Organization Bearer Token' });
+    await waitForQuickInput('Paste the token');
+    await typeInQuickInput(sim.crews[0].orgToken, { enter: true });
+    await waitForNotification('The token of Chatty Flow was saved.');
+    await clearNotifications();
+    chat.submitFromPage(shown.composer);
+    const answered = await waitFor(
+      () => {
+        const lines = report()?.transcript ?? [];
+        return !report()!.busy && lines.filter((l) => l === 'user: Are you there?').length === 2 && lines.at(-1) === `assistant: ${ANSWER}` ? report() : undefined;
+      },
+      { message: 'the kept message answered', timeoutMs: 60_000 },
+    );
+    assert.strictEqual(answered.composer, '');
+    assert.deepStrictEqual(messagePosts().slice(before).map((e) => e.status), [401, 200]);
+  });
+
+  it('a turn_failed frame: the reason shown in plain words', async () => {
+    chat.submitFromPage('Break please #fail');
+    const shown = await turnOver('Break please #fail', /could not answer/, 'the failed turn said');
+    assert.match(shown.notes.at(-1)!, /^The flow could not answer: Simulated failure: the flow raised ValueError in handle_turn$/);
+    assert.strictEqual(shown.composer, '', 'the flow took the message: nothing to send again');
   });
 
   it('Open Chat as Markdown: the conversation in an untitled Markdown document, each message fenced', async () => {
