@@ -16,6 +16,7 @@ import { offerEnvironmentImport } from './commands/environmentImport';
 import { kickOffWithoutReview } from './commands/kickoff/kickoffCommands';
 import { registerCommands } from './commands/registerCommands';
 import { stopRunWithoutAsking } from './commands/stopCommands';
+import { ChatSupport } from './crews/chatSupport';
 import { CrewRegistry } from './crews/crewRegistry';
 import { InputPresets } from './crews/inputPresets';
 import { StopSupport } from './crews/stopSupport';
@@ -30,6 +31,7 @@ import { NoticeRelay } from './runs/noticeRelay';
 import { RunPoller } from './runs/poller';
 import { watchRecords } from './runs/recordWatcher';
 import { RunStore } from './runs/runStore';
+import { inspectChats } from './flowChat/chatApi';
 import { openChats } from './flowChat/chatPanel';
 import { SharedState } from './runs/sharedState';
 import type { SharedValues } from './util/sharedValues';
@@ -91,7 +93,8 @@ export function activate(context: vscode.ExtensionContext) {
   });
 
   const platform = createPlatform(context, log, userAgent, shared);
-  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(shared), stops: new StopSupport(shared), shared, platform };
+  const chats = new ChatSupport({ probe: (crewUrl) => inspectChats(client, crewUrl), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
+  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(shared), stops: new StopSupport(shared), chats, shared, platform };
   const batches = new BatchFeature(services, storageDir, { id: windowId, liveness }, inspection && ((part) => (inspection.batchPanels = part)));
 
   // Views: the crews tree, the status bar, the log and notices, the run views and documents.
@@ -100,6 +103,7 @@ export function activate(context: vscode.ExtensionContext) {
   tree.setDeployments((crewUrl) => (platform.imported.get(crewUrl) ? (platform.health.get(crewUrl) ?? { state: 'unknown' }) : undefined), (listener) =>
     vscode.Disposable.from(platform.health.onDidChange(listener), platform.imported.onDidChange(listener)),
   );
+  tree.setChatSupport((crewUrl) => chats.chats(crewUrl), chats.onDidChange);
   const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
   const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) }, inspection && ((part) => (inspection.statusBar = part)));
   // Run notices are shown in the focused window, whichever window polled the run.
@@ -144,6 +148,8 @@ export function activate(context: vscode.ExtensionContext) {
     { dispose: () => runs.dispose() },
     { dispose: () => void client.dispose() },
     services.stops,
+    chats,
+    tokens.onDidChange((crewUrl) => chats.forget(crewUrl)),
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
       void notices.setFocused(state.focused);

@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { CrewApi } from './api/client';
+import type { ChatSupport } from './crews/chatSupport';
 import type { CrewRegistry } from './crews/crewRegistry';
 import type { InputPresets } from './crews/inputPresets';
 import type { StopSupport } from './crews/stopSupport';
@@ -26,6 +27,8 @@ export interface Services {
   readonly presets: InputPresets;
   /** Crews known not to offer Stop Run. */
   readonly stops: StopSupport;
+  /** Which crews chat (GET /inspect), asked when the tree first draws them. */
+  readonly chats: ChatSupport;
   /** Small values every window shares (one file per key, changed under its lock); never globalState. */
   readonly shared: SharedValues;
   /** The organization's platform: sign-in, imported crews and their deployment health (src/platform/). */

@@ -1,6 +1,7 @@
 // Text helpers for what the chat tools hand to a model and the participant shows: clipping, paging
 // and fencing of crew text (crew Markdown for the chat: crewMarkdown.ts). Pure (no `vscode`): unit-tested in plain Node.
 import { isPlainObject } from '../util/objects';
+import { fenceFor } from '../util/markdownText';
 
 /** Default characters of a final output in one tool result; the model pages on with `offset`. */
 export const OUTPUT_BUDGET = 4000;
@@ -45,15 +46,6 @@ export function joinCapped(sections: string[], max = RESULT_MAX_CHARS): string {
     }
   }
   return parts.join('\n\n');
-}
-
-/** A backtick fence longer than any run of backticks in `text`, so the text cannot close it. */
-export function fenceFor(text: string): string {
-  let longest = 0;
-  for (const match of text.matchAll(/`+/g)) {
-    longest = Math.max(longest, match[0].length);
-  }
-  return '`'.repeat(Math.max(3, longest + 1));
 }
 
 /**

@@ -46,6 +46,9 @@ export function registerRunCommands(services: Services): vscode.Disposable[] {
       }
     }),
     vscode.commands.registerCommand('crewRuns.showLog', () => services.log.show(true)),
-    vscode.commands.registerCommand('crewRuns.refresh', () => runs.reload()),
+    vscode.commands.registerCommand('crewRuns.refresh', () => {
+      services.chats.forget(); // Which crews chat is asked again as they are drawn (a redeploy may have changed it).
+      return runs.reload();
+    }),
   ];
 }

@@ -2,6 +2,7 @@
 // the turn state machine needs them; errors turned into what a chat must tell apart (busy, not sent, uncertain).
 
 import { CrewApiError } from '../api/errors';
+import { describeError } from '../ui/errorMessages';
 import type { CrewApi } from '../api/client';
 import { ChatSendError, type ChatHistory, type TurnApi } from './turn';
 
@@ -39,7 +40,7 @@ export function readHistory(body: unknown): ChatHistory {
   };
 }
 
-export function sessionApi(client: CrewApi, crewUrl: string, sessionId: string): TurnApi {
+export function sessionApi(client: CrewApi, crewUrl: string, crewName: string, sessionId: string): TurnApi {
   return {
     async send(message, signal) {
       try {
@@ -51,11 +52,16 @@ export function sessionApi(client: CrewApi, crewUrl: string, sessionId: string):
           if (e.status === 409) {
             throw new ChatSendError('busy', 'The flow is still answering the previous message.');
           }
-          // A 4xx answer, or a failure before the request was written: the flow did not take the message.
-          if (e.notSent || (e.status !== undefined && e.status >= 400 && e.status < 500) || e.kind === 'noToken' || e.kind === 'refused') {
-            throw new ChatSendError('notSent', e.message);
+          // In plain words, with the server's own (describeError quotes them).
+          const words = describeError(e, crewName);
+          if (e.kind === 'unauthorized' || e.kind === 'noToken') {
+            throw new ChatSendError('notSent', words, true);
           }
-          throw new ChatSendError('uncertain', e.message);
+          // A 4xx answer, or a failure before the request was written: the flow did not take the message.
+          if (e.notSent || (e.status !== undefined && e.status >= 400 && e.status < 500) || e.kind === 'refused') {
+            throw new ChatSendError('notSent', words);
+          }
+          throw new ChatSendError('uncertain', words);
         }
         throw e;
       }
@@ -67,4 +73,20 @@ export function sessionApi(client: CrewApi, crewUrl: string, sessionId: string):
       return client.chatStream(crewUrl, sessionId, lastEventId, signal);
     },
   };
+}
+
+/**
+ * POST /resume_feedback {flow_id, feedback}: the human's answer to a turn paused for approval (`approved`, or
+ * text). Throws a ChatSendError: `notSent` when the flow refused it (4xx: nothing pending), else `uncertain`.
+ */
+export async function sendFeedback(client: CrewApi, crewUrl: string, flowId: string, feedback: string, signal?: AbortSignal): Promise<void> {
+  try {
+    await client.chatCall(crewUrl, ['resume_feedback'], 'POST', { flow_id: flowId, feedback }, { signal });
+  } catch (e) {
+    if (e instanceof CrewApiError) {
+      const refused = e.notSent || (e.status !== undefined && e.status >= 400 && e.status < 500) || e.kind === 'noToken' || e.kind === 'refused';
+      throw new ChatSendError(refused ? 'notSent' : 'uncertain', e.message);
+    }
+    throw e;
+  }
 }

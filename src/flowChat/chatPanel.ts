@@ -4,10 +4,13 @@
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { pickCrew } from '../commands/pickCrew';
+import { CrewApiError } from '../api/errors';
+import { describeError } from '../ui/errorMessages';
 import { showError, showInfo } from '../ui/notify';
 import { pageHtml } from '../views/webviewPage';
-import { inspectChats, sessionApi, startSession } from './chatApi';
-import { runTurn, type TurnOutcome, type TurnUpdate } from './turn';
+import { inspectChats, sendFeedback, sessionApi, startSession } from './chatApi';
+import { transcriptMarkdown, type TranscriptEntry } from './transcriptMarkdown';
+import { ChatSendError, runTurn, type TurnOutcome, type TurnUpdate } from './turn';
 
 export const CHAT_VIEW_TYPE = 'crewRuns.flowChat';
 /** The reference client's cap on a message. */
@@ -19,12 +22,25 @@ export type ChatHostMessage =
   | { type: 'user'; text: string }
   | { type: 'answerStart' }
   | { type: 'update'; update: TurnUpdate }
-  | { type: 'answerEnd'; outcome: TurnOutcome; note?: string }
+  /** `restore`: the message the flow did not take (or may not have), back in the composer to send again or not. */
+  | { type: 'answerEnd'; outcome: TurnOutcome; note?: string; restore?: string }
   | { type: 'busy'; reason?: string }
-  | { type: 'submit'; text: string };
+  | { type: 'submit'; text: string }
+  /**
+   * The answer to a flow's question was sent; or refused (`note` says why; it can be answered again); or its
+   * delivery is uncertain (not sent again: the stream shows whether it arrived).
+   */
+  | { type: 'feedbackResult'; questionId: string; state: 'sent' | 'refused' | 'uncertain'; note?: string };
 
 /** What the page sends the host. */
-export type ChatPageMessage = { type: 'ready' } | { type: 'send'; text: string } | { type: 'copy'; text: string } | { type: 'report'; report: ChatPageReport };
+export type ChatPageMessage =
+  | { type: 'ready' }
+  | { type: 'send'; text: string }
+  | { type: 'copy'; text: string }
+  /** Approve (`approved`) or feedback text for the flow's question `questionId`. */
+  | { type: 'feedback'; questionId: string; feedback: string }
+  | { type: 'openMarkdown' }
+  | { type: 'report'; report: ChatPageReport };
 
 /** What the page shows (tests only, CREW_RUNS_TEST_HOOKS). */
 export interface ChatPageReport {
@@ -32,10 +48,22 @@ export interface ChatPageReport {
   busy: boolean;
   busyReason: string;
   steps: number;
+  /** The flow's questions: their text and state (`open`, `sending`, `answered`), as shown. */
+  questions: { text: string; state: string }[];
+  /** The notes shown in plain words (a failed turn, a message not sent), oldest first. */
+  notes: string[];
+  /** What the composer holds. */
+  composer: string;
+  /** The class of the focused element of the page. */
+  focused: string;
 }
 
 export class FlowChatPanel {
   private busy = false;
+  /** The flow's questions in this panel (turn.ts `question`): whom to answer, and whether an answer is on its way. */
+  /** The conversation as this panel showed it, for Open as Markdown. */
+  private readonly transcript: TranscriptEntry[] = [];
+  private readonly questions = new Map<string, { flowId: string; state: 'open' | 'sending' | 'answered' }>();
   lastReport?: ChatPageReport;
   private readonly reported = new vscode.EventEmitter<ChatPageReport>();
   readonly onDidReport = this.reported.event;
@@ -44,6 +72,7 @@ export class FlowChatPanel {
   constructor(
     private readonly services: Services,
     readonly crewUrl: string,
+    private readonly crewName: string,
     readonly sessionId: string,
     readonly panel: vscode.WebviewPanel,
   ) {
@@ -84,6 +113,16 @@ export class FlowChatPanel {
             copy: vscode.l10n.t('Copy'),
             send: vscode.l10n.t('Send'),
             empty: vscode.l10n.t('Ask the flow something to start the conversation.'),
+            asks: vscode.l10n.t('The flow asks you'),
+            approve: vscode.l10n.t('Approve'),
+            sendFeedback: vscode.l10n.t('Send Feedback'),
+            feedbackPlaceholder: vscode.l10n.t('Or tell the flow what to change (Enter sends)'),
+            waiting: vscode.l10n.t('The flow waits for your answer to its question above.'),
+            sending: vscode.l10n.t('Sending your answer…'),
+            approved: vscode.l10n.t('You approved.'),
+            answered: vscode.l10n.t('Your feedback was sent: {0}'),
+            answeredElsewhere: vscode.l10n.t('The flow has its answer.'),
+            openMarkdown: vscode.l10n.t('Open as Markdown'),
           },
         });
         this.post({ type: 'busy', reason: this.busy ? vscode.l10n.t('The flow is answering; you can write the next message when it is done.') : undefined });
@@ -98,6 +137,12 @@ export class FlowChatPanel {
       case 'send':
         void this.send(String(message.text));
         return;
+      case 'feedback':
+        void this.answer(String(message.questionId), String(message.feedback));
+        return;
+      case 'openMarkdown':
+        void this.openAsMarkdown();
+        return;
     }
   }
 
@@ -110,25 +155,88 @@ export class FlowChatPanel {
       return;
     }
     this.busy = true;
+    this.transcript.push({ role: 'user', content: text });
     this.post({ type: 'busy', reason: vscode.l10n.t('The flow is answering; you can write the next message when it is done.') });
     this.post({ type: 'user', text });
     this.post({ type: 'answerStart' });
-    const api = sessionApi(this.services.client, this.crewUrl, this.sessionId);
+    const api = sessionApi(this.services.client, this.crewUrl, this.crewName, this.sessionId);
     const sleep = (ms: number, signal: AbortSignal) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);
         signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
       });
     let outcome: TurnOutcome;
+    const onUpdate = (update: TurnUpdate) => {
+      if (update.kind === 'question') {
+        this.questions.set(update.id, { flowId: update.flowId ?? this.sessionId, state: 'open' });
+      } else if (update.kind === 'questionAnswered') {
+        this.questions.forEach((q) => (q.state = 'answered'));
+      }
+      this.post({ type: 'update', update });
+    };
     try {
-      outcome = await runTurn(api, text, (update) => this.post({ type: 'update', update }), { sleep }, this.abort.signal);
+      outcome = await runTurn(api, text, onUpdate, { sleep }, this.abort.signal);
     } catch (e) {
       outcome = { kind: 'uncertain', error: e instanceof Error ? e.message : String(e) };
     }
     this.busy = false;
-    this.post({ type: 'answerEnd', outcome, note: noteFor(outcome) });
+    this.questions.forEach((q) => (q.state = 'answered')); // The turn is over: nothing waits for them any more.
+    const note = noteFor(outcome);
+    this.transcript.push({ role: 'assistant', content: 'answer' in outcome ? outcome.answer : '', note });
+    const taken = outcome.kind !== 'busy' && outcome.kind !== 'notSent' && outcome.kind !== 'uncertain';
+    this.post({ type: 'answerEnd', outcome, note, restore: taken ? undefined : text });
     this.post({ type: 'busy' });
+    if (outcome.kind === 'notSent' && outcome.needsToken) {
+      void offerSetToken(outcome.error, this.crewUrl); // Then Enter sends the message kept in the composer.
+    }
     this.services.log.info(`Chat ${this.sessionId} with ${this.crewUrl}: turn ${outcome.kind}.`);
+  }
+
+  /** The conversation so far in an untitled Markdown document, the flow's words fenced (transcriptMarkdown.ts). */
+  async openAsMarkdown(): Promise<vscode.TextEditor> {
+    const content = transcriptMarkdown(
+      { title: vscode.l10n.t('Chat with {0}', this.crewName), you: vscode.l10n.t('You'), flow: vscode.l10n.t('Flow') },
+      this.transcript,
+    );
+    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content });
+    return vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside });
+  }
+
+  /** Sends the human's answer to a question once: a second click, or one after it was answered, does nothing. */
+  private async answer(questionId: string, feedback: string): Promise<void> {
+    const question = this.questions.get(questionId);
+    if (!question || question.state !== 'open' || feedback.trim() === '' || feedback.length > MAX_MESSAGE_CHARS) {
+      return;
+    }
+    question.state = 'sending';
+    try {
+      await sendFeedback(this.services.client, this.crewUrl, question.flowId, feedback, this.abort.signal);
+      question.state = 'answered';
+      this.post({ type: 'feedbackResult', questionId, state: 'sent' });
+    } catch (e) {
+      const words = e instanceof Error ? e.message : String(e);
+      if (e instanceof ChatSendError && e.kind === 'notSent') {
+        question.state = 'open'; // Refused (a 4xx, or never sent): it can be answered again.
+        this.post({ type: 'feedbackResult', questionId, state: 'refused', note: vscode.l10n.t('The flow did not take your answer: {0}', words) });
+      } else {
+        // It may have arrived: never sent twice. The stream (or the history) shows whether the flow goes on.
+        this.post({
+          type: 'feedbackResult',
+          questionId,
+          state: 'uncertain',
+          note: vscode.l10n.t('It is not known whether the flow got your answer ({0}); it was not sent again. The answer continues here if it did.', words),
+        });
+      }
+    }
+    this.services.log.info(`Chat ${this.sessionId} with ${this.crewUrl}: answer to a question ${question.state === 'answered' ? 'sent' : 'not sent'}.`);
+  }
+}
+
+/** The crew refused its token (or has none): says so, with Set Token…. */
+async function offerSetToken(words: string, crewUrl: string): Promise<void> {
+  const setToken = vscode.l10n.t('Set Token…');
+  if ((await showError(words, setToken)) === setToken) {
+    await vscode.commands.executeCommand('crewRuns.setToken', crewUrl);
   }
 }
 
@@ -139,9 +247,12 @@ function noteFor(outcome: TurnOutcome): string | undefined {
     case 'busy':
       return vscode.l10n.t('The flow is still answering an earlier message; your message was not sent. Send it again when that turn is over.');
     case 'notSent':
-      return outcome.error ? vscode.l10n.t('The message was not sent: {0}', outcome.error) : undefined;
+      return outcome.error ? vscode.l10n.t('The message was not sent: {0} It is back in the message box.', outcome.error) : undefined;
     case 'uncertain':
-      return vscode.l10n.t('It is not known whether the flow got your message ({0}). It was not sent again, so that it is never answered twice; reopen the conversation to check its history.', outcome.error);
+      return vscode.l10n.t(
+        'It is not known whether the flow got your message ({0}). It was not sent again, so that it is never answered twice; it is back in the message box. Reopen the conversation to check its history before you send it.',
+        outcome.error,
+      );
     default:
       return undefined;
   }
@@ -158,7 +269,9 @@ export function registerFlowChat(services: Services): vscode.Disposable[] {
         return undefined;
       }
       try {
-        if (!(await inspectChats(services.client, crew.url))) {
+        const chats = await inspectChats(services.client, crew.url);
+        services.chats.set(crew.url, chats);
+        if (!chats) {
           void showInfo(vscode.l10n.t('{0} does not offer chat: its /inspect does not say it is a conversational flow.', crew.name));
           return undefined;
         }
@@ -167,14 +280,27 @@ export function registerFlowChat(services: Services): vscode.Disposable[] {
           retainContextWhenHidden: true,
           enableFindWidget: true,
         });
-        const chat = new FlowChatPanel(services, crew.url, sessionId, panel);
+        const chat = new FlowChatPanel(services, crew.url, crew.name, sessionId, panel);
         openChats.push(chat);
         panel.onDidDispose(() => openChats.splice(openChats.indexOf(chat), 1));
         return sessionId;
       } catch (e) {
-        void showError(vscode.l10n.t('Could not start a chat with {0}: {1}', crew.name, e instanceof Error ? e.message : String(e)));
+        const words = vscode.l10n.t('Could not start a chat with {0}: {1}', crew.name, describeError(e, crew.name));
+        if (e instanceof CrewApiError && (e.kind === 'unauthorized' || e.kind === 'noToken')) {
+          void offerSetToken(words, crew.url);
+        } else {
+          void showError(words);
+        }
         return undefined;
       }
+    }),
+    vscode.commands.registerCommand('crewRuns.openChatAsMarkdown', async () => {
+      const chat = openChats.find((c) => c.panel.active) ?? openChats.at(-1);
+      if (!chat) {
+        void showInfo(vscode.l10n.t('No chat is open. Chat with a flow first.'));
+        return;
+      }
+      await chat.openAsMarkdown();
     }),
   ];
 }

@@ -20,8 +20,15 @@ export interface TurnApi {
 }
 
 export class ChatSendError extends Error {
-  /** `busy`: 409, a turn still runs (nothing sent). `notSent`: refused before delivery. `uncertain`: it may have arrived. */
-  constructor(readonly kind: 'busy' | 'notSent' | 'uncertain', message: string) {
+  /**
+   * `busy`: 409, a turn still runs (nothing sent). `notSent`: refused before delivery. `uncertain`: it may have
+   * arrived. `needsToken`: refused for the token (none stored, 401, 403).
+   */
+  constructor(
+    readonly kind: 'busy' | 'notSent' | 'uncertain',
+    message: string,
+    readonly needsToken = false,
+  ) {
     super(message);
   }
 }
@@ -29,7 +36,10 @@ export class ChatSendError extends Error {
 export type TurnUpdate =
   | { kind: 'text'; text: string }
   | { kind: 'step'; id: string; title: string; detail: string }
-  | { kind: 'question'; text: string }
+  /** The flow waits for a human (answered with POST /resume_feedback {flow_id, feedback}); `id` names it once. */
+  | { kind: 'question'; id: string; text: string; flowId?: string }
+  /** The flow got the human's answer (from this panel or another client). */
+  | { kind: 'questionAnswered'; feedback: string }
   | { kind: 'note'; text: string }
   | { kind: 'mode'; mode: 'streaming' | 'reconnecting' | 'polling' };
 
@@ -37,7 +47,7 @@ export type TurnOutcome =
   | { kind: 'completed'; answer: string }
   | { kind: 'failed'; error: string; answer: string }
   | { kind: 'busy'; error: string }
-  | { kind: 'notSent'; error: string }
+  | { kind: 'notSent'; error: string; needsToken?: boolean }
   | { kind: 'uncertain'; error: string }
   | { kind: 'cancelled'; answer: string };
 
@@ -55,15 +65,29 @@ const TERMINAL = new Set(['turn_completed', 'turn_failed']);
 /** Sends `message` and follows its turn to the end. `update` gets the answer's new text only, as it comes. */
 export async function runTurn(api: TurnApi, message: string, update: (u: TurnUpdate) => void, options: TurnOptions, signal: AbortSignal): Promise<TurnOutcome> {
   const historyBefore = await api.history(signal).catch(() => undefined);
+  const known = historyBefore?.messages.length ?? 0;
   try {
     await api.send(message, signal);
   } catch (e) {
-    if (e instanceof ChatSendError) {
-      return { kind: e.kind, error: e.message };
+    const error = e instanceof Error ? e.message : String(e);
+    if (e instanceof ChatSendError && e.kind === 'notSent') {
+      return e.needsToken ? { kind: 'notSent', error, needsToken: true } : { kind: 'notSent', error };
     }
-    return { kind: 'uncertain', error: e instanceof Error ? e.message : String(e) };
+    if (e instanceof ChatSendError && e.kind === 'busy') {
+      return { kind: 'busy', error };
+    }
+    // Uncertain (a 5xx, a cut connection): never sent again, but the history tells whether it arrived.
+    const after = historyBefore ? await api.history(signal).catch(() => undefined) : undefined;
+    if (!after) {
+      return { kind: 'uncertain', error };
+    }
+    const arrived = after.messages.slice(known).some((m) => m.role === 'user' && m.content === message);
+    if (arrived) {
+      return followTurn(api, update, options, signal, known);
+    }
+    return after.activeKickoffId === null ? { kind: 'notSent', error } : { kind: 'uncertain', error };
   }
-  return followTurn(api, update, options, signal, historyBefore?.messages.length ?? 0);
+  return followTurn(api, update, options, signal, known);
 }
 
 /**
@@ -111,7 +135,13 @@ export async function followTurn(api: TurnApi, update: (u: TurnUpdate) => void, 
       case 'event': {
         const eventType = typeof data.event_type === 'string' ? data.event_type : 'event';
         if (/human_feedback_requested|awaiting|pending_human/i.test(eventType)) {
-          update({ kind: 'question', text: typeof data.message === 'string' ? data.message : '' });
+          const text = [data.message, data.question, data.prompt].find((v): v is string => typeof v === 'string' && v.trim() !== '');
+          const flowId = typeof data.flow_id === 'string' && data.flow_id !== '' ? data.flow_id : undefined;
+          update({ kind: 'question', id: frame.id ?? `q${seen.size}`, text: (text ?? '').slice(0, 4000), flowId });
+          break;
+        }
+        if (/human_feedback_received|feedback_received/i.test(eventType)) {
+          update({ kind: 'questionAnswered', feedback: typeof data.feedback === 'string' ? data.feedback.slice(0, 4000) : '' });
           break;
         }
         const tool = typeof data.tool_name === 'string' ? data.tool_name : undefined;

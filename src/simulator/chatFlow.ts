@@ -1,7 +1,8 @@
 // A conversational flow (flow-chat.md): GET /inspect, POST /chat/start, POST /chat/{id}/message (409 while a
 // turn runs), GET /chat/{id}/history, the SSE stream GET /chat/{id}/stream/events (ids, keepalives, token and
-// event frames, last_event_id) and POST /resume_feedback. Keywords in a message make a turn fail, cut the
-// streams half way, or pause for approval, so every recovery path of a client can be tried offline.
+// event frames, last_event_id) and POST /resume_feedback. Keywords in a message make a turn fail (`#fail`), cut
+// the streams half way (`#drop`), pause for approval (`#approve`), or make the send itself answer 500 without
+// taking the message (`#500`), so every recovery path of a client can be tried offline.
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -98,6 +99,9 @@ export async function handleChat(pipeline: Pipeline, req: IncomingMessage, res: 
     }
     if (session.activeKickoffId !== null) {
       return json(res, 409, { detail: 'A turn is already running in this session' });
+    }
+    if (message.includes(config.messageErrorKeyword ?? '#500')) {
+      return json(res, 500, { detail: 'Simulated: the chat service could not queue the message' });
     }
     const kickoffId = randomUUID();
     session.activeKickoffId = kickoffId;

@@ -164,6 +164,8 @@ export interface ChatFlowConfig {
   failKeyword?: string;
   /** Every open stream is cut once, half way through the answer (the turn goes on); default `#drop`. */
   dropKeyword?: string;
+  /** POST /chat/{id}/message answers 500 and does not take the message; default `#500`. */
+  messageErrorKeyword?: string;
   /** The turn pauses for a human's approval (POST /resume_feedback continues it); default `#approve`. */
   approveKeyword?: string;
   /** Simulated ms between keepalive comments; default 15000. */

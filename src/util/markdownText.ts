@@ -9,3 +9,12 @@
 export function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>~:]/g, '\\$&');
 }
+
+/** A backtick fence longer than any run of backticks in `text`, so the text cannot close it. */
+export function fenceFor(text: string): string {
+  let longest = 0;
+  for (const match of text.matchAll(/`+/g)) {
+    longest = Math.max(longest, match[0].length);
+  }
+  return '`'.repeat(Math.max(3, longest + 1));
+}

@@ -67,6 +67,8 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   private readonly disposables: vscode.Disposable[] = [];
   private stopHidden: (crewUrl: string) => boolean = () => false;
   private deployment: (crewUrl: string) => CrewDeployment | undefined = () => undefined;
+  /** Whether a crew chats (undefined: not known yet, which asks). */
+  private chats: (crewUrl: string) => boolean | undefined = () => false;
   /** What each drawn run row shows (RunRow.key): a change that leaves it the same redraws nothing. */
   private readonly shown = new Map<string, string>();
   /** Runs whose label an older run of their crew has: their ordinal (2, 3…) follows the label. */
@@ -203,6 +205,22 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   setStopHidden(hidden: (crewUrl: string) => boolean, onDidChange: (listener: () => unknown) => vscode.Disposable): void {
     this.stopHidden = hidden;
     this.disposables.push(onDidChange(() => this.changed.fire(undefined)));
+  }
+
+  /**
+   * Crews for which this says true get `chats` in their contextValue (Chat with Flow offered). Asked only for
+   * crews drawn with a token; an answer redraws only its crew's row.
+   */
+  setChatSupport(chats: (crewUrl: string) => boolean | undefined, onDidChange: (listener: (crewUrl: string) => unknown) => vscode.Disposable): void {
+    this.chats = chats;
+    this.disposables.push(
+      onDidChange((crewUrl) => {
+        const node = this.crewNodes.get(crewUrl);
+        if (node && this.crews.get(crewUrl)) {
+          this.changed.fire(node);
+        }
+      }),
+    );
   }
 
   getChildren(element?: CrewsTreeNode): CrewsTreeNode[] | Thenable<CrewsTreeNode[]> {
@@ -365,7 +383,8 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       this.drawnIdle.add(crew.url);
     }
     const hasToken = await this.crews.hasToken(crew.url);
-    return crewTreeItem(crew, { hasRuns: runs.length > 0, activity, hasToken, health: hasToken ? this.crews.healthOf(crew.url) : 'noToken', deployment: this.deployment(crew.url) });
+    const chats = hasToken && this.chats(crew.url) === true;
+    return crewTreeItem(crew, { hasRuns: runs.length > 0, activity, hasToken, health: hasToken ? this.crews.healthOf(crew.url) : 'noToken', deployment: this.deployment(crew.url), chats });
   }
 
   private runItem(runId: string): vscode.TreeItem {

@@ -216,8 +216,11 @@ function deploymentLabel(deployment: CrewDeployment): string {
   }
 }
 
-export function crewTreeItem(crew: Crew, shown: { hasRuns: boolean; activity: string | undefined; hasToken: boolean; health: CrewHealth; deployment?: CrewDeployment }): vscode.TreeItem {
-  const { hasRuns, activity, hasToken, health, deployment } = shown;
+export function crewTreeItem(
+  crew: Crew,
+  shown: { hasRuns: boolean; activity: string | undefined; hasToken: boolean; health: CrewHealth; deployment?: CrewDeployment; chats?: boolean },
+): vscode.TreeItem {
+  const { hasRuns, activity, hasToken, health, deployment, chats } = shown;
   const item = new vscode.TreeItem(inertLine(crew.name), hasRuns ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
   // Another id once it has runs: VS Code keeps the state it last drew for an id, and a crew drawn
   // without runs (no twistie) would otherwise stay collapsed when its first run arrives.
@@ -235,11 +238,14 @@ export function crewTreeItem(crew: Crew, shown: { hasRuns: boolean; activity: st
   if (activity) {
     tooltip.appendMarkdown(`\n\n${escapeMarkdown(activity)}`);
   }
+  if (chats) {
+    tooltip.appendMarkdown(`\n\n${escapeMarkdown(vscode.l10n.t('A conversational flow: Chat with Flow talks to it.'))}`);
+  }
   if (deployment) {
     tooltip.appendMarkdown(`\n\n${escapeMarkdown(vscode.l10n.t('Deployment: {0}', inertLine(deployment.words ?? deploymentLabel(deployment))))}`);
   }
   item.tooltip = tooltip;
-  item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken', ...(deployment ? ['imported', `deployment-${deployment.state}`] : [])].join(' ');
+  item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken', ...(chats ? ['chats'] : []), ...(deployment ? ['imported', `deployment-${deployment.state}`] : [])].join(' ');
   if (!hasRuns) {
     // An idle crew's default action is the most frequent thing a user does with it.
     item.command = { command: 'crewRuns.kickOff', title: vscode.l10n.t('Kick Off Crew…'), arguments: [{ crew }] };

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { fenceFor, fenceUntrusted, pageOf, parseInputsText } from '../../src/chat/chatText';
+import { fenceUntrusted, pageOf, parseInputsText } from '../../src/chat/chatText';
+import { fenceFor } from '../../src/util/markdownText';
 import { oneLine } from '../../src/util/inertText';
 import { escapeMarkdown } from '../../src/util/markdownText';
 import { feedbackConfirmation, kickoffConfirmation } from '../../src/chat/confirmations';

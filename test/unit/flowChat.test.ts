@@ -3,6 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { compareIds, SseParser, type SseItem } from '../../src/flowChat/sse';
 import { ChatSendError, type ChatHistory, runTurn, type TurnApi, type TurnUpdate } from '../../src/flowChat/turn';
+import { transcriptMarkdown } from '../../src/flowChat/transcriptMarkdown';
 
 const frame = (id: string, type: string, data: object = {}) => `id: ${id}\ndata: ${JSON.stringify({ id, type, data })}\n\n`;
 
@@ -154,8 +155,35 @@ describe('Flow chat: a turn', () => {
     assert.deepEqual((await turn(busy)).outcome, { kind: 'busy', error: 'A turn is still running.' });
     const lost = new FakeChat(['x']);
     lost.sendError = new Error('socket hang up');
-    assert.equal((await turn(lost)).outcome.kind, 'uncertain');
+    lost.history = async () => {
+      throw new Error('offline');
+    };
+    assert.equal((await turn(lost)).outcome.kind, 'uncertain', 'the history cannot say: uncertain');
     assert.deepEqual(lost.streamCalls, [], 'nothing followed, nothing resent');
+  });
+
+  it('after an uncertain send (a 5xx) the history tells: not there (not sent), or there (the turn is followed); never resent', async () => {
+    const refused = new FakeChat(['x']);
+    refused.sendError = new ChatSendError('uncertain', 'Chatty had a server error (500).');
+    assert.deepEqual((await turn(refused)).outcome, { kind: 'notSent', error: 'Chatty had a server error (500).' });
+    assert.deepEqual(refused.sent, []);
+
+    const arrived = new FakeChat(['o', 'k']);
+    const send = arrived.send.bind(arrived);
+    arrived.send = async (message: string) => {
+      await send(message); // It arrived, but the answer was lost (a proxy's 502).
+      throw new ChatSendError('uncertain', 'Bad gateway (502).');
+    };
+    const { outcome, text } = await turn(arrived);
+    assert.deepEqual(outcome, { kind: 'completed', answer: 'ok' });
+    assert.equal(text, 'ok');
+    assert.deepEqual(arrived.sent, ['hi'], 'sent once');
+  });
+
+  it('a refused token is told apart, so the panel can offer Set Token', async () => {
+    const chat = new FakeChat(['x']);
+    chat.sendError = new ChatSendError('notSent', 'Chatty rejected the token (401).', true);
+    assert.deepEqual((await turn(chat)).outcome, { kind: 'notSent', error: 'Chatty rejected the token (401).', needsToken: true });
   });
 
   it('a failed turn keeps what came and says why; tool events become steps; chunks only without tokens', async () => {
@@ -168,5 +196,53 @@ describe('Flow chat: a turn', () => {
     assert.equal(text, 'a');
     assert.deepEqual(outcome, { kind: 'failed', error: 'ValueError', answer: 'a' });
     assert.ok(updates.some((u) => u.kind === 'step' && u.title === 'tool_usage_finished: search' && u.detail === '3 found'));
+  });
+
+  it('a pause for a human is one question (named by its frame, kept once across a replay), then answered', async () => {
+    const chat = new FakeChat(['a', 'b'], [
+      frame('9-50', 'event', { event_type: 'human_feedback_requested', message: 'May I apply it?', flow_id: 'flow-7' }),
+      frame('9-51', 'event', { event_type: 'human_feedback_received', feedback: 'approved' }),
+      frame('9-99', 'turn_completed'),
+    ]);
+    chat.dropAfter = [3]; // The stream drops right after the question; the reattached one replays it.
+    const { outcome, updates } = await turn(chat);
+    assert.deepEqual(
+      updates.filter((u) => u.kind === 'question' || u.kind === 'questionAnswered'),
+      [
+        { kind: 'question', id: '9-50', text: 'May I apply it?', flowId: 'flow-7' },
+        { kind: 'questionAnswered', feedback: 'approved' },
+      ],
+    );
+    assert.equal(outcome.kind, 'completed');
+    assert.deepEqual(chat.sent, ['hi'], 'the message was sent once');
+  });
+});
+
+describe('Flow chat: Open as Markdown', () => {
+  const labels = { title: 'Chat: [Evil](command:workbench.action.quit) flow', you: 'You', flow: 'Flow' };
+
+  it('fences every message so nothing the flow wrote becomes a link, image or HTML; escapes the notes and title', () => {
+    const hostile = 'See [this](command:crewRuns.removeCrew) ![x](https://x.invalid/p.png) <img src=x onerror=alert(1)>\n``` \n```` still inside\n<https://auto.link>';
+    const md = transcriptMarkdown(labels, [
+      { role: 'user', content: 'Hello `there`' },
+      { role: 'assistant', content: hostile, note: 'The flow could not answer: [retry](command:x)' },
+    ]);
+    const fence = '`````';
+    assert.ok(md.includes(`${fence}text\n${hostile}\n${fence}`), 'the answer sits in a fence longer than any of its backtick runs');
+    assert.ok(md.includes('```text\nHello `there`\n```'));
+    assert.ok(md.startsWith('# Chat\\: \\[Evil\\]\\(command\\:workbench\\.action\\.quit\\) flow\n'));
+    assert.ok(md.includes('_The flow could not answer\\: \\[retry\\]\\(command\\:x\\)_'));
+    // Outside the fences, no `](` or `<` survives unescaped.
+    const outside = md.split(/^`{3,}text\n[\s\S]*?\n`{3,}$/m).join('');
+    assert.doesNotMatch(outside, /[^\\]\]\(|(^|[^\\])</);
+  });
+
+  it('keeps line breaks, drops bidi controls, shows an empty answer as its label only', () => {
+    const md = transcriptMarkdown(labels, [
+      { role: 'user', content: 'a\u202Eb\nc' },
+      { role: 'assistant', content: '' },
+    ]);
+    assert.ok(md.includes('```text\nab\nc\n```'));
+    assert.ok(md.trimEnd().endsWith('**Flow**'));
   });
 });

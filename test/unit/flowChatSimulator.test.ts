@@ -92,4 +92,15 @@ describe('Simulator: conversational flow', function () {
     const cut = await readStream(dropped).catch(() => undefined);
     assert.ok(!cut || cut.frames.at(-1)?.type !== 'turn_completed', 'the first stream does not reach the end');
   });
+
+  it('answers 500 to a message holding #500 without taking it: no turn, nothing in the history', async () => {
+    const { body } = await call('POST', '/chat/start');
+    const sessionId = String(body.session_id);
+    const refused = await call('POST', `/chat/${sessionId}/message`, { message: 'please #500', stream: true });
+    assert.equal(refused.status, 500);
+    assert.match(String(refused.body.detail), /could not queue the message/);
+    const history = await call('GET', `/chat/${sessionId}/history`);
+    assert.deepEqual([history.body.messages, history.body.active_kickoff_id], [[], null]);
+    assert.equal((await call('POST', `/chat/${sessionId}/message`, { message: 'please', stream: true })).status, 200, 'the next message is taken');
+  });
 });

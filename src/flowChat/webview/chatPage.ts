@@ -9,7 +9,8 @@ declare function acquireVsCodeApi(): VsCodeApi;
 type Update =
   | { kind: 'text'; text: string }
   | { kind: 'step'; id: string; title: string; detail: string }
-  | { kind: 'question'; text: string }
+  | { kind: 'question'; id: string; text: string }
+  | { kind: 'questionAnswered'; feedback: string }
   | { kind: 'note'; text: string }
   | { kind: 'mode'; mode: string };
 
@@ -18,9 +19,10 @@ type HostMessage =
   | { type: 'user'; text: string }
   | { type: 'answerStart' }
   | { type: 'update'; update: Update }
-  | { type: 'answerEnd'; outcome: { kind: string; answer?: string }; note?: string }
+  | { type: 'answerEnd'; outcome: { kind: string; answer?: string }; note?: string; restore?: string }
   | { type: 'busy'; reason?: string }
-  | { type: 'submit'; text: string };
+  | { type: 'submit'; text: string }
+  | { type: 'feedbackResult'; questionId: string; state: 'sent' | 'refused' | 'uncertain'; note?: string };
 
 const api = acquireVsCodeApi();
 const probe = document.body.dataset.probe === '1';
@@ -41,6 +43,11 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
 const root = document.getElementById('root') as HTMLElement;
 root.textContent = '';
 root.removeAttribute('aria-live');
+const tools = el('div', 'toolbar');
+const openMarkdown = el('button', 'openMarkdown');
+openMarkdown.type = 'button';
+openMarkdown.addEventListener('click', () => api.postMessage({ type: 'openMarkdown' }));
+tools.append(openMarkdown);
 const transcript = el('section', 'transcript');
 transcript.setAttribute('aria-live', 'polite');
 const empty = el('p', 'empty');
@@ -53,11 +60,90 @@ reason.hidden = true;
 const sendButton = el('button', 'send');
 sendButton.type = 'button';
 form.append(input, sendButton);
-root.append(transcript, reason, form);
+root.append(tools, transcript, reason, form);
 
 let answer: { message: HTMLElement; body: HTMLElement; text: Text; steps: HTMLElement; raw: string } | undefined;
 let lastSent = '';
 let busy = false;
+
+/** A question of the flow, answered inline (Approve, or feedback text); sent once. */
+interface Question {
+  id: string;
+  text: string;
+  state: 'open' | 'sending' | 'answered';
+  /** What was sent (`approved` or the feedback text). */
+  sent: string;
+  box: HTMLElement;
+  approve: HTMLButtonElement;
+  feedback: HTMLTextAreaElement;
+  send: HTMLButtonElement;
+  status: HTMLElement;
+}
+const questions = new Map<string, Question>();
+
+function setQuestionState(q: Question, state: Question['state'], status?: string) {
+  q.state = state;
+  const open = state === 'open';
+  q.approve.disabled = !open;
+  q.send.disabled = !open;
+  q.feedback.disabled = !open;
+  q.box.classList.toggle('answered', state === 'answered');
+  q.box.setAttribute('aria-busy', String(state === 'sending'));
+  if (status !== undefined) {
+    q.status.textContent = status;
+    q.status.hidden = status === '';
+  }
+  reason.textContent = [...questions.values()].some((x) => x.state === 'open') ? t('waiting') : busy ? t('busy') : '';
+  report();
+}
+
+function answerQuestion(q: Question, feedback: string) {
+  if (q.state !== 'open' || feedback.trim() === '') {
+    return; // In flight or answered: a second click does nothing.
+  }
+  q.sent = feedback;
+  setQuestionState(q, 'sending', t('sending'));
+  q.status.classList.remove('error');
+  api.postMessage({ type: 'feedback', questionId: q.id, feedback });
+}
+
+function showQuestion(id: string, text: string) {
+  if (!answer || questions.has(id)) {
+    return;
+  }
+  const box = el('div', 'question');
+  box.setAttribute('role', 'group');
+  const heading = el('p', 'asks', t('asks'));
+  heading.id = `question-${questions.size}`;
+  box.setAttribute('aria-labelledby', heading.id);
+  const actions = el('div', 'actions');
+  const approve = el('button', 'approve', t('approve'));
+  approve.type = 'button';
+  const feedback = el('textarea', 'feedback');
+  feedback.rows = 2;
+  feedback.placeholder = t('feedbackPlaceholder');
+  feedback.setAttribute('aria-label', t('feedbackPlaceholder'));
+  const send = el('button', 'sendFeedback', t('sendFeedback'));
+  send.type = 'button';
+  const status = el('p', 'status');
+  status.hidden = true;
+  status.setAttribute('role', 'status');
+  actions.append(approve, feedback, send);
+  box.append(heading, el('p', 'questionText', text), actions, status);
+  answer.steps.append(box);
+  const q: Question = { id, text, state: 'open', sent: '', box, approve, feedback, send, status };
+  questions.set(id, q);
+  approve.addEventListener('click', () => answerQuestion(q, 'approved'));
+  send.addEventListener('click', () => answerQuestion(q, feedback.value));
+  feedback.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      answerQuestion(q, feedback.value);
+    }
+  });
+  setQuestionState(q, 'open');
+  approve.focus(); // The composer is disabled while the turn runs: the answer is what the user can do now.
+}
 
 function message(role: 'user' | 'assistant', text: string) {
   empty.remove();
@@ -79,9 +165,17 @@ function message(role: 'user' | 'assistant', text: string) {
   return entry;
 }
 
+/**
+ * Whether the page follows the conversation down: true until the user scrolls up, again once back at the bottom.
+ * Decided by scrolling, not after each addition: a tall addition (a question box) must not stop the following.
+ */
+let following = true;
+window.addEventListener('scroll', () => {
+  following = window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
+});
+
 function scrollDown() {
-  const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
-  if (nearBottom) {
+  if (following) {
     window.scrollTo(0, document.body.scrollHeight);
   }
 }
@@ -105,6 +199,7 @@ function submit() {
   }
   lastSent = text;
   input.value = '';
+  following = true; // The user's own message: show it and its answer.
   api.postMessage({ type: 'send', text });
 }
 
@@ -123,6 +218,10 @@ function report() {
         busy,
         busyReason: reason.textContent ?? '',
         steps: transcript.querySelectorAll('details.step').length,
+        questions: [...questions.values()].map((q) => ({ text: q.text, state: q.state })),
+        focused: document.activeElement?.className ?? '',
+        notes: [...transcript.querySelectorAll('.note.error')].map((n) => n.textContent ?? ''),
+        composer: input.value,
       },
     });
   });
@@ -138,6 +237,7 @@ input.addEventListener('keydown', (e) => {
   }
 });
 sendButton.addEventListener('click', submit);
+document.addEventListener('focusin', () => report());
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   const m = event.data;
@@ -148,6 +248,7 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       input.setAttribute('aria-label', t('placeholder'));
       sendButton.textContent = t('send');
       empty.textContent = t('empty');
+      openMarkdown.textContent = t('openMarkdown');
       break;
     case 'submit':
       input.value = m.text;
@@ -173,12 +274,25 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
         const summary = el('summary', undefined, u.title);
         step.append(summary, el('div', 'detail', u.detail));
         answer.steps.append(step);
-      } else if (u.kind === 'note' || u.kind === 'question') {
+      } else if (u.kind === 'question') {
+        showQuestion(u.id, u.text);
+      } else if (u.kind === 'questionAnswered') {
+        for (const q of questions.values()) {
+          if (q.state !== 'answered') {
+            setQuestionState(q, 'answered', q.status.textContent && q.state === 'sending' ? undefined : t('answeredElsewhere'));
+          }
+        }
+      } else if (u.kind === 'note') {
         answer.steps.append(el('p', 'note', u.text));
       }
       break;
     }
     case 'answerEnd':
+      for (const q of questions.values()) {
+        if (q.state !== 'answered') {
+          setQuestionState(q, 'answered'); // The turn is over: nothing waits for an answer any more.
+        }
+      }
       if (answer) {
         answer.message.classList.remove('streaming');
         const final = m.outcome.answer;
@@ -194,10 +308,30 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       } else if (m.note) {
         transcript.append(el('p', 'note error', m.note));
       }
+      // Not taken (or maybe not): the text is back where it was typed, unless something new was typed since.
+      if (m.restore !== undefined && input.value === '') {
+        input.value = m.restore;
+      }
       break;
     case 'busy':
       setBusy(m.reason);
       break;
+    case 'feedbackResult': {
+      const q = questions.get(m.questionId);
+      if (!q) {
+        break;
+      }
+      if (m.state === 'sent') {
+        setQuestionState(q, 'answered', q.sent === 'approved' ? t('approved') : t('answered').replace('{0}', q.sent));
+      } else {
+        q.status.classList.add('error');
+        setQuestionState(q, m.state === 'refused' ? 'open' : 'sending', m.note ?? '');
+        if (m.state === 'refused') {
+          q.approve.focus();
+        }
+      }
+      break;
+    }
   }
   scrollDown();
   report();

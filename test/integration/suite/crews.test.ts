@@ -53,8 +53,9 @@ describe('Crews and tokens', function () {
   let sim: Simulator;
   const url = (id: string) => sim.crewUrl(id);
   const tokens = (id: string) => sim.crews.find((c) => c.id === id)!;
+  // Not GET /inspect: the tree asks it on its own when it draws a crew with a token (whether the crew chats).
   const requests = (id: string, endpoint?: string) =>
-    sim.requestLog.entries.filter((e) => e.crewId === id && (endpoint === undefined || e.endpoint === endpoint));
+    sim.requestLog.entries.filter((e) => e.crewId === id && !e.path.endsWith('/inspect') && (endpoint === undefined || e.endpoint === endpoint));
 
   before(async function () {
     if (!ui.available()) {
@@ -321,10 +322,11 @@ describe('Crews and tokens', function () {
       assert.match(demoUrl, /^http:\/\/127\.0\.0\.1:\d+\/[\w-]+$/);
     }
     await waitForNotification('The demo crews run on this machine; nothing leaves it.');
+    // The tree asks each crew's GET /inspect as it draws it: the chat flow's row then offers Chat with Flow.
     const rows = await waitFor(async () => {
       const all = (await crewRows(api)).filter((r) => urls.includes(r.url));
-      return all.length === 6 && all.every((r) => r.description === 'ready · demo') ? all : undefined;
-    }, { message: 'six ready demo crews', ...SLOW }).catch(async (error: Error) => {
+      return all.length === 6 && all.every((r) => r.description === 'ready · demo') && all.some((r) => / chats\b/.test(r.contextValue)) ? all : undefined;
+    }, { message: 'six ready demo crews, the chat flow offering chat', ...SLOW }).catch(async (error: Error) => {
       throw new Error(`${error.message}: ${JSON.stringify((await crewRows(api)).filter((r) => urls.includes(r.url)))}`);
     });
     assert.deepStrictEqual(rows.map((r) => [r.label, r.contextValue]), [
@@ -333,7 +335,7 @@ describe('Crews and tokens', function () {
       ['Idea Flow', 'crew source-demo health-ready hasToken'],
       ['Self-hosted Crew', 'crew source-demo health-ready hasToken'],
       ['Interview Crew', 'crew source-demo health-ready hasToken'],
-      ['Support Chat Flow', 'crew source-demo health-ready hasToken'],
+      ['Support Chat Flow', 'crew source-demo health-ready hasToken chats'],
     ]);
     assert.strictEqual(await executeCommand('crewRuns.checkConnection', urls[0]), true, 'a demo crew answers with its token');
     await ui.screenshot('crews-demo-crews', { selector: selectors.sideBar });

@@ -3,11 +3,23 @@
 // Issue 38: start a session, a streamed answer (text visible before the turn ends), a tool step, a stream cut
 // mid-answer resumed with no text twice or missing, a 409 while busy said in plain words.
 import * as assert from 'assert';
+import * as vscode from 'vscode';
 import type { Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import type { ChatPageReport, FlowChatPanel } from '../../../src/flowChat/chatPanel';
-import { addCrewWithToken, executeCommand, ui, waitFor } from '../helpers';
-import { type Api, removeAllCrews, testApi } from './support/kit';
+import { addCrewWithToken, executeCommand, selectors, ui, waitFor } from '../helpers';
+import {
+  acceptNotification,
+  type Api,
+  clearNotifications,
+  crewRows,
+  pressInQuickInput,
+  removeAllCrews,
+  testApi,
+  typeInQuickInput,
+  waitForNotification,
+  waitForQuickInput,
+} from './support/kit';
 
 const ANSWER =
   'Streaming answers arrive word by word. This one is long enough to be seen half written, with a tool step in the ' +
@@ -28,11 +40,16 @@ describe('Flow chat', function () {
   before(async () => {
     api = await testApi();
     sim = await startSimulator({
-      crews: [{ id: 'chatty', name: 'Chatty Flow', kind: 'flow', inputs: [], tasks: [], chat: { tokenIntervalMs: 60, answer: ANSWER } }],
+      crews: [
+        { id: 'chatty', name: 'Chatty Flow', kind: 'flow', inputs: [], tasks: [], chat: { tokenIntervalMs: 60, answer: ANSWER } },
+        { id: 'plain', name: 'Plain Crew', kind: 'crew', inputs: [], tasks: [] },
+      ],
     });
     const served = sim.crews[0];
     crewUrl = served.url;
     await addCrewWithToken({ url: crewUrl, name: served.name, token: served.orgToken });
+    await addCrewWithToken({ url: sim.crews[1].url, name: sim.crews[1].name, token: sim.crews[1].orgToken });
+    await api.crews.addUserCrew('Tokenless Flow', `${sim.crews[1].url.replace(/\/plain$/, '')}/tokenless`);
   });
 
   after(async () => {
@@ -41,6 +58,34 @@ describe('Flow chat', function () {
       await removeAllCrews(api);
     }
     await sim?.close();
+  });
+
+  it('the tree offers Chat with Flow only where GET /inspect says the crew chats, asking each crew once', async () => {
+    const inspects = (id: string) => sim.requestLog.entries.filter((e) => e.path === `/${id}/inspect`).length;
+    await executeCommand('crewRuns.crews.focus');
+    const rows = await waitFor(
+      async () => {
+        const all = await crewRows(api);
+        return inspects('plain') === 1 && all.some((r) => r.url === crewUrl && / chats\b/.test(r.contextValue)) ? all : undefined;
+      },
+      { message: 'the chat flow offering chat once both crews were asked' },
+    );
+    const row = (name: string) => rows.find((r) => r.label === name)?.contextValue ?? '';
+    assert.match(row('Chatty Flow'), /^crew .*\bhasToken chats$/);
+    assert.doesNotMatch(row('Plain Crew'), /\bchats\b/, 'a 404 from /inspect: no chat');
+    assert.strictEqual(row('Tokenless Flow'), 'crew source-user health-noToken noToken', 'without a token: not asked, not offered');
+    await crewRows(api); // Drawn again: the answers are remembered.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.deepStrictEqual([inspects('chatty'), inspects('plain'), inspects('tokenless')], [1, 1, 0]);
+
+    const node = (await api.tree.getChildren())!.find((n) => n.type === 'crew' && n.crew.url === crewUrl)!;
+    await api.treeView.reveal(node, { select: true, focus: true });
+    const shot = await ui.screenshot('flow-chat-tree-row', { selector: selectors.sideBar });
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
+
+    // Refresh asks again as the crews are drawn (a redeploy may have changed what a deployment does).
+    await executeCommand('crewRuns.refresh');
+    await waitFor(async () => (await crewRows(api), inspects('chatty') === 2 && inspects('plain') === 2 ? true : undefined), { message: 'asked again after Refresh' });
   });
 
   it('starts a session and streams the answer token by token, with a tool step', async () => {
@@ -72,6 +117,50 @@ describe('Flow chat', function () {
     assert.ok(streams.length >= 3, `the cut stream was reattached (${streams.length} stream requests in both turns)`);
   });
 
+  const feedbackPosts = () => sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith('/resume_feedback'));
+  const openQuestion = (count: number) =>
+    waitFor(() => (report()?.questions.length === count && report()!.questions[count - 1].state === 'open' && report()!.focused === 'approve' ? report() : undefined), {
+      message: `question ${count} shown, Approve focused`,
+    });
+
+  it('a pause for approval: the question inline, Approve from the keyboard, sent once, the answer goes on in place', async function () {
+    if (!ui.available()) {
+      this.skip(); // Keys through the browser runner's page.
+    }
+    chat.submitFromPage('Apply it #approve');
+    const asked = await openQuestion(1);
+    assert.deepStrictEqual(asked.questions.map((q) => q.text), ['May I apply this change to your workspace?']);
+    assert.match(asked.busyReason, /waits for your answer/);
+    assert.ok(asked.busy, 'the composer stays disabled while the turn waits');
+    const shot = await ui.screenshot('flow-chat-question');
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
+    await ui.press('Enter');
+    await ui.press('Enter'); // A second press while the first is on its way does nothing.
+    await ui.press('Space');
+    await settled(3, 'the approved turn over');
+    assert.strictEqual(feedbackPosts().length, 1, 'the answer was posted once');
+    assert.deepStrictEqual(feedbackPosts()[0].status, 200);
+    assert.match(assistantTexts()[2], /\S Approved, applying it now\. \S/, 'the answer continued in place');
+    assert.strictEqual(assistantTexts()[2].replace('Approved, applying it now. ', ''), ANSWER, 'nothing twice, nothing missing');
+    assert.deepStrictEqual(report()!.questions.map((q) => q.state), ['answered']);
+  });
+
+  it('Send Feedback: text typed under the question goes to the flow, which takes it into account', async function () {
+    if (!ui.available()) {
+      this.skip();
+    }
+    chat.submitFromPage('Apply it too #approve');
+    await openQuestion(2);
+    await ui.press('Tab');
+    await waitFor(() => (report()?.focused === 'feedback' ? true : undefined), { message: 'the feedback box focused by Tab' });
+    await ui.type('Only for the admins', { enter: true });
+    await settled(4, 'the turn with feedback over');
+    assert.strictEqual(feedbackPosts().length, 2, 'one more answer posted');
+    assert.match(assistantTexts()[3], /Understood, I will take this into account: Only for the admins\. /);
+    const shot = await ui.screenshot('flow-chat-feedback-sent');
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
+  });
+
   it('a session busy with another turn (409) is said in plain words, and nothing is resent', async () => {
     // Another client of the same session starts a turn first.
     const busy = await fetch(`${crewUrl}/chat/${chat.sessionId}/message`, {
@@ -86,5 +175,89 @@ describe('Flow chat', function () {
     const posts = sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith('/message'));
     assert.strictEqual(posts.length - before, 1, 'the message was posted once');
     assert.strictEqual(posts.at(-1)?.status, 409);
+  });
+
+  /** Until the session has no turn running (the 409 test's other client started one). */
+  const idle = () =>
+    waitFor(
+      async () => {
+        const history = await fetch(`${crewUrl}/chat/${chat.sessionId}/history`, { headers: { authorization: `Bearer ${sim.crews[0].orgToken}` } });
+        return ((await history.json()) as { active_kickoff_id: string | null }).active_kickoff_id === null ? true : undefined;
+      },
+      { message: 'no turn running in the session', timeoutMs: 30_000 },
+    );
+  const messagePosts = () => sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith(`/chat/${chat.sessionId}/message`));
+  const turnOver = (text: string, note: RegExp, message: string) =>
+    waitFor(() => (report() && !report()!.busy && report()!.transcript.includes(`user: ${text}`) && report()!.notes.some((n) => note.test(n)) ? report() : undefined), { message });
+
+  it('a 5xx on send: sent once, said with the server\'s words, the text kept in the composer', async () => {
+    await idle();
+    const before = messagePosts().length;
+    chat.submitFromPage('Summarise the ticket #500');
+    const shown = await turnOver('Summarise the ticket #500', /server error \(500\)/, 'the refused send said');
+    const note = shown.notes.at(-1)!;
+    assert.match(note, /Simulated: the chat service could not queue the message/, 'the server\'s words');
+    assert.match(note, /not sent/);
+    assert.strictEqual(shown.composer, 'Summarise the ticket #500', 'the text is back in the composer');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.deepStrictEqual(messagePosts().slice(before).map((e) => e.status), [500], 'posted once, never again');
+    const shot = await ui.screenshot('flow-chat-send-500');
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
+  });
+
+  it('a 401 on send offers Set Token; with the token set, the kept text is sent', async function () {
+    if (!ui.available()) {
+      this.skip(); // The notification's action and the token box through the browser runner's page.
+    }
+    await clearNotifications();
+    await addCrewWithToken({ url: crewUrl, name: 'Chatty Flow', token: 'not-the-token-0123456789' });
+    const before = messagePosts().length;
+    chat.submitFromPage('Are you there?');
+    const shown = await turnOver('Are you there?', /rejected the token \(401\)/, 'the 401 said in the chat');
+    assert.strictEqual(shown.composer, 'Are you there?');
+    await waitForNotification('Chatty Flow rejected the token (401)');
+    await acceptNotification('Chatty Flow rejected the token (401)');
+    await waitForQuickInput('Set Token for Chatty Flow');
+    await pressInQuickInput('Enter', { activeItem: 'Organization Bearer Token' });
+    await waitForQuickInput('Paste the token');
+    await typeInQuickInput(sim.crews[0].orgToken, { enter: true });
+    await waitForNotification('The token of Chatty Flow was saved.');
+    await clearNotifications();
+    chat.submitFromPage(shown.composer);
+    const answered = await waitFor(
+      () => {
+        const lines = report()?.transcript ?? [];
+        return !report()!.busy && lines.filter((l) => l === 'user: Are you there?').length === 2 && lines.at(-1) === `assistant: ${ANSWER}` ? report() : undefined;
+      },
+      { message: 'the kept message answered', timeoutMs: 60_000 },
+    );
+    assert.strictEqual(answered.composer, '');
+    assert.deepStrictEqual(messagePosts().slice(before).map((e) => e.status), [401, 200]);
+  });
+
+  it('a turn_failed frame: the reason shown in plain words', async () => {
+    chat.submitFromPage('Break please #fail');
+    const shown = await turnOver('Break please #fail', /could not answer/, 'the failed turn said');
+    assert.match(shown.notes.at(-1)!, /^The flow could not answer: Simulated failure: the flow raised ValueError in handle_turn$/);
+    assert.strictEqual(shown.composer, '', 'the flow took the message: nothing to send again');
+  });
+
+  it('Open Chat as Markdown: the conversation in an untitled Markdown document, each message fenced', async () => {
+    chat.panel.reveal();
+    await waitFor(() => (chat.panel.active ? true : undefined), { message: 'the chat panel active' });
+    await executeCommand('crewRuns.openChatAsMarkdown');
+    const editor = await waitFor(() => {
+      const active = vscode.window.activeTextEditor;
+      return active?.document.isUntitled && active.document.languageId === 'markdown' ? active : undefined;
+    }, { message: 'an untitled Markdown editor' });
+    const text = editor.document.getText();
+    assert.ok(text.startsWith('# Chat with Chatty Flow\n'), text.slice(0, 80));
+    assert.ok(text.includes('**You**\n\n```text\nWhat is new?\n```'), 'the first message, fenced');
+    assert.ok(text.includes(`**Flow**\n\n\`\`\`text\n${ANSWER}\n\`\`\``), 'the first answer as the history gave it, fenced');
+    assert.ok(text.includes('Understood, I will take this into account: Only for the admins.'), 'the answer that went on after feedback');
+    assert.ok(text.includes('_The flow is still answering an earlier message; your message was not sent\\. '), 'the note of the refused message, escaped');
+    const shot = await ui.screenshot('flow-chat-markdown');
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
+    await executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 });
