@@ -32,7 +32,6 @@ import { RunPoller } from './runs/poller';
 import { watchRecords } from './runs/recordWatcher';
 import { RunStore } from './runs/runStore';
 import { inspectChats } from './flowChat/chatApi';
-import { openChats } from './flowChat/chatPanel';
 import { SharedState } from './runs/sharedState';
 import type { SharedValues } from './util/sharedValues';
 import { WindowLiveness } from './runs/windowLiveness';
@@ -141,7 +140,7 @@ export function activate(context: vscode.ExtensionContext) {
     documents,
     documents.register(),
     followViewedRuns({ treeView, panels }, poller),
-    ...registerCommands(services, { panels, reviews, documents, batches, demo }),
+    ...registerCommands(services, { panels, reviews, documents, batches, demo, inspectChats: inspection && ((part) => (inspection.flowChats = part)) }),
     ...registerChat(services, context.extensionUri, log),
     { dispose: () => poller.dispose() },
     { dispose: () => void leases.dispose() },
@@ -207,7 +206,7 @@ export function activate(context: vscode.ExtensionContext) {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createTestApi } = require('./testApi') as typeof TestApiModule;
   return createTestApi(services, {
-    ...{ tree, treeView, reporter, settings: numbers, batches, inspection, panels: probe, reviews, demo, flowChats: openChats },
+    ...{ tree, treeView, reporter, settings: numbers, batches, inspection, panels: probe, reviews, demo },
     unprompted: {
       addCrew: (args) => addCrewDirectly(services, args),
       kickOff: (args) => kickOffWithoutReview(services, args),

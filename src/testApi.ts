@@ -1,6 +1,6 @@
 // What activate() returns when CREW_RUNS_TEST_HOOKS=1: the integration tests' way in. Its own bundle
 // (dist/testApi.js), never loaded otherwise and never packaged.
-import type { openChats } from './flowChat/chatPanel';
+import type { FlowChatInspection } from './flowChat/chatPanel';
 import type * as vscode from 'vscode';
 import type { BatchFeature, batchActionsWithoutAsking } from './commands/batches/batchFeature';
 import type { AddCrewArguments, addCrewDirectly } from './commands/crewCommands';
@@ -27,6 +27,7 @@ export interface Inspection {
   statusBar?: StatusBarInspection;
   batchPanels?: BatchPanelsInspection;
   revealer?: RevealInspection;
+  flowChats?: FlowChatInspection;
 }
 
 /** What the composition root hands the test API besides the services. */
@@ -41,8 +42,6 @@ export interface TestApiParts {
   panels: RunPanelProbe;
   reviews: FeedbackReviews;
   demo: DemoCrews;
-  /** The open Chat with Flow panels (flowChat/chatPanel.ts). */
-  flowChats: typeof openChats;
   /**
    * What the commands always ask first, without asking. Functions of the main bundle: this bundle's own copies
    * of the commands would not recognise the main bundle's error classes.
@@ -69,7 +68,7 @@ export function createTestApi(services: Services, parts: TestApiParts) {
     reviews: parts.reviews,
     panels: parts.panels,
     /** The open Chat with Flow panels: what each page last reported; `submitFromPage` types and presses Enter there. */
-    flowChats: () => parts.flowChats,
+    flowChats: () => required(parts.inspection.flowChats, 'flowChats').panels(),
     batches: parts.batches,
     /** The poller's, the status bar's, the batch results panels' and the run revealer's inspections (see Inspection). */
     inspection: {

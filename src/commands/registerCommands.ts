@@ -1,7 +1,7 @@
 // Every command the manifest contributes, registered in one place; each family lives in its own file.
 import type * as vscode from 'vscode';
 import { registerPlatformCommands } from '../platform/platformCommands';
-import { registerFlowChat } from '../flowChat/chatPanel';
+import { type FlowChatInspection, registerFlowChat } from '../flowChat/chatPanel';
 import type { Services } from '../services';
 import type { FeedbackReviews } from '../views/feedbackReview';
 import type { RunOutputDocuments } from '../views/outputDocuments';
@@ -25,10 +25,12 @@ export interface CommandTargets {
   documents: RunOutputDocuments;
   batches: BatchFeature;
   demo: DemoCrews;
+  /** Tests only: given the chats' inspection. */
+  inspectChats?: (inspection: FlowChatInspection) => void;
 }
 
 export function registerCommands(services: Services, targets: CommandTargets): vscode.Disposable[] {
-  const { panels, reviews, documents, batches, demo } = targets;
+  const { panels, reviews, documents, batches, demo, inspectChats } = targets;
   return [
     ...registerCrewCommands(services),
     ...registerKickoffCommands(services),
@@ -40,6 +42,6 @@ export function registerCommands(services: Services, targets: CommandTargets): v
     ...registerBatchResultsCommands(services, batches.store, batches.panels),
     ...registerPlatformCommands(services, { addCrew: (args) => addCrewDirectly(services, args), pickCrew }),
     ...demo.register(),
-    ...registerFlowChat(services),
+    ...registerFlowChat(services, inspectChats),
   ];
 }

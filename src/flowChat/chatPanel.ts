@@ -42,7 +42,7 @@ export type ChatPageMessage =
   | { type: 'openMarkdown' }
   | { type: 'report'; report: ChatPageReport };
 
-/** What the page shows (tests only, CREW_RUNS_TEST_HOOKS). */
+/** What the page shows: reported after every render only where the test API is (see FlowChatInspection). */
 export interface ChatPageReport {
   transcript: string[];
   busy: boolean;
@@ -64,9 +64,6 @@ export class FlowChatPanel {
   /** The conversation as this panel showed it, for Open as Markdown. */
   private readonly transcript: TranscriptEntry[] = [];
   private readonly questions = new Map<string, { flowId: string; state: 'open' | 'sending' | 'answered' }>();
-  lastReport?: ChatPageReport;
-  private readonly reported = new vscode.EventEmitter<ChatPageReport>();
-  readonly onDidReport = this.reported.event;
   private readonly abort = new AbortController();
 
   constructor(
@@ -75,6 +72,8 @@ export class FlowChatPanel {
     private readonly crewName: string,
     readonly sessionId: string,
     readonly panel: vscode.WebviewPanel,
+    /** Tests only: told what the page reports, and given the page's own submit path. */
+    private readonly observer?: ChatPanelObserver,
   ) {
     const media = vscode.Uri.joinPath(services.context.extensionUri, 'media');
     panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [media] };
@@ -85,19 +84,15 @@ export class FlowChatPanel {
       styles: [panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'flowChat.css')).toString()],
       script: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'dist', 'flowChat.js')).toString(),
       loading: vscode.l10n.t('Loading the chat…'),
-      data: { probe: process.env.CREW_RUNS_TEST_HOOKS === '1' ? '1' : '' },
+      data: { probe: observer ? '1' : '' },
     });
     panel.webview.onDidReceiveMessage((message: ChatPageMessage) => this.onMessage(message));
     panel.onDidDispose(() => this.abort.abort());
+    observer?.attached(this, (text) => this.post({ type: 'submit', text }));
   }
 
   private post(message: ChatHostMessage): void {
     void this.panel.webview.postMessage(message);
-  }
-
-  /** As if the user typed `text` and pressed Enter (tests): the page's own submit path. */
-  submitFromPage(text: string): void {
-    this.post({ type: 'submit', text });
   }
 
   private onMessage(message: ChatPageMessage): void {
@@ -131,8 +126,7 @@ export class FlowChatPanel {
         void vscode.env.clipboard.writeText(String(message.text));
         return;
       case 'report':
-        this.lastReport = message.report;
-        this.reported.fire(message.report);
+        this.observer?.reported(this, message.report);
         return;
       case 'send':
         void this.send(String(message.text));
@@ -258,10 +252,52 @@ function noteFor(outcome: TurnOutcome): string | undefined {
   }
 }
 
-/** The open chat panels (tests read them through the test API). */
-export const openChats: FlowChatPanel[] = [];
+/** Told what each chat page reports (the test API only). */
+export interface ChatPanelObserver {
+  /** `submit`: as if the user typed the text and pressed Enter: the page's own submit path. */
+  attached(chat: FlowChatPanel, submit: (text: string) => void): void;
+  reported(chat: FlowChatPanel, report: ChatPageReport): void;
+}
 
-export function registerFlowChat(services: Services): vscode.Disposable[] {
+/** An open chat as tests see it. */
+export interface ChatPanelInspection {
+  readonly sessionId: string;
+  readonly crewUrl: string;
+  readonly panel: vscode.WebviewPanel;
+  /** What the page last reported. */
+  lastReport(): ChatPageReport | undefined;
+  /** As if the user typed `text` and pressed Enter. */
+  submitFromPage(text: string): void;
+}
+
+/** What tests may see of the chats: the open panels, each with what its page reports. */
+export interface FlowChatInspection {
+  panels(): ChatPanelInspection[];
+}
+
+/** `inspect` (tests only) is given the chats' inspection, and makes every page report what it shows. */
+export function registerFlowChat(services: Services, inspect?: (inspection: FlowChatInspection) => void): vscode.Disposable[] {
+  const openChats: FlowChatPanel[] = [];
+  const observed = new Map<FlowChatPanel, { submit(text: string): void; report?: ChatPageReport }>();
+  const observer: ChatPanelObserver | undefined = inspect && {
+    attached: (chat, submit) => observed.set(chat, { submit }),
+    reported: (chat, report) => {
+      const entry = observed.get(chat);
+      if (entry) {
+        entry.report = report;
+      }
+    },
+  };
+  inspect?.({
+    panels: () =>
+      openChats.map((chat) => ({
+        sessionId: chat.sessionId,
+        crewUrl: chat.crewUrl,
+        panel: chat.panel,
+        lastReport: () => observed.get(chat)?.report,
+        submitFromPage: (text: string) => observed.get(chat)?.submit(text),
+      })),
+  });
   return [
     vscode.commands.registerCommand('crewRuns.chatWithFlow', async (arg?: unknown) => {
       const crew = await pickCrew(services.crews, arg, vscode.l10n.t('Chat with which flow?'));
@@ -280,9 +316,12 @@ export function registerFlowChat(services: Services): vscode.Disposable[] {
           retainContextWhenHidden: true,
           enableFindWidget: true,
         });
-        const chat = new FlowChatPanel(services, crew.url, crew.name, sessionId, panel);
+        const chat = new FlowChatPanel(services, crew.url, crew.name, sessionId, panel, observer);
         openChats.push(chat);
-        panel.onDidDispose(() => openChats.splice(openChats.indexOf(chat), 1));
+        panel.onDidDispose(() => {
+          openChats.splice(openChats.indexOf(chat), 1);
+          observed.delete(chat);
+        });
         return sessionId;
       } catch (e) {
         const words = vscode.l10n.t('Could not start a chat with {0}: {1}', crew.name, describeError(e, crew.name));

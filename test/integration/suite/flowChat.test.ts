@@ -6,7 +6,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
-import type { ChatPageReport, FlowChatPanel } from '../../../src/flowChat/chatPanel';
+import type { ChatPageReport, ChatPanelInspection } from '../../../src/flowChat/chatPanel';
 import { addCrewWithToken, executeCommand, selectors, ui, waitFor } from '../helpers';
 import {
   acceptNotification,
@@ -30,9 +30,9 @@ describe('Flow chat', function () {
   let api: Api;
   let sim: Simulator;
   let crewUrl: string;
-  let chat: FlowChatPanel;
+  let chat: ChatPanelInspection;
 
-  const report = (): ChatPageReport | undefined => chat.lastReport;
+  const report = (): ChatPageReport | undefined => chat.lastReport();
   const assistantTexts = () => (report()?.transcript ?? []).filter((line) => line.startsWith('assistant: ')).map((line) => line.slice('assistant: '.length));
   const settled = (count: number, message: string) =>
     waitFor(() => (report() && !report()!.busy && assistantTexts().length === count ? report() : undefined), { message, timeoutMs: 60_000 });
@@ -171,7 +171,7 @@ describe('Flow chat', function () {
     assert.strictEqual(busy.status, 200);
     const before = sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith('/message')).length;
     chat.submitFromPage('Mine too');
-    await waitFor(() => (chat.lastReport && !chat.lastReport.busy && chat.lastReport.transcript.includes('user: Mine too') ? true : undefined), { message: 'the refused turn over' });
+    await waitFor(() => (report() && !report()!.busy && report()!.transcript.includes('user: Mine too') ? true : undefined), { message: 'the refused turn over' });
     const posts = sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith('/message'));
     assert.strictEqual(posts.length - before, 1, 'the message was posted once');
     assert.strictEqual(posts.at(-1)?.status, 409);
