@@ -30,7 +30,10 @@ function world(options: { signedIn?: boolean; fail?: { kind: string; message: st
         byDeployment: (base: string, uuid: string) => (base === BASE && uuid === 'dep-research' ? { crewUrl: 'https://research.example', uuid, platformUrl: BASE, name: 'Research' } : undefined),
         get: (url: string) => (url === 'https://research.example' ? { crewUrl: url, uuid: 'dep-research', platformUrl: BASE, name: 'Research' } : undefined),
       },
-      health: { set: (url: string, entry: unknown) => void health.set(url, entry) },
+      health: {
+        set: (url: string, entry: unknown) => void health.set(url, entry),
+        followRedeploy: async (_signIn: unknown, deployment: { uuid: string }) => void calls.push(`follow ${deployment.uuid}`),
+      },
       client: {
         deployments: async () => {
           calls.push('list');
@@ -121,6 +124,7 @@ describe('Deployment tools', () => {
     assert.deepEqual(health.get('https://research.example'), { state: 'deploying', words: 'Deploy Enqueued' });
     assert.match(await tools.redeployConfirmed({ deployment: 'Research' }), /not confirmed/, 'a plan acts once');
     assert.deepEqual(calls.filter((c) => c.startsWith('redeploy')), ['redeploy dep-research']);
+    assert.deepEqual(calls.filter((c) => c.startsWith('follow')), ['follow dep-research'], 'followed until it ends');
   });
 
   it('an unknown deployment is still confirmed as "nothing will be sent"; a changed organization sends nothing', async () => {
