@@ -38,6 +38,7 @@ const EXPECTED = [
   'extension/media/dist/codicons/codicon.ttf',
   'extension/docs/images/crews-tree.png',
   'extension/docs/images/feedback.png',
+  'extension/docs/images/flow-chat.png',
   'extension/docs/images/import-crews.png',
   'extension/docs/images/json-input-step.png',
   'extension/docs/images/kickoff-step.png',

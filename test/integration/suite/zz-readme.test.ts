@@ -1,6 +1,6 @@
 // The README's pictures, taken from the real UI while the demo crews run: the Crews view with runs
-// and tasks, a kickoff input step, the run view of a finished run, the feedback thread, and an
-// organization's deployments imported with their health.
+// and tasks, a kickoff input step, the run view of a finished run, the feedback thread, a chat with a
+// conversational flow, and an organization's deployments imported with their health.
 // Saved as test-results/readme-*.png; `npm run screenshots` copies them into docs/images/.
 import * as assert from 'assert';
 import * as vscode from 'vscode';
@@ -113,6 +113,22 @@ describe('README pictures', function () {
     await waitFor(() => api.reviews.openReviewOf(runId), { timeoutMs: 10_000 });
     await new Promise((resolve) => setTimeout(resolve, 800));
     const shot = await ui.screenshot('readme-feedback');
+    assert.ok(shot.distinctColours > 10);
+  });
+
+  it('a chat with a conversational flow, its answer streamed, with a tool step', async () => {
+    await executeCommand('workbench.action.closeAllEditors');
+    await executeCommand('workbench.action.closePanel');
+    const sessionId = await executeCommand<string>('crewRuns.chatWithFlow', crewUrl('support-chat-flow'));
+    assert.ok(sessionId, 'a chat started');
+    const chat = await waitFor(() => api.flowChats().find((c) => c.sessionId === sessionId), { timeoutMs: 20_000, message: 'the chat panel' });
+    await waitFor(() => chat.lastReport(), { timeoutMs: 20_000, message: 'the chat page reporting' });
+    chat.submitFromPage('My order arrived damaged. What can I do?');
+    await waitFor(() => (chat.lastReport()?.transcript.some((line) => line.startsWith('assistant: ')) && !chat.lastReport()?.busy ? true : undefined), {
+      timeoutMs: 60_000,
+      message: 'the answer complete',
+    });
+    const shot = await ui.screenshot('readme-flow-chat');
     assert.ok(shot.distinctColours > 10);
   });
 
