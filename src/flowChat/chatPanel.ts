@@ -234,6 +234,12 @@ async function offerSetToken(words: string, crewUrl: string): Promise<void> {
   }
 }
 
+/** The server's words as a sentence of their own: a full stop added where they end without one. */
+function asSentence(words: string): string {
+  const trimmed = words.trim();
+  return /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
 function noteFor(outcome: TurnOutcome): string | undefined {
   switch (outcome.kind) {
     case 'failed':
@@ -241,7 +247,7 @@ function noteFor(outcome: TurnOutcome): string | undefined {
     case 'busy':
       return vscode.l10n.t('The flow is still answering an earlier message; your message was not sent. Send it again when that turn is over.');
     case 'notSent':
-      return outcome.error ? vscode.l10n.t('The message was not sent: {0} It is back in the message box.', outcome.error) : undefined;
+      return outcome.error ? vscode.l10n.t('The message was not sent: {0} It is back in the message box.', asSentence(outcome.error)) : undefined;
     case 'uncertain':
       return vscode.l10n.t(
         'It is not known whether the flow got your message ({0}). It was not sent again, so that it is never answered twice; it is back in the message box. Reopen the conversation to check its history before you send it.',
