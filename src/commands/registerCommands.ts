@@ -42,6 +42,6 @@ export function registerCommands(services: Services, targets: CommandTargets): v
     ...registerBatchResultsCommands(services, batches.store, batches.panels),
     ...registerPlatformCommands(services, { addCrew: (args) => addCrewDirectly(services, args), pickCrew }),
     ...demo.register(),
-    ...registerFlowChat(services, inspectChats),
+    ...registerFlowChat(services, () => services.runs.get(panels.activeRunId() ?? '')?.crewUrl, inspectChats),
   ];
 }

@@ -281,8 +281,11 @@ export interface FlowChatInspection {
   panels(): ChatPanelInspection[];
 }
 
-/** `inspect` (tests only) is given the chats' inspection, and makes every page report what it shows. */
-export function registerFlowChat(services: Services, inspect?: (inspection: FlowChatInspection) => void): vscode.Disposable[] {
+/**
+ * `activeRunCrew`: the crew of the run whose view is active, for the run view's Chat with Flow. `inspect` (tests
+ * only) is given the chats' inspection, and makes every page report what it shows.
+ */
+export function registerFlowChat(services: Services, activeRunCrew: () => string | undefined, inspect?: (inspection: FlowChatInspection) => void): vscode.Disposable[] {
   const openChats: FlowChatPanel[] = [];
   const observed = new Map<FlowChatPanel, { submit(text: string): void; report?: ChatPageReport }>();
   const observer: ChatPanelObserver | undefined = inspect && {
@@ -304,41 +307,54 @@ export function registerFlowChat(services: Services, inspect?: (inspection: Flow
         submitFromPage: (text: string) => observed.get(chat)?.submit(text),
       })),
   });
+  // The run view's title bar offers chat where the run's crew chats (as far as this window has asked it).
+  const updateContext = () => {
+    const crewUrl = activeRunCrew();
+    void vscode.commands.executeCommand('setContext', 'crewRuns.activeRunChats', crewUrl !== undefined && services.chats.chats(crewUrl) === true);
+  };
+  const chatWith = async (arg: unknown): Promise<string | undefined> => {
+    const crew = await pickCrew(services.crews, arg, vscode.l10n.t('Chat with which flow?'));
+    if (!crew) {
+      return undefined;
+    }
+    try {
+      const chats = await inspectChats(services.client, crew.url);
+      services.chats.set(crew.url, chats);
+      if (!chats) {
+        void showInfo(vscode.l10n.t('{0} does not offer chat: its /inspect does not say it is a conversational flow.', crew.name));
+        return undefined;
+      }
+      const sessionId = await startSession(services.client, crew.url);
+      const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, vscode.l10n.t('Chat: {0}', crew.name), vscode.ViewColumn.Active, {
+        retainContextWhenHidden: true,
+        enableFindWidget: true,
+      });
+      const chat = new FlowChatPanel(services, crew.url, crew.name, sessionId, panel, observer);
+      openChats.push(chat);
+      panel.onDidDispose(() => {
+        openChats.splice(openChats.indexOf(chat), 1);
+        observed.delete(chat);
+      });
+      return sessionId;
+    } catch (e) {
+      const words = vscode.l10n.t('Could not start a chat with {0}: {1}', crew.name, describeError(e, crew.name));
+      if (e instanceof CrewApiError && (e.kind === 'unauthorized' || e.kind === 'noToken')) {
+        void offerSetToken(words, crew.url);
+      } else {
+        void showError(words);
+      }
+      return undefined;
+    }
+  };
   return [
-    vscode.commands.registerCommand('crewRuns.chatWithFlow', async (arg?: unknown) => {
-      const crew = await pickCrew(services.crews, arg, vscode.l10n.t('Chat with which flow?'));
-      if (!crew) {
-        return undefined;
-      }
-      try {
-        const chats = await inspectChats(services.client, crew.url);
-        services.chats.set(crew.url, chats);
-        if (!chats) {
-          void showInfo(vscode.l10n.t('{0} does not offer chat: its /inspect does not say it is a conversational flow.', crew.name));
-          return undefined;
-        }
-        const sessionId = await startSession(services.client, crew.url);
-        const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, vscode.l10n.t('Chat: {0}', crew.name), vscode.ViewColumn.Active, {
-          retainContextWhenHidden: true,
-          enableFindWidget: true,
-        });
-        const chat = new FlowChatPanel(services, crew.url, crew.name, sessionId, panel, observer);
-        openChats.push(chat);
-        panel.onDidDispose(() => {
-          openChats.splice(openChats.indexOf(chat), 1);
-          observed.delete(chat);
-        });
-        return sessionId;
-      } catch (e) {
-        const words = vscode.l10n.t('Could not start a chat with {0}: {1}', crew.name, describeError(e, crew.name));
-        if (e instanceof CrewApiError && (e.kind === 'unauthorized' || e.kind === 'noToken')) {
-          void offerSetToken(words, crew.url);
-        } else {
-          void showError(words);
-        }
-        return undefined;
-      }
+    vscode.commands.registerCommand('crewRuns.chatWithFlow', (arg?: unknown) => chatWith(arg)),
+    // From the run view's title bar: the crew of the run on screen.
+    vscode.commands.registerCommand('crewRuns.chatWithRunFlow', () => {
+      const crewUrl = activeRunCrew();
+      return crewUrl === undefined ? chatWith(undefined) : chatWith(crewUrl);
     }),
+    vscode.window.tabGroups.onDidChangeTabs(updateContext),
+    services.chats.onDidChange(updateContext),
     vscode.commands.registerCommand('crewRuns.openChatAsMarkdown', async () => {
       const chat = openChats.find((c) => c.panel.active) ?? openChats.at(-1);
       if (!chat) {

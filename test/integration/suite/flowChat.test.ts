@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import type { ChatPageReport, ChatPanelInspection } from '../../../src/flowChat/chatPanel';
-import { addCrewWithToken, executeCommand, selectors, ui, waitFor } from '../helpers';
+import { addCrewWithToken, executeCommand, kickOffWithoutReview, selectors, ui, waitFor } from '../helpers';
 import {
   acceptNotification,
   type Api,
@@ -259,5 +259,25 @@ describe('Flow chat', function () {
     const shot = await ui.screenshot('flow-chat-markdown');
     console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
     await executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+
+  it('the run view of a run on a crew that chats offers Chat with Flow for that crew; a crew that does not, offers none', async () => {
+    const plainUrl = sim.crews[1].url;
+    for (const url of [crewUrl, plainUrl]) {
+      const runId = await kickOffWithoutReview<string>({ crew: url, inputs: {} });
+      assert.ok(runId, `a run on ${url}`);
+      await executeCommand('crewRuns.openRun', { runId });
+      await waitFor(() => (api.panels.activeRunId() === runId ? true : undefined), { message: 'its run view active' });
+      const chatsBefore = api.flowChats().length;
+      const sessionId = await executeCommand<string | undefined>('crewRuns.chatWithRunFlow');
+      if (url === crewUrl) {
+        assert.ok(sessionId, 'a chat with the run’s crew started, without asking which crew');
+        assert.strictEqual(api.flowChats().find((c) => c.sessionId === sessionId)?.crewUrl, crewUrl);
+      } else {
+        assert.strictEqual(sessionId, undefined, 'no chat: the crew does not offer one');
+        assert.strictEqual(api.flowChats().length, chatsBefore);
+      }
+      await executeCommand('workbench.action.closeAllEditors');
+    }
   });
 });
