@@ -13,7 +13,6 @@ import { transcriptMarkdown, type TranscriptEntry } from './transcriptMarkdown';
 import { ChatSendError, MAX_MESSAGE_CHARS, runTurn, type TurnOutcome, type TurnUpdate } from './turn';
 
 export const CHAT_VIEW_TYPE = 'crewRuns.flowChat';
-export { MAX_MESSAGE_CHARS } from './turn';
 
 /** What the host sends the page. */
 export type ChatHostMessage =
