@@ -38,6 +38,8 @@ export interface ChatToolDeps {
   /** An error in plain words (describeError): never a token. */
   describe(error: unknown, crewName: string): string;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** One line per turn for the output channel: the session, the crew's URL and how the turn ended (never a token). */
+  log?(line: string): void;
 }
 
 const quoted = (text: string) => JSON.stringify(oneLine(text, 80));
@@ -170,6 +172,7 @@ export async function chatConfirmed(deps: ChatToolDeps, plan: ChatPlan | undefin
     } catch (error) {
       outcome = { kind: 'uncertain', error: deps.describe(error, crew.name) };
     }
+    deps.log?.(`Chat tool: session ${sessionId} with ${crew.url}: turn ${outcome.kind}${stop ? ` (${stop.kind})` : ''}.`);
     return chatTurnText(crew.name, { sessionId, newSession: !plan.sessionId, outcome, steps, stop });
   } finally {
     clearTimeout(timer);

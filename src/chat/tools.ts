@@ -158,6 +158,7 @@ export function createTools(services: Services): Record<ToolName, Tool> {
     startSession: (crew) => startSession(services.client, crew.url),
     turnApi: (crew, sessionId) => sessionApi(services.client, crew.url, crew.name, sessionId),
     describe: (error, crewName) => describeError(error, crewName),
+    log: (line) => services.log.info(line),
     sleep: (ms, signal) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);

@@ -13,6 +13,7 @@ const plain: Crew = { name: 'Plain Crew', url: 'https://plain.example', source: 
 
 function deps(chat: FakeChat, patch: Partial<ChatToolDeps> & { crews?: Crew[]; tokens?: string[] } = {}) {
   const calls = { inspect: 0, start: 0, turns: [] as string[] };
+  const logged: string[] = [];
   const crews = patch.crews ?? [flow, plain];
   const tokens = patch.tokens ?? crews.map((c) => c.url);
   const d: ChatToolDeps = {
@@ -26,9 +27,10 @@ function deps(chat: FakeChat, patch: Partial<ChatToolDeps> & { crews?: Crew[]; t
     turnApi: (_crew, sessionId) => (calls.turns.push(sessionId), chat),
     describe: (e) => (e instanceof Error ? e.message : String(e)),
     sleep: async () => undefined,
+    log: (line) => logged.push(line),
     ...patch,
   };
-  return { d, calls };
+  return { d, calls, logged };
 }
 
 describe('chat tool: confirmation and refusals', () => {
@@ -90,9 +92,10 @@ describe('chat tool: confirmation and refusals', () => {
 describe('chat tool: the answer for the model', () => {
   it('starts a session, runs one turn and returns the answer fenced, with its tool steps and the session id', async () => {
     const chat = new FakeChat(['Use ``` fences', ' wisely'], [frame('9-50', 'event', { event_type: 'tool_completed', tool_name: 'search' }), frame('9-99', 'turn_completed')]);
-    const { d, calls } = deps(chat);
+    const { d, calls, logged } = deps(chat);
     const prepared = await prepareChat(d, { crew: 'Support Flow', message: 'How?' });
     const result = await chatConfirmed(d, prepared.plan);
+    assert.deepEqual(logged, ['Chat tool: session sess-1 with https://flow.example: turn completed.']);
     assert.deepEqual(chat.sent, ['How?']);
     assert.equal(calls.start, 1);
     assert.equal(
