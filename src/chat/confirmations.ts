@@ -73,3 +73,13 @@ export function redeployConfirmation(deployment: { name: string; uuid: string; p
     ],
   };
 }
+
+/** One message to a conversational flow: the crew, its URL, the session (new or continued) and the message. */
+export function chatConfirmation(crew: { name: string; url: string }, sessionId: string | undefined, message: string): Confirmation {
+  const name = oneLine(crew.name, 80);
+  return {
+    title: l10n.t('Send a message to {0}?', name),
+    intro: l10n.t('Crew Runs will send this message to the conversational flow {0} ({1}) and hand its answer to the model.', name, crew.url),
+    lines: [valueLine(l10n.t('Session'), sessionId ?? l10n.t('a new session')), valueLine(l10n.t('Message'), message)],
+  };
+}

@@ -9,6 +9,7 @@ export const TOOL = {
   listDeployments: 'crewRuns_listDeployments',
   deploymentLogs: 'crewRuns_deploymentLogs',
   redeploy: 'crewRuns_redeploy',
+  chatWithFlow: 'crewRuns_chatWithFlow',
 } as const;
 
 export type ToolName = (typeof TOOL)[keyof typeof TOOL];

@@ -3,10 +3,13 @@
 // Results (the text below and toolResults.ts) are read by the model: plain English on purpose.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
+import { inspectChats, sessionApi, startSession } from '../flowChat/chatApi';
+import { describeError } from '../ui/errorMessages';
 import { MAX_OUTPUT_BUDGET } from './chatText';
 import { crewActionsFor, type CrewLookup } from './crewActions';
 import { deploymentToolsFor } from './deploymentTools';
 import { ConfirmedPlans, giveConfirmedFeedback, kickOffConfirmed, prepareFeedback, prepareKickoff, str, type FeedbackPlan, type KickoffPlan, type Prepared } from './effectTools';
+import { chatConfirmed, prepareChat, type ChatPlan, type ChatToolDeps } from './flowChatTool';
 import { TOOL, type ToolName } from './toolNames';
 import { ambiguousCrewText, crewsText, inputsProblemText, inputsText, kickoffText, runsText, runText, unknownCrewText } from './toolResults';
 
@@ -142,6 +145,45 @@ export function createTools(services: Services): Record<ToolName, Tool> {
     invoke: async (options) => text(await deployments.redeployConfirmed(options.input)),
   };
 
+  // One message to a conversational flow (flowChatTool.ts), confirmed like kickoff.
+  const chatPlans = new ConfirmedPlans<ChatPlan>();
+  const chatDeps: ChatToolDeps = {
+    findCrew: (reference) => actions.findCrew(reference),
+    hasToken: (crewUrl) => services.crews.hasToken(crewUrl),
+    chats: async (crew, signal) => {
+      const chats = await inspectChats(services.client, crew.url, signal);
+      services.chats.set(crew.url, chats);
+      return chats;
+    },
+    startSession: (crew) => startSession(services.client, crew.url),
+    turnApi: (crew, sessionId) => sessionApi(services.client, crew.url, crew.name, sessionId),
+    describe: (error, crewName) => describeError(error, crewName),
+    log: (line) => services.log.info(line),
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      }),
+  };
+
+  const chatWithFlow: Tool = {
+    prepareInvocation: async (options, token) => {
+      const abort = new AbortController();
+      const cancelled = token.onCancellationRequested(() => abort.abort());
+      try {
+        const plan = await prepareChat(chatDeps, options.input, abort.signal);
+        chatPlans.remember(options.input, plan.plan);
+        return prepared(plan);
+      } finally {
+        cancelled.dispose();
+      }
+    },
+    invoke: async (options, token) => {
+      const result = await chatConfirmed(chatDeps, chatPlans.take(options.input), token);
+      return text(result);
+    },
+  };
+
   return {
     [TOOL.listCrews]: listCrews,
     [TOOL.describeInputs]: describeInputs,
@@ -152,5 +194,6 @@ export function createTools(services: Services): Record<ToolName, Tool> {
     [TOOL.listDeployments]: listDeployments,
     [TOOL.deploymentLogs]: deploymentLogs,
     [TOOL.redeploy]: redeploy,
+    [TOOL.chatWithFlow]: chatWithFlow,
   };
 }

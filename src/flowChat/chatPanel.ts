@@ -10,11 +10,9 @@ import { showError, showInfo } from '../ui/notify';
 import { pageHtml } from '../views/webviewPage';
 import { inspectChats, sendFeedback, sessionApi, startSession } from './chatApi';
 import { transcriptMarkdown, type TranscriptEntry } from './transcriptMarkdown';
-import { ChatSendError, runTurn, type TurnOutcome, type TurnUpdate } from './turn';
+import { ChatSendError, MAX_MESSAGE_CHARS, runTurn, type TurnOutcome, type TurnUpdate } from './turn';
 
 export const CHAT_VIEW_TYPE = 'crewRuns.flowChat';
-/** The reference client's cap on a message. */
-export const MAX_MESSAGE_CHARS = 32_000;
 
 /** What the host sends the page. */
 export type ChatHostMessage =

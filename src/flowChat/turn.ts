@@ -5,6 +5,9 @@
 
 import { compareIds, type ChatFrame, SseParser } from './sse';
 
+/** The reference client's cap on a message (the panel and the chat tool both keep to it). */
+export const MAX_MESSAGE_CHARS = 32_000;
+
 export interface ChatHistory {
   messages: { role: string; content: string }[];
   activeKickoffId: string | null;

@@ -5,7 +5,7 @@ import { compareIds, SseParser, type SseItem } from '../../src/flowChat/sse';
 import { ChatSendError, type ChatHistory, runTurn, type TurnApi, type TurnUpdate } from '../../src/flowChat/turn';
 import { transcriptMarkdown } from '../../src/flowChat/transcriptMarkdown';
 
-const frame = (id: string, type: string, data: object = {}) => `id: ${id}\ndata: ${JSON.stringify({ id, type, data })}\n\n`;
+export const frame = (id: string, type: string, data: object = {}) => `id: ${id}\ndata: ${JSON.stringify({ id, type, data })}\n\n`;
 
 describe('Flow chat: SSE reader', () => {
   it('reads frames split anywhere, CRLF or LF, with keepalives, the id from the id line or the envelope', () => {
@@ -36,7 +36,7 @@ describe('Flow chat: SSE reader', () => {
 });
 
 /** A fake session: frames of one turn, a stream that can drop, replay or be unavailable. */
-class FakeChat implements TurnApi {
+export class FakeChat implements TurnApi {
   frames: string[] = [];
   ids: string[] = [];
   messages: ChatHistory['messages'] = [];
