@@ -101,10 +101,15 @@ export class DeploymentHealth implements vscode.Disposable {
     const { uuid, name, crewUrl } = deployment;
     let final: DeploymentState | undefined;
     for (const until = Date.now() + FOLLOW_FOR_MS; !final && !cancellation?.isCancellationRequested && Date.now() < until; ) {
+      // One listener per wait, removed with it: a 20-minute follow must not pile up 1,200 of them.
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, FOLLOW_EVERY_MS);
-        cancellation?.onCancellationRequested(() => {
+        const timer = setTimeout(() => {
+          listener?.dispose();
+          resolve();
+        }, FOLLOW_EVERY_MS);
+        const listener = cancellation?.onCancellationRequested(() => {
           clearTimeout(timer);
+          listener?.dispose();
           resolve();
         });
       });
