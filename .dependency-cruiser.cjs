@@ -1,10 +1,50 @@
 // The allowed directions between the folders of src/, checked by `npm run lint` (dependency-cruiser).
 // Lower layers never import higher ones, so each can be read, tested and bundled without what sits above it:
 //
-//   util ← api ← runs ← crews ← batches ← ui ← views ← commands, platform, chat ← extension.ts (the composition root)
-//   util ← simulator (a stand-alone server: it never imports the extension)
+//   util ← api ← runs/core ← batches/core                     plain Node: the model, its files, the poller
+//   util ← api ← ui                                            the shared VS Code toolkit
+//   crews ← runs ← runView ← kickoff, feedback, batches ← flowChat ← chat     the features, lowest first
+//   crews ← platform                                           (reached by the others only through services.ts)
+//   extension.ts, registerCommands.ts, testApi.ts              the composition root, above everything
+//   util ← simulator                                           a stand-alone server: it never imports the extension
+//   */page/                                                    webview pages (browser code): data types only
 //
 // Type-only imports count too: a type that points upward is a design that points upward.
+
+/** The feature folders, lowest first: a feature may import the ones before it, never those after it. */
+const FEATURES = ['crews', 'runs', 'runView', ['kickoff', 'feedback', 'batches'], 'flowChat', 'chat'];
+
+const ROOT_FILES = '^src/(extension|registerCommands|testApi)\\.ts$';
+/** A feature folder's own files, not its plain-Node core or its webview page. */
+const featureFiles = (names) => `^src/(${names.join('|')})/(?!core/|page/)`;
+
+function featureRules() {
+  const levels = FEATURES.map((level) => (Array.isArray(level) ? level : [level]));
+  return levels.flatMap((level, i) => {
+    const above = levels.slice(i + 1).flat();
+    const rules = [];
+    if (above.length > 0) {
+      rules.push({
+        name: `${level.join('-')}-below-${above[0]}`,
+        severity: 'error',
+        comment: `${level.join(', ')} sit below ${above.join(', ')}: what they need from above is passed in.`,
+        from: { path: featureFiles(level) },
+        to: { path: featureFiles(above) },
+      });
+    }
+    if (level.length > 1) {
+      rules.push({
+        name: `${level.join('-')}-side-by-side`,
+        severity: 'error',
+        comment: `${level.join(', ')} are features side by side: what they share lives lower.`,
+        from: { path: featureFiles(level) },
+        to: { path: featureFiles(level), pathNot: '^src/$1/' },
+      });
+    }
+    return rules;
+  });
+}
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -25,7 +65,7 @@ module.exports = {
     {
       name: 'api-speaks-only-http',
       severity: 'error',
-      comment: 'src/api/ is the crew HTTP API (client, dialects, parsing); it knows nothing of runs, crews or the UI.',
+      comment: 'src/api/ is the crew HTTP API (client, dialects, parsing, token rules); it knows nothing of runs, crews or the UI.',
       from: { path: '^src/api/' },
       to: { path: '^src/', pathNot: '^src/(api|util)/' },
     },
@@ -45,67 +85,70 @@ module.exports = {
       to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(simulator|util)/' },
     },
     {
-      name: 'runs-below-the-ui',
+      name: 'only-the-demo-starts-the-simulator',
       severity: 'error',
-      comment: 'src/runs/ (model, record files, poller, leases, shared run operations) is plain Node: api/ and util/ only.',
-      from: { path: '^src/runs/' },
-      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(runs|api|util)/' },
+      comment: 'The extension loads the simulator (dist/simulator.js) for the demo crews only.',
+      from: { path: '^src/', pathNot: '^src/(simulator/|crews/demoCommands\\.ts$)' },
+      to: { path: '^src/simulator/' },
     },
     {
-      name: 'crews-below-the-ui',
+      name: 'run-core-is-plain-node',
       severity: 'error',
-      comment: 'src/crews/ (registry, tokens, presets) builds on api/, runs/ and util/ only.',
-      from: { path: '^src/crews/' },
-      to: { path: '^src/', pathNot: '^src/(crews|runs|api|util)/' },
+      comment: 'src/runs/core/ (model, record files, poller, leases, shared run operations) is plain Node: api/ and util/ only.',
+      from: { path: '^src/runs/core/' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(runs/core|api|util)/' },
     },
     {
-      name: 'batches-below-the-ui',
+      name: 'batch-core-is-plain-node',
       severity: 'error',
-      comment: 'src/batches/ (model, store, runner, parsing) is plain Node: api/, runs/, crews/ and util/ only.',
-      from: { path: '^src/batches/' },
-      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(batches|crews|runs|api|util)/' },
+      comment:
+        'src/batches/core/ (model, tables, store, runner) is plain Node: the run core, api/, util/ and the remembered inputs it maps.',
+      from: { path: '^src/batches/core/' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(batches/core|runs/core|api|util)/|^src/crews/inputPresets\\.ts$' },
     },
     {
       name: 'ui-is-a-toolkit',
       severity: 'error',
-      comment: 'src/ui/ is the shared toolkit (notifications, quick input, error wording): it knows no view, command or feature.',
+      comment: 'src/ui/ is the shared toolkit (notifications, quick input, error wording, page shell): it knows no feature.',
       from: { path: '^src/ui/' },
-      to: { path: '^src/', pathNot: '^src/(ui|api|crews/tokenRules\\.ts$|util)' },
+      to: { path: '^src/', pathNot: '^src/(ui|api|util)/' },
     },
     {
-      name: 'webview-page-is-a-browser',
+      name: 'pages-are-browsers',
       severity: 'error',
-      comment: 'src/views/webview/ runs in the webview (and its worker): no vscode, no Node, nothing of the host but data types.',
-      from: { path: '^src/views/webview/' },
-      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(views/webview|api|runs/model\\.ts|util)' },
+      comment: 'A */page/ folder runs in a webview (and its worker): no vscode, no Node, nothing of the host but data types.',
+      from: { path: '^src/([^/]+)/page/' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/($1/page|api|runs/core/model\\.ts|util)' },
     },
     {
-      name: 'views-below-the-commands',
+      name: 'hosts-use-pages-for-types',
       severity: 'error',
-      comment: 'src/views/ draws the models; commands, chat and platform use views, never the other way round.',
-      from: { path: '^src/views/' },
-      to: { path: '^src/(commands|chat|platform|simulator)/|^src/(extension|testApi)\\.ts$' },
+      comment:
+        "A page's host shares its pure modules (view model, patches, segments); other features use only a page's message types and the run view's markdown rules (dist/markdown.js).",
+      from: { path: '^src/([^/]+)/(?!page/)' },
+      to: { path: '^src/[^/]+/page/', pathNot: '^src/$1/page/|/(messages|batchProtocol|markdown)\\.ts$' },
     },
-    {
-      name: 'features-do-not-import-each-other',
-      severity: 'error',
-      comment: 'chat/ and platform/ are features beside commands/: what they share lives lower (runs/, crews/, views/).',
-      from: { path: '^src/(chat|platform)/' },
-      to: { path: '^src/(commands|chat|platform|simulator)/', pathNot: '^src/$1/' },
-    },
+    ...featureRules(),
     {
       name: 'only-the-composition-uses-platform',
       severity: 'error',
-      comment: 'The platform feature is wired in by the composition alone (extension.ts, services.ts, registerCommands.ts, testApi.ts).',
-      from: { path: '^src/', pathNot: '^src/(platform/|extension\\.ts$|services\\.ts$|testApi\\.ts$|commands/registerCommands\\.ts$)' },
+      comment: 'The platform feature is wired in by the composition alone; the others reach it through services.platform.',
+      from: { path: '^src/', pathNot: `^src/platform/|${ROOT_FILES}|^src/services\\.ts$` },
       to: { path: '^src/platform/' },
+    },
+    {
+      name: 'platform-builds-on-crews',
+      severity: 'error',
+      comment: 'src/platform/ (sign-in, import, health, logs, redeploy) uses crews/ and the layers below, no other feature.',
+      from: { path: '^src/platform/' },
+      to: { path: featureFiles(FEATURES.flat().filter((f) => f !== 'crews')) },
     },
     {
       name: 'nothing-imports-the-root',
       severity: 'error',
-      comment: 'extension.ts and testApi.ts are the top: nothing imports them back.',
+      comment: 'extension.ts, registerCommands.ts and testApi.ts are the top: nothing imports them back.',
       from: { path: '^src/', pathNot: '^src/extension\\.ts$' },
-      to: { path: '^src/(extension|testApi)\\.ts$' },
+      to: { path: ROOT_FILES },
     },
     {
       name: 'src-never-imports-tests',

@@ -14,10 +14,10 @@ const watch = process.argv.includes('--watch');
 const lazyModules = {
   // undici, for the first request to a crew or the platform (src/api/client.ts, src/platform/platformClient.ts).
   'src/api/transport': 'transport',
-  // The demo crews' server (src/commands/demoCommands.ts).
+  // The demo crews' server (src/crews/demoCommands.ts).
   'src/simulator/server': 'simulator',
-  // markdown-it with the run view's rules (src/views/hostMarkdown.ts, src/chat/crewMarkdown.ts).
-  'src/views/webview/markdown': 'markdown',
+  // markdown-it with the run view's rules (src/runView/hostMarkdown.ts, src/chat/crewMarkdown.ts).
+  'src/runView/page/markdown': 'markdown',
   // What activate() returns to the integration tests (CREW_RUNS_TEST_HOOKS=1); not packaged.
   'src/testApi': 'testApi',
 };
@@ -69,7 +69,7 @@ const vscodeL10nPlugin = {
 
 /**
  * `import source from 'worker-source:./module'`: that module bundled on its own (browser, IIFE) and imported
- * as its code, a string. The run view starts its markdown worker from it (src/views/webview/renderWorker.ts).
+ * as its code, a string. The run view starts its markdown worker from it (src/runView/page/renderWorker.ts).
  */
 function workerSourcePlugin(production) {
   return {
@@ -135,7 +135,7 @@ function makeBuilds(production) {
   return [
     { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { markdown: 'src/views/webview/markdown.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { markdown: 'src/runView/page/markdown.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
@@ -151,7 +151,7 @@ function makeBuilds(production) {
       sourcemap: !production,
       sourcesContent: false,
       logLevel: 'warning',
-      entryPoints: { runView: 'src/views/webview/runView.ts', batchResults: 'src/views/webview/batchResults.ts', flowChat: 'src/flowChat/webview/chatPage.ts' },
+      entryPoints: { runView: 'src/runView/page/runView.ts', batchResults: 'src/batches/page/batchResults.ts', flowChat: 'src/flowChat/page/chatPage.ts' },
       outdir: 'media/dist',
       plugins: [workerSourcePlugin(production), problemMatcherPlugin],
     },

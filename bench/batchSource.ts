@@ -3,8 +3,8 @@
 // with --expose-gc by main.ts: the reader is the same one Kick Off Batch uses in the extension host.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MAX_ROWS, MAX_SOURCE_BYTES } from '../src/batches/tableBuilder';
-import { localFile, readBatchSource } from '../src/batches/source';
+import { MAX_ROWS, MAX_SOURCE_BYTES } from '../src/batches/core/tableBuilder';
+import { localFile, readBatchSource } from '../src/batches/core/source';
 import { tempDir } from './lib/fixtures';
 
 export interface BatchSourceBenchResult {

@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { RunRecord } from '../src/runs/model';
-import type { StoredDetails } from '../src/runs/runStore';
-import { DEFAULT_INDEX_KEY } from '../src/runs/runStore';
-import { encode } from '../src/runs/recordFiles';
+import type { RunRecord } from '../src/runs/core/model';
+import type { StoredDetails } from '../src/runs/core/runStore';
+import { DEFAULT_INDEX_KEY } from '../src/runs/core/runStore';
+import { encode } from '../src/runs/core/recordFiles';
 import { MemoryKv, openStore, tempDir } from './lib/fixtures';
 import { installVscodeStub } from './lib/vscodeStub';
 
@@ -107,7 +107,7 @@ function gc(): void {
 async function main(): Promise<void> {
   installVscodeStub();
   // Loaded after the stub is in place.
-  const { CrewsTreeProvider } = await import('../src/views/crewsTree');
+  const { CrewsTreeProvider } = await import('../src/crews/crewsTree');
   const count = Number(process.argv[2] ?? 2000);
   const dir = tempDir('history');
   try {

@@ -10,8 +10,8 @@ import type { CrewAIAuthenticationProvider } from './platform/authProvider';
 import type { DeploymentHealth } from './platform/deploymentHealth';
 import type { ImportedCrews } from './platform/importedCrews';
 import type { PlatformClient } from './platform/platformClient';
-import type { RunPoller } from './runs/poller';
-import type { RunStore } from './runs/runStore';
+import type { RunPoller } from './runs/core/poller';
+import type { RunStore } from './runs/core/runStore';
 import type { SharedValues } from './util/sharedValues';
 
 /** What the command and view modules share; built once in activate(). */

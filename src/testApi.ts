@@ -2,21 +2,21 @@
 // (dist/testApi.js), never loaded otherwise and never packaged.
 import type { FlowChatInspection } from './flowChat/chatPanel';
 import type * as vscode from 'vscode';
-import type { BatchFeature, batchActionsWithoutAsking } from './commands/batches/batchFeature';
-import type { AddCrewArguments, addCrewDirectly } from './commands/crewCommands';
-import type { DemoCrews } from './commands/demoCommands';
-import type { KickOffArguments } from './commands/kickoff/kickoffCommands';
-import type { StopOutcome } from './commands/stopCommands';
+import type { BatchFeature, batchActionsWithoutAsking } from './batches/batchFeature';
+import type { AddCrewArguments, addCrewDirectly } from './crews/crewCommands';
+import type { DemoCrews } from './crews/demoCommands';
+import type { KickOffArguments } from './kickoff/kickoffCommands';
+import type { StopOutcome } from './runs/stopCommands';
 import type { Services } from './services';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
-import type { CrewsTreeNode, CrewsTreeProvider } from './views/crewsTree';
-import type { FeedbackReviews } from './views/feedbackReview';
-import type { RunPanelProbe } from './views/runPanelProbe';
-import type { RunReporter } from './views/runReporter';
-import type { PollerInspection } from './runs/poller';
-import type { BatchPanelsInspection } from './views/batchResultsPanel';
-import type { RevealInspection } from './views/revealRuns';
-import type { StatusBarInspection } from './views/statusBar';
+import type { CrewsTreeNode, CrewsTreeProvider } from './crews/crewsTree';
+import type { FeedbackReviews } from './feedback/feedbackReview';
+import type { RunPanelProbe } from './runView/runPanelProbe';
+import type { RunReporter } from './runs/runReporter';
+import type { PollerInspection } from './runs/core/poller';
+import type { BatchPanelsInspection } from './batches/batchResultsPanel';
+import type { RevealInspection } from './crews/revealRuns';
+import type { StatusBarInspection } from './runs/statusBar';
 
 /**
  * What tests may see inside production objects: each part is handed over by its owner when it is made, and only

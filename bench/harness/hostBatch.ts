@@ -6,7 +6,7 @@ import * as path from 'path';
 import { performance } from 'perf_hooks';
 import * as v8 from 'v8';
 import * as vscode from 'vscode';
-import { batchProgress } from '../../src/batches/model';
+import { batchProgress } from '../../src/batches/core/model';
 import type { CrewRunsTestApi } from '../../src/testApi';
 import type { HostBatchPlan, HostBatchResult } from './protocol';
 

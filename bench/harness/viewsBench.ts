@@ -5,7 +5,7 @@ import { performance } from 'perf_hooks';
 import * as vscode from 'vscode';
 import { normaliseStatus } from '../../src/api/normalize';
 import type { CrewRunsTestApi } from '../../src/testApi';
-import { createMarkdown } from '../../src/views/webview/markdown';
+import { createMarkdown } from '../../src/runView/page/markdown';
 
 export interface ViewsBench {
   /** createWebviewPanel → its page's first message, for a page with one inline script (median of 3, each after Close All). */

@@ -1,11 +1,11 @@
 // Crew Markdown (and the model's answers, which may quote it) for the chat, rebuilt from a parse rather
-// than filtered by patterns: markdown-it with the run view's rules (webview/markdown.ts: no HTML, only
+// than filtered by patterns: markdown-it with the run view's rules (runView/page/markdown.ts: no HTML, only
 // http(s) links; images parsed here so that they can be written as text) reads the text, and the Markdown
 // written back holds only the structure we emit (headings, lists, quotes, code, tables, emphasis, http(s)
 // links) with every character of the crew's text backslash-escaped. Whatever a renderer would make of the crew's own syntax (titles,
 // nested brackets, reference images, `command:` links) is then text. markdown-it is the run view's lazy
 // bundle (dist/markdown.js), loaded with the first crew Markdown the chat shows.
-import type * as RunViewMarkdown from '../views/webview/markdown';
+import type * as RunViewMarkdown from '../runView/page/markdown';
 import { escapeMarkdown } from '../util/markdownText';
 
 type MarkdownIt = ReturnType<typeof RunViewMarkdown.createMarkdown>;
@@ -16,7 +16,7 @@ let parser: MarkdownIt | undefined;
 /** `text` as Markdown whose only links are http(s) and which embeds nothing. */
 export function safeCrewMarkdown(text: string): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  parser ??= (require('../views/webview/markdown') as typeof RunViewMarkdown).createMarkdown().enable('image');
+  parser ??= (require('../runView/page/markdown') as typeof RunViewMarkdown).createMarkdown().enable('image');
   return blocks(tree(parser.parse(text, {}))).join('\n');
 }
 

@@ -3,7 +3,7 @@
 // `vscode` runtime (it talks to a ChatSink and CrewActions), so the handler is unit-tested in Node
 // against a recording sink; participantHost.ts adapts it to VS Code's response stream.
 import * as l10n from '@vscode/l10n';
-import type { RunRecord } from '../runs/model';
+import type { RunRecord } from '../runs/core/model';
 import { escapeMarkdown } from '../util/markdownText';
 import { pageOf, parseInputsText } from './chatText';
 import { oneLine } from '../util/inertText';
@@ -22,7 +22,7 @@ export type ChatCancellation = Cancellation;
 
 export interface ParticipantDeps {
   actions: Pick<CrewActions, 'findCrew' | 'listCrews' | 'readInputs' | 'kickOff' | 'findRun' | 'listRuns' | 'readDetails' | 'waitForRun' | 'giveFeedback' | 'current'>;
-  /** The state as the tree shows it (views/format.ts). */
+  /** The state as the tree shows it (ui/format.ts). */
   stateLabel(state: RunRecord['state']): string;
   /** How long a response follows a run before saying how to check again. */
   followMs: number;

@@ -3,7 +3,7 @@
 // model with the crew tools.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import { stateLabel } from '../views/format';
+import { stateLabel } from '../ui/format';
 import { safeCrewMarkdown } from './crewMarkdown';
 import { crewActionsFor } from './crewActions';
 import { askModel } from './modelChat';

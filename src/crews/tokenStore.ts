@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { TokenKind } from './tokenRules';
+import type { TokenKind } from '../api/tokenRules';
 
 // Keyed by the crew's normalised URL, never its name: a workspace can rename a crew, not move a token.
 const KEY_PREFIX = 'crewRuns.token:';

@@ -3,11 +3,11 @@
 
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import { pickCrew } from '../commands/pickCrew';
+import { pickCrew } from '../crews/pickCrew';
 import { CrewApiError } from '../api/errors';
 import { describeError } from '../ui/errorMessages';
 import { showError, showInfo } from '../ui/notify';
-import { pageHtml } from '../views/webviewPage';
+import { pageHtml } from '../ui/webviewPage';
 import { inspectChats, sendFeedback, sessionApi, startSession } from './chatApi';
 import { transcriptMarkdown, type TranscriptEntry } from './transcriptMarkdown';
 import { ChatSendError, MAX_MESSAGE_CHARS, runTurn, type TurnOutcome, type TurnUpdate } from './turn';

@@ -3,7 +3,7 @@
 // installation gives it, otherwise asked for once. All or nothing per crew: a crew is saved only whole.
 import * as vscode from 'vscode';
 import { originOf } from '../api/url';
-import { checkToken } from '../crews/tokenRules';
+import { checkToken } from '../api/tokenRules';
 import type { Services } from '../services';
 import { errorText } from '../util/errorText';
 import { inertLine } from '../util/inertText';
@@ -11,7 +11,7 @@ import { describeTokenProblem } from '../ui/errorMessages';
 import { showError, showInfo, showWarning } from '../ui/notify';
 import { askText } from '../ui/quickInput';
 import type { PlatformSignIn } from './account';
-import type { CrewCommandKit } from './crewCommandKit';
+import { addCrewDirectly } from '../crews/crewCommands';
 import type { Deployment } from './parse';
 import { dashboardUrl } from './platformUrl';
 import { describePlatformError, signedIn } from './platformSession';
@@ -20,7 +20,7 @@ export interface DeploymentItem extends vscode.QuickPickItem {
   deployment: Deployment;
 }
 
-export async function importCrews(services: Services, kit: CrewCommandKit): Promise<number> {
+export async function importCrews(services: Services): Promise<number> {
   const signIn = await signedIn(services);
   if (!signIn) {
     return 0;
@@ -57,7 +57,7 @@ export async function importCrews(services: Services, kit: CrewCommandKit): Prom
   const imported: string[] = [];
   const failed: string[] = [];
   for (const deployment of chosen) {
-    const result = await importOne(services, kit, signIn, deployment);
+    const result = await importOne(services, signIn, deployment);
     if (result === true) {
       imported.push(deployment.name);
     } else if (result) {
@@ -117,7 +117,7 @@ async function pickDeployments(services: Services, signIn: PlatformSignIn, deplo
 }
 
 /** true when imported; a reason when not; undefined when the user cancelled. Nothing is saved unless all is. */
-async function importOne(services: Services, kit: CrewCommandKit, signIn: PlatformSignIn, deployment: Deployment): Promise<true | string | undefined> {
+async function importOne(services: Services, signIn: PlatformSignIn, deployment: Deployment): Promise<true | string | undefined> {
   const { platform } = services;
   let status;
   try {
@@ -157,7 +157,7 @@ async function importOne(services: Services, kit: CrewCommandKit, signIn: Platfo
   }
   const existing = services.crews.get(url);
   try {
-    const crew = existing ?? (await kit.addCrew({ url, name: deployment.name, token, tokenKind: 'organization' }));
+    const crew = existing ?? (await addCrewDirectly(services, { url, name: deployment.name, token, tokenKind: 'organization' }));
     if (!crew) {
       return vscode.l10n.t('not saved');
     }

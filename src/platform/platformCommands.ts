@@ -1,11 +1,11 @@
-// The platform's commands (registered with the others, commands/registerCommands.ts): sign in and out,
+// The platform's commands (registered with the others, registerCommands.ts): sign in and out,
 // switch organization, Import Crews…, Show Deployment Logs, Redeploy, Open in Dashboard.
 import * as vscode from 'vscode';
 import { originOf } from '../api/url';
 import type { Crew } from '../crews/crewConfig';
 import type { Services } from '../services';
 import { showInfo } from '../ui/notify';
-import type { CrewCommandKit } from './crewCommandKit';
+import { pickCrew } from '../crews/pickCrew';
 import { DeploymentLogDocuments, LOG_SCHEME } from './deploymentLogs';
 import { importCrews } from './importCommand';
 import type { ImportedCrew } from './importedCrews';
@@ -14,9 +14,8 @@ import { describePlatformError, signedIn, signInNow } from './platformSession';
 import { redeploy } from './redeploy';
 import { chooseOrganization } from './signIn';
 
-export function registerPlatformCommands(services: Services, kit: CrewCommandKit): vscode.Disposable[] {
+export function registerPlatformCommands(services: Services): vscode.Disposable[] {
   const { platform } = services;
-  const { pickCrew } = kit;
   const logs = new DeploymentLogDocuments(services);
 
   /** An imported crew from the argument or a pick among the imported ones. */
@@ -73,7 +72,7 @@ export function registerPlatformCommands(services: Services, kit: CrewCommandKit
       void showInfo(vscode.l10n.t('Crew Runs now works with the organization {0}.', chosen.name || vscode.l10n.t('(default)')));
       return chosen.uuid;
     }),
-    vscode.commands.registerCommand('crewRuns.platform.importCrews', () => importCrews(services, kit)),
+    vscode.commands.registerCommand('crewRuns.platform.importCrews', () => importCrews(services)),
     vscode.commands.registerCommand('crewRuns.platform.showLogs', async (arg?: unknown) => {
       const target = await importedCrew(arg, vscode.l10n.t('Show the deployment logs of which crew?'));
       if (!target) {
@@ -111,7 +110,7 @@ export function registerPlatformCommands(services: Services, kit: CrewCommandKit
         void showInfo(vscode.l10n.t('{0} was imported from {1}; sign in there to redeploy it.', target.crew.name, target.imported.platformUrl));
         return undefined;
       }
-      return redeploy(services, kit, logs, target.crew, target.imported, signIn);
+      return redeploy(services, logs, target.crew, target.imported, signIn);
     }),
     vscode.commands.registerCommand('crewRuns.platform.openDashboard', async (arg?: unknown) => {
       const target = await importedCrew(arg, vscode.l10n.t('Open the dashboard page of which crew?'));

@@ -6,13 +6,13 @@ import type { Services } from '../services';
 import { errorText } from '../util/errorText';
 import { showWarning } from '../ui/notify';
 import type { PlatformSignIn } from './account';
-import type { CrewCommandKit } from './crewCommandKit';
+import { addCrewDirectly } from '../crews/crewCommands';
 import type { DeploymentLogDocuments } from './deploymentLogs';
 import type { ImportedCrew } from './importedCrews';
 import type { DeploymentState } from './parse';
 import { describePlatformError } from './platformSession';
 
-export async function redeploy(services: Services, kit: CrewCommandKit, logs: DeploymentLogDocuments, crew: Crew, imported: ImportedCrew, signIn: PlatformSignIn): Promise<DeploymentState | undefined> {
+export async function redeploy(services: Services, logs: DeploymentLogDocuments, crew: Crew, imported: ImportedCrew, signIn: PlatformSignIn): Promise<DeploymentState | undefined> {
   const confirm = vscode.l10n.t('Redeploy');
   const answer = await showWarning(
     vscode.l10n.t('Redeploy {0}?', crew.name),
@@ -33,7 +33,7 @@ export async function redeploy(services: Services, kit: CrewCommandKit, logs: De
   services.log.info(`Redeploy of ${crew.name} (${imported.uuid}) requested: ${reply.status ?? 'no status in the reply'}.`);
   let current = crew;
   try {
-    current = await applyReply(services, kit, crew, imported, reply.publicUrl, reply.token);
+    current = await applyReply(services, crew, imported, reply.publicUrl, reply.token);
   } catch (error) {
     services.log.warn(`The redeploy's new URL or token for ${crew.name} could not be saved: ${errorText(error)}`);
   }
@@ -49,13 +49,13 @@ export async function redeploy(services: Services, kit: CrewCommandKit, logs: De
 }
 
 /** The crew as it is after the reply: the same one, or (a new public URL) a crew at the new URL in its place. */
-async function applyReply(services: Services, kit: CrewCommandKit, crew: Crew, imported: ImportedCrew, publicUrl: string | undefined, token: string | undefined): Promise<Crew> {
+async function applyReply(services: Services, crew: Crew, imported: ImportedCrew, publicUrl: string | undefined, token: string | undefined): Promise<Crew> {
   if (publicUrl && publicUrl !== crew.url) {
     const newToken = token ?? (await services.tokens.get(crew.url));
     if (!newToken) {
       return crew;
     }
-    const moved = await kit.addCrew({ url: publicUrl, name: crew.name, token: newToken, tokenKind: 'organization' });
+    const moved = await addCrewDirectly(services, { url: publicUrl, name: crew.name, token: newToken, tokenKind: 'organization' });
     if (!moved) {
       return crew;
     }

@@ -2,7 +2,7 @@
 // inputs, checked against /me/organizations before anything is saved.
 import * as vscode from 'vscode';
 import { normaliseCrewUrl, originOf } from '../api/url';
-import { checkToken } from '../crews/tokenRules';
+import { checkToken } from '../api/tokenRules';
 import { errorText } from '../util/errorText';
 import { describeTokenProblem, describeUrlProblemLocalized } from '../ui/errorMessages';
 import { showError, showWarning } from '../ui/notify';

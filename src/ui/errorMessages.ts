@@ -1,7 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import { CrewApiError } from '../api/errors';
 import { type CrewUrlProblem, isHostedCrew } from '../api/url';
-import type { TokenCheck } from '../crews/tokenRules';
+import type { TokenCheck } from '../api/tokenRules';
 import { errorText } from '../util/errorText';
 
 /** A failed call in plain words for a notification; never contains a token (the client redacts). */

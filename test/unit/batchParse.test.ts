@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { mapColumns } from '../../src/batches/mapping';
-import { csvField } from '../../src/batches/export';
-import { MAX_COLUMNS, MAX_DEPTH, MAX_PROBLEMS, MAX_ROWS, MAX_SOURCE_BYTES } from '../../src/batches/tableBuilder';
-import { formatOfFileName, parseTable, sniffFormat, TableReader } from '../../src/batches/tableReader';
+import { mapColumns } from '../../src/batches/core/mapping';
+import { csvField } from '../../src/batches/core/export';
+import { MAX_COLUMNS, MAX_DEPTH, MAX_PROBLEMS, MAX_ROWS, MAX_SOURCE_BYTES } from '../../src/batches/core/tableBuilder';
+import { formatOfFileName, parseTable, sniffFormat, TableReader } from '../../src/batches/core/tableReader';
 
 describe('Batch sources', () => {
   it('reads CSV with a header, quoted fields with commas, doubled quotes and line breaks, CRLF and a BOM', () => {

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../../src/batches/export';
-import { type Batch, outputPreview, unfinishedRerunOf } from '../../src/batches/model';
-import { parseTable } from '../../src/batches/tableReader';
-import { filterRows, parseBatchPageMessage, type ResultRow, sortRows } from '../../src/views/webview/batchProtocol';
+import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../../src/batches/core/export';
+import { type Batch, outputPreview, unfinishedRerunOf } from '../../src/batches/core/model';
+import { parseTable } from '../../src/batches/core/tableReader';
+import { filterRows, parseBatchPageMessage, type ResultRow, sortRows } from '../../src/batches/page/batchProtocol';
 
 describe('Batch results', () => {
   it('accepts only well-formed page messages and ignores the rest', () => {

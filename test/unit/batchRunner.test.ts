@@ -2,9 +2,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BatchRunner, type RunEnd, type SendOutcome } from '../../src/batches/batchRunner';
-import { BatchStore } from '../../src/batches/batchStore';
-import { batchProgress, type Batch, type BatchRow } from '../../src/batches/model';
+import { BatchRunner, type RunEnd, type SendOutcome } from '../../src/batches/core/batchRunner';
+import { BatchStore } from '../../src/batches/core/batchStore';
+import { batchProgress, type Batch, type BatchRow } from '../../src/batches/core/model';
 import { systemClock } from '../../src/util/clock';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };

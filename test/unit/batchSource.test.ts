@@ -2,9 +2,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { MAX_ROWS, MAX_SOURCE_BYTES } from '../../src/batches/tableBuilder';
-import { parseTable } from '../../src/batches/tableReader';
-import { canBeTable, localFile, localFileCanBeTable, readBatchSource } from '../../src/batches/source';
+import { MAX_ROWS, MAX_SOURCE_BYTES } from '../../src/batches/core/tableBuilder';
+import { parseTable } from '../../src/batches/core/tableReader';
+import { canBeTable, localFile, localFileCanBeTable, readBatchSource } from '../../src/batches/core/source';
 
 describe('Batch source files', () => {
   let dir: string;

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import type * as fsp from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BatchStore } from '../../src/batches/batchStore';
+import { BatchStore } from '../../src/batches/core/batchStore';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { CrewActions } from '../../src/chat/crewActions';
 import { ConfirmedPlans, giveConfirmedFeedback, kickOffConfirmed, prepareFeedback, prepareKickoff, type FeedbackPlan } from '../../src/chat/effectTools';
 import type { Crew } from '../../src/crews/crewConfig';
-import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/model';
+import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/core/model';
 import type { Services } from '../../src/services';
 import { makeRun } from './chatTools.test';
 

@@ -4,7 +4,7 @@ import { safeCrewMarkdown } from '../../src/chat/crewMarkdown';
 import type { CrewInfo, InputsOutcome, KickoffOutcome, RunQuery } from '../../src/chat/crewActions';
 import { handleChatRequest, type ChatSink, type ParticipantDeps } from '../../src/chat/participant';
 import type { Crew } from '../../src/crews/crewConfig';
-import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/model';
+import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/core/model';
 import { makeRun } from './chatTools.test';
 
 type Part = ['markdown' | 'crewMarkdown' | 'progress', string] | ['button', string, string, unknown[]];

@@ -5,7 +5,7 @@ import { oneLine } from '../../src/util/inertText';
 import { escapeMarkdown } from '../../src/util/markdownText';
 import { feedbackConfirmation, kickoffConfirmation } from '../../src/chat/confirmations';
 import { crewsText, inputsText, kickoffText, runText } from '../../src/chat/toolResults';
-import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/model';
+import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/core/model';
 
 
 export function makeRun(patch: Partial<RunRecord> = {}): RunRecord {

@@ -8,8 +8,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Logger } from '../../src/runs/model';
-import { RunStore, type StoredDetails } from '../../src/runs/runStore';
+import type { Logger } from '../../src/runs/core/model';
+import { RunStore, type StoredDetails } from '../../src/runs/core/runStore';
 import { fileKv, outputFor, parseMessage } from './helpers/crashWriter';
 
 const WRITER = path.join(__dirname, 'helpers', 'crashWriter.js');

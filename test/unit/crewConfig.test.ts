@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { readCrews, renamed, withCrew, withoutCrew } from '../../src/crews/crewConfig';
-import { checkToken } from '../../src/crews/tokenRules';
+import { checkToken } from '../../src/api/tokenRules';
 import { InputPresets, inputsFromJson } from '../../src/crews/inputPresets';
 import type { SharedValues } from '../../src/util/sharedValues';
 

@@ -1,15 +1,15 @@
 import * as assert from 'node:assert/strict';
 import { hasValue, inputLine, inputsProblem, inputText, isInputs, MAX_INPUT_DEPTH, parseInputValue, sameValue, valueProblem } from '../../src/api/inputValues';
-import { resultsAsCsv, resultsAsJsonl, type ExportedRow } from '../../src/batches/export';
-import { mapColumns } from '../../src/batches/mapping';
-import { parseTable } from '../../src/batches/tableReader';
+import { resultsAsCsv, resultsAsJsonl, type ExportedRow } from '../../src/batches/core/export';
+import { mapColumns } from '../../src/batches/core/mapping';
+import { parseTable } from '../../src/batches/core/tableReader';
 import { kickoffConfirmation } from '../../src/chat/confirmations';
 import { inputsToSend, isWorthKeeping, missingInputs } from '../../src/crews/inputSteps';
 import { InputPresets } from '../../src/crews/inputPresets';
-import { runLabel } from '../../src/runs/model';
+import { runLabel } from '../../src/runs/core/model';
 import type { SharedValues } from '../../src/util/sharedValues';
-import { SegmentCache } from '../../src/views/webview/segments';
-import { buildView } from '../../src/views/webview/viewModel';
+import { SegmentCache } from '../../src/runView/page/segments';
+import { buildView } from '../../src/runView/page/viewModel';
 import { deepJsonText } from '../fixtures/hostileCorpus';
 
 const INTERVIEW = { interview_data: { topic: 'Rust', questions_and_answers: [{ q: 'Why?', a: 'Safety' }, { q: 'How?', a: 'Ownership' }] } };

@@ -2,8 +2,8 @@
 // what Escape keeps, a bare host as a crew URL, and what tells look-alike runs apart.
 import * as assert from 'node:assert/strict';
 import { inputsToAsk, inputsToSend, isFlowId, isWorthKeeping, missingInputs, stepOf } from '../../src/crews/inputSteps';
-import { differingInputs, lookAlikes } from '../../src/commands/runDifferences';
-import { withDefaultScheme } from '../../src/commands/urlInput';
+import { differingInputs, lookAlikes } from '../../src/runs/runDifferences';
+import { withDefaultScheme } from '../../src/crews/urlInput';
 import { normaliseCrewUrl } from '../../src/api/url';
 
 describe('Kick Off inputs', () => {

@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LeaseManager } from '../../src/runs/lease';
-import type { Logger } from '../../src/runs/model';
+import { LeaseManager } from '../../src/runs/core/lease';
+import type { Logger } from '../../src/runs/core/model';
 import { FakeClock } from './helpers/fakeClock';
 
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };

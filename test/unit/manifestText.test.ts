@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { POLLER_DEFAULTS } from '../../src/runs/pollTimes';
+import { POLLER_DEFAULTS } from '../../src/runs/core/pollTimes';
 
 const root = path.join(__dirname, '..', '..', '..');
 const nls = JSON.parse(readFileSync(path.join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;

@@ -3,12 +3,12 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunState, StatusSnapshot } from '../../src/api/types';
-import type { Logger, RunRecord } from '../../src/runs/model';
-import { canonical, decodeRun, encodeRun, sameRun, type StoredRun } from '../../src/runs/runIndex';
-import { DEFAULT_INDEX_KEY, type KeyValueStore, RunStore } from '../../src/runs/runStore';
+import type { Logger, RunRecord } from '../../src/runs/core/model';
+import { canonical, decodeRun, encodeRun, sameRun, type StoredRun } from '../../src/runs/core/runIndex';
+import { DEFAULT_INDEX_KEY, type KeyValueStore, RunStore } from '../../src/runs/core/runStore';
 import { FakeClock } from './helpers/fakeClock';
 import { MementoHub } from './helpers/laggingMemento';
-import { sendResume } from '../../src/runs/sendResume';
+import { sendResume } from '../../src/runs/core/sendResume';
 import type { Services } from '../../src/services';
 
 const CREW = 'https://crew-a.example.com';

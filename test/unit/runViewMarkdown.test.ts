@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { createMarkdown, validateLink } from '../../src/views/webview/markdown';
+import { createMarkdown, validateLink } from '../../src/runView/page/markdown';
 
 const md = createMarkdown();
 

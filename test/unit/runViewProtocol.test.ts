@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
-import type { RunDetails, RunRecord } from '../../src/runs/model';
-import { isSafeLink, parsePageMessage } from '../../src/views/webview/messages';
-import { FIRST_SEGMENT_TARGET, SEGMENT_TARGET, SegmentCache, segmentContent, segmentText, textKey } from '../../src/views/webview/segments';
-import { buildView, FIELD_MAX, FINAL_PREVIEW, MAX_SHOWN_TASKS, MAX_SHOWN_USAGE, outputView, type RunView } from '../../src/views/webview/viewModel';
-import { applyPatch, diffViews } from '../../src/views/webview/viewPatch';
+import type { RunDetails, RunRecord } from '../../src/runs/core/model';
+import { isSafeLink, parsePageMessage } from '../../src/runView/page/messages';
+import { FIRST_SEGMENT_TARGET, SEGMENT_TARGET, SegmentCache, segmentContent, segmentText, textKey } from '../../src/runView/page/segments';
+import { buildView, FIELD_MAX, FINAL_PREVIEW, MAX_SHOWN_TASKS, MAX_SHOWN_USAGE, outputView, type RunView } from '../../src/runView/page/viewModel';
+import { applyPatch, diffViews } from '../../src/runView/page/viewPatch';
 import { manyUsageKeys } from '../fixtures/hostileCorpus';
 
 function record(over: Partial<RunRecord> = {}): RunRecord {

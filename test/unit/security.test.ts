@@ -13,10 +13,10 @@ import { DEFAULT_NETWORK_SETTINGS, type HttpResponse } from '../../src/api/trans
 import { normaliseCrewUrl } from '../../src/api/url';
 import { readCrews } from '../../src/crews/crewConfig';
 import { inputsFromJson } from '../../src/crews/inputPresets';
-import { checkToken } from '../../src/crews/tokenRules';
+import { checkToken } from '../../src/api/tokenRules';
 import { safeFileName } from '../../src/util/fileName';
-import { createMarkdown, validateLink } from '../../src/views/webview/markdown';
-import { isSafeLink } from '../../src/views/webview/messages';
+import { createMarkdown, validateLink } from '../../src/runView/page/markdown';
+import { isSafeLink } from '../../src/runView/page/messages';
 import { BAD_CREW_URLS, deepArrayText, drippingBody, deepJsonText, deepMarkdown, invalidUtf8StatusBody, XSS_CORPUS, XSS_MARKER, XSS_PAYLOADS } from '../fixtures/hostileCorpus';
 
 const CANARY = 'CANARYunit9d41e7b2c6a8f305';
@@ -615,7 +615,7 @@ describe('security: smaller rules (issue 14, finding 9)', () => {
 
 describe('Webview pages', () => {
   it('one CSP for every page: nonce scripts only, no base URL, no form target', async () => {
-    const { pageCsp, escapeHtml } = await import('../../src/views/webviewPage');
+    const { pageCsp, escapeHtml } = await import('../../src/ui/webviewPage');
     const csp = pageCsp('vscode-resource:', 'abc').split('; ');
     assert.deepEqual(csp, ["default-src 'none'", 'style-src vscode-resource:', 'font-src vscode-resource:', "script-src 'nonce-abc'", "base-uri 'none'", "form-action 'none'"]);
     // The run view's page may start its markdown worker from a blob: URL, and nothing more.

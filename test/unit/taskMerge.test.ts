@@ -3,9 +3,9 @@
 import * as assert from 'node:assert/strict';
 import { normaliseStatus } from '../../src/api/normalize';
 import type { StatusSnapshot, TaskOutput } from '../../src/api/types';
-import { describeChanges } from '../../src/runs/changes';
-import { MAX_TASK_OUTPUTS, mergeTaskOutputs } from '../../src/runs/taskMerge';
-import { changeLine } from '../../src/views/runChangeText';
+import { describeChanges } from '../../src/runs/core/changes';
+import { MAX_TASK_OUTPUTS, mergeTaskOutputs } from '../../src/runs/core/taskMerge';
+import { changeLine } from '../../src/runs/runChangeText';
 
 import { manyTasksStatusBody } from '../fixtures/hostileCorpus';
 

@@ -2,9 +2,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LeaseManager } from '../../src/runs/lease';
-import type { Logger } from '../../src/runs/model';
-import { WindowLiveness } from '../../src/runs/windowLiveness';
+import { LeaseManager } from '../../src/runs/core/lease';
+import type { Logger } from '../../src/runs/core/model';
+import { WindowLiveness } from '../../src/runs/core/windowLiveness';
 import { FakeClock } from './helpers/fakeClock';
 
 const TIMEOUT = 10_000;

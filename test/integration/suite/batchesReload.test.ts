@@ -7,7 +7,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { batchProgress } from '../../../src/batches/model';
+import { batchProgress } from '../../../src/batches/core/model';
 import type { CrewConfig } from '../../../src/simulator/server';
 import { executeCommand, reload, reloadSuite, waitFor } from '../helpers';
 import { type Api, pressInQuickInput, testApi, waitForQuickInput } from './support/kit';

@@ -6,7 +6,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { CrewConfig, Dialect, Simulator } from '../../../src/simulator/server';
 import { demoCrews, startSimulator } from '../../../src/simulator/server';
-import type { ReviewThread } from '../../../src/views/feedbackReview';
+import type { ReviewThread } from '../../../src/feedback/feedbackReview';
 import { executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
 import { quickInputText, typeInQuickInput, waitForQuickInput } from './support/kit';
 import {

@@ -6,7 +6,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { CrewRunsTestApi } from '../../../src/testApi';
-import type { PageReport } from '../../../src/views/webview/messages';
+import type { PageReport } from '../../../src/runView/page/messages';
 import { deepJsonText, deepMarkdown, invalidUtf8StatusBody, XSS_CORPUS, XSS_MARKER } from '../../fixtures/hostileCorpus';
 import { addCrewWithToken, executeCommand, getExtensionApi, readLog, ui, waitFor, kickOffWithoutReview } from '../helpers';
 import { NotificationSpy, startHostileCrew, type HostileCrew } from './support/securityKit';

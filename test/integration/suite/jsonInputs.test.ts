@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { batchProgress } from '../../../src/batches/model';
+import { batchProgress } from '../../../src/batches/core/model';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
 import { addCrewWithToken, executeCommand, waitFor } from '../helpers';
 import {

@@ -6,8 +6,8 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { normaliseStatus } from '../../../src/api/normalize';
-import type { RunRecord } from '../../../src/runs/model';
-import type { PageReport } from '../../../src/views/webview/messages';
+import type { RunRecord } from '../../../src/runs/core/model';
+import type { PageReport } from '../../../src/runView/page/messages';
 import { executeCommand, ui, waitFor } from '../helpers';
 import { type Api, pickInQuickInput, testApi, waitForQuickInput } from './support/kit';
 
@@ -195,7 +195,7 @@ describe('Run view', function () {
     const expected = (text.length / paragraph.length) * perParagraph;
     assert.ok(rendered > expected * 0.98, `all of the text is rendered (${rendered} characters, about ${Math.round(expected)} expected)`);
     assertInert(r);
-    // The segments the host sent as markdown were rendered by the page's worker (webview/renderWorker.ts):
+    // The segments the host sent as markdown were rendered by the page's worker (page/renderWorker.ts):
     // the CSP lets it start, and its output passed the same DOM scan.
     assert.ok(r.workerPieces > 0, `the markdown worker rendered segments (${r.workerPieces})`);
     const inspection = panels.inspect(run.id)!;

@@ -14,7 +14,7 @@ import { type Api, flatRows, runSummaries, testApi, treeRows, type TreeRow } fro
 import { MessageSpy, type ShownMessage } from './support/monitoring';
 import { PeerWindow } from './support/windows';
 
-/** A run's lease lasts this long without renewal (src/runs/lease.ts, DEFAULT_LEASE_TTL_MS). */
+/** A run's lease lasts this long without renewal (src/runs/core/lease.ts, DEFAULT_LEASE_TTL_MS). */
 const LEASE_PERIOD_MS = 30_000;
 /** A poll started just before a stop or removal may still arrive after it. */
 const IN_FLIGHT_MS = 3_000;

@@ -11,8 +11,8 @@
 // names the run's generation before, so the parent can tell "the old one" from "the new one".
 import * as fs from 'node:fs';
 import type { StatusSnapshot } from '../../../src/api/types';
-import { writeFileAtomic } from '../../../src/runs/atomicFile';
-import { RunStore, type KeyValueStore } from '../../../src/runs/runStore';
+import { writeFileAtomic } from '../../../src/runs/core/atomicFile';
+import { RunStore, type KeyValueStore } from '../../../src/runs/core/runStore';
 
 /** The final output of a generation: exactly `bytes` characters, different for every generation. */
 export function outputFor(generation: number, bytes: number): string {

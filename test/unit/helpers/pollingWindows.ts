@@ -7,11 +7,11 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { StatusSource } from '../../../src/api/types';
-import { LeaseManager } from '../../../src/runs/lease';
-import type { Logger } from '../../../src/runs/model';
-import { RunPoller } from '../../../src/runs/poller';
-import type { PollerInspection, PollerOptions } from '../../../src/runs/pollTimes';
-import { RunStore } from '../../../src/runs/runStore';
+import { LeaseManager } from '../../../src/runs/core/lease';
+import type { Logger } from '../../../src/runs/core/model';
+import { RunPoller } from '../../../src/runs/core/poller';
+import type { PollerInspection, PollerOptions } from '../../../src/runs/core/pollTimes';
+import { RunStore } from '../../../src/runs/core/runStore';
 import { FakeClock } from './fakeClock';
 import { MementoHub } from './laggingMemento';
 

@@ -5,9 +5,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { RunRecord } from '../../../../src/runs/model';
+import type { RunRecord } from '../../../../src/runs/core/model';
 import type { CrewRunsTestApi } from '../../../../src/testApi';
-import type { CrewsTreeNode } from '../../../../src/views/crewsTree';
+import type { CrewsTreeNode } from '../../../../src/crews/crewsTree';
 import { executeCommand, getExtensionApi, selectors, ui, waitFor } from '../../helpers';
 import type { QuickInputGuard } from '../../helpers/uiBridgeProtocol';
 

@@ -3,13 +3,13 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { CrewRegistry } from '../../../../src/crews/crewRegistry';
-import type { RunRecord, StateChange } from '../../../../src/runs/model';
-import type { PollerInspection, RunPoller } from '../../../../src/runs/poller';
-import type { RunStore } from '../../../../src/runs/runStore';
+import type { RunRecord, StateChange } from '../../../../src/runs/core/model';
+import type { PollerInspection, RunPoller } from '../../../../src/runs/core/poller';
+import type { RunStore } from '../../../../src/runs/core/runStore';
 import type { Simulator } from '../../../../src/simulator/server';
-import type { CrewsTreeNode, CrewsTreeProvider } from '../../../../src/views/crewsTree';
-import type { FeedbackReviews } from '../../../../src/views/feedbackReview';
-import type { RunPanelProbe } from '../../../../src/views/runPanelProbe';
+import type { CrewsTreeNode, CrewsTreeProvider } from '../../../../src/crews/crewsTree';
+import type { FeedbackReviews } from '../../../../src/feedback/feedbackReview';
+import type { RunPanelProbe } from '../../../../src/runView/runPanelProbe';
 import { addCrewWithToken, executeCommand, getExtensionApi, readLog, selectors, ui, waitFor, kickOffWithoutReview } from '../../helpers';
 
 

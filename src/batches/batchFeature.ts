@@ -1,0 +1,122 @@
+// Batches, wired: their store and runner, the view, the results panels and the CodeLens (their commands are
+// registered with the others, registerCommands.ts).
+// activate() builds one, `start`s it once the runs are loaded and `release`s it on the way out.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { BatchRunner } from './core/batchRunner';
+import { BatchStore } from './core/batchStore';
+import { type Batch, batchProgress } from './core/model';
+import { LeaseManager } from '../runs/core/lease';
+import { POLLER_DEFAULTS } from '../runs/core/poller';
+import type { Liveness } from '../runs/core/windowLiveness';
+import type { Services } from '../services';
+import { systemClock } from '../util/clock';
+import { errorText } from '../util/errorText';
+import { BATCH_SOURCE_SELECTOR, BatchCodeLensProvider } from './batchCodeLens';
+import { BatchesTreeProvider } from './batchesTree';
+import { announceBatchEnd, announceBatchPaused } from './batchNotice';
+import { type BatchPanelsInspection, BatchResultsPanels } from './batchResultsPanel';
+import { cancelBatchAs, removeBatch } from './batchCommands';
+import { batchRunEnd, sendBatchRow } from './batchSending';
+import { exportResults } from './batchResultsCommands';
+
+export class BatchFeature {
+  readonly store: BatchStore;
+  readonly tree: BatchesTreeProvider;
+  readonly runner: BatchRunner;
+  readonly panels: BatchResultsPanels;
+  private readonly leases: LeaseManager;
+
+  constructor(
+    private readonly services: Services,
+    storageDir: string,
+    window: { id: string; liveness: Liveness },
+    /** Tests only: given the results panels' inspection once. */
+    inspectPanels?: (inspection: BatchPanelsInspection) => void,
+  ) {
+    // The lease mechanism the poller uses decides which window sends a batch's rows.
+    this.leases = new LeaseManager(path.join(storageDir, 'leases', 'batches'), window.id, services.log, { liveness: window.liveness });
+    this.store = new BatchStore(path.join(storageDir, 'batches'), services.log);
+    this.tree = new BatchesTreeProvider(this.store, services.runs);
+    this.runner = new BatchRunner({
+      store: this.store,
+      send: (batch, row) => sendBatchRow(services, batch, row),
+      runEnd: (runId) => batchRunEnd(services, runId),
+      lease: this.leases,
+      clock: systemClock,
+      logger: services.log,
+      maxPerCrew: POLLER_DEFAULTS.maxConcurrentPerCrew,
+    });
+    this.panels = new BatchResultsPanels({ extensionUri: services.context.extensionUri, store: this.store, runs: services.runs, log: services.log, inspect: inspectPanels });
+    // Listens as long as the runner lives (stop() ends its events).
+    this.runner.onDidFinish((id) => {
+      const batch = this.store.get(id);
+      if (batch) {
+        announceBatchEnd(batch);
+      }
+    });
+    this.runner.onDidPause(({ batchId, reason }) => {
+      const batch = this.store.get(batchId);
+      if (batch) {
+        announceBatchPaused(batch, reason, () => this.runner.resume(batchId));
+      }
+    });
+  }
+
+  /** Batches still sending or running (the status bar counts them). */
+  activeCount(): number {
+    return this.store.list().filter((b) => !batchProgress(b).finished && !b.cancelled).length;
+  }
+
+  register(): vscode.Disposable[] {
+    return [
+      this.tree,
+      vscode.window.createTreeView('crewRuns.batches', { treeDataProvider: this.tree, showCollapseAll: true }),
+      vscode.languages.registerCodeLensProvider(BATCH_SOURCE_SELECTOR, new BatchCodeLensProvider()),
+      this.panels,
+      { dispose: () => this.store.dispose() },
+      this.services.runs.onDidChange(({ runIds }) => void this.runner.runsChanged(runIds)),
+    ];
+  }
+
+  /** Once the runs are loaded: read the batches and go on with those no other window holds. */
+  start(): void {
+    this.leases.startRenewing();
+    void this.refresh();
+  }
+
+  /** Batches another window made or changed; one whose window closed is taken over here. */
+  async refresh(): Promise<void> {
+    try {
+      await this.store.load();
+      if (this.store.list().some((b) => !batchProgress(b).finished)) {
+        await this.runner.resumeAll();
+      }
+    } catch (error) {
+      this.services.log.error(`Could not load the batches: ${errorText(error)}`);
+    }
+  }
+
+  /** No row goes out after this; then the batches' leases are given up for the next window. */
+  async release(): Promise<void> {
+    await this.runner.stop();
+    await this.store.flush();
+    await this.leases.dispose();
+  }
+}
+
+/** Cancel, remove and export without their questions (the test API only: no command reaches these). */
+export function batchActionsWithoutAsking(services: Services, batches: BatchFeature) {
+  const batchOf = (batchId: string): Batch => {
+    const batch = batches.store.get(batchId);
+    if (!batch) {
+      throw new Error(`no batch ${batchId}`);
+    }
+    return batch;
+  };
+  return {
+    cancel: (batchId: string, stopRunning: boolean): Promise<void> => cancelBatchAs(services, batches, batchOf(batchId), stopRunning),
+    remove: (batchId: string): Promise<void> => removeBatch(batches, batchOf(batchId)),
+    exportTo: (batchId: string, format: 'jsonl' | 'csv', file: string): Promise<string | undefined> => exportResults(services, batches.store, batchOf(batchId), { format, file }, 'file'),
+  };
+}

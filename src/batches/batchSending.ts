@@ -1,0 +1,77 @@
+// What the batch runner needs from the rest of the extension: each row kicked off through the same
+// path as Kick Off (startRecordedRun), and a finished run's result in brief.
+import { CrewApiError } from '../api/errors';
+import type { RunEnd, SendOutcome } from './core/batchRunner';
+import type { Batch, BatchRow } from './core/model';
+import { isFinished } from '../runs/core/model';
+import type { Services } from '../services';
+import { describeError } from '../ui/errorMessages';
+import { startRecordedRun } from '../runs/core/startRecordedRun';
+import { errorText } from '../util/errorText';
+
+/** Retry-After of a 429 without one. */
+const DEFAULT_RETRY_MS = 2_000;
+
+export async function sendBatchRow(services: Services, batch: Batch, row: BatchRow): Promise<SendOutcome> {
+  const crew = services.crews.get(batch.crewUrl);
+  if (!crew) {
+    return { kind: 'refused', message: `${batch.crewName} is no longer in your crews.` };
+  }
+  try {
+    const run = await startRecordedRun(services, crew, row.inputs, undefined, {
+      rememberInputs: false,
+      logContext: `(batch ${batch.source}, row ${row.index + 1})`,
+      batch: { source: batch.source, row: row.index + 1 },
+    });
+    return { kind: 'sent', runId: run.id, kickoffId: run.kickoffId };
+  } catch (error) {
+    const message = describeError(error, crew.name);
+    services.log.warn(`[${crew.name}] Batch ${batch.source}, row ${row.index + 1}: ${errorText(error)}`);
+    if (!(error instanceof CrewApiError)) {
+      return { kind: 'uncertain', message };
+    }
+    switch (error.kind) {
+      case 'rateLimited':
+        return { kind: 'retryLater', delayMs: error.retryAfterMs ?? DEFAULT_RETRY_MS, message };
+      // The crew cannot take any row until the user acts: the rows wait in the queue, not marked failed.
+      case 'noToken':
+      case 'unauthorized':
+        return { kind: 'crewUnavailable', message, final: true };
+      case 'network':
+      case 'timeout':
+        // Not reached before anything was written (refused, no such host, a certificate): nothing started.
+        return error.notSent ? { kind: 'crewUnavailable', message, final: false } : { kind: 'uncertain', message };
+      case 'missingInputs':
+      case 'badRequest':
+      case 'notFound':
+      case 'refused':
+        return { kind: 'refused', message };
+      default:
+        // Network, timeout, 5xx, an unreadable answer: the run may have started. Never sent again by itself.
+        return { kind: 'uncertain', message };
+    }
+  }
+}
+
+export async function batchRunEnd(services: Services, runId: string): Promise<RunEnd | undefined> {
+  const run = services.runs.get(runId);
+  if (!run) {
+    return { kind: 'gone' };
+  }
+  if (!isFinished(run)) {
+    return undefined;
+  }
+  const details = await services.runs.readDetails(runId);
+  const tokens = details.lastSnapshot?.usage?.total_tokens;
+  return {
+    kind: 'ended',
+    result: {
+      state: run.state,
+      finishedAt: run.finishedAt,
+      durationMs: run.finishedAt !== undefined ? run.finishedAt - run.startedAt : undefined,
+      totalTokens: typeof tokens === 'number' ? tokens : undefined,
+      error: run.state === 'failed' ? (details.error ?? run.message) : undefined,
+    },
+    output: details.finalOutput?.text,
+  };
+}

@@ -1,0 +1,112 @@
+import * as vscode from 'vscode';
+import { randomBytes } from 'node:crypto';
+import type * as SimulatorModule from '../simulator/server';
+import type { Simulator } from '../simulator/server';
+import { isFinished } from '../runs/core/model';
+import type { Services } from '../services';
+import { showInfo } from '../ui/notify';
+import { errorText } from '../util/errorText';
+
+/**
+ * The port the demo crews listened on last: a crew's identity is its URL, so the demo comes back on the
+ * same port after a reload and its runs are found again under their crews.
+ */
+const DEMO_PORT_KEY = 'crewRuns.demoPort';
+
+/** The built-in simulator, started on demand inside the extension host and stopped on deactivate. */
+export class DemoCrews implements vscode.Disposable {
+  private simulator?: Promise<Simulator>;
+  private fallbackPort = false;
+  private endedEarlier = false;
+
+  constructor(private readonly services: Services) {}
+
+  register(): vscode.Disposable[] {
+    return [vscode.commands.registerCommand('crewRuns.tryDemoCrew', () => this.start())];
+  }
+
+  /** Starts the simulator (once) and adds its crews as demo crews; returns their URLs. */
+  async start(): Promise<string[]> {
+    const simulator = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting the demo crews on this machine…') },
+      () => this.ensureStarted(),
+    );
+    await this.endRunsOfEarlierDemo(simulator);
+    for (const crew of simulator.crews) {
+      await this.services.tokens.set(crew.url, crew.orgToken, 'organization');
+      this.services.crews.addDemoCrew({ url: crew.url, name: crew.name });
+      this.services.crews.setHealth(crew.url, 'ready');
+    }
+    this.services.log.info(`Demo crews running at ${simulator.origin}: ${simulator.crews.map((c) => c.name).join(', ')}.`);
+    // The demo platform's personal token is in the README (a fixed demo value, not written here).
+    this.services.log.info(`The demo also serves the CrewAI platform routes: set crewRuns.platform.url to ${simulator.origin} to try Sign In and Import Crews….`);
+    await vscode.commands.executeCommand('crewRuns.crews.focus');
+    const kickOff = vscode.l10n.t('Kick Off…');
+    void showInfo(vscode.l10n.t('The demo crews run on this machine; nothing leaves it. Kick one off to see a run.'), kickOff).then((choice) => choice === kickOff && vscode.commands.executeCommand('crewRuns.kickOff'));
+    return simulator.crews.map((c) => c.url);
+  }
+
+  async dispose(): Promise<void> {
+    const simulator = this.simulator;
+    this.simulator = undefined;
+    this.endedEarlier = false; // A later start serves none of this server's runs.
+    this.fallbackPort = false;
+    const running = await simulator?.catch(() => undefined);
+    if (running) {
+      for (const crew of running.crews) {
+        await this.services.tokens.delete(crew.url).then(undefined, () => undefined);
+      }
+      await running.close();
+    }
+  }
+
+  /**
+   * This simulator starts empty: runs an earlier demo server (before a reload) had going are gone with it.
+   * They end honestly ("ended with the demo") rather than wait, or read as waiting for feedback, forever.
+   * Only when this server took the remembered port: then no other window's demo serves those runs.
+   */
+  private async endRunsOfEarlierDemo(simulator: Simulator): Promise<void> {
+    if (this.fallbackPort || this.endedEarlier) {
+      return;
+    }
+    this.endedEarlier = true;
+    const urls = new Set(simulator.crews.map((c) => c.url));
+    const message = 'Ended with the demo: the demo crews stopped (the window was closed or reloaded) while this run was going.';
+    for (const run of this.services.runs.list().filter((r) => urls.has(r.crewUrl) && !isFinished(r) && r.stopReason !== 'expired')) {
+      await this.services.runs.markExpired(run.id, message).catch((e: unknown) => this.services.log.warn(`Run ${run.id}: ${String(e)}`));
+    }
+  }
+
+  private ensureStarted(): Promise<Simulator> {
+    if (!this.simulator) {
+      this.simulator = (async () => {
+        // Loaded only now (dist/simulator.js): activation never pays for it.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { startSimulator, demoCrews } = require('../simulator/server') as typeof SimulatorModule;
+        const tokenFor = () => randomBytes(24).toString('base64url');
+        const start = (port: number) =>
+          startSimulator({ host: '127.0.0.1', port, crews: demoCrews().map((crew) => ({ ...crew, orgToken: tokenFor(), userToken: tokenFor() })) });
+        const remembered = this.services.shared.get<number>(DEMO_PORT_KEY);
+        if (remembered) {
+          try {
+            return await start(remembered);
+          } catch (error) {
+            // Taken (another window's demo, or another program): a new port, and the earlier runs stay as they are.
+            this.services.log.info(`Demo port ${remembered} is in use (${errorText(error)}); the demo starts on another port.`);
+            this.fallbackPort = true;
+          }
+        }
+        const simulator = await start(0);
+        if (!remembered) {
+          await this.services.shared.change<number>(DEMO_PORT_KEY, (port) => port ?? simulator.port);
+        }
+        return simulator;
+      })();
+      this.simulator.catch((error) => {
+        this.simulator = undefined;
+        this.services.log.error(`The demo crews could not start: ${errorText(error)}`);
+      });
+    }
+    return this.simulator;
+  }
+}

@@ -1,0 +1,71 @@
+// Takes the user to a run in the crews tree: a run this window kicks off (or starts tracking) is
+// revealed and selected, its crew expanded; and `crewRuns.revealRun` (the status bar's click) does
+// the same for any run, with the focus.
+import * as vscode from 'vscode';
+import type { RunRecord } from '../runs/core/model';
+import type { CrewsTreeNode, CrewsTreeProvider } from './crewsTree';
+
+export const REVEAL_RUN_COMMAND = 'crewRuns.revealRun';
+
+/** What tests may see of the revealer. */
+export interface RevealInspection {
+  /** Resolves once no reveal is in progress or queued (a kickoff's selection has been made, or has failed). */
+  whenIdle(): Promise<void>;
+}
+
+export class RunRevealer implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[];
+  private next: { runId: string; focus: boolean } | undefined;
+  private revealing: Promise<void> | undefined;
+
+  constructor(
+    private readonly tree: CrewsTreeProvider,
+    private readonly view: vscode.TreeView<CrewsTreeNode>,
+    runs: { onDidAdd(listener: (run: RunRecord) => unknown): { dispose(): void } },
+    /** True while a batch sends its rows: they come through the same kickoff, and must not pull the selection along. */
+    private readonly batchSending: () => boolean,
+    /** Tests only: given the revealer's inspection once. */
+    inspect?: (inspection: RevealInspection) => void,
+  ) {
+    inspect?.({ whenIdle: async () => void (await this.revealing) });
+    this.disposables = [
+      runs.onDidAdd((run) => {
+        if (!this.batchSending()) {
+          void this.reveal(run.id, false);
+        }
+      }),
+      vscode.commands.registerCommand(REVEAL_RUN_COMMAND, (arg?: { runId?: unknown }) => (typeof arg?.runId === 'string' ? this.reveal(arg.runId, true) : undefined)),
+    ];
+  }
+
+  /**
+   * Selects the run (expanding its crew); `focus` moves the keyboard there too. One reveal at a time, the
+   * latest wins: kickoffs in quick succession would otherwise race the tree's refreshes (VS Code logs a
+   * reveal whose parent it has not fetched yet as an error, and nobody sees the runs in between anyway).
+   */
+  async reveal(runId: string, focus: boolean): Promise<void> {
+    this.next = { runId, focus: focus || (this.next?.focus ?? false) };
+    if (this.revealing) {
+      return this.revealing;
+    }
+    this.revealing = (async () => {
+      for (let job = this.next; job; job = this.next) {
+        this.next = undefined;
+        if (!this.tree.hasRun(job.runId)) {
+          continue; // Removed meanwhile, or another window dropped it: nothing to show.
+        }
+        try {
+          await this.view.reveal(this.tree.runNode(job.runId), { select: true, focus: job.focus, expand: false });
+        } catch {
+          // The run went away during the reveal: nothing to show.
+        }
+      }
+      this.revealing = undefined;
+    })();
+    return this.revealing;
+  }
+
+  dispose(): void {
+    vscode.Disposable.from(...this.disposables).dispose();
+  }
+}

@@ -1,0 +1,267 @@
+// What a run's row and a crew's activity look like in the crews tree: short enough for the default
+// sidebar width, with the state first and the rest in the (lazy) tooltip.
+import * as vscode from 'vscode';
+import type { RunState, TaskOutput } from '../api/types';
+import { taskNameText } from '../api/taskName';
+import type { Crew } from './crewConfig';
+import type { CrewHealth } from './crewRegistry';
+import { isFinished, type RunRecord } from '../runs/core/model';
+import { inert, inertLine } from '../util/inertText';
+import { escapeMarkdown } from '../util/markdownText';
+import { type Inputs, inputLine } from '../api/inputValues';
+import { formatElapsed, formatElapsedCalm, formatRelative, shortStateLabel, stateLabel } from '../ui/format';
+import { runRowActionCount } from './runRowActions';
+
+/**
+ * Characters of a run row that show in a default-width (300 px) sidebar: the label is cut so that the
+ * state after it stays in sight (the time after the state shows where it fits; all of it is in the tooltip).
+ */
+const ROW_CHARS = 29;
+/** A label is never cut shorter than this, whatever the state's length (the tooltip has all of it). */
+const LABEL_MIN = 8;
+/** Characters an inline action icon (22 px) covers when the row is selected or hovered. */
+const ACTION_CHARS = 3;
+
+/** What a run row shows; `key` changes exactly when the row (or its tooltip) would look different. */
+export interface RunRow {
+  label: string;
+  description: string;
+  icon: vscode.ThemeIcon;
+  contextValue: string;
+  key: string;
+}
+
+/**
+ * `ordinal` is given for a run whose label older runs of its crew share (a preset, Run Again): the
+ * second such run is "#2", and so on (the first keeps its label), so runs of the same inputs differ.
+ * A batch's row says which row it is instead.
+ */
+export function runRow(run: RunRecord, options: { stopHidden: boolean; ordinal?: number }): RunRow {
+  const suffix = run.batch ? ` · ${vscode.l10n.t('row {0}', run.batch.row)}` : options.ordinal ? ` #${options.ordinal}` : '';
+  const { state, rest } = runDescription(run);
+  const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
+  const contextValue = `run state-${run.state} ${watchingState}${run.needsFeedback ? ' needsFeedback' : ''}${options.stopHidden ? ' noStop' : ''}`;
+  // Room for the state even while the row's action icons show (selected or hovered): the label gives way.
+  const room = Math.max(LABEL_MIN, ROW_CHARS - ACTION_CHARS * runRowActionCount(contextValue) - state.length - 1) - suffix.length;
+  const base = inertLine(run.label);
+  const label = `${base.length > room ? `${base.slice(0, room - 1).trimEnd()}…` : base}${suffix}`;
+  const description = `${state}${rest}`;
+  const icon = runIcon(run);
+  // The tooltip (resolved once per drawing) and the task children count too: what they show is in the key.
+  const key = `${label}\n${description}\n${icon.id}\n${contextValue}\n${run.message}\n${run.warning}\n${run.currentTask}\n${run.progress?.completed}`;
+  return { label, description, icon, contextValue, key };
+}
+
+/** Runs of one crew in a few words: `2 running · 1 needs feedback`, or undefined when none is active. */
+export function crewActivity(runs: readonly RunRecord[]): string | undefined {
+  let running = 0;
+  let needsFeedback = 0;
+  for (const run of runs) {
+    if (isFinished(run)) {
+      continue;
+    }
+    if (run.needsFeedback) {
+      needsFeedback++;
+    } else if (run.watching) {
+      running++;
+    }
+  }
+  const parts = [running ? vscode.l10n.t('{0} running', running) : '', needsFeedback ? vscode.l10n.t('{0} needs feedback', needsFeedback) : ''];
+  return parts.filter(Boolean).join(' · ') || undefined;
+}
+
+// Icons are immutable: one of each, shared by every row (a long history builds thousands of rows).
+const icons = new Map<string, vscode.ThemeIcon>();
+
+function icon(id: string, color?: string): vscode.ThemeIcon {
+  const key = `${id} ${color}`;
+  let found = icons.get(key);
+  if (!found) {
+    found = new vscode.ThemeIcon(id, color === undefined ? undefined : new vscode.ThemeColor(color));
+    icons.set(key, found);
+  }
+  return found;
+}
+
+export function runIcon(run: RunRecord): vscode.ThemeIcon {
+  if (run.needsFeedback) {
+    return icon('bell-dot', 'list.warningForeground');
+  }
+  if (!isFinished(run) && !run.watching) {
+    return icon('debug-pause', 'disabledForeground');
+  }
+  if (run.warning && !isFinished(run)) {
+    return icon('warning', 'list.warningForeground');
+  }
+  return stateIcon(run.state);
+}
+
+export function stateIcon(state: RunState): vscode.ThemeIcon {
+  return icon(...STATE_ICONS[state]);
+}
+
+const STATE_ICONS: Record<RunState, [string, string?]> = {
+  queued: ['clock'],
+  running: ['sync~spin', 'charts.blue'],
+  unknown: ['sync~spin', 'charts.blue'],
+  awaitingFeedback: ['bell-dot', 'list.warningForeground'],
+  succeeded: ['pass', 'testing.iconPassed'],
+  failed: ['error', 'testing.iconFailed'],
+  cancelled: ['circle-slash'],
+  notFound: ['question'],
+};
+
+/** The state first (with progress), then ` · ` and a time (elapsed to the minute, or how long ago it ended). */
+function runDescription(run: RunRecord): { state: string; rest: string } {
+  const word = run.needsFeedback ? vscode.l10n.t('needs feedback') : shortStateLabel(run.state);
+  if (isFinished(run)) {
+    return { state: word, rest: ` · ${formatRelative(run.finishedAt ?? run.updatedAt)}` };
+  }
+  if (!run.watching) {
+    const why = run.stopReason === 'noToken' ? vscode.l10n.t('no token') : run.stopReason === 'unauthorized' ? vscode.l10n.t('token refused') : vscode.l10n.t('not watching');
+    return { state: word, rest: ` · ${why}` };
+  }
+  const progress = run.progress?.total ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
+  return { state: `${word}${progress}`, rest: ` · ${formatElapsedCalm(Date.now() - run.startedAt)}` };
+}
+
+/** Built when the row is hovered (resolveTreeItem): the whole label, the message, inputs and times. */
+export function runTooltip(run: RunRecord, inputs: Inputs): vscode.MarkdownString {
+  // Theme icons on before any text is appended: appendText then escapes a crew's `$(…)` (VS Code's escapeIcons).
+  const tooltip = new vscode.MarkdownString(undefined, true);
+  tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(run.crewName))}** — ${escapeMarkdown(inertLine(stateLabel(run.state)))}\n\n`);
+  tooltip.appendText(inertLine(run.label));
+  tooltip.appendMarkdown('\n\n');
+  if (run.batch) {
+    tooltip.appendMarkdown('$(list-flat) ');
+    tooltip.appendText(vscode.l10n.t('Row {0} of {1}', run.batch.row, inertLine(run.batch.source)));
+    tooltip.appendMarkdown('\n\n');
+  }
+  if (run.message) {
+    tooltip.appendText(inert(run.message.slice(0, 300)));
+    tooltip.appendMarkdown('\n\n');
+  }
+  if (run.warning) {
+    tooltip.appendMarkdown('$(warning) ');
+    tooltip.appendText(inert(run.warning));
+    tooltip.appendMarkdown('\n\n');
+  }
+  for (const [name, value] of Object.entries(inputs)) {
+    tooltip.appendMarkdown(`- **${escapeMarkdown(inertLine(name))}**: `);
+    // A structured value as compact JSON: one line in a tooltip, never `[object Object]`.
+    const text = inputLine(value);
+    tooltip.appendText(inert(text.length > 120 ? `${text.slice(0, 119)}…` : text));
+    tooltip.appendMarkdown('\n');
+  }
+  tooltip.appendMarkdown(`\n${vscode.l10n.t('Kickoff ID')}: `);
+  tooltip.appendText(inertLine(run.kickoffId));
+  tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Started')}: ${new Date(run.startedAt).toLocaleString()}`);
+  if (run.finishedAt !== undefined) {
+    tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Took')}: ${formatElapsed(run.finishedAt - run.startedAt)}`);
+  }
+  return tooltip;
+}
+
+export function healthLabel(health: CrewHealth): string | undefined {
+  switch (health) {
+    case 'ready':
+      return vscode.l10n.t('ready');
+    case 'noToken':
+      return vscode.l10n.t('token missing');
+    case 'tokenRejected':
+      return vscode.l10n.t('token rejected');
+    case 'unreachable':
+      return vscode.l10n.t('unreachable');
+    case 'checking':
+      return vscode.l10n.t('checking…');
+    default:
+      return undefined;
+  }
+}
+
+export function healthIcon(health: CrewHealth, crew: Crew): vscode.ThemeIcon {
+  switch (health) {
+    case 'ready':
+      return new vscode.ThemeIcon(crew.source === 'demo' ? 'beaker' : 'server-environment', new vscode.ThemeColor('testing.iconPassed'));
+    case 'noToken':
+      return new vscode.ThemeIcon('key', new vscode.ThemeColor('list.warningForeground'));
+    case 'tokenRejected':
+      return new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
+    case 'unreachable':
+      return new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('list.warningForeground'));
+    case 'checking':
+      return new vscode.ThemeIcon('loading~spin');
+    default:
+      return new vscode.ThemeIcon(crew.source === 'demo' ? 'beaker' : 'server-environment');
+  }
+}
+
+/** A crew's row: what its runs are doing, or what is wrong with it (token, network) first. */
+/** A crew imported from the platform: its deployment's state and the platform's words. */
+export interface CrewDeployment {
+  state: 'online' | 'deploying' | 'failed' | 'unknown';
+  words?: string;
+}
+
+function deploymentLabel(deployment: CrewDeployment): string {
+  switch (deployment.state) {
+    case 'online':
+      return vscode.l10n.t('online');
+    case 'deploying':
+      return vscode.l10n.t('deploying');
+    case 'failed':
+      return vscode.l10n.t('deploy failed');
+    default:
+      return vscode.l10n.t('deployment unknown');
+  }
+}
+
+export function crewTreeItem(
+  crew: Crew,
+  shown: { hasRuns: boolean; activity: string | undefined; hasToken: boolean; health: CrewHealth; deployment?: CrewDeployment; chats?: boolean },
+): vscode.TreeItem {
+  const { hasRuns, activity, hasToken, health, deployment, chats } = shown;
+  const item = new vscode.TreeItem(inertLine(crew.name), hasRuns ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+  // Another id once it has runs: VS Code keeps the state it last drew for an id, and a crew drawn
+  // without runs (no twistie) would otherwise stay collapsed when its first run arrives.
+  item.id = hasRuns ? `crew:${crew.url}` : `crew-idle:${crew.url}`;
+  const source = crew.source === 'demo' ? vscode.l10n.t('demo') : crew.source === 'workspace' ? vscode.l10n.t('workspace') : undefined;
+  // While its runs are going, what they do is what the row says ("ready" goes without saying); a
+  // problem with the crew (token, network) still comes first, its runs' activity is in the tooltip.
+  const problem = health === 'noToken' || health === 'tokenRejected' || health === 'unreachable';
+  item.description = [problem ? healthLabel(health) : (activity ?? healthLabel(health)), deployment && deploymentLabel(deployment), source].filter(Boolean).join(' · ');
+  item.iconPath = healthIcon(health, crew);
+  const tooltip = new vscode.MarkdownString();
+  tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(crew.name))}**\n\n`);
+  tooltip.appendText(inertLine(crew.url));
+  tooltip.appendMarkdown(`\n\n${escapeMarkdown(inertLine(healthLabel(health) ?? vscode.l10n.t('not checked yet')))}`);
+  if (activity) {
+    tooltip.appendMarkdown(`\n\n${escapeMarkdown(activity)}`);
+  }
+  if (chats) {
+    tooltip.appendMarkdown(`\n\n${escapeMarkdown(vscode.l10n.t('A conversational flow: Chat with Flow talks to it.'))}`);
+  }
+  if (deployment) {
+    tooltip.appendMarkdown(`\n\n${escapeMarkdown(vscode.l10n.t('Deployment: {0}', inertLine(deployment.words ?? deploymentLabel(deployment))))}`);
+  }
+  item.tooltip = tooltip;
+  item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken', ...(chats ? ['chats'] : []), ...(deployment ? ['imported', `deployment-${deployment.state}`] : [])].join(' ');
+  if (!hasRuns) {
+    // An idle crew's default action is the most frequent thing a user does with it.
+    item.command = { command: 'crewRuns.kickOff', title: vscode.l10n.t('Kick Off Crew…'), arguments: [{ crew }] };
+  }
+  return item;
+}
+
+/** A task of a run: done (opens its output), or the one in progress. */
+export function taskTreeItem(node: { runId: string; task: TaskOutput; index: number; current?: boolean }): vscode.TreeItem {
+  const item = new vscode.TreeItem(inertLine(taskNameText(node.task.name)), vscode.TreeItemCollapsibleState.None);
+  item.id = `task:${node.runId}:${node.index}`;
+  item.description = node.current ? vscode.l10n.t('in progress') : node.task.agent === undefined ? undefined : inertLine(node.task.agent);
+  item.iconPath = node.current ? new vscode.ThemeIcon('loading~spin') : new vscode.ThemeIcon('check', new vscode.ThemeColor('testing.iconPassed'));
+  item.contextValue = node.current ? 'task current' : 'task';
+  if (!node.current) {
+    item.command = { command: 'crewRuns.openTaskOutput', title: vscode.l10n.t('Open Task Output'), arguments: [{ runId: node.runId, index: node.index }] };
+  }
+  return item;
+}

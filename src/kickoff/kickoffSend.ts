@@ -1,0 +1,139 @@
+// Kick Off's UI around the one kickoff path (startRecordedRun): progress, what a failure means for the
+// wizard (never retried; a run that may have started is never offered again).
+import * as vscode from 'vscode';
+import { deploymentAllowsKickoff } from './deploymentGate';
+import { CrewApiError, mayHaveActed } from '../api/errors';
+import type { InvalidInput } from '../api/invalidInputs';
+import type { Crew } from '../crews/crewConfig';
+import { isFinished, type RunRecord } from '../runs/core/model';
+import type { Services } from '../services';
+import { describeError } from '../ui/errorMessages';
+import { showError, showStatusMessage, showWarning } from '../ui/notify';
+import { inertLine } from '../util/inertText';
+import { setTokenInteractively } from '../crews/crewCommands';
+import { startRecordedRun } from '../runs/core/startRecordedRun';
+import type { Draft } from '../crews/inputSteps';
+import { trackKickoffId } from './kickoffTrack';
+import { errorText } from '../util/errorText';
+
+export type KickoffOutcome =
+  | { kind: 'started'; run: RunRecord }
+  | { kind: 'missing'; names: string[] }
+  /** The crew refused these inputs' values (a type it explained): ask for only those again, with its words. */
+  | { kind: 'invalid'; inputs: InvalidInput[] }
+  | { kind: 'review' }
+  /** `refused`: the crew refused it, nothing started; the wizard keeps what was typed for next time. */
+  | { kind: 'stop'; refused?: boolean };
+
+/** POST /kickoff from the wizard: what went wrong decides where the wizard goes next. */
+export async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promise<KickoffOutcome> {
+  if (!(await deploymentAllowsKickoff(services, crew))) {
+    return { kind: 'review' };
+  }
+  try {
+    const run = await startRun(services, crew, inputs);
+    return { kind: 'started', run };
+  } catch (error) {
+    services.log.warn(`Kickoff of ${crew.name} failed: ${errorText(error)}`);
+    const cancelled = error instanceof Error && error.name === 'AbortError';
+    if (!(error instanceof CrewApiError) && !cancelled) {
+      void showError(describeError(error, crew.name));
+      return { kind: 'review' };
+    }
+    switch (cancelled ? 'cancelled' : mayHaveActed(error) ? 'mayHaveStarted' : (error as CrewApiError).kind) {
+      case 'missingInputs':
+        void showWarning(describeError(error, crew.name));
+        return { kind: 'missing', names: (error as CrewApiError).missingInputs ?? [] };
+      case 'badRequest': {
+        const invalid = (error as CrewApiError).invalidInputs;
+        if (invalid?.length) {
+          void showWarning(describeError(error, crew.name));
+          return { kind: 'invalid', inputs: invalid };
+        }
+        const review = vscode.l10n.t('Back to Review');
+        const choice = await showError(describeError(error, crew.name), review);
+        return choice === review ? { kind: 'review' } : { kind: 'stop', refused: true };
+      }
+      case 'noToken':
+      case 'unauthorized': {
+        const setToken = vscode.l10n.t('Set Token…');
+        const choice = await showError(describeError(error, crew.name), setToken, vscode.l10n.t('Back to Review'));
+        if (choice === setToken) {
+          await setTokenInteractively(services, crew);
+        }
+        return { kind: 'review' };
+      }
+      case 'cancelled':
+      case 'mayHaveStarted': {
+        // The request may have reached the crew (a fault, a 5xx, an unreadable reply, or cancelled after it was
+        // sent): never retry by ourselves nor offer to, or the run could start twice.
+        const track = vscode.l10n.t('Track a Kickoff ID…');
+        const review = vscode.l10n.t('Back to Review');
+        const lead = cancelled ? vscode.l10n.t('Kickoff of {0} cancelled.', crew.name) : describeError(error, crew.name);
+        const choice = await showWarning(
+          vscode.l10n.t('{0} The run may or may not have started. If it did, find its kickoff ID in the crew\'s dashboard and track it here; kicking off again could start it twice.', lead),
+          { modal: false },
+          track,
+          review,
+        );
+        if (choice === track) {
+          await trackKickoffId(services, crew);
+          return { kind: 'stop' };
+        }
+        return choice === review ? { kind: 'review' } : { kind: 'stop' };
+      }
+      default: {
+        const review = vscode.l10n.t('Back to Review');
+        const choice = await showError(describeError(error, crew.name), review);
+        return choice === review ? { kind: 'review' } : { kind: 'stop', refused: true };
+      }
+    }
+  }
+}
+
+/** POST /kickoff under progress through the one kickoff path (startRecordedRun), then say it started. */
+export async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord> {
+  const run = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Kicking off {0}…', crew.name)), cancellable: true },
+    (_progress, cancel) => {
+      const abort = new AbortController();
+      cancel.onCancellationRequested(() => abort.abort());
+      return startRecordedRun(services, crew, inputs, abort.signal);
+    },
+  );
+  if (run.warning) {
+    // The service has started it but the run could not be saved: say so, and that it must not be kicked off again.
+    const open = vscode.l10n.t('Open Run');
+    void showWarning(vscode.l10n.t('Started {0} on {1} (kickoff id {2}), but it is not saved to the run history yet: this window keeps it and saves it with the next change. Do not kick it off again.', run.label, crew.name, run.kickoffId), open).then((choice) => {
+      if (choice === open) {
+        void vscode.commands.executeCommand('crewRuns.openRun', { runId: run.id });
+      }
+    });
+  } else {
+    sayStarted(services, run, crew);
+  }
+  return run;
+}
+
+/** How long "Started …" stays in the status bar, at most: the run is selected in the tree meanwhile. */
+const STARTED_MESSAGE_MS = 8000;
+
+/**
+ * "Started …" passes in the status bar, not as a toast: a toast cannot be taken back, and stayed under the run's
+ * own end notice ("… failed") when the run ended quickly. The message goes as soon as the run ends.
+ */
+function sayStarted(services: Services, run: RunRecord, crew: Crew): void {
+  const message = showStatusMessage(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), STARTED_MESSAGE_MS);
+  const done = () => {
+    message.dispose();
+    watch.dispose();
+    clearTimeout(timer);
+  };
+  const watch = services.runs.onDidChange(({ runIds }) => {
+    const now = runIds.includes(run.id) ? services.runs.get(run.id) : undefined;
+    if (runIds.includes(run.id) && (!now || isFinished(now))) {
+      done();
+    }
+  });
+  const timer = setTimeout(done, STARTED_MESSAGE_MS);
+}

@@ -1,0 +1,46 @@
+// Every command the manifest contributes, registered in one place; each family lives in its own file.
+import type * as vscode from 'vscode';
+import { registerCrewCommands } from './crews/crewCommands';
+import type { DemoCrews } from './crews/demoCommands';
+import { registerPlatformCommands } from './platform/platformCommands';
+import { registerRunCommands } from './runs/runCommands';
+import { registerStopCommands } from './runs/stopCommands';
+import type { RunOutputDocuments } from './runView/outputDocuments';
+import type { RunPanelManager } from './runView/runPanel';
+import { registerRunViewCommands } from './runView/runViewCommands';
+import { registerFeedbackCommands } from './feedback/feedbackCommands';
+import type { FeedbackReviews } from './feedback/feedbackReview';
+import { registerKickoffCommands } from './kickoff/kickoffCommands';
+import { registerBatchCommands } from './batches/batchCommands';
+import type { BatchFeature } from './batches/batchFeature';
+import { registerBatchResultsCommands } from './batches/batchResultsCommands';
+import { type FlowChatInspection, registerFlowChat } from './flowChat/chatPanel';
+import type { Services } from './services';
+
+/** What the commands act on besides the services: the run views, documents, batches and the demo crews. */
+export interface CommandTargets {
+  panels: RunPanelManager;
+  reviews: FeedbackReviews;
+  documents: RunOutputDocuments;
+  batches: BatchFeature;
+  demo: DemoCrews;
+  /** Tests only: given the chats' inspection. */
+  inspectChats?: (inspection: FlowChatInspection) => void;
+}
+
+export function registerCommands(services: Services, targets: CommandTargets): vscode.Disposable[] {
+  const { panels, reviews, documents, batches, demo, inspectChats } = targets;
+  return [
+    ...registerCrewCommands(services),
+    ...registerKickoffCommands(services),
+    ...registerRunCommands(services),
+    ...registerFeedbackCommands(services, reviews, panels),
+    ...registerRunViewCommands(services, panels, documents),
+    ...registerStopCommands(services, panels),
+    ...registerBatchCommands(services, batches),
+    ...registerBatchResultsCommands(services, batches.store, batches.panels),
+    ...registerPlatformCommands(services),
+    ...demo.register(),
+    ...registerFlowChat(services, () => services.runs.get(panels.activeRunId() ?? '')?.crewUrl, inspectChats),
+  ];
+}

@@ -1,0 +1,153 @@
+// One JSON file per run (`runs/<id>.json`) with its heavy details, written atomically, read only when
+// needed, and a few kept parsed in memory. Callers serialise per run (RunStore's queue).
+
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { errorCode, removeStaleTempFiles, writeFileAtomic } from './atomicFile';
+import { emptyDetails, type Logger, type RunDetails } from './model';
+import { type Inputs, isInputs } from '../../api/inputValues';
+import { errorText } from '../../util/errorText';
+
+/** Persisted as `runs/<id>.json`. */
+export interface StoredDetails extends RunDetails {
+  version: 1;
+  runId: string;
+}
+
+interface CachedDetails {
+  /**
+   * The details as JSON, which is what the file holds: every read parses a fresh copy from it, and `differs`
+   * compares against it. Kept as text rather than as objects so that a write (fold, compare, save) serialises
+   * the details once and copies nothing: with a hostile crew's 400 KB of details, each structured copy and
+   * stringify cost the extension host's thread milliseconds per poll (bench row 7).
+   */
+  json: string;
+  /** File modification time when read, so another window's write is noticed. */
+  mtimeMs: number;
+}
+
+export class DetailsFiles {
+  /** Least recently used first. */
+  private readonly cache = new Map<string, CachedDetails>();
+
+  constructor(
+    readonly dir: string,
+    private readonly logger: Logger,
+    private readonly cacheSize = 16,
+  ) {}
+
+  async init(): Promise<void> {
+    await fs.mkdir(this.dir, { recursive: true });
+    await removeStaleTempFiles(this.dir);
+  }
+
+  pathOf(id: string): string {
+    return path.join(this.dir, `${id}.json`);
+  }
+
+  /** A copy the caller may change. A missing or corrupt file reads as empty details. */
+  async read(id: string): Promise<RunDetails> {
+    const file = this.pathOf(id);
+    let mtimeMs = -1;
+    try {
+      mtimeMs = (await fs.stat(file)).mtimeMs;
+    } catch (e) {
+      if (errorCode(e) !== 'ENOENT') {
+        this.logger.warn(`Run ${id}: cannot stat details (${String(e)}).`);
+      }
+    }
+    const cached = this.cache.get(id);
+    if (cached && cached.mtimeMs === mtimeMs) {
+      this.touch(id, cached);
+      return JSON.parse(cached.json) as RunDetails;
+    }
+    let details = emptyDetails();
+    if (mtimeMs >= 0) {
+      try {
+        details = parseDetails(await fs.readFile(file, 'utf8'));
+      } catch (e) {
+        this.logger.warn(`Run ${id}: details file unreadable, starting from empty details (${errorText(e)}).`);
+      }
+    }
+    const json = JSON.stringify(details);
+    this.touch(id, { json, mtimeMs });
+    return JSON.parse(json) as RunDetails;
+  }
+
+  /** `details` as JSON (what `write` takes), and whether it differs from what was last read or written. */
+  compare(id: string, details: RunDetails): { json: string; differs: boolean } {
+    const json = JSON.stringify(details);
+    return { json, differs: json !== this.cache.get(id)?.json };
+  }
+
+  /** `json`: the details' JSON when the caller has it (`compare`), so that they are serialised once. */
+  async write(id: string, details: RunDetails, json = JSON.stringify(details)): Promise<void> {
+    // What JSON.stringify({ version: 1, runId: id, ...details }) writes, without serialising the details again.
+    const stored = `{"version":1,"runId":${JSON.stringify(id)}${json === '{}' ? '' : `,${json.slice(1, -1)}`}}`;
+    const file = this.pathOf(id);
+    await fs.mkdir(this.dir, { recursive: true });
+    await writeFileAtomic(file, stored);
+    const mtimeMs = (await fs.stat(file)).mtimeMs;
+    this.touch(id, { json, mtimeMs });
+  }
+
+  async remove(id: string): Promise<void> {
+    this.cache.delete(id);
+    await fs.rm(this.pathOf(id), { force: true }).catch((e) => this.logger.warn(`Run ${id}: cannot delete details (${errorText(e)}).`));
+  }
+
+  /** Another window changed the run: read its file afresh next time. */
+  forget(id: string): void {
+    this.cache.delete(id);
+  }
+
+  private touch(id: string, entry: CachedDetails): void {
+    this.cache.delete(id);
+    this.cache.set(id, entry);
+    while (this.cache.size > this.cacheSize) {
+      this.cache.delete(this.cache.keys().next().value as string);
+    }
+  }
+}
+
+/**
+ * Moves inputs a version 1 index held into the runs' files (unless a file has them already). Returns
+ * false when a file could not be written: the old index, inputs and all, then stays until the next load,
+ * so no run and no input is lost.
+ */
+export async function moveInputsToFiles(files: DetailsFiles, ids: string[], inputs: Map<string, Inputs>, logger: Logger): Promise<boolean> {
+  let ok = true;
+  for (const id of ids) {
+    const moved = inputs.get(id);
+    try {
+      const details = await files.read(id);
+      if (moved && !details.inputs) {
+        await files.write(id, { ...details, inputs: moved });
+      }
+    } catch (e) {
+      ok = false;
+      logger.warn(`Run ${id}: cannot move its inputs to its file yet (${errorText(e)}).`);
+    }
+  }
+  return ok;
+}
+
+function parseDetails(text: string): RunDetails {
+  const parsed: unknown = JSON.parse(text);
+  if (typeof parsed !== 'object' || parsed === null) {
+    throw new Error('not an object');
+  }
+  const p = parsed as Partial<StoredDetails>;
+  return {
+    inputs: isInputs(p.inputs) ? p.inputs : undefined,
+    lastSnapshot: p.lastSnapshot,
+    tasks: Array.isArray(p.tasks) ? p.tasks : [],
+    history: Array.isArray(p.history) ? p.history : [],
+    historyOmitted: typeof p.historyOmitted === 'number' ? p.historyOmitted : undefined,
+    finalOutput: p.finalOutput,
+    error: p.error,
+    feedbackRounds: Array.isArray(p.feedbackRounds) ? p.feedbackRounds : [],
+    feedbackDraft: typeof p.feedbackDraft?.text === 'string' ? p.feedbackDraft : undefined,
+  };
+}
+

@@ -1,0 +1,124 @@
+// A short lock per name shared by every window (and every extension host) on this machine: a lock file
+// created with an atomic exclusive create (temp file + hard link), removed by its owner, and broken by
+// others once its process is gone (a window that crashed or was killed on this machine) or once older
+// than `staleMs` (a process on another machine, or one that hangs). Leases and run records take it per run.
+
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Clock } from '../../util/clock';
+import { createFileExclusive, errorCode } from './atomicFile';
+import type { Logger } from './model';
+
+interface LockFile {
+  owner: string;
+  at: number;
+  /** The process holding it, on `host`. */
+  pid?: number;
+  host?: string;
+}
+
+export const BUSY = Symbol('busy');
+
+/** How long `run` waits for a busy lock, in real time, before it gives up (a stale one is broken sooner). */
+const MAX_WAIT_MS = 30_000;
+
+export class FileLock {
+  constructor(
+    private readonly dir: string,
+    private readonly ownerId: string,
+    private readonly logger: Logger,
+    private readonly clock: Clock,
+    private readonly staleMs: number,
+  ) {}
+
+  /** Runs `work` holding the lock, or returns BUSY at once when another holds it. */
+  async tryRun<T>(name: string, work: () => Promise<T>): Promise<T | typeof BUSY> {
+    await fs.mkdir(this.dir, { recursive: true });
+    const lockPath = path.join(this.dir, `${safeName(name)}.lock`);
+    const mine = JSON.stringify({ owner: this.ownerId, at: this.clock.now(), pid: process.pid, host: os.hostname() } satisfies LockFile);
+    if (!(await createFileExclusive(lockPath, mine, false))) {
+      if (!(await this.breakStale(lockPath)) || !(await createFileExclusive(lockPath, mine, false))) {
+        return BUSY;
+      }
+    }
+    try {
+      return await work();
+    } finally {
+      // Remove only our own lock: if we were so slow that it was broken as stale, the new one is someone else's.
+      const now = await fs.readFile(lockPath, 'utf8').catch(() => undefined);
+      if (now === mine) {
+        await fs.rm(lockPath, { force: true });
+      }
+    }
+  }
+
+  /** Runs `work` holding the lock, waiting while another window holds it (its work takes milliseconds). */
+  async run<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + MAX_WAIT_MS;
+    for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+      const result = await this.tryRun(name, work);
+      if (result !== BUSY) {
+        return result;
+      }
+      if (Date.now() > giveUpAt) {
+        throw new Error(`${name}: another window holds its lock`);
+      }
+      // Real time, not the store's clock: this waits for another process's file operations.
+      await new Promise<void>((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  /**
+   * Removes a lock left by a crashed window. Moving it aside first (rename is atomic) and checking that
+   * what was moved is the stale lock we judged keeps two windows breaking it at once from removing a fresh one.
+   */
+  private async breakStale(lockPath: string): Promise<boolean> {
+    const seen = await fs.readFile(lockPath, 'utf8').catch(() => undefined);
+    if (seen === undefined) {
+      return true; // Released meanwhile.
+    }
+    let lock: Partial<LockFile> = {};
+    try {
+      lock = JSON.parse(seen) as Partial<LockFile>;
+    } catch {
+      // Unreadable lock: stale.
+    }
+    if (this.clock.now() - (lock.at ?? 0) < this.staleMs && !ownerGone(lock)) {
+      return false;
+    }
+    const aside = `${lockPath}.${this.ownerId}-${process.pid}.stale`;
+    try {
+      await fs.rename(lockPath, aside);
+    } catch {
+      return false;
+    }
+    const moved = await fs.readFile(aside, 'utf8').catch(() => undefined);
+    if (moved !== seen) {
+      // We moved a fresh lock: put it back unless a new one appeared.
+      await fs.link(aside, lockPath).catch(() => undefined);
+    } else {
+      this.logger.warn(`Broke a stale lock left by a closed window (${path.basename(lockPath)}).`);
+    }
+    await fs.rm(aside, { force: true });
+    return moved === seen;
+  }
+}
+
+/** The lock's process is known to have ended (it is on this machine and no longer runs). */
+function ownerGone(lock: Partial<LockFile>): boolean {
+  if (lock.host !== os.hostname() || typeof lock.pid !== 'number' || lock.pid === process.pid) {
+    return false;
+  }
+  try {
+    process.kill(lock.pid, 0); // Signal 0: only asks whether the process exists.
+    return false;
+  } catch (e) {
+    return errorCode(e) === 'ESRCH';
+  }
+}
+
+/** Run ids are uuids; anything else is made safe for a file name. */
+export function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, '_');
+}
