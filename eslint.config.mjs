@@ -42,6 +42,14 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // require() only for the bundles loaded on first use (esbuild.js lazyModules): the transport, the markdown
+    // renderer, the simulator, and the test API (integration tests only). Anything else is an import.
+    files: ['src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-require-imports': ['error', { allow: ['/api/transport$', '^\\./transport$', '/page/markdown$', '/simulator/server$', '^\\./testApi$'] }],
+    },
+  },
   // The allowed imports between src/'s folders are checked by dependency-cruiser (.dependency-cruiser.cjs).
   {
     files: ['src/simulator/main.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**'],

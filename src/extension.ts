@@ -203,7 +203,6 @@ export function activate(context: vscode.ExtensionContext) {
     return undefined;
   }
   // Integration tests only: dist/testApi.js, never loaded (nor packaged) otherwise.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createTestApi } = require('./testApi') as typeof TestApiModule;
   return createTestApi(services, {
     ...{ tree, treeView, reporter, settings: numbers, batches, inspection, panels: probe, reviews, demo },

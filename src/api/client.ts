@@ -351,7 +351,6 @@ export class CrewClient implements StatusSource {
         }
         // Loaded on the first request, not at activation (dist/transport.js in the bundle). A plain
         // require, so the bundle loads it synchronously as CommonJS, like the extension itself.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { createTransport } = require('./transport') as typeof TransportModule;
         return createTransport(settings);
       })();

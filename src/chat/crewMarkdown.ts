@@ -15,7 +15,6 @@ let parser: MarkdownIt | undefined;
 
 /** `text` as Markdown whose only links are http(s) and which embeds nothing. */
 export function safeCrewMarkdown(text: string): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   parser ??= (require('../runView/page/markdown') as typeof RunViewMarkdown).createMarkdown().enable('image');
   return blocks(tree(parser.parse(text, {}))).join('\n');
 }

@@ -81,7 +81,6 @@ export class DemoCrews implements vscode.Disposable {
     if (!this.simulator) {
       this.simulator = (async () => {
         // Loaded only now (dist/simulator.js): activation never pays for it.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { startSimulator, demoCrews } = require('../simulator/server') as typeof SimulatorModule;
         const tokenFor = () => randomBytes(24).toString('base64url');
         const start = (port: number) =>

@@ -119,7 +119,6 @@ export class PlatformClient {
         this.transport = this.options.createTransport(settings);
       } else {
         // The crews' own transport bundle (dist/transport.js), loaded on the first platform request.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { createTransport } = require('../api/transport') as typeof TransportModule;
         this.transport = createTransport(settings);
       }

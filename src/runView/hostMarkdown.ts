@@ -5,7 +5,6 @@ import type * as Markdown from './page/markdown';
 let markdownIt: ReturnType<typeof Markdown.createMarkdown> | undefined;
 
 export function renderMarkdown(text: string): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   markdownIt ??= (require('./page/markdown') as typeof Markdown).createMarkdown();
   return markdownIt.render(text);
 }
