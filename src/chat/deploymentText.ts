@@ -1,4 +1,4 @@
-// The words a language model reads back from the deployment tools (the organization's platform, #37). Plain
+// The words a language model reads back from the deployment tools (the organization's platform). Plain
 // English on purpose. Names, status prose, log lines and error words come from the platform or the crews it
 // runs: clipped and fenced as untrusted (chatText.ts), every count capped here. A deployment's token is never
 // here: the list the tools read has none (the platform client keeps it to the import). Pure: unit-tested in Node.

@@ -1,4 +1,4 @@
-// The deployment tools (the organization's platform, #37): List Deployments and Deployment Logs read only;
+// The deployment tools (the organization's platform): List Deployments and Deployment Logs read only;
 // Redeploy acts only on what its confirmation showed (as kickoff and feedback do, effectTools.ts). They use the
 // sign-in the user made ("Crew Runs: Sign In to CrewAI Platform…") and never ask for one: a model cannot start a
 // sign-in. The personal token stays in the platform client's requests; no result, message or log carries it.

@@ -8,7 +8,7 @@
 // through a watcher, RunStore.refresh, and a periodic re-read) cannot undo another window's change nor
 // bring a removed run back: its write starts from what is stored, or finds the run gone.
 // globalState is not used for runs: it is not compare-and-set, and a window's write of any key carries
-// its stale copy of all of them (issue #31). An index older versions kept there is moved once (load).
+// its stale copy of all of them. An index older versions kept there is moved once (load).
 
 import * as l10n from '@vscode/l10n';
 import { randomUUID } from 'node:crypto';
