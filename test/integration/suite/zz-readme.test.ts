@@ -116,7 +116,7 @@ describe('README pictures', function () {
     assert.ok(shot.distinctColours > 10);
   });
 
-  it('a chat with a conversational flow, its answer streamed, with a tool step', async () => {
+  it('a chat with a conversational flow, its second answer caught mid-stream, with a tool step', async () => {
     await executeCommand('workbench.action.closeAllEditors');
     await executeCommand('workbench.action.closePanel');
     const sessionId = await executeCommand<string>('crewRuns.chatWithFlow', crewUrl('support-chat-flow'));
@@ -127,6 +127,13 @@ describe('README pictures', function () {
     await waitFor(() => (chat.lastReport()?.transcript.some((line) => line.startsWith('assistant: ')) && !chat.lastReport()?.busy ? true : undefined), {
       timeoutMs: 60_000,
       message: 'the answer complete',
+    });
+    // The second answer, photographed while it streams in: part of its text shown, the composer waiting.
+    chat.submitFromPage('Can I turn it on for one team only?');
+    const answers = () => chat.lastReport()?.transcript.filter((line) => line.startsWith('assistant: ')) ?? [];
+    await waitFor(() => (chat.lastReport()?.busy && answers().length === 2 && answers()[1].length > 120 ? true : undefined), {
+      timeoutMs: 60_000,
+      message: 'the second answer half way',
     });
     const shot = await ui.screenshot('readme-flow-chat');
     assert.ok(shot.distinctColours > 10);
