@@ -371,11 +371,6 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     return node && this.sessions.get(node.crewUrl, node.sessionId) ? node : undefined;
   }
 
-  /** The node of a listed chat session (reveal, tests); undefined when it is not listed. */
-  chatSessionNodeOf(crewUrl: string, sessionId: string): ChatSessionNode | undefined {
-    return this.sessions.get(crewUrl, sessionId) ? this.chatSessionNode(crewUrl, sessionId) : undefined;
-  }
-
   /** The node of a run, for reveal(). */
   /** The run is in the history this tree shows (a reveal of one that is not fails). */
   hasRun(runId: string): boolean {
