@@ -75,6 +75,9 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   private readonly olderNodes = new Map<string, OlderRunsNode>();
   private readonly chatsNodes = new Map<string, ChatsNode>();
   private readonly sessionNodes = new Map<string, ChatSessionNode>();
+  /** What each drawn session row says of its last activity ("5 min ago"): redrawn as that moves on. */
+  private readonly sessionAges = new Map<ChatSessionNode, string>();
+  private sessionTimer: ReturnType<typeof setInterval> | undefined;
   /** The crew of each run seen, so a removed run's crew is still known. */
   private readonly crewOfRun = new Map<string, string>();
   /** Crews last drawn without runs: their first run changes their row's id, which only a full refresh shows. */
@@ -117,6 +120,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     for (const [key, session] of this.sessionNodes) {
       if (session.crewUrl === crewUrl && !this.sessions.get(crewUrl, session.sessionId)) {
         this.sessionNodes.delete(key);
+        this.sessionAges.delete(session);
       }
     }
     // A crew drawn without children gets a twistie and another id: only a full refresh shows that.
@@ -388,6 +392,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
 
   dispose(): void {
     clearInterval(this.calmTimer);
+    clearInterval(this.sessionTimer);
     vscode.Disposable.from(...this.disposables).dispose();
   }
 
@@ -442,6 +447,8 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     const item = new vscode.TreeItem(oneLine(firstLine, 60) || vscode.l10n.t('(empty message)'), vscode.TreeItemCollapsibleState.None);
     item.id = `chatSession:${node.crewUrl}:${node.sessionId}`;
     item.description = formatRelative(session.lastActivity);
+    this.sessionAges.set(node, item.description);
+    this.sessionTimer ??= setInterval(() => this.tickSessionAges(), 60_000);
     const tooltip = new vscode.MarkdownString();
     tooltip.appendText(oneLine(firstLine, 500));
     tooltip.appendMarkdown('\n\n');
@@ -451,6 +458,25 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     item.contextValue = 'chatSession';
     item.command = { command: 'crewRuns.openChatSession', title: vscode.l10n.t('Reopen Chat'), arguments: [node] };
     return item;
+  }
+
+  /** Redraws the session rows whose "… ago" moved on; stops when none is drawn. */
+  private tickSessionAges(): void {
+    const redraw: ChatSessionNode[] = [];
+    for (const [node, shown] of this.sessionAges) {
+      const session = this.sessions.get(node.crewUrl, node.sessionId);
+      if (!session) {
+        this.sessionAges.delete(node);
+      } else if (formatRelative(session.lastActivity) !== shown) {
+        redraw.push(node);
+      }
+    }
+    if (!this.sessionAges.size) {
+      clearInterval(this.sessionTimer);
+      this.sessionTimer = undefined;
+    } else if (redraw.length) {
+      this.changed.fire(redraw);
+    }
   }
 
   private groupNode(crewUrl: string | undefined): CrewsTreeNode {
