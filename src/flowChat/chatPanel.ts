@@ -215,21 +215,27 @@ export class FlowChatPanel {
    */
   private async loadHistory(): Promise<void> {
     const api = sessionApi(this.services.client, this.crewUrl, this.crewName, this.sessionId);
+    // Nothing is sent before the history is shown: a message would land above the conversation it follows.
+    this.busy = true;
+    this.post({ type: 'busy', reason: vscode.l10n.t('Reading the conversation so far…') });
     let history;
     try {
       history = await api.history(this.abort.signal);
     } catch (e) {
       const words = e instanceof CrewApiError ? describeError(e, this.crewName) : e instanceof Error ? e.message : String(e);
+      this.busy = false;
       this.post({ type: 'history', messages: [], note: vscode.l10n.t('The conversation so far could not be read: {0}', words) });
+      this.post({ type: 'busy' });
       return;
     }
     const messages = history.messages.map((m) => ({ role: m.role === 'user' ? ('user' as const) : ('assistant' as const), text: m.content }));
     this.transcript.push(...messages.map((m) => ({ role: m.role, content: m.text })));
     this.post({ type: 'history', messages });
-    if (history.activeKickoffId === null || this.busy) {
+    if (history.activeKickoffId === null) {
+      this.busy = false;
+      this.post({ type: 'busy' });
       return;
     }
-    this.busy = true;
     this.post({ type: 'busy', reason: vscode.l10n.t('The flow is answering; you can write the next message when it is done.') });
     // The answer of the running turn comes after the messages known now (the last is its user message).
     const known = history.messages.length;
