@@ -20,6 +20,7 @@ import { watchRecords } from './runs/core/recordWatcher';
 import { RunStore } from './runs/core/runStore';
 import { SharedState } from './runs/core/sharedState';
 import { WindowLiveness } from './runs/core/windowLiveness';
+import { ChatSessionStore } from './crews/chatSessions';
 import { ChatSupport } from './crews/chatSupport';
 import { addCrewDirectly } from './crews/crewCommands';
 import { CrewRegistry } from './crews/crewRegistry';
@@ -93,11 +94,13 @@ export function activate(context: vscode.ExtensionContext) {
 
   const platform = createPlatform(context, log, userAgent, shared);
   const chats = new ChatSupport({ probe: (crewUrl) => inspectChats(client, crewUrl), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
-  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(shared), stops: new StopSupport(shared), chats, shared, platform };
+  // Each crew's recent chat sessions: one file per crew beside the runs, shared by every window.
+  const chatSessions = new ChatSessionStore(path.join(storageDir, 'chat-sessions'), log);
+  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(shared), stops: new StopSupport(shared), chats, chatSessions, shared, platform };
   const batches = new BatchFeature(services, storageDir, { id: windowId, liveness }, inspection && ((part) => (inspection.batchPanels = part)));
 
   // Views: the crews tree, the status bar, the log and notices, the run views and documents.
-  const tree = new CrewsTreeProvider(crews, runs);
+  const tree = new CrewsTreeProvider(crews, runs, chatSessions);
   tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);
   tree.setDeployments((crewUrl) => (platform.imported.get(crewUrl) ? (platform.health.get(crewUrl) ?? { state: 'unknown' }) : undefined), (listener) =>
     vscode.Disposable.from(platform.health.onDidChange(listener), platform.imported.onDidChange(listener)),
@@ -110,6 +113,7 @@ export function activate(context: vscode.ExtensionContext) {
   const reporter = new RunReporter(services, notices);
   // Reading the run history is I/O: it goes on after activate() returns; restored run views wait for it.
   const loaded = runs.load();
+  void chatSessions.start().catch((error: unknown) => log.error(`Could not read the chat sessions: ${errorText(error)}`));
   // Made before any run view, so every run view of a test session reports to it.
   const probe = inspection && new RunPanelProbe();
   const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded, observer: probe });
@@ -140,7 +144,7 @@ export function activate(context: vscode.ExtensionContext) {
     documents,
     documents.register(),
     followViewedRuns({ treeView, panels }, poller),
-    ...registerCommands(services, { panels, reviews, documents, batches, demo, inspectChats: inspection && ((part) => (inspection.flowChats = part)) }),
+    ...registerCommands(services, { panels, reviews, documents, batches, demo, inspectChats: inspection && ((part) => (inspection.flowChats = part)), treeSession: (arg) => tree.chatSessionOfRow(arg) }),
     ...registerChat(services, context.extensionUri, log),
     { dispose: () => poller.dispose() },
     { dispose: () => void leases.dispose() },
@@ -148,12 +152,14 @@ export function activate(context: vscode.ExtensionContext) {
     { dispose: () => void client.dispose() },
     services.stops,
     chats,
+    chatSessions,
     tokens.onDidChange((crewUrl) => chats.forget(crewUrl)),
     vscode.window.onDidChangeWindowState((state) => {
       poller.setFocused(state.focused);
       void notices.setFocused(state.focused);
       if (state.focused) {
         void runs.reload(); // The watcher may have missed another window's change.
+        void chatSessions.reload();
       }
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -172,6 +178,7 @@ export function activate(context: vscode.ExtensionContext) {
   const otherWindows = setInterval(() => {
     void runs.reload(); // The backstop: runs' changes come through the watcher (below) within moments.
     void batches.refresh();
+    void chatSessions.reload(); // The backstop of its watcher.
   }, 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(otherWindows) });
 

@@ -26,10 +26,12 @@ export interface CommandTargets {
   demo: DemoCrews;
   /** Tests only: given the chats' inspection. */
   inspectChats?: (inspection: FlowChatInspection) => void;
+  /** The chat session a row of the crews tree stands for (Forget Chat acts only on the tree's own rows). */
+  treeSession?: (arg: unknown) => { crewUrl: string; sessionId: string } | undefined;
 }
 
 export function registerCommands(services: Services, targets: CommandTargets): vscode.Disposable[] {
-  const { panels, reviews, documents, batches, demo, inspectChats } = targets;
+  const { panels, reviews, documents, batches, demo, inspectChats, treeSession } = targets;
   return [
     ...registerCrewCommands(services),
     ...registerKickoffCommands(services),
@@ -41,6 +43,6 @@ export function registerCommands(services: Services, targets: CommandTargets): v
     ...registerBatchResultsCommands(services, batches.store, batches.panels),
     ...registerPlatformCommands(services),
     ...demo.register(),
-    ...registerFlowChat(services, () => services.runs.get(panels.activeRunId() ?? '')?.crewUrl, inspectChats),
+    ...registerFlowChat(services, () => services.runs.get(panels.activeRunId() ?? '')?.crewUrl, inspectChats, treeSession),
   ];
 }

@@ -5,6 +5,7 @@ import type { CrewRegistry } from './crews/crewRegistry';
 import type { InputPresets } from './crews/inputPresets';
 import type { StopSupport } from './crews/stopSupport';
 import type { TokenStore } from './crews/tokenStore';
+import type { ChatSessionStore } from './crews/chatSessions';
 import type { PlatformAccount } from './platform/account';
 import type { CrewAIAuthenticationProvider } from './platform/authProvider';
 import type { DeploymentHealth } from './platform/deploymentHealth';
@@ -29,6 +30,8 @@ export interface Services {
   readonly stops: StopSupport;
   /** Which crews chat (GET /inspect), asked when the tree first draws them. */
   readonly chats: ChatSupport;
+  /** Each crew's recent chat sessions, shared by every window (files in global storage). */
+  readonly chatSessions: ChatSessionStore;
   /** Small values every window shares (one file per key, changed under its lock); never globalState. */
   readonly shared: SharedValues;
   /** The organization's platform: sign-in, imported crews and their deployment health (src/platform/). */

@@ -40,6 +40,11 @@ export interface ChatToolDeps {
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   /** One line per turn for the output channel: the session, the crew's URL and how the turn ended (never a token). */
   log?(line: string): void;
+  /**
+   * Lists the session under the crew (crews/chatSessions.ts) once the flow took a message in it, so that the user
+   * can reopen it from the Crew Runs view; `message`: the one sent (kept as the first message of a new listing).
+   */
+  recordSession?(crew: Crew, sessionId: string, message: string): Promise<void>;
 }
 
 const quoted = (text: string) => JSON.stringify(oneLine(text, 80));
@@ -173,6 +178,10 @@ export async function chatConfirmed(deps: ChatToolDeps, plan: ChatPlan | undefin
       outcome = { kind: 'uncertain', error: deps.describe(error, crew.name) };
     }
     deps.log?.(`Chat tool: session ${sessionId} with ${crew.url}: turn ${outcome.kind}${stop ? ` (${stop.kind})` : ''}.`);
+    if (outcome.kind !== 'notSent' && outcome.kind !== 'busy') {
+      // The flow has (or may have) the message: the user can reopen the conversation from the crew's Chats.
+      await deps.recordSession?.(crew, sessionId, plan.message).catch(() => undefined);
+    }
     return chatTurnText(crew.name, { sessionId, newSession: !plan.sessionId, outcome, steps, stop });
   } finally {
     clearTimeout(timer);
@@ -204,7 +213,7 @@ export function chatTurnText(crewName: string, result: ChatTurnResult): string {
   const partial = 'answer' in outcome && outcome.answer ? answerFenced(outcome.answer, 'The answer so far') : '';
   if (stop?.kind === 'question' && outcome.kind === 'cancelled') {
     return joinCapped([
-      `${crew} paused this turn to ask a human for approval (${session}). Crew Runs does not answer it for the model: tell the user that a human must answer it in Crew Runs' Chat with Flow panel (command "Crew Runs: Chat with Flow", or the chat icon next to the crew in the Crew Runs view). That panel opens a new session; it does not reopen this one yet, so the user may instead answer it in the flow's own client. Until it is answered, this session takes no new message.`,
+      `${crew} paused this turn to ask a human for approval (${session}). Crew Runs does not answer it for the model: tell the user that a human must answer it in Crew Runs' Chat with Flow: this session is listed under the crew in the Crew Runs view (its "Chats" group, labelled with this message); opening it there reopens this session, shows the conversation, follows the running turn and offers the question's answer. Until it is answered, this session takes no new message.`,
       stop.text ? fenceUntrusted(oneLine(stop.text, 2000), 'The flow\'s question') : '',
       stepsFenced(result.steps),
       partial,
@@ -220,7 +229,7 @@ export function chatTurnText(crewName: string, result: ChatTurnResult): string {
     case 'notSent':
       return `Nothing was sent: ${crew} did not take the message (${session}).${outcome.needsToken ? ' Tell the user to set its token with "Crew Runs: Set Token…".' : ''}\n${problemFenced(outcome.error)}`;
     case 'uncertain':
-      return `Crew Runs could not tell whether ${crew} received the message (${session}). It was NOT sent again, so that it is never answered twice. Do not resend it blindly: ask the user, who can check the conversation's history first.\n${problemFenced(outcome.error)}`;
+      return `Crew Runs could not tell whether ${crew} received the message (${session}). It was NOT sent again, so that it is never answered twice. Do not resend it blindly: ask the user, who can reopen the conversation from the crew's "Chats" in the Crew Runs view and check its history first.\n${problemFenced(outcome.error)}`;
     case 'cancelled':
       if (stop?.kind === 'timeout') {
         return joinCapped([

@@ -159,6 +159,7 @@ export function createTools(services: Services): Record<ToolName, Tool> {
     turnApi: (crew, sessionId) => sessionApi(services.client, crew.url, crew.name, sessionId),
     describe: (error, crewName) => describeError(error, crewName),
     log: (line) => services.log.info(line),
+    recordSession: (crew, sessionId, message) => services.chatSessions.record(crew.url, sessionId, message),
     sleep: (ms, signal) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);

@@ -2,12 +2,27 @@ import * as vscode from 'vscode';
 import type { TaskOutput } from '../api/types';
 import type { Crew } from './crewConfig';
 import type { CrewRegistry } from './crewRegistry';
+import type { ChatSession, ChatSessionStore } from './chatSessions';
 import { isFinished, type RunRecord } from '../runs/core/model';
 import type { RunStore } from '../runs/core/runStore';
-import { inert } from '../util/inertText';
+import { inert, oneLine } from '../util/inertText';
+import { formatRelative } from '../ui/format';
 import { type CrewDeployment, crewActivity, crewTreeItem, runRow, runTooltip, taskTreeItem } from './runRows';
 
-export type CrewsTreeNode = CrewNode | RemovedCrewsNode | OlderRunsNode | RunNode | TaskNode;
+export type CrewsTreeNode = CrewNode | RemovedCrewsNode | OlderRunsNode | RunNode | TaskNode | ChatsNode | ChatSessionNode;
+
+/** "Chats": a crew's recent chat sessions (crews/chatSessions.ts), newest first, above its runs. */
+export interface ChatsNode {
+  readonly type: 'chats';
+  readonly crewUrl: string;
+}
+
+/** One chat session: a click reopens it (Chat with Flow on that session, its history loaded). */
+export interface ChatSessionNode {
+  readonly type: 'chatSession';
+  readonly crewUrl: string;
+  readonly sessionId: string;
+}
 
 /**
  * The runs of a crew past the newest ones, a page at a time: a long history's first look builds a
@@ -58,6 +73,11 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   private readonly runNodes = new Map<string, RunNode>();
   private readonly crewNodes = new Map<string, CrewNode>();
   private readonly olderNodes = new Map<string, OlderRunsNode>();
+  private readonly chatsNodes = new Map<string, ChatsNode>();
+  private readonly sessionNodes = new Map<string, ChatSessionNode>();
+  /** What each drawn session row says of its last activity ("5 min ago"): redrawn as that moves on. */
+  private readonly sessionAges = new Map<ChatSessionNode, string>();
+  private sessionTimer: ReturnType<typeof setInterval> | undefined;
   /** The crew of each run seen, so a removed run's crew is still known. */
   private readonly crewOfRun = new Map<string, string>();
   /** Crews last drawn without runs: their first run changes their row's id, which only a full refresh shows. */
@@ -81,12 +101,34 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   constructor(
     private readonly crews: CrewRegistry,
     private readonly runs: RunStore,
+    private readonly sessions: ChatSessionStore,
   ) {
     this.disposables.push(
       this.changed,
       crews.onDidChange(() => this.changed.fire(undefined)),
       runs.onDidChange(({ runIds }) => this.onRunsChanged(runIds)),
+      sessions.onDidChange((crewUrl) => this.onSessionsChanged(crewUrl)),
     );
+  }
+
+  /** A crew's chat sessions came, went or moved: its row and what is under it (all rows when it had none drawn). */
+  private onSessionsChanged(crewUrl: string): void {
+    const node = this.crewNodes.get(crewUrl);
+    if (!node || !this.crews.get(crewUrl)) {
+      return;
+    }
+    for (const [key, session] of this.sessionNodes) {
+      if (session.crewUrl === crewUrl && !this.sessions.get(crewUrl, session.sessionId)) {
+        this.sessionNodes.delete(key);
+        this.sessionAges.delete(session);
+      }
+    }
+    // A crew drawn without children gets a twistie and another id: only a full refresh shows that.
+    this.changed.fire(this.drawnIdle.has(crewUrl) || !this.hasChildren(crewUrl) ? undefined : node);
+  }
+
+  private hasChildren(crewUrl: string): boolean {
+    return this.runs.list(crewUrl).length > 0 || this.sessions.list(crewUrl).length > 0;
   }
 
   private onRunsChanged(runIds: string[]): void {
@@ -142,7 +184,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     const groups = new Set<CrewsTreeNode>();
     for (const crewUrl of crewUrls) {
       // Once per crew: a load or reload names every run.
-      if (this.drawnIdle.has(crewUrl) === this.runs.list(crewUrl).length > 0) {
+      if (this.drawnIdle.has(crewUrl) === this.hasChildren(crewUrl)) {
         return undefined;
       }
       groups.add(this.groupNode(this.crews.get(crewUrl) ? crewUrl : undefined));
@@ -229,8 +271,15 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       this.removedShown = this.orphanRuns().length > 0;
       return this.removedShown ? [...crews, REMOVED_CREWS] : crews;
     }
-    if (element.type === 'crew' || element.type === 'removedCrews' || element.type === 'olderRuns') {
-      const crewUrl = element.type === 'crew' ? element.crew.url : element.type === 'olderRuns' ? element.crewUrl : undefined;
+    if (element.type === 'crew') {
+      const chats: CrewsTreeNode[] = this.sessions.list(element.crew.url).length ? [this.chatsNode(element.crew.url)] : [];
+      return [...chats, ...this.page(element.crew.url, 0)];
+    }
+    if (element.type === 'chats') {
+      return this.sessions.list(element.crewUrl).map((s) => this.chatSessionNode(element.crewUrl, s.id));
+    }
+    if (element.type === 'removedCrews' || element.type === 'olderRuns') {
+      const crewUrl = element.type === 'olderRuns' ? element.crewUrl : undefined;
       return this.page(crewUrl, element.type === 'olderRuns' ? element.from : 0);
     }
     if (element.type === 'run') {
@@ -245,6 +294,12 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     }
     if (element.type === 'task') {
       return this.runNode(element.runId);
+    }
+    if (element.type === 'chats') {
+      return this.groupNode(element.crewUrl);
+    }
+    if (element.type === 'chatSession') {
+      return this.chatsNode(element.crewUrl);
     }
     if (element.type === 'olderRuns') {
       return element.from === FIRST_PAGE ? this.groupNode(element.crewUrl) : this.olderNode(element.crewUrl, element.from - PAGE);
@@ -284,6 +339,19 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     if (element.type === 'run') {
       return this.runItem(element.runId);
     }
+    if (element.type === 'chats') {
+      const count = this.sessions.list(element.crewUrl).length;
+      const item = new vscode.TreeItem(vscode.l10n.t('Chats'), vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `chats:${element.crewUrl}`;
+      item.description = String(count);
+      item.tooltip = vscode.l10n.t('Your recent conversations with this flow, newest first: click one to reopen it.');
+      item.iconPath = new vscode.ThemeIcon('comment-discussion');
+      item.contextValue = 'chats';
+      return item;
+    }
+    if (element.type === 'chatSession') {
+      return this.sessionItem(element);
+    }
     return taskTreeItem(element);
   }
 
@@ -299,6 +367,12 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       item.tooltip = tooltip;
     }
     return item;
+  }
+
+  /** `arg` when it is a chat session row this tree drew and still lists (not a look-alike from a command link). */
+  chatSessionOfRow(arg: unknown): ChatSessionNode | undefined {
+    const node = [...this.sessionNodes.values()].find((n) => n === arg);
+    return node && this.sessions.get(node.crewUrl, node.sessionId) ? node : undefined;
   }
 
   /** The node of a run, for reveal(). */
@@ -318,6 +392,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
 
   dispose(): void {
     clearInterval(this.calmTimer);
+    clearInterval(this.sessionTimer);
     vscode.Disposable.from(...this.disposables).dispose();
   }
 
@@ -341,6 +416,67 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       nodes.push(this.olderNode(crewUrl, end));
     }
     return nodes;
+  }
+
+  private chatsNode(crewUrl: string): ChatsNode {
+    let node = this.chatsNodes.get(crewUrl);
+    if (!node) {
+      node = { type: 'chats', crewUrl };
+      this.chatsNodes.set(crewUrl, node);
+    }
+    return node;
+  }
+
+  private chatSessionNode(crewUrl: string, sessionId: string): ChatSessionNode {
+    const key = `${crewUrl}\n${sessionId}`;
+    let node = this.sessionNodes.get(key);
+    if (!node) {
+      node = { type: 'chatSession', crewUrl, sessionId };
+      this.sessionNodes.set(key, node);
+    }
+    return node;
+  }
+
+  private sessionItem(node: ChatSessionNode): vscode.TreeItem {
+    const session: ChatSession | undefined = this.sessions.get(node.crewUrl, node.sessionId);
+    if (!session) {
+      return new vscode.TreeItem(vscode.l10n.t('(removed)'));
+    }
+    // The user's own words, but untrusted all the same (a tool's message, another window's file): inert, one line.
+    const firstLine = session.firstMessage.split(/\r\n|[\r\n\u2028\u2029]/).find((line) => line.trim() !== '') ?? '';
+    const item = new vscode.TreeItem(oneLine(firstLine, 60) || vscode.l10n.t('(empty message)'), vscode.TreeItemCollapsibleState.None);
+    item.id = `chatSession:${node.crewUrl}:${node.sessionId}`;
+    item.description = formatRelative(session.lastActivity);
+    this.sessionAges.set(node, item.description);
+    this.sessionTimer ??= setInterval(() => this.tickSessionAges(), 60_000);
+    const tooltip = new vscode.MarkdownString();
+    tooltip.appendText(oneLine(firstLine, 500));
+    tooltip.appendMarkdown('\n\n');
+    tooltip.appendText(vscode.l10n.t('Session {0}', oneLine(node.sessionId, 200)));
+    item.tooltip = tooltip;
+    item.iconPath = new vscode.ThemeIcon('comment');
+    item.contextValue = 'chatSession';
+    item.command = { command: 'crewRuns.openChatSession', title: vscode.l10n.t('Reopen Chat'), arguments: [node] };
+    return item;
+  }
+
+  /** Redraws the session rows whose "… ago" moved on; stops when none is drawn. */
+  private tickSessionAges(): void {
+    const redraw: ChatSessionNode[] = [];
+    for (const [node, shown] of this.sessionAges) {
+      const session = this.sessions.get(node.crewUrl, node.sessionId);
+      if (!session) {
+        this.sessionAges.delete(node);
+      } else if (formatRelative(session.lastActivity) !== shown) {
+        redraw.push(node);
+      }
+    }
+    if (!this.sessionAges.size) {
+      clearInterval(this.sessionTimer);
+      this.sessionTimer = undefined;
+    } else if (redraw.length) {
+      this.changed.fire(redraw);
+    }
   }
 
   private groupNode(crewUrl: string | undefined): CrewsTreeNode {
@@ -377,14 +513,14 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     const runs = this.runs.list(crew.url);
     const activity = crewActivity(runs);
     this.activityShown.set(crew.url, activity);
-    if (runs.length) {
+    if (this.hasChildren(crew.url)) {
       this.drawnIdle.delete(crew.url);
     } else {
       this.drawnIdle.add(crew.url);
     }
     const hasToken = await this.crews.hasToken(crew.url);
     const chats = hasToken && this.chats(crew.url) === true;
-    return crewTreeItem(crew, { hasRuns: runs.length > 0, activity, hasToken, health: hasToken ? this.crews.healthOf(crew.url) : 'noToken', deployment: this.deployment(crew.url), chats });
+    return crewTreeItem(crew, { hasChildren: this.hasChildren(crew.url), activity, hasToken, health: hasToken ? this.crews.healthOf(crew.url) : 'noToken', deployment: this.deployment(crew.url), chats });
   }
 
   private runItem(runId: string): vscode.TreeItem {

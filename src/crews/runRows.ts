@@ -218,13 +218,14 @@ function deploymentLabel(deployment: CrewDeployment): string {
 
 export function crewTreeItem(
   crew: Crew,
-  shown: { hasRuns: boolean; activity: string | undefined; hasToken: boolean; health: CrewHealth; deployment?: CrewDeployment; chats?: boolean },
+  /** `hasChildren`: runs or chat sessions are listed under it. */
+  shown: { hasChildren: boolean; activity: string | undefined; hasToken: boolean; health: CrewHealth; deployment?: CrewDeployment; chats?: boolean },
 ): vscode.TreeItem {
-  const { hasRuns, activity, hasToken, health, deployment, chats } = shown;
-  const item = new vscode.TreeItem(inertLine(crew.name), hasRuns ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-  // Another id once it has runs: VS Code keeps the state it last drew for an id, and a crew drawn
+  const { hasChildren, activity, hasToken, health, deployment, chats } = shown;
+  const item = new vscode.TreeItem(inertLine(crew.name), hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+  // Another id once it has children: VS Code keeps the state it last drew for an id, and a crew drawn
   // without runs (no twistie) would otherwise stay collapsed when its first run arrives.
-  item.id = hasRuns ? `crew:${crew.url}` : `crew-idle:${crew.url}`;
+  item.id = hasChildren ? `crew:${crew.url}` : `crew-idle:${crew.url}`;
   const source = crew.source === 'demo' ? vscode.l10n.t('demo') : crew.source === 'workspace' ? vscode.l10n.t('workspace') : undefined;
   // While its runs are going, what they do is what the row says ("ready" goes without saying); a
   // problem with the crew (token, network) still comes first, its runs' activity is in the tooltip.
@@ -246,7 +247,7 @@ export function crewTreeItem(
   }
   item.tooltip = tooltip;
   item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken', ...(chats ? ['chats'] : []), ...(deployment ? ['imported', `deployment-${deployment.state}`] : [])].join(' ');
-  if (!hasRuns) {
+  if (!hasChildren) {
     // An idle crew's default action is the most frequent thing a user does with it.
     item.command = { command: 'crewRuns.kickOff', title: vscode.l10n.t('Kick Off Crew…'), arguments: [{ crew }] };
   }

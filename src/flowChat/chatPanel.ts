@@ -10,7 +10,7 @@ import { showError, showInfo } from '../ui/notify';
 import { pageHtml } from '../ui/webviewPage';
 import { inspectChats, sendFeedback, sessionApi, startSession } from './chatApi';
 import { transcriptMarkdown, type TranscriptEntry } from './transcriptMarkdown';
-import { ChatSendError, MAX_MESSAGE_CHARS, runTurn, type TurnOutcome, type TurnUpdate } from './turn';
+import { ChatSendError, followTurn, MAX_MESSAGE_CHARS, runTurn, type TurnApi, type TurnOutcome, type TurnUpdate } from './turn';
 
 export const CHAT_VIEW_TYPE = 'crewRuns.flowChat';
 
@@ -18,6 +18,8 @@ export const CHAT_VIEW_TYPE = 'crewRuns.flowChat';
 export type ChatHostMessage =
   | { type: 'strings'; strings: Record<string, string> }
   | { type: 'user'; text: string }
+  /** A reopened session's conversation so far (GET /chat/{id}/history), before anything else. */
+  | { type: 'history'; messages: { role: 'user' | 'assistant'; text: string }[]; note?: string }
   | { type: 'answerStart' }
   | { type: 'update'; update: TurnUpdate }
   /** `restore`: the message the flow did not take (or may not have), back in the composer to send again or not. */
@@ -63,6 +65,8 @@ export class FlowChatPanel {
   private readonly transcript: TranscriptEntry[] = [];
   private readonly questions = new Map<string, { flowId: string; state: 'open' | 'sending' | 'answered' }>();
   private readonly abort = new AbortController();
+  /** A reopened session: its history is loaded (and a turn still running followed) once the page is ready. */
+  private historyPending: boolean;
 
   constructor(
     private readonly services: Services,
@@ -72,7 +76,9 @@ export class FlowChatPanel {
     readonly panel: vscode.WebviewPanel,
     /** Tests only: told what the page reports, and given the page's own submit path. */
     private readonly observer?: ChatPanelObserver,
+    reopened = false,
   ) {
+    this.historyPending = reopened;
     const media = vscode.Uri.joinPath(services.context.extensionUri, 'media');
     panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [media] };
     panel.webview.html = pageHtml({
@@ -119,6 +125,10 @@ export class FlowChatPanel {
           },
         });
         this.post({ type: 'busy', reason: this.busy ? vscode.l10n.t('The flow is answering; you can write the next message when it is done.') : undefined });
+        if (this.historyPending) {
+          this.historyPending = false;
+          void this.loadHistory();
+        }
         return;
       case 'copy':
         void vscode.env.clipboard.writeText(String(message.text));
@@ -148,8 +158,18 @@ export class FlowChatPanel {
     }
     this.busy = true;
     this.transcript.push({ role: 'user', content: text });
+    // Listed under the crew from its first message on (every window's tree), the first message kept.
+    const first = this.transcript.find((entry) => entry.role === 'user')?.content ?? text;
+    void this.services.chatSessions.record(this.crewUrl, this.sessionId, first).catch((e: unknown) => this.services.log.warn(`Chat ${this.sessionId}: could not list the session (${String(e)}).`));
     this.post({ type: 'busy', reason: vscode.l10n.t('The flow is answering; you can write the next message when it is done.') });
     this.post({ type: 'user', text });
+    const outcome = await this.follow((api, onUpdate, options) => runTurn(api, text, onUpdate, options, this.abort.signal));
+    const taken = outcome.kind !== 'busy' && outcome.kind !== 'notSent' && outcome.kind !== 'uncertain';
+    this.endTurn(outcome, taken ? undefined : text);
+  }
+
+  /** Runs a turn (sent here, or one already running in a reopened session) with the answer shown as it comes. */
+  private async follow(turn: (api: TurnApi, onUpdate: (update: TurnUpdate) => void, options: { sleep(ms: number, signal: AbortSignal): Promise<void> }) => Promise<TurnOutcome>): Promise<TurnOutcome> {
     this.post({ type: 'answerStart' });
     const api = sessionApi(this.services.client, this.crewUrl, this.crewName, this.sessionId);
     const sleep = (ms: number, signal: AbortSignal) =>
@@ -157,7 +177,6 @@ export class FlowChatPanel {
         const timer = setTimeout(resolve, ms);
         signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
       });
-    let outcome: TurnOutcome;
     const onUpdate = (update: TurnUpdate) => {
       if (update.kind === 'question') {
         this.questions.set(update.id, { flowId: update.flowId ?? this.sessionId, state: 'open' });
@@ -167,21 +186,61 @@ export class FlowChatPanel {
       this.post({ type: 'update', update });
     };
     try {
-      outcome = await runTurn(api, text, onUpdate, { sleep }, this.abort.signal);
+      return await turn(api, onUpdate, { sleep });
     } catch (e) {
-      outcome = { kind: 'uncertain', error: e instanceof Error ? e.message : String(e) };
+      return { kind: 'uncertain', error: e instanceof Error ? e.message : String(e) };
     }
+  }
+
+  /** `restore`: the message to put back in the composer (not taken, or maybe not). */
+  private endTurn(outcome: TurnOutcome, restore: string | undefined): void {
     this.busy = false;
     this.questions.forEach((q) => (q.state = 'answered')); // The turn is over: nothing waits for them any more.
     const note = noteFor(outcome);
     this.transcript.push({ role: 'assistant', content: 'answer' in outcome ? outcome.answer : '', note });
-    const taken = outcome.kind !== 'busy' && outcome.kind !== 'notSent' && outcome.kind !== 'uncertain';
-    this.post({ type: 'answerEnd', outcome, note, restore: taken ? undefined : text });
+    this.post({ type: 'answerEnd', outcome, note, restore });
     this.post({ type: 'busy' });
     if (outcome.kind === 'notSent' && outcome.needsToken) {
       void offerSetToken(outcome.error, this.crewUrl); // Then Enter sends the message kept in the composer.
     }
+    if (outcome.kind !== 'cancelled') {
+      void this.services.chatSessions.touch(this.crewUrl, this.sessionId).catch(() => undefined);
+    }
     this.services.log.info(`Chat ${this.sessionId} with ${this.crewUrl}: turn ${outcome.kind}.`);
+  }
+
+  /**
+   * A reopened session: the flow's history (the authoritative transcript) into the page, then, when a turn is
+   * still running (`active_kickoff_id`), its answer followed as a sent one is (turn.ts followTurn).
+   */
+  private async loadHistory(): Promise<void> {
+    const api = sessionApi(this.services.client, this.crewUrl, this.crewName, this.sessionId);
+    // Nothing is sent before the history is shown: a message would land above the conversation it follows.
+    this.busy = true;
+    this.post({ type: 'busy', reason: vscode.l10n.t('Reading the conversation so far…') });
+    let history;
+    try {
+      history = await api.history(this.abort.signal);
+    } catch (e) {
+      const words = e instanceof CrewApiError ? describeError(e, this.crewName) : e instanceof Error ? e.message : String(e);
+      this.busy = false;
+      this.post({ type: 'history', messages: [], note: vscode.l10n.t('The conversation so far could not be read: {0}', words) });
+      this.post({ type: 'busy' });
+      return;
+    }
+    const messages = history.messages.map((m) => ({ role: m.role === 'user' ? ('user' as const) : ('assistant' as const), text: m.content }));
+    this.transcript.push(...messages.map((m) => ({ role: m.role, content: m.text })));
+    this.post({ type: 'history', messages });
+    if (history.activeKickoffId === null) {
+      this.busy = false;
+      this.post({ type: 'busy' });
+      return;
+    }
+    this.post({ type: 'busy', reason: vscode.l10n.t('The flow is answering; you can write the next message when it is done.') });
+    // The answer of the running turn comes after the messages known now (the last is its user message).
+    const known = history.messages.length;
+    const outcome = await this.follow((turnApi, onUpdate, options) => followTurn(turnApi, onUpdate, options, this.abort.signal, known));
+    this.endTurn(outcome, undefined);
   }
 
   /** The conversation so far in an untitled Markdown document, the flow's words fenced (transcriptMarkdown.ts). */
@@ -283,7 +342,13 @@ export interface FlowChatInspection {
  * `activeRunCrew`: the crew of the run whose view is active, for the run view's Chat with Flow. `inspect` (tests
  * only) is given the chats' inspection, and makes every page report what it shows.
  */
-export function registerFlowChat(services: Services, activeRunCrew: () => string | undefined, inspect?: (inspection: FlowChatInspection) => void): vscode.Disposable[] {
+export function registerFlowChat(
+  services: Services,
+  activeRunCrew: () => string | undefined,
+  inspect?: (inspection: FlowChatInspection) => void,
+  /** The chat session a row of the crews tree stands for (the very node it drew), for Forget Chat. */
+  treeSession?: (arg: unknown) => { crewUrl: string; sessionId: string } | undefined,
+): vscode.Disposable[] {
   const openChats: FlowChatPanel[] = [];
   const observed = new Map<FlowChatPanel, { submit(text: string): void; report?: ChatPageReport }>();
   const observer: ChatPanelObserver | undefined = inspect && {
@@ -310,6 +375,37 @@ export function registerFlowChat(services: Services, activeRunCrew: () => string
     const crewUrl = activeRunCrew();
     void vscode.commands.executeCommand('setContext', 'crewRuns.activeRunChats', crewUrl !== undefined && services.chats.chats(crewUrl) === true);
   };
+  const openPanel = (crewUrl: string, crewName: string, sessionId: string, reopened: boolean): FlowChatPanel => {
+    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, vscode.l10n.t('Chat: {0}', crewName), vscode.ViewColumn.Active, {
+      retainContextWhenHidden: true,
+      enableFindWidget: true,
+    });
+    const chat = new FlowChatPanel(services, crewUrl, crewName, sessionId, panel, observer, reopened);
+    openChats.push(chat);
+    panel.onDidDispose(() => {
+      openChats.splice(openChats.indexOf(chat), 1);
+      observed.delete(chat);
+    });
+    return chat;
+  };
+  /** A listed session (a row of the tree, or its crew URL and session id): reopened, or its open panel revealed. */
+  const reopen = (arg: unknown): string | undefined => {
+    const crewUrl = isObject(arg) && typeof arg.crewUrl === 'string' ? arg.crewUrl : undefined;
+    const sessionId = isObject(arg) && typeof arg.sessionId === 'string' ? arg.sessionId : undefined;
+    const crew = crewUrl === undefined ? undefined : services.crews.get(crewUrl);
+    // Only sessions listed under a configured crew: a command link cannot aim the panel at anything else.
+    if (!crew || sessionId === undefined || !services.chatSessions.get(crew.url, sessionId)) {
+      void showInfo(vscode.l10n.t('That chat is no longer listed. Start a new one with Chat with Flow.'));
+      return undefined;
+    }
+    const open = openChats.find((c) => c.crewUrl === crew.url && c.sessionId === sessionId);
+    if (open) {
+      open.panel.reveal();
+    } else {
+      openPanel(crew.url, crew.name, sessionId, true);
+    }
+    return sessionId;
+  };
   const chatWith = async (arg: unknown): Promise<string | undefined> => {
     const crew = await pickCrew(services.crews, arg, vscode.l10n.t('Chat with which flow?'));
     if (!crew) {
@@ -323,16 +419,7 @@ export function registerFlowChat(services: Services, activeRunCrew: () => string
         return undefined;
       }
       const sessionId = await startSession(services.client, crew.url);
-      const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, vscode.l10n.t('Chat: {0}', crew.name), vscode.ViewColumn.Active, {
-        retainContextWhenHidden: true,
-        enableFindWidget: true,
-      });
-      const chat = new FlowChatPanel(services, crew.url, crew.name, sessionId, panel, observer);
-      openChats.push(chat);
-      panel.onDidDispose(() => {
-        openChats.splice(openChats.indexOf(chat), 1);
-        observed.delete(chat);
-      });
+      openPanel(crew.url, crew.name, sessionId, false);
       return sessionId;
     } catch (e) {
       const words = vscode.l10n.t('Could not start a chat with {0}: {1}', crew.name, describeError(e, crew.name));
@@ -351,6 +438,15 @@ export function registerFlowChat(services: Services, activeRunCrew: () => string
       const crewUrl = activeRunCrew();
       return crewUrl === undefined ? chatWith(undefined) : chatWith(crewUrl);
     }),
+    // A row of the Chats group under a crew (its click, or the inline action).
+    vscode.commands.registerCommand('crewRuns.openChatSession', (arg?: unknown) => reopen(arg)),
+    // Removes the row only: the flow keeps the conversation. Only from the tree's own row (never a command link).
+    vscode.commands.registerCommand('crewRuns.forgetChatSession', async (arg?: unknown) => {
+      const session = treeSession?.(arg);
+      if (session) {
+        await services.chatSessions.forget(session.crewUrl, session.sessionId);
+      }
+    }),
     vscode.window.tabGroups.onDidChangeTabs(updateContext),
     services.chats.onDidChange(updateContext),
     vscode.commands.registerCommand('crewRuns.openChatAsMarkdown', async () => {
@@ -363,3 +459,5 @@ export function registerFlowChat(services: Services, activeRunCrew: () => string
     }),
   ];
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

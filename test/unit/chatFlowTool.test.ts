@@ -14,6 +14,7 @@ const plain: Crew = { name: 'Plain Crew', url: 'https://plain.example', source: 
 function deps(chat: FakeChat, patch: Partial<ChatToolDeps> & { crews?: Crew[]; tokens?: string[] } = {}) {
   const calls = { inspect: 0, start: 0, turns: [] as string[] };
   const logged: string[] = [];
+  const recorded: string[][] = [];
   const crews = patch.crews ?? [flow, plain];
   const tokens = patch.tokens ?? crews.map((c) => c.url);
   const d: ChatToolDeps = {
@@ -28,9 +29,10 @@ function deps(chat: FakeChat, patch: Partial<ChatToolDeps> & { crews?: Crew[]; t
     describe: (e) => (e instanceof Error ? e.message : String(e)),
     sleep: async () => undefined,
     log: (line) => logged.push(line),
+    recordSession: async (crew, sessionId, message) => void recorded.push([crew.url, sessionId, message]),
     ...patch,
   };
-  return { d, calls, logged };
+  return { d, calls, logged, recorded };
 }
 
 describe('chat tool: confirmation and refusals', () => {
@@ -141,6 +143,9 @@ describe('chat tool: the answer for the model', () => {
     const a = deps(asking);
     const result = await chatConfirmed(a.d, (await prepareChat(a.d, { crew: 'Support Flow', message: 'Apply #approve' })).plan, undefined, 60_000);
     assert.match(result, /paused this turn to ask a human for approval \(session id sess-1 \(a new session\)\)/);
+    assert.match(result, /listed under the crew in the Crew Runs view/, 'the user can reopen it: the tool lists it');
     assert.match(result, /```text\nApply it\?\n```/);
+    assert.deepEqual(a.recorded, [['https://flow.example', 'sess-1', 'Apply #approve']]);
+    assert.deepEqual(b.recorded, [], 'nothing sent: not listed');
   });
 });

@@ -17,6 +17,7 @@ type Update =
 type HostMessage =
   | { type: 'strings'; strings: Record<string, string> }
   | { type: 'user'; text: string }
+  | { type: 'history'; messages: { role: 'user' | 'assistant'; text: string }[]; note?: string }
   | { type: 'answerStart' }
   | { type: 'update'; update: Update }
   | { type: 'answerEnd'; outcome: { kind: string; answer?: string }; note?: string; restore?: string }
@@ -256,6 +257,16 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       break;
     case 'user':
       message('user', m.text);
+      break;
+    case 'history':
+      // A reopened session: the conversation so far, as the flow's history has it (text only, like the rest).
+      for (const entry of m.messages) {
+        message(entry.role, entry.text);
+      }
+      if (m.note) {
+        transcript.append(el('p', 'note error', m.note));
+      }
+      following = true;
       break;
     case 'answerStart':
       answer = message('assistant', '');

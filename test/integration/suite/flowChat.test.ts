@@ -117,6 +117,32 @@ describe('Flow chat', function () {
     assert.ok(streams.length >= 3, `the cut stream was reattached (${streams.length} stream requests in both turns)`);
   });
 
+  it('the session is listed under its crew once its first message is sent; its row reveals the open panel, not a second one', async () => {
+    const crewNode = (await api.tree.getChildren())!.find((n) => n.type === 'crew' && n.crew.url === crewUrl)!;
+    const rows = await waitFor(
+      async () => {
+        const chatsNode = ((await api.tree.getChildren(crewNode)) ?? []).find((n) => n.type === 'chats');
+        const sessions = chatsNode ? ((await api.tree.getChildren(chatsNode)) ?? []) : [];
+        return sessions.length ? { chatsNode: chatsNode!, sessions } : undefined;
+      },
+      { message: 'a Chats group with the session under the crew' },
+    );
+    assert.strictEqual(rows.sessions.length, 1, 'one session, listed once though two messages were sent');
+    const row = await api.tree.getTreeItem(rows.sessions[0]);
+    assert.strictEqual(row.label, 'What is new?', 'labelled with its first message');
+    assert.match(String(row.description), /now|min ago/);
+    assert.match((row.tooltip as vscode.MarkdownString).value, new RegExp(chat.sessionId.replace(/[.:-]/g, '\\$&')));
+    assert.strictEqual(row.contextValue, 'chatSession');
+    const other = await executeCommand('workbench.action.files.newUntitledFile').then(() => vscode.window.activeTextEditor);
+    assert.ok(other && !chat.panel.active, 'another editor in front of the chat');
+    await executeCommand(row.command!.command, ...(row.command!.arguments ?? []));
+    await waitFor(() => chat.panel.active || undefined, { message: 'the open chat panel revealed' });
+    assert.strictEqual(api.flowChats().filter((c) => c.sessionId === chat.sessionId).length, 1, 'no second panel on the same session');
+    const untitled = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.scheme === 'untitled');
+    await vscode.window.tabGroups.close(untitled, true);
+    assert.ok(chat.panel.visible, 'the chat stays open');
+  });
+
   const feedbackPosts = () => sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith('/resume_feedback'));
   const openQuestion = (count: number) =>
     waitFor(() => (report()?.questions.length === count && report()!.questions[count - 1].state === 'open' && report()!.focused === 'approve' ? report() : undefined), {

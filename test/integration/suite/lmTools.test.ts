@@ -322,6 +322,19 @@ describe('Language model tools', function () {
     assert.strictEqual(starts.length, 1, 'one session, continued');
     const posts = sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith(`/chat/${sessionId}/message`));
     assert.strictEqual(posts.length, 3, 'each message sent once');
+    // Listed under the crew like a panel's chat, labelled with its first message, so the user can reopen it.
+    const chatty = api.crews.list().find((c) => c.name === 'Lm Chatty')!;
+    const listed = await waitFor(
+      async () => {
+        const crewNode = ((await api.tree.getChildren()) ?? []).find((n) => n.type === 'crew' && n.crew.url === chatty.url);
+        const chats = crewNode ? ((await api.tree.getChildren(crewNode)) ?? []).find((n) => n.type === 'chats') : undefined;
+        const rows = chats ? ((await api.tree.getChildren(chats)) ?? []) : [];
+        return rows.length ? rows : undefined;
+      },
+      { message: 'the tool\'s session listed under its crew' },
+    );
+    assert.deepStrictEqual(listed.map((n) => (n.type === 'chatSession' ? n.sessionId : n.type)), [sessionId], 'one row for the session, continued three times');
+    assert.strictEqual((await api.tree.getTreeItem(listed[0])).label, 'What is new?');
   });
 
   // Nested, so that it runs after the participant's tests too (mocha runs a suite's own tests first).

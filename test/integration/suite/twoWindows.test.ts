@@ -32,6 +32,8 @@ const CREWS: CrewConfig[] = [
   crew('lateReview', 'Late review', [task('draft_task', 45_000), task('review_task', 2_000, true)]),
   // Many short runs; a topic containing FAIL fails.
   { ...crew('quick', 'Quick', [task('first_task', 3_000), task('second_task', 4_000)]), failWhenInputContains: 'FAIL' },
+  // A conversational flow: its chat sessions are listed under it in both windows.
+  { id: 'chatty', name: 'Chatty', kind: 'flow', inputs: [], tasks: [], chat: { tokenIntervalMs: 20, answer: 'Answered in B.' } },
 ];
 
 describe('Two windows', function () {
@@ -118,6 +120,23 @@ describe('Two windows', function () {
     // Window A shows it too, the same way.
     assert.deepStrictEqual(rowOf(await windowA().tree(), runId)?.path, [names.long]);
     assert.match(await windowA().text(selectors.statusBar), /\b1 running\b/);
+  });
+
+  it('a chat started in window B is listed under its crew in window A, once, when its first message is sent', async () => {
+    const sessionId = await executeCommand<string>('crewRuns.chatWithFlow', urls.chatty);
+    assert.ok(sessionId, 'a session was started');
+    const chat = await waitFor(() => api.flowChats().find((c) => c.sessionId === sessionId && c.lastReport()), { message: 'the chat page reporting' });
+    chat.submitFromPage('Seen in both windows?');
+    await waitFor(() => (chat.lastReport()?.transcript.length === 2 && !chat.lastReport()!.busy ? true : undefined), { message: 'the turn over', timeoutMs: 30_000 });
+    const listed = await waitFor(
+      async () => {
+        const rows = flatRows(await windowA().tree()).filter((row) => row.path[0] === names.chatty && row.path[1] === 'Chats');
+        return rows.length ? rows : undefined;
+      },
+      { message: "the session in window A's tree", timeoutMs: 30_000 },
+    );
+    assert.deepStrictEqual(listed.map((row) => [row.label, row.contextValue]), [['Seen in both windows?', 'chatSession']], 'listed once, under its crew');
+    await executeCommand('workbench.action.closeAllEditors');
   });
 
   it('Stop Watching and Remove from History in window A hold in both windows through 60 s of polling', async () => {
