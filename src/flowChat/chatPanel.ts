@@ -158,14 +158,28 @@ export class FlowChatPanel {
     }
     this.busy = true;
     this.transcript.push({ role: 'user', content: text });
-    // Listed under the crew from its first message on (every window's tree), the first message kept.
-    const first = this.transcript.find((entry) => entry.role === 'user')?.content ?? text;
-    void this.services.chatSessions.record(this.crewUrl, this.sessionId, first).catch((e: unknown) => this.services.log.warn(`Chat ${this.sessionId}: could not list the session (${String(e)}).`));
     this.post({ type: 'busy', reason: vscode.l10n.t('The flow is answering; you can write the next message when it is done.') });
     this.post({ type: 'user', text });
-    const outcome = await this.follow((api, onUpdate, options) => runTurn(api, text, onUpdate, options, this.abort.signal));
+    // Listed under the crew (every window's tree) once the flow has, or may have, the message, as the chat tool
+    // does: the turn's first update says the flow took it; a refused or busy send lists nothing.
+    let listed = false;
+    const list = () => {
+      if (!listed) {
+        listed = true;
+        this.list(text);
+      }
+    };
+    const outcome = await this.follow((api, onUpdate, options) => runTurn(api, text, (update) => (list(), onUpdate(update)), options, this.abort.signal));
+    if (outcome.kind !== 'busy' && outcome.kind !== 'notSent') {
+      list();
+    }
     const taken = outcome.kind !== 'busy' && outcome.kind !== 'notSent' && outcome.kind !== 'uncertain';
     this.endTurn(outcome, taken ? undefined : text);
+  }
+
+  /** Lists the session under its crew; the store keeps the first message it is given. */
+  private list(message: string): void {
+    void this.services.chatSessions.record(this.crewUrl, this.sessionId, message).catch((e: unknown) => this.services.log.warn(`Chat ${this.sessionId}: could not list the session (${String(e)}).`));
   }
 
   /** Runs a turn (sent here, or one already running in a reopened session) with the answer shown as it comes. */
@@ -461,3 +475,4 @@ export function registerFlowChat(
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+

@@ -268,6 +268,30 @@ describe('Flow chat', function () {
     assert.strictEqual(shown.composer, '', 'the flow took the message: nothing to send again');
   });
 
+  it('a new session whose first message the flow refused is not listed; the first message it took labels it', async () => {
+    const sessionId = await executeCommand<string>('crewRuns.chatWithFlow', crewUrl);
+    const fresh = await waitFor(() => api.flowChats().find((c) => c.sessionId === sessionId), { message: 'the new chat panel' });
+    await waitFor(() => fresh.lastReport(), { message: 'the new chat page reporting' });
+    const listed = async () => {
+      const crewNode = (await api.tree.getChildren())!.find((n) => n.type === 'crew' && n.crew.url === crewUrl)!;
+      const chatsNode = ((await api.tree.getChildren(crewNode)) ?? []).find((n) => n.type === 'chats');
+      const rows = chatsNode ? ((await api.tree.getChildren(chatsNode)) ?? []) : [];
+      return rows.filter((n) => n.type === 'chatSession' && n.sessionId === sessionId);
+    };
+    fresh.submitFromPage('Not taken #500');
+    await waitFor(() => (fresh.lastReport()?.notes.some((n) => /not sent/.test(n)) && !fresh.lastReport()?.busy ? true : undefined), { message: 'the refused send said' });
+    fresh.submitFromPage('Taken this time');
+    await waitFor(() => (fresh.lastReport()?.transcript.some((l) => l.startsWith(`assistant: ${ANSWER.slice(0, 20)}`)) && !fresh.lastReport()?.busy ? true : undefined), {
+      message: 'the second message answered',
+      timeoutMs: 60_000,
+    });
+    const rows = await waitFor(async () => ((await listed()).length ? listed() : undefined), { message: 'the session listed' });
+    assert.strictEqual(rows.length, 1);
+    // Listed once, by the message the flow took: the refused one was never its first message.
+    assert.strictEqual((await api.tree.getTreeItem(rows[0])).label, 'Taken this time', 'labelled with the first message the flow took');
+    fresh.panel.dispose();
+  });
+
   it('Open Chat as Markdown: the conversation in an untitled Markdown document, each message fenced', async () => {
     chat.panel.reveal();
     await waitFor(() => (chat.panel.active ? true : undefined), { message: 'the chat panel active' });
