@@ -113,19 +113,37 @@ export async function runTurn(api: TurnApi, message: string, update: (u: TurnUpd
   return followTurn(api, update, options, signal, known, kickoffId);
 }
 
+/** Words in a value: a string, or an object's `message`, `error`, `detail`, `reason` (two levels down). */
+function wordsIn(value: unknown, depth = 0): string | undefined {
+  if (typeof value === 'string') {
+    return value.trim() === '' ? undefined : value.slice(0, 4000);
+  }
+  if (depth < 2 && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const o = value as Record<string, unknown>;
+    return [o.message, o.error, o.detail, o.reason, o.msg].map((v) => wordsIn(v, depth + 1)).find((v) => v !== undefined);
+  }
+  return undefined;
+}
+
 /** A failure's own words, wherever the frame put them (data or envelope; a string, or an object's message). */
 function failureWords(frame: ChatFrame): string | undefined {
-  const read = (value: unknown, depth = 0): string | undefined => {
-    if (typeof value === 'string') {
-      return value.trim() === '' ? undefined : value;
-    }
-    if (depth < 2 && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      const o = value as Record<string, unknown>;
-      return [o.message, o.error, o.detail, o.reason, o.msg].map((v) => read(v, depth + 1)).find((v) => v !== undefined);
-    }
+  return wordsIn(frame.data) ?? wordsIn(frame.envelope ?? {});
+}
+
+/**
+ * The body of GET /status/{kickoff_id} for a chat turn (TurnApi.turnError): the failure's words where it says the
+ * turn failed (`state` or `status` FAILED, FAILURE, ERROR…), else undefined.
+ */
+export function readTurnError(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return undefined;
-  };
-  return read(frame.data) ?? read(frame.envelope ?? {});
+  }
+  const o = body as Record<string, unknown>;
+  const state = [o.state, o.status].find((v): v is string => typeof v === 'string') ?? '';
+  if (!/fail|error/i.test(state)) {
+    return undefined;
+  }
+  return wordsIn(o.error) ?? wordsIn(o.result) ?? wordsIn(o.detail);
 }
 
 /**

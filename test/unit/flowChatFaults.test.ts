@@ -4,7 +4,7 @@
 
 import * as assert from 'node:assert/strict';
 import { PieceRedactor } from '../../src/api/redact';
-import { type ChatHistory, runTurn, type TurnApi, type TurnOptions, type TurnUpdate } from '../../src/flowChat/turn';
+import { type ChatHistory, readTurnError, runTurn, type TurnApi, type TurnOptions, type TurnUpdate } from '../../src/flowChat/turn';
 
 const frame = (id: string, type: string, data: object = {}) => `id: ${id}\ndata: ${JSON.stringify({ id, type, data })}\n\n`;
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
@@ -220,5 +220,13 @@ describe('Flow chat faults (issue 38)', () => {
     const { outcome } = await turn(api);
     assert.equal(asked, 'k1');
     assert.deepEqual(outcome, { kind: 'failed', error: 'Simulated fast failure: KeyError', answer: '' });
+  });
+
+  it('a chat turn\'s status body: the failure\'s words only where it failed', () => {
+    assert.equal(readTurnError({ state: 'FAILED', status: 'failed', result: null, error: 'KeyError' }), 'KeyError');
+    assert.equal(readTurnError({ status: 'FAILURE', result: { message: 'no such tool' } }), 'no such tool');
+    assert.equal(readTurnError({ state: 'SUCCESS', result: 'fine', error: null }), undefined);
+    assert.equal(readTurnError({ detail: { code: 'session_busy', kickoff_id: 'k' } }), undefined);
+    assert.equal(readTurnError('FAILED'), undefined);
   });
 });
