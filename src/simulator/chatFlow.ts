@@ -215,12 +215,12 @@ async function runTurn(pipeline: Pipeline, config: ChatFlowConfig, session: Chat
   const has = (keyword: string) => message.includes(keyword);
   const interval = (config.tokenIntervalMs ?? 40) * pipeline.world.timeScale;
   const echo = has(config.echoKeyword ?? '#echo');
-  const echoed = echo && token.length >= 4 ? ` Your key is ${token}, keep it safe. ` : '';
-  const answer = (config.answer ?? DEFAULT_CHAT_ANSWER).split('{message}').join(message) + echoed;
-  // The echoed token is cut in the middle, over two frames (as a model's tokens would cut it).
-  const tokens = echoed
-    ? [...(answer.slice(0, answer.length - echoed.length).match(/\S+\s*/g) ?? []), ' Your key is ', token.slice(0, token.length >> 1), `${token.slice(token.length >> 1)}, `, 'keep it safe. ']
-    : (answer.match(/\S+\s*/g) ?? [answer]);
+  const answer = (config.answer ?? DEFAULT_CHAT_ANSWER).split('{message}').join(message);
+  const tokens = answer.match(/\S+\s*/g) ?? [answer];
+  if (echo && token.length >= 4) {
+    // Half way through, the token cut in the middle over two frames (as a model's tokens would cut it).
+    tokens.splice(tokens.length >> 1, 0, 'Your key is ', token.slice(0, token.length >> 1), `${token.slice(token.length >> 1)}, `, 'keep it safe. ');
+  }
   const fail = has(config.failKeyword ?? '#fail');
   const drop = has(config.dropKeyword ?? '#drop');
   const approve = has(config.approveKeyword ?? '#approve');
