@@ -165,7 +165,10 @@ export async function followTurn(
   const maxWaitMs = options.maxWaitMs ?? 600_000;
   let lastProgress = now();
   let messagesSeen = -1;
-  let stalled = false;
+  /** Said once a turn: a stream stalled, the history is read. */
+  let saidStall = false;
+  /** The flow asked a human and waits: keepalives alone are then no stall, and the wait is not bounded. */
+  let waitingForHuman = false;
   let redactor: PieceRedactor | undefined;
   /** Text of the frames of one read, sent as one update (a fast stream's frames come many to a read). */
   let pendingText = '';
@@ -236,10 +239,12 @@ export async function followTurn(
         if (/human_feedback_requested|awaiting|pending_human/i.test(eventType)) {
           const text = [data.message, data.question, data.prompt].find((v): v is string => typeof v === 'string' && v.trim() !== '');
           const flowId = typeof data.flow_id === 'string' && data.flow_id !== '' ? data.flow_id : undefined;
+          waitingForHuman = true;
           say({ kind: 'question', id: frame.id ?? `q${seen.size}`, text: (text ?? '').slice(0, 4000), flowId });
           break;
         }
         if (/human_feedback_received|feedback_received/i.test(eventType)) {
+          waitingForHuman = false;
           say({ kind: 'questionAnswered', feedback: typeof data.feedback === 'string' ? data.feedback.slice(0, 4000) : '' });
           break;
         }
@@ -295,8 +300,8 @@ export async function followTurn(
 
   /** A turn still running by the history: has it shown progress lately (a new message counts)? */
   const waitedTooLong = (history: ChatHistory | undefined): boolean => {
-    if (history && history.messages.length !== messagesSeen) {
-      messagesSeen = history.messages.length;
+    if (waitingForHuman || (history && history.messages.length !== messagesSeen)) {
+      messagesSeen = history?.messages.length ?? messagesSeen;
       lastProgress = now();
     }
     return now() - lastProgress >= maxWaitMs;
@@ -315,9 +320,10 @@ export async function followTurn(
     if (signal.aborted) {
       return settle({ kind: 'cancelled', answer });
     }
-    if (attempts <= retries && !stalled) {
+    if (attempts <= retries) {
       say({ kind: 'mode', mode: attempts === 0 ? 'streaming' : 'reconnecting' });
       let streamEnded = false;
+      let stalled = false;
       const streamAbort = new AbortController();
       const onAbort = () => streamAbort.abort();
       signal.addEventListener('abort', onAbort, { once: true });
@@ -329,10 +335,11 @@ export async function followTurn(
         let keepalives = 0;
         for (;;) {
           let timer: ReturnType<typeof setTimeout> | undefined;
-          const next = await Promise.race([
-            iterator.next(),
-            new Promise<'stalled'>((resolve) => (timer = setTimeout(() => resolve('stalled'), stallMs))),
-          ]).finally(() => clearTimeout(timer));
+          const next = waitingForHuman
+            ? await iterator.next()
+            : await Promise.race([iterator.next(), new Promise<'stalled'>((resolve) => (timer = setTimeout(() => resolve('stalled'), stallMs)))]).finally(() =>
+                clearTimeout(timer),
+              );
           if (next === 'stalled' || next.done) {
             stalled = next === 'stalled';
             break;
@@ -345,7 +352,7 @@ export async function followTurn(
             } else if (item.kind === 'unreadable') {
               keepalives = 0;
               say({ kind: 'note', text: l10n.t('Skipped a frame that could not be read ({0}).', item.text.slice(0, 80)) });
-            } else if (++keepalives >= stallKeepalives) {
+            } else if (++keepalives >= stallKeepalives && !waitingForHuman) {
               stalled = true;
             }
             if (streamEnded) {
@@ -358,12 +365,17 @@ export async function followTurn(
           }
         }
         if (stalled) {
-          streamAbort.abort(); // Close the connection: the history is read instead.
+          // Close the connection and read the history; while the turn runs, reattach (a long tool call also looks
+          // like this, and its later frames, a question among them, only come by the stream), then poll.
+          streamAbort.abort();
           void iterator.return?.().catch(() => undefined);
-          say({
-            kind: 'note',
-            text: l10n.t('The stream stopped sending the answer (only keepalives came); following the turn through its history instead.'),
-          });
+          if (!saidStall) {
+            saidStall = true;
+            say({
+              kind: 'note',
+              text: l10n.t('The stream stopped sending the answer (only keepalives came); following the turn through its history instead.'),
+            });
+          }
         } else if (!streamEnded) {
           for (const item of parser.end()) {
             streamEnded = (item.kind === 'frame' && apply(item.frame)) || streamEnded;
@@ -388,7 +400,7 @@ export async function followTurn(
       }
       // The stream said the turn is over: only the history is left to settle (it may lag a moment).
       attempts = streamEnded ? retries + 1 : attempts + 1;
-      if (attempts <= retries && !stalled) {
+      if (attempts <= retries) {
         await options.sleep(delay, signal).catch(() => undefined);
         delay = Math.min(delay * 2, 8000);
         continue;
