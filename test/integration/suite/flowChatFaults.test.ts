@@ -9,6 +9,8 @@ import type { Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import { DEFAULT_CHAT_ANSWER } from '../../../src/simulator/chatFlow';
 import type { ChatPageReport, ChatPanelInspection } from '../../../src/flowChat/chatPanel';
+import { sessionApi } from '../../../src/flowChat/chatApi';
+import type { CrewApi } from '../../../src/api/client';
 import { addCrewWithToken, executeCommand, waitFor } from '../helpers';
 import { type Api, removeAllCrews, testApi } from './support/kit';
 
@@ -143,9 +145,20 @@ describe('Flow chat faults', function () {
   }).timeout(120_000);
 
   it('a fast turn that fails before its stream attaches: the failure\'s own words (from the turn\'s status)', async function () {
-    // Needs sessionApi (src/flowChat/chatApi.ts) to offer turnError(kickoffId) over GET /status/{kickoff_id}: see
-    // the issue 38 report. Until then the panel says "The turn ended without an answer in the history."
-    this.skip();
+    // Needs sessionApi (src/flowChat/chatApi.ts) to offer turnError(kickoffId) over GET /status/{kickoff_id} (turn.ts
+    // readTurnError reads the body); without it the panel says "The turn ended without an answer in the history."
+    if (typeof sessionApi({} as CrewApi, sim.crews[1].url, 'Faulty Flow', chat.sessionId).turnError !== 'function') {
+      this.skip();
+    }
+    chat.submitFromPage('Quick #failfast');
+    const done = await waitFor(
+      () => {
+        const r = chat.lastReport();
+        return r && !r.busy && r.transcript.includes('user: Quick #failfast') && r.notes.some((n) => /could not answer/.test(n)) ? r : undefined;
+      },
+      { message: 'the fast failure said', timeoutMs: 30_000 },
+    );
+    assert.strictEqual(done.notes.at(-1), 'The flow could not answer: Simulated fast failure: the flow raised KeyError in handle_turn before its first token');
   });
 
   it('a turn that never ends: the stall after its last token is said, its text kept, the panel closes cleanly', async () => {
