@@ -5,7 +5,8 @@
 // batches, batchsource, history, hostile (one hostile status per poll, plain Node, the crew on its own thread), activation (9 VS Code
 // hosts, activation only), vscode (one more host after them, measuring the tree and the run view),
 // hostbatch (the last host also runs a 500-row batch), platform (the organization's platform: the Import Crews
-// list, a health refresh against the simulator's rate limit, a 50,000-line deployment log; plain Node).
+// list, a health refresh against the simulator's rate limit, a 50,000-line deployment log; plain Node), chat (the
+// chat page under a streamed answer: token to DOM against a bare SSE reader, a 200,000-token answer's frame rate).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -20,6 +21,7 @@ import { manyRunsScenario, pollingScenario, viewedPollingBench, type ManyRunsRes
 import { median, round } from './lib/stats';
 import { platformBenchRows, type PlatformBenchResult } from './platform';
 import { viewBenchRows } from './views';
+import { chatBenchRows, chatStreamBench } from './chatStream';
 
 interface Row {
   item: string;
@@ -432,6 +434,14 @@ async function main(): Promise<number> {
       if (platform) {
         raw.platform = platform;
         rows.push(...platformBenchRows(platform));
+      }
+    }
+
+    if (want('chat')) {
+      const chat = await step('9 chat page under a streamed answer (200 paced tokens; 200,000 tokens)', () => chatStreamBench());
+      if (chat) {
+        raw.chat = { ...chat, pageDelaysMs: chat.pageDelaysMs.map((v) => round(v, 2)), bareDelaysMs: chat.bareDelaysMs.map((v) => round(v, 2)) };
+        rows.push(...chatBenchRows(chat));
       }
     }
 

@@ -6,7 +6,7 @@ import { DEFAULT_READ_RETRY, type ReadRetryPolicy, withReadRetry } from './retry
 import { errorForResponse, parseJson, plausibleKickoffId } from './responses';
 import { type StopResult, stopResultOf } from './stopResult';
 import { normaliseStatus } from './normalize';
-import { redact, redactResponse } from './redact';
+import { PieceRedactor, redact, redactResponse } from './redact';
 import {
   extractErrorMessage,
   namesCamelCaseResumeFields,
@@ -55,6 +55,9 @@ interface SendOptions extends CallOptions {
 }
 
 /** What the extension uses of the client (Services.client); tests and the bench pass stand-ins of this shape. */
+/** A chat stream's text in whole lines, each redacted; `pieceRedactor` redacts what frames spell across each other. */
+export type ChatStream = AsyncIterable<string> & { pieceRedactor?(): { push(piece: string): string; flush(): string } };
+
 export type CrewApi = Pick<CrewClient, 'getInputs' | 'kickoff' | 'getStatus' | 'resume' | 'stop' | 'chatCall' | 'chatStream' | 'resetTransport' | 'dispose'>;
 
 export class CrewClient implements StatusSource {
@@ -215,7 +218,7 @@ export class CrewClient implements StatusSource {
    * GET of a chat turn's server-sent events. Yields the body in whole lines, each redacted of the token (a token
    * never spans a line). A non-2xx answer throws the same CrewApiError as any call (409: no turn to attach to).
    */
-  async chatStream(crewUrl: string, sessionId: string, lastEventId: string | undefined, signal?: AbortSignal): Promise<AsyncIterable<string>> {
+  async chatStream(crewUrl: string, sessionId: string, lastEventId: string | undefined, signal?: AbortSignal): Promise<ChatStream> {
     const normalised = normaliseCrewUrl(crewUrl);
     if (!normalised.ok) {
       throw new CrewApiError('refused', `The crew URL is not usable (${normalised.problem}).`, { urlProblem: normalised.problem, notSent: true });
@@ -250,7 +253,7 @@ export class CrewClient implements StatusSource {
     }
     const chunks = response.chunks;
     const fromTransport = (e: unknown) => this.fromTransportFailure(e, token);
-    return (async function* lines(): AsyncGenerator<string> {
+    const lines = (async function* lines(): AsyncGenerator<string> {
       let pending = '';
       try {
         for await (const chunk of chunks) {
@@ -268,6 +271,8 @@ export class CrewClient implements StatusSource {
         yield redact(pending, token);
       }
     })();
+    // A token cut over two frames' text (an answer spelling it token by token) is whole only once joined.
+    return Object.assign(lines, { pieceRedactor: () => new PieceRedactor(token) });
   }
 
   /** Drops pooled connections; the next call builds a transport from fresh settings. */

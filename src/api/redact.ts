@@ -171,3 +171,40 @@ export function redactResponse(response: HttpResponse, token: string): HttpRespo
   }
   return { ...response, headers, bodyText: redact(response.bodyText, token) };
 }
+
+/**
+ * Redacts text that comes in pieces (a streamed answer, token by token): a token cut over two pieces is caught.
+ * What could still be the start of the token is held back until the next piece (or `flush`) settles it.
+ */
+export class PieceRedactor {
+  private held = '';
+
+  constructor(private readonly token: string) {}
+
+  push(piece: string): string {
+    if (!this.token) {
+      return piece;
+    }
+    const text = redact(this.held + piece, this.token);
+    const keep = heldBack(text, this.token);
+    this.held = text.slice(text.length - keep);
+    return text.slice(0, text.length - keep);
+  }
+
+  /** The text held back, released at the end of the stream (it did not turn into the token). */
+  flush(): string {
+    const text = this.held;
+    this.held = '';
+    return text;
+  }
+}
+
+/** The length of the longest end of `text` that is a start of `token` (shorter than the token). */
+function heldBack(text: string, token: string): number {
+  for (let n = Math.min(token.length - 1, text.length); n > 0; n--) {
+    if (text.endsWith(token.slice(0, n))) {
+      return n;
+    }
+  }
+  return 0;
+}

@@ -9,6 +9,8 @@ export interface ChatFrame {
   type: string;
   kickoffId?: string;
   data: Record<string, unknown>;
+  /** Words the envelope itself carries (`error`, `message`, `detail`), where a server put them outside `data`. */
+  envelope?: Record<string, unknown>;
 }
 
 export type SseItem = { kind: 'frame'; frame: ChatFrame } | { kind: 'unreadable'; id?: string; text: string } | { kind: 'keepalive' };
@@ -109,7 +111,12 @@ export function readFrame(text: string, sseId?: string): SseItem {
   const id = sseId || (envelopeId as string | undefined);
   const type = typeof value.type === 'string' ? value.type : typeof value.event === 'string' ? value.event : 'unknown';
   const data = isObject(value.data) ? value.data : {};
-  return { kind: 'frame', frame: { id, type, kickoffId: typeof value.kickoff_id === 'string' ? value.kickoff_id : undefined, data } };
+  const frame: ChatFrame = { id, type, kickoffId: typeof value.kickoff_id === 'string' ? value.kickoff_id : undefined, data };
+  const words = Object.fromEntries(['error', 'message', 'detail'].filter((k) => value[k] !== undefined).map((k) => [k, value[k]]));
+  if (Object.keys(words).length > 0) {
+    frame.envelope = words;
+  }
+  return { kind: 'frame', frame };
 }
 
 /** Orders stream ids `<ms>-<seq>`; undefined when either is not one (then order cannot be told). */

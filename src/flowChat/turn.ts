@@ -3,6 +3,7 @@
 // after a drop and reattach only while a turn is active, fall back to polling /history, and never send a
 // message again once its delivery is uncertain.
 
+import * as l10n from '@vscode/l10n';
 import { compareIds, type ChatFrame, SseParser } from './sse';
 
 /** The reference client's cap on a message (the panel and the chat tool both keep to it). */
@@ -18,8 +19,19 @@ export interface TurnApi {
   /** POST /chat/{id}/message. Throws a ChatSendError. */
   send(message: string, signal: AbortSignal): Promise<{ kickoffId?: string }>;
   history(signal: AbortSignal): Promise<ChatHistory>;
-  /** The stream's text as it comes; throws with `status` on a non-2xx answer (409: no active turn). */
-  stream(lastEventId: string | undefined, signal: AbortSignal): Promise<AsyncIterable<string>>;
+  /**
+   * The stream's text as it comes; throws with `status` on a non-2xx answer (409: no active turn). Its
+   * `pieceRedactor`, where it has one, redacts the token out of text the frames spell across each other.
+   */
+  stream(lastEventId: string | undefined, signal: AbortSignal): Promise<AsyncIterable<string> & { pieceRedactor?(): PieceRedactor }>;
+  /** GET /status/{kickoff_id} of a chat turn: the failure's words, where the turn failed and says why. */
+  turnError?(kickoffId: string, signal: AbortSignal): Promise<string | undefined>;
+}
+
+/** Redacts text that comes in pieces (api/redact.ts PieceRedactor). */
+export interface PieceRedactor {
+  push(piece: string): string;
+  flush(): string;
 }
 
 export class ChatSendError extends Error {
@@ -61,6 +73,13 @@ export interface TurnOptions {
   /** Backoff of the reattachments, doubled each time; default 500 ms. */
   retryDelayMs?: number;
   pollIntervalMs?: number;
+  /** A stream that sends this many keepalives in a row and no frame has stalled; default 3. */
+  stallKeepalives?: number;
+  /** A stream that sends nothing at all for this long has stalled; default 60 s. */
+  stallMs?: number;
+  /** Stop waiting for a turn that shows no progress (no frame, no new message in /history) for this long; default 10 min. */
+  maxWaitMs?: number;
+  now?(): number;
 }
 
 const TERMINAL = new Set(['turn_completed', 'turn_failed']);
@@ -69,8 +88,9 @@ const TERMINAL = new Set(['turn_completed', 'turn_failed']);
 export async function runTurn(api: TurnApi, message: string, update: (u: TurnUpdate) => void, options: TurnOptions, signal: AbortSignal): Promise<TurnOutcome> {
   const historyBefore = await api.history(signal).catch(() => undefined);
   const known = historyBefore?.messages.length ?? 0;
+  let kickoffId: string | undefined;
   try {
-    await api.send(message, signal);
+    kickoffId = (await api.send(message, signal)).kickoffId;
   } catch (e) {
     const error = e instanceof Error ? e.message : String(e);
     if (e instanceof ChatSendError && e.kind === 'notSent') {
@@ -86,19 +106,100 @@ export async function runTurn(api: TurnApi, message: string, update: (u: TurnUpd
     }
     const arrived = after.messages.slice(known).some((m) => m.role === 'user' && m.content === message);
     if (arrived) {
-      return followTurn(api, update, options, signal, known);
+      return followTurn(api, update, options, signal, known, after.activeKickoffId ?? undefined);
     }
     return after.activeKickoffId === null ? { kind: 'notSent', error } : { kind: 'uncertain', error };
   }
-  return followTurn(api, update, options, signal, known);
+  return followTurn(api, update, options, signal, known, kickoffId);
+}
+
+/** Words in a value: a string, or an object's `message`, `error`, `detail`, `reason` (two levels down). */
+function wordsIn(value: unknown, depth = 0): string | undefined {
+  if (typeof value === 'string') {
+    return value.trim() === '' ? undefined : value.slice(0, 4000);
+  }
+  if (depth < 2 && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const o = value as Record<string, unknown>;
+    return [o.message, o.error, o.detail, o.reason, o.msg].map((v) => wordsIn(v, depth + 1)).find((v) => v !== undefined);
+  }
+  return undefined;
+}
+
+/** A failure's own words, wherever the frame put them (data or envelope; a string, or an object's message). */
+function failureWords(frame: ChatFrame): string | undefined {
+  return wordsIn(frame.data) ?? wordsIn(frame.envelope ?? {});
+}
+
+/**
+ * The body of GET /status/{kickoff_id} for a chat turn (TurnApi.turnError): the failure's words where it says the
+ * turn failed (`state` or `status` FAILED, FAILURE, ERROR…), else undefined.
+ */
+export function readTurnError(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return undefined;
+  }
+  const o = body as Record<string, unknown>;
+  const state = [o.state, o.status].find((v): v is string => typeof v === 'string') ?? '';
+  if (!/fail|error/i.test(state)) {
+    return undefined;
+  }
+  return wordsIn(o.error) ?? wordsIn(o.result) ?? wordsIn(o.detail);
 }
 
 /**
  * Follows the active turn (after a send, or a session reopened while a turn runs). `knownMessages`: how many
  * messages the history had before this turn, so the answer is the assistant message after them.
  */
-export async function followTurn(api: TurnApi, update: (u: TurnUpdate) => void, options: TurnOptions, signal: AbortSignal, knownMessages: number): Promise<TurnOutcome> {
+export async function followTurn(
+  api: TurnApi,
+  update: (u: TurnUpdate) => void,
+  options: TurnOptions,
+  signal: AbortSignal,
+  knownMessages: number,
+  kickoffId?: string,
+): Promise<TurnOutcome> {
   const retries = options.streamRetries ?? 3;
+  const now = options.now ?? Date.now;
+  const stallKeepalives = options.stallKeepalives ?? 3;
+  const stallMs = options.stallMs ?? 60_000;
+  const maxWaitMs = options.maxWaitMs ?? 600_000;
+  let lastProgress = now();
+  let messagesSeen = -1;
+  /** Said once a turn: a stream stalled, the history is read. */
+  let saidStall = false;
+  /** The flow asked a human and waits: keepalives alone are then no stall, and the wait is not bounded. */
+  let waitingForHuman = false;
+  let redactor: PieceRedactor | undefined;
+  /** Text of the frames of one read, sent as one update (a fast stream's frames come many to a read). */
+  let pendingText = '';
+  const flushText = () => {
+    if (pendingText) {
+      update({ kind: 'text', text: pendingText });
+      pendingText = '';
+    }
+  };
+  const say = (u: TurnUpdate) => {
+    flushText();
+    update(u);
+  };
+  const addText = (raw: string) => {
+    const text = redactor ? redactor.push(raw) : raw;
+    answer += text;
+    pendingText += text;
+  };
+  /** The end of the turn: text a redactor held back (it was not the token after all) is the answer's too. */
+  const settle = (outcome: TurnOutcome): TurnOutcome => {
+    const rest = redactor?.flush() ?? '';
+    if (rest) {
+      answer += rest;
+      pendingText += rest;
+      if ('answer' in outcome && outcome.kind !== 'completed') {
+        outcome = { ...outcome, answer };
+      }
+    }
+    flushText();
+    return outcome;
+  };
   let delay = options.retryDelayMs ?? 500;
   let lastId: string | undefined;
   const seen = new Set<string>();
@@ -121,17 +222,15 @@ export async function followTurn(api: TurnApi, update: (u: TurnUpdate) => void, 
       case 'token': {
         const text = typeof data.content === 'string' ? data.content : '';
         sawToken = true;
-        answer += text;
         if (text) {
-          update({ kind: 'text', text });
+          addText(text);
         }
         break;
       }
       case 'llm_stream_chunk': {
         const text = typeof data.chunk === 'string' ? data.chunk : '';
         if (!sawToken && text) {
-          answer += text;
-          update({ kind: 'text', text });
+          addText(text);
         }
         break;
       }
@@ -140,26 +239,27 @@ export async function followTurn(api: TurnApi, update: (u: TurnUpdate) => void, 
         if (/human_feedback_requested|awaiting|pending_human/i.test(eventType)) {
           const text = [data.message, data.question, data.prompt].find((v): v is string => typeof v === 'string' && v.trim() !== '');
           const flowId = typeof data.flow_id === 'string' && data.flow_id !== '' ? data.flow_id : undefined;
-          update({ kind: 'question', id: frame.id ?? `q${seen.size}`, text: (text ?? '').slice(0, 4000), flowId });
+          waitingForHuman = true;
+          say({ kind: 'question', id: frame.id ?? `q${seen.size}`, text: (text ?? '').slice(0, 4000), flowId });
           break;
         }
         if (/human_feedback_received|feedback_received/i.test(eventType)) {
-          update({ kind: 'questionAnswered', feedback: typeof data.feedback === 'string' ? data.feedback.slice(0, 4000) : '' });
+          waitingForHuman = false;
+          say({ kind: 'questionAnswered', feedback: typeof data.feedback === 'string' ? data.feedback.slice(0, 4000) : '' });
           break;
         }
         const tool = typeof data.tool_name === 'string' ? data.tool_name : undefined;
         const detail = [data.tool_args === undefined ? undefined : JSON.stringify(data.tool_args), typeof data.output === 'string' ? data.output : undefined]
           .filter(Boolean)
           .join(' → ');
-        update({ kind: 'step', id: frame.id ?? `${seen.size}`, title: tool ? `${eventType}: ${tool}` : eventType, detail: detail.slice(0, 2000) });
+        say({ kind: 'step', id: frame.id ?? `${seen.size}`, title: tool ? `${eventType}: ${tool}` : eventType, detail: detail.slice(0, 2000) });
         break;
       }
       case 'turn_failed':
       case 'error': {
-        const error = data.error ?? data.message ?? data.detail;
-        failure = typeof error === 'string' && error ? error : 'The flow reported an error.';
+        failure = failureWords(frame) ?? 'The flow reported an error.';
         if (frame.type === 'error') {
-          update({ kind: 'note', text: failure });
+          say({ kind: 'note', text: failure });
           failure = undefined;
         }
         break;
@@ -180,64 +280,145 @@ export async function followTurn(api: TurnApi, update: (u: TurnUpdate) => void, 
     if (reply) {
       return { kind: 'completed', answer: reply.content };
     }
-    return { kind: 'failed', error: 'The turn ended without an answer in the history.', answer };
+    return { kind: 'failed', error: l10n.t('The turn ended without an answer in the history.'), answer };
   };
+
+  /**
+   * The history says the turn is over. Where neither the stream nor the history said how (a turn that failed
+   * before a stream could attach), the turn's status may still hold the failure's words.
+   */
+  const ended = async (history: ChatHistory): Promise<TurnOutcome> => {
+    const outcome = final(history);
+    if (outcome.kind === 'failed' && failure === undefined && kickoffId !== undefined && api.turnError) {
+      const words = await api.turnError(kickoffId, signal).catch(() => undefined);
+      if (words) {
+        return settle({ kind: 'failed', error: words, answer });
+      }
+    }
+    return settle(outcome);
+  };
+
+  /** A turn still running by the history: has it shown progress lately (a new message counts)? */
+  const waitedTooLong = (history: ChatHistory | undefined): boolean => {
+    if (waitingForHuman || (history && history.messages.length !== messagesSeen)) {
+      messagesSeen = history?.messages.length ?? messagesSeen;
+      lastProgress = now();
+    }
+    return now() - lastProgress >= maxWaitMs;
+  };
+  const gaveUp = (): TurnOutcome =>
+    settle({
+      kind: 'failed',
+      error: l10n.t(
+        'it has shown no progress for {0} minutes and its turn is still not over, so the panel stopped waiting. The flow may still finish: its answer will be in the history when you reopen the conversation.',
+        Math.round(maxWaitMs / 60_000),
+      ),
+      answer,
+    });
 
   for (;;) {
     if (signal.aborted) {
-      return { kind: 'cancelled', answer };
+      return settle({ kind: 'cancelled', answer });
     }
     if (attempts <= retries) {
-      update({ kind: 'mode', mode: attempts === 0 ? 'streaming' : 'reconnecting' });
-      let ended = false;
+      say({ kind: 'mode', mode: attempts === 0 ? 'streaming' : 'reconnecting' });
+      let streamEnded = false;
+      let stalled = false;
+      const streamAbort = new AbortController();
+      const onAbort = () => streamAbort.abort();
+      signal.addEventListener('abort', onAbort, { once: true });
       try {
         const parser = new SseParser();
-        const stream = await api.stream(lastId, signal);
-        for await (const chunk of stream) {
-          for (const item of parser.feed(chunk)) {
-            if (item.kind === 'frame' && apply(item.frame)) {
-              ended = true;
+        const stream = await api.stream(lastId, streamAbort.signal);
+        redactor ??= stream.pieceRedactor?.();
+        const iterator = stream[Symbol.asyncIterator]();
+        let keepalives = 0;
+        for (;;) {
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const next = waitingForHuman
+            ? await iterator.next()
+            : await Promise.race([iterator.next(), new Promise<'stalled'>((resolve) => (timer = setTimeout(() => resolve('stalled'), stallMs)))]).finally(() =>
+                clearTimeout(timer),
+              );
+          if (next === 'stalled' || next.done) {
+            stalled = next === 'stalled';
+            break;
+          }
+          for (const item of parser.feed(next.value)) {
+            if (item.kind === 'frame') {
+              keepalives = 0;
+              lastProgress = now();
+              streamEnded = apply(item.frame) || streamEnded;
             } else if (item.kind === 'unreadable') {
-              update({ kind: 'note', text: `Skipped a frame that could not be read (${item.text.slice(0, 80)}).` });
+              keepalives = 0;
+              say({ kind: 'note', text: l10n.t('Skipped a frame that could not be read ({0}).', item.text.slice(0, 80)) });
+            } else if (++keepalives >= stallKeepalives && !waitingForHuman) {
+              stalled = true;
+            }
+            if (streamEnded) {
+              break;
             }
           }
-          if (ended) {
+          flushText();
+          if (streamEnded || stalled) {
             break;
           }
         }
-        if (!ended) {
-          for (const item of parser.end()) {
-            ended = (item.kind === 'frame' && apply(item.frame)) || ended;
+        if (stalled) {
+          // Close the connection and read the history; while the turn runs, reattach (a long tool call also looks
+          // like this, and its later frames, a question among them, only come by the stream), then poll.
+          streamAbort.abort();
+          void iterator.return?.().catch(() => undefined);
+          if (!saidStall) {
+            saidStall = true;
+            say({
+              kind: 'note',
+              text: l10n.t('The stream stopped sending the answer (only keepalives came); following the turn through its history instead.'),
+            });
           }
+        } else if (!streamEnded) {
+          for (const item of parser.end()) {
+            streamEnded = (item.kind === 'frame' && apply(item.frame)) || streamEnded;
+          }
+          flushText();
         }
       } catch (e) {
+        flushText();
         if (signal.aborted) {
-          return { kind: 'cancelled', answer };
+          return settle({ kind: 'cancelled', answer });
         }
         void e; // Whatever broke the stream, /history says whether a turn is still there to reattach to.
+      } finally {
+        signal.removeEventListener('abort', onAbort);
       }
-      if (ended && failure !== undefined) {
-        return { kind: 'failed', error: failure, answer };
+      if (streamEnded && failure !== undefined) {
+        return settle({ kind: 'failed', error: failure, answer });
       }
       const history = await api.history(signal).catch(() => undefined);
       if (history && history.activeKickoffId === null) {
-        return final(history);
+        return ended(history);
       }
       // The stream said the turn is over: only the history is left to settle (it may lag a moment).
-      attempts = ended ? retries + 1 : attempts + 1;
+      attempts = streamEnded ? retries + 1 : attempts + 1;
       if (attempts <= retries) {
         await options.sleep(delay, signal).catch(() => undefined);
         delay = Math.min(delay * 2, 8000);
         continue;
       }
-      if (!ended) {
-        update({ kind: 'mode', mode: 'polling' });
+      if (!streamEnded) {
+        say({ kind: 'mode', mode: 'polling' });
       }
     }
     await options.sleep(options.pollIntervalMs ?? 1000, signal).catch(() => undefined);
+    if (signal.aborted) {
+      return settle({ kind: 'cancelled', answer });
+    }
     const history = await api.history(signal).catch(() => undefined);
     if (history && history.activeKickoffId === null) {
-      return final(history);
+      return ended(history);
+    }
+    if (waitedTooLong(history)) {
+      return gaveUp();
     }
   }
 }

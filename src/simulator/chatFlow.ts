@@ -2,7 +2,10 @@
 // turn runs), GET /chat/{id}/history, the SSE stream GET /chat/{id}/stream/events (ids, keepalives, token and
 // event frames, last_event_id) and POST /resume_feedback. Keywords in a message make a turn fail (`#fail`), cut
 // the streams half way (`#drop`), pause for approval (`#approve`), or make the send itself answer 500 without
-// taking the message (`#500`), so every recovery path of a client can be tried offline.
+// taking the message (`#500`), so every recovery path of a client can be tried offline. Faults of issue 38: a
+// frame that is not JSON and one of an unknown type (`#garbage`), a stream of keepalives only while the turn goes
+// on (`#stall`), a turn that never ends (`#hang`), the caller's token echoed in the answer (`#echo`), a turn that
+// fails before a stream can attach (`#failfast`, its words in GET /status/{kickoff_id} only).
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -26,11 +29,29 @@ interface ChatSession {
   streams: Set<ServerResponse>;
   seq: number;
   base: number;
+  /** The running turn's message (its keywords choose its faults). */
+  turnMessage: string;
   /** Set while the turn waits for POST /resume_feedback. */
   awaitingFeedback?: (feedback: string) => void;
 }
 
 const sessionsOf = new WeakMap<CrewState, Map<string, ChatSession>>();
+
+/** How each chat turn ended, for GET /status/{kickoff_id} of a chat turn. */
+interface TurnRecord {
+  state: 'running' | 'completed' | 'failed';
+  answer?: string;
+  error?: string;
+}
+const turnsOf = new WeakMap<CrewState, Map<string, TurnRecord>>();
+const turns = (crew: CrewState) => {
+  let map = turnsOf.get(crew);
+  if (!map) {
+    map = new Map();
+    turnsOf.set(crew, map);
+  }
+  return map;
+};
 
 export const DEFAULT_CHAT_ANSWER =
   'Thanks for your message: "{message}". Here is what I found. The knowledge base has three articles that match, and the most ' +
@@ -39,7 +60,10 @@ export const DEFAULT_CHAT_ANSWER =
 
 /** True when the pipeline should hand the request to this module. */
 export function isChatRequest(crew: CrewState, rest: string[]): boolean {
-  return crew.config.chat !== undefined && (rest[0] === 'inspect' || rest[0] === 'chat' || rest[0] === 'resume_feedback');
+  return (
+    crew.config.chat !== undefined &&
+    (rest[0] === 'inspect' || rest[0] === 'chat' || rest[0] === 'resume_feedback' || (rest[0] === 'status' && rest.length === 2 && turns(crew).has(decodeURIComponent(rest[1]))))
+  );
 }
 
 const json = (res: ServerResponse, status: number, body: object) => send(res, { status, body });
@@ -55,6 +79,13 @@ export async function handleChat(pipeline: Pipeline, req: IncomingMessage, res: 
     sessionsOf.set(crew, sessions);
   }
   const [first, sessionId, action, sub] = ctx.rest;
+  if (first === 'status' && ctx.method === 'GET') {
+    const kickoffId = decodeURIComponent(sessionId);
+    const turn = turns(crew).get(kickoffId)!;
+    return turn.state === 'running'
+      ? json(res, 409, { detail: { code: 'session_busy', kickoff_id: kickoffId } })
+      : json(res, 200, { state: turn.state === 'failed' ? 'FAILED' : 'SUCCESS', status: turn.state, result: turn.answer ?? null, error: turn.error ?? null });
+  }
   if (first === 'inspect' && ctx.rest.length === 1) {
     return ctx.method === 'GET'
       ? json(res, 200, {
@@ -83,7 +114,7 @@ export async function handleChat(pipeline: Pipeline, req: IncomingMessage, res: 
   }
   if (sessionId === 'start' && ctx.rest.length === 2 && ctx.method === 'POST') {
     await readBody(req);
-    const session: ChatSession = { id: randomUUID(), messages: [], activeKickoffId: null, frames: [], streams: new Set(), seq: 0, base: Date.now() };
+    const session: ChatSession = { id: randomUUID(), messages: [], activeKickoffId: null, frames: [], streams: new Set(), seq: 0, base: Date.now(), turnMessage: '' };
     sessions.set(session.id, session);
     return json(res, 200, { session_id: session.id });
   }
@@ -106,8 +137,12 @@ export async function handleChat(pipeline: Pipeline, req: IncomingMessage, res: 
     const kickoffId = randomUUID();
     session.activeKickoffId = kickoffId;
     session.frames = [];
+    session.turnMessage = message;
     session.messages.push({ role: 'user', content: message });
-    void runTurn(pipeline, config, session, kickoffId, message);
+    const token = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+    const record: TurnRecord = { state: 'running' };
+    turns(crew).set(kickoffId, record);
+    void runTurn(pipeline, config, session, kickoffId, message, token, record);
     return json(res, 200, { session_id: session.id, kickoff_id: kickoffId, status: 'queued' });
   }
   if (action === 'history' && ctx.rest.length === 3 && ctx.method === 'GET') {
@@ -125,12 +160,15 @@ export async function handleChat(pipeline: Pipeline, req: IncomingMessage, res: 
     const after = query.get('last_event_id') ?? (typeof header === 'string' ? header : undefined);
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
     res.write(': connected\n\n');
-    for (const frame of session.frames) {
+    const stalled = message(session.turnMessage, config.stallKeyword ?? '#stall');
+    for (const frame of stalled ? [] : session.frames) {
       if (after === undefined || compareStreamIds(frame.id, after) > 0) {
         res.write(frame.text);
       }
     }
-    session.streams.add(res);
+    if (!stalled) {
+      session.streams.add(res);
+    }
     const keepalive = setInterval(() => res.write(': keepalive\n\n'), Math.max(50, (config.keepaliveMs ?? 15_000) * pipeline.world.timeScale));
     res.on('close', () => {
       clearInterval(keepalive);
@@ -141,6 +179,8 @@ export async function handleChat(pipeline: Pipeline, req: IncomingMessage, res: 
   return json(res, 404, { detail: 'Not Found' });
 }
 
+const message = (text: string, keyword: string) => text.includes(keyword);
+
 /** Orders `<ms>-<seq>` ids; anything else sorts before them. */
 export function compareStreamIds(a: string, b: string): number {
   const pa = /^(\d+)-(\d+)$/.exec(a);
@@ -149,6 +189,14 @@ export function compareStreamIds(a: string, b: string): number {
     return pa ? 1 : pb ? -1 : 0;
   }
   return Number(pa[1]) - Number(pb[1]) || Number(pa[2]) - Number(pb[2]);
+}
+
+/** Bytes as they are, not a frame of ours (a broken or foreign writer on the same stream). */
+function writeRaw(session: ChatSession, text: string): void {
+  session.frames.push({ id: '', text });
+  for (const stream of session.streams) {
+    stream.write(text);
+  }
 }
 
 function emit(session: ChatSession, kickoffId: string, type: string, data: object, end = false): void {
@@ -163,20 +211,42 @@ function emit(session: ChatSession, kickoffId: string, type: string, data: objec
   }
 }
 
-async function runTurn(pipeline: Pipeline, config: ChatFlowConfig, session: ChatSession, kickoffId: string, message: string): Promise<void> {
+async function runTurn(pipeline: Pipeline, config: ChatFlowConfig, session: ChatSession, kickoffId: string, message: string, token: string, record: TurnRecord): Promise<void> {
   const has = (keyword: string) => message.includes(keyword);
   const interval = (config.tokenIntervalMs ?? 40) * pipeline.world.timeScale;
+  const echo = has(config.echoKeyword ?? '#echo');
   const answer = (config.answer ?? DEFAULT_CHAT_ANSWER).split('{message}').join(message);
   const tokens = answer.match(/\S+\s*/g) ?? [answer];
+  if (echo && token.length >= 4) {
+    // Half way through, the token cut in the middle over two frames (as a model's tokens would cut it).
+    tokens.splice(tokens.length >> 1, 0, 'Your key is ', token.slice(0, token.length >> 1), `${token.slice(token.length >> 1)}, `, 'keep it safe. ');
+  }
   const fail = has(config.failKeyword ?? '#fail');
   const drop = has(config.dropKeyword ?? '#drop');
   const approve = has(config.approveKeyword ?? '#approve');
+  const garbage = has(config.garbageKeyword ?? '#garbage');
+  const hang = has(config.hangKeyword ?? '#hang');
+  const burst = Math.max(1, config.burst ?? 1);
   let said = '';
+  if (has(config.failFastKeyword ?? '#failfast')) {
+    record.state = 'failed';
+    record.error = 'Simulated fast failure: the flow raised KeyError in handle_turn before its first token';
+    emit(session, kickoffId, 'turn_failed', { error: record.error }, true);
+    session.activeKickoffId = null;
+    return;
+  }
   await pipeline.sleep(interval);
   emit(session, kickoffId, 'turn_started', { status: 'running' });
   for (let i = 0; i < tokens.length; i++) {
     if (pipeline.closed()) {
       return;
+    }
+    if (garbage && i === Math.floor(tokens.length / 3)) {
+      writeRaw(session, 'data: {"type": "token", "data": {"content": "half a frame\n\n');
+      emit(session, kickoffId, 'agent_thinking_v2', { thought: 'a frame type this client does not know' });
+    }
+    if (echo && i === Math.floor(tokens.length / 3)) {
+      emit(session, kickoffId, 'event', { event_type: 'tool_usage_finished', tool_name: 'read_env', tool_args: { name: 'AUTH' }, output: `Authorization: Bearer ${token}` });
     }
     if (i === Math.floor(tokens.length / 3)) {
       emit(session, kickoffId, 'event', {
@@ -200,7 +270,9 @@ async function runTurn(pipeline: Pipeline, config: ChatFlowConfig, session: Chat
       }
     }
     if (fail && i === 3) {
-      emit(session, kickoffId, 'turn_failed', { error: 'Simulated failure: the flow raised ValueError in handle_turn' }, true);
+      record.state = 'failed';
+      record.error = 'Simulated failure: the flow raised ValueError in handle_turn';
+      emit(session, kickoffId, 'turn_failed', { error: record.error }, true);
       session.activeKickoffId = null;
       return;
     }
@@ -214,8 +286,15 @@ async function runTurn(pipeline: Pipeline, config: ChatFlowConfig, session: Chat
     if (config.sendChunks) {
       emit(session, kickoffId, 'llm_stream_chunk', { chunk: tokens[i] });
     }
-    await pipeline.sleep(interval);
+    if ((i + 1) % burst === 0 || i === tokens.length - 1) {
+      await pipeline.sleep(interval);
+    }
   }
+  if (hang) {
+    return; // active_kickoff_id stays set; nothing more is ever written.
+  }
+  record.state = 'completed';
+  record.answer = said;
   session.messages.push({ role: 'assistant', content: said });
   session.activeKickoffId = null;
   emit(session, kickoffId, 'turn_completed', { status: 'completed' }, true);

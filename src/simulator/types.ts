@@ -174,6 +174,18 @@ export interface ChatFlowConfig {
   sendChunks?: boolean;
   /** The stream route answers 502, as a proxy that does not pass streams: clients must poll /history. */
   streamUnavailable?: boolean;
+  /** Token frames written back to back before each pause (a fast model, a proxy flushing late); default 1. */
+  burst?: number;
+  /** A frame that is not JSON and one of an unknown type, a third of the way in; default `#garbage`. */
+  garbageKeyword?: string;
+  /** The stream sends keepalives only (the turn goes on, its answer reaches /history alone); default `#stall`. */
+  stallKeyword?: string;
+  /** The turn never ends: its answer streams, then `active_kickoff_id` stays set and only keepalives come; default `#hang`. */
+  hangKeyword?: string;
+  /** The answer spells the caller's bearer token, split over token frames and in an event; default `#echo`. */
+  echoKeyword?: string;
+  /** The turn fails at once, before any stream can attach; the failure is in GET /status only; default `#failfast`. */
+  failFastKeyword?: string;
 }
 
 /** Read faults: answers a flaky gateway or network gives to GET /inputs and GET /status. */

@@ -1,5 +1,6 @@
-// The chat panel's page: transcript, composer, the answer appended token by token (only the new text is added
-// to one text node: the transcript is never re-rendered). Text only: nothing the flow sends becomes HTML.
+// The chat panel's page: transcript, composer, the answer appended as it comes (only the new text is added, once
+// per animation frame, to the last of the answer's pieces of about 16 KB: neither the transcript nor a long
+// answer is laid out again per token). Text only: nothing the flow sends becomes HTML.
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -63,7 +64,71 @@ sendButton.type = 'button';
 form.append(input, sendButton);
 root.append(tools, transcript, reason, form);
 
-let answer: { message: HTMLElement; body: HTMLElement; text: Text; steps: HTMLElement; raw: string } | undefined;
+interface Entry {
+  message: HTMLElement;
+  body: HTMLElement;
+  /** The text node new text goes to: the last piece's. */
+  text: Text;
+  steps: HTMLElement;
+  raw: string;
+  /** Text come since the last frame, not yet on the page. */
+  pending: string;
+}
+let answer: Entry | undefined;
+
+/** A piece closes at a line break once it holds this much (layout then touches only the last piece). */
+const PIECE_CHARS = 16 * 1024;
+/** A piece without a line break closes anyway at this size (a break in the middle of a line, rarely seen). */
+const PIECE_MAX_CHARS = 256 * 1024;
+
+function newPiece(entry: Entry): void {
+  const piece = el('div', 'piece');
+  entry.text = document.createTextNode('');
+  piece.append(entry.text);
+  entry.body.append(piece);
+}
+
+function appendText(entry: Entry, text: string): void {
+  while (text) {
+    const room = entry.text.length;
+    const lineEnd = room >= PIECE_CHARS ? text.indexOf('\n') : room + text.length > PIECE_CHARS ? text.indexOf('\n', PIECE_CHARS - room) : -1;
+    if (lineEnd >= 0) {
+      entry.text.appendData(text.slice(0, lineEnd + 1));
+      text = text.slice(lineEnd + 1);
+      newPiece(entry);
+    } else if (room + text.length > PIECE_MAX_CHARS) {
+      const cut = PIECE_MAX_CHARS - room;
+      entry.text.appendData(text.slice(0, cut));
+      text = text.slice(cut);
+      newPiece(entry);
+    } else {
+      entry.text.appendData(text);
+      text = '';
+    }
+  }
+}
+
+/** Puts the text come since the last frame on the page: one layout per frame, however many tokens. */
+function flushPending(): void {
+  if (answer && answer.pending) {
+    appendText(answer, answer.pending);
+    answer.pending = '';
+  }
+}
+
+let frameQueued = false;
+function queueFrame(): void {
+  if (frameQueued) {
+    return;
+  }
+  frameQueued = true;
+  requestAnimationFrame(() => {
+    frameQueued = false;
+    flushPending();
+    scrollDown();
+    report();
+  });
+}
 let lastSent = '';
 let busy = false;
 
@@ -161,7 +226,12 @@ function message(role: 'user' | 'assistant', text: string) {
   body.append(node);
   m.append(head, steps, body);
   transcript.append(m);
-  const entry = { message: m, body, text: node, steps, raw: text };
+  const entry: Entry = { message: m, body, text: node, steps, raw: text, pending: '' };
+  if (role === 'assistant') {
+    body.textContent = '';
+    newPiece(entry);
+    appendText(entry, text);
+  }
   copy.addEventListener('click', () => api.postMessage({ type: 'copy', text: entry.raw }));
   return entry;
 }
@@ -205,13 +275,19 @@ function submit() {
 }
 
 let reportQueued = false;
+let lastReportAt = -Infinity;
+/** Tests only: the report carries the whole transcript, so a long answer streaming is reported 4 times a second, not 60. */
+const REPORT_EVERY_MS = 250;
 function report() {
   if (!probe || reportQueued) {
     return;
   }
   reportQueued = true;
-  requestAnimationFrame(() => {
+  const wait = lastReportAt + REPORT_EVERY_MS - performance.now();
+  const later = (run: () => void) => (wait > 0 ? setTimeout(() => requestAnimationFrame(run), wait) : requestAnimationFrame(run));
+  later(() => {
     reportQueued = false;
+    lastReportAt = performance.now();
     api.postMessage({
       type: 'report',
       report: {
@@ -221,7 +297,7 @@ function report() {
         steps: transcript.querySelectorAll('details.step').length,
         questions: [...questions.values()].map((q) => ({ text: q.text, state: q.state })),
         focused: document.activeElement?.className ?? '',
-        notes: [...transcript.querySelectorAll('.note.error')].map((n) => n.textContent ?? ''),
+        notes: [...transcript.querySelectorAll('.note')].map((n) => n.textContent ?? ''),
         composer: input.value,
       },
     });
@@ -278,9 +354,13 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
         break;
       }
       if (u.kind === 'text') {
-        answer.text.appendData(u.text); // only the new text: no re-render
+        answer.pending += u.text; // on the page at the next frame, with whatever else comes before it
         answer.raw += u.text;
-      } else if (u.kind === 'step') {
+        queueFrame();
+        return;
+      }
+      flushPending(); // Whatever else comes goes after the text before it.
+      if (u.kind === 'step') {
         const step = el('details', 'step');
         const summary = el('summary', undefined, u.title);
         step.append(summary, el('div', 'detail', u.detail));
@@ -305,11 +385,14 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
         }
       }
       if (answer) {
+        flushPending();
         answer.message.classList.remove('streaming');
         const final = m.outcome.answer;
         // The history is the truth: a streamed text that differs (chunks buffered by a proxy) is replaced once.
         if (m.outcome.kind === 'completed' && typeof final === 'string' && final !== answer.raw) {
-          answer.text.data = final;
+          answer.body.textContent = '';
+          newPiece(answer);
+          appendText(answer, final);
           answer.raw = final;
         }
         if (m.note) {

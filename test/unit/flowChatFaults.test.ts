@@ -1,0 +1,252 @@
+// Issue 38, faults of a chat turn (src/flowChat/turn.ts, sse.ts, api/redact.ts PieceRedactor), in plain Node:
+// a huge answer, frames that cannot be read, a stalled stream, a turn that never ends, a token echoed back,
+// a fast turn that fails.
+
+import * as assert from 'node:assert/strict';
+import { PieceRedactor } from '../../src/api/redact';
+import { type ChatHistory, readTurnError, runTurn, type TurnApi, type TurnOptions, type TurnUpdate } from '../../src/flowChat/turn';
+
+const frame = (id: string, type: string, data: object = {}) => `id: ${id}\ndata: ${JSON.stringify({ id, type, data })}\n\n`;
+const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+
+/** A session whose stream is given as chunks (a function: called per stream request), its history settable. */
+class Scripted implements TurnApi {
+  messages: ChatHistory['messages'] = [];
+  active: string | null = null;
+  streamCalls = 0;
+  historyCalls = 0;
+  token?: string;
+  error?: string;
+  onHistory?: (calls: number) => void;
+  turnError?: (kickoffId: string) => Promise<string | undefined>;
+  constructor(private readonly chunks: (call: number, signal: AbortSignal) => AsyncIterable<string> | 'refuse') {}
+
+  async send(message: string) {
+    this.messages.push({ role: 'user', content: message });
+    this.active = 'k1';
+    return { kickoffId: 'k1' };
+  }
+  async history(): Promise<ChatHistory> {
+    this.onHistory?.(++this.historyCalls);
+    return { messages: [...this.messages], activeKickoffId: this.active };
+  }
+  async stream(_last: string | undefined, signal: AbortSignal) {
+    const chunks = this.chunks(this.streamCalls++, signal);
+    if (chunks === 'refuse') {
+      throw Object.assign(new Error('No active chat turn'), { status: 409 });
+    }
+    const token = this.token;
+    return token ? Object.assign(chunks, { pieceRedactor: () => new PieceRedactor(token) }) : chunks;
+  }
+  finish(answer: string) {
+    this.messages.push({ role: 'assistant', content: answer });
+    this.active = null;
+  }
+}
+
+async function* from(chunks: string[]) {
+  for (const c of chunks) {
+    yield c;
+  }
+}
+
+const base: TurnOptions = { sleep: async () => tick(), streamRetries: 2, retryDelayMs: 1, pollIntervalMs: 1 };
+
+async function turn(api: TurnApi, options: Partial<TurnOptions> = {}) {
+  const updates: TurnUpdate[] = [];
+  const outcome = await runTurn(api, 'hi', (u) => updates.push(u), { ...base, ...options }, new AbortController().signal);
+  const text = updates.flatMap((u) => (u.kind === 'text' ? [u.text] : [])).join('');
+  const notes = updates.flatMap((u) => (u.kind === 'note' ? [u.text] : []));
+  return { outcome, updates, text, notes };
+}
+
+describe('Flow chat faults (issue 38)', () => {
+  it('a 1 MB answer in 200,000 token frames: all of it, in one update per read, not one per frame', async () => {
+    const words = Array.from({ length: 200_000 }, (_, i) => `w${i % 10} `.padEnd(5, '.'));
+    const answer = words.join('');
+    assert.ok(answer.length >= 1_000_000);
+    const chunks: string[] = [];
+    for (let i = 0; i < words.length; i += 2000) {
+      chunks.push(words.slice(i, i + 2000).map((w, j) => frame(`1-${i + j + 1}`, 'token', { content: w })).join(''));
+    }
+    const api = new Scripted(() => {
+      const all = [...chunks, frame('1-999999', 'turn_completed')];
+      return (async function* () {
+        for (const c of all) {
+          if (c === all.at(-1)) {
+            api.finish(answer);
+          }
+          yield c;
+        }
+      })();
+    });
+    const started = performance.now();
+    const { outcome, updates, text } = await turn(api);
+    const ms = performance.now() - started;
+    assert.equal(text.length, answer.length);
+    assert.ok(text === answer, 'the streamed text is the answer, whole');
+    assert.deepEqual(outcome, { kind: 'completed', answer });
+    assert.ok(updates.filter((u) => u.kind === 'text').length <= chunks.length, `${updates.length} updates for ${chunks.length} reads`);
+    assert.ok(ms < 5000, `read in ${Math.round(ms)} ms`);
+  });
+
+  it('a frame that is not JSON and one of an unknown type: skipped (the first said), the answer goes on whole', async () => {
+    const api = new Scripted(() => {
+      const all = [frame('1-1', 'token', { content: 'Hel' }), 'data: {"type": "token", "data": {"content": "half\n\n', frame('1-2', 'agent_thinking_v2', { x: 1 }), frame('1-3', 'token', { content: 'lo' }), frame('1-4', 'turn_completed')];
+      return (async function* () {
+        for (const c of all) {
+          if (c === all.at(-1)) {
+            api.finish('Hello');
+          }
+          yield c;
+        }
+      })();
+    });
+    const { outcome, text, notes } = await turn(api);
+    assert.equal(text, 'Hello');
+    assert.deepEqual(outcome, { kind: 'completed', answer: 'Hello' });
+    assert.equal(notes.length, 1, 'the unreadable frame is said once; the unknown type is not an error');
+    assert.match(notes[0], /could not be read \(\{"type": "token"/);
+  });
+
+  it('a stream that stalls (keepalives only): detected, the history read instead, and said', async () => {
+    const api = new Scripted((_call, signal) =>
+      (async function* () {
+        yield ': connected\n\n';
+        yield frame('1-1', 'token', { content: 'Partial ' });
+        while (!signal.aborted) {
+          await tick();
+          yield ': keepalive\n\n';
+        }
+      })(),
+    );
+    api.onHistory = (calls) => {
+      if (calls === 6) {
+        api.finish('Partial answer, whole.');
+      }
+    };
+    const { outcome, updates, notes } = await turn(api, { stallKeepalives: 3 });
+    assert.deepEqual(outcome, { kind: 'completed', answer: 'Partial answer, whole.' });
+    assert.deepEqual(notes.filter((n) => /stopped sending the answer .*history instead/.test(n)).length, 1, notes.join(' | '));
+    assert.ok(updates.some((u) => u.kind === 'mode' && u.mode === 'polling'));
+    assert.equal(api.streamCalls, 3, 'reattached while the turn runs (a long tool call looks the same), then polled');
+  });
+
+  it('keepalives alone while the flow waits for a human are no stall: the question, then the rest, by the stream', async () => {
+    const api = new Scripted(() =>
+      (async function* () {
+        yield frame('1-1', 'event', { event_type: 'human_feedback_requested', message: 'May I?' });
+        for (let i = 0; i < 6; i++) {
+          await tick();
+          yield ': keepalive\n\n';
+        }
+        yield frame('1-2', 'event', { event_type: 'human_feedback_received', feedback: 'approved' });
+        yield frame('1-3', 'token', { content: 'Done.' });
+        api.finish('Done.');
+        yield frame('1-4', 'turn_completed');
+      })(),
+    );
+    const { outcome, notes } = await turn(api, { stallKeepalives: 3, stallMs: 2 });
+    assert.deepEqual(outcome, { kind: 'completed', answer: 'Done.' });
+    assert.deepEqual(notes, []);
+    assert.equal(api.streamCalls, 1);
+  });
+
+  it('a stream that sends nothing at all for stallMs: the same', async () => {
+    const api = new Scripted((_call, signal) =>
+      (async function* () {
+        yield frame('1-1', 'token', { content: 'a' });
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+      })(),
+    );
+    api.onHistory = (calls) => {
+      if (calls === 4) {
+        api.finish('ab');
+      }
+    };
+    const { outcome, notes } = await turn(api, { stallMs: 30 });
+    assert.deepEqual(outcome, { kind: 'completed', answer: 'ab' });
+    assert.equal(notes.length, 1);
+  });
+
+  it('a turn that never ends (active_kickoff_id never clears): a bounded wait, then said in plain words, the text kept', async () => {
+    let clock = 0;
+    const api = new Scripted(() => from([frame('1-1', 'token', { content: 'So far' })]));
+    const { outcome } = await turn(api, {
+      now: () => clock,
+      maxWaitMs: 120_000,
+      sleep: async () => {
+        clock += 1000;
+        await tick();
+      },
+    });
+    assert.equal(outcome.kind, 'failed');
+    assert.ok(outcome.kind === 'failed' && /no progress for 2 minutes .*stopped waiting/.test(outcome.error), JSON.stringify(outcome));
+    assert.ok(outcome.kind === 'failed' && outcome.answer === 'So far');
+    assert.ok(clock >= 120_000 && clock < 200_000, `gave up after ${clock} ms`);
+  });
+
+  it('a token the frames echo, cut over two token frames, is redacted before any update or the answer', async () => {
+    const secret = 'sk-live-0123456789abcdef';
+    const api = new Scripted(() => {
+      const all = [
+        frame('1-1', 'token', { content: 'Your key is ' }),
+        frame('1-2', 'token', { content: secret.slice(0, 9) }),
+        frame('1-3', 'token', { content: secret.slice(9) + ', keep it. And sk-' }),
+        frame('1-4', 'token', { content: 'not a key.' }),
+        frame('1-5', 'turn_failed', { error: 'stopped' }),
+      ];
+      return from(all.map((c) => c));
+    });
+    api.token = secret;
+    const { outcome, updates, text } = await turn(api);
+    assert.equal(text, 'Your key is ***, keep it. And sk-not a key.');
+    assert.ok(!JSON.stringify(updates).includes(secret.slice(3, 12)), 'no update holds the token or a half of it in one piece');
+    assert.deepEqual(outcome, { kind: 'failed', error: 'stopped', answer: 'Your key is ***, keep it. And sk-not a key.' });
+  });
+
+  it('a piece redactor holds back only what could start the token, and releases it at the end', () => {
+    const r = new PieceRedactor('abcdef');
+    assert.equal(r.push('xx ab'), 'xx ');
+    assert.equal(r.push('cd'), '');
+    assert.equal(r.push('efab'), '***');
+    assert.equal(r.flush(), 'ab');
+    assert.equal(new PieceRedactor('').push('abc'), 'abc');
+  });
+
+  it('a fast turn: turn_failed with the first frames, its words in the envelope, still said', async () => {
+    const api = new Scripted(() =>
+      from([`: connected\n\n${frame('1-1', 'turn_started', { status: 'running' })}data: {"id":"1-2","type":"turn_failed","error":"KeyError: 'topic'"}\n\n`]),
+    );
+    const { outcome } = await turn(api);
+    assert.deepEqual(outcome, { kind: 'failed', error: "KeyError: 'topic'", answer: '' });
+  });
+
+  it('a fast turn: turn_failed with the words as an object in data', async () => {
+    const api = new Scripted(() => from([frame('1-1', 'turn_failed', { error: { type: 'ValueError', message: 'no such tool' } })]));
+    assert.deepEqual((await turn(api)).outcome, { kind: 'failed', error: 'no such tool', answer: '' });
+  });
+
+  it('a fast turn over before the stream attaches (409, the history says nothing): the turn status gives its words', async () => {
+    const api = new Scripted(() => 'refuse');
+    const send = api.send.bind(api);
+    api.send = async (m: string) => {
+      const r = await send(m);
+      api.active = null; // It failed at once: no answer in the history.
+      return r;
+    };
+    let asked: string | undefined;
+    api.turnError = async (kickoffId: string) => ((asked = kickoffId), 'Simulated fast failure: KeyError');
+    const { outcome } = await turn(api);
+    assert.equal(asked, 'k1');
+    assert.deepEqual(outcome, { kind: 'failed', error: 'Simulated fast failure: KeyError', answer: '' });
+  });
+
+  it('a chat turn\'s status body: the failure\'s words only where it failed', () => {
+    assert.equal(readTurnError({ state: 'FAILED', status: 'failed', result: null, error: 'KeyError' }), 'KeyError');
+    assert.equal(readTurnError({ status: 'FAILURE', result: { message: 'no such tool' } }), 'no such tool');
+    assert.equal(readTurnError({ state: 'SUCCESS', result: 'fine', error: null }), undefined);
+    assert.equal(readTurnError({ detail: { code: 'session_busy', kickoff_id: 'k' } }), undefined);
+    assert.equal(readTurnError('FAILED'), undefined);
+  });
+});
