@@ -137,7 +137,9 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const store = await openStore(dir, undefined, kv);
     const loadMs = performance.now() - t0;
-    const tree = new CrewsTreeProvider(crews as never, store);
+    // No chat sessions here: the tree asks for a crew's, and gets none.
+    const noSessions = { list: () => [], get: () => undefined, onDidChange: () => ({ dispose: () => undefined }) };
+    const tree = new CrewsTreeProvider(crews as never, store, noSessions as never);
     const rounds: number[] = [];
     const listRounds: number[] = [];
     let children: unknown[] = [];

@@ -4,7 +4,7 @@
 import { CrewApiError } from '../api/errors';
 import { describeError } from '../ui/errorMessages';
 import type { CrewApi } from '../api/client';
-import { ChatSendError, type ChatHistory, type TurnApi } from './turn';
+import { ChatSendError, readTurnError, type ChatHistory, type TurnApi } from './turn';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -68,6 +68,10 @@ export function sessionApi(client: CrewApi, crewUrl: string, crewName: string, s
     },
     async history(signal) {
       return readHistory(await client.chatCall(crewUrl, ['chat', sessionId, 'history'], 'GET', undefined, { signal }));
+    },
+    // A turn that failed before its stream attached left its words only in its status.
+    async turnError(kickoffId, signal) {
+      return readTurnError(await client.chatCall(crewUrl, ['status', kickoffId], 'GET', undefined, { signal }));
     },
     stream(lastEventId, signal) {
       return client.chatStream(crewUrl, sessionId, lastEventId, signal);
