@@ -19,6 +19,7 @@ export interface ViewsBench {
   bigOpensMs: number[];
   /** Open Run → first screen of a 1 KB output (median of 3, each after Close All): the webview's own cost, the reference. */
   smallOpenToRenderedMs: number;
+  smallOpensMs: number[];
   /** The session's first Open Run (1 KB): also loads the command host and warms the webview machinery. */
   coldOpenMs: number;
   pageRenderMs: number;
@@ -34,6 +35,9 @@ export interface ViewsBench {
   showAllLongestTasksMs: number[];
   /** markdown-it rendering the same 5 MB in the extension host, in one go (median of 3): the machine's pace. */
   markdownAllMs: number;
+  markdownRunsMs: number[];
+  /** How many rounds each of Open Run (5 MB, 1 KB), Show All and the markdown reference took. */
+  rounds: number;
   bigMaxMessageBytes: number;
   updateSizes: number[];
   updateMedianBytes: number;
@@ -62,7 +66,9 @@ async function emptyWebview(options: vscode.WebviewPanelOptions & vscode.Webview
   return ms;
 }
 
-export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFor: WaitFor): Promise<ViewsBench> {
+/** `runViewRounds`: only Open Run and Show All (and their references), that many rounds each; else 3 and everything. */
+export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFor: WaitFor, runViewRounds?: number): Promise<ViewsBench> {
+  const rounds = runViewRounds ?? 3;
   const panels = api.panels;
   panels.scanOutputs = false; // Timed as users' pages run: without the tests' DOM security scan.
   const report = (id: string) => panels.inspect(id)?.pageReport;
@@ -93,7 +99,7 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
   const smallOpens: number[] = [];
   const bigOpens: Awaited<ReturnType<typeof openTimed>>[] = [];
   const emptyWebviewMs: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < rounds; i++) {
     await closeAll();
     emptyWebviewMs.push(await emptyWebview()); // The floor: any webview here, to its page's first message.
     await closeAll();
@@ -101,11 +107,11 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
     await closeAll();
     bigOpens.push(await openTimed(big.id));
   }
-  const bigOpen = [...bigOpens].sort((a, b) => a.ms - b.ms)[1];
+  const bigOpen = [...bigOpens].sort((a, b) => a.ms - b.ms)[Math.floor(rounds / 2)];
   // Show All, median of 3: the first in the page the last open left, each next in a page opened afresh.
   const showAlls: { ms: number; chars: number; page: ViewsBench['showAllPage']; longestTask: number }[] = [];
-  for (let i = 0; i < 3; i++) {
-    const shown = i === 0 ? bigOpens[2].first : (await closeAll(), (await openTimed(big.id)).first); // Its times so far are the first screen's.
+  for (let i = 0; i < rounds; i++) {
+    const shown = i === 0 ? bigOpens[rounds - 1].first : (await closeAll(), (await openTimed(big.id)).first); // Its times so far are the first screen's.
     const showAllStarted = performance.now();
     panels.showAll(big.id);
     let longestTask = 0;
@@ -118,16 +124,41 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
     const page = { markdownMs: all.markdownMs - shown.markdownMs, insertMs: all.insertMs - shown.insertMs, waitMs: all.waitMs - shown.waitMs, workerPieces: all.workerPieces - shown.workerPieces, scanMs: all.scanMs - shown.scanMs };
     showAlls.push({ ms, chars: all.finalOutputTextLength, page, longestTask });
   }
-  const showAll = [...showAlls].sort((a, b) => a.ms - b.ms)[1];
+  const showAll = [...showAlls].sort((a, b) => a.ms - b.ms)[Math.floor(rounds / 2)];
   const bigInspect = panels.inspect(big.id)!;
   await closeAll();
   const markdownRuns: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < rounds; i++) {
     const mdStarted = performance.now();
     createMarkdown().render(text);
     markdownRuns.push(performance.now() - mdStarted);
   }
   const markdownAllMs = median(markdownRuns);
+  const only = {
+    emptyWebviewMs: median(emptyWebviewMs),
+    openPhases: bigOpen.phases,
+    startup: bigOpen.first.startup,
+    openToRenderedMs: bigOpen.ms,
+    smallOpenToRenderedMs: median(smallOpens),
+    smallOpensMs: smallOpens.map((ms) => Math.round(ms)),
+    coldOpenMs: coldOpen.ms,
+    bigOpensMs: bigOpens.map((o) => Math.round(o.ms)),
+    pageRenderMs: bigOpen.first.renderMs,
+    previewChars: bigOpen.first.finalOutputTextLength,
+    showAllMs: showAll.ms,
+    showAllsMs: showAlls.map((r) => Math.round(r.ms)),
+    showAllPage: showAll.page,
+    allChars: showAll.chars,
+    showAllLongestTaskMs: median(showAlls.map((r) => r.longestTask)),
+    showAllLongestTasksMs: showAlls.map((r) => r.longestTask),
+    markdownAllMs,
+    markdownRunsMs: markdownRuns.map((ms) => Math.round(ms)),
+    rounds,
+    bigMaxMessageBytes: bigInspect.maxMessageBytes,
+  };
+  if (runViewRounds !== undefined) {
+    return { ...only, updateSizes: [], updateMedianBytes: 0, updateMaxBytes: 0, liveMaxMessageBytes: 0, batchRows: 0, batchRenderMs: 0, batchOpenToRenderedMs: 0, smallBatchRows: 0, smallBatchRenderMs: 0 };
+  }
 
   // A run in progress: the size of each update message after the first full `init`.
   const live = await api.runs.add({ crewUrl, crewName: 'History crew', kickoffId: `live-${Date.now()}`, inputs: { topic: 'live' } });
@@ -189,23 +220,7 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
   const bigBatch = await batch(500);
 
   return {
-    emptyWebviewMs: median(emptyWebviewMs),
-    openPhases: bigOpen.phases,
-    startup: bigOpen.first.startup,
-    openToRenderedMs: bigOpen.ms,
-    smallOpenToRenderedMs: median(smallOpens),
-    coldOpenMs: coldOpen.ms,
-    bigOpensMs: bigOpens.map((o) => Math.round(o.ms)),
-    pageRenderMs: bigOpen.first.renderMs,
-    previewChars: bigOpen.first.finalOutputTextLength,
-    showAllMs: showAll.ms,
-    showAllsMs: showAlls.map((r) => Math.round(r.ms)),
-    showAllPage: showAll.page,
-    allChars: showAll.chars,
-    showAllLongestTaskMs: median(showAlls.map((r) => r.longestTask)),
-    showAllLongestTasksMs: showAlls.map((r) => r.longestTask),
-    markdownAllMs,
-    bigMaxMessageBytes: bigInspect.maxMessageBytes,
+    ...only,
     updateSizes: sizes,
     updateMedianBytes: median(sizes),
     updateMaxBytes: Math.max(...sizes),
