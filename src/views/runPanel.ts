@@ -22,6 +22,7 @@ export const RUN_VIEW_TYPE = 'crewRuns.run';
 
 const utf8 = new TextEncoder();
 
+
 export interface RunPanelDeps {
   extensionUri: vscode.Uri;
   runs: RunStore;
@@ -67,6 +68,11 @@ interface PanelEntry {
   disposables: vscode.Disposable[];
   /** Show All's segments being sent, one request after another. */
   sending: Promise<void>;
+  /**
+   * The run's details read and its view built while the page loads (a long output's file takes a while to
+   * read, and its text to cut): the first `init` uses them, unless the run changed meanwhile.
+   */
+  prepared?: Promise<{ details: RunDetails; view: RunView; previewHtml?: string } | undefined>;
 }
 
 export class RunPanelManager implements vscode.Disposable {
@@ -86,6 +92,7 @@ export class RunPanelManager implements vscode.Disposable {
         for (const id of runIds) {
           const entry = this.entries.get(id);
           if (entry) {
+            entry.prepared = undefined; // Read before this change.
             this.schedule(entry);
           }
         }
@@ -198,11 +205,26 @@ export class RunPanelManager implements vscode.Disposable {
         this.visibleRunsEmitter.fire();
       }),
     );
-    // Read while the page loads (a long output's file takes a while): its `ready` then finds it cached.
-    void this.deps.runs.readDetails(runId).catch(() => undefined);
     this.observer?.attached(runId, { panel, ready: () => entry.ready && !entry.needInit, send: (m) => this.post(entry, m) });
     this.visibleRunsEmitter.fire();
     panel.webview.html = this.html(panel.webview, runId, record ? panelTitle(record) : runId);
+    // While the page loads, not after its `ready`: reading a 5 MB output's file and cutting its text into
+    // segments then delays nothing the user sees.
+    entry.prepared = this.prepare(runId);
+  }
+
+  private async prepare(runId: string): Promise<{ details: RunDetails; view: RunView; previewHtml?: string } | undefined> {
+    try {
+      const details = await this.deps.runs.readDetails(runId);
+      const record = this.deps.runs.get(runId);
+      if (!record) {
+        return undefined;
+      }
+      const view = buildView(record, details, this.segments);
+      return { details, view, previewHtml: finalPreviewHtml(view) };
+    } catch {
+      return undefined; // The first sync reads again, and says why it fails.
+    }
   }
 
   private html(webview: vscode.Webview, runId: string, title: string): string {
@@ -257,9 +279,19 @@ export class RunPanelManager implements vscode.Disposable {
     if (!entry.ready) {
       return; // Hidden or not loaded yet: the next `ready` gets a full init.
     }
+    const prepared = entry.prepared;
+    entry.prepared = undefined;
+    // A change while it is awaited marks the panel dirty: the next sync sends what changed.
+    const early = prepared && (await prepared);
     const record = this.deps.runs.get(entry.runId);
     let next: RunView | undefined;
-    if (record) {
+    let previewHtml: string | undefined;
+    if (record && early) {
+      entry.details = early.details;
+      next = early.view;
+      previewHtml = early.previewHtml;
+      entry.panel.title = panelTitle(record);
+    } else if (record) {
       const details = await this.deps.runs.readDetails(entry.runId);
       entry.details = details;
       next = buildView(record, details, this.segments);
@@ -273,7 +305,9 @@ export class RunPanelManager implements vscode.Disposable {
     if (entry.needInit || !entry.view) {
       entry.needInit = false;
       const strings = pageStrings(stateLabel);
-      this.post(entry, { type: 'init', strings, view: next, now: Date.now(), probe: this.observer !== undefined, scan: this.observer?.scanOutputs ?? false });
+      previewHtml ??= finalPreviewHtml(next);
+      const view = previewHtml === undefined || !next.final ? next : { ...next, final: { ...next.final, previewHtml } };
+      this.post(entry, { type: 'init', strings, view, now: Date.now(), probe: this.observer !== undefined, scan: this.observer?.scanOutputs ?? false });
     } else {
       const patch = diffViews(entry.view, next);
       if (patch) {
@@ -390,6 +424,19 @@ export class RunPanelManager implements vscode.Disposable {
       }
     }
     this.post(entry, { type: 'raw', text: text.slice(0, RAW_MAX), truncated: text.length > RAW_MAX, length: text.length });
+  }
+}
+
+/** The first screen of a markdown final output, rendered here (see OutputView.previewHtml). */
+function finalPreviewHtml(view: RunView): string | undefined {
+  const final = view.final;
+  if (final?.kind !== 'markdown' || final.preview === '') {
+    return undefined;
+  }
+  try {
+    return renderMarkdown(final.preview);
+  } catch {
+    return undefined; // The page renders it then.
   }
 }
 

@@ -121,7 +121,7 @@ export function renderOutput(target: OutputTarget, output: OutputView, body: HTM
   if (output.length === 0) {
     body.append(h('p', { class: 'muted' }, t('emptyOutput')));
   } else {
-    appendPiece(body, output.kind === 'json' ? { text: output.preview } : { markdown: output.preview });
+    appendPiece(body, output.kind === 'json' ? { text: output.preview } : output.previewHtml !== undefined ? { html: output.previewHtml } : { markdown: output.preview });
   }
   renderMore(target, output.previewSegments, output, body, more);
   if (output.previewSegments < output.segmentCount && page.ui.showAll?.includes(targetName(target))) {
