@@ -22,6 +22,12 @@ export const RUN_VIEW_TYPE = 'crewRuns.run';
 
 const utf8 = new TextEncoder();
 
+/**
+ * The host renders all markdown segments of Show All but every HOST_SHARE-th, which the page's worker renders.
+ * The worker starts cold in each page and shares 2 cores with the page, which puts the HTML in, and with the
+ * workbench: per segment it took about twice the host's time (bench, issue 36), so the host takes two of three.
+ */
+const HOST_SHARE = 3;
 
 export interface RunPanelDeps {
   extensionUri: vscode.Uri;
@@ -376,9 +382,9 @@ export class RunPanelManager implements vscode.Disposable {
 
   /**
    * Sends SEGMENTS_PER_REQUEST segments from `first` on, so the page renders one while the next are on their way.
-   * markdown-it is most of Show All's work, and the extension host has a core of its own: every other markdown
-   * segment goes rendered (the same rules, webview/markdown.ts), the rest as text the page's worker renders
-   * meanwhile (webview/renderWorker.ts).
+   * markdown-it is most of Show All's work, and the extension host has a core of its own: two markdown segments
+   * of three go rendered (the same rules, webview/markdown.ts), the third as text the page's worker renders
+   * meanwhile (webview/renderWorker.ts; see HOST_SHARE).
    */
   private async sendSegments(entry: PanelEntry, target: OutputTarget, key: string, first: number): Promise<void> {
     const details = entry.details;
@@ -407,7 +413,7 @@ export class RunPanelManager implements vscode.Disposable {
       }
       const last = segment === cut.segments.length - 1;
       const content = segmentContent(text, cut.segments[segment]);
-      const renderHere = kind === 'markdown' && segment % 2 === 1;
+      const renderHere = kind === 'markdown' && segment % HOST_SHARE !== 0;
       const encoded = utf8.encode(renderHere ? renderMarkdown(content) : content);
       this.post(entry, { type: 'outputChunk', target, key, segment, last, content: encoded, format: renderHere ? 'html' : 'text' });
     }

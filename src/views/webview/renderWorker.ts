@@ -1,7 +1,7 @@
 // The page's side of markdownWorker.ts: Show All's markdown rendered off the page's thread, which it
-// shares with the whole workbench. The host renders every other segment (runPanel.ts), the worker the
-// rest: on 2 cores that beat the page rendering them, one worker doing all and two workers (bench, 6
-// Show Alls each). Started on first use; if it cannot start or fails, the page renders as before.
+// shares with the whole workbench. The host renders two segments of three (runPanel.ts, HOST_SHARE), the
+// worker the rest: on 2 cores that beat the page rendering them, one worker doing all, two workers, the host
+// doing every other one and the host doing all (bench). Started on first use; if it cannot start or fails, the page renders as before.
 // A worker from a blob: URL inherits the page's CSP: no network, and it has no DOM.
 import workerSource from 'worker-source:./markdownWorker';
 
