@@ -29,7 +29,7 @@ export function viewBenchRows(v: ViewsBench) {
       reference: 'Open Run → first screen of a 1 KB output (the same way)',
       referenceValue: round(v.smallOpenToRenderedMs, 0),
       ratio: ratio(v.openToRenderedMs, v.smallOpenToRenderedMs),
-      note: `5 MB: ${spread(v.bigOpensMs)} ms, 1 KB reference: ${spread(v.smallOpensMs)} ms; opens ${v.bigOpensMs.join('/')} ms, 1 KB ${v.smallOpensMs.join('/')} ms; the session's first Open Run (1 KB, loads the command host) ${round(v.coldOpenMs, 0)} ms; ${v.previewChars} characters on the first screen, the page's render ${v.pageRenderMs} ms; largest message ${kb(v.bigMaxMessageBytes)} KB; after the command: panel ${v.openPhases.attached} ms, page ready ${v.openPhases.ready} ms, init sent ${v.openPhases.init} ms, first report ${v.openPhases.report} ms; an empty webview's first message ${round(v.emptyWebviewMs, 0)} ms; the page's loading: ${v.startup}`,
+      note: `5 MB: ${spread(v.bigOpensMs)} ms, 1 KB reference: ${spread(v.smallOpensMs)} ms; opens ${v.bigOpensMs.join('/')} ms, 1 KB ${v.smallOpensMs.join('/')} ms; the session's first Open Run (1 KB, loads the command host) ${round(v.coldOpenMs, 0)} ms; ${v.previewChars} characters on the first screen, the page's render ${v.pageRenderMs} ms; largest message ${kb(v.bigMaxMessageBytes)} KB; after the command: panel ${v.openPhases.attached} ms, page ready ${v.openPhases.ready} ms, init sent ${v.openPhases.init} ms, first report ${v.openPhases.report} ms; the 1 KB's: page ready ${v.smallPhases.ready} ms, init sent ${v.smallPhases.init} ms, first report ${v.smallPhases.report} ms, the page's render ${v.smallPageRenderMs} ms; an empty webview's first message ${round(v.emptyWebviewMs, 0)} ms; the page's loading: ${v.startup}`,
     },
     {
       item,
