@@ -413,7 +413,8 @@ export class RunPanelManager implements vscode.Disposable {
       }
       const last = segment === cut.segments.length - 1;
       const content = segmentContent(text, cut.segments[segment]);
-      const renderHere = kind === 'markdown' && segment % HOST_SHARE !== 0;
+      // The worker's first from the third of these on, so that it has warmed up (renderWorker.ts) by then.
+      const renderHere = kind === 'markdown' && (segment % HOST_SHARE !== 0 || segment < 2 * HOST_SHARE);
       const encoded = utf8.encode(renderHere ? renderMarkdown(content) : content);
       this.post(entry, { type: 'outputChunk', target, key, segment, last, content: encoded, format: renderHere ? 'html' : 'text' });
     }

@@ -126,8 +126,17 @@ export function renderOutput(target: OutputTarget, output: OutputView, body: HTM
   renderMore(target, output.previewSegments, output, body, more);
   if (output.previewSegments < output.segmentCount && page.ui.showAll?.includes(targetName(target))) {
     startShowAll(target, output, body, more);
+  } else if (output.kind === 'markdown' && output.previewSegments < output.segmentCount && !workerWarmed) {
+    // Once the first screen is up: Show All's worker ready and warm before it is asked (see warmUpWorker).
+    workerWarmed = true;
+    const sample = output.preview;
+    const idle = window.requestIdleCallback ?? ((task: () => void) => setTimeout(task, 0));
+    idle(() => warmUpWorker(sample));
   }
 }
+
+/** This page has started and warmed its markdown worker (once: a later output finds it warm). */
+let workerWarmed = false;
 
 function renderMore(target: OutputTarget, rendered: number, output: Pick<OutputView, 'segmentCount' | 'length'>, body: HTMLElement, more: HTMLElement): void {
   if (rendered >= output.segmentCount) {
