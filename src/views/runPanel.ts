@@ -29,6 +29,9 @@ const utf8 = new TextEncoder();
  */
 const HOST_SHARE = 3;
 
+/** Runs whose details the run views keep read (see RunPanelManager.recentDetails): bounded, a run's may be 5 MB. */
+const RECENT_DETAILS = 2;
+
 export interface RunPanelDeps {
   extensionUri: vscode.Uri;
   runs: RunStore;
@@ -84,6 +87,13 @@ interface PanelEntry {
 export class RunPanelManager implements vscode.Disposable {
   private readonly entries = new Map<string, PanelEntry>();
   private readonly segments = new SegmentCache();
+  /**
+   * The details last read for the runs viewed lately, with the record they belong to: reading a run's details
+   * parses its whole file (5 MB with a long output), and a view is opened again, or shown again after another
+   * tab (its page reloads), far more often than its run changes. Every change to the details comes with a new
+   * record object (RunStore), so while the store still holds that very record they are current.
+   */
+  private readonly recentDetails = new Map<string, { record: RunRecord; details: RunDetails }>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly observer?: RunPanelObserver;
   private readonly visibleRunsEmitter = new vscode.EventEmitter<void>();
@@ -219,9 +229,28 @@ export class RunPanelManager implements vscode.Disposable {
     entry.prepared = this.prepare(runId);
   }
 
+  private async readDetails(runId: string): Promise<RunDetails> {
+    const record = this.deps.runs.get(runId);
+    const recent = this.recentDetails.get(runId);
+    this.recentDetails.delete(runId);
+    if (record && recent?.record === record) {
+      this.recentDetails.set(runId, recent);
+      return recent.details;
+    }
+    const details = await this.deps.runs.readDetails(runId);
+    // Read in the run's queue, after any write queued before: they belong to the record if it is still the one.
+    if (record && this.deps.runs.get(runId) === record) {
+      this.recentDetails.set(runId, { record, details });
+      while (this.recentDetails.size > RECENT_DETAILS) {
+        this.recentDetails.delete(this.recentDetails.keys().next().value as string);
+      }
+    }
+    return details;
+  }
+
   private async prepare(runId: string): Promise<{ details: RunDetails; view: RunView; previewHtml?: string } | undefined> {
     try {
-      const details = await this.deps.runs.readDetails(runId);
+      const details = await this.readDetails(runId);
       const record = this.deps.runs.get(runId);
       if (!record) {
         return undefined;
@@ -298,7 +327,7 @@ export class RunPanelManager implements vscode.Disposable {
       previewHtml = early.previewHtml;
       entry.panel.title = panelTitle(record);
     } else if (record) {
-      const details = await this.deps.runs.readDetails(entry.runId);
+      const details = await this.readDetails(entry.runId);
       entry.details = details;
       next = buildView(record, details, this.segments);
       entry.panel.title = panelTitle(record);
