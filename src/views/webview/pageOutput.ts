@@ -130,8 +130,8 @@ export function renderOutput(target: OutputTarget, output: OutputView, body: HTM
     // Once the first screen is up: Show All's worker ready and warm before it is asked (see warmUpWorker).
     workerWarmed = true;
     const sample = output.preview;
-    const idle = window.requestIdleCallback ?? ((task: () => void) => setTimeout(task, 0));
-    idle(() => warmUpWorker(sample));
+    // After the first screen is painted (its markup and the worker's start compete for 2 cores), when idle.
+    setTimeout(() => window.requestIdleCallback(() => warmUpWorker(sample), { timeout: 1000 }), 200);
   }
 }
 
