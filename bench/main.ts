@@ -6,7 +6,8 @@
 // hosts, activation only), vscode (one more host after them, measuring the tree and the run view),
 // hostbatch (the last host also runs a 500-row batch), platform (the organization's platform: the Import Crews
 // list, a health refresh against the simulator's rate limit, a 50,000-line deployment log; plain Node), chat (the
-// chat page under a streamed answer: token to DOM against a bare SSE reader, a 200,000-token answer's frame rate).
+// chat page under a streamed answer: token to DOM against a bare SSE reader, a 200,000-token answer's frame rate),
+// runview (issue 36's two run view rows only: one VS Code host, no activation rounds, CREW_RUNS_BENCH_ROUNDS rounds, default 7).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -20,7 +21,7 @@ import { hostileStatusBench } from './hostileStatus';
 import { manyRunsScenario, pollingScenario, viewedPollingBench, type ManyRunsResult, type PollingScenarioResult } from './polling';
 import { median, round } from './lib/stats';
 import { platformBenchRows, type PlatformBenchResult } from './platform';
-import { viewBenchRows } from './views';
+import { runViewTargetRows, viewBenchRows } from './views';
 import { chatBenchRows, chatStreamBench } from './chatStream';
 
 interface Row {
@@ -467,6 +468,15 @@ async function main(): Promise<number> {
         runHarness(builtDir, ACTIVATION_HOSTS, 2000, { views, hostBatch }),
       );
       raw.harness = harness;
+    }
+    if (want('runview') && bundle) {
+      const rounds = Number(process.env.CREW_RUNS_BENCH_ROUNDS ?? 7);
+      const runView = await step(`5 run view in VS Code (Open Run and Show All of a 5 MB output, ${rounds} rounds)`, () => runHarness(builtDir, 0, 20, { views: true, runViewRounds: rounds }));
+      const measured = runView?.at(-1)?.runView;
+      if (measured) {
+        raw.runView = measured;
+        rows.push(...runViewTargetRows(measured));
+      }
     }
     if (harness) {
       activationRows(harness);

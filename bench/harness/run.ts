@@ -38,6 +38,8 @@ export interface HarnessOptions {
   views?: boolean;
   /** The last round also runs a batch in the extension host against a rate-limited simulator (issue 18). */
   hostBatch?: { rows: number; concurrency: number; rateLimitPerSecond: number };
+  /** Only the run view's Open Run and Show All rows, this many rounds each (the `runview` part). */
+  runViewRounds?: number;
 }
 
 function log(message: string): void {
@@ -173,6 +175,7 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
           testHooks: last,
           measureViews: last && views,
           historyRuns,
+          runViewRounds: options.runViewRounds,
           hostBatch: last ? hostBatch : undefined,
           profileFile: profileDir ? path.join(profileDir, `activation-${round + 1}.cpuprofile`) : undefined,
         }),

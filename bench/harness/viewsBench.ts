@@ -19,6 +19,10 @@ export interface ViewsBench {
   bigOpensMs: number[];
   /** Open Run → first screen of a 1 KB output (median of 3, each after Close All): the webview's own cost, the reference. */
   smallOpenToRenderedMs: number;
+  smallOpensMs: number[];
+  /** The median 1 KB open's phases and page render, to set against the 5 MB's. */
+  smallPhases: { attached: number; ready: number; init: number; report: number };
+  smallPageRenderMs: number;
   /** The session's first Open Run (1 KB): also loads the command host and warms the webview machinery. */
   coldOpenMs: number;
   pageRenderMs: number;
@@ -34,6 +38,9 @@ export interface ViewsBench {
   showAllLongestTasksMs: number[];
   /** markdown-it rendering the same 5 MB in the extension host, in one go (median of 3): the machine's pace. */
   markdownAllMs: number;
+  markdownRunsMs: number[];
+  /** How many rounds each of Open Run (5 MB, 1 KB), Show All and the markdown reference took. */
+  rounds: number;
   bigMaxMessageBytes: number;
   updateSizes: number[];
   updateMedianBytes: number;
@@ -62,7 +69,9 @@ async function emptyWebview(options: vscode.WebviewPanelOptions & vscode.Webview
   return ms;
 }
 
-export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFor: WaitFor): Promise<ViewsBench> {
+/** `runViewRounds`: only Open Run and Show All (and their references), that many rounds each; else 3 and everything. */
+export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFor: WaitFor, runViewRounds?: number): Promise<ViewsBench> {
+  const rounds = runViewRounds ?? 3;
   const panels = api.panels;
   panels.scanOutputs = false; // Timed as users' pages run: without the tests' DOM security scan.
   const report = (id: string) => panels.inspect(id)?.pageReport;
@@ -90,22 +99,24 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
   const text = `# Big report\n\n${paragraph.repeat(Math.ceil((5 * 1024 * 1024) / paragraph.length))}`;
   const big = await finished('big', text);
   const coldOpen = await openTimed(small.id);
-  const smallOpens: number[] = [];
+  const smallOpens: Awaited<ReturnType<typeof openTimed>>[] = [];
   const bigOpens: Awaited<ReturnType<typeof openTimed>>[] = [];
   const emptyWebviewMs: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < rounds; i++) {
     await closeAll();
     emptyWebviewMs.push(await emptyWebview()); // The floor: any webview here, to its page's first message.
     await closeAll();
-    smallOpens.push((await openTimed(small.id)).ms);
+    smallOpens.push(await openTimed(small.id));
     await closeAll();
     bigOpens.push(await openTimed(big.id));
   }
-  const bigOpen = [...bigOpens].sort((a, b) => a.ms - b.ms)[1];
+  const smallOpen = [...smallOpens].sort((a, b) => a.ms - b.ms)[Math.floor(rounds / 2)];
+  const bigOpen = [...bigOpens].sort((a, b) => a.ms - b.ms)[Math.floor(rounds / 2)];
   // Show All, median of 3: the first in the page the last open left, each next in a page opened afresh.
+  const markdownRuns: number[] = [];
   const showAlls: { ms: number; chars: number; page: ViewsBench['showAllPage']; longestTask: number }[] = [];
-  for (let i = 0; i < 3; i++) {
-    const shown = i === 0 ? bigOpens[2].first : (await closeAll(), (await openTimed(big.id)).first); // Its times so far are the first screen's.
+  for (let i = 0; i < rounds; i++) {
+    const shown = i === 0 ? bigOpens[rounds - 1].first : (await closeAll(), (await openTimed(big.id)).first); // Its times so far are the first screen's.
     const showAllStarted = performance.now();
     panels.showAll(big.id);
     let longestTask = 0;
@@ -117,17 +128,44 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
     const ms = performance.now() - showAllStarted;
     const page = { markdownMs: all.markdownMs - shown.markdownMs, insertMs: all.insertMs - shown.insertMs, waitMs: all.waitMs - shown.waitMs, workerPieces: all.workerPieces - shown.workerPieces, scanMs: all.scanMs - shown.scanMs };
     showAlls.push({ ms, chars: all.finalOutputTextLength, page, longestTask });
-  }
-  const showAll = [...showAlls].sort((a, b) => a.ms - b.ms)[1];
-  const bigInspect = panels.inspect(big.id)!;
-  await closeAll();
-  const markdownRuns: number[] = [];
-  for (let i = 0; i < 3; i++) {
+    // Its reference right after it, so that both see the same load on the machine (2 cores shared with others),
+    // once the page has painted what it rendered (not to count its work against the reference).
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const mdStarted = performance.now();
     createMarkdown().render(text);
     markdownRuns.push(performance.now() - mdStarted);
   }
+  const showAll = [...showAlls].sort((a, b) => a.ms - b.ms)[Math.floor(rounds / 2)];
+  const bigInspect = panels.inspect(big.id)!;
+  await closeAll();
   const markdownAllMs = median(markdownRuns);
+  const only = {
+    emptyWebviewMs: median(emptyWebviewMs),
+    openPhases: bigOpen.phases,
+    startup: bigOpen.first.startup,
+    openToRenderedMs: bigOpen.ms,
+    smallOpenToRenderedMs: smallOpen.ms,
+    smallOpensMs: smallOpens.map((o) => Math.round(o.ms)),
+    smallPhases: smallOpen.phases,
+    smallPageRenderMs: smallOpen.first.renderMs,
+    coldOpenMs: coldOpen.ms,
+    bigOpensMs: bigOpens.map((o) => Math.round(o.ms)),
+    pageRenderMs: bigOpen.first.renderMs,
+    previewChars: bigOpen.first.finalOutputTextLength,
+    showAllMs: showAll.ms,
+    showAllsMs: showAlls.map((r) => Math.round(r.ms)),
+    showAllPage: showAll.page,
+    allChars: showAll.chars,
+    showAllLongestTaskMs: median(showAlls.map((r) => r.longestTask)),
+    showAllLongestTasksMs: showAlls.map((r) => r.longestTask),
+    markdownAllMs,
+    markdownRunsMs: markdownRuns.map((ms) => Math.round(ms)),
+    rounds,
+    bigMaxMessageBytes: bigInspect.maxMessageBytes,
+  };
+  if (runViewRounds !== undefined) {
+    return { ...only, updateSizes: [], updateMedianBytes: 0, updateMaxBytes: 0, liveMaxMessageBytes: 0, batchRows: 0, batchRenderMs: 0, batchOpenToRenderedMs: 0, smallBatchRows: 0, smallBatchRenderMs: 0 };
+  }
 
   // A run in progress: the size of each update message after the first full `init`.
   const live = await api.runs.add({ crewUrl, crewName: 'History crew', kickoffId: `live-${Date.now()}`, inputs: { topic: 'live' } });
@@ -189,23 +227,7 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
   const bigBatch = await batch(500);
 
   return {
-    emptyWebviewMs: median(emptyWebviewMs),
-    openPhases: bigOpen.phases,
-    startup: bigOpen.first.startup,
-    openToRenderedMs: bigOpen.ms,
-    smallOpenToRenderedMs: median(smallOpens),
-    coldOpenMs: coldOpen.ms,
-    bigOpensMs: bigOpens.map((o) => Math.round(o.ms)),
-    pageRenderMs: bigOpen.first.renderMs,
-    previewChars: bigOpen.first.finalOutputTextLength,
-    showAllMs: showAll.ms,
-    showAllsMs: showAlls.map((r) => Math.round(r.ms)),
-    showAllPage: showAll.page,
-    allChars: showAll.chars,
-    showAllLongestTaskMs: median(showAlls.map((r) => r.longestTask)),
-    showAllLongestTasksMs: showAlls.map((r) => r.longestTask),
-    markdownAllMs,
-    bigMaxMessageBytes: bigInspect.maxMessageBytes,
+    ...only,
     updateSizes: sizes,
     updateMedianBytes: median(sizes),
     updateMaxBytes: Math.max(...sizes),

@@ -22,6 +22,16 @@ export const RUN_VIEW_TYPE = 'crewRuns.run';
 
 const utf8 = new TextEncoder();
 
+/**
+ * The host renders all markdown segments of Show All but every HOST_SHARE-th, which the page's worker renders.
+ * The worker starts cold in each page and shares 2 cores with the page, which puts the HTML in, and with the
+ * workbench: per segment it took about twice the host's time (bench, issue 36), so the host takes two of three.
+ */
+const HOST_SHARE = 3;
+
+/** Runs whose details the run views keep read (see RunPanelManager.recentDetails): bounded, a run's may be 5 MB. */
+const RECENT_DETAILS = 2;
+
 export interface RunPanelDeps {
   extensionUri: vscode.Uri;
   runs: RunStore;
@@ -67,11 +77,23 @@ interface PanelEntry {
   disposables: vscode.Disposable[];
   /** Show All's segments being sent, one request after another. */
   sending: Promise<void>;
+  /**
+   * The run's details read and its view built while the page loads (a long output's file takes a while to
+   * read, and its text to cut): the first `init` uses them, unless the run changed meanwhile.
+   */
+  prepared?: Promise<{ details: RunDetails; view: RunView; previewHtml?: string } | undefined>;
 }
 
 export class RunPanelManager implements vscode.Disposable {
   private readonly entries = new Map<string, PanelEntry>();
   private readonly segments = new SegmentCache();
+  /**
+   * The details last read for the runs viewed lately, with the record they belong to: reading a run's details
+   * parses its whole file (5 MB with a long output), and a view is opened again, or shown again after another
+   * tab (its page reloads), far more often than its run changes. Every change to the details comes with a new
+   * record object (RunStore), so while the store still holds that very record they are current.
+   */
+  private readonly recentDetails = new Map<string, { record: RunRecord; details: RunDetails }>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly observer?: RunPanelObserver;
   private readonly visibleRunsEmitter = new vscode.EventEmitter<void>();
@@ -86,6 +108,7 @@ export class RunPanelManager implements vscode.Disposable {
         for (const id of runIds) {
           const entry = this.entries.get(id);
           if (entry) {
+            entry.prepared = undefined; // Read before this change.
             this.schedule(entry);
           }
         }
@@ -198,11 +221,45 @@ export class RunPanelManager implements vscode.Disposable {
         this.visibleRunsEmitter.fire();
       }),
     );
-    // Read while the page loads (a long output's file takes a while): its `ready` then finds it cached.
-    void this.deps.runs.readDetails(runId).catch(() => undefined);
     this.observer?.attached(runId, { panel, ready: () => entry.ready && !entry.needInit, send: (m) => this.post(entry, m) });
     this.visibleRunsEmitter.fire();
     panel.webview.html = this.html(panel.webview, runId, record ? panelTitle(record) : runId);
+    // While the page loads, not after its `ready`: reading a 5 MB output's file and cutting its text into
+    // segments then delays nothing the user sees.
+    entry.prepared = this.prepare(runId);
+  }
+
+  private async readDetails(runId: string): Promise<RunDetails> {
+    const record = this.deps.runs.get(runId);
+    const recent = this.recentDetails.get(runId);
+    this.recentDetails.delete(runId);
+    if (record && recent?.record === record) {
+      this.recentDetails.set(runId, recent);
+      return recent.details;
+    }
+    const details = await this.deps.runs.readDetails(runId);
+    // Read in the run's queue, after any write queued before: they belong to the record if it is still the one.
+    if (record && this.deps.runs.get(runId) === record) {
+      this.recentDetails.set(runId, { record, details });
+      while (this.recentDetails.size > RECENT_DETAILS) {
+        this.recentDetails.delete(this.recentDetails.keys().next().value as string);
+      }
+    }
+    return details;
+  }
+
+  private async prepare(runId: string): Promise<{ details: RunDetails; view: RunView; previewHtml?: string } | undefined> {
+    try {
+      const details = await this.readDetails(runId);
+      const record = this.deps.runs.get(runId);
+      if (!record) {
+        return undefined;
+      }
+      const view = buildView(record, details, this.segments);
+      return { details, view, previewHtml: finalPreviewHtml(view) };
+    } catch {
+      return undefined; // The first sync reads again, and says why it fails.
+    }
   }
 
   private html(webview: vscode.Webview, runId: string, title: string): string {
@@ -257,10 +314,20 @@ export class RunPanelManager implements vscode.Disposable {
     if (!entry.ready) {
       return; // Hidden or not loaded yet: the next `ready` gets a full init.
     }
+    const prepared = entry.prepared;
+    entry.prepared = undefined;
+    // A change while it is awaited marks the panel dirty: the next sync sends what changed.
+    const early = prepared && (await prepared);
     const record = this.deps.runs.get(entry.runId);
     let next: RunView | undefined;
-    if (record) {
-      const details = await this.deps.runs.readDetails(entry.runId);
+    let previewHtml: string | undefined;
+    if (record && early) {
+      entry.details = early.details;
+      next = early.view;
+      previewHtml = early.previewHtml;
+      entry.panel.title = panelTitle(record);
+    } else if (record) {
+      const details = await this.readDetails(entry.runId);
       entry.details = details;
       next = buildView(record, details, this.segments);
       entry.panel.title = panelTitle(record);
@@ -273,7 +340,9 @@ export class RunPanelManager implements vscode.Disposable {
     if (entry.needInit || !entry.view) {
       entry.needInit = false;
       const strings = pageStrings(stateLabel);
-      this.post(entry, { type: 'init', strings, view: next, now: Date.now(), probe: this.observer !== undefined, scan: this.observer?.scanOutputs ?? false });
+      previewHtml ??= finalPreviewHtml(next);
+      const view = previewHtml === undefined || !next.final ? next : { ...next, final: { ...next.final, previewHtml } };
+      this.post(entry, { type: 'init', strings, view, now: Date.now(), probe: this.observer !== undefined, scan: this.observer?.scanOutputs ?? false });
     } else {
       const patch = diffViews(entry.view, next);
       if (patch) {
@@ -342,9 +411,9 @@ export class RunPanelManager implements vscode.Disposable {
 
   /**
    * Sends SEGMENTS_PER_REQUEST segments from `first` on, so the page renders one while the next are on their way.
-   * markdown-it is most of Show All's work, and the extension host has a core of its own: every other markdown
-   * segment goes rendered (the same rules, page/markdown.ts), the rest as text the page's worker renders
-   * meanwhile (page/renderWorker.ts).
+   * markdown-it is most of Show All's work, and the extension host has a core of its own: two markdown segments
+   * of three go rendered (the same rules, page/markdown.ts), the third as text the page's worker renders
+   * meanwhile (page/renderWorker.ts; see HOST_SHARE).
    */
   private async sendSegments(entry: PanelEntry, target: OutputTarget, key: string, first: number): Promise<void> {
     const details = entry.details;
@@ -373,7 +442,8 @@ export class RunPanelManager implements vscode.Disposable {
       }
       const last = segment === cut.segments.length - 1;
       const content = segmentContent(text, cut.segments[segment]);
-      const renderHere = kind === 'markdown' && segment % 2 === 1;
+      // The worker's first from the third of these on, so that it has warmed up (renderWorker.ts) by then.
+      const renderHere = kind === 'markdown' && (segment % HOST_SHARE !== 0 || segment < 2 * HOST_SHARE);
       const encoded = utf8.encode(renderHere ? renderMarkdown(content) : content);
       this.post(entry, { type: 'outputChunk', target, key, segment, last, content: encoded, format: renderHere ? 'html' : 'text' });
     }
@@ -390,6 +460,19 @@ export class RunPanelManager implements vscode.Disposable {
       }
     }
     this.post(entry, { type: 'raw', text: text.slice(0, RAW_MAX), truncated: text.length > RAW_MAX, length: text.length });
+  }
+}
+
+/** The first screen of a markdown final output, rendered here (see OutputView.previewHtml). */
+function finalPreviewHtml(view: RunView): string | undefined {
+  const final = view.final;
+  if (final?.kind !== 'markdown' || final.preview === '') {
+    return undefined;
+  }
+  try {
+    return renderMarkdown(final.preview);
+  } catch {
+    return undefined; // The page renders it then.
   }
 }
 

@@ -121,13 +121,22 @@ export function renderOutput(target: OutputTarget, output: OutputView, body: HTM
   if (output.length === 0) {
     body.append(h('p', { class: 'muted' }, t('emptyOutput')));
   } else {
-    appendPiece(body, output.kind === 'json' ? { text: output.preview } : { markdown: output.preview });
+    appendPiece(body, output.kind === 'json' ? { text: output.preview } : output.previewHtml !== undefined ? { html: output.previewHtml } : { markdown: output.preview });
   }
   renderMore(target, output.previewSegments, output, body, more);
   if (output.previewSegments < output.segmentCount && page.ui.showAll?.includes(targetName(target))) {
     startShowAll(target, output, body, more);
+  } else if (output.kind === 'markdown' && output.previewSegments < output.segmentCount && !workerWarmed) {
+    // Once the first screen is up: Show All's worker ready and warm before it is asked (see warmUpWorker).
+    workerWarmed = true;
+    const sample = output.preview;
+    // After the first screen is painted (its markup and the worker's start compete for 2 cores), when idle.
+    setTimeout(() => window.requestIdleCallback(() => warmUpWorker(sample), { timeout: 1000 }), 200);
   }
 }
+
+/** This page has started and warmed its markdown worker (once: a later output finds it warm). */
+let workerWarmed = false;
 
 function renderMore(target: OutputTarget, rendered: number, output: Pick<OutputView, 'segmentCount' | 'length'>, body: HTMLElement, more: HTMLElement): void {
   if (rendered >= output.segmentCount) {

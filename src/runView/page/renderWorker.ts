@@ -1,7 +1,7 @@
 // The page's side of markdownWorker.ts: Show All's markdown rendered off the page's thread, which it
-// shares with the whole workbench. The host renders every other segment (runPanel.ts), the worker the
-// rest: on 2 cores that beat the page rendering them, one worker doing all and two workers (bench, 6
-// Show Alls each). Started on first use; if it cannot start or fails, the page renders as before.
+// shares with the whole workbench. The host renders two segments of three (runPanel.ts, HOST_SHARE), the
+// worker the rest: on 2 cores that beat the page rendering them, one worker doing all, two workers, the host
+// doing every other one and the host doing all (bench). Started on first use; if it cannot start or fails, the page renders as before.
 // A worker from a blob: URL inherits the page's CSP: no network, and it has no DOM.
 import workerSource from 'worker-source:./markdownWorker';
 
@@ -29,6 +29,9 @@ function start(): Worker | null {
     url = URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' }));
     const started = new Worker(url);
     started.onmessage = (event: MessageEvent<WorkerReply>) => {
+      if (event.data.id === WARM_UP) {
+        return;
+      }
       const done = waiting.get(event.data.id);
       waiting.delete(event.data.id);
       if (event.data.html !== undefined) {
@@ -60,9 +63,19 @@ function stop(): void {
   waiting.clear();
 }
 
-/** Starts the worker ahead of its first piece (its script takes a moment to load). */
-export function warmUpWorker(): void {
+/** The id of a warm-up render, whose reply nobody waits for. */
+const WARM_UP = -1;
+
+/**
+ * Starts the worker ahead of its first piece (its script takes a moment to load). With `sample`, the worker
+ * also renders it once, its reply dropped: markdown-it's first renders in a new thread took several times
+ * longer than later ones (its code not yet optimised), and Show All's first pieces would wait for that.
+ */
+export function warmUpWorker(sample?: string): void {
   worker ??= start();
+  if (worker && sample !== undefined) {
+    worker.postMessage({ id: WARM_UP, markdown: sample } satisfies WorkerRequest);
+  }
 }
 
 /** The markdown rendered off the page's thread: its HTML, or undefined (then the page renders it). */

@@ -30,6 +30,11 @@ export interface OutputView {
   /** The first `previewSegments` segments, joined (already prefixed where a segment needs it). */
   preview: string;
   previewSegments: number;
+  /**
+   * The preview of a markdown final output as the host rendered it (the same rules, markdown.ts), in `init` only:
+   * the page's first screen then needs no markdown-it, which is cold in every new page and warm in the host.
+   */
+  previewHtml?: string;
   /** Changes whenever the text does; a `loadMore` names it so stale requests are ignored. */
   key: string;
 }
