@@ -130,3 +130,36 @@ export function compareIds(a: string, b: string): number | undefined {
   const seq = BigInt(pa[2]) - BigInt(pb[2]);
   return ms !== 0n ? (ms > 0n ? 1 : -1) : seq === 0n ? 0 : seq > 0n ? 1 : -1;
 }
+
+/** How many ids of no known order a turn remembers to drop replays (the newest). */
+export const FRAME_IDS_REMEMBERED = 10_000;
+
+/**
+ * The frames a turn has taken, to drop the ones a reattached stream replays. Ordered ids (`<ms>-<seq>`) are told
+ * apart by the last one alone; ids of no known order are remembered, the newest FRAME_IDS_REMEMBERED of them, so a
+ * stream that never ends costs no more memory than a short one.
+ */
+export class FrameIds {
+  private last: string | undefined;
+  private readonly unordered = new Set<string>();
+
+  /** True for a frame not taken before (and remembers it), false for a replay. */
+  accept(id: string): boolean {
+    const order = this.last === undefined ? 1 : compareIds(id, this.last);
+    if (order !== undefined && order <= 0) {
+      return false;
+    }
+    if (order === undefined) {
+      if (this.unordered.has(id)) {
+        return false;
+      }
+      this.unordered.add(id);
+      if (this.unordered.size > FRAME_IDS_REMEMBERED) {
+        this.unordered.delete(this.unordered.values().next().value as string);
+      }
+    }
+    this.last = id;
+    return true;
+  }
+
+}
