@@ -4,7 +4,7 @@
 // message again once its delivery is uncertain.
 
 import * as l10n from '@vscode/l10n';
-import { compareIds, type ChatFrame, SseParser } from './sse';
+import { type ChatFrame, FrameIds, SseParser } from './sse';
 
 /** The reference client's cap on a message (the panel and the chat tool both keep to it). */
 export const MAX_MESSAGE_CHARS = 32_000;
@@ -81,6 +81,9 @@ export interface TurnOptions {
   maxWaitMs?: number;
   now?(): number;
 }
+
+/** Unreadable frames said one by one in a turn; the rest are counted in one note at its end. */
+export const UNREADABLE_FRAMES_SAID = 3;
 
 const TERMINAL = new Set(['turn_completed', 'turn_failed']);
 
@@ -189,6 +192,9 @@ export async function followTurn(
   };
   /** The end of the turn: text a redactor held back (it was not the token after all) is the answer's too. */
   const settle = (outcome: TurnOutcome): TurnOutcome => {
+    if (unreadable > UNREADABLE_FRAMES_SAID) {
+      say({ kind: 'note', text: l10n.t('{0} more frames could not be read and were skipped.', unreadable - UNREADABLE_FRAMES_SAID) });
+    }
     const rest = redactor?.flush() ?? '';
     if (rest) {
       answer += rest;
@@ -202,7 +208,10 @@ export async function followTurn(
   };
   let delay = options.retryDelayMs ?? 500;
   let lastId: string | undefined;
-  const seen = new Set<string>();
+  const taken = new FrameIds();
+  /** Frames that were not JSON: the first few said, the rest counted. */
+  let unreadable = 0;
+  let frames = 0;
   let answer = '';
   let sawToken = false;
   let failure: string | undefined;
@@ -210,13 +219,12 @@ export async function followTurn(
 
   const apply = (frame: ChatFrame): boolean => {
     if (frame.id !== undefined) {
-      const order = lastId === undefined ? 1 : compareIds(frame.id, lastId);
-      if (seen.has(frame.id) || (order !== undefined && order <= 0)) {
+      if (!taken.accept(frame.id)) {
         return false; // a replay after a reattach
       }
-      seen.add(frame.id);
       lastId = frame.id;
     }
+    frames++;
     const data = frame.data;
     switch (frame.type) {
       case 'token': {
@@ -240,7 +248,7 @@ export async function followTurn(
           const text = [data.message, data.question, data.prompt].find((v): v is string => typeof v === 'string' && v.trim() !== '');
           const flowId = typeof data.flow_id === 'string' && data.flow_id !== '' ? data.flow_id : undefined;
           waitingForHuman = true;
-          say({ kind: 'question', id: frame.id ?? `q${seen.size}`, text: (text ?? '').slice(0, 4000), flowId });
+          say({ kind: 'question', id: frame.id ?? `q${frames}`, text: (text ?? '').slice(0, 4000), flowId });
           break;
         }
         if (/human_feedback_received|feedback_received/i.test(eventType)) {
@@ -252,7 +260,7 @@ export async function followTurn(
         const detail = [data.tool_args === undefined ? undefined : JSON.stringify(data.tool_args), typeof data.output === 'string' ? data.output : undefined]
           .filter(Boolean)
           .join(' → ');
-        say({ kind: 'step', id: frame.id ?? `${seen.size}`, title: tool ? `${eventType}: ${tool}` : eventType, detail: detail.slice(0, 2000) });
+        say({ kind: 'step', id: frame.id ?? `${frames}`, title: tool ? `${eventType}: ${tool}` : eventType, detail: detail.slice(0, 2000) });
         break;
       }
       case 'turn_failed':
@@ -351,7 +359,9 @@ export async function followTurn(
               streamEnded = apply(item.frame) || streamEnded;
             } else if (item.kind === 'unreadable') {
               keepalives = 0;
-              say({ kind: 'note', text: l10n.t('Skipped a frame that could not be read ({0}).', item.text.slice(0, 80)) });
+              if (++unreadable <= UNREADABLE_FRAMES_SAID) {
+                say({ kind: 'note', text: l10n.t('Skipped a frame that could not be read ({0}).', item.text.slice(0, 80)) });
+              }
             } else if (++keepalives >= stallKeepalives && !waitingForHuman) {
               stalled = true;
             }

@@ -4,7 +4,8 @@
 
 import * as assert from 'node:assert/strict';
 import { PieceRedactor } from '../../src/api/redact';
-import { type ChatHistory, readTurnError, runTurn, type TurnApi, type TurnOptions, type TurnUpdate } from '../../src/flowChat/turn';
+import { FRAME_IDS_REMEMBERED, FrameIds } from '../../src/flowChat/sse';
+import { type ChatHistory, readTurnError, runTurn, UNREADABLE_FRAMES_SAID, type TurnApi, type TurnOptions, type TurnUpdate } from '../../src/flowChat/turn';
 
 const frame = (id: string, type: string, data: object = {}) => `id: ${id}\ndata: ${JSON.stringify({ id, type, data })}\n\n`;
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
@@ -107,6 +108,25 @@ describe('Flow chat faults (issue 38)', () => {
     assert.deepEqual(outcome, { kind: 'completed', answer: 'Hello' });
     assert.equal(notes.length, 1, 'the unreadable frame is said once; the unknown type is not an error');
     assert.match(notes[0], /could not be read \(\{"type": "token"/);
+  });
+
+  it('a stream full of unreadable frames: the first few said, then one count at the end, not a note per frame', async () => {
+    const api = new Scripted(() => {
+      const bad = Array.from({ length: 500 }, (_, i) => `data: not json ${i}\n\n`);
+      const all = [frame('1-1', 'token', { content: 'Hi' }), ...bad, frame('1-2', 'turn_completed')];
+      return (async function* () {
+        for (const c of all) {
+          if (c === all.at(-1)) {
+            api.finish('Hi');
+          }
+          yield c;
+        }
+      })();
+    });
+    const { outcome, notes } = await turn(api);
+    assert.deepEqual(outcome, { kind: 'completed', answer: 'Hi' });
+    assert.equal(notes.length, UNREADABLE_FRAMES_SAID + 1, `notes: ${notes.length}`);
+    assert.match(notes.at(-1)!, /497 more frames could not be read/);
   });
 
   it('a stream that stalls (keepalives only): detected, the history read instead, and said', async () => {
@@ -248,5 +268,28 @@ describe('Flow chat faults (issue 38)', () => {
     assert.equal(readTurnError({ state: 'SUCCESS', result: 'fine', error: null }), undefined);
     assert.equal(readTurnError({ detail: { code: 'session_busy', kickoff_id: 'k' } }), undefined);
     assert.equal(readTurnError('FAILED'), undefined);
+  });
+});
+
+describe('Frame ids remembered to drop replays', () => {
+  it('a 200,000-frame answer with ordered ids: replays dropped by their order', () => {
+    const ids = new FrameIds();
+    for (let i = 0; i < 200_000; i++) {
+      assert.equal(ids.accept(`1712345678901-${i}`), true);
+    }
+    assert.equal(ids.accept('1712345678901-199999'), false, 'the last frame again');
+    assert.equal(ids.accept('1712345678901-5'), false, 'an old frame replayed after a reattach');
+    assert.equal(ids.accept('1712345678902-0'), true);
+  });
+
+  it('ids of no known order are remembered up to a bound, the newest kept', () => {
+    const ids = new FrameIds();
+    for (let i = 0; i < 50_000; i++) {
+      assert.equal(ids.accept(`frame-${i}`), true);
+    }
+    assert.equal(ids.accept('frame-49999'), false, 'the newest one replayed');
+    assert.equal(ids.accept(`frame-${50_000 - FRAME_IDS_REMEMBERED}`), false, `the ${FRAME_IDS_REMEMBERED}th newest replayed`);
+    // The bound: an id older than that is forgotten (a stream that never ends keeps its memory flat).
+    assert.equal(ids.accept('frame-0'), true, 'the oldest is no longer remembered');
   });
 });
