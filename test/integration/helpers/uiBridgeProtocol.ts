@@ -276,6 +276,8 @@ export const PEER_WINDOWS_DIR = 'windows';
 
 /** In a peer folder: written by the agent once the extension is active (content: PeerReady). */
 export const PEER_READY_FILE = 'ready.json';
+/** In a second window's dir: each notification it showed, one JSON line each, written as it was shown. */
+export const SHOWN_FILE = 'shown.jsonl';
 
 export interface PeerReady {
   /** The window's extension host process. */
@@ -293,7 +295,6 @@ export type PeerRequestBody =
   /** That window's crews tree: root rows and their children. */
   | { type: 'tree' }
   /** Every notification the extension asked for in that window since the agent started. */
-  | { type: 'messages' }
   /**
    * From now on, modal warnings in that window are answered with this item (null: dismissed);
    * the workbench refuses to show modal dialogs under the smoke-test driver.

@@ -23,6 +23,7 @@ import {
   removeAllCrews,
   removeRunsOf,
   replaceValue,
+  settled,
   SLOW,
   testApi,
   typeInQuickInput,
@@ -153,7 +154,7 @@ describe('Platform: the organization’s crews', function () {
     const asked = await waitForQuickInput('does not give the Bearer Token of Review deployment');
     assert.match(asked, /crewai_plus\/deployments\/dep-review/, 'the prompt links the deployment’s dashboard page');
     await typeInQuickInput(orgToken(review.id), { enter: true });
-    assert.strictEqual(await done, 3);
+    assert.strictEqual(await settled(done, 'Import Crews to return', SLOW.timeoutMs), 3);
     await waitForNotification('Imported 3 crews');
     // Without asking again: the import saves the crews one by one, and a crew saved while the health refresh
     // that the first one started is running is asked about right after it, not at the next timer.
@@ -179,7 +180,7 @@ describe('Platform: the organization’s crews', function () {
     const second = await waitForQuickInput('Import Crews from Acme Research');
     assert.strictEqual((second.match(/imported/g) ?? []).length, 3, second);
     await closeQuickInput();
-    assert.strictEqual(await again, 0);
+    assert.strictEqual(await settled(again, 'Import Crews to return after Escape'), 0);
   });
 
   it('kicks off an imported crew, and the tree shows each imported crew’s deployment health', async () => {

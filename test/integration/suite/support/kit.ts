@@ -167,6 +167,22 @@ export function answerModal(answer: string | undefined): { calls: ModalCall[]; d
   return { calls, dispose: () => (window.showWarningMessage = original) };
 }
 
+/** What a command's promise resolved to, failing with `message` if it does not within `timeoutMs`: a command that
+ *  never returns then names itself, instead of the test's timeout naming nothing. */
+export async function settled<T>(promise: Thenable<T>, message: string, timeoutMs = 60_000): Promise<T> {
+  let result: { value: T } | undefined;
+  let failure: { error: unknown } | undefined;
+  promise.then(
+    (value) => (result = { value }),
+    (error: unknown) => (failure = { error }),
+  );
+  await waitFor(() => result ?? failure, { message, timeoutMs });
+  if (failure) {
+    throw failure.error;
+  }
+  return result!.value;
+}
+
 /** Closes whatever quick input is open (tests that fail midway must not leave one behind). */
 export async function closeQuickInput(): Promise<void> {
   for (let i = 0; i < 5 && (await quickInputText()) !== undefined; i++) {

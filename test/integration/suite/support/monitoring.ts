@@ -166,7 +166,8 @@ export class MessageSpy implements vscode.Disposable {
   readonly shown: ShownMessage[] = [];
   private readonly originals: Partial<Record<'showInformationMessage' | 'showWarningMessage' | 'showErrorMessage' | 'setStatusBarMessage', unknown>> = {};
 
-  constructor() {
+  /** `onShown`: told of each notification as it is shown (a second window writes them to a file). */
+  constructor(onShown?: (message: ShownMessage) => void) {
     const window = vscode.window as unknown as Record<string, (...args: unknown[]) => unknown>;
     const levels = { showInformationMessage: 'info', showWarningMessage: 'warning', showErrorMessage: 'error' } as const;
     for (const [name, level] of Object.entries(levels) as [keyof typeof levels, ShownMessage['level']][]) {
@@ -174,7 +175,9 @@ export class MessageSpy implements vscode.Disposable {
       this.originals[name] = original;
       window[name] = (...args: unknown[]) => {
         const items = args.slice(1).filter((a): a is string => typeof a === 'string');
-        this.shown.push({ level, message: String(args[0]), items });
+        const shown: ShownMessage = { level, message: String(args[0]), items };
+        this.shown.push(shown);
+        onShown?.(shown);
         return original.apply(vscode.window, args);
       };
     }

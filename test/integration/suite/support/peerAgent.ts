@@ -6,7 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { PEER_READY_FILE, type PeerReady, type PeerReply, type PeerRequest } from '../../helpers/uiBridgeProtocol';
+import { PEER_READY_FILE, SHOWN_FILE, type PeerReady, type PeerReply, type PeerRequest } from '../../helpers/uiBridgeProtocol';
 import { answerModal, type Api, runSummaries, testApi, treeRows } from './kit';
 import { MessageSpy } from './monitoring';
 
@@ -17,7 +17,7 @@ function toJson(value: unknown): unknown {
 
 let modals: { dispose(): void } | undefined;
 
-async function answer(api: Api, spy: MessageSpy, request: PeerRequest): Promise<unknown> {
+async function answer(api: Api, request: PeerRequest): Promise<unknown> {
   switch (request.type) {
     case 'answerModals':
       modals?.dispose();
@@ -31,8 +31,6 @@ async function answer(api: Api, spy: MessageSpy, request: PeerRequest): Promise<
       return runSummaries(api);
     case 'tree':
       return treeRows(api);
-    case 'messages':
-      return toJson(spy.shown);
   }
 }
 
@@ -43,7 +41,9 @@ function writeAtomically(file: string, content: unknown): void {
 
 export async function runPeerAgent(name: string, dir: string): Promise<void> {
   console.log(`[peer ${name}] agent started in extension host ${process.pid}`);
-  const spy = new MessageSpy(); // Before activation: every notification of this window counts.
+  // Before activation: every notification of this window counts. Each is written down as it is shown, so the
+  // test reads them all, even those shown while the window was closing (windows.ts messages()).
+  new MessageSpy((message) => fs.appendFileSync(path.join(dir, SHOWN_FILE), `${JSON.stringify(message)}\n`));
   const api = await testApi();
   const ready: PeerReady = { pid: process.pid };
   writeAtomically(path.join(dir, PEER_READY_FILE), ready);
@@ -55,7 +55,7 @@ export async function runPeerAgent(name: string, dir: string): Promise<void> {
       const request = JSON.parse(fs.readFileSync(path.join(requests, file), 'utf8')) as PeerRequest;
       fs.rmSync(path.join(requests, file), { force: true });
       // Not awaited here: a command that waits for input in this window must not block reads.
-      void answer(api, spy, request).then(
+      void answer(api, request).then(
         (result): PeerReply => ({ id: request.id, ok: true, result }),
         (error: unknown): PeerReply => {
           console.log(`[peer ${name}] ${request.type} failed: ${error instanceof Error ? error.message : String(error)}`);

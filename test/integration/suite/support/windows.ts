@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { ui, waitFor } from '../../helpers';
-import type { PeerReply, PeerRequestBody } from '../../helpers/uiBridgeProtocol';
+import { SHOWN_FILE, type PeerReply, type PeerRequestBody } from '../../helpers/uiBridgeProtocol';
 import type { RunSummary, TreeRow } from './kit';
 import type { ShownMessage } from './monitoring';
 
@@ -66,8 +66,13 @@ export class PeerWindow {
   }
 
   /** The notifications the extension asked for in that window since it opened. */
+  /** The notifications this window showed, read from the file its agent writes as each is shown: complete even
+   *  after the window closed (a notice shown while it was closing counts). */
   messages(): Promise<ShownMessage[]> {
-    return this.request<ShownMessage[]>({ type: 'messages' });
+    const file = path.join(this.dir, SHOWN_FILE);
+    const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n') : [];
+    // Only lines that end with their newline are whole (the last may be half written at this moment).
+    return Promise.resolve(lines.slice(0, -1).map((line) => JSON.parse(line) as ShownMessage));
   }
 
   /** From now on that window answers modal warnings with `answer` (undefined: dismissed). */
