@@ -69,6 +69,9 @@ export interface TaskNode {
 export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<CrewsTreeNode | CrewsTreeNode[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  private readonly fetched = new vscode.EventEmitter<void>();
+  /** After VS Code asked for some node's children: a reveal that came before the tree had the node can try again. */
+  readonly onDidFetchChildren = this.fetched.event;
   // Stable node objects, so a change to one run refreshes only that run's row.
   private readonly runNodes = new Map<string, RunNode>();
   private readonly crewNodes = new Map<string, CrewNode>();
@@ -105,6 +108,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   ) {
     this.disposables.push(
       this.changed,
+      this.fetched,
       crews.onDidChange(() => this.changed.fire(undefined)),
       runs.onDidChange(({ runIds }) => this.onRunsChanged(runIds)),
       sessions.onDidChange((crewUrl) => this.onSessionsChanged(crewUrl)),
@@ -266,6 +270,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   }
 
   getChildren(element?: CrewsTreeNode): CrewsTreeNode[] | Thenable<CrewsTreeNode[]> {
+    queueMicrotask(() => this.fetched.fire());
     if (!element) {
       const crews: CrewsTreeNode[] = this.crews.list().map((crew) => this.crewNode(crew));
       this.removedShown = this.orphanRuns().length > 0;
@@ -375,12 +380,12 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     return node && this.sessions.get(node.crewUrl, node.sessionId) ? node : undefined;
   }
 
-  /** The node of a run, for reveal(). */
   /** The run is in the history this tree shows (a reveal of one that is not fails). */
   hasRun(runId: string): boolean {
     return this.runs.get(runId) !== undefined;
   }
 
+  /** The node of a run, for reveal(). */
   runNode(runId: string): RunNode {
     let node = this.runNodes.get(runId);
     if (!node) {

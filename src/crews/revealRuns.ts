@@ -6,6 +6,8 @@ import type { RunRecord } from '../runs/core/model';
 import type { CrewsTreeNode, CrewsTreeProvider } from './crewsTree';
 
 export const REVEAL_RUN_COMMAND = 'crewRuns.revealRun';
+/** Reveals of one run before giving up (the run's crew may still be loading in the view). */
+const REVEAL_ATTEMPTS = 4;
 
 /** What tests may see of the revealer. */
 export interface RevealInspection {
@@ -51,18 +53,43 @@ export class RunRevealer implements vscode.Disposable {
     this.revealing = (async () => {
       for (let job = this.next; job; job = this.next) {
         this.next = undefined;
-        if (!this.tree.hasRun(job.runId)) {
-          continue; // Removed meanwhile, or another window dropped it: nothing to show.
-        }
-        try {
-          await this.view.reveal(this.tree.runNode(job.runId), { select: true, focus: job.focus, expand: false });
-        } catch {
-          // The run went away during the reveal: nothing to show.
+        // A run added a moment ago may not be in the view's tree yet (VS Code answers "node not found", or selects
+        // nothing): tried again once the view has fetched children, a few times, unless a newer reveal came.
+        for (let attempt = 0; attempt < REVEAL_ATTEMPTS && !this.next && this.tree.hasRun(job.runId); attempt++) {
+          if (attempt > 0) {
+            await this.nextFetch();
+          }
+          if (await this.revealOnce(job.runId, job.focus)) {
+            break;
+          }
         }
       }
       this.revealing = undefined;
     })();
     return this.revealing;
+  }
+
+  /** True once the run is selected; false when VS Code could not reveal it (not in its tree yet, or gone). */
+  private async revealOnce(runId: string, focus: boolean): Promise<boolean> {
+    try {
+      await this.view.reveal(this.tree.runNode(runId), { select: true, focus, expand: false });
+    } catch {
+      return false;
+    }
+    return this.view.selection.some((node) => node.type === 'run' && node.runId === runId);
+  }
+
+  /** Resolves when the view next fetches children from the tree, or after a second (it may have fetched already). */
+  private nextFetch(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        listener.dispose();
+        resolve();
+      };
+      const timer = setTimeout(done, 1000);
+      const listener = this.tree.onDidFetchChildren(done);
+    });
   }
 
   dispose(): void {
