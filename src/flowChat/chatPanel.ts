@@ -52,6 +52,8 @@ export interface ChatPageReport {
   questions: { text: string; state: string }[];
   /** The notes shown in plain words (a failed turn, a message not sent), oldest first. */
   notes: string[];
+  /** Every status the page showed about the stream (reconnecting, following the history), oldest first. */
+  connectionShown: string[];
   /** What the composer holds. */
   composer: string;
   /** The class of the focused element of the page. */
@@ -122,6 +124,8 @@ export class FlowChatPanel {
             answered: vscode.l10n.t('Your feedback was sent: {0}'),
             answeredElsewhere: vscode.l10n.t('The flow has its answer.'),
             openMarkdown: vscode.l10n.t('Open as Markdown'),
+            reconnecting: vscode.l10n.t('The connection to the flow dropped; reconnecting to its answer…'),
+            polling: vscode.l10n.t('The flow\'s stream could not be reattached; following its answer through the conversation\'s history.'),
           },
         });
         this.post({ type: 'busy', reason: this.busy ? vscode.l10n.t('The flow is answering; you can write the next message when it is done.') : undefined });

@@ -56,6 +56,8 @@ export type TurnUpdate =
   /** The flow got the human's answer (from this panel or another client). */
   | { kind: 'questionAnswered'; feedback: string }
   | { kind: 'note'; text: string }
+  /** How the turn is followed: `streaming` once at the start, `reconnecting` when the stream broke (before each wait
+   *  to reattach), `polling` once the stream is given up and /history is read instead. */
   | { kind: 'mode'; mode: 'streaming' | 'reconnecting' | 'polling' };
 
 export type TurnOutcome =
@@ -329,7 +331,9 @@ export async function followTurn(
       return settle({ kind: 'cancelled', answer });
     }
     if (attempts <= retries) {
-      say({ kind: 'mode', mode: attempts === 0 ? 'streaming' : 'reconnecting' });
+      if (attempts === 0) {
+        say({ kind: 'mode', mode: 'streaming' });
+      }
       let streamEnded = false;
       let stalled = false;
       const streamAbort = new AbortController();
@@ -411,6 +415,7 @@ export async function followTurn(
       // The stream said the turn is over: only the history is left to settle (it may lag a moment).
       attempts = streamEnded ? retries + 1 : attempts + 1;
       if (attempts <= retries) {
+        say({ kind: 'mode', mode: 'reconnecting' }); // said before the wait: the wait is what the user sees
         await options.sleep(delay, signal).catch(() => undefined);
         delay = Math.min(delay * 2, 8000);
         continue;

@@ -131,6 +131,31 @@ function queueFrame(): void {
 }
 let lastSent = '';
 let busy = false;
+/** Why the composer is disabled, as the host said it. */
+let busyWhy = '';
+/** The stream's trouble while a turn runs (turn.ts `mode`): said where the busy reason is, until text comes again. */
+let connection: 'reconnecting' | 'polling' | '' = '';
+/** Every connection status the page showed, oldest first (the report's; a status can be shorter than a report's interval). */
+const connectionShown: string[] = [];
+
+/** The line above the composer: a question waiting for the user, else the stream's trouble, else why it is busy. */
+function showReason() {
+  const waiting = [...questions.values()].some((x) => x.state === 'open');
+  reason.textContent = waiting ? t('waiting') : busy ? (connection ? t(connection) : busyWhy || t('busy')) : '';
+  reason.hidden = reason.textContent === '';
+}
+
+function setConnection(mode: string) {
+  const next = mode === 'reconnecting' || mode === 'polling' ? mode : '';
+  if (next === connection) {
+    return;
+  }
+  connection = next;
+  if (next) {
+    connectionShown.push(t(next));
+  }
+  showReason();
+}
 
 /** A question of the flow, answered inline (Approve, or feedback text); sent once. */
 interface Question {
@@ -159,7 +184,7 @@ function setQuestionState(q: Question, state: Question['state'], status?: string
     q.status.textContent = status;
     q.status.hidden = status === '';
   }
-  reason.textContent = [...questions.values()].some((x) => x.state === 'open') ? t('waiting') : busy ? t('busy') : '';
+  showReason();
   report();
 }
 
@@ -253,10 +278,13 @@ function scrollDown() {
 
 function setBusy(why: string | undefined) {
   busy = why !== undefined;
+  busyWhy = why ?? '';
   input.disabled = busy;
   sendButton.disabled = busy;
-  reason.hidden = !busy;
-  reason.textContent = why ?? '';
+  if (!busy) {
+    connection = '';
+  }
+  showReason();
   if (!busy) {
     input.focus();
   }
@@ -298,6 +326,7 @@ function report() {
         questions: [...questions.values()].map((q) => ({ text: q.text, state: q.state })),
         focused: document.activeElement?.className ?? '',
         notes: [...transcript.querySelectorAll('.note')].map((n) => n.textContent ?? ''),
+        connectionShown: [...connectionShown],
         composer: input.value,
       },
     });
@@ -353,6 +382,13 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       if (!answer) {
         break;
       }
+      if (u.kind === 'mode') {
+        setConnection(u.mode);
+        break;
+      }
+      if (connection === 'reconnecting') {
+        setConnection('streaming'); // Something came: the stream is back.
+      }
       if (u.kind === 'text') {
         answer.pending += u.text; // on the page at the next frame, with whatever else comes before it
         answer.raw += u.text;
@@ -379,6 +415,7 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       break;
     }
     case 'answerEnd':
+      setConnection('');
       for (const q of questions.values()) {
         if (q.state !== 'answered') {
           setQuestionState(q, 'answered'); // The turn is over: nothing waits for an answer any more.

@@ -107,12 +107,16 @@ describe('Flow chat', function () {
     const done = await settled(1, 'the turn over');
     assert.strictEqual(assistantTexts()[0], ANSWER);
     assert.ok(done.steps >= 1, 'the tool event is shown as a step');
+    assert.deepStrictEqual(done.connectionShown, [], 'a stream that never broke: nothing said about the connection');
   });
 
   it('resumes a stream cut mid-answer: nothing twice, nothing missing', async () => {
     chat.submitFromPage('Again please #drop');
-    await settled(2, 'the second turn over');
+    const done = await settled(2, 'the second turn over');
     assert.strictEqual(assistantTexts()[1], ANSWER);
+    // While it waited to reattach, the line above the composer said so; the turn over, it is gone.
+    assert.ok(done.connectionShown.some((s) => /dropped; reconnecting/.test(s)), done.connectionShown.join(' | '));
+    assert.strictEqual(done.busyReason, '');
     const streams = sim.requestLog.entries.filter((e) => e.path.endsWith(`/chat/${chat.sessionId}/stream/events`));
     assert.ok(streams.length >= 3, `the cut stream was reattached (${streams.length} stream requests in both turns)`);
   });
