@@ -8,7 +8,6 @@
 // Plain Node (no `vscode`): unit-tested with two stores on one folder as two windows.
 
 import { createHash, randomUUID } from 'node:crypto';
-import { watch } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorCode, removeStaleTempFiles, TEMP_SUFFIX, writeFileAtomic } from '../runs/core/atomicFile';
@@ -16,6 +15,7 @@ import { FileLock } from '../runs/core/fileLock';
 import type { Logger } from '../runs/core/model';
 import { systemClock, type Clock } from '../util/clock';
 import { Emitter, type Event } from '../util/event';
+import { watchFolder } from '../util/watchFolder';
 
 export const MAX_SESSIONS_PER_CREW = 20;
 /** Characters of the first message kept (the tree shows a line of it; the flow's history has the rest). */
@@ -49,7 +49,7 @@ export class ChatSessionStore {
   private readonly changeEmitter = new Emitter<string>();
   private readonly max: number;
   private readonly clock: Clock;
-  private watcher: { close(): void } | undefined;
+  private watcher: { dispose(): void } | undefined;
   /** The crew whose sessions changed (its URL). */
   readonly onDidChange: Event<string> = this.changeEmitter.event;
 
@@ -97,18 +97,14 @@ export class ChatSessionStore {
     await fs.mkdir(this.dir, { recursive: true });
     await removeStaleTempFiles(this.dir);
     await this.reload();
-    try {
-      const watcher = watch(this.dir, { persistent: false }, (_event, fileName) => {
-        const name = fileName?.toString();
-        if (name && isSessionsFile(name)) {
-          void this.refresh(name);
-        }
-      });
-      watcher.on('error', (e) => this.logger.warn(`Chat sessions: stopped watching for other windows' changes (${String(e)}).`));
-      this.watcher = watcher;
-    } catch (e) {
-      this.logger.warn(`Chat sessions: cannot watch for other windows' changes (${String(e)}).`);
-    }
+    // The backstop: reload() every 30 s and on focus (extension.ts).
+    this.watcher = watchFolder(this.dir, {
+      keyOf: (fileName) => (isSessionsFile(fileName) ? fileName : undefined),
+      changed: (name) => this.refresh(name),
+      logger: this.logger,
+      what: 'Chat sessions',
+      backstop: 're-read every 30 s instead',
+    });
   }
 
   /**
@@ -140,7 +136,7 @@ export class ChatSessionStore {
   }
 
   dispose(): void {
-    this.watcher?.close();
+    this.watcher?.dispose();
     this.watcher = undefined;
     this.changeEmitter.dispose();
   }

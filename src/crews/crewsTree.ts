@@ -2,27 +2,14 @@ import * as vscode from 'vscode';
 import type { TaskOutput } from '../api/types';
 import type { Crew } from './crewConfig';
 import type { CrewRegistry } from './crewRegistry';
-import type { ChatSession, ChatSessionStore } from './chatSessions';
+import type { ChatSessionStore } from './chatSessions';
+import { type ChatSessionNode, type ChatsNode, chatSessionAge, chatSessionTreeItem, chatsTreeItem } from './chatRows';
 import { isFinished, type RunRecord } from '../runs/core/model';
 import type { RunStore } from '../runs/core/runStore';
-import { inert, oneLine } from '../util/inertText';
-import { formatRelative } from '../ui/format';
+import { inert } from '../util/inertText';
 import { type CrewDeployment, crewActivity, crewTreeItem, runRow, runTooltip, taskTreeItem } from './runRows';
 
 export type CrewsTreeNode = CrewNode | RemovedCrewsNode | OlderRunsNode | RunNode | TaskNode | ChatsNode | ChatSessionNode;
-
-/** "Chats": a crew's recent chat sessions (crews/chatSessions.ts), newest first, above its runs. */
-export interface ChatsNode {
-  readonly type: 'chats';
-  readonly crewUrl: string;
-}
-
-/** One chat session: a click reopens it (Chat with Flow on that session, its history loaded). */
-export interface ChatSessionNode {
-  readonly type: 'chatSession';
-  readonly crewUrl: string;
-  readonly sessionId: string;
-}
 
 /**
  * The runs of a crew past the newest ones, a page at a time: a long history's first look builds a
@@ -345,14 +332,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       return this.runItem(element.runId);
     }
     if (element.type === 'chats') {
-      const count = this.sessions.list(element.crewUrl).length;
-      const item = new vscode.TreeItem(vscode.l10n.t('Chats'), vscode.TreeItemCollapsibleState.Collapsed);
-      item.id = `chats:${element.crewUrl}`;
-      item.description = String(count);
-      item.tooltip = vscode.l10n.t('Your recent conversations with this flow, newest first: click one to reopen it.');
-      item.iconPath = new vscode.ThemeIcon('comment-discussion');
-      item.contextValue = 'chats';
-      return item;
+      return chatsTreeItem(element, this.sessions.list(element.crewUrl).length);
     }
     if (element.type === 'chatSession') {
       return this.sessionItem(element);
@@ -443,25 +423,12 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   }
 
   private sessionItem(node: ChatSessionNode): vscode.TreeItem {
-    const session: ChatSession | undefined = this.sessions.get(node.crewUrl, node.sessionId);
-    if (!session) {
-      return new vscode.TreeItem(vscode.l10n.t('(removed)'));
+    const session = this.sessions.get(node.crewUrl, node.sessionId);
+    const item = chatSessionTreeItem(node, session);
+    if (session) {
+      this.sessionAges.set(node, String(item.description)); // chatSessionAge(session), as drawn.
+      this.sessionTimer ??= setInterval(() => this.tickSessionAges(), 60_000);
     }
-    // The user's own words, but untrusted all the same (a tool's message, another window's file): inert, one line.
-    const firstLine = session.firstMessage.split(/\r\n|[\r\n\u2028\u2029]/).find((line) => line.trim() !== '') ?? '';
-    const item = new vscode.TreeItem(oneLine(firstLine, 60) || vscode.l10n.t('(empty message)'), vscode.TreeItemCollapsibleState.None);
-    item.id = `chatSession:${node.crewUrl}:${node.sessionId}`;
-    item.description = formatRelative(session.lastActivity);
-    this.sessionAges.set(node, item.description);
-    this.sessionTimer ??= setInterval(() => this.tickSessionAges(), 60_000);
-    const tooltip = new vscode.MarkdownString();
-    tooltip.appendText(oneLine(firstLine, 500));
-    tooltip.appendMarkdown('\n\n');
-    tooltip.appendText(vscode.l10n.t('Session {0}', oneLine(node.sessionId, 200)));
-    item.tooltip = tooltip;
-    item.iconPath = new vscode.ThemeIcon('comment');
-    item.contextValue = 'chatSession';
-    item.command = { command: 'crewRuns.openChatSession', title: vscode.l10n.t('Reopen Chat'), arguments: [node] };
     return item;
   }
 
@@ -472,7 +439,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       const session = this.sessions.get(node.crewUrl, node.sessionId);
       if (!session) {
         this.sessionAges.delete(node);
-      } else if (formatRelative(session.lastActivity) !== shown) {
+      } else if (chatSessionAge(session) !== shown) {
         redraw.push(node);
       }
     }
