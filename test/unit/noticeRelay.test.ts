@@ -135,6 +135,8 @@ describe('NoticeRelay: a run notice is shown once, in the focused window', () =>
     const shownInC = listen(c);
     const where = a.deliver({ runId: 'r', kind: 'waiting' });
     await until(() => shownInC.length === 1, 'the newest focused window to show it');
+    // The take can come before the offering window starts its wait: firing earlier would leave `where` waiting.
+    await until(() => clock.pending === 1, 'the offering window to wait for the take');
     clock.fire();
     assert.strictEqual(await where, 'relayed');
     assert.deepStrictEqual(shownInB, []);
