@@ -7,7 +7,6 @@
 // host busy or cut off, or its watcher missed the file), the window that offered it. A rename succeeds for one
 // window only, so the notice is shown once.
 
-import { watch } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +14,7 @@ import { type Clock, systemClock } from '../../util/clock';
 import { errorText } from '../../util/errorText';
 import { errorCode, writeFileAtomic } from './atomicFile';
 import type { Logger } from './model';
+import { watchFolder } from '../../util/watchFolder';
 
 /** What the focused window needs to say it: the run's record is read from its file there. */
 export interface RelayedNotice {
@@ -87,20 +87,15 @@ export class NoticeRelay {
 
   /** Shows, through `show`, the notices offered to this window; the offers' folder is watched. */
   listen(show: (notice: RelayedNotice) => void): { dispose(): void } {
-    const check = () => void this.takeOffers(show);
-    try {
-      void fs.mkdir(this.dir, { recursive: true }).then(check, () => undefined);
-      const watcher = watch(this.dir, { persistent: false }, (_event, name) => {
-        if (name?.toString().endsWith(OFFER)) {
-          check();
-        }
-      });
-      watcher.on('error', (e) => this.logger.warn(`Notices: stopped watching for notices from other windows (${String(e)}).`));
-      return { dispose: () => watcher.close() };
-    } catch (e) {
-      this.logger.warn(`Notices: cannot watch for notices from other windows (${errorText(e)}); each window says its own.`);
-      return { dispose: () => undefined };
-    }
+    void fs.mkdir(this.dir, { recursive: true }).then(() => this.takeOffers(show), () => undefined);
+    // One key for the folder: a burst of offers is taken by one pass (and one queued behind it).
+    return watchFolder(this.dir, {
+      keyOf: (name) => (name.endsWith(OFFER) ? 'offers' : undefined),
+      changed: () => this.takeOffers(show),
+      logger: this.logger,
+      what: 'Notices',
+      backstop: 'each window says its own',
+    });
   }
 
   /** The window with the focus, if it is another one: the newest focus file (a closed window's may linger). */
