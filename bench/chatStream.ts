@@ -290,6 +290,8 @@ export function chatBenchRows(b: ChatBench) {
   const page = median(b.pageDelaysMs);
   const bare = median(b.bareDelaysMs);
   const minFps = Math.min(...b.big.fpsPerSecond);
+  // Text reaches the DOM once per animation frame: the frame is this row's unit on any machine.
+  const frameMs = 1000 / median(b.big.idleFps);
   const mb = (bytes: number) => round(bytes / 1048576, 1);
   return [
     {
@@ -297,12 +299,12 @@ export function chatBenchRows(b: ChatBench) {
       figure: `token to DOM: the simulator writes a token frame → its text in the chat page's DOM (median of ${b.pageDelaysMs.length} tokens 25 ms apart)`,
       value: round(page, 1),
       unit: 'ms',
-      target: '≤ 30 ms',
-      met: page <= 30,
-      reference: 'a bare SSE reader of the same stream, same turn (median)',
-      referenceValue: round(bare, 1),
-      ratio: bare > 0 ? round(page / bare, 2) : undefined,
-      note: `page ${spread(b.pageDelaysMs)}; bare reader ${spread(b.bareDelaysMs)}; the page is fed through one CDP call per message, not VS Code's webview postMessage`,
+      target: '≤ 2 frames',
+      met: page <= 2 * frameMs,
+      reference: "the page's frame, idle, same run (1000 / median idle fps)",
+      referenceValue: round(frameMs, 1),
+      ratio: round(page / frameMs, 2),
+      note: `page ${spread(b.pageDelaysMs)}; a bare SSE reader of the same stream ${spread(b.bareDelaysMs)} (median ${round(bare, 1)} ms); the page is fed through one CDP call per message, not VS Code's webview postMessage`,
     },
     {
       item,

@@ -27,7 +27,7 @@ export interface HarnessRound {
   emptyActivateMs?: number;
   /** This round's host had the test hooks on (it measures through the test API): its activation is not the product's. */
   testHooks?: boolean;
-  tree?: { runs: number; children: number; firstChildrenMs: number; medianChildrenMs: number; heapGrowthBytes: number; seedMs: number };
+  tree?: { runs: number; children: number; yardstickMs: number; firstChildrenMs: number; medianChildrenMs: number; heapGrowthBytes: number; seedMs: number };
   runView?: ViewsBench;
   hostBatch?: HostBatchResult;
   error?: string;
