@@ -98,6 +98,9 @@ export class FlowChatPanel {
   }
 
   private post(message: ChatHostMessage): void {
+    if (this.abort.signal.aborted) {
+      return; // The panel is closed (its turn ends after it): the closed webview throws on any use.
+    }
     void this.panel.webview.postMessage(message);
   }
 

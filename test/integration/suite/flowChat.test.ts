@@ -334,4 +334,23 @@ describe('Flow chat', function () {
       await executeCommand('workbench.action.closeAllEditors');
     }
   });
+
+  it('closing the panel while the flow answers ends the turn quietly: nothing is posted to the closed page', async () => {
+    const sessionId = await executeCommand<string>('crewRuns.chatWithFlow', crewUrl);
+    const closing = await waitFor(() => api.flowChats().find((c) => c.sessionId === sessionId), { message: 'the chat panel' });
+    await waitFor(() => closing.lastReport(), { message: 'the chat page reporting' });
+    const rejections: string[] = [];
+    const onRejection = (reason: unknown) => rejections.push(String(reason));
+    process.on('unhandledRejection', onRejection);
+    try {
+      closing.submitFromPage('Tell me everything');
+      await waitFor(() => (closing.lastReport()?.busy && (closing.lastReport()?.transcript.at(-1) ?? '').length > 'assistant: '.length ? true : undefined), { message: 'the answer streaming' });
+      closing.panel.dispose();
+      // A negative check needs a window: the turn ends within moments of the close (its stream is aborted).
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      assert.deepStrictEqual(rejections.filter((r) => /disposed/i.test(r)), [], 'no "Webview is disposed" from the turn ending');
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
 });
