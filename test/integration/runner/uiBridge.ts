@@ -54,7 +54,7 @@ interface QuickInputProbe {
   password?: boolean;
   /** Text of a quick pick's active item. */
   activeItem?: string;
-  /** Where the keyboard focus is when none is open (what took it, for the error). */
+  /** Where the keyboard focus is (what took it, for the error). */
   focus?: string;
 }
 
@@ -213,15 +213,16 @@ export class UiBridge {
       const widget = Array.from(document.querySelectorAll('.quick-input-widget')).find(
         (element) => element.getClientRects().length > 0 && !element.classList.contains('quick-input-widget-closing') && !element.inert,
       );
+      const active = document.activeElement as { tagName?: string; className?: unknown; getAttribute?(name: string): string | null } | null;
+      const focus = active?.tagName
+        ? `${active.tagName.toLowerCase()}.${String(active.className).trim().split(/\s+/).slice(0, 3).join('.')} ${JSON.stringify(active.getAttribute?.('aria-label') ?? '')}`
+        : 'nothing';
       if (!widget) {
-        const active = document.activeElement as { tagName?: string; className?: unknown; getAttribute?(name: string): string | null } | null;
-        const focus = active?.tagName
-          ? `${active.tagName.toLowerCase()}.${String(active.className).trim().split(/\s+/).slice(0, 3).join('.')} ${JSON.stringify(active.getAttribute?.('aria-label') ?? '')}`
-          : 'nothing';
         return { open: false, text: '', focused: false, focus };
       }
       return {
         open: true,
+        focus,
         text: widget.innerText,
         focused: document.activeElement !== null && widget.contains(document.activeElement),
         value: widget.querySelector('.quick-input-box input')?.value,
@@ -247,7 +248,7 @@ export class UiBridge {
           : pattern && !pattern.test(probe.text)
             ? `it does not match ${String(pattern)}`
             : !probe.focused
-              ? 'it does not have the keyboard focus'
+              ? `it does not have the keyboard focus (${probe.focus ?? 'nothing'} has it)`
               : extra?.(probe);
       if (problem === undefined) {
         return probe;

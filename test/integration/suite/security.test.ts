@@ -444,6 +444,12 @@ describe('Security: tokens', function () {
     } finally {
       fs.rmSync(file, { force: true });
       removeEmptyWorkspaceSettings();
+      // The next suite starts once VS Code has taken the removal in (it was still busy with it when the next
+      // suite's first quick input opened, and that input never got the keyboard focus).
+      await waitFor(() => (vscode.workspace.getConfiguration('editor').inspect('tabSize')?.workspaceValue === undefined ? true : undefined), {
+        message: 'the workspace settings gone from VS Code',
+        ...SLOW,
+      });
     }
   });
 });
