@@ -124,7 +124,7 @@ export class RunStore {
     await this.recordFiles.init();
     await this.moveFromGlobalState();
     // Newest first, as list() returns them: its sort is then a single pass.
-    this.records = new Map([...(await this.recordFiles.readAll())].sort(([, a], [, b]) => b.startedAt - a.startedAt || a.id.localeCompare(b.id)));
+    this.records = new Map([...(await this.recordFiles.readAll())].sort(([, a], [, b]) => newestFirst(a, b)));
     const removed = await this.enforceCap();
     this.fireChange([...this.records.keys(), ...removed]);
   }
@@ -165,7 +165,7 @@ export class RunStore {
   list(crewUrl?: string): RunRecord[] {
     return [...this.records.values()]
       .filter((r) => crewUrl === undefined || r.crewUrl === crewUrl)
-      .sort((a, b) => b.startedAt - a.startedAt || a.id.localeCompare(b.id));
+      .sort(newestFirst);
   }
 
   get(id: string): RunRecord | undefined {
@@ -425,4 +425,9 @@ export class RunStore {
       this.changeEmitter.fire({ runIds: [...new Set(runIds)] });
     }
   }
+}
+
+/** The history's order: newest first; runs started in the same millisecond by id (code units: ids are ASCII). */
+function newestFirst(a: RunRecord, b: RunRecord): number {
+  return b.startedAt - a.startedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
