@@ -42,6 +42,8 @@ describe('run view protocol: parsePageMessage', () => {
     assert.deepEqual(parsePageMessage({ type: 'openLink', href: 'https://a.example/' }), { type: 'openLink', href: 'https://a.example/' });
     assert.deepEqual(parsePageMessage({ type: 'loadMore', target: 'final', key: 'k', segment: 2 }), { type: 'loadMore', target: 'final', key: 'k', segment: 2 });
     assert.deepEqual(parsePageMessage({ type: 'loadMore', target: 3, key: 'k', segment: 0 }), { type: 'loadMore', target: 3, key: 'k', segment: 0 });
+    assert.deepEqual(parsePageMessage({ type: 'loadMore', target: 'final', key: 'k', segment: 2, deflate: true }), { type: 'loadMore', target: 'final', key: 'k', segment: 2, deflate: true });
+    assert.deepEqual(parsePageMessage({ type: 'loadMore', target: 'final', key: 'k', segment: 2, deflate: 'yes' }), { type: 'loadMore', target: 'final', key: 'k', segment: 2 });
     assert.deepEqual(parsePageMessage({ type: 'openTaskOutput', index: 0 }), { type: 'openTaskOutput', index: 0 });
   });
 

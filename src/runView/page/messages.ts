@@ -18,9 +18,11 @@ export type HostMessage =
    * A segment of a long output for Show All, UTF-8 encoded: VS Code hands bytes to the page without the JSON
    * and string copies a 64 KB string costs on each hop. `text`: markdown for the page to render, or JSON;
    * `html`: markdown the host rendered with the same rules (markdown.ts), on its own core, while the page
-   * renders another.
+   * renders another. `deflated`: the bytes are raw DEFLATE (the page asked for it, `loadMore.deflate`): markup
+   * shrinks several times, and every byte is copied a few times on its way through the workbench's thread,
+   * which the page shares.
    */
-  | { type: 'outputChunk'; target: OutputTarget; key: string; segment: number; last: boolean; content: Uint8Array; format: 'text' | 'html' }
+  | { type: 'outputChunk'; target: OutputTarget; key: string; segment: number; last: boolean; content: Uint8Array; format: 'text' | 'html'; deflated?: boolean }
   | { type: 'raw'; text: string; truncated: boolean; length: number }
   /** Renders the whole final output, as the Show All button does. */
   | { type: 'showAll' };
@@ -96,7 +98,8 @@ export type PageMessage =
   | { type: 'rendered'; report: PageReport }
   | { type: 'action'; action: PageAction }
   | { type: 'openLink'; href: string }
-  | { type: 'loadMore'; target: OutputTarget; key: string; segment: number }
+  /** `deflate`: the page can inflate (DecompressionStream): segments may come deflated. */
+  | { type: 'loadMore'; target: OutputTarget; key: string; segment: number; deflate?: boolean }
   | { type: 'openTaskOutput'; index: number }
   | { type: 'requestRaw' }
   | { type: 'copyFinalJson' };
@@ -157,7 +160,7 @@ export function parsePageMessage(value: unknown): PageMessage | undefined {
       return typeof value.href === 'string' && value.href.length <= MAX_HREF ? { type: 'openLink', href: value.href } : undefined;
     case 'loadMore':
       return isTarget(value.target) && typeof value.key === 'string' && value.key.length <= MAX_KEY && Number.isInteger(value.segment) && (value.segment as number) >= 0
-        ? { type: 'loadMore', target: value.target, key: value.key, segment: value.segment as number }
+        ? { type: 'loadMore', target: value.target, key: value.key, segment: value.segment as number, ...(value.deflate === true ? { deflate: true } : {}) }
         : undefined;
     case 'rendered': {
       const report = parseReport(value.report);
