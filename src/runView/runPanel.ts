@@ -3,7 +3,7 @@
 // on request. Every message from the page is validated before anything is done with it.
 
 import * as vscode from 'vscode';
-import { deflateRawSync } from 'zlib';
+import { deflateRawSync } from 'node:zlib';
 import { inertLine } from '../util/inertText';
 import type { Logger, RunDetails, RunRecord } from '../runs/core/model';
 import type { RunStore } from '../runs/core/runStore';
