@@ -7,6 +7,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
 import { addCrewWithToken, executeCommand, readLog, selectors, showCrewRunsView, ui, waitFor, kickOffWithoutReview } from '../helpers';
+import { removeEmptyWorkspaceSettings, workspaceSettingsFile } from './support/securityKit';
 import {
   acceptNotification,
   answerModal,
@@ -388,27 +389,3 @@ describe('Crews and tokens', function () {
     await removeRunsOf(api, [canaryUrl]);
   });
 });
-
-function workspaceSettingsFile(): string | undefined {
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  return folder ? path.join(folder, '.vscode', 'settings.json') : undefined;
-}
-
-/** The harness's fixture folder is in git: leave no empty .vscode/settings.json behind. */
-function removeEmptyWorkspaceSettings(): void {
-  const file = workspaceSettingsFile();
-  if (!file || !fs.existsSync(file)) {
-    return;
-  }
-  try {
-    const value = JSON.parse(fs.readFileSync(file, 'utf8').trim() || '{}') as Record<string, unknown>;
-    if (Object.keys(value).length === 0) {
-      fs.rmSync(file);
-      if (fs.readdirSync(path.dirname(file)).length === 0) {
-        fs.rmdirSync(path.dirname(file));
-      }
-    }
-  } catch {
-    // Not ours to judge (comments, someone else's settings): leave it.
-  }
-}
