@@ -12,6 +12,7 @@ import { ensureChromium } from '../test/integration/runner/install';
 import { startSimulator } from '../src/simulator/server';
 import { type ChatHistory, runTurn, type TurnApi, type TurnUpdate } from '../src/flowChat/turn';
 import { median, percentile, round } from './lib/stats';
+import { repoRoot } from './bundle';
 
 export interface ChatBench {
   tokens: number;
@@ -104,15 +105,15 @@ async function bareReader(base: string, token: string, sessionId: string, seen: 
   }
 }
 
-async function openPage(page: Page, mediaDir: string): Promise<void> {
+async function openPage(page: Page, builtDir: string): Promise<void> {
   await page.setContent('<!DOCTYPE html><html><head></head><body data-probe=""><div id="root"></div></body></html>');
-  await page.addStyleTag({ path: path.join(mediaDir, 'flowChat.css') });
+  await page.addStyleTag({ path: path.join(repoRoot, 'media', 'flowChat.css') });
   await page.evaluate(() => {
     const w = window as unknown as Record<string, unknown>;
     w.toHost = [];
     w.acquireVsCodeApi = () => ({ postMessage: (m: unknown) => (w.toHost as unknown[]).push(m) });
   });
-  await page.addScriptTag({ path: path.join(mediaDir, 'dist', 'flowChat.js') });
+  await page.addScriptTag({ path: path.join(builtDir, 'media', 'dist', 'flowChat.js') });
   await post(page, { type: 'strings', strings: { you: 'You', flow: 'Flow', copy: 'Copy', send: 'Send', busy: 'The flow is answering.' } });
 }
 
@@ -136,8 +137,8 @@ async function panelTurn(page: Page, api: TurnApi, text: string): Promise<{ mess
   return { messages };
 }
 
-export async function chatStreamBench(tokens = 200, bigTokens = 200_000): Promise<ChatBench> {
-  const mediaDir = path.join(__dirname, '..', '..', 'media');
+/** `builtDir`: the bench's production build (bundle.ts): the page script as users get it, on a fresh clone too. */
+export async function chatStreamBench(builtDir: string, tokens = 200, bigTokens = 200_000): Promise<ChatBench> {
   const sim = await startSimulator({
     crews: [
       { id: 'paced', name: 'Paced', kind: 'flow', inputs: [], tasks: [], chat: { tokenIntervalMs: 25, answer: Array.from({ length: tokens }, (_, i) => `m${i} `).join('') } },
@@ -158,7 +159,7 @@ export async function chatStreamBench(tokens = 200, bigTokens = 200_000): Promis
 
     // Token to DOM: each marker's first appearance in the answer's text, seen by a MutationObserver.
     const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
-    await openPage(page, mediaDir);
+    await openPage(page, builtDir);
     await page.evaluate(() => {
       const w = window as unknown as { shown: Record<number, number> };
       w.shown = {};
@@ -202,7 +203,7 @@ export async function chatStreamBench(tokens = 200, bigTokens = 200_000): Promis
 
     // 200,000 tokens: frame gaps (requestAnimationFrame) in the page, its heap before, during and after.
     const bigPage = await browser.newPage({ viewport: { width: 900, height: 700 } });
-    await openPage(bigPage, mediaDir);
+    await openPage(bigPage, builtDir);
     const heap = () => bigPage.evaluate(() => {
       (window as unknown as { gc?: () => void }).gc?.();
       return (performance as unknown as { memory: { usedJSHeapSize: number } }).memory.usedJSHeapSize;

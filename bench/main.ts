@@ -447,7 +447,7 @@ async function main(): Promise<number> {
     }
 
     if (want('chat')) {
-      const chat = await step('9 chat page under a streamed answer (200 paced tokens; 200,000 tokens)', () => chatStreamBench());
+      const chat = await step('9 chat page under a streamed answer (200 paced tokens; 200,000 tokens)', () => chatStreamBench(builtDir));
       if (chat) {
         raw.chat = { ...chat, pageDelaysMs: chat.pageDelaysMs.map((v) => round(v, 2)), bareDelaysMs: chat.bareDelaysMs.map((v) => round(v, 2)) };
         rows.push(...chatBenchRows(chat));
