@@ -76,7 +76,20 @@ export class BatchFeature {
       this.panels,
       { dispose: () => this.store.dispose() },
       this.services.runs.onDidChange(({ runIds }) => void this.runner.runsChanged(runIds)),
+      // A batch with more rows than the history keeps: a row's run stays until the batch has read its end.
+      this.services.runs.protectFromCap(() => this.runsAwaitingTheirEnd()),
     ];
+  }
+
+  /** Runs of batch rows sent whose end the batch has not recorded yet (any window's batches). */
+  private *runsAwaitingTheirEnd(): Iterable<string> {
+    for (const batch of this.store.list()) {
+      for (const row of batch.rows) {
+        if (row.status === 'sent' && row.runId !== undefined && !row.result?.finishedAt) {
+          yield row.runId;
+        }
+      }
+    }
   }
 
   /** Once the runs are loaded: read the batches and go on with those no other window holds. */

@@ -89,6 +89,8 @@ export class RunStore {
 
   private readonly indexKey: string;
 
+  private readonly protections = new Set<() => Iterable<string>>();
+
   constructor(
     private readonly kv: KeyValueStore,
     storageDir: string,
@@ -403,9 +405,24 @@ export class RunStore {
     return outcome;
   }
 
-  /** Drops the oldest finished runs of crews over the cap; never one still going. Returns the removed ids. */
+  /**
+   * Finished runs the cap must keep for now: a batch has not recorded their end yet (with more rows than the
+   * cap, the oldest were dropped first and their rows said "unknown"). Asked at each check of the cap.
+   */
+  protectFromCap(pending: () => Iterable<string>): { dispose(): void } {
+    this.protections.add(pending);
+    return { dispose: () => void this.protections.delete(pending) };
+  }
+
+  /** Drops the oldest finished runs of crews over the cap; never one still going or protected. Returns the removed ids. */
   private async enforceCap(): Promise<string[]> {
-    const doomed = overCap([...this.records.values()], this.maxRunsPerCrewValue);
+    const kept = new Set<string>();
+    for (const pending of this.protections) {
+      for (const id of pending()) {
+        kept.add(id);
+      }
+    }
+    const doomed = overCap([...this.records.values()], this.maxRunsPerCrewValue, kept);
     for (const id of doomed) {
       await this.queue.run(id, async () => {
         await this.lock.run(id, () => this.recordFiles.remove(id));

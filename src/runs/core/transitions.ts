@@ -147,8 +147,8 @@ export function noticeOf(before: RunRecord, after: RunRecord): RunNotice | undef
   return after.needsFeedback && !before.needsFeedback ? 'waiting' : undefined;
 }
 
-/** The runs to drop so that no crew keeps more than `max`: its oldest finished ones, never one still going. */
-export function overCap(runs: RunRecord[], max: number): string[] {
+/** The runs to drop so that no crew keeps more than `max`: its oldest finished ones, never one still going nor one `kept`. */
+export function overCap(runs: RunRecord[], max: number, kept: ReadonlySet<string> = new Set()): string[] {
   const byCrew = new Map<string, RunRecord[]>();
   for (const r of runs) {
     const list = byCrew.get(r.crewUrl);
@@ -162,7 +162,7 @@ export function overCap(runs: RunRecord[], max: number): string[] {
   for (const crewRuns of byCrew.values()) {
     const excess = crewRuns.length - max;
     if (excess > 0) {
-      doomed.push(...crewRuns.filter(isDisposable).sort((a, b) => a.startedAt - b.startedAt).slice(0, excess).map((r) => r.id));
+      doomed.push(...crewRuns.filter((r) => isDisposable(r) && !kept.has(r.id)).sort((a, b) => a.startedAt - b.startedAt).slice(0, excess).map((r) => r.id));
     }
   }
   return doomed;
