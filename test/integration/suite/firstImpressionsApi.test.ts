@@ -12,10 +12,13 @@ const THREE_TASKS: CrewConfig = {
   kind: 'crew',
   inputs: ['topic'],
   pendingMs: 500,
+  // The live dialect reports only the last task's output: a task is named in order only if a poll sees it
+  // ended before the next one does. After a change the poller waits 1.25 s, then 1.9, then 2.8: 4.5 s tasks
+  // always get a poll in between, with 3 s to spare for a busy machine (2.5 s tasks could be skipped under load).
   tasks: [
-    { name: 'research_task', agent: 'Researcher', durationMs: 2500, output: 'Notes on {topic}.' },
-    { name: 'analysis_task', agent: 'Analyst', durationMs: 2500, output: 'Scores for {topic}.' },
-    { name: 'reporting_task', agent: 'Reporter', durationMs: 2500, output: '# Report on {topic}' },
+    { name: 'research_task', agent: 'Researcher', durationMs: 4500, output: 'Notes on {topic}.' },
+    { name: 'analysis_task', agent: 'Analyst', durationMs: 4500, output: 'Scores for {topic}.' },
+    { name: 'reporting_task', agent: 'Reporter', durationMs: 4500, output: '# Report on {topic}' },
   ],
 };
 
