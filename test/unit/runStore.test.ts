@@ -161,6 +161,9 @@ describe('RunStore', () => {
     await fs.writeFile(freshTemp, '{"version":1,"ta');
     const anHourAgo = new Date(Date.now() - 3_600_000);
     await fs.utimes(oldTemp, anHourAgo, anHourAgo);
+    const oldRecordTemp = path.join(dir, 'records', `${intact.id}.json.997-dead.tmp`);
+    await fs.writeFile(oldRecordTemp, '{"version":1,"cr');
+    await fs.utimes(oldRecordTemp, anHourAgo, anHourAgo);
 
     const reopened = await openStore();
     assert.deepEqual(reopened.list().map((r) => r.id).sort(), [intact.id, broken.id].sort());
@@ -168,8 +171,10 @@ describe('RunStore', () => {
     const empty = await reopened.readDetails(broken.id);
     assert.deepEqual(empty, { tasks: [], history: [], feedbackRounds: [] });
     assert.equal(logger.warnings.filter((w) => w.includes(broken.id)).length, 1);
+    await reopened.flush(); // The sweep of leftovers runs beside the load; flush waits for it.
     const left = await fs.readdir(runsDir);
     assert.equal(left.includes(path.basename(oldTemp)), false, 'crash leftover removed');
+    assert.deepEqual((await fs.readdir(path.join(dir, 'records'))).filter((n) => n.endsWith('.tmp')), [], 'a record write\u2019s leftover removed too');
     assert.equal(left.includes(path.basename(freshTemp)), true, 'a temp file that may be another window\u2019s write is left alone');
     // The broken run can still be updated afterwards.
     await reopened.applySnapshot(broken.id, snap('failed', { error: 'boom' }));

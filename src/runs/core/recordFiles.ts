@@ -10,7 +10,7 @@
 // and time), so the snapshot can be stale or missing, and any window may write it, without ever making
 // a load show something the record files do not say.
 
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { createFileExclusive, errorCode, removeStaleTempFiles, stampOf, TEMP_SUFFIX, writeFileAtomic } from './atomicFile';
@@ -67,7 +67,11 @@ export class RecordFiles {
 
   async init(): Promise<void> {
     await fs.mkdir(this.dir, { recursive: true });
-    await removeStaleTempFiles(this.dir);
+  }
+
+  /** Removes the temp files of writes a crash cut short (RunStore.load starts it and does not wait: nothing shown needs it). */
+  sweep(): Promise<void> {
+    return removeStaleTempFiles(this.dir);
   }
 
   pathOf(id: string): string {
@@ -95,7 +99,7 @@ export class RecordFiles {
   async readAll(): Promise<Map<string, RunRecord>> {
     let names: string[];
     try {
-      names = await fs.readdir(this.dir);
+      names = readdirSync(this.dir); // Like readNew, synchronously: a ms for 2,000 names, several through the thread pool under load.
     } catch (e) {
       if (errorCode(e) === 'ENOENT') {
         return new Map();
