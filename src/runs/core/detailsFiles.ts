@@ -16,12 +16,15 @@ export interface StoredDetails extends RunDetails {
 
 interface CachedDetails {
   /**
-   * The details as JSON, which is what the file holds: every read parses a fresh copy from it, and `differs`
-   * compares against it. Kept as text rather than as objects so that a write (fold, compare, save) serialises
-   * the details once and copies nothing: with a hostile crew's 400 KB of details, each structured copy and
-   * stringify cost the extension host's thread milliseconds per poll (bench row 7).
+   * The details as JSON: every read parses a fresh copy from it, and `compare` checks against it. Kept as
+   * text rather than as objects so that a write (fold, compare, save) serialises the details once and copies
+   * nothing: with a hostile crew's 400 KB of details, each structured copy and stringify cost the extension
+   * host's thread milliseconds per poll (bench row 7). After a read from disk it is the file's text until
+   * `compare` needs the exact JSON: opening a finished run with a 5 MB output then parses it once, not thrice.
    */
   json: string;
+  /** `json` is the file's text (with `version` and `runId`), not yet the details' own JSON. */
+  fromFile?: true;
   /** File modification time when read, so another window's write is noticed. */
   mtimeMs: number;
 }
@@ -38,7 +41,11 @@ export class DetailsFiles {
 
   async init(): Promise<void> {
     await fs.mkdir(this.dir, { recursive: true });
-    await removeStaleTempFiles(this.dir);
+  }
+
+  /** Removes the temp files of writes a crash cut short (RunStore.load starts it and does not wait: nothing shown needs it). */
+  sweep(): Promise<void> {
+    return removeStaleTempFiles(this.dir);
   }
 
   pathOf(id: string): string {
@@ -59,25 +66,32 @@ export class DetailsFiles {
     const cached = this.cache.get(id);
     if (cached && cached.mtimeMs === mtimeMs) {
       this.touch(id, cached);
-      return JSON.parse(cached.json) as RunDetails;
+      return cached.fromFile ? parseDetails(cached.json) : (JSON.parse(cached.json) as RunDetails);
     }
-    let details = emptyDetails();
     if (mtimeMs >= 0) {
       try {
-        details = parseDetails(await fs.readFile(file, 'utf8'));
+        const text = await fs.readFile(file, 'utf8');
+        const details = parseDetails(text);
+        this.touch(id, { json: text, fromFile: true, mtimeMs });
+        return details;
       } catch (e) {
         this.logger.warn(`Run ${id}: details file unreadable, starting from empty details (${errorText(e)}).`);
       }
     }
-    const json = JSON.stringify(details);
-    this.touch(id, { json, mtimeMs });
-    return JSON.parse(json) as RunDetails;
+    const details = emptyDetails();
+    this.touch(id, { json: JSON.stringify(details), mtimeMs });
+    return details;
   }
 
   /** `details` as JSON (what `write` takes), and whether it differs from what was last read or written. */
   compare(id: string, details: RunDetails): { json: string; differs: boolean } {
     const json = JSON.stringify(details);
-    return { json, differs: json !== this.cache.get(id)?.json };
+    const cached = this.cache.get(id);
+    if (cached?.fromFile) {
+      cached.json = JSON.stringify(parseDetails(cached.json)); // What the file holds, as the details' own JSON.
+      delete cached.fromFile;
+    }
+    return { json, differs: json !== cached?.json };
   }
 
   /** `json`: the details' JSON when the caller has it (`compare`), so that they are serialised once. */
@@ -138,7 +152,7 @@ function parseDetails(text: string): RunDetails {
     throw new Error('not an object');
   }
   const p = parsed as Partial<StoredDetails>;
-  return {
+  const details: RunDetails = {
     inputs: isInputs(p.inputs) ? p.inputs : undefined,
     lastSnapshot: p.lastSnapshot,
     tasks: Array.isArray(p.tasks) ? p.tasks : [],
@@ -149,5 +163,12 @@ function parseDetails(text: string): RunDetails {
     feedbackRounds: Array.isArray(p.feedbackRounds) ? p.feedbackRounds : [],
     feedbackDraft: typeof p.feedbackDraft?.text === 'string' ? p.feedbackDraft : undefined,
   };
+  // As a JSON round trip would leave it: the keys without a value are not there.
+  for (const key of Object.keys(details) as (keyof RunDetails)[]) {
+    if (details[key] === undefined) {
+      delete details[key];
+    }
+  }
+  return details;
 }
 
