@@ -1,8 +1,8 @@
 // Item 4 in plain Node (run with --expose-gc): 2,000 finished runs in history, each with a few-KB
 // output in its detail file. Times RunStore.load() + list(crewUrl) + the real CrewsTreeProvider's
 // getChildren(crew) and getTreeItem() of every child (the newest runs and an "Older runs" node; with
-// a stub of the few vscode classes it uses), then the first "Older runs" page, and the heap held
-// after loading. Prints one JSON line. Alone: npx tsc -p bench && node --expose-gc out-bench/bench/history.js 2000
+// a stub of the few vscode classes it uses) in rounds interleaved with the I/O floor, then the first
+// "Older runs" page, and the heap held after loading. Prints one JSON line. Alone: npx tsc -p bench && node --expose-gc out-bench/bench/history.js 2000
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,6 +13,7 @@ import { DEFAULT_INDEX_KEY } from '../src/runs/core/runStore';
 import { encode } from '../src/runs/core/recordFiles';
 import { MemoryKv, openStore, tempDir } from './lib/fixtures';
 import { installVscodeStub } from './lib/vscodeStub';
+import { median } from './lib/stats';
 
 export const HISTORY_CREW_URL = 'http://127.0.0.1:9/history-crew';
 
@@ -105,22 +106,21 @@ function gc(): void {
 }
 
 /**
- * What any opening of this history must do, timed the same way (median of 5): list the record files, stat each
- * (a record changed since the snapshot must be read again) and parse the snapshot. The row's reference.
+ * What any opening of this history must do, timed the same way: list the record files, stat each (a record
+ * changed since the snapshot must be read again) and parse the snapshot. The row's reference.
  */
 function ioFloor(dir: string): number {
-  const times: number[] = [];
-  for (let round = 0; round < 5; round++) {
-    const started = performance.now();
-    const runsDir = path.join(dir, 'runs');
-    for (const name of fs.readdirSync(runsDir)) {
-      fs.statSync(path.join(runsDir, name));
-    }
-    JSON.parse(fs.readFileSync(path.join(dir, 'records-snapshot.json'), 'utf8'));
-    times.push(performance.now() - started);
+  const started = performance.now();
+  const runsDir = path.join(dir, 'runs');
+  for (const name of fs.readdirSync(runsDir)) {
+    fs.statSync(path.join(runsDir, name));
   }
-  return [...times].sort((a, b) => a - b)[2];
+  JSON.parse(fs.readFileSync(path.join(dir, 'records-snapshot.json'), 'utf8'));
+  return performance.now() - started;
 }
+
+/** Rounds of (I/O floor, window opening), interleaved so that both see the same load of the machine. */
+const OPENING_ROUNDS = 7;
 
 async function main(): Promise<void> {
   installVscodeStub();
@@ -149,54 +149,75 @@ async function main(): Promise<void> {
     }
     first.dispose();
     await first.flush();
-    // A window opening, as every later one does: from the snapshot, checked against the record files.
-    const floor = ioFloor(dir); // before the collection: its garbage is not in the heap figure nor in the load's time
-    gc();
-    const heapBefore = process.memoryUsage().heapUsed;
-    const t0 = performance.now();
-    const store = await openStore(dir, undefined, kv);
-    const loadMs = performance.now() - t0;
+    // A window opening, as every later one does: from the snapshot, checked against the record files; then
+    // the crew's first tree children. The last round's store is kept for the figures after it.
+    const floors: number[] = [];
+    const openings: { loadMs: number; firstChildrenMs: number }[] = [];
     // No chat sessions here: the tree asks for a crew's, and gets none.
     const noSessions = { list: () => [], get: () => undefined, onDidChange: () => ({ dispose: () => undefined }) };
-    const tree = new CrewsTreeProvider(crews as never, store, noSessions as never);
-    const rounds: number[] = [];
-    const listRounds: number[] = [];
+    let heapBefore = 0;
+    let store: Awaited<ReturnType<typeof openStore>> | undefined;
+    let tree: InstanceType<typeof CrewsTreeProvider> | undefined;
     let children: unknown[] = [];
-    for (let round = 0; round < 7; round++) {
-      const l0 = performance.now();
-      store.list(HISTORY_CREW_URL);
-      listRounds.push(performance.now() - l0);
+    for (let round = 0; round < OPENING_ROUNDS; round++) {
+      tree?.dispose();
+      store?.dispose();
+      await store?.flush();
+      [store, tree] = [undefined, undefined]; // garbage before the heap figure's gc
+      floors.push(ioFloor(dir));
+      if (round === OPENING_ROUNDS - 1) {
+        gc(); // before the last opening: its growth is the heap figure (the floor's garbage not in it)
+        heapBefore = process.memoryUsage().heapUsed;
+      }
+      const t0 = performance.now();
+      store = await openStore(dir, undefined, kv);
+      const loadMs = performance.now() - t0;
+      tree = new CrewsTreeProvider(crews as never, store, noSessions as never);
       const c0 = performance.now();
       children = (await tree.getChildren({ type: 'crew', crew } as never)) as unknown[];
-      await Promise.all(children.map((child) => tree.getTreeItem(child as never)));
+      await Promise.all(children.map((child) => tree!.getTreeItem(child as never)));
+      openings.push({ loadMs, firstChildrenMs: performance.now() - c0 });
+    }
+    const rounds: number[] = [];
+    const listRounds: number[] = [];
+    for (let round = 0; round < 7; round++) {
+      const l0 = performance.now();
+      store!.list(HISTORY_CREW_URL);
+      listRounds.push(performance.now() - l0);
+      const c0 = performance.now();
+      children = (await tree!.getChildren({ type: 'crew', crew } as never)) as unknown[];
+      await Promise.all(children.map((child) => tree!.getTreeItem(child as never)));
       rounds.push(performance.now() - c0);
     }
     // The user opens "Older runs": the next page of rows.
     const older = children.find((child) => (child as { type?: string }).type === 'olderRuns');
     const o0 = performance.now();
-    const olderChildren = older ? ((await tree.getChildren(older as never)) as unknown[]) : [];
-    await Promise.all(olderChildren.map((child) => tree.getTreeItem(child as never)));
+    const olderChildren = older ? ((await tree!.getChildren(older as never)) as unknown[]) : [];
+    await Promise.all(olderChildren.map((child) => tree!.getTreeItem(child as never)));
     const olderPageMs = older ? performance.now() - o0 : undefined;
     gc();
     const heapAfter = process.memoryUsage().heapUsed;
-    const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+    const totals = openings.map((o) => o.loadMs + o.firstChildrenMs);
     const result = {
         runs: count,
         children: children.length,
-        loadMs,
+        openingMs: median(totals),
+        openingRoundsMs: totals,
+        loadMs: median(openings.map((o) => o.loadMs)),
         firstLoadMs,
-        ioFloorMs: floor,
-        firstChildrenMs: rounds[0],
-        medianChildrenMs: sorted(rounds)[Math.floor(rounds.length / 2)],
-        medianListMs: sorted(listRounds)[Math.floor(listRounds.length / 2)],
+        ioFloorMs: median(floors),
+        ioFloorRoundsMs: floors,
+        firstChildrenMs: median(openings.map((o) => o.firstChildrenMs)),
+        medianChildrenMs: median(rounds),
+        medianListMs: median(listRounds),
         olderPageMs,
         olderPageRows: olderChildren.length,
         heapGrowthBytes: heapAfter - heapBefore,
         detailFilesBytes: fs.readdirSync(path.join(dir, 'runs')).reduce((n, f) => n + fs.statSync(path.join(dir, 'runs', f)).size, 0),
         keepAlive: [store, tree].length,
     };
-    tree.dispose();
-    store.dispose();
+    tree!.dispose();
+    store!.dispose();
     // Measured after the heap figures, so its 200 MB of inputs do not count there.
     console.log(JSON.stringify({ ...result, ...(await globalStateScenario(count)) }));
   } finally {

@@ -7,7 +7,8 @@
 // hostbatch (the last host also runs a 500-row batch), platform (the organization's platform: the Import Crews
 // list, a health refresh against the simulator's rate limit, a 50,000-line deployment log; plain Node), chat (the
 // chat page under a streamed answer: token to DOM against a bare SSE reader, a 200,000-token answer's frame rate),
-// runview (issue 36's two run view rows only: one VS Code host, no activation rounds, CREW_RUNS_BENCH_ROUNDS rounds, default 7).
+// runview (the run view's Open Run and Show All rows only, when vscode does not run: one VS Code host, no activation
+// rounds). Both measure the run view in CREW_RUNS_BENCH_ROUNDS rounds (default 7).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -229,11 +230,15 @@ function manyRows(m: ManyRunsResult, naive20: PollingScenarioResult | undefined)
 interface NodeHistory {
   runs: number;
   children: number;
+  /** A window opening (load + first tree children), median of rounds interleaved with the floor's. */
+  openingMs: number;
+  openingRoundsMs: number[];
   loadMs: number;
   /** The first load after an upgrade: no snapshot yet, every record file read. */
   firstLoadMs: number;
   /** Listing and stat-ing the record files and parsing the snapshot, same process, just before (median of 5). */
   ioFloorMs: number;
+  ioFloorRoundsMs: number[];
   firstChildrenMs: number;
   medianChildrenMs: number;
   medianListMs: number;
@@ -279,15 +284,15 @@ function historyRows(node: NodeHistory | undefined, host: HarnessRound['tree'] |
   if (node) {
     rows.push({
       item: '4 History',
-      figure: `Node: a window opening: load() + first tree children (${node.runs} runs; ${node.children} rows)`,
-      value: round(node.loadMs + node.firstChildrenMs, 1),
+      figure: `Node: a window opening: load() + first tree children (${node.runs} runs; ${node.children} rows; median of ${node.openingRoundsMs.length})`,
+      value: round(node.openingMs, 1),
       unit: 'ms',
       target: `≤ ${WINDOW_OPENING_FLOORS}× the I/O floor`,
-      met: node.loadMs + node.firstChildrenMs <= WINDOW_OPENING_FLOORS * node.ioFloorMs,
-      reference: 'the I/O any opening needs, same process just before: list + stat the record files, parse the snapshot (median of 5)',
+      met: node.openingMs <= WINDOW_OPENING_FLOORS * node.ioFloorMs,
+      reference: 'the I/O any opening needs, in rounds interleaved with the openings: list + stat the record files, parse the snapshot',
       referenceValue: round(node.ioFloorMs, 1),
-      ratio: ratio(node.loadMs + node.firstChildrenMs, node.ioFloorMs),
-      note: `warm children (median) ${round(node.medianChildrenMs, 1)} ms; load ${round(node.loadMs, 1)} ms (the very first, without a snapshot: ${round(node.firstLoadMs, 1)} ms), first children ${round(node.firstChildrenMs, 1)} ms, list() ${round(node.medianListMs, 2)} ms${node.olderPageMs === undefined ? '' : `, "Older runs" page of ${node.olderPageRows} rows ${round(node.olderPageMs, 1)} ms`}`,
+      ratio: ratio(node.openingMs, node.ioFloorMs),
+      note: `rounds ${node.openingRoundsMs.map((x) => round(x, 1)).join('/')} against ${node.ioFloorRoundsMs.map((x) => round(x, 1)).join('/')}; of the median: load ${round(node.loadMs, 1)} ms (the very first, without a snapshot: ${round(node.firstLoadMs, 1)} ms), first children ${round(node.firstChildrenMs, 1)} ms; warm children (median) ${round(node.medianChildrenMs, 1)} ms, list() ${round(node.medianListMs, 2)} ms${node.olderPageMs === undefined ? '' : `, "Older runs" page of ${node.olderPageRows} rows ${round(node.olderPageMs, 1)} ms`}`,
     });
     rows.push({
       item: '4 History',
@@ -473,13 +478,14 @@ async function main(): Promise<number> {
       const parts = ['1', ...(views ? ['4', '5'] : []), ...(hostBatch ? ['6'] : [])].join(', ');
       const more = [...(views ? ['tree and run view'] : []), ...(hostBatch ? ['a 500-row batch'] : [])].join(' and ');
       harness = await step(`${parts} in VS Code (${ACTIVATION_HOSTS} hosts for activation${more ? `, one more for ${more}` : ''})`, () =>
-        runHarness(builtDir, ACTIVATION_HOSTS, 2000, { views, hostBatch }),
+        runHarness(builtDir, ACTIVATION_HOSTS, 2000, { views, hostBatch, runViewRounds: Number(process.env.CREW_RUNS_BENCH_ROUNDS ?? 7) }),
       );
       raw.harness = harness;
     }
-    if (want('runview') && bundle) {
+    // The views round above measures the run view too: a second host only when it did not run.
+    if (want('runview') && !views && bundle) {
       const rounds = Number(process.env.CREW_RUNS_BENCH_ROUNDS ?? 7);
-      const runView = await step(`5 run view in VS Code (Open Run and Show All of a 5 MB output, ${rounds} rounds)`, () => runHarness(builtDir, 0, 20, { views: true, runViewRounds: rounds }));
+      const runView = await step(`5 run view in VS Code (Open Run and Show All of a 5 MB output, ${rounds} rounds)`, () => runHarness(builtDir, 0, 20, { views: true, runViewRounds: rounds, runViewOnly: true }));
       const measured = runView?.at(-1)?.runView;
       if (measured) {
         raw.runView = measured;

@@ -38,8 +38,10 @@ export interface HarnessOptions {
   views?: boolean;
   /** The last round also runs a batch in the extension host against a rate-limited simulator (issue 18). */
   hostBatch?: { rows: number; concurrency: number; rateLimitPerSecond: number };
-  /** Only the run view's Open Run and Show All rows, this many rounds each (the `runview` part). */
+  /** Rounds of Open Run and Show All (and their references) in the views round (default 7). */
   runViewRounds?: number;
+  /** Measure only the run view's Open Run and Show All (the `runview` part, when run without `vscode`). */
+  runViewOnly?: boolean;
 }
 
 function log(message: string): void {
@@ -176,6 +178,7 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
           measureViews: last && views,
           historyRuns,
           runViewRounds: options.runViewRounds,
+          runViewOnly: options.runViewOnly,
           hostBatch: last ? hostBatch : undefined,
           profileFile: profileDir ? path.join(profileDir, `activation-${round + 1}.cpuprofile`) : undefined,
         }),

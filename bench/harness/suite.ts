@@ -25,8 +25,10 @@ interface Control {
   testHooks: boolean;
   measureViews: boolean;
   historyRuns: number;
-  /** Only the run view's Open Run and Show All, this many rounds each (the `runview` part of the bench). */
+  /** Rounds of Open Run and Show All (and their references); default 7. */
   runViewRounds?: number;
+  /** Only the run view's Open Run and Show All (the `runview` part of the bench). */
+  runViewOnly?: boolean;
   /** Also a batch in this host (the last round; issue 18). */
   hostBatch?: HostBatchPlan;
   /** Write a CPU profile of Crew Runs' load + activate() here (CREW_RUNS_BENCH_PROFILE=1; its time is then not comparable). */
@@ -177,7 +179,7 @@ export async function run(): Promise<void> {
       if (control.measureViews) {
         const tree = await measureTree(api, control.historyRuns);
         result.tree = tree;
-        result.runView = await measureViews(api, tree.crewUrl, waitFor, control.runViewRounds);
+        result.runView = await measureViews(api, tree.crewUrl, waitFor, { rounds: control.runViewRounds ?? 7, only: control.runViewOnly === true });
       }
       if (control.hostBatch) {
         result.hostBatch = await measureHostBatch(api, control.hostBatch, forceGc(), waitFor);

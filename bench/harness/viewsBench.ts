@@ -69,9 +69,8 @@ async function emptyWebview(options: vscode.WebviewPanelOptions & vscode.Webview
   return ms;
 }
 
-/** `runViewRounds`: only Open Run and Show All (and their references), that many rounds each; else 3 and everything. */
-export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFor: WaitFor, runViewRounds?: number): Promise<ViewsBench> {
-  const rounds = runViewRounds ?? 3;
+/** Open Run and Show All (and their references), `rounds` each; then, unless `only`, the update messages and batch results. */
+export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFor: WaitFor, { rounds, only: runViewOnly }: { rounds: number; only: boolean }): Promise<ViewsBench> {
   const panels = api.panels;
   panels.scanOutputs = false; // Timed as users' pages run: without the tests' DOM security scan.
   const report = (id: string) => panels.inspect(id)?.pageReport;
@@ -93,7 +92,7 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
   };
 
   // Each open as a user with no editor open would: after Close All. The first open of all also loads the
-  // command host and warms the webview machinery: reported on its own; the rows take the median of 3 after it.
+  // command host and warms the webview machinery: reported on its own; the rows take the median of the rounds after it.
   const small = await finished('small', `# Small report\n\n${'A short finding. '.repeat(60)}`);
   const paragraph = 'The crew wrote a very long report. It has **bold** words, `code` and a [link](https://example.com/p).\n\n';
   const text = `# Big report\n\n${paragraph.repeat(Math.ceil((5 * 1024 * 1024) / paragraph.length))}`;
@@ -112,7 +111,7 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
   }
   const smallOpen = [...smallOpens].sort((a, b) => a.ms - b.ms)[Math.floor(rounds / 2)];
   const bigOpen = [...bigOpens].sort((a, b) => a.ms - b.ms)[Math.floor(rounds / 2)];
-  // Show All, median of 3: the first in the page the last open left, each next in a page opened afresh.
+  // Show All, median of the rounds: the first in the page the last open left, each next in a page opened afresh.
   const markdownRuns: number[] = [];
   const showAlls: { ms: number; chars: number; page: ViewsBench['showAllPage']; longestTask: number }[] = [];
   for (let i = 0; i < rounds; i++) {
@@ -163,7 +162,7 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
     rounds,
     bigMaxMessageBytes: bigInspect.maxMessageBytes,
   };
-  if (runViewRounds !== undefined) {
+  if (runViewOnly) {
     return { ...only, updateSizes: [], updateMedianBytes: 0, updateMaxBytes: 0, liveMaxMessageBytes: 0, batchRows: 0, batchRenderMs: 0, batchOpenToRenderedMs: 0, smallBatchRows: 0, smallBatchRenderMs: 0 };
   }
 
