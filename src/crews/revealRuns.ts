@@ -4,10 +4,10 @@
 import * as vscode from 'vscode';
 import type { RunRecord } from '../runs/core/model';
 import type { CrewsTreeNode, CrewsTreeProvider } from './crewsTree';
+import { revealPatiently } from './revealPatience';
+import { systemClock } from '../util/clock';
 
 export const REVEAL_RUN_COMMAND = 'crewRuns.revealRun';
-/** Reveals of one run before giving up (the run's crew may still be loading in the view). */
-const REVEAL_ATTEMPTS = 4;
 
 /** What tests may see of the revealer. */
 export interface RevealInspection {
@@ -53,16 +53,9 @@ export class RunRevealer implements vscode.Disposable {
     this.revealing = (async () => {
       for (let job = this.next; job; job = this.next) {
         this.next = undefined;
-        // A run added a moment ago may not be in the view's tree yet (VS Code answers "node not found", or selects
-        // nothing): tried again once the view has fetched children, a few times, unless a newer reveal came.
-        for (let attempt = 0; attempt < REVEAL_ATTEMPTS && !this.next && this.tree.hasRun(job.runId); attempt++) {
-          if (attempt > 0) {
-            await this.nextFetch();
-          }
-          if (await this.revealOnce(job.runId, job.focus)) {
-            break;
-          }
-        }
+        // Tried again each time the view fetches children, unless a newer reveal came.
+        const { runId, focus } = job;
+        await revealPatiently(() => this.revealOnce(runId, focus), { wanted: () => !this.next && this.tree.hasRun(runId), caughtUp: () => this.nextFetch(), clock: systemClock });
       }
       this.revealing = undefined;
     })();

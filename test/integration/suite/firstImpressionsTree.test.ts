@@ -85,7 +85,7 @@ describe('First impressions › tree', function () {
 
   it('a kicked-off run is revealed and selected under its crew, which says "1 running" instead of "ready"', async () => {
     const runId = await start('slow', 'Llamas of the Andes');
-    await waitFor(() => selectedRunId(api) === runId || undefined, { message: `the new run selected in the tree (selection: ${JSON.stringify(api.treeView.selection)})`, timeoutMs: 20_000 });
+    await waitFor(() => selectedRunId(api) === runId || undefined, { message: () => `the new run selected in the tree (selection: ${JSON.stringify(api.treeView.selection)})`, timeoutMs: 20_000 });
     const row = await waitFor(
       async () => {
         const r = await crewRow(api, crews.slow.url);
@@ -212,7 +212,7 @@ describe('First impressions › tree', function () {
     const several = api.inspection.statusBar.command();
     assert.ok(several, 'the status bar item has a command');
     await vscode.commands.executeCommand(several.command, ...(several.arguments ?? []));
-    await waitFor(() => selectedRunId(api) === waiting || undefined, { message: `the run waiting longest selected (selection: ${JSON.stringify(api.treeView.selection)})`, timeoutMs: 20_000 });
+    await waitFor(() => selectedRunId(api) === waiting || undefined, { message: () => `the run waiting longest selected (selection: ${JSON.stringify(api.treeView.selection)})`, timeoutMs: 20_000 });
     await waitFor(() => api.treeView.visible || undefined, { message: 'the Crew Runs view shown', timeoutMs: 10_000 });
   });
 
