@@ -36,6 +36,9 @@ export interface ViewsBench {
   /** The page's longest task while Show All rendered the rest (0: none over 50 ms), median of the 3 Show Alls. */
   showAllLongestTaskMs: number;
   showAllLongestTasksMs: number[];
+  /** The page's longest single piece (segment rendered and put in) by the end of each Show All: the longest task's reference. */
+  showAllLongestPieceMs: number;
+  showAllLongestPiecesMs: number[];
   /** markdown-it rendering the same 5 MB in the extension host, in one go (median of 3): the machine's pace. */
   markdownAllMs: number;
   markdownRunsMs: number[];
@@ -113,7 +116,7 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
   const bigOpen = [...bigOpens].sort((a, b) => a.ms - b.ms)[Math.floor(rounds / 2)];
   // Show All, median of the rounds: the first in the page the last open left, each next in a page opened afresh.
   const markdownRuns: number[] = [];
-  const showAlls: { ms: number; chars: number; page: ViewsBench['showAllPage']; longestTask: number }[] = [];
+  const showAlls: { ms: number; chars: number; page: ViewsBench['showAllPage']; longestTask: number; longestPiece: number }[] = [];
   for (let i = 0; i < rounds; i++) {
     const shown = i === 0 ? bigOpens[rounds - 1].first : (await closeAll(), (await openTimed(big.id)).first); // Its times so far are the first screen's.
     const showAllStarted = performance.now();
@@ -126,7 +129,7 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
     }, 'all of the 5 MB output', 120_000);
     const ms = performance.now() - showAllStarted;
     const page = { markdownMs: all.markdownMs - shown.markdownMs, insertMs: all.insertMs - shown.insertMs, waitMs: all.waitMs - shown.waitMs, workerPieces: all.workerPieces - shown.workerPieces, scanMs: all.scanMs - shown.scanMs };
-    showAlls.push({ ms, chars: all.finalOutputTextLength, page, longestTask });
+    showAlls.push({ ms, chars: all.finalOutputTextLength, page, longestTask, longestPiece: all.longestPieceMs });
     // Its reference right after it, so that both see the same load on the machine (2 cores shared with others),
     // once the page has painted what it rendered (not to count its work against the reference).
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -157,6 +160,8 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
     allChars: showAll.chars,
     showAllLongestTaskMs: median(showAlls.map((r) => r.longestTask)),
     showAllLongestTasksMs: showAlls.map((r) => r.longestTask),
+    showAllLongestPieceMs: median(showAlls.map((r) => r.longestPiece)),
+    showAllLongestPiecesMs: showAlls.map((r) => r.longestPiece),
     markdownAllMs,
     markdownRunsMs: markdownRuns.map((ms) => Math.round(ms)),
     rounds,

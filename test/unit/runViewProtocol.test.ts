@@ -98,6 +98,7 @@ describe('run view protocol: parsePageMessage', () => {
       markdownMs: 2,
       insertMs: 1,
       waitMs: 0,
+      longestPieceMs: 2,
       workerPieces: 0,
       scanMs: 0,
       startup: 'runView.js 5-20; ready 30 ms',

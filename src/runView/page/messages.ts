@@ -84,6 +84,8 @@ export interface PageReport {
   insertMs: number;
   /** Milliseconds Show All has waited for its next segment (from the host, or the worker) with nothing to render. */
   waitMs: number;
+  /** The longest the page took to render and put in one piece of output (a segment), in ms: a task cannot be shorter. */
+  longestPieceMs: number;
   /** Show All's segments the page's markdown worker rendered (renderWorker.ts). */
   workerPieces: number;
   /** Milliseconds of the tests' DOM security scan (pages only scan when tests ask). */
@@ -120,6 +122,7 @@ const REPORT_NUMBERS = [
   'markdownMs',
   'insertMs',
   'waitMs',
+  'longestPieceMs',
   'workerPieces',
   'scanMs',
 ] as const;

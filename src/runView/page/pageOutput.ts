@@ -69,8 +69,8 @@ export function forgetOutput(container: Element | null): void {
   }
 }
 
-/** Time spent in markdown-it, in innerHTML, and waiting for the host's next segment so far (reported to tests and the bench). */
-export const renderTimes = { markdownMs: 0, insertMs: 0, waitMs: 0, scanMs: 0 };
+/** Time spent in markdown-it, in innerHTML, and waiting for the host's next segment so far, and the longest piece (reported to tests and the bench). */
+export const renderTimes = { markdownMs: 0, insertMs: 0, waitMs: 0, scanMs: 0, longestPieceMs: 0 };
 
 /** A piece of output to show: plain text, markdown to render, or markdown the host rendered with the same rules. */
 type Piece = { text: string } | { markdown: string } | { html: string };
@@ -89,7 +89,9 @@ function appendPiece(container: HTMLElement, content: Piece, into: ParentNode = 
     renderTimes.markdownMs += rendered - started;
     // markdown-it output (here or in the host, markdown.ts): html disabled, links validated.
     piece.innerHTML = html;
-    renderTimes.insertMs += performance.now() - rendered;
+    const inserted = performance.now();
+    renderTimes.insertMs += inserted - rendered;
+    renderTimes.longestPieceMs = Math.max(renderTimes.longestPieceMs, inserted - started);
   }
   into.append(piece);
   const chars = piece.textContent?.length ?? 0;

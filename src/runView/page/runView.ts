@@ -74,6 +74,7 @@ function report(): void {
     markdownMs: Math.round(renderTimes.markdownMs),
     insertMs: Math.round(renderTimes.insertMs),
     waitMs: Math.round(renderTimes.waitMs),
+    longestPieceMs: Math.round(renderTimes.longestPieceMs),
     workerPieces: workerStats.rendered,
     scanMs: Math.round(renderTimes.scanMs),
     startup: startupText(),
