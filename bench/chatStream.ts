@@ -312,10 +312,12 @@ export function chatBenchRows(b: ChatBench) {
       figure: `a ${b.big.tokens.toLocaleString('en')}-token answer (${mb(b.big.chars)} MB) streamed: the page's slowest second, frames per second`,
       value: minFps,
       unit: 'fps',
-      target: '≥ 30 fps, heap bounded',
-      met: minFps >= 30 && b.big.answerOk && b.big.heapAfterBytes < b.big.heapBeforeBytes + 16 * b.big.chars + 8 * 1048576,
+      // Half the page's own idle rate (30 of 60 fps on an idle machine): what a loaded machine does to frames, it does to both.
+      target: '≥ 0.5× reference, heap bounded',
+      met: minFps >= 0.5 * Math.min(...b.big.idleFps) && b.big.answerOk && b.big.heapAfterBytes < b.big.heapBeforeBytes + 16 * b.big.chars + 8 * 1048576,
       reference: 'the same page idle just before, slowest of 3 s',
       referenceValue: Math.min(...b.big.idleFps),
+      ratio: round(minFps / Math.min(...b.big.idleFps), 2),
       note: `${round(b.big.seconds, 1)} s of streaming, ${b.big.messages} messages to the page; per second ${b.big.fpsPerSecond.join('/')} fps (median ${median(b.big.fpsPerSecond)}; idle before ${b.big.idleFps.join('/')}); longest frame ${b.big.longestFrameMs} ms, ${b.big.framesOver50Ms} frames over 50 ms; JS heap before ${mb(b.big.heapBeforeBytes)} MB, peak ${mb(b.big.heapPeakBytes)} MB, after (GC) ${mb(b.big.heapAfterBytes)} MB; the answer on the page ${b.big.answerOk ? 'whole' : 'NOT whole'}; load average ${b.big.loadAverage} on ${os.cpus().length} cores`,
     },
   ];
