@@ -147,7 +147,7 @@ export async function chatStreamBench(builtDir: string, tokens = 200, bigTokens 
     ],
   });
   const browser = await chromium.launch({
-    executablePath: ensureChromium(),
+    executablePath: await ensureChromium(),
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-precise-memory-info', '--js-flags=--expose-gc'],
   });
   const writes = watchWrites();

@@ -16,7 +16,7 @@ const demoDir = path.join(cacheDir, 'demo');
 
 
 async function main(): Promise<void> {
-  const { nodeBin, serverMain } = ensureServerInstalled(cacheDir);
+  const { nodeBin, serverMain } = await ensureServerInstalled(cacheDir);
   fs.mkdirSync(demoDir, { recursive: true });
   const port = Number(process.env.CREW_RUNS_DEMO_PORT) || (await freeLoopbackPort());
   const serverLogFile = path.join(demoDir, 'server.log');

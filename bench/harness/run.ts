@@ -98,8 +98,8 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     throw new Error('the bench harness needs Linux x64 (VS Code server + headless chromium)');
   }
-  const { nodeBin, serverMain } = ensureServerInstalled(path.resolve(process.env.CREW_RUNS_TEST_CACHE_DIR ?? path.join(repoRoot, '.vscode-test')));
-  const chromiumPath = ensureChromium();
+  const { nodeBin, serverMain } = await ensureServerInstalled(path.resolve(process.env.CREW_RUNS_TEST_CACHE_DIR ?? path.join(repoRoot, '.vscode-test')));
+  const chromiumPath = await ensureChromium();
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-bench-vscode-'));
   const controlDir = path.join(tempDir, 'control');
   // The web payload honours only one extensionDevelopmentPath: both measured extensions are

@@ -52,6 +52,12 @@ export const OWN_SESSION_MARKER = '@crew-runs-own-session';
 /** Prefix of the line a phase logs with its mocha counts so far, right before it reloads the window. */
 export const PHASE_RESULT_MARKER = '@@PHASE-RESULT ';
 
+/**
+ * Prefix of the line a phase logs at its end: seconds spent in each test file (relative to the
+ * suite folder), which the runner adds up per session and prints, slowest first.
+ */
+export const FILE_TIMES_MARKER = '@@FILE-TIMES ';
+
 /** Starts the line the suite logs for each failed test (full title, then the error's first line). */
 export const FAILURE_MARKER = '      ✖ ';
 

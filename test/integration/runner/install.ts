@@ -4,7 +4,7 @@
 // the oldest VS Code `engines.vscode` admits (FLOOR_SERVER, the floor session), each in its own
 // folder. Idempotent: a marker file written last records the versions, so a half-finished install is
 // wiped and redone rather than trusted.
-import { execFileSync, spawnSync } from 'child_process';
+import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -80,11 +80,14 @@ function log(message: string): void {
   console.log(`[integration] ${message}`);
 }
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): void {
-  const result = spawnSync(command, args, { cwd, env, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (result.status !== 0) {
-    throw new Error(`'${command} ${args.join(' ')}' in ${cwd} failed (${result.error?.message ?? `exit ${result.status}`})`);
-  }
+/** Asynchronous, so that the two servers install side by side. */
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const failed = (why: string) => reject(new Error(`'${command} ${args.join(' ')}' in ${cwd} failed (${why})`));
+    child.once('error', (error) => failed(error.message));
+    child.once('exit', (code, signal) => (code === 0 ? resolve() : failed(signal ?? `exit ${code}`)));
+  });
 }
 
 function readMarker(file: string): Marker | undefined {
@@ -95,7 +98,7 @@ function readMarker(file: string): Marker | undefined {
   }
 }
 
-export function ensureServerInstalled(cacheDir: string, flavour: ServerFlavour = CURRENT_SERVER): ServerInstall {
+export async function ensureServerInstalled(cacheDir: string, flavour: ServerFlavour = CURRENT_SERVER): Promise<ServerInstall> {
   const prefix = path.join(cacheDir, flavour.folder);
   const markerFile = path.join(prefix, 'install-complete.json');
   const nodeDir = path.join(prefix, 'node_modules', NODE_PACKAGE);
@@ -126,7 +129,7 @@ export function ensureServerInstalled(cacheDir: string, flavour: ServerFlavour =
   fs.writeFileSync(path.join(prefix, 'package.json'), JSON.stringify({ name: 'crew-runs-test-server', private: true }, null, 2) + '\n');
 
   const npmFlags = ['--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'];
-  run('npm', ['install', ...npmFlags, `${NODE_PACKAGE}@${flavour.node}`], prefix, process.env);
+  await run('npm', ['install', ...npmFlags, `${NODE_PACKAGE}@${flavour.node}`], prefix, process.env);
   const nodeVersion = execFileSync(nodeBin, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '');
   if (!nodeMatches(nodeVersion, flavour.node)) {
     throw new Error(`${NODE_PACKAGE}@${flavour.node} installed Node ${nodeVersion}`);
@@ -142,22 +145,22 @@ export function ensureServerInstalled(cacheDir: string, flavour: ServerFlavour =
   };
   // code-server's postinstall would `npm install` VS Code's dependencies and build every native
   // module (Kerberos headers needed); do the few steps we need by hand instead.
-  run('npm', ['install', ...npmFlags, `code-server@${flavour.codeServer}`, ...(flavour.hostMocha ? [`mocha@${flavour.hostMocha}`] : [])], prefix, serverNodeEnv);
+  await run('npm', ['install', ...npmFlags, `code-server@${flavour.codeServer}`, ...(flavour.hostMocha ? [`mocha@${flavour.hostMocha}`] : [])], prefix, serverNodeEnv);
   log('installing VS Code server dependencies…');
   useRegistryOnly(path.join(vscodeDir, 'npm-shrinkwrap.json'));
-  run('npm', ['install', '--omit=dev', ...npmFlags], vscodeDir, serverNodeEnv);
+  await run('npm', ['install', '--omit=dev', ...npmFlags], vscodeDir, serverNodeEnv);
   useRegistryOnly(path.join(vscodeDir, 'extensions', 'npm-shrinkwrap.json'));
-  run('npm', ['install', '--omit=dev', ...npmFlags], path.join(vscodeDir, 'extensions'), serverNodeEnv);
+  await run('npm', ['install', '--omit=dev', ...npmFlags], path.join(vscodeDir, 'extensions'), serverNodeEnv);
   log(`building ${flavour.nativeModules.join(', ')} for Node ${nodeVersion}…`);
   // Only the modules named are built (4.139's allowScripts approves them; 4.96 has no such list).
-  run('npm', ['rebuild', '--no-audit', '--no-fund', '--loglevel=error', ...flavour.nativeModules], vscodeDir, serverNodeEnv);
+  await run('npm', ['rebuild', '--no-audit', '--no-fund', '--loglevel=error', ...flavour.nativeModules], vscodeDir, serverNodeEnv);
 
   // Prove the native modules load in the server's Node: without spdlog, output channels come back empty.
   const probe = flavour.nativeModules.map((name) => `require(${JSON.stringify(name)})`).join(';');
-  run(nodeBin, ['-e', probe], vscodeDir, serverNodeEnv);
+  await run(nodeBin, ['-e', probe], vscodeDir, serverNodeEnv);
 
   if (mochaDir) {
-    run(nodeBin, ['-e', `require(${JSON.stringify(mochaDir)})`], prefix, serverNodeEnv);
+    await run(nodeBin, ['-e', `require(${JSON.stringify(mochaDir)})`], prefix, serverNodeEnv);
   }
 
   const newMarker: Marker = { recipe: flavour.recipe, node: nodeVersion, codeServer: flavour.codeServer, mocha: flavour.hostMocha };
@@ -193,7 +196,7 @@ function useRegistryOnly(shrinkwrapFile: string): void {
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /** Debian's chromium: installed when missing and we are root, else a clear stop. */
-export function ensureChromium(): string {
+export async function ensureChromium(): Promise<string> {
   if (fs.existsSync(CHROMIUM_PATH)) {
     return CHROMIUM_PATH;
   }
@@ -203,8 +206,8 @@ export function ensureChromium(): string {
   }
   log('installing Debian chromium (first run only)…');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  run('apt-get', ['update', '-qq'], '/', env);
-  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], '/', env);
+  await run('apt-get', ['update', '-qq'], '/', env);
+  await run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], '/', env);
   if (!fs.existsSync(CHROMIUM_PATH)) {
     throw new Error(`apt-get installed chromium but ${CHROMIUM_PATH} is still missing`);
   }

@@ -5,11 +5,14 @@
 // delegates to @vscode/test-electron (electron.ts), which downloads VS Code.
 //
 // Sessions. A session is one VS Code server (own temp folder: user data, globalState, secrets,
-// logs) and one browser context + page. The "main" session runs every test file except those that
-// reload the window or ask for a session of their own; each file containing RELOAD_SESSION_MARKER
+// logs, a copy of the test workspace) and one browser context + page. Sessions run side by side in
+// lanes (lanes.ts: three at a time on two cores or more, longest first; a session's lines are
+// printed together when it ends). The "main" suites — every test file except those that reload
+// the window or ask for a session of their own — are split into one part per lane (main-1, main-2…,
+// of about equal time by sessionTimes.ts); each file containing RELOAD_SESSION_MARKER
 // ('@crew-runs-reload-session') or OWN_SESSION_MARKER ('@crew-runs-own-session', see
-// helpers/uiBridgeProtocol.ts) then gets a session of its own, one after the other, so a reload or
-// a second window never disturbs other suites and each starts from empty state. The suite entry
+// helpers/uiBridgeProtocol.ts) then gets a session of its own, so a reload or a second window never
+// disturbs other suites and each starts from empty state. The suite entry
 // learns its files from CREW_RUNS_TEST_ONLY_FILES / CREW_RUNS_TEST_SKIP_FILES, and tests of those
 // files to leave out from CREW_RUNS_TEST_SKIP_TESTS. The "floor" session runs the core suites on
 // the oldest VS Code that engines.vscode admits (install.ts: FLOOR_SERVER, its own cache folder).
@@ -48,18 +51,21 @@
 //
 // Environment:
 //   CREW_RUNS_TEST_GREP        only run tests whose full title matches (passed to the suite)
-//   CREW_RUNS_TEST_TIMEOUT_MS  limit per session for server + browser + suite (default 1200000: the main
-//                              session takes about 8 min on a busy 2-core machine; each test has its own limit)
+//   CREW_RUNS_TEST_TIMEOUT_MS  limit per session for server + browser + suite (default 1200000: the longest
+//                              session takes about 5 min on a busy 2-core machine; each test has its own limit)
 //   CREW_RUNS_TEST_RELOAD_TIMEOUT_MS  limit from a reload request to the next phase's start (default 120000)
-//   CREW_RUNS_TEST_SESSIONS    only these sessions, comma-separated: main, floor, withoutChat, untrusted,
-//                              and reload suites by file name without .test.js (e.g. "chaos"); default all
+//   CREW_RUNS_TEST_SESSIONS    only these sessions, comma-separated: main (all its parts) or main-N, floor,
+//                              withoutChat, untrusted, and suites of their own by file name without .test.js
+//                              (e.g. "chaos"); default all
+//   CREW_RUNS_TEST_LANES       sessions at once (default 3 on two cores or more, else 1; 1 prints as it goes)
 //   CREW_RUNS_TEST_CACHE_DIR   where the servers and their Node are installed (default .vscode-test)
 //   CREW_RUNS_TEST_RESULTS_DIR screenshots and logs (default test-results; give concurrent runs their own)
 //   CREW_RUNS_TEST_VSIX        test this packaged .vsix, installed into the server, with the activation suite only
+//   CREW_RUNS_TEST_WITH_VSIX   the same as one more session beside all the others (npm test, scripts/test.ts)
 //   CREW_RUNS_TEST_VERBOSE=1   print every workbench log line, not just the suite's output
 //                              (all of them are always in test-results/workbench.log; other
 //                              sessions write workbench-<session>.log, server-<session>.log)
-import { type ChildProcess, spawnSync } from 'child_process';
+import { type ChildProcess, execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -67,6 +73,7 @@ import { format } from 'util';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import {
   FAILURE_MARKER,
+  FILE_TIMES_MARKER,
   MOCHA_DIR_ENV,
   ONLY_FILES_ENV,
   OWN_SESSION_MARKER,
@@ -87,6 +94,9 @@ import { freeLoopbackPort, killProcessGroup, pidsMentioning, survivors } from '.
 import { Relay } from './relay';
 import { QUIET_USER_SETTINGS as USER_SETTINGS, startVsCodeServer } from './server';
 import { DemoWindows } from './demoWindows';
+import { laneCount, runInLanes, splitByTime } from './lanes';
+import { SessionOutput } from './sessionOutput';
+import { MAIN_FILE_SECONDS, SESSION_SECONDS, UNKNOWN_FILE_SECONDS } from './sessionTimes';
 import { UiBridge } from './uiBridge';
 import { extensionWithoutChat } from './withoutChat';
 import { PeerWindows } from './windows';
@@ -97,7 +107,8 @@ const cacheDir = path.resolve(process.env.CREW_RUNS_TEST_CACHE_DIR ?? path.join(
 const suiteEntry = path.join(repoRoot, 'out', 'test', 'integration', 'suite', 'index');
 /** What a second window's extension host runs instead of the suite (see runner/windows.ts). */
 const peerAgent = path.join(repoRoot, 'out', 'test', 'integration', 'suite', 'support', 'peerAgent');
-const workspaceFolder = path.join(repoRoot, 'test', 'integration', 'fixtures', 'workspace');
+/** Copied for each session (runSession): the folder its window opens. */
+const workspaceFixture = path.join(repoRoot, 'test', 'integration', 'fixtures', 'workspace');
 const timeoutMs = Number(process.env.CREW_RUNS_TEST_TIMEOUT_MS ?? 1_200_000);
 const reloadTimeoutMs = Number(process.env.CREW_RUNS_TEST_RELOAD_TIMEOUT_MS ?? 120_000);
 const verbose = process.env.CREW_RUNS_TEST_VERBOSE === '1';
@@ -144,8 +155,10 @@ function formatLogArgs(args: unknown): string {
 
 
 interface SessionSpec {
-  /** 'main', or a reload suite's file name without .test.js. */
+  /** 'main' (or 'main-N', a part of it), or a suite's file name without .test.js. */
   name: string;
+  /** Seconds it is expected to take (sessionTimes.ts): the longest start first. */
+  estimateSeconds: number;
   /** Compiled test files (relative to the suite folder) this session runs, or undefined for all … */
   onlyFiles?: string[];
   /** … but these. */
@@ -176,6 +189,8 @@ interface SessionOutcome {
   suiteStarted: boolean;
   phases: number;
   seconds: number;
+  /** Seconds per test file, as the suite measured them. */
+  fileSeconds: Record<string, number>;
 }
 
 interface LiveSession {
@@ -191,13 +206,15 @@ interface LiveSession {
 
 interface Run {
   browser?: Browser;
+  /** The outputs of sessions under way: flushed if a signal ends the run. */
+  outputs: Set<SessionOutput>;
   sessions: LiveSession[];
   cleaned?: Promise<void>;
   /** A signal arrived: cleanup is under way, failures after it are expected. */
   interrupted?: boolean;
 }
 
-const run: Run = { sessions: [] };
+const run: Run = { sessions: [], outputs: new Set() };
 
 async function cleanupSession(session: LiveSession): Promise<void> {
   session.cleaned ??= (async () => {
@@ -240,8 +257,8 @@ function sessionFile(session: string, base: string, ext: string): string {
   return path.join(resultsDir, session === 'main' ? `${base}.${ext}` : `${base}-${session}.${ext}`);
 }
 
-/** The compiled test files (relative to the suite folder, '/'-separated) containing `marker`. */
-function filesMarked(marker: string): string[] {
+/** The compiled test files, relative to the suite folder and '/'-separated, sorted as the suite entry runs them. */
+function testFilesInSuite(): string[] {
   const dir = path.dirname(suiteEntry);
   const found: string[] = [];
   const visit = (folder: string) => {
@@ -249,13 +266,25 @@ function filesMarked(marker: string): string[] {
       const full = path.join(folder, entry.name);
       if (entry.isDirectory()) {
         visit(full);
-      } else if (entry.name.endsWith('.test.js') && fs.readFileSync(full, 'utf8').includes(marker)) {
+      } else if (entry.name.endsWith('.test.js') && hasSource(full)) {
         found.push(path.relative(dir, full).split(path.sep).join('/'));
       }
     }
   };
   visit(dir);
   return found.sort();
+}
+
+/** tsc never deletes outputs: a compiled test whose .ts is gone is not a test (the suite entry skips it too). */
+function hasSource(compiled: string): boolean {
+  const relative = path.relative(path.dirname(suiteEntry), compiled);
+  return fs.existsSync(path.join(repoRoot, 'test', 'integration', 'suite', relative.replace(/\.js$/, '.ts')));
+}
+
+/** The test files containing `marker`. */
+function filesMarked(marker: string): string[] {
+  const dir = path.dirname(suiteEntry);
+  return testFilesInSuite().filter((file) => fs.readFileSync(path.join(dir, file), 'utf8').includes(marker));
 }
 
 /**
@@ -282,35 +311,48 @@ const FLOOR_SKIPPED_TESTS = [
 /** Meaningful only where the extension sees no chat API: the withoutChat session. */
 const WITHOUT_CHAT_FILE = 'withoutChat.test.js';
 
-function sessionSpecs(): SessionSpec[] {
-  const vsix = process.env.CREW_RUNS_TEST_VSIX;
-  if (vsix) {
-    // The packaged extension, installed as a user would: it must activate and register its commands.
-    return [{ name: 'vsix', onlyFiles: ['activation.test.js'], reloads: false, vsix: path.resolve(vsix) }];
+/** The sessions to run; the main suites in `mainParts` parts (one per lane: they run side by side). */
+function sessionSpecs(mainParts: number): SessionSpec[] {
+  // The packaged extension, installed as a user would: it must activate and register its commands.
+  const vsixSession = (vsix: string): SessionSpec => ({ name: 'vsix', onlyFiles: ['activation.test.js'], reloads: false, vsix: path.resolve(vsix), estimateSeconds: estimate('vsix') });
+  const estimate = (name: string) => SESSION_SECONDS[name] ?? UNKNOWN_FILE_SECONDS;
+  if (process.env.CREW_RUNS_TEST_VSIX) {
+    return [vsixSession(process.env.CREW_RUNS_TEST_VSIX)];
   }
   const reloadFiles = filesMarked(RELOAD_SESSION_MARKER);
   const ownFiles = filesMarked(OWN_SESSION_MARKER).filter((file) => !reloadFiles.includes(file));
   const sessionName = (file: string) => file.replace(/\.test\.js$/, '').replace(/\//g, '-');
+  // The files no other session claims, in parts of about equal time that run side by side.
+  const mainFiles = testFilesInSuite().filter((file) => ![...reloadFiles, ...ownFiles, WITHOUT_CHAT_FILE].includes(file));
+  const parts = splitByTime(mainFiles, mainParts, (file) => MAIN_FILE_SECONDS[file], UNKNOWN_FILE_SECONDS);
   const specs: SessionSpec[] = [
-    { name: 'main', skipFiles: [...reloadFiles, ...ownFiles, WITHOUT_CHAT_FILE], reloads: false },
-    ...ownFiles.map((file) => ({ name: sessionName(file), onlyFiles: [file], reloads: false })),
-    ...reloadFiles.map((file) => ({ name: sessionName(file), onlyFiles: [file], reloads: true })),
+    ...parts.map((files, index) => ({
+      name: parts.length > 1 ? `main-${index + 1}` : 'main',
+      onlyFiles: files,
+      reloads: false,
+      estimateSeconds: files.reduce((sum, file) => sum + (MAIN_FILE_SECONDS[file] ?? UNKNOWN_FILE_SECONDS), 0),
+    })),
+    ...ownFiles.map((file) => ({ name: sessionName(file), onlyFiles: [file], reloads: false, estimateSeconds: estimate(sessionName(file)) })),
+    ...reloadFiles.map((file) => ({ name: sessionName(file), onlyFiles: [file], reloads: true, estimateSeconds: estimate(sessionName(file)) })),
     // Workspace Trust on and the test folder not trusted (Restricted Mode): workspace crews must stay hidden.
-    { name: 'untrusted', onlyFiles: ['security.test.js'], reloads: false, settings: { 'security.workspace.trust.enabled': true } },
+    { name: 'untrusted', onlyFiles: ['security.test.js'], reloads: false, settings: { 'security.workspace.trust.enabled': true }, estimateSeconds: estimate('untrusted') },
     // The oldest VS Code engines.vscode admits, on the Node it ships: the core paths must work there.
-    { name: 'floor', onlyFiles: FLOOR_FILES, skipTests: FLOOR_SKIPPED_TESTS, reloads: false, server: FLOOR_SERVER },
+    { name: 'floor', onlyFiles: FLOOR_FILES, skipTests: FLOOR_SKIPPED_TESTS, reloads: false, server: FLOOR_SERVER, estimateSeconds: estimate('floor') },
     // An editor without the chat and language model APIs (a fork): activation, then a kickoff.
-    { name: 'withoutChat', onlyFiles: ['activation.test.js', WITHOUT_CHAT_FILE], reloads: false, server: FLOOR_SERVER, withoutChat: true },
+    { name: 'withoutChat', onlyFiles: ['activation.test.js', WITHOUT_CHAT_FILE], reloads: false, server: FLOOR_SERVER, withoutChat: true, estimateSeconds: estimate('withoutChat') },
+    // `npm test` (scripts/test.ts) builds the .vsix first and tests it beside the rest.
+    ...(process.env.CREW_RUNS_TEST_WITH_VSIX ? [vsixSession(process.env.CREW_RUNS_TEST_WITH_VSIX)] : []),
   ];
   const wanted = (process.env.CREW_RUNS_TEST_SESSIONS ?? '').split(',').map((name) => name.trim()).filter(Boolean);
   if (wanted.length === 0) {
     return specs;
   }
-  const unknown = wanted.filter((name) => !specs.some((spec) => spec.name === name));
+  const unknown = wanted.filter((name) => name !== 'main' && !specs.some((spec) => spec.name === name));
   if (unknown.length > 0) {
     throw new Error(`CREW_RUNS_TEST_SESSIONS names unknown session(s) ${unknown.join(', ')}; known: ${specs.map((spec) => spec.name).join(', ')}`);
   }
-  return specs.filter((spec) => wanted.includes(spec.name));
+  // "main" names every part of it.
+  return specs.filter((spec) => wanted.includes(spec.name) || (wanted.includes('main') && /^main-\d+$/.test(spec.name)));
 }
 
 async function main(): Promise<number> {
@@ -330,13 +372,17 @@ async function main(): Promise<number> {
   if (!fs.existsSync(`${suiteEntry}.js`)) {
     throw new Error(`${suiteEntry}.js is missing: run 'tsc -p .' first`);
   }
-  const specs = sessionSpecs();
-  // Only the servers the chosen sessions use: a floor-only run never installs today's server.
-  const installs = new Map<ServerFlavour, ServerInstall>();
+  const lanes = laneCount(process.env.CREW_RUNS_TEST_LANES, os.cpus().length);
+  const specs = sessionSpecs(lanes);
+  // Only the servers the chosen sessions use (a floor-only run never installs today's server), side
+  // by side; a session waits for its own.
+  const installs = new Map<ServerFlavour, Promise<ServerInstall>>();
   for (const flavour of new Set(specs.map((spec) => spec.server ?? CURRENT_SERVER))) {
-    installs.set(flavour, ensureServerInstalled(cacheDir, flavour));
+    const install = ensureServerInstalled(cacheDir, flavour);
+    install.catch(() => undefined); // Said by the sessions that need it.
+    installs.set(flavour, install);
   }
-  const chromiumPath = ensureChromium();
+  const chromiumPath = await ensureChromium();
 
   const started = Date.now();
   // Playwright's own signal handlers exit the process before our cleanup kills the server.
@@ -349,20 +395,35 @@ async function main(): Promise<number> {
     handleSIGHUP: false,
   });
 
-  const outcomes: SessionOutcome[] = [];
-  for (const spec of specs) {
-    if (run.interrupted) {
-      break;
-    }
-    if (specs.length > 1) {
-      log(`session ${spec.name}${spec.server ? ` on VS Code ${spec.server.vscode}` : ''}${spec.onlyFiles ? ` (${spec.onlyFiles.join(', ')})` : ''}`);
-    }
-    const install = installs.get(spec.server ?? CURRENT_SERVER);
-    if (!install) {
-      throw new Error(`no server installed for session ${spec.name}`);
-    }
-    outcomes.push(await runSession(spec, install));
+  if (specs.length > 1) {
+    log(`${specs.length} sessions, ${Math.min(lanes, specs.length)} at a time (CREW_RUNS_TEST_LANES)${lanes > 1 ? "; each session's lines are printed when it ends" : ''}`);
   }
+  const outcomes = await runInLanes(
+    specs,
+    lanes,
+    async (spec) => {
+      const out = new SessionOutput(lanes > 1 && specs.length > 1);
+      run.outputs.add(out);
+      if (specs.length > 1) {
+        log(`session ${spec.name}${spec.server ? ` on VS Code ${spec.server.vscode}` : ''}${spec.onlyFiles ? ` (${spec.onlyFiles.join(', ')})` : ''}`);
+      }
+      let outcome: SessionOutcome;
+      try {
+        const install = await (installs.get(spec.server ?? CURRENT_SERVER) ?? Promise.reject(new Error(`no server to install for session ${spec.name}`)));
+        outcome = await runSession(spec, install, out);
+      } catch (error) {
+        out.error(`[integration] session ${spec.name}: ${error instanceof Error ? error.message : String(error)}`);
+        outcome = { name: spec.name, exitCode: 1, counts: { passed: 0, failed: 0, pending: 0 }, failures: [], complete: false, suiteStarted: false, phases: 0, seconds: 0, fileSeconds: {} };
+      }
+      if (lanes > 1 && specs.length > 1) {
+        log(`session ${spec.name} ended (${outcome.seconds.toFixed(1)} s)${outcome.exitCode === 0 ? '' : ' — FAILED'}; its lines:`);
+      }
+      out.flush();
+      run.outputs.delete(out);
+      return outcome;
+    },
+    () => run.interrupted === true,
+  );
   await cleanup();
 
   const total: SuiteResult = { passed: 0, failed: 0, pending: 0 };
@@ -380,6 +441,7 @@ async function main(): Promise<number> {
       log(`session ${outcome.name}: ${passed} passed, ${failed} failed, ${pending} skipped${phases} (${outcome.seconds.toFixed(1)} s)${outcome.exitCode === 0 ? '' : ' — FAILED'}`);
     }
   }
+  reportTimes(outcomes);
   for (const outcome of outcomes) {
     for (const failure of outcome.failures) {
       log(`failed in session ${outcome.name}: ${failure}`);
@@ -397,6 +459,23 @@ async function main(): Promise<number> {
   return exitCode;
 }
 
+/**
+ * Where the time went: the slowest test files, and every session's and file's seconds in
+ * test-results/timings.json (what runner/sessionTimes.ts's estimates are taken from).
+ */
+function reportTimes(outcomes: SessionOutcome[]): void {
+  const files = outcomes.flatMap((outcome) => Object.entries(outcome.fileSeconds).map(([file, secs]) => ({ session: outcome.name, file, secs })));
+  const slowest = [...files].sort((a, b) => b.secs - a.secs).slice(0, 8);
+  if (slowest.length > 1) {
+    log(`slowest test files: ${slowest.map(({ session, file, secs }) => `${file.replace(/\.test\.js$/, '')} ${secs.toFixed(0)} s (${session})`).join(', ')}`);
+  }
+  const timings = {
+    sessions: Object.fromEntries(outcomes.map((outcome) => [outcome.name, Math.round(outcome.seconds * 10) / 10])),
+    files: Object.fromEntries(outcomes.map((outcome) => [outcome.name, outcome.fileSeconds])),
+  };
+  fs.writeFileSync(path.join(resultsDir, 'timings.json'), JSON.stringify(timings, null, 2) + '\n');
+}
+
 function addCounts(into: SuiteResult, from: SuiteResult): void {
   into.passed += from.passed;
   into.failed += from.failed;
@@ -412,21 +491,23 @@ function parseMarker<T>(line: string, marker: string): T | undefined {
   }
 }
 
-/** Installs a .vsix with the server's own CLI, as `code --install-extension` would. */
-function installVsix(nodeBin: string, serverMain: string, vsix: string, userDataDir: string, serverDataDir: string, extensionsDir: string): void {
+/** Installs a .vsix with the server's own CLI, as `code --install-extension` would (without blocking the other sessions). */
+async function installVsix(nodeBin: string, serverMain: string, vsix: string, userDataDir: string, serverDataDir: string, extensionsDir: string, out: SessionOutput): Promise<void> {
   if (!fs.existsSync(vsix)) {
     throw new Error(`${vsix} does not exist: run npm run package first`);
   }
-  const result = spawnSync(
-    nodeBin,
-    [serverMain, '--install-extension', vsix, '--user-data-dir', userDataDir, '--server-data-dir', serverDataDir, '--extensions-dir', extensionsDir, '--accept-server-license-terms'],
-    { encoding: 'utf8', timeout: 120_000 },
-  );
+  const args = [serverMain, '--install-extension', vsix, '--user-data-dir', userDataDir, '--server-data-dir', serverDataDir, '--extensions-dir', extensionsDir, '--accept-server-license-terms'];
+  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+    const child = execFile(nodeBin, args, { encoding: 'utf8', timeout: 120_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: `${stdout}${stderr}` }),
+    );
+    child.stdin?.end();
+  });
   const installed = fs.existsSync(extensionsDir) && fs.readdirSync(extensionsDir).some((name) => name.startsWith('crew-runs.crew-runs-'));
-  if (result.status !== 0 || !installed) {
-    throw new Error(`installing ${path.basename(vsix)} failed (exit ${result.status}):\n${result.stdout}${result.stderr}`);
+  if (code !== 0 || !installed) {
+    throw new Error(`installing ${path.basename(vsix)} failed (exit ${code}):\n${output}`);
   }
-  log(`installed ${path.basename(vsix)} into the server's extensions`);
+  out.log(`installed ${path.basename(vsix)} into the server's extensions`);
 }
 
 /**
@@ -440,10 +521,13 @@ function placeholderExtension(tempDir: string): string {
   return dir;
 }
 
-async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: ServerInstall): Promise<SessionOutcome> {
+async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: ServerInstall, out: SessionOutput): Promise<SessionOutcome> {
   const started = Date.now();
   const session: LiveSession = { name: spec.name, tempDir: fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-it-')) };
   run.sessions.push(session);
+  // A folder of its own: suites write settings and files into it, and sessions run side by side.
+  const workspaceFolder = path.join(session.tempDir, 'workspace');
+  fs.cpSync(workspaceFixture, workspaceFolder, { recursive: true });
   const bridgeDir = path.join(session.tempDir, 'ui-bridge');
   fs.mkdirSync(bridgeDir);
   const stateDir = path.join(session.tempDir, 'state');
@@ -473,6 +557,7 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
   const earlier: SuiteResult = { passed: 0, failed: 0, pending: 0 };
   let phaseResult: SuiteResult | undefined;
   let result: SuiteResult | undefined;
+  let fileSeconds: Record<string, number> = {};
   const recentLines: string[] = [];
   const failures: string[] = [];
   // Tally of the current phase from the spec reporter's streamed lines, for when it never reports.
@@ -486,11 +571,11 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
     fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...spec.settings }, null, 2));
     const extensionsDir = path.join(session.tempDir, 'extensions');
     if (spec.vsix) {
-      installVsix(nodeBin, serverMain, spec.vsix, userDataDir, path.join(session.tempDir, 'server-data'), extensionsDir);
+      await installVsix(nodeBin, serverMain, spec.vsix, userDataDir, path.join(session.tempDir, 'server-data'), extensionsDir, out);
     }
     const serverLogFile = sessionFile(spec.name, 'server', 'log');
     fs.rmSync(serverLogFile, { force: true });
-    log(`starting VS Code server on 127.0.0.1:${port}…`);
+    out.log(`starting VS Code server on 127.0.0.1:${port}…`);
     const server = await Promise.race([
       startVsCodeServer({
         nodeBin,
@@ -523,7 +608,7 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
       }),
       timedOut,
     ]);
-    log(`server listening (${seconds(started)}); opening the workbench in headless chromium…`);
+    out.log(`server listening (${seconds(started)}); opening the workbench in headless chromium…`);
     const serverExited = new Promise<never>((_, reject) =>
       server.once('exit', (code, signal) => reject(new Error(`server exited during the run (${signal ?? code}); see ${path.basename(serverLogFile)} in ${resultsDir}`))),
     );
@@ -551,7 +636,7 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
       reloading = { fromPhase: request.phase, at: Date.now() };
       workbenchLog.write(`[integration] reload (${request.via ?? 'command'}) requested by phase ${request.phase}\n`);
       const how = { command: 'Reload Window', page: 'page.reload()', sever: 'cut off, then page.reload()' }[request.via ?? 'command'];
-      log(`reloading the window (${how}, phase ${request.phase} → ${request.phase + 1})…`);
+      out.log(`reloading the window (${how}, phase ${request.phase} → ${request.phase + 1})…`);
       reloadTimer = setTimeout(
         () => failReload(new Error(`phase ${request.phase + 1} did not start within ${reloadTimeoutMs} ms of the reload (CREW_RUNS_TEST_RELOAD_TIMEOUT_MS)`)),
         reloadTimeoutMs,
@@ -588,7 +673,8 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
       agentModule: peerAgent,
       workbenchUrl,
       logFile: (name) => sessionFile(`${spec.name}-${name}`, 'workbench', 'log'),
-      log,
+      log: (message: string) => out.log(message),
+      print: (text: string) => out.line(text),
     });
     session.windows = windows;
     const demos = new DemoWindows({
@@ -599,7 +685,7 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
       tempDir: session.tempDir,
       logFile: (name, kind) => sessionFile(`${spec.name}-demo-${name}`, kind, 'log'),
       logsDir: (name) => path.join(resultsDir, `demo-logs-${spec.name}-${name}`),
-      log,
+      log: (message: string) => out.log(message),
     });
     session.demos = demos;
     const bridge = new UiBridge(page, bridgeDir, resultsDir, reloadPage, windows, demos);
@@ -633,26 +719,28 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
           bridge.handle(request);
         } else if (line.startsWith(RESULT_MARKER)) {
           result = parseMarker<SuiteResult>(line, RESULT_MARKER);
+        } else if (line.startsWith(FILE_TIMES_MARKER)) {
+          fileSeconds = parseMarker<Record<string, number>>(line, FILE_TIMES_MARKER) ?? {};
         } else if (line.startsWith(PHASE_RESULT_MARKER)) {
           phaseResult = parseMarker<SuiteResult>(line, PHASE_RESULT_MARKER);
         } else if (line.startsWith(SUITE_START_MARKER)) {
           const start = parseMarker<{ phase?: number; vscode?: string; node?: string }>(line, SUITE_START_MARKER);
           const next = start?.phase ?? phase + 1;
           if (!suiteStarted && start?.vscode) {
-            log(`the suite runs in VS Code ${start.vscode}, extension host on Node ${start.node ?? '?'}`);
+            out.log(`the suite runs in VS Code ${start.vscode}, extension host on Node ${start.node ?? '?'}`);
           }
           if (reloading) {
             clearTimeout(reloadTimer);
-            log(`phase ${next} started ${((Date.now() - reloading.at) / 1000).toFixed(1)} s after the reload request`);
+            out.log(`phase ${next} started ${((Date.now() - reloading.at) / 1000).toFixed(1)} s after the reload request`);
             reloading = undefined;
           }
           phase = next;
           suiteStarted = true;
           tally = { passed: 0, failed: 0, pending: 0 };
         } else if (verbose) {
-          console.log(`[${level}] ${line}`);
+          out.line(`[${level}] ${line}`);
         } else if (suiteStarted && !WORKBENCH_NOISE.some((pattern) => pattern.test(line))) {
-          console.log(line);
+          out.line(line);
         }
         if (suiteStarted) {
           countSpecLine(line, tally);
@@ -664,17 +752,17 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
     });
 
     await Promise.race([page.goto(workbenchUrl(suiteEntry), { waitUntil: 'domcontentloaded' }), timedOut, serverExited]);
-    log(`workbench page loaded (${seconds(started)}); running the suite…`);
+    out.log(`workbench page loaded (${seconds(started)}); running the suite…`);
 
     exitCode = await Promise.race([suiteExit, timedOut, serverExited, reloadFailed]);
     await bridge.idle();
     if (exitCode !== 0) {
-      saveWorkbenchLogs(workbenchLogs, spec.name);
+      saveWorkbenchLogs(workbenchLogs, spec.name, out);
     }
   } catch (error) {
     if (!run.interrupted) {
       // Playwright appends a multi-line call log; its first line says what failed.
-      console.error(`[integration] ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      out.error(`[integration] ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
     }
     exitCode = 1;
   } finally {
@@ -682,19 +770,19 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
     clearTimeout(reloadTimer);
     if (exitCode !== 0 && !run.interrupted) {
       if (!suiteStarted && !verbose && recentLines.length > 0) {
-        console.error(`[integration] the suite never started; last workbench log lines:\n${recentLines.join('\n')}`);
+        out.error(`[integration] the suite never started; last workbench log lines:\n${recentLines.join('\n')}`);
       }
       const shown = path.relative(repoRoot, resultsDir);
-      console.error(
+      out.error(
         `[integration] full workbench log: ${shown}/${path.basename(sessionFile(spec.name, 'workbench', 'log'))}, server output: ${shown}/${path.basename(sessionFile(spec.name, 'server', 'log'))}`,
       );
-      await saveFailureScreenshot(session.page);
+      await saveFailureScreenshot(session.page, out);
       if (spec.reloads && fs.existsSync(stateDir)) {
         // The phase state and what helpers kept there (e.g. a simulator's log) explain a failure.
         const saved = path.join(resultsDir, `state-${spec.name}`);
         fs.rmSync(saved, { recursive: true, force: true });
         fs.cpSync(stateDir, saved, { recursive: true });
-        log(`state dir saved to ${path.relative(repoRoot, saved)}/`);
+        out.log(`state dir saved to ${path.relative(repoRoot, saved)}/`);
       }
     }
     await cleanupSession(session);
@@ -708,11 +796,11 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
       exitCode = 1;
     }
   } else if (suiteStarted) {
-    console.error(`[integration] the suite did not finish${phase > 0 ? ` (phase ${phase})` : ''}: the test it was in counts as failed`);
+    out.error(`[integration] the suite did not finish${phase > 0 ? ` (phase ${phase})` : ''}: the test it was in counts as failed`);
     addCounts(counts, reloading ? { passed: 0, failed: 1, pending: 0 } : { ...tally, failed: tally.failed + 1 });
     exitCode = exitCode === 0 ? 1 : exitCode;
   } else if (exitCode === 0) {
-    console.error('[integration] the suite exited 0 but reported no result');
+    out.error('[integration] the suite exited 0 but reported no result');
     exitCode = 1;
   }
   return {
@@ -724,6 +812,7 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
     suiteStarted,
     phases: phase + 1,
     seconds: (Date.now() - started) / 1000,
+    fileSeconds,
   };
 }
 
@@ -738,20 +827,20 @@ function countSpecLine(line: string, tally: SuiteResult): void {
   }
 }
 
-async function saveFailureScreenshot(page: Page | undefined): Promise<void> {
+async function saveFailureScreenshot(page: Page | undefined, out: SessionOutput): Promise<void> {
   if (!page || page.isClosed()) {
     return;
   }
   const file = path.join(resultsDir, `failure-${new Date().toISOString().replace(/[:.]/g, '-')}.png`);
   try {
     await page.screenshot({ path: file, timeout: 10_000 });
-    log(`screenshot of the workbench saved to ${path.relative(repoRoot, file)}`);
+    out.log(`screenshot of the workbench saved to ${path.relative(repoRoot, file)}`);
   } catch (error) {
-    console.error(`[integration] could not save a screenshot: ${String(error)}`);
+    out.error(`[integration] could not save a screenshot: ${String(error)}`);
   }
 }
 
-function saveWorkbenchLogs(logs: { relativePath: string; contents: string }[], session: string): void {
+function saveWorkbenchLogs(logs: { relativePath: string; contents: string }[], session: string, out: SessionOutput): void {
   const dir = path.join(resultsDir, session === 'main' ? 'workbench-logs' : `workbench-logs-${session}`);
   for (const entry of logs) {
     const file = path.join(dir, entry.relativePath);
@@ -762,7 +851,7 @@ function saveWorkbenchLogs(logs: { relativePath: string; contents: string }[], s
     fs.writeFileSync(file, entry.contents);
   }
   if (logs.length > 0) {
-    log(`workbench logs saved to ${path.relative(repoRoot, dir)}/`);
+    out.log(`workbench logs saved to ${path.relative(repoRoot, dir)}/`);
   }
 }
 
@@ -771,6 +860,9 @@ for (const signal of Object.keys(SIGNAL_EXIT_CODES) as (keyof typeof SIGNAL_EXIT
   process.once(signal, () => {
     console.error(`[integration] ${signal}: cleaning up…`);
     run.interrupted = true;
+    for (const out of run.outputs) {
+      out.flush();
+    }
     void cleanup().finally(() => process.exit(SIGNAL_EXIT_CODES[signal]));
   });
 }

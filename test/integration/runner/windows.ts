@@ -21,6 +21,8 @@ export interface PeerWindowsOptions {
   /** Where the window's workbench log goes. */
   logFile: (name: string) => string;
   log: (message: string) => void;
+  /** A line shown with the suite's own output. */
+  print: (text: string) => void;
 }
 
 interface OpenWindow {
@@ -97,7 +99,7 @@ export class PeerWindows {
       const text = Array.isArray(args) ? args.map(String).join(' ') : String(args);
       log.write(`[${level}] ${text}\n`);
       if (text.startsWith('[peer ')) {
-        console.log(`      ${text}`); // The agent's own lines (start, errors) show with the suite's.
+        this.options.print(`      ${text}`); // The agent's own lines (start, errors) show with the suite's.
       }
     });
     await page.exposeFunction('codeAutomationExit', (code: number) => log.write(`[integration] the agent's run() settled with exit code ${code}\n`));

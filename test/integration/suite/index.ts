@@ -9,7 +9,7 @@ import type MochaImport from 'mocha';
 import * as vscode from 'vscode';
 import { reload, setPhaseStatsProvider } from '../helpers/reload';
 import { ui } from '../helpers/ui';
-import { FAILURE_MARKER, MOCHA_DIR_ENV, ONLY_FILES_ENV, RESULT_MARKER, SKIP_FILES_ENV, SKIP_TESTS_ENV, SUITE_START_MARKER, type SuiteResult } from '../helpers/uiBridgeProtocol';
+import { FAILURE_MARKER, FILE_TIMES_MARKER, MOCHA_DIR_ENV, ONLY_FILES_ENV, RESULT_MARKER, SKIP_FILES_ENV, SKIP_TESTS_ENV, SUITE_START_MARKER, type SuiteResult } from '../helpers/uiBridgeProtocol';
 
 // The project's mocha, or the one the runner installed beside an older server: mocha 12 require()s
 // ES modules, which the Node of VS Code 1.96 (20.18.1, the floor session) cannot.
@@ -90,7 +90,11 @@ export function run(): Promise<void> {
 
   return new Promise((resolve, reject) => {
     try {
+      // Where the time goes, per file: the runner sums it up per session (the slowest first).
+      const fileSeconds: Record<string, number> = {};
+      const suiteStarts = new Map<MochaImport.Suite, number>();
       const runner = mocha.run((failures) => {
+        console.log(`${FILE_TIMES_MARKER}${JSON.stringify(fileSeconds)}`);
         const stats = runner.stats;
         const result: SuiteResult = {
           passed: stats?.passes ?? 0,
@@ -106,6 +110,14 @@ export function run(): Promise<void> {
       });
       // Said at once, in one line the runner repeats at the very end: mocha's own summary comes
       // last only in a phase no reload cuts short, and CI keeps only the tail of the output.
+      runner.on('suite', (suite) => suiteStarts.set(suite, Date.now()));
+      runner.on('suite end', (suite) => {
+        const begun = suiteStarts.get(suite);
+        if (begun !== undefined && suite.file && suite.parent?.root) {
+          const file = path.relative(__dirname, suite.file).split(path.sep).join('/');
+          fileSeconds[file] = Math.round(((fileSeconds[file] ?? 0) + (Date.now() - begun) / 1000) * 10) / 10;
+        }
+      });
       runner.on('fail', (test, error: Error) => console.log(`${FAILURE_MARKER}${test.fullTitle()}: ${error.message.split('\n')[0].slice(0, 300)}`));
       // A reload cuts this phase short: its counts so far are logged before the host goes.
       setPhaseStatsProvider(() => ({ passed: runner.stats?.passes ?? 0, failed: runner.stats?.failures ?? 0, pending: runner.stats?.pending ?? 0 }));
