@@ -91,6 +91,73 @@ export function layOutEmptyExtension(target: string, name: string, activationCom
   fs.writeFileSync(path.join(target, 'dist', 'extension.js'), '"use strict";\nexports.activate = function () {};\nexports.deactivate = function () {};\n');
 }
 
+/**
+ * The floor for an extension that offers what Crew Runs offers (#45): Crew Runs' own manifest, its ids
+ * renamed so that both load in one host, and an activate() that registers the same commands, views,
+ * chat participant, language model tools and authentication provider, every body empty. Crew Runs'
+ * activation is held against this, not against an extension that registers nothing.
+ */
+export function layOutFloorExtension(target: string, name: string, activationCommand: string): FloorContents {
+  fs.mkdirSync(path.join(target, 'dist'), { recursive: true });
+  const rename = (text: string) => text.replace(/\bcrewRuns/g, 'crewRunsFloor').replace(/"crewai"/g, '"crewaiFloor"');
+  const manifest = JSON.parse(rename(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'))) as Manifest;
+  Object.assign(manifest, { name, publisher: 'crew-runs-bench', version: '0.0.1', main: './dist/extension.js', activationEvents: [`onCommand:${activationCommand}`] });
+  delete manifest.scripts;
+  delete manifest.devDependencies;
+  delete manifest.dependencies;
+  delete manifest.icon;
+  const contributes = manifest.contributes;
+  const contents: FloorContents = {
+    commands: contributes.commands.map((entry) => entry.command),
+    views: Object.values(contributes.views).flat().map((view) => view.id),
+    participants: contributes.chatParticipants.map((participant) => participant.id),
+    tools: contributes.languageModelTools.map((tool) => tool.name),
+    authentication: contributes.authentication.map((provider) => ({ id: provider.id, label: provider.id })),
+  };
+  fs.writeFileSync(path.join(target, 'package.json'), JSON.stringify(manifest, null, 2));
+  fs.writeFileSync(path.join(target, 'package.nls.json'), rename(fs.readFileSync(path.join(repoRoot, 'package.nls.json'), 'utf8')));
+  // The walkthrough's pages, as Crew Runs ships them.
+  fs.cpSync(path.join(repoRoot, 'media'), path.join(target, 'media'), { recursive: true, filter: (src) => !src.includes(`${path.sep}media${path.sep}dist`) });
+  // The ids as literals: reading the manifest at activation would be work Crew Runs does not do.
+  const code = `"use strict";
+const vscode = require("vscode");
+const ids = ${JSON.stringify(contents)};
+const nothing = () => undefined;
+exports.activate = function (context) {
+  const keep = (disposable) => context.subscriptions.push(disposable);
+  for (const command of ids.commands) keep(vscode.commands.registerCommand(command, nothing));
+  for (const view of ids.views) keep(vscode.window.createTreeView(view, { treeDataProvider: { getChildren: () => [], getTreeItem: (item) => item }, showCollapseAll: true }));
+  if (vscode.chat && typeof vscode.chat.createChatParticipant === "function") for (const participant of ids.participants) keep(vscode.chat.createChatParticipant(participant, nothing));
+  if (vscode.lm && typeof vscode.lm.registerTool === "function") for (const tool of ids.tools) keep(vscode.lm.registerTool(tool, { invoke: nothing }));
+  const sessions = new vscode.EventEmitter();
+  keep(sessions);
+  for (const provider of ids.authentication) keep(vscode.authentication.registerAuthenticationProvider(provider.id, provider.label, { onDidChangeSessions: sessions.event, getSessions: async () => [], createSession: async () => { throw new Error("floor"); }, removeSession: async () => undefined }, { supportsMultipleAccounts: false }));
+};
+exports.deactivate = nothing;
+`;
+  fs.writeFileSync(path.join(target, 'dist', 'extension.js'), code);
+  return contents;
+}
+
+/** What the floor extension registers. */
+export interface FloorContents {
+  commands: string[];
+  views: string[];
+  participants: string[];
+  tools: string[];
+  authentication: { id: string; label: string }[];
+}
+
+interface Manifest extends Record<string, unknown> {
+  contributes: {
+    commands: { command: string }[];
+    views: Record<string, { id: string }[]>;
+    chatParticipants: { id: string }[];
+    languageModelTools: { name: string }[];
+    authentication: { id: string }[];
+  };
+}
+
 if (require.main === module) {
   void (async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'crew-runs-bundle-'));

@@ -2,6 +2,8 @@
 export const RESULT_PREFIX = 'BENCH_RESULT ';
 export const REAL_ID = 'crew-runs.crew-runs';
 export const EMPTY_ID = 'crew-runs-bench.empty-extension';
+/** The same manifest and registrations as Crew Runs, with empty bodies (bench/bundle.ts, layOutFloorExtension). */
+export const FLOOR_ID = 'crew-runs-bench.floor-extension';
 export const HISTORY_CREW_URL = 'http://127.0.0.1:9/history-crew';
 
 /** A batch run inside the bench's extension host against a simulator the runner started (issue 18). */

@@ -11,7 +11,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { ensureChromium, ensureServerInstalled } from '../../test/integration/runner/install';
 import { freeLoopbackPort, killProcessGroup } from '../../test/integration/runner/processes';
 import { QUIET_USER_SETTINGS as USER_SETTINGS } from '../../test/integration/runner/server';
-import { layOutEmptyExtension, layOutRealExtension, repoRoot } from '../bundle';
+import { layOutEmptyExtension, layOutFloorExtension, layOutRealExtension, repoRoot } from '../bundle';
 import { BENCH_TOKEN, crewConfig } from '../lib/fixtures';
 import { SimProcess } from '../lib/simProcess';
 import { type HostBatchResult, RESULT_PREFIX } from './protocol';
@@ -20,11 +20,14 @@ import type { ViewsBench } from './viewsBench';
 
 export interface HarnessRound {
   round: number;
-  emptyFirst: boolean;
+  /** Which extension went first, second, third in this host. */
+  order?: ('empty' | 'floor' | 'real')[];
   realActivateMs?: number;
   /** From the start of Crew Runs' activate() to its object graph built (the end of activate()). */
   realCoreStartedMs?: number;
   emptyActivateMs?: number;
+  /** The same manifest and registrations as Crew Runs with empty bodies (layOutFloorExtension). */
+  floorActivateMs?: number;
   /** This round's host had the test hooks on (it measures through the test API): its activation is not the product's. */
   testHooks?: boolean;
   tree?: { runs: number; children: number; yardstickMs: number; firstChildrenMs: number; medianChildrenMs: number; heapGrowthBytes: number; seedMs: number };
@@ -107,12 +110,14 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
   const extensionsDir = path.join(tempDir, 'extensions');
   const realExt = path.join(extensionsDir, 'crew-runs.crew-runs-0.1.0');
   const emptyExt = path.join(extensionsDir, 'crew-runs-bench.empty-extension-0.0.1');
+  const floorExt = path.join(extensionsDir, 'crew-runs-bench.floor-extension-0.0.1');
   const hostExt = path.join(tempDir, 'ext-bench-host');
   const workspace = path.join(tempDir, 'workspace');
   fs.mkdirSync(controlDir);
   fs.mkdirSync(workspace);
   layOutRealExtension(builtDir, realExt, 'crewRuns.benchActivate');
   layOutEmptyExtension(emptyExt, 'empty-extension', 'crewRunsBench.emptyActivate');
+  layOutFloorExtension(floorExt, 'floor-extension', 'crewRunsBench.floorActivate');
   fs.mkdirSync(hostExt);
   fs.writeFileSync(
     path.join(hostExt, 'package.json'),
@@ -173,7 +178,6 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
         path.join(controlDir, 'control.json'),
         JSON.stringify({
           round,
-          emptyFirst: round % 2 === 0,
           testHooks: last,
           measureViews: last && views,
           historyRuns,
@@ -232,7 +236,7 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
         result.hostBatch.rateLimitedKickoffs = simLog.filter((e) => e.status === 429).length;
       }
       log(
-        `round ${round + 1}/${pageLoads}${last ? ' (test hooks on)' : ''} (${((Date.now() - roundStarted) / 1000).toFixed(1)} s): activate() empty ${result.emptyActivateMs?.toFixed(2)} ms, Crew Runs ${result.realActivateMs?.toFixed(2)} ms`,
+        `round ${round + 1}/${pageLoads}${last ? ' (test hooks on)' : ''} (${((Date.now() - roundStarted) / 1000).toFixed(1)} s): activate() empty ${result.emptyActivateMs?.toFixed(2)} ms, floor ${result.floorActivateMs?.toFixed(2)} ms, Crew Runs ${result.realActivateMs?.toFixed(2)} ms`,
       );
       results.push(result);
     }

@@ -13,14 +13,13 @@ import { normaliseStatus } from '../../src/api/normalize';
 import { CORE_STARTED_MARK } from '../../src/util/marks';
 import type { CrewRunsTestApi } from '../../src/testApi';
 import { measureHostBatch } from './hostBatch';
-import { EMPTY_ID, HISTORY_CREW_URL, type HostBatchPlan, REAL_ID, RESULT_PREFIX } from './protocol';
+import { EMPTY_ID, FLOOR_ID, HISTORY_CREW_URL, type HostBatchPlan, REAL_ID, RESULT_PREFIX } from './protocol';
 import { measureViews } from './viewsBench';
 import { yardstick } from '../lib/yardstick';
 
 
 interface Control {
   round: number;
-  emptyFirst: boolean;
   /** Activate with CREW_RUNS_TEST_HOOKS=1 (views or a batch are measured through the test API). */
   testHooks: boolean;
   measureViews: boolean;
@@ -61,6 +60,8 @@ function forceGc(): () => void {
     gc();
   };
 }
+
+const KEYS: Record<string, 'empty' | 'floor' | 'real'> = { [EMPTY_ID]: 'empty', [FLOOR_ID]: 'floor', [REAL_ID]: 'real' };
 
 async function timeActivation(id: string): Promise<{ activateMs: number; coreStartedMs?: number }> {
   const extension = vscode.extensions.getExtension(id);
@@ -155,17 +156,20 @@ async function measureTree(api: CrewRunsTestApi, historyRuns: number) {
 export async function run(): Promise<void> {
   const controlFile = path.join(process.env.CREW_RUNS_BENCH_CONTROL_DIR ?? '', 'control.json');
   const control = JSON.parse(fs.readFileSync(controlFile, 'utf8')) as Control;
-  const result: Record<string, unknown> = { round: control.round, emptyFirst: control.emptyFirst, testHooks: control.testHooks };
+  const result: Record<string, unknown> = { round: control.round, testHooks: control.testHooks };
   try {
     // Read by activate(): the activation rounds time the extension as users get it.
     process.env.CREW_RUNS_TEST_HOOKS = control.testHooks ? '1' : '';
     // The workbench is still starting up around a fresh host (2 cores): let it settle first.
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    const order = control.emptyFirst ? [EMPTY_ID, REAL_ID] : [REAL_ID, EMPTY_ID];
+    // Each extension goes first, second and third in turn: no place in the order favours one.
+    const ids = [EMPTY_ID, FLOOR_ID, REAL_ID];
+    const order = ids.map((_, i) => ids[(i + control.round) % ids.length]);
+    result.order = order.map((id) => KEYS[id]);
     for (const id of order) {
       const time = () => timeActivation(id);
       const timed = await (id === REAL_ID && control.profileFile ? profiled(control.profileFile, time) : time());
-      result[id === REAL_ID ? 'realActivateMs' : 'emptyActivateMs'] = timed.activateMs;
+      result[`${KEYS[id]}ActivateMs`] = timed.activateMs;
       if (timed.coreStartedMs !== undefined) {
         result.realCoreStartedMs = timed.coreStartedMs;
       }
