@@ -4,6 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import {
   type DemoResult,
+  type FocusLogResult,
   type FramesResult,
   type QuickInputGuard,
   type ScreenshotResult,
@@ -88,6 +89,11 @@ export const ui = {
   async focusNotification(contains: string, options: { timeoutMs?: number; window?: string } = {}): Promise<string> {
     const result = await request<'notification'>({ type: 'notification', contains, timeoutMs: options.timeoutMs, window: options.window }, options.timeoutMs ?? 5000);
     return result.text;
+  },
+
+  /** Starts recording what gains and loses the keyboard focus in the workbench page, or reads that and stops (see FocusLogRequest). */
+  focusLog(action: 'start' | 'read', options: { window?: string } = {}): Promise<FocusLogResult> {
+    return request<'focusLog'>({ type: 'focusLog', action, window: options.window }, 5000);
   },
 
   /** Opens or closes a second window of this server (see WindowRequest; suite/support/windows.ts drives it). */

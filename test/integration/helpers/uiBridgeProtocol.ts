@@ -171,6 +171,21 @@ export interface NotificationRequest {
   timeoutMs?: number;
 }
 
+export interface FocusLogRequest {
+  type: 'focusLog';
+  /** Act in this window (opened with a `window` request) instead of the test's own. */
+  window?: string;
+  /**
+   * `start`: from now on, record every element of the workbench page that gains or loses the
+   * keyboard focus (focusin/focusout, capture phase); `read`: what was recorded since, and stop.
+   */
+  action: 'start' | 'read';
+}
+
+export interface FocusLogResult {
+  entries: { event: 'focusin' | 'focusout'; element: string; inQuickInput: boolean }[];
+}
+
 export interface ReloadRequest {
   type: 'reload';
   /** The phase that asks; the runner expects phase + 1 to start next. */
@@ -225,7 +240,7 @@ export interface DemoResult {
   url: string;
 }
 
-export type UiRequestBody = TypeRequest | PressRequest | ScreenshotRequest | TextRequest | FramesRequest | NotificationRequest | ReloadRequest | WindowRequest | DemoRequest;
+export type UiRequestBody = TypeRequest | PressRequest | ScreenshotRequest | TextRequest | FramesRequest | NotificationRequest | FocusLogRequest | ReloadRequest | WindowRequest | DemoRequest;
 export type UiRequestType = UiRequestBody['type'];
 export type UiRequest = UiRequestBody & { id: string };
 
@@ -263,6 +278,7 @@ export interface UiResultMap {
   text: TextResult;
   frames: FramesResult;
   notification: TextResult;
+  focusLog: FocusLogResult;
   /** Never answered: the extension host that asked is gone once it is served. */
   reload: Record<string, never>;
   window: WindowResult;
@@ -273,7 +289,7 @@ export type UiReply<T extends UiRequestType = UiRequestType> =
   | { id: string; ok: true; result: UiResultMap[T] }
   | { id: string; ok: false; error: string };
 
-const REQUEST_TYPES: readonly UiRequestType[] = ['type', 'press', 'screenshot', 'text', 'frames', 'notification', 'reload', 'window', 'demo'];
+const REQUEST_TYPES: readonly UiRequestType[] = ['type', 'press', 'screenshot', 'text', 'frames', 'notification', 'focusLog', 'reload', 'window', 'demo'];
 
 // ---- Peer windows (helpers/peer.ts; the agent in a second window's extension host) ----
 

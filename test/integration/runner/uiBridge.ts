@@ -4,6 +4,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import {
+  type FocusLogRequest,
+  type FocusLogResult,
   type FramesRequest,
   type NotificationRequest,
   type PressRequest,
@@ -197,6 +199,8 @@ export class UiBridge {
         return this.frames(request);
       case 'notification':
         return this.focusNotification(request);
+      case 'focusLog':
+        return this.focusLog(request);
       case 'reload':
         if (!this.onReload) {
           throw new Error('this runner session cannot reload the window');
@@ -204,6 +208,49 @@ export class UiBridge {
         await this.onReload(request);
         return {};
     }
+  }
+
+  /** Records (or hands over) what gains and loses the keyboard focus in the workbench page. */
+  private focusLog(request: FocusLogRequest): Promise<FocusLogResult> {
+    return this.page.evaluate((action) => {
+      interface Focusable {
+        tagName?: string;
+        className?: unknown;
+        getAttribute?(name: string): string | null;
+        closest?(selector: string): unknown;
+      }
+      interface FocusEvent {
+        type: string;
+        target: Focusable | null;
+      }
+      const page = globalThis as unknown as {
+        document: { addEventListener(type: string, listener: (event: FocusEvent) => void, capture: boolean): void; removeEventListener(type: string, listener: (event: FocusEvent) => void, capture: boolean): void };
+        crewRunsFocusLog?: { entries: FocusLogResult['entries']; listener: (event: FocusEvent) => void };
+      };
+      const previous = page.crewRunsFocusLog;
+      if (previous) {
+        for (const type of ['focusin', 'focusout']) {
+          page.document.removeEventListener(type, previous.listener, true);
+        }
+        page.crewRunsFocusLog = undefined;
+      }
+      if (action === 'read') {
+        return { entries: previous?.entries ?? [] };
+      }
+      const entries: FocusLogResult['entries'] = [];
+      const listener = (event: FocusEvent) => {
+        const target = event.target;
+        const element = target?.tagName
+          ? `${target.tagName.toLowerCase()}.${String(target.className).trim().split(/\s+/).slice(0, 3).join('.')} ${JSON.stringify(target.getAttribute?.('aria-label') ?? '')}`
+          : 'the page';
+        entries.push({ event: event.type === 'focusin' ? 'focusin' : 'focusout', element, inQuickInput: Boolean(target?.closest?.('.quick-input-widget')) });
+      };
+      for (const type of ['focusin', 'focusout']) {
+        page.document.addEventListener(type, listener, true);
+      }
+      page.crewRunsFocusLog = { entries, listener };
+      return { entries: [] };
+    }, request.action);
   }
 
   /** The open quick input as the page has it now. */

@@ -213,6 +213,28 @@ describe('Kick off', function () {
     assert.deepStrictEqual((await api.runs.readDetails(runId!)).inputs, { topic: 'second topic', audience: 'some audience' });
   });
 
+  it('from one step to the next the keyboard stays in the quick input: the editor behind it never gets it back in between', async function () {
+    if (!ui.available()) {
+      this.skip();
+    }
+    // Someone typing notes kicks off. Between two steps the focus must not go back to the editor: on a busy
+    // machine a webview or editor that got it back kept it, and the next keys went there instead of the step.
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ content: 'notes\n' }));
+    const { done } = await startWithNewValues('research');
+    await inputStep('research', 'topic', 1, 3);
+    await typeInQuickInput('Focus', { enter: true });
+    await inputStep('research', 'audience', 2, 3);
+    await typeInQuickInput('steady', { when: 'audience (2/3)' });
+    await ui.focusLog('start');
+    await pressInQuickInput('Enter', { when: 'audience (2/3)' }); // The last input box gives way to the review's pick.
+    await reviewStep('research');
+    const { entries } = await ui.focusLog('read');
+    const elsewhere = entries.filter((entry) => entry.event === 'focusin' && !entry.inQuickInput);
+    assert.deepStrictEqual(elsewhere, [], `between the last input and the review the focus went elsewhere: ${JSON.stringify(entries)}`);
+    await pressInQuickInput('Enter', KICK_OFF);
+    assert.ok(await done, 'the kickoff went on from the review');
+  });
+
   it('"Continue where you left off" goes on at the first input still unanswered', async () => {
     const first = await startWithNewValues('research');
     await inputStep('research', 'topic', 1, 3);
