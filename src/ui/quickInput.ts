@@ -54,8 +54,9 @@ export class StepInput implements vscode.Disposable {
   private hiddenInStep: ((input: vscode.QuickInput) => void) | undefined;
   private readonly watched = new Map<vscode.QuickInput, vscode.Disposable>();
   /**
-   * Hide events still to come from hides that stopped waiting for them (hide()'s guard): when one comes,
-   * the widget may be showing a later step, and the event is not that step's Escape.
+   * Hide events still to come from hides that stopped waiting for them (hide()'s guard) and from a widget
+   * the other one replaced: when one comes, the widget may be showing a later step, and the event is not
+   * that step's Escape.
    */
   private readonly lateHides = new Map<vscode.QuickInput, number>();
 
@@ -188,9 +189,14 @@ export class StepInput implements vscode.Disposable {
         }),
       );
     }
-    if (this.shown !== input) {
-      // The other widget closes first, so its hide is not taken for this step's Escape.
-      await this.hide();
+    // The other widget, if one is shown, is not hidden first: hiding gives the keyboard back to whatever
+    // had it before (an editor, a webview), which on a busy machine kept it when this step showed.
+    // Showing this one replaces it in place; the hide event that replacement sends for the other is
+    // expected, and never taken for an Escape, even if the other is shown again before it comes.
+    const replaced = this.shown !== input ? this.shown : undefined;
+    if (replaced) {
+      this.lateHides.set(replaced, (this.lateHides.get(replaced) ?? 0) + 1);
+      this.shown = undefined;
     }
     return new Promise<R>((resolve) => {
       let settled = false;
