@@ -43,16 +43,17 @@ export function splitByTime(files: readonly string[], parts: number, estimate: (
 }
 
 /**
- * How many lanes: CREW_RUNS_TEST_LANES when set (a whole number ≥ 1), else two on a machine of two
- * cores or more, one on a single core. Measured on 2 cores: one session alone keeps about 1.1 cores
- * busy, so three at once are bound by the CPU (658–762 s against 1,537 s one at a time), and under
- * that load two fresh-clone runs in three met a timing race in a test; two at once stay near the load
- * the suites were made steady under.
+ * How many lanes: CREW_RUNS_TEST_LANES when set (a whole number ≥ 1), else one: the sessions one after
+ * another, as the suites were made steady. Measured on 2 cores: one session alone keeps about 1.1
+ * cores busy, so side by side they are bound by the CPU; three at once took 658–762 s against
+ * 1,537 s one at a time, two about 800 s, but under that load three fresh-clone runs in four met a
+ * timing race in a test (one fixed in the product; Bad input's late hide and Spoofing's run picker
+ * are not understood yet). The default goes up once those are fixed at their cause.
  */
-export function laneCount(setting: string | undefined, cores: number): number {
+export function laneCount(setting: string | undefined): number {
   const asked = Number(setting);
   if (setting !== undefined && setting.trim() !== '' && Number.isInteger(asked) && asked >= 1) {
     return asked;
   }
-  return cores >= 2 ? 2 : 1;
+  return 1;
 }

@@ -6,7 +6,7 @@
 //
 // Sessions. A session is one VS Code server (own temp folder: user data, globalState, secrets,
 // logs, a copy of the test workspace) and one browser context + page. Sessions run side by side in
-// lanes (lanes.ts: two at a time on two cores or more, longest first; a session's lines are
+// lanes when CREW_RUNS_TEST_LANES asks for more than one (lanes.ts: longest first; a session's lines are
 // printed together when it ends). The "main" suites — every test file except those that reload
 // the window or ask for a session of their own — are split into one part per lane (main-1, main-2…,
 // of about equal time by sessionTimes.ts); each file containing RELOAD_SESSION_MARKER
@@ -57,7 +57,7 @@
 //   CREW_RUNS_TEST_SESSIONS    only these sessions, comma-separated: main (all its parts) or main-N, floor,
 //                              withoutChat, untrusted, and suites of their own by file name without .test.js
 //                              (e.g. "chaos"); default all
-//   CREW_RUNS_TEST_LANES       sessions at once (default 2 on two cores or more, else 1; 1 prints as it goes)
+//   CREW_RUNS_TEST_LANES       sessions at once (default 1, which prints as it goes; 2 or 3 halve the time, see lanes.ts)
 //   CREW_RUNS_TEST_CACHE_DIR   where the servers and their Node are installed (default .vscode-test)
 //   CREW_RUNS_TEST_RESULTS_DIR screenshots and logs (default test-results; give concurrent runs their own)
 //   CREW_RUNS_TEST_VSIX        test this packaged .vsix, installed into the server, with the activation suite only
@@ -372,7 +372,7 @@ async function main(): Promise<number> {
   if (!fs.existsSync(`${suiteEntry}.js`)) {
     throw new Error(`${suiteEntry}.js is missing: run 'tsc -p .' first`);
   }
-  const lanes = laneCount(process.env.CREW_RUNS_TEST_LANES, os.cpus().length);
+  const lanes = laneCount(process.env.CREW_RUNS_TEST_LANES);
   const specs = sessionSpecs(lanes);
   // Only the servers the chosen sessions use (a floor-only run never installs today's server), side
   // by side; a session waits for its own.
