@@ -71,6 +71,8 @@ describe('Spoofing: a crew\'s words stay text', function () {
   let sim: Simulator;
   let crewUrl: string;
   let runId: string | undefined;
+  /** A second run, so that Open Run asks which (with one run in the history it opens that one). */
+  let otherRunId: string | undefined;
 
   before(async function () {
     if (!ui.available()) {
@@ -96,9 +98,11 @@ describe('Spoofing: a crew\'s words stay text', function () {
 
   after(async () => {
     if (api) {
-      if (runId) {
-        await api.poller.stopWatching(runId).catch(() => undefined);
-        await api.runs.remove(runId).catch(() => undefined);
+      for (const id of [runId, otherRunId]) {
+        if (id) {
+          await api.poller.stopWatching(id).catch(() => undefined);
+          await api.runs.remove(id).catch(() => undefined);
+        }
       }
       if (crewUrl && api.crews.get(crewUrl)) {
         await executeCommand('crewRuns.forgetToken', crewUrl);
@@ -140,6 +144,9 @@ describe('Spoofing: a crew\'s words stay text', function () {
 
   it('the quick pick of runs and the tree show the run label and crew name as text, without icons', async () => {
     assert.ok(runId, 'the previous test started a run');
+    // Not left to other suites' runs: alone in its session, this suite's one run would open without a picker.
+    otherRunId = await kickOffWithoutReview<string>({ crew: crewUrl, inputs: { topic: 'Another report', [SPOOF_INPUT_NAME]: 'y' } });
+    assert.ok(otherRunId, 'a second run started');
     const picking = executeCommand('crewRuns.openRun');
     const picked = await visibleText(selectors.openQuickInput, 'Quarterly');
     assert.ok(picked.includes('$(alert)'), `the label's icon syntax shows literally: ${picked}`);
