@@ -46,9 +46,10 @@ export function splitByTime(files: readonly string[], parts: number, estimate: (
  * How many lanes: CREW_RUNS_TEST_LANES when set (a whole number ≥ 1), else one: the sessions one after
  * another, as the suites were made steady. Measured on 2 cores: one session alone keeps about 1.1
  * cores busy, so side by side they are bound by the CPU; three at once took 658–762 s against
- * 1,537 s one at a time, two about 800 s, but under that load three fresh-clone runs in four met a
- * timing race in a test (one fixed in the product; Bad input's late hide and Spoofing's run picker
- * are not understood yet). The default goes up once those are fixed at their cause.
+ * 1,537 s one at a time. Three fresh-clone runs in four with lanes went red: a product race (the
+ * focus between kickoff steps) and a suite relying on runs other suites left (Spoofing), both fixed,
+ * and Bad input's late-hide step, whose picker vanished under that load (not understood yet). The
+ * default goes up once that one is fixed at its cause and lanes have shown a streak of green runs.
  */
 export function laneCount(setting: string | undefined): number {
   const asked = Number(setting);
