@@ -233,7 +233,7 @@ function showQuestion(id: string, text: string) {
     }
   });
   setQuestionState(q, 'open');
-  approve.focus(); // The composer is disabled while the turn runs: the answer is what the user can do now.
+  focusIfHere(approve); // The composer is disabled while the turn runs: the answer is what the user can do now.
 }
 
 function message(role: 'user' | 'assistant', text: string) {
@@ -286,9 +286,19 @@ function setBusy(why: string | undefined) {
   }
   showReason();
   if (!busy) {
-    input.focus();
+    focusIfHere(input);
   }
   report();
+}
+
+/**
+ * Moves the keyboard within the page only while the page has it: a turn that ends while the user is in an
+ * editor or a quick input (Set Token after a 401) must not take the keyboard from there.
+ */
+function focusIfHere(element: HTMLElement) {
+  if (document.hasFocus()) {
+    element.focus();
+  }
 }
 
 function submit() {
@@ -458,7 +468,7 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
         q.status.classList.add('error');
         setQuestionState(q, m.state === 'refused' ? 'open' : 'sending', m.note ?? '');
         if (m.state === 'refused') {
-          q.approve.focus();
+          focusIfHere(q.approve);
         }
       }
       break;

@@ -191,6 +191,21 @@ describe('Flow chat', function () {
     console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
   });
 
+  it('a turn that ends while the keyboard is elsewhere leaves it there: the chat page takes no focus', async function () {
+    if (!ui.available()) {
+      this.skip(); // What holds the keyboard is seen in the browser runner's page.
+    }
+    // The user moved on (here: a quick pick) before the turn ended. A page that focused its composer at the
+    // end of a turn took the keyboard from whatever the user was in: the Set Token pick after a 401, on a busy machine.
+    const elsewhere = vscode.window.showQuickPick(['Stay here'], { title: 'Somewhere else', ignoreFocusOut: true });
+    await waitForQuickInput('Somewhere else');
+    chat.submitFromPage('One more, while I look elsewhere');
+    await settled(5, 'the turn over');
+    // The runner presses the key only once the quick pick holds the keyboard focus, and says who has it if not.
+    await pressInQuickInput('Escape', { when: 'Somewhere else' });
+    assert.strictEqual(await elsewhere, undefined);
+  });
+
   it('a session busy with another turn (409) is said in plain words, and nothing is resent', async () => {
     // Another client of the same session starts a turn first.
     const busy = await fetch(`${crewUrl}/chat/${chat.sessionId}/message`, {
