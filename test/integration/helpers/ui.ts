@@ -80,6 +80,12 @@ export const ui = {
     return result.text;
   },
 
+  /** innerText of the first element matching `selector` as the page is now (no wait), undefined when none does. */
+  async textIfPresent(selector: string, options: { window?: string } = {}): Promise<string | undefined> {
+    const result: TextResult = await request<'text'>({ type: 'text', selector, now: true, window: options.window });
+    return result.absent ? undefined : result.text;
+  },
+
   /** Body text of the first frame (webviews live in nested iframes) whose text contains `contains`. */
   frameText(contains: string, options: { timeoutMs?: number; window?: string } = {}): Promise<FramesResult> {
     return request<'frames'>({ type: 'frames', contains, timeoutMs: options.timeoutMs, window: options.window }, options.timeoutMs ?? 5000);

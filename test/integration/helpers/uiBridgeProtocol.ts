@@ -141,6 +141,11 @@ export interface TextRequest {
   /** How long the runner waits for the selector to appear (default 5000 ms). */
   timeoutMs?: number;
   /**
+   * Answers from the page as it is now, without waiting for the selector: `absent` when nothing
+   * matches. For "is it there?": a short wait cannot tell "not there" from "the page was slow to answer".
+   */
+  now?: boolean;
+  /**
    * Only the characters a user sees: those not cut off by an ancestor that hides its overflow (an
    * ellipsis covers the last ones). What innerText cannot tell: a tree row's state cut by its icons.
    */
@@ -256,6 +261,8 @@ export interface ScreenshotResult {
 
 export interface TextResult {
   text: string;
+  /** A `now` request whose selector matched nothing (text is then empty). */
+  absent?: boolean;
 }
 
 export interface WindowResult {

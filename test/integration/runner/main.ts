@@ -624,6 +624,7 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
     session.context = context;
     const page = await context.newPage();
     session.page = page;
+    await slowDown(context, page);
     const browserLog = fs.createWriteStream(sessionFile(spec.name, 'browser-console', 'log'));
     const workbenchLog = fs.createWriteStream(sessionFile(spec.name, 'workbench', 'log'));
     page.on('console', (message) => browserLog.write(`[${message.type()}] ${message.text()}\n`));
@@ -877,3 +878,15 @@ main().then(
     process.exitCode = 1;
   },
 );
+
+/**
+ * CREW_RUNS_TEST_CPU_THROTTLE=N runs the workbench page N times slower (Chromium's CPU throttling), as
+ * on a machine busy with other work: a way to find the races of a loaded machine on an idle one.
+ */
+async function slowDown(context: BrowserContext, page: Page): Promise<void> {
+  const rate = Number(process.env.CREW_RUNS_TEST_CPU_THROTTLE);
+  if (rate > 1) {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate });
+  }
+}

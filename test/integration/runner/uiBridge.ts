@@ -410,6 +410,11 @@ export class UiBridge {
   }
 
   private async text(request: TextRequest): Promise<TextResult> {
+    if (request.now) {
+      // evaluateAll does not wait for a match: one look at the page as it is.
+      const text = await this.page.locator(request.selector).evaluateAll((found) => (found.length ? (found[0] as unknown as { innerText: string }).innerText : undefined));
+      return text === undefined ? { text: '', absent: true } : { text };
+    }
     const locator = this.page.locator(request.selector).first();
     await locator.waitFor({ state: 'attached', timeout: request.timeoutMs ?? DEFAULT_WAIT_MS });
     if (!request.visibleOnly) {

@@ -18,14 +18,9 @@ const FAILURE = `ValueError: see ${LINK} $(alert) for details`; // shown in the 
 const SLOW = { timeoutMs: 60_000, intervalMs: 200 } as const;
 const WORD_JOINER = /\u2060/g;
 
-/** True when `selector` matches a visible element within a short wait (the bridge reads the real DOM). */
+/** True when `selector` matches an element of the page as it is now (the bridge reads the real DOM). */
 async function present(selector: string): Promise<boolean> {
-  try {
-    await ui.text(selector, { timeoutMs: 1500 });
-    return true;
-  } catch {
-    return false;
-  }
+  return (await ui.textIfPresent(selector)) !== undefined;
 }
 
 /** What the reader sees: the DOM's text without the invisible word joiners. */
