@@ -75,13 +75,15 @@ describe('Integration lanes', () => {
     assert.deepEqual(parts, [['known.test.js'], ['new1.test.js', 'new2.test.js']]);
   });
 
-  it('takes CREW_RUNS_TEST_LANES when it is a whole number ≥ 1, else one lane', () => {
-    assert.equal(laneCount('3'), 3);
-    assert.equal(laneCount('1'), 1);
-    assert.equal(laneCount(undefined), 1);
-    assert.equal(laneCount(''), 1);
-    assert.equal(laneCount('0'), 1);
-    assert.equal(laneCount('two'), 1);
-    assert.equal(laneCount('1.5'), 1);
+  it('takes CREW_RUNS_TEST_LANES when it is a whole number ≥ 1, else one more lane than cores, at most four', () => {
+    assert.equal(laneCount('3', 2), 3);
+    assert.equal(laneCount('1', 2), 1);
+    assert.equal(laneCount(undefined, 2), 3);
+    assert.equal(laneCount('', 2), 3);
+    assert.equal(laneCount('0', 2), 3);
+    assert.equal(laneCount('two', 2), 3);
+    assert.equal(laneCount('1.5', 2), 3);
+    assert.equal(laneCount(undefined, 1), 2, 'one core: two sessions, one waiting while the other works');
+    assert.equal(laneCount(undefined, 16), 4, 'at most four by default');
   });
 });

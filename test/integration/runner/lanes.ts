@@ -43,18 +43,17 @@ export function splitByTime(files: readonly string[], parts: number, estimate: (
 }
 
 /**
- * How many lanes: CREW_RUNS_TEST_LANES when set (a whole number ≥ 1), else one: the sessions one after
- * another, as the suites were made steady. Measured on 2 cores: one session alone keeps about 1.1
- * cores busy, so side by side they are bound by the CPU; three at once took 658–762 s against
- * 1,537 s one at a time. Three fresh-clone runs in four with lanes went red: a product race (the
- * focus between kickoff steps) and a suite relying on runs other suites left (Spoofing), both fixed,
- * and Bad input's late-hide step, whose picker vanished under that load (not understood yet). The
- * default goes up once that one is fixed at its cause and lanes have shown a streak of green runs.
+ * How many lanes: CREW_RUNS_TEST_LANES when set (a whole number ≥ 1), else one more than the machine's
+ * cores, at most four. Measured on 2 cores: one session alone keeps about 1.1 cores busy and waits the
+ * rest (simulated crews, polling, leases), so three side by side take about half the time of one after
+ * another (658–762 s against 1,537 s), bound by the CPU. The races that load found (focus between
+ * kickoff steps, a chat page taking the keyboard, a suite relying on runs others left, a "gone" read
+ * from a slow page) are fixed at their cause; CREW_RUNS_TEST_CPU_THROTTLE finds more on an idle machine.
  */
-export function laneCount(setting: string | undefined): number {
+export function laneCount(setting: string | undefined, cores: number): number {
   const asked = Number(setting);
   if (setting !== undefined && setting.trim() !== '' && Number.isInteger(asked) && asked >= 1) {
     return asked;
   }
-  return 1;
+  return Math.max(1, Math.min(4, cores + 1));
 }

@@ -372,7 +372,7 @@ async function main(): Promise<number> {
   if (!fs.existsSync(`${suiteEntry}.js`)) {
     throw new Error(`${suiteEntry}.js is missing: run 'tsc -p .' first`);
   }
-  const lanes = laneCount(process.env.CREW_RUNS_TEST_LANES);
+  const lanes = laneCount(process.env.CREW_RUNS_TEST_LANES, os.availableParallelism());
   const specs = sessionSpecs(lanes);
   // Only the servers the chosen sessions use (a floor-only run never installs today's server), side
   // by side; a session waits for its own.
