@@ -6,6 +6,7 @@
 //   crews ← runs ← runView ← kickoff, feedback, batches ← flowChat ← chat     the features, lowest first
 //   crews ← platform                                           (reached by the others only through services.ts)
 //   extension.ts, registerCommands.ts, testApi.ts              the composition root, above everything
+//   entry.ts                                                   what VS Code loads: the root, through V8's code cache
 //   util ← simulator                                           a stand-alone server: it never imports the extension
 //   */page/                                                    webview pages (browser code): data types only
 //
@@ -14,7 +15,7 @@
 /** The feature folders, lowest first: a feature may import the ones before it, never those after it. */
 const FEATURES = ['crews', 'runs', 'runView', ['kickoff', 'feedback', 'batches'], 'flowChat', 'chat'];
 
-const ROOT_FILES = '^src/(extension|registerCommands|testApi)\\.ts$';
+const ROOT_FILES = '^src/(entry|extension|registerCommands|testApi)\\.ts$';
 /** A feature folder's own files, not its plain-Node core or its webview page. */
 const featureFiles = (names) => `^src/(${names.join('|')})/(?!core/|page/)`;
 
@@ -147,8 +148,22 @@ module.exports = {
       name: 'nothing-imports-the-root',
       severity: 'error',
       comment: 'extension.ts, registerCommands.ts and testApi.ts are the top: nothing imports them back.',
-      from: { path: '^src/', pathNot: '^src/extension\\.ts$' },
+      from: { path: '^src/', pathNot: '^src/(extension|entry)\\.ts$' },
       to: { path: ROOT_FILES },
+    },
+    {
+      name: 'the-entry-only-loads-the-root',
+      severity: 'error',
+      comment: 'entry.ts reads the composition root from its own bundle (dist/core.js): it imports extension.ts for its type only.',
+      from: { path: '^src/entry\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(util/codeCache|extension)\\.ts$' },
+    },
+    {
+      name: 'nothing-imports-the-entry',
+      severity: 'error',
+      comment: 'entry.ts is what VS Code loads, and only VS Code.',
+      from: { path: '^src/' },
+      to: { path: '^src/entry\\.ts$' },
     },
     {
       name: 'src-never-imports-tests',

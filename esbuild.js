@@ -9,7 +9,8 @@ const watch = process.argv.includes('--watch');
 /**
  * The three heavy parts are bundles of their own in dist/, required on first use, so activation never pays for
  * them; in source they are a `require('…/name')` (or `import('…/name')`), rewritten here to the sibling bundle.
- * Everything else is one bundle, dist/extension.js, built synchronously by activate() (src/extension.ts).
+ * Everything else is one bundle, dist/core.js (src/extension.ts, the composition root), which the small entry
+ * VS Code loads, dist/extension.js (src/entry.ts), reads through V8's code cache.
  */
 const lazyModules = {
   // undici, for the first request to a crew or the platform (src/api/client.ts, src/platform/platformClient.ts).
@@ -133,7 +134,8 @@ function makeBuilds(production) {
   };
 
   return [
-    { ...nodeOptions, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { extension: 'src/entry.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { core: 'src/extension.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { markdown: 'src/runView/page/markdown.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },

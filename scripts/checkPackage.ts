@@ -24,6 +24,7 @@ const EXPECTED = [
   'extension/package.nls.json',
   'extension/l10n/bundle.l10n.json',
   'extension/dist/extension.js',
+  'extension/dist/core.js',
   'extension/dist/transport.js',
   'extension/dist/simulator.js',
   'extension/dist/markdown.js',
@@ -129,9 +130,9 @@ const checks: [string, () => void][] = [
   ['the .vsix exists', () => assert.ok(fs.existsSync(vsix), `${vsix} is missing: run npm run package`)],
   ['it holds exactly the bundle, media and docs', () => assert.deepStrictEqual(zipEntries(vsix).map((e) => e.name).sort(), EXPECTED)],
   [`it is under ${BUDGET_BYTES / 1024} KB`, () => assert.ok(fs.statSync(vsix).size < BUDGET_BYTES, `${fs.statSync(vsix).size} bytes`)],
-  [`its main bundle is under ${MAIN_BUNDLE_BUDGET_BYTES / 1024} KB`, () => {
-    const main = zipEntries(vsix).find((e) => e.name === 'extension/dist/extension.js');
-    assert.ok(main && main.size < MAIN_BUNDLE_BUDGET_BYTES, `${main?.size} bytes`);
+  [`its main bundle (the entry and the composition root it loads) is under ${MAIN_BUNDLE_BUDGET_BYTES / 1024} KB`, () => {
+    const sizes = ['extension.js', 'core.js'].map((file) => zipEntries(vsix).find((e) => e.name === `extension/dist/${file}`)?.size ?? Infinity);
+    assert.ok(sizes[0] + sizes[1] < MAIN_BUNDLE_BUDGET_BYTES, `${sizes.join(' + ')} bytes`);
   }],
   ["its transport bundle loads without vscode: it is also the status reader's worker (src/api/statusReader.ts), a thread with no vscode", () => {
     const transport = fs.readFileSync(path.join(repoRoot, 'dist', 'transport.js'), 'utf8');
