@@ -625,6 +625,7 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
     const page = await context.newPage();
     session.page = page;
     await slowDown(context, page);
+    await stillAfterOneTurn(page);
     const browserLog = fs.createWriteStream(sessionFile(spec.name, 'browser-console', 'log'));
     const workbenchLog = fs.createWriteStream(sessionFile(spec.name, 'workbench', 'log'));
     page.on('console', (message) => browserLog.write(`[${message.type()}] ${message.text()}\n`));
@@ -889,4 +890,25 @@ async function slowDown(context: BrowserContext, page: Page): Promise<void> {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate });
   }
+}
+
+/**
+ * The workbench's endless animations (spinning icons, the progress bar's sweep) run once, then stand still:
+ * each of their frames is drawn, composited and sent by three Chromium processes, and with three sessions
+ * side by side that CPU is the run's limit. Nothing waits on them; they are not what a test looks at.
+ */
+async function stillAfterOneTurn(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const { document } = globalThis as unknown as { document: { readyState: string; head: { append(node: unknown): void }; createElement(tag: string): { textContent: string }; addEventListener(type: string, listener: () => void): void } };
+    const add = () => {
+      const style = document.createElement('style');
+      style.textContent = '*, *::before, *::after { animation-iteration-count: 1 !important; }';
+      document.head.append(style);
+    };
+    if (document.readyState === 'loading') {
+      document.addEventListener('DOMContentLoaded', add);
+    } else {
+      add();
+    }
+  });
 }
