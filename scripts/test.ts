@@ -1,8 +1,9 @@
 // `npm test`: the whole test suite, in the order that wastes the least time on a fresh machine. The
-// VS Code servers and Chromium the integration sessions need are installed while lint and the unit
-// tests run (installs wait on the network and the disk, those on the CPU); the .vsix is built and
-// checked next; then the integration runner runs every session, the packaged extension's among them,
-// side by side (test/integration/runner/lanes.ts). Stops at the first step that fails, like `a && b`.
+// VS Code servers and Chromium the integration sessions need install first, in the background (they wait
+// on the network and the disk); meanwhile the .vsix is built and checked, then the development build. The
+// integration sessions start as soon as the installs are done, side by side (lanes.ts), and lint and the
+// unit tests run beside them: each of those steps' output is held and printed whole when it ends. The run
+// fails if any step failed; a step that fails before the sessions start stops the run, like `a && b`.
 // `tsc -p .` has run before this (package.json), so out/ is current for every step.
 import { spawn } from 'child_process';
 import * as path from 'path';
@@ -19,12 +20,39 @@ function step(name: string): void {
   console.log(`\n${STEP_MARKER} ${name} (${((Date.now() - started) / 1000).toFixed(0)} s in)`);
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env, output?: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', output ? 'pipe' : 'inherit', output ? 'pipe' : 'inherit'] });
+    child.stdout?.setEncoding('utf8').on('data', (text: string) => output?.push(text));
+    child.stderr?.setEncoding('utf8').on('data', (text: string) => output?.push(text));
     child.once('error', reject);
     child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')}: ${signal ?? `exit ${code}`}`))));
   });
+}
+
+/**
+ * A step that runs beside the integration sessions: its commands one after another, their output held and
+ * printed in one piece between its marker and its end marker when the step ends (`.ci/run` counts the unit
+ * tests' summary lines between those two, so nothing else may come between them).
+ */
+async function heldStep(name: string, commands: [string, string[]][]): Promise<void> {
+  const output: string[] = [];
+  const from = Date.now();
+  let failure: unknown;
+  for (const [command, args] of commands) {
+    try {
+      await run(command, args, process.env, output);
+    } catch (error) {
+      failure = error;
+      break;
+    }
+  }
+  const header = `\n${STEP_MARKER} ${name} (${((from - started) / 1000).toFixed(0)} s in, beside the integration sessions, took ${((Date.now() - from) / 1000).toFixed(0)} s)\n`;
+  const body = output.join('');
+  process.stdout.write(`${header}${body}${body.endsWith('\n') || body === '' ? '' : '\n'}${STEP_MARKER} ${name} ended\n`);
+  if (failure) {
+    throw failure;
+  }
 }
 
 const bin = (name: string) => path.join(repoRoot, 'node_modules', '.bin', name);
@@ -47,26 +75,29 @@ async function main(): Promise<void> {
 }
 
 async function steps(installed: Promise<unknown>): Promise<void> {
-  step('lint');
-  await run(bin('eslint'), ['.']);
-  await run(bin('depcruise'), ['src', '--config', '.dependency-cruiser.cjs']);
-
-  step('unit');
-  for (const page of ['src/runView/page', 'src/batches/page', 'src/flowChat/page']) {
-    await run(bin('tsc'), ['-p', page]);
-  }
-  await run(bin('mocha'), []);
-
   step('package');
   await run('node', ['esbuild.js', '--production']);
   await run(bin('vsce'), ['package', '--no-dependencies', '--out', 'crew-runs.vsix']);
   await run('node', ['out/scripts/checkPackage.js']);
-
-  step('integration');
   // The development build again (the package step left the production one in dist/): the sessions load it.
   await run('node', ['esbuild.js']);
-  await installed;
-  await run('node', ['out/test/integration/runner/main.js'], { ...process.env, CREW_RUNS_TEST_WITH_VSIX: path.join(repoRoot, 'crew-runs.vsix') });
+
+  const checks = (async () => {
+    await heldStep('lint', [
+      [bin('eslint'), ['.']],
+      [bin('depcruise'), ['src', '--config', '.dependency-cruiser.cjs']],
+    ]);
+    await heldStep('unit', [...['src/runView/page', 'src/batches/page', 'src/flowChat/page'].map((page): [string, string[]] => [bin('tsc'), ['-p', page]]), [bin('mocha'), []]]);
+  })();
+  const integration = (async () => {
+    await installed;
+    step('integration');
+    await run('node', ['out/test/integration/runner/main.js'], { ...process.env, CREW_RUNS_TEST_WITH_VSIX: path.join(repoRoot, 'crew-runs.vsix') });
+  })();
+  const failed = (await Promise.allSettled([checks, integration])).flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+  if (failed.length > 0) {
+    throw new Error(failed.map((error) => (error instanceof Error ? error.message : String(error))).join('; '));
+  }
   console.log(`${STEP_MARKER}s passed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
