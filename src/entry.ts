@@ -6,9 +6,6 @@ import * as path from 'node:path';
 import { loadWithCodeCache } from './util/codeCache';
 import type * as Core from './extension';
 
-/** Long enough for the start-up code (the tree, the run history, the poller) to have run and been compiled. */
-const SAVE_CACHE_AFTER_MS = 10_000;
-
 let core: typeof Core | undefined;
 
 export function activate(context: vscode.ExtensionContext): ReturnType<typeof Core.activate> {
@@ -16,7 +13,9 @@ export function activate(context: vscode.ExtensionContext): ReturnType<typeof Co
   core = loaded.exports;
   const api = core.activate(context);
   if (!loaded.fromCache) {
-    const timer = setTimeout(() => void loaded.persist(), SAVE_CACHE_AFTER_MS);
+    // Just after activate(): its functions are compiled by then and go into the cache too. A window may
+    // close within seconds (a quick look, a reload): later, and the next start would compile again.
+    const timer = setTimeout(() => void loaded.persist(), 0);
     context.subscriptions.push({ dispose: () => clearTimeout(timer) });
   }
   return api;
