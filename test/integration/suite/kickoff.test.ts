@@ -422,10 +422,8 @@ describe('Kick off', function () {
     await removeAllCrews(api); // Only the demo crews in the crew pick.
     const urls = await executeCommand<string[]>('crewRuns.tryDemoCrew');
     const researchUrl = urls.find((u) => u.endsWith('/research-crew'))!;
-    // The first kickoff from the palette, typing the values. The palette opens by its command (VS Code's key,
-    // not ours): once on a loaded CI, Ctrl+Shift+P sent to the page right after the tree revealed the new
-    // run opened nothing in 30 s. What is counted is every key after the palette is open.
-    void executeCommand('workbench.action.showCommands');
+    // The first kickoff from the palette, typing the values.
+    await ui.press('Control+Shift+P');
     await waitForQuickInput(/./, 'the command palette');
     await typeInQuickInput('Crew Runs: Kick Off Crew');
     await waitForQuickInput('Kick Off Crew');
@@ -447,7 +445,7 @@ describe('Kick off', function () {
       keystrokes++;
       await pressInQuickInput(key, options);
     };
-    void executeCommand('workbench.action.showCommands'); // Opens the palette: not counted.
+    await ui.press('Control+Shift+P'); // Opens the palette: not counted.
     const palette = await waitForQuickInput(/Crew Runs/, 'the command palette');
     const firstCommand = palette.split('\n').find((line) => /:/.test(line)) ?? '';
     console.log(`      palette opens with: ${JSON.stringify(palette.split('\n').slice(0, 3))}`);
