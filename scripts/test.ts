@@ -31,9 +31,9 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 }
 
 /**
- * A step that runs beside the integration sessions: its commands one after another, their output held and
- * printed in one piece between its marker and its end marker when the step ends (`.ci/run` counts the unit
- * tests' summary lines between those two, so nothing else may come between them).
+ * A step that runs beside the integration sessions (lint): its commands one after another, their output
+ * held and printed in one piece between its marker and its end marker when the step ends, so that no
+ * session's lines come between them.
  */
 async function heldStep(name: string, commands: [string, string[]][]): Promise<void> {
   const output: string[] = [];

@@ -6,7 +6,7 @@
 //
 // Sessions. A session is one VS Code server (own temp folder: user data, globalState, secrets,
 // logs, a copy of the test workspace) and one browser context + page. Sessions run side by side in
-// lanes when CREW_RUNS_TEST_LANES asks for more than one (lanes.ts: longest first; a session's lines are
+// lanes, one more than the machine's cores unless CREW_RUNS_TEST_LANES says (lanes.ts: longest first; a session's lines are
 // printed together when it ends). The "main" suites — every test file except those that reload
 // the window or ask for a session of their own — are split into one part per lane (main-1, main-2…,
 // of about equal time by sessionTimes.ts); each file containing RELOAD_SESSION_MARKER
@@ -57,7 +57,7 @@
 //   CREW_RUNS_TEST_SESSIONS    only these sessions, comma-separated: main (all its parts) or main-N, floor,
 //                              withoutChat, untrusted, and suites of their own by file name without .test.js
 //                              (e.g. "chaos"); default all
-//   CREW_RUNS_TEST_LANES       sessions at once (default 1, which prints as it goes; 2 or 3 halve the time, see lanes.ts)
+//   CREW_RUNS_TEST_LANES       sessions at once (default: cores + 1, at most 4; 1 prints as it goes, see lanes.ts)
 //   CREW_RUNS_TEST_CACHE_DIR   where the servers and their Node are installed (default .vscode-test)
 //   CREW_RUNS_TEST_RESULTS_DIR screenshots and logs (default test-results; give concurrent runs their own)
 //   CREW_RUNS_TEST_VSIX        test this packaged .vsix, installed into the server, with the activation suite only
