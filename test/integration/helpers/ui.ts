@@ -4,6 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import {
   type DemoResult,
+  type FocusLogRequest,
   type FocusLogResult,
   type FramesResult,
   type QuickInputGuard,
@@ -98,7 +99,7 @@ export const ui = {
   },
 
   /** Starts recording what gains and loses the keyboard focus in the workbench page, or reads that and stops (see FocusLogRequest). */
-  focusLog(action: 'start' | 'read', options: { window?: string } = {}): Promise<FocusLogResult> {
+  focusLog(action: FocusLogRequest['action'], options: { window?: string } = {}): Promise<FocusLogResult> {
     return request<'focusLog'>({ type: 'focusLog', action, window: options.window }, 5000);
   },
 

@@ -183,12 +183,13 @@ export interface FocusLogRequest {
   /**
    * `start`: from now on, record every element of the workbench page that gains or loses the
    * keyboard focus (focusin/focusout, capture phase); `read`: what was recorded since, and stop.
+   * `recent`: the page's last focus changes and keys pressed, always recorded (what a failed test prints).
    */
-  action: 'start' | 'read';
+  action: 'start' | 'read' | 'recent';
 }
 
 export interface FocusLogResult {
-  entries: { event: 'focusin' | 'focusout'; element: string; inQuickInput: boolean }[];
+  entries: { event: 'focusin' | 'focusout' | 'keydown'; element: string; inQuickInput: boolean; key?: string; atMs?: number }[];
 }
 
 export interface ReloadRequest {

@@ -626,6 +626,7 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
     session.page = page;
     await slowDown(context, page);
     await stillAfterOneTurn(page);
+    await recordFocusAndKeys(page);
     const browserLog = fs.createWriteStream(sessionFile(spec.name, 'browser-console', 'log'));
     const workbenchLog = fs.createWriteStream(sessionFile(spec.name, 'workbench', 'log'));
     page.on('console', (message) => browserLog.write(`[${message.type()}] ${message.text()}\n`));
@@ -890,6 +891,49 @@ async function slowDown(context: BrowserContext, page: Page): Promise<void> {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate });
   }
+}
+
+/**
+ * Keeps the page's last focus changes and keys pressed (a ring of 60, timed): a test that failed on
+ * a load race prints them (focusLog 'recent'), which says where a key went and who took the keyboard.
+ */
+async function recordFocusAndKeys(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    interface Target {
+      tagName?: string;
+      className?: unknown;
+      getAttribute?(name: string): string | null;
+      closest?(selector: string): unknown;
+    }
+    interface PageEvent {
+      type: string;
+      target: Target | null;
+      key?: string;
+      ctrlKey?: boolean;
+      shiftKey?: boolean;
+      altKey?: boolean;
+    }
+    const page = globalThis as unknown as {
+      document: { addEventListener(type: string, listener: (event: PageEvent) => void, capture: boolean): void };
+      performance: { now(): number };
+      crewRunsRecentFocus?: { event: string; element: string; inQuickInput: boolean; key?: string; atMs: number }[];
+    };
+    const recent: NonNullable<typeof page.crewRunsRecentFocus> = (page.crewRunsRecentFocus = []);
+    const listener = (event: PageEvent) => {
+      const target = event.target;
+      const element = target?.tagName
+        ? `${target.tagName.toLowerCase()}.${String(target.className).trim().split(/\s+/).slice(0, 3).join('.')} ${JSON.stringify((target.getAttribute?.('aria-label') ?? '').slice(0, 60))}`
+        : 'the page';
+      const key = event.type === 'keydown' ? `${event.ctrlKey ? 'Ctrl+' : ''}${event.altKey ? 'Alt+' : ''}${event.shiftKey ? 'Shift+' : ''}${event.key ?? ''}` : undefined;
+      recent.push({ event: event.type, element, inQuickInput: Boolean(target?.closest?.('.quick-input-widget')), ...(key ? { key } : {}), atMs: Math.round(page.performance.now()) });
+      if (recent.length > 60) {
+        recent.shift();
+      }
+    };
+    for (const type of ['focusin', 'focusout', 'keydown']) {
+      page.document.addEventListener(type, listener, true);
+    }
+  });
 }
 
 /**

@@ -226,7 +226,11 @@ export class UiBridge {
       const page = globalThis as unknown as {
         document: { addEventListener(type: string, listener: (event: FocusEvent) => void, capture: boolean): void; removeEventListener(type: string, listener: (event: FocusEvent) => void, capture: boolean): void };
         crewRunsFocusLog?: { entries: FocusLogResult['entries']; listener: (event: FocusEvent) => void };
+        crewRunsRecentFocus?: FocusLogResult['entries'];
       };
+      if (action === 'recent') {
+        return { entries: page.crewRunsRecentFocus ?? [] };
+      }
       const previous = page.crewRunsFocusLog;
       if (previous) {
         for (const type of ['focusin', 'focusout']) {
