@@ -81,14 +81,12 @@ describe('Flow chat faults (issue 38)', () => {
         }
       })();
     });
-    const started = performance.now();
+    // How fast such a stream reads is the bench's (CREW_RUNS_BENCH_ONLY=chat, 200,000 tokens); here, that it is read whole.
     const { outcome, updates, text } = await turn(api);
-    const ms = performance.now() - started;
     assert.equal(text.length, answer.length);
     assert.ok(text === answer, 'the streamed text is the answer, whole');
     assert.deepEqual(outcome, { kind: 'completed', answer });
     assert.ok(updates.filter((u) => u.kind === 'text').length <= chunks.length, `${updates.length} updates for ${chunks.length} reads`);
-    assert.ok(ms < 5000, `read in ${Math.round(ms)} ms`);
   });
 
   it('a frame that is not JSON and one of an unknown type: skipped (the first said), the answer goes on whole', async () => {

@@ -222,14 +222,11 @@ describe('security: Markdown of untrusted output', () => {
   });
 
   it('survives deeply nested Markdown and a 10 MB text without throwing', () => {
-    let started = Date.now();
+    // Inert whole; how fast a big output renders is the bench's (the run view's Show All of 5 MB).
     assertInertHtml('deep markdown', md.render(deepMarkdown(10_000)));
-    assert.ok(Date.now() - started < 10_000, `deep Markdown took ${Date.now() - started} ms`);
-    started = Date.now();
     const big = md.render(`${'<b>x</b> [l](javascript:alert(1)) '.repeat(20_000)}\n\n`.repeat(16));
     assertInertHtml('big', big.slice(0, 10_000));
     assert.doesNotMatch(big, /<b>|href="javascript/);
-    assert.ok(Date.now() - started < 20_000, `a large output took ${Date.now() - started} ms`);
   });
 });
 
