@@ -124,6 +124,7 @@ function makeBuilds(production) {
     platform: 'node',
     target: 'node20',
     minify: production,
+    ...(process.env.KEEPN ? { minifyIdentifiers: false } : {}),
     sourcemap: !production,
     sourcesContent: false,
     external: ['vscode'],

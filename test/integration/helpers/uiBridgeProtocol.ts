@@ -189,7 +189,15 @@ export interface FocusLogRequest {
 }
 
 export interface FocusLogResult {
-  entries: { event: 'focusin' | 'focusout' | 'keydown'; element: string; inQuickInput: boolean; key?: string; atMs?: number }[];
+  entries: {
+    event: 'focusin' | 'focusout' | 'keydown';
+    element: string;
+    inQuickInput: boolean;
+    key?: string;
+    atMs?: number;
+    /** `recent` focusins: the functions on the stack that moved the focus (innermost first). */
+    movedBy?: string;
+  }[];
 }
 
 export interface ReloadRequest {

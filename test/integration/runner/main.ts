@@ -916,7 +916,7 @@ async function recordFocusAndKeys(page: Page): Promise<void> {
     const page = globalThis as unknown as {
       document: { addEventListener(type: string, listener: (event: PageEvent) => void, capture: boolean): void };
       performance: { now(): number };
-      crewRunsRecentFocus?: { event: string; element: string; inQuickInput: boolean; key?: string; atMs: number }[];
+      crewRunsRecentFocus?: { event: string; element: string; inQuickInput: boolean; key?: string; atMs: number; movedBy?: string }[];
     };
     const recent: NonNullable<typeof page.crewRunsRecentFocus> = (page.crewRunsRecentFocus = []);
     const listener = (event: PageEvent) => {
@@ -925,7 +925,18 @@ async function recordFocusAndKeys(page: Page): Promise<void> {
         ? `${target.tagName.toLowerCase()}.${String(target.className).trim().split(/\s+/).slice(0, 3).join('.')} ${JSON.stringify((target.getAttribute?.('aria-label') ?? '').slice(0, 60))}`
         : 'the page';
       const key = event.type === 'keydown' ? `${event.ctrlKey ? 'Ctrl+' : ''}${event.altKey ? 'Alt+' : ''}${event.shiftKey ? 'Shift+' : ''}${event.key ?? ''}` : undefined;
-      recent.push({ event: event.type, element, inQuickInput: Boolean(target?.closest?.('.quick-input-widget')), ...(key ? { key } : {}), atMs: Math.round(page.performance.now()) });
+      // A focusin is dispatched inside the call that moved the focus: its stack names who did.
+      const movedBy =
+        event.type === 'focusin'
+          ? (new Error().stack ?? '')
+              .split('\n')
+              .slice(2)
+              .map((line) => /at (?:async )?([^\s(]+)/.exec(line)?.[1])
+              .filter((name): name is string => name !== undefined && !name.includes('://'))
+              .slice(0, 12)
+              .join(' < ')
+          : undefined;
+      recent.push({ event: event.type, element, inQuickInput: Boolean(target?.closest?.('.quick-input-widget')), ...(key ? { key } : {}), ...(movedBy ? { movedBy } : {}), atMs: Math.round(page.performance.now()) });
       if (recent.length > 60) {
         recent.shift();
       }

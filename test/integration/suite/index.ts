@@ -84,7 +84,7 @@ export function run(): Promise<void> {
       // Where the last keys went and who took the keyboard: what a load race leaves behind.
       const recent = await ui.focusLog('recent').catch(() => undefined);
       for (const entry of recent?.entries.slice(-25) ?? []) {
-        console.log(`      ${entry.atMs ?? ''} ms ${entry.event}${entry.key ? ` ${entry.key}` : ''} ${entry.element}${entry.inQuickInput ? ' (quick input)' : ''}`);
+        console.log(`      ${entry.atMs ?? ''} ms ${entry.event}${entry.key ? ` ${entry.key}` : ''} ${entry.element}${entry.inQuickInput ? ' (quick input)' : ''}${entry.movedBy ? `, moved by ${entry.movedBy}` : ''}`);
       }
     }
   });
