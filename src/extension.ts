@@ -22,7 +22,7 @@ import { SharedState } from './runs/core/sharedState';
 import { WindowLiveness } from './runs/core/windowLiveness';
 import { ChatSessionStore } from './crews/chatSessions';
 import { ChatSupport } from './crews/chatSupport';
-import { addCrewDirectly } from './crews/crewCommands';
+import { addCrewDirectly, forgetToken } from './crews/crewCommands';
 import { CrewRegistry } from './crews/crewRegistry';
 import { CrewsTreeProvider } from './crews/crewsTree';
 import { DemoCrews } from './crews/demoCommands';
@@ -38,6 +38,7 @@ import { ImportedCrews } from './platform/importedCrews';
 import { PlatformClient } from './platform/platformClient';
 import { RunReporter } from './runs/runReporter';
 import { RunsStatusBar } from './runs/statusBar';
+import { removeRun } from './runs/runCommands';
 import { stopRunWithoutAsking } from './runs/stopCommands';
 import { followViewedRuns } from './runs/viewedRuns';
 import { RunOutputDocuments } from './runView/outputDocuments';
@@ -217,6 +218,16 @@ export function activate(context: vscode.ExtensionContext) {
       addCrew: (args) => addCrewDirectly(services, args),
       kickOff: (args) => kickOffWithoutReview(services, args),
       stopRun: (runId) => stopRunWithoutAsking(services, runId),
+      stopWatching: (runId) => poller.stopWatching(runId),
+      removeRun: async (runId) => {
+        const run = runs.get(runId);
+        return run && removeRun(services, run);
+      },
+      forgetToken: async (crewUrl) => {
+        const crew = crews.get(crewUrl);
+        return crew && forgetToken(services, crew);
+      },
+      signOut: () => platform.auth.removeSession(),
       batches: batchActionsWithoutAsking(services, batches),
       chatHandler: () => createParticipantHandler(services),
     },

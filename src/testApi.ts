@@ -50,6 +50,10 @@ export interface TestApiParts {
     addCrew(args: AddCrewArguments): ReturnType<typeof addCrewDirectly>;
     kickOff(args: KickOffArguments): Promise<string | undefined>;
     stopRun(runId: string): Promise<StopOutcome>;
+    stopWatching(runId: string): Promise<void>;
+    removeRun(runId: string): Promise<void>;
+    forgetToken(crewUrl: string): Promise<void>;
+    signOut(): Promise<void>;
     batches: ReturnType<typeof batchActionsWithoutAsking>;
     chatHandler(): vscode.ChatRequestHandler;
   };
@@ -85,11 +89,15 @@ export function createTestApi(services: Services, parts: TestApiParts) {
     addCrew: parts.unprompted.addCrew,
     /**
      * What the commands never do without asking the user (a command link or another extension can run them), for
-     * tests that need no question: kick off without the review, stop without the confirmation. Cancel, remove and
-     * export batches without asking: `batches.unprompted`.
+     * tests that need no question: kick off without the review; stop, stop watching, remove a run, forget a token
+     * and sign out without the confirmation. Cancel, remove, resume, re-run and export batches: `batchesWithoutAsking`.
      */
     kickOff: parts.unprompted.kickOff,
     stopRun: parts.unprompted.stopRun,
+    stopWatching: parts.unprompted.stopWatching,
+    removeRun: parts.unprompted.removeRun,
+    forgetToken: parts.unprompted.forgetToken,
+    signOut: parts.unprompted.signOut,
     batchesWithoutAsking: parts.unprompted.batches,
     /**
      * The platform side, without the personal token: who is signed in (URL and organization), the imported crews,

@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type Inputs, inputLine } from '../api/inputValues';
-import { showError, showInfo, showWarning } from '../ui/notify';
+import { confirmAction, showError, showInfo, showWarning } from '../ui/notify';
 import type { BatchRunner } from './core/batchRunner';
 import type { BatchStore } from './core/batchStore';
 import { mapColumns, type MappedTable } from './core/mapping';
@@ -52,13 +52,13 @@ export function registerBatchCommands(services: Services, batches: BatchServices
     }),
     vscode.commands.registerCommand('crewRuns.resumeBatch', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Resume which batch?'), (b) => b.paused !== undefined && !b.cancelled);
-      if (batch) {
+      if (batch && (await confirmResume(batch))) {
         await batches.runner.resume(batch.id);
       }
     }),
     vscode.commands.registerCommand('crewRuns.rerunFailedRows', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Re-run the failed rows of which batch?'), (b) => failedRows(b).length > 0);
-      return batch ? rerunFailed(services, batches, batch) : undefined;
+      return batch && (await confirmRerun(batch)) ? rerunFailed(services, batches, batch) : undefined;
     }),
     vscode.commands.registerCommand('crewRuns.removeBatch', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Remove which batch?'));
@@ -68,6 +68,25 @@ export function registerBatchCommands(services: Services, batches: BatchServices
       }
     }),
   ];
+}
+
+/** Each queued row is a kickoff, billed by the crew: the user sees how many before they go. */
+function confirmResume(batch: Batch): Promise<boolean> {
+  const queued = batchProgress(batch).queued;
+  return confirmAction(
+    vscode.l10n.t('Resume the batch {0}?', batchTitle(batch)),
+    vscode.l10n.t('{0} queued rows are kicked off on {1}, {2} at a time.', queued, batch.crewName, batch.concurrency),
+    vscode.l10n.t('Resume Batch'),
+  );
+}
+
+function confirmRerun(batch: Batch): Promise<boolean> {
+  const failed = failedRows(batch).length;
+  return confirmAction(
+    vscode.l10n.t('Re-run the {0} failed rows of {1}?', failed, batchTitle(batch)),
+    vscode.l10n.t('A new batch of {0} kickoffs on {1}, {2} at a time, with the same inputs.', failed, batch.crewName, batchConcurrencySetting()),
+    vscode.l10n.t('Re-run Failed Rows'),
+  );
 }
 
 export async function removeBatch(batches: BatchServices, batch: Batch): Promise<void> {
@@ -342,7 +361,7 @@ export async function cancelBatchAs(services: Services, batches: BatchServices, 
 /** Source batches whose Re-run Failed Rows is being created here (a double-click makes one batch). */
 const rerunning = new Set<string>();
 
-async function rerunFailed(services: Services, batches: BatchServices, batch: Batch): Promise<string | undefined> {
+export async function rerunFailed(services: Services, batches: BatchServices, batch: Batch): Promise<string | undefined> {
   const pending = unfinishedRerunOf(batches.store.list(), batch.id);
   if (rerunning.has(batch.id) || pending) {
     void showInfo(vscode.l10n.t('The failed rows of {0} are already being run again.', batchTitle(batch)));

@@ -16,7 +16,7 @@ import { BATCH_SOURCE_SELECTOR, BatchCodeLensProvider } from './batchCodeLens';
 import { BatchesTreeProvider } from './batchesTree';
 import { announceBatchEnd, announceBatchPaused } from './batchNotice';
 import { type BatchPanelsInspection, BatchResultsPanels } from './batchResultsPanel';
-import { cancelBatchAs, removeBatch } from './batchCommands';
+import { cancelBatchAs, removeBatch, rerunFailed } from './batchCommands';
 import { batchRunEnd, sendBatchRow } from './batchSending';
 import { exportResults } from './batchResultsCommands';
 
@@ -130,6 +130,8 @@ export function batchActionsWithoutAsking(services: Services, batches: BatchFeat
   return {
     cancel: (batchId: string, stopRunning: boolean): Promise<void> => cancelBatchAs(services, batches, batchOf(batchId), stopRunning),
     remove: (batchId: string): Promise<void> => removeBatch(batches, batchOf(batchId)),
+    resume: (batchId: string): Promise<void> => batches.runner.resume(batchOf(batchId).id),
+    rerunFailed: (batchId: string): Promise<string | undefined> => rerunFailed(services, batches, batchOf(batchId)),
     exportTo: (batchId: string, format: 'jsonl' | 'csv', file: string): Promise<string | undefined> => exportResults(services, batches.store, batchOf(batchId), { format, file }, 'file'),
   };
 }

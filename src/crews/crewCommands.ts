@@ -9,7 +9,7 @@ import { askPick, askText } from '../ui/quickInput';
 import { describeError, describeTokenProblem, describeUrlProblemLocalized } from '../ui/errorMessages';
 import { pickCrew } from './pickCrew';
 import { withDefaultScheme } from './urlInput';
-import { showError, showInfo, showStatusMessage, showWarning } from '../ui/notify';
+import { confirmAction, showError, showInfo, showStatusMessage, showWarning } from '../ui/notify';
 import { inertLine } from '../util/inertText';
 import { errorText } from '../util/errorText';
 
@@ -22,7 +22,7 @@ export interface AddCrewArguments {
 }
 
 export function registerCrewCommands(services: Services): vscode.Disposable[] {
-  const { crews, tokens } = services;
+  const { crews } = services;
   return [
     // Always interactive: no command argument carries a token (tests add crews through the test API).
     vscode.commands.registerCommand('crewRuns.addCrew', () => addCrewInteractively(services)),
@@ -34,9 +34,16 @@ export function registerCrewCommands(services: Services): vscode.Disposable[] {
     }),
     vscode.commands.registerCommand('crewRuns.forgetToken', async (arg?: unknown) => {
       const crew = await pickCrew(crews, arg, vscode.l10n.t('Forget the token of which crew?'));
-      if (crew) {
-        await tokens.delete(crew.url);
-        crews.setHealth(crew.url, 'noToken');
+      const forget = vscode.l10n.t('Forget Token');
+      if (
+        crew &&
+        (await confirmAction(
+          vscode.l10n.t('Forget the token of {0}?', crew.name),
+          vscode.l10n.t('It is deleted from this machine ({0}). Kickoffs, checks and feedback for this crew need it set again.', crew.url),
+          forget,
+        ))
+      ) {
+        await forgetToken(services, crew);
         void showInfo(vscode.l10n.t('The token of {0} was deleted from this machine.', crew.name));
       }
     }),
@@ -199,6 +206,12 @@ export async function setTokenInteractively(services: Services, crew: Crew): Pro
       return false;
     }
   }
+}
+
+/** Deletes the crew's token (after the question; the test API calls it without one). */
+export async function forgetToken(services: Services, crew: Crew): Promise<void> {
+  await services.tokens.delete(crew.url);
+  services.crews.setHealth(crew.url, 'noToken');
 }
 
 async function addCrewInteractively(services: Services): Promise<Crew | undefined> {

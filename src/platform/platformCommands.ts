@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { originOf } from '../api/url';
 import type { Crew } from '../crews/crewConfig';
 import type { Services } from '../services';
-import { showInfo } from '../ui/notify';
+import { confirmAction, showInfo } from '../ui/notify';
 import { pickCrew } from '../crews/pickCrew';
 import { DeploymentLogDocuments, LOG_SCHEME } from './deploymentLogs';
 import { importCrews } from './importCommand';
@@ -48,6 +48,16 @@ export function registerPlatformCommands(services: Services): vscode.Disposable[
       return signIn !== undefined;
     }),
     vscode.commands.registerCommand('crewRuns.platform.signOut', async () => {
+      const signIn = await platform.account.current();
+      if (!signIn) {
+        void showInfo(vscode.l10n.t('You are not signed in to CrewAI.'));
+        return;
+      }
+      const signOut = vscode.l10n.t('Sign Out');
+      const where = `${originOf(signIn.baseUrl)}${signIn.organizationName ? ` (${signIn.organizationName})` : ''}`;
+      if (!(await confirmAction(vscode.l10n.t('Sign out of CrewAI at {0}?', where), vscode.l10n.t('Your personal access token is deleted from this machine. The crews and their tokens stay.'), signOut))) {
+        return;
+      }
       await platform.auth.removeSession();
       void showInfo(vscode.l10n.t('Signed out of CrewAI: your personal access token was deleted from this machine. The crews and their tokens stay.'));
     }),

@@ -1,15 +1,23 @@
 import * as vscode from 'vscode';
-import { isFinished } from './core/model';
+import { isFinished, type RunRecord } from './core/model';
 import type { Services } from '../services';
 import { runFromArgument } from './pickRun';
-import { showStatusMessage, showWarning } from '../ui/notify';
+import { confirmAction, showStatusMessage } from '../ui/notify';
 
 export function registerRunCommands(services: Services): vscode.Disposable[] {
   const { runs, poller } = services;
   return [
     vscode.commands.registerCommand('crewRuns.stopWatching', async (arg?: unknown) => {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Stop watching which run?'), (r) => !isFinished(r) && r.watching);
-      if (run) {
+      const stop = vscode.l10n.t('Stop Watching');
+      if (
+        run &&
+        (await confirmAction(
+          vscode.l10n.t('Stop watching "{0}" on {1}?', run.label, run.crewName),
+          vscode.l10n.t('The run goes on at the crew; Crew Runs stops checking it, and says nothing when it ends. Resume Watching picks it up again.'),
+          stop,
+        ))
+      ) {
         await poller.stopWatching(run.id);
       }
     }),
@@ -24,19 +32,17 @@ export function registerRunCommands(services: Services): vscode.Disposable[] {
       if (!run) {
         return;
       }
-      if (!isFinished(run) && run.watching) {
-        const remove = vscode.l10n.t('Remove');
-        const answer = await showWarning(
-          vscode.l10n.t('{0} has not finished. Remove it from the history anyway?', run.label),
-          { modal: true, detail: vscode.l10n.t('The run goes on at the crew; Crew Runs stops watching it.') },
-          remove,
-        );
-        if (answer !== remove) {
-          return;
-        }
-        await poller.stopWatching(run.id);
+      const going = !isFinished(run) && run.watching;
+      const asked = going
+        ? vscode.l10n.t('"{0}" on {1} has not finished. Remove it from the history anyway?', run.label, run.crewName)
+        : vscode.l10n.t('Remove "{0}" on {1} from the history?', run.label, run.crewName);
+      const detail = going
+        ? vscode.l10n.t('The run goes on at the crew; Crew Runs stops watching it. Its inputs, output and details are deleted from this machine.')
+        : vscode.l10n.t('Its inputs, output and details are deleted from this machine; the run at the crew is not affected.');
+      if (!(await confirmAction(asked, detail, vscode.l10n.t('Remove')))) {
+        return;
       }
-      await runs.remove(run.id);
+      await removeRun(services, run);
     }),
     vscode.commands.registerCommand('crewRuns.copyKickoffId', async (arg?: unknown) => {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Copy the kickoff ID of which run?'));
@@ -51,4 +57,12 @@ export function registerRunCommands(services: Services): vscode.Disposable[] {
       return runs.reload();
     }),
   ];
+}
+
+/** Takes a run out of the history, watching it no more (after the question; the test API calls it without one). */
+export async function removeRun(services: Services, run: RunRecord): Promise<void> {
+  if (!isFinished(run) && run.watching) {
+    await services.poller.stopWatching(run.id);
+  }
+  await services.runs.remove(run.id);
 }

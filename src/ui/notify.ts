@@ -26,6 +26,15 @@ export function showError<T extends string>(message: string, ...rest: Rest<T>): 
   return show((m, ...r) => vscode.window.showErrorMessage(m, ...r), message, rest);
 }
 
+/**
+ * The one way to ask before an action that costs money or cannot be taken back: a modal warning saying what
+ * will happen; true only for the action's own button. Commands that other extensions and links can run with
+ * an argument ask here before they act.
+ */
+export async function confirmAction(message: string, detail: string, action: string): Promise<boolean> {
+  return (await showWarning(message, { modal: true, detail }, action)) === action;
+}
+
 /** A passing message in the status bar, which renders `$(icon)`: a run label or URL could hold one. */
 export function showStatusMessage(text: string, hideAfterMs: number): vscode.Disposable {
   return vscode.window.setStatusBarMessage(inertLine(text), hideAfterMs);

@@ -63,7 +63,7 @@ describe('Bad input', function () {
         await api.runs.remove(id).catch(() => undefined);
       }
       if (api.crews.get(url)) {
-        await executeCommand('crewRuns.forgetToken', url);
+        await api.forgetToken(url);
       }
     }
     await vscode.workspace.getConfiguration().update(SETTING, undefined, vscode.ConfigurationTarget.Global);

@@ -251,7 +251,25 @@ describe('Batches', function () {
   it('re-runs the failed rows as a new batch, and Compare Batches opens the diff editor', async () => {
     sim.updateCrew('table', { failWhenInputContains: undefined }); // Fixed and redeployed.
     const before = sim.requestLog.counts('table').kickoff;
-    rerunId = (await executeCommand<string>('crewRuns.rerunFailedRows', { batchId })) ?? '';
+    const batchesBefore = api.batches.store.list().length;
+    // Any extension or link can run it with a batch: it says how many kickoffs, and sends none without a yes.
+    const declined = answerModal(undefined);
+    try {
+      assert.strictEqual(await executeCommand('crewRuns.rerunFailedRows', { batchId }), undefined);
+    } finally {
+      declined.dispose();
+    }
+    assert.deepStrictEqual(declined.calls.map((c) => c.items), [['Re-run Failed Rows']]);
+    assert.match(declined.calls[0].message, new RegExp(`^Re-run the ${FAILING.length} failed rows of `));
+    assert.match(declined.calls[0].detail ?? '', new RegExp(`^A new batch of ${FAILING.length} kickoffs on ${crews.table.name}`));
+    assert.strictEqual(api.batches.store.list().length, batchesBefore, 'no batch made without a yes');
+    assert.strictEqual(sim.requestLog.counts('table').kickoff, before, 'nothing sent without a yes');
+    const confirmed = answerModal('Re-run Failed Rows');
+    try {
+      rerunId = (await executeCommand<string>('crewRuns.rerunFailedRows', { batchId })) ?? '';
+    } finally {
+      confirmed.dispose();
+    }
     assert.ok(rerunId && rerunId !== batchId, 'a new batch');
     const again = await waitForFinished(rerunId);
     assert.deepStrictEqual(again.rows.map((r) => r.index), FAILING, 'the failed rows only');
@@ -359,7 +377,7 @@ describe('Batches', function () {
     try {
       const started = executeCommand<string | undefined>('crewRuns.kickOffBatch', { crew: crews.table.url, file });
       await waitForQuickInput('Kick Off 3 Rows');
-      await executeCommand('crewRuns.forgetToken', crews.table.url);
+      await api.forgetToken(crews.table.url);
       await pressInQuickInput('Enter', { when: 'Kick Off 3 Rows', activeItem: 'Kick Off 3 Rows' });
       const id = (await started) ?? '';
       assert.ok(id, 'the batch was made');
@@ -374,7 +392,23 @@ describe('Batches', function () {
       assert.match(String(api.batches.tree.getTreeItem(node).description), /^paused · /);
 
       await addCrewWithToken({ url: crews.table.url, name: crews.table.name, token });
-      await executeCommand('crewRuns.resumeBatch', { batchId: id });
+      // Any extension or link can run it with a batch: it says how many queued rows go, and sends none without a yes.
+      const declined = answerModal(undefined);
+      try {
+        await executeCommand('crewRuns.resumeBatch', { batchId: id });
+      } finally {
+        declined.dispose();
+      }
+      assert.deepStrictEqual(declined.calls.map((c) => c.items), [['Resume Batch']]);
+      assert.match(declined.calls[0].detail ?? '', new RegExp(`^3 queued rows are kicked off on ${crews.table.name}`));
+      assert.ok(batch(id).paused, 'still paused without a yes');
+      assert.strictEqual(sim.requestLog.counts('table').kickoff, before, 'nothing sent without a yes');
+      const confirmed = answerModal('Resume Batch');
+      try {
+        await executeCommand('crewRuns.resumeBatch', { batchId: id });
+      } finally {
+        confirmed.dispose();
+      }
       const done = await waitForFinished(id, 60_000);
       assert.ok(done.rows.every((r) => r.status === 'sent' && r.result?.state === 'succeeded'), 'every row ran once resumed');
       assert.strictEqual(sim.requestLog.counts('table').kickoff, before + 3);

@@ -210,9 +210,24 @@ describe('Crews and tokens', function () {
     await waitForCrewDescription(api, reviewUrl, 'ready');
   });
 
-  it('Forget Token leaves the crew "token missing" and a check sends nothing', async () => {
+  it('Forget Token asks first; then the crew is "token missing" and a check sends nothing', async () => {
     const reviewUrl = url('review-crew');
-    await executeCommand('crewRuns.forgetToken', reviewUrl);
+    // Any extension or link can run it with a crew: it says which token goes, and keeps it without a yes.
+    const declined = answerModal(undefined);
+    try {
+      await executeCommand('crewRuns.forgetToken', reviewUrl);
+    } finally {
+      declined.dispose();
+    }
+    assert.deepStrictEqual(declined.calls.map((c) => [c.message, c.items]), [['Forget the token of Review (sim)?', ['Forget Token']]]);
+    assert.ok(declined.calls[0].detail?.includes(`It is deleted from this machine (${reviewUrl}).`), declined.calls[0].detail);
+    assert.strictEqual(await api.crews.hasToken(reviewUrl), true, 'kept without a yes');
+    const confirmed = answerModal('Forget Token');
+    try {
+      await executeCommand('crewRuns.forgetToken', reviewUrl);
+    } finally {
+      confirmed.dispose();
+    }
     await waitForNotification('The token of Review (sim) was deleted from this machine.');
     const row = await waitForCrewDescription(api, reviewUrl, 'token missing');
     assert.strictEqual(row.contextValue, 'crew source-user health-noToken noToken');

@@ -54,7 +54,7 @@ describe('Hostile output', function () {
         await api.runs.remove(id).catch(() => undefined);
       }
       if (crewUrl && api.crews.get(crewUrl)) {
-        await executeCommand('crewRuns.forgetToken', crewUrl);
+        await api.forgetToken(crewUrl);
         const setting = vscode.workspace.getConfiguration().inspect<{ url: string }[]>('crewRuns.crews')?.globalValue ?? [];
         const rest = setting.filter((c) => c.url !== crewUrl);
         await vscode.workspace.getConfiguration().update('crewRuns.crews', rest.length ? rest : undefined, vscode.ConfigurationTarget.Global);

@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import { executeCommand, showCrewRunsView, ui, waitFor, waitForLog } from '../helpers';
-import { typeInQuickInput, waitForQuickInput } from './support/kit';
+import { answerModal, typeInQuickInput, waitForQuickInput } from './support/kit';
 import {
   type Api,
   MessageSpy,
@@ -220,7 +220,7 @@ describe('Monitoring', function () {
     assert.strictEqual(run.needsFeedback, false);
     assert.strictEqual(run.seenBySource, false);
     assert.strictEqual((await runItem(api, runId)).contextValue, 'run state-queued watching');
-    await executeCommand('crewRuns.stopWatching', { runId });
+    await api.poller.stopWatching(runId);
     assert.strictEqual(api.runs.get(runId)?.watching, false);
   });
 
@@ -254,7 +254,22 @@ describe('Monitoring', function () {
   it('stops and resumes watching a run', async () => {
     const runId = await start('slow', 'Paused watch');
     await waitForRun(api, runId, (r) => r.state === 'running', 'the slow run running');
-    await executeCommand('crewRuns.stopWatching', { runId });
+    // Any extension or link can run it with a run: it says which run and what happens, and watches on without a yes.
+    const declined = answerModal(undefined);
+    try {
+      await executeCommand('crewRuns.stopWatching', { runId });
+    } finally {
+      declined.dispose();
+    }
+    assert.deepStrictEqual(declined.calls.map((c) => [c.message, c.items]), [[`Stop watching "Paused watch" on ${api.runs.get(runId)?.crewName}?`, ['Stop Watching']]]);
+    assert.match(declined.calls[0].detail ?? '', /The run goes on at the crew/);
+    assert.strictEqual(api.runs.get(runId)?.watching, true, 'still watched without a yes');
+    const confirmed = answerModal('Stop Watching');
+    try {
+      await executeCommand('crewRuns.stopWatching', { runId });
+    } finally {
+      confirmed.dispose();
+    }
     let run = api.runs.get(runId)!;
     assert.strictEqual(run.watching, false);
     assert.strictEqual(run.stopReason, 'user');

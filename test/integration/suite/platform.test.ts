@@ -104,7 +104,7 @@ describe('Platform: the organization’s crews', function () {
       return;
     }
     if (await api.platform.signedIn()) {
-      await executeCommand('crewRuns.platform.signOut');
+      await api.signOut();
     }
     await removeRunsOf(api, sim ? sim.crews.map((c) => c.url) : []);
     await removeAllCrews(api);
@@ -302,8 +302,23 @@ describe('Platform: the organization’s crews', function () {
     assert.strictEqual(online.calls.length, 0);
   });
 
-  it('signs out: the personal token is gone, the imported crews keep their tokens and still answer', async () => {
-    await executeCommand('crewRuns.platform.signOut');
+  it('signs out after asking: the personal token is gone, the imported crews keep their tokens and still answer', async () => {
+    // Any extension or link can run it: it says where it signs out of, and stays signed in without a yes.
+    const declined = answerModal(undefined);
+    try {
+      await executeCommand('crewRuns.platform.signOut');
+    } finally {
+      declined.dispose();
+    }
+    assert.deepStrictEqual(declined.calls.map((c) => c.items), [['Sign Out']]);
+    assert.ok(declined.calls[0].message.startsWith(`Sign out of CrewAI at ${sim.origin}`), declined.calls[0].message);
+    assert.ok(await api.platform.signedIn(), 'still signed in without a yes');
+    const confirmed = answerModal('Sign Out');
+    try {
+      await executeCommand('crewRuns.platform.signOut');
+    } finally {
+      confirmed.dispose();
+    }
     assert.strictEqual(await api.platform.signedIn(), undefined);
     for (const id of [research.id, review.id, flow.id]) {
       assert.strictEqual(await executeCommand('crewRuns.checkConnection', url(id)), true, `${id} still works with its own token`);
@@ -333,7 +348,7 @@ describe('Platform: the organization’s crews', function () {
       const checks = platformRequests().slice(before).filter((e) => e.path.endsWith('/me/organizations'));
       assert.deepStrictEqual(checks.map((e) => [e.status, e.tokenKind]), [[200, 'org']], 'its token checked once, at its platform');
       assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('crewRuns')).includes(PAT), 'the token is in no setting');
-      await executeCommand('crewRuns.platform.signOut');
+      await api.signOut();
 
       writeCliSignIn(paths, key, { access_token: PAT, expiration: new Date(Date.now() - 60_000).toISOString() });
       const expired = executeCommand<boolean>('crewRuns.platform.signIn');

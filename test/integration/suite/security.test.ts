@@ -123,7 +123,7 @@ describe('Security: tokens', function () {
         await api.runs.remove(id).catch(() => undefined);
       }
       for (const crew of api.crews.list().filter((c) => sim?.crews.some((s) => s.url === c.url) || c.url === recorder?.url)) {
-        await executeCommand('crewRuns.forgetToken', crew.url);
+        await api.forgetToken(crew.url);
       }
       await vscode.workspace.getConfiguration().update(SETTING, undefined, vscode.ConfigurationTarget.Global);
       if (vscode.workspace.getConfiguration().inspect(SETTING)?.workspaceValue !== undefined) {

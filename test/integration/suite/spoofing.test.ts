@@ -100,7 +100,7 @@ describe('Spoofing: a crew\'s words stay text', function () {
         }
       }
       if (crewUrl && api.crews.get(crewUrl)) {
-        await executeCommand('crewRuns.forgetToken', crewUrl);
+        await api.forgetToken(crewUrl);
         const setting = vscode.workspace.getConfiguration().inspect<{ url: string }[]>('crewRuns.crews')?.globalValue ?? [];
         const rest = setting.filter((c) => c.url !== crewUrl);
         await vscode.workspace.getConfiguration().update('crewRuns.crews', rest.length ? rest : undefined, vscode.ConfigurationTarget.Global);

@@ -165,7 +165,12 @@ describe('Token recovery', function () {
     const from = spy.shown.length;
     const logFrom = (await readLog()).length;
     const since = Date.now();
-    await executeCommand('crewRuns.forgetToken', urls.forgot);
+    const forget = answerModal('Forget Token');
+    try {
+      await executeCommand('crewRuns.forgetToken', urls.forgot);
+    } finally {
+      forget.dispose();
+    }
     await waitForCrewDescription(api, urls.forgot, 'token missing');
     // Several checks of the run are due meanwhile: whatever they say, they must not blame a token.
     await holdsFor(OBSERVE_MS, async () => {
@@ -203,7 +208,18 @@ describe('Token recovery', function () {
     assert.ok(report.stateText, 'the run view shows the run');
     await executeCommand('workbench.action.closeAllEditors');
 
-    const remove = answerModal('Remove'); // Asked only while the run is watched.
+    // Any extension or link can run it with a run: it says which run goes, and keeps it without a yes.
+    const kept = answerModal(undefined);
+    try {
+      await executeCommand('crewRuns.removeRun', { runId });
+    } finally {
+      kept.dispose();
+    }
+    assert.strictEqual(kept.calls.length, 1, 'asked first');
+    assert.ok(kept.calls[0].message.includes(`"${label}" on `), kept.calls[0].message);
+    assert.deepStrictEqual(kept.calls[0].items, ['Remove']);
+    assert.ok(api.runs.get(runId), 'kept without a yes');
+    const remove = answerModal('Remove');
     try {
       await executeCommand('crewRuns.removeRun', { runId });
     } finally {

@@ -146,6 +146,7 @@ describe('Two windows', function () {
     await waitFor(() => api.runs.get(stopped.runId) && api.runs.get(removed.runId), { message: 'both runs in window B', timeoutMs: LEASE_PERIOD_MS + 10_000, intervalMs: 250 });
     await waitFor(() => statusChecks(stopped.kickoffId).length > 0 && statusChecks(removed.kickoffId).length > 0, { message: 'both runs polled', timeoutMs: 30_000 });
 
+    await windowA().answerModals('Stop Watching'); // "Stop watching … on …?"
     await windowA().command('crewRuns.stopWatching', { runId: stopped.runId });
     const stoppedAt = Date.now();
     await windowA().answerModals('Remove'); // "… has not finished. Remove it from the history anyway?"

@@ -47,7 +47,7 @@ describe('README pictures', function () {
     }
     await vscode.workspace.getConfiguration().update('crewRuns.notifications', undefined, vscode.ConfigurationTarget.Global);
     if (await api?.platform.signedIn()) {
-      await executeCommand('crewRuns.platform.signOut');
+      await api?.signOut();
     }
     await vscode.workspace.getConfiguration().update(PLATFORM_URL, undefined, vscode.ConfigurationTarget.Global);
     await executeCommand('workbench.action.closeAllEditors');

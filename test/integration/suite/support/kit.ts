@@ -282,7 +282,7 @@ export function flatRows(rows: TreeRow[], parents: string[] = []): (TreeRow & { 
 export async function removeAllCrews(api: Api): Promise<void> {
   for (const crew of api.crews.list()) {
     if (await api.crews.hasToken(crew.url)) {
-      await executeCommand('crewRuns.forgetToken', crew.url);
+      await api.forgetToken(crew.url);
     }
   }
   await vscode.workspace.getConfiguration().update('crewRuns.crews', undefined, vscode.ConfigurationTarget.Global);
