@@ -142,12 +142,41 @@ async function sendFromThread(services: Services, reviews: FeedbackReviews, arg:
     void showInfo(vscode.l10n.t('This round was already answered.'));
     return false;
   }
-  const feedback = (reply.text.trim() || review.draft || '').trim();
+  const typed = reply.text.trim();
+  if (approve && typed) {
+    // Typed words are most often a change request: Approve (a click on the second button) must not lose them unasked.
+    const choice = await askApproveWithText(run);
+    if (choice === undefined) {
+      return false; // The text stays in the box.
+    }
+    if (choice === 'requestChanges') {
+      return send(services, run, false, typed, review, reviews);
+    }
+    return send(services, run, true, choice === 'note' ? typed : '', review, reviews);
+  }
+  const feedback = (typed || review.draft || '').trim();
   if (!approve && !feedback) {
     void showWarning(vscode.l10n.t('Write in the reply box what should change, then choose Request Changes.'));
     return false;
   }
   return send(services, run, approve, feedback, review, reviews);
+}
+
+async function askApproveWithText(run: RunRecord): Promise<'requestChanges' | 'note' | 'discard' | undefined> {
+  const requestChanges = vscode.l10n.t('Request Changes');
+  const note = vscode.l10n.t('Approve with Note');
+  const discard = vscode.l10n.t('Approve, Discard Text');
+  const answer = await showWarning(
+    vscode.l10n.t('Approve "{0}" with the text you typed?', run.label),
+    {
+      modal: true,
+      detail: vscode.l10n.t('Approving lets the run go on: the task is not redone. Request Changes sends your text for the crew to redo the task; Approve with Note sends it with the approval; Approve, Discard Text sends none of it.'),
+    },
+    requestChanges,
+    note,
+    discard,
+  );
+  return answer === requestChanges ? 'requestChanges' : answer === note ? 'note' : answer === discard ? 'discard' : undefined;
 }
 
 /** POST /resume with everything the notes ask for; errors keep the reviewer's text. */

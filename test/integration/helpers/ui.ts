@@ -70,6 +70,11 @@ export const ui = {
     await request<'press'>({ type: 'press', key, quickInput: options.quickInput, window: options.window }, options.quickInput?.timeoutMs ?? 0);
   },
 
+  /** Clicks the first visible element matching a CSS selector (it takes the keyboard focus, as a user's click does). */
+  async click(selector: string, options: { timeoutMs?: number; window?: string } = {}): Promise<void> {
+    await request<'click'>({ type: 'click', selector, timeoutMs: options.timeoutMs, window: options.window }, options.timeoutMs ?? 5000);
+  },
+
   /** Saves test-results/<name>.png (of `selector`'s element, or the page) and measures it. */
   screenshot(name: string, options: { selector?: string; window?: string } = {}): Promise<ScreenshotResult> {
     return request<'screenshot'>({ type: 'screenshot', name, selector: options.selector, window: options.window }, 5000);

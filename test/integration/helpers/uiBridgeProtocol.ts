@@ -162,6 +162,16 @@ export interface FramesRequest {
   timeoutMs?: number;
 }
 
+export interface ClickRequest {
+  type: 'click';
+  /** Act in this window (opened with a `window` request) instead of the test's own. */
+  window?: string;
+  /** Clicks the first visible element matching this CSS selector, as a user's mouse would (it takes the focus). */
+  selector: string;
+  /** How long the runner waits for the element (default 5000 ms). */
+  timeoutMs?: number;
+}
+
 export interface NotificationRequest {
   type: 'notification';
   /** Act in this window (opened with a `window` request) instead of the test's own. */
@@ -254,7 +264,7 @@ export interface DemoResult {
   url: string;
 }
 
-export type UiRequestBody = TypeRequest | PressRequest | ScreenshotRequest | TextRequest | FramesRequest | NotificationRequest | FocusLogRequest | ReloadRequest | WindowRequest | DemoRequest;
+export type UiRequestBody = TypeRequest | PressRequest | ClickRequest | ScreenshotRequest | TextRequest | FramesRequest | NotificationRequest | FocusLogRequest | ReloadRequest | WindowRequest | DemoRequest;
 export type UiRequestType = UiRequestBody['type'];
 export type UiRequest = UiRequestBody & { id: string };
 
@@ -290,6 +300,7 @@ export interface FramesResult {
 export interface UiResultMap {
   type: Record<string, never>;
   press: Record<string, never>;
+  click: Record<string, never>;
   screenshot: ScreenshotResult;
   text: TextResult;
   frames: FramesResult;
@@ -305,7 +316,7 @@ export type UiReply<T extends UiRequestType = UiRequestType> =
   | { id: string; ok: true; result: UiResultMap[T] }
   | { id: string; ok: false; error: string };
 
-const REQUEST_TYPES: readonly UiRequestType[] = ['type', 'press', 'screenshot', 'text', 'frames', 'notification', 'focusLog', 'reload', 'window', 'demo'];
+const REQUEST_TYPES: readonly UiRequestType[] = ['type', 'press', 'click', 'screenshot', 'text', 'frames', 'notification', 'focusLog', 'reload', 'window', 'demo'];
 
 // ---- Peer windows (helpers/peer.ts; the agent in a second window's extension host) ----
 

@@ -191,6 +191,9 @@ export class UiBridge {
         }
         await this.page.keyboard.press(request.key);
         return {};
+      case 'click':
+        await this.page.locator(`${request.selector} >> visible=true`).first().click({ timeout: request.timeoutMs ?? DEFAULT_WAIT_MS });
+        return {};
       case 'screenshot':
         return this.screenshot(request);
       case 'text':

@@ -8,7 +8,7 @@ import type { CrewConfig, Dialect, Simulator } from '../../../src/simulator/serv
 import { demoCrews, startSimulator } from '../../../src/simulator/server';
 import type { ReviewThread } from '../../../src/feedback/feedbackReview';
 import { executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
-import { quickInputText, typeInQuickInput, waitForQuickInput } from './support/kit';
+import { answerModal, quickInputText, typeInQuickInput, waitForQuickInput } from './support/kit';
 import {
   type Api,
   MessageSpy,
@@ -47,6 +47,15 @@ async function openReview(api: Api, runId: string, round: number): Promise<Revie
   const editor = await waitFor(() => reviewEditor(runId, round), { message: `the review document of round ${round} visible`, timeoutMs: 20_000 });
   assert.strictEqual(review.thread.uri.toString(), editor.document.uri.toString(), 'the thread is on the review document');
   return review;
+}
+
+/**
+ * Approves with `text` in the reply box. Typed text asks first what to do with it (it is most often a change
+ * request): these tests answer "Approve with Note", which sends it with the approval.
+ */
+function approveWithNote(thread: vscode.CommentThread, text: string): Promise<boolean> {
+  const modal = answerModal('Approve with Note');
+  return executeCommand<boolean>('crewRuns.feedback.approve', { thread, text }).finally(() => modal.dispose());
 }
 
 /** Waits for the quick input to show `title`, then types `text` and presses Enter. */
@@ -150,7 +159,7 @@ for (const dialect of ['live', 'docs'] as Dialect[]) {
 
       const pausedTaskId = sim.getRun(originalKickoffId)!.pausedTaskId;
       assert.ok(pausedTaskId, 'the simulator run is paused');
-      const sent = await executeCommand<boolean>('crewRuns.feedback.approve', { thread, text: 'looks good' });
+      const sent = await approveWithNote(thread, 'looks good');
       assert.strictEqual(sent, true);
       assert.strictEqual(thread.state, vscode.CommentThreadState.Resolved);
       assert.strictEqual(thread.canReply, false);
@@ -186,6 +195,57 @@ for (const dialect of ['live', 'docs'] as Dialect[]) {
       await waitForStatusBar((t) => !/needs feedback|running/.test(t), 'the status bar item hidden once the run ended');
     });
 
+    it('with text typed in the reply box, Ctrl+Enter requests changes with it; Approve asks what to do with the text', async function () {
+      if (dialect !== 'live' || !ui.available()) {
+        this.skip(); // Typed into the drawn reply box (the dialects differ only in the request, tested above).
+      }
+      const runId = await startAndWaitForFeedback('review', `Typed ${dialect}`);
+      const kickoffId = api.runs.get(runId)!.kickoffId;
+      const accepted = () => simResumes(kickoffId).filter((r) => r.status === 200);
+      await openReview(api, runId, 1);
+      await executeCommand('workbench.action.closePanel'); // Room for the reply box and its buttons in the picture.
+      // Into the reply box as a user clicks, a change request typed, and VS Code's "submit comment" key.
+      await ui.click('.part.editor .review-widget .review-thread-reply-button, .part.editor .review-widget .comment-form .monaco-editor', { timeoutMs: 20_000 });
+      await ui.type('Make it shorter');
+      // With text in the box the primary button is Request Changes (Ctrl+Enter presses the primary button).
+      // The thread's actions, first (the primary button, blue) first: Request Changes once text is typed.
+      await waitFor(async () => /^\s*Request Changes\s+Approve and Continue\s*$/.test(await ui.text('.part.editor .review-widget .form-actions .other-actions')) || undefined, {
+        message: 'Request Changes first (primary) once text is typed',
+        timeoutMs: 10_000,
+      });
+      const shot = await ui.screenshot('feedback-reply-typed', { selector: '.part.editor' });
+      console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height})`);
+      await ui.press('Control+Enter');
+      await waitFor(() => (accepted().length > 0 ? true : undefined), { message: 'the reply sent', timeoutMs: 30_000 });
+      assert.deepStrictEqual(
+        accepted().map((r) => [r.action, (r.body as { humanFeedback?: string }).humanFeedback, (r.body as { isApprove?: boolean }).isApprove]),
+        [['retry', 'Make it shorter', false]],
+        'the typed words went as a change request, not with an approval',
+      );
+
+      // The key's send is not awaited here: first its round is recorded, then the redone task waits again.
+      await waitFor(async () => ((await api.runs.readDetails(runId)).feedbackRounds.length === 1 ? true : undefined), { message: 'the change request recorded', timeoutMs: 30_000 });
+      await waitForRun(api, runId, (r) => r.needsFeedback && r.state === 'awaitingFeedback', 'the redone task waiting again');
+      const second = await openReview(api, runId, 2);
+      const kept = answerModal(undefined);
+      try {
+        assert.strictEqual(await executeCommand<boolean>('crewRuns.feedback.approve', { thread: second.thread, text: 'Still too long' }), false);
+      } finally {
+        kept.dispose();
+      }
+      assert.deepStrictEqual(kept.calls.map((c) => [c.message, c.items]), [[`Approve "Typed ${dialect}" with the text you typed?`, ['Request Changes', 'Approve with Note', 'Approve, Discard Text']]]);
+      assert.strictEqual(accepted().length, 1, 'nothing sent without an answer');
+      const discard = answerModal('Approve, Discard Text');
+      try {
+        assert.strictEqual(await executeCommand<boolean>('crewRuns.feedback.approve', { thread: second.thread, text: 'Still too long' }), true);
+      } finally {
+        discard.dispose();
+      }
+      const approval = accepted().at(-1)?.body as { humanFeedback?: string; isApprove?: boolean } | undefined;
+      assert.deepStrictEqual([accepted().length, approval?.humanFeedback, approval?.isApprove], [2, '', true], 'approved, the typed text discarded');
+      await waitForRun(api, runId, (r) => r.state === 'succeeded', 'the approved run succeeded');
+    });
+
     it('a status that still says PAUSED for a while after the approval brings back no wait and no second notice', async () => {
       const topic = `Lag ${dialect}`;
       const runId = await startAndWaitForFeedback('lagging', topic);
@@ -196,7 +256,7 @@ for (const dialect of ['live', 'docs'] as Dialect[]) {
       const watch = api.runs.onDidChange(() => (waitedAgain ||= approved && api.runs.get(runId)?.needsFeedback === true));
       try {
         const review = await openReview(api, runId, 1);
-        assert.strictEqual(await executeCommand<boolean>('crewRuns.feedback.approve', { thread: review.thread, text: 'ship it' }), true);
+        assert.strictEqual(await approveWithNote(review.thread, 'ship it'), true);
         approved = true;
         await waitForRun(api, runId, (r) => r.state === 'succeeded', 'the approved run succeeded');
       } finally {
@@ -254,7 +314,7 @@ for (const dialect of ['live', 'docs'] as Dialect[]) {
       const text = reviewEditor(runId, 2)!.document.getText();
       assert.ok(text.includes('Revised after feedback: Make it shorter'), text);
       assert.strictEqual(second.thread.comments.length, 1);
-      assert.strictEqual(await executeCommand<boolean>('crewRuns.feedback.approve', { thread: second.thread, text: 'better' }), true);
+      assert.strictEqual(await approveWithNote(second.thread, 'better'), true);
       assert.strictEqual(bodyText(second.thread.comments[1]), '**Approved**\n\nbetter');
 
       const done = await waitForRun(api, runId, (r) => r.state === 'succeeded', 'the revised run succeeded');
@@ -316,7 +376,7 @@ for (const dialect of ['live', 'docs'] as Dialect[]) {
       await waitForRun(api, runId, (r) => r.needsFeedback && r.state === 'awaitingFeedback', 'the retried task waiting again');
       const second = await openReview(api, runId, 2);
       let settled = false;
-      const approving = executeCommand<boolean>('crewRuns.feedback.approve', { thread: second.thread, text: 'ok now' }).finally(() => (settled = true));
+      const approving = approveWithNote(second.thread, 'ok now').finally(() => (settled = true));
       // Not asked again: the command finishes without an input box.
       await waitFor(async () => settled || ((await quickInputVisible()) ? Promise.reject(new Error('asked for the task id again')) : false), {
         message: 'the approval sent without asking again',
@@ -380,7 +440,7 @@ describe('Feedback (errors and the NOT FOUND pause)', function () {
     await sim.close(); // The crew is unreachable from now on.
 
     let result: boolean | undefined;
-    const sending = executeCommand<boolean>('crewRuns.feedback.approve', { thread: review.thread, text: 'keep this text' }).then((r) => (result = r));
+    const sending = approveWithNote(review.thread, 'keep this text').then((r) => (result = r));
     const draft = await waitFor(() => review.thread.comments.find((c) => c.contextValue === 'draft'), { message: 'a draft comment in the thread', timeoutMs: 60_000 });
     assert.strictEqual(draft.author.name, 'Draft');
     assert.strictEqual(draft.label, 'draft');
@@ -441,7 +501,7 @@ describe('Feedback (errors and the NOT FOUND pause)', function () {
     assert.ok(review.round.output.includes('We are excited to share **Quiet pause**'), review.round.output);
 
     const taskId = sim.getRun(run.kickoffId)!.pausedTaskId!;
-    const sending = executeCommand<boolean>('crewRuns.feedback.approve', { thread: review.thread, text: 'fine' });
+    const sending = approveWithNote(review.thread, 'fine');
     await answerInputBox(/Task ID for Quiet pause/, taskId);
     assert.strictEqual(await sending, true);
     const done = await waitForRun(api, runId, (r) => r.state === 'succeeded', 'the run succeeded after the approval');

@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import type { CrewRunsTestApi } from '../../../src/testApi';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
 import { addCrewWithToken, executeCommand, getExtensionApi, readLog, showCrewRunsView, ui, waitFor, kickOffWithoutReview } from '../helpers';
-import { pressInQuickInput, quickInputText, replaceValue, typeInQuickInput, waitForQuickInput } from './support/kit';
+import { answerModal, pressInQuickInput, quickInputText, replaceValue, typeInQuickInput, waitForQuickInput } from './support/kit';
 import {
   answerSaveDialog,
   closedPortUrl,
@@ -184,7 +184,8 @@ describe('Security: tokens', function () {
     const review = api.reviews.openReviewOf(runB);
     assert.ok(review, 'a review thread is open');
     const reviewDoc = await waitFor(() => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'crew-review' && d.uri.path.startsWith(`/${runB}/`)), { message: 'the review document', ...SLOW });
-    assert.strictEqual(await executeCommand<boolean>('crewRuns.feedback.approve', { thread: review.thread, text: 'approved by the canary test' }), true);
+    const note = answerModal('Approve with Note'); // Typed text asks first what to do with it.
+    assert.strictEqual(await executeCommand<boolean>('crewRuns.feedback.approve', { thread: review.thread, text: 'approved by the canary test' }).finally(() => note.dispose()), true);
     await waitForRunState(api, runA, (r) => r.state === 'succeeded', 'A succeeded');
     await waitForRunState(api, runB, (r) => r.state === 'succeeded', 'B succeeded');
 

@@ -10,7 +10,7 @@ import * as assert from 'assert';
 import type { CrewConfig, Simulator, TaskConfig } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import { addCrewWithToken, executeCommand, holdsFor, kickOffWithoutReview, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
-import { type Api, flatRows, runSummaries, testApi, treeRows, type TreeRow } from './support/kit';
+import { answerModal, type Api, flatRows, runSummaries, testApi, treeRows, type TreeRow } from './support/kit';
 import { MessageSpy, type ShownMessage } from './support/monitoring';
 import { PeerWindow } from './support/windows';
 
@@ -210,7 +210,8 @@ describe('Two windows', function () {
     await executeCommand('crewRuns.giveFeedback', { runId });
     const review = api.reviews.openReviewOf(runId);
     assert.ok(review, 'window B opened the review');
-    const sent = await executeCommand<boolean>('crewRuns.feedback.approve', { thread: review.thread, text: 'Approved in window B' });
+    const note = answerModal('Approve with Note'); // Typed text asks first what to do with it.
+    const sent = await executeCommand<boolean>('crewRuns.feedback.approve', { thread: review.thread, text: 'Approved in window B' }).finally(() => note.dispose());
     assert.strictEqual(sent, true, 'window B sent the approval');
 
     await waitFor(() => api.runs.get(runId)?.state === 'succeeded', { message: 'window B shows the run succeeded', timeoutMs: LEASE_PERIOD_MS + 30_000, intervalMs: 250 }).catch((error: Error) =>
