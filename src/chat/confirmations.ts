@@ -4,6 +4,7 @@
 import * as l10n from '@vscode/l10n';
 import { type Inputs, inputLine } from '../api/inputValues';
 import { oneLine } from '../util/inertText';
+import { revealInvisibles, shownValue } from '../util/invisibleText';
 
 /** Characters of one value shown in a confirmation. */
 export const CONFIRM_VALUE_MAX = 300;
@@ -16,8 +17,7 @@ export interface Confirmation {
 }
 
 function valueLine(label: string, value: string): [string, string] {
-  const shown = oneLine(value, CONFIRM_VALUE_MAX) || l10n.t('(empty)');
-  return [oneLine(label, 80), value.length > CONFIRM_VALUE_MAX ? `${shown} ${l10n.t('({0} characters)', String(value.length))}` : shown];
+  return [oneLine(revealInvisibles(label), 80), value ? shownValue(value, CONFIRM_VALUE_MAX) : l10n.t('(empty)')];
 }
 
 export function kickoffConfirmation(crew: { name: string; url: string }, inputs: Inputs): Confirmation {

@@ -10,6 +10,7 @@ import type { Services } from '../services';
 import { showError } from '../ui/notify';
 import type { StepInput } from '../ui/quickInput';
 import { inertLine, oneLine } from '../util/inertText';
+import { revealInvisibles, shownValue } from '../util/invisibleText';
 import { savePreset } from './kickoffPresets';
 
 /** Where the draft comes from; `unfinished` when it is what the user left with Escape. */
@@ -105,8 +106,8 @@ export async function reviewStep(input: StepInput, services: Services, crew: Cre
       ...specs
         .filter((spec) => !left.includes(spec))
         .map((spec) => ({
-          label: `$(edit) ${inertLine(spec.name)}`,
-          description: hasValue(draft[spec.name]) ? oneLine(inputLine(draft[spec.name]), 80) : isRequiredInput(spec) ? vscode.l10n.t('(empty)') : vscode.l10n.t('(empty, optional)'),
+          label: `$(edit) ${inertLine(revealInvisibles(spec.name))}`,
+          description: hasValue(draft[spec.name]) ? shownValue(inputLine(draft[spec.name]), 80) : isRequiredInput(spec) ? vscode.l10n.t('(empty)') : vscode.l10n.t('(empty, optional)'),
           action: 'edit' as const,
           name: spec.name,
         })),

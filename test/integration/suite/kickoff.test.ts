@@ -418,6 +418,19 @@ describe('Kick off', function () {
     await editor.close();
   });
 
+  it('the review shows every character it will send: invisible ones written out, with the length sent', async () => {
+    // JSON escapes: the values hold two zero-width spaces and a tag character, which draw nothing.
+    const editor = await openJsonEditor('{"topic": "Q3\\u200b\\u200b", "audience": "y\\udb40\\udc41"}');
+    const { done } = await startKickoff('strict');
+    await startFrom('strict', 'From the JSON in the active editor');
+    const review = await reviewStep('strict');
+    assert.match(review, /topic\s*Q3⟦U\+200B ×2⟧ \(4 characters\)/);
+    assert.match(review, /audience\s*y⟦U\+E0041⟧ \(3 characters\)/);
+    await closeQuickInput();
+    assert.strictEqual(await done, undefined, 'nothing kicked off');
+    await editor.close();
+  });
+
   it('a second kickoff of the demo crew from the palette, with last values remembered, takes few keystrokes', async () => {
     await removeAllCrews(api); // Only the demo crews in the crew pick.
     const urls = await executeCommand<string[]>('crewRuns.tryDemoCrew');
