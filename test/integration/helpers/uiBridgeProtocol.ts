@@ -191,9 +191,9 @@ export interface FocusLogRequest {
   /** Act in this window (opened with a `window` request) instead of the test's own. */
   window?: string;
   /**
-   * `start`: from now on, record every element of the workbench page that gains or loses the
-   * keyboard focus (focusin/focusout, capture phase); `read`: what was recorded since, and stop.
-   * `recent`: the page's last focus changes and keys pressed, always recorded (what a failed test prints).
+   * The page always records what gains and loses the keyboard focus (focusin/focusout, capture phase) and
+   * the keys pressed, its last 200. `start`: marks now; `read`: what came since the mark; `recent`: all it
+   * keeps (what a failed test prints).
    */
   action: 'start' | 'read' | 'recent';
 }

@@ -894,8 +894,9 @@ async function slowDown(context: BrowserContext, page: Page): Promise<void> {
 }
 
 /**
- * Keeps the page's last focus changes and keys pressed (a ring of 60, timed): a test that failed on
- * a load race prints them (focusLog 'recent'), which says where a key went and who took the keyboard.
+ * Keeps the page's last focus changes and keys pressed (a ring of 200, timed): a test that failed on
+ * a load race prints them (focusLog 'recent'), which says where a key went and who took the keyboard;
+ * focusLog 'start' and 'read' look at a stretch of them.
  */
 async function recordFocusAndKeys(page: Page): Promise<void> {
   await page.addInitScript(() => {
@@ -916,9 +917,10 @@ async function recordFocusAndKeys(page: Page): Promise<void> {
     const page = globalThis as unknown as {
       document: { addEventListener(type: string, listener: (event: PageEvent) => void, capture: boolean): void };
       performance: { now(): number };
-      crewRunsRecentFocus?: { event: string; element: string; inQuickInput: boolean; key?: string; atMs: number; movedBy?: string }[];
+      crewRunsRecentFocus?: { seq: number; event: string; element: string; inQuickInput: boolean; key?: string; atMs: number; movedBy?: string }[];
     };
     const recent: NonNullable<typeof page.crewRunsRecentFocus> = (page.crewRunsRecentFocus = []);
+    let seq = 0;
     const listener = (event: PageEvent) => {
       const target = event.target;
       const element = target?.tagName
@@ -936,8 +938,8 @@ async function recordFocusAndKeys(page: Page): Promise<void> {
               .slice(0, 12)
               .join(' < ')
           : undefined;
-      recent.push({ event: event.type, element, inQuickInput: Boolean(target?.closest?.('.quick-input-widget')), ...(key ? { key } : {}), ...(movedBy ? { movedBy } : {}), atMs: Math.round(page.performance.now()) });
-      if (recent.length > 60) {
+      recent.push({ seq: ++seq, event: event.type, element, inQuickInput: Boolean(target?.closest?.('.quick-input-widget')), ...(key ? { key } : {}), ...(movedBy ? { movedBy } : {}), atMs: Math.round(page.performance.now()) });
+      if (recent.length > 200) {
         recent.shift();
       }
     };

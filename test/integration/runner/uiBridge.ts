@@ -213,50 +213,21 @@ export class UiBridge {
     }
   }
 
-  /** Records (or hands over) what gains and loses the keyboard focus in the workbench page. */
+  /**
+   * What gained and lost the keyboard focus in the workbench page, and the keys pressed, as the page's recorder
+   * (main.ts, recordFocusAndKeys) keeps them: `start` marks now, `read` answers what came since, `recent` all it keeps.
+   */
   private focusLog(request: FocusLogRequest): Promise<FocusLogResult> {
     return this.page.evaluate((action) => {
-      interface Focusable {
-        tagName?: string;
-        className?: unknown;
-        getAttribute?(name: string): string | null;
-        closest?(selector: string): unknown;
+      const page = globalThis as unknown as { crewRunsRecentFocus?: (FocusLogResult['entries'][number] & { seq: number })[]; crewRunsFocusMark?: number };
+      const recorded = page.crewRunsRecentFocus ?? [];
+      const last = recorded.at(-1)?.seq ?? 0;
+      if (action === 'start') {
+        page.crewRunsFocusMark = last;
+        return { entries: [] };
       }
-      interface FocusEvent {
-        type: string;
-        target: Focusable | null;
-      }
-      const page = globalThis as unknown as {
-        document: { addEventListener(type: string, listener: (event: FocusEvent) => void, capture: boolean): void; removeEventListener(type: string, listener: (event: FocusEvent) => void, capture: boolean): void };
-        crewRunsFocusLog?: { entries: FocusLogResult['entries']; listener: (event: FocusEvent) => void };
-        crewRunsRecentFocus?: FocusLogResult['entries'];
-      };
-      if (action === 'recent') {
-        return { entries: page.crewRunsRecentFocus ?? [] };
-      }
-      const previous = page.crewRunsFocusLog;
-      if (previous) {
-        for (const type of ['focusin', 'focusout']) {
-          page.document.removeEventListener(type, previous.listener, true);
-        }
-        page.crewRunsFocusLog = undefined;
-      }
-      if (action === 'read') {
-        return { entries: previous?.entries ?? [] };
-      }
-      const entries: FocusLogResult['entries'] = [];
-      const listener = (event: FocusEvent) => {
-        const target = event.target;
-        const element = target?.tagName
-          ? `${target.tagName.toLowerCase()}.${String(target.className).trim().split(/\s+/).slice(0, 3).join('.')} ${JSON.stringify(target.getAttribute?.('aria-label') ?? '')}`
-          : 'the page';
-        entries.push({ event: event.type === 'focusin' ? 'focusin' : 'focusout', element, inQuickInput: Boolean(target?.closest?.('.quick-input-widget')) });
-      };
-      for (const type of ['focusin', 'focusout']) {
-        page.document.addEventListener(type, listener, true);
-      }
-      page.crewRunsFocusLog = { entries, listener };
-      return { entries: [] };
+      const since = action === 'read' ? (page.crewRunsFocusMark ?? last) : 0;
+      return { entries: recorded.filter((entry) => entry.seq > since).map(({ seq: _seq, ...entry }) => entry) };
     }, request.action);
   }
 
