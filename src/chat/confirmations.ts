@@ -17,7 +17,7 @@ export interface Confirmation {
 }
 
 function valueLine(label: string, value: string): [string, string] {
-  return [oneLine(revealInvisibles(label), 80), value ? shownValue(value, CONFIRM_VALUE_MAX) : l10n.t('(empty)')];
+  return [oneLine(revealInvisibles(label), 80), shownValue(value, CONFIRM_VALUE_MAX) || l10n.t('(empty)')];
 }
 
 export function kickoffConfirmation(crew: { name: string; url: string }, inputs: Inputs): Confirmation {

@@ -111,13 +111,14 @@ describe('tool results', () => {
 describe('tool confirmations', () => {
   it('name the crew and every input value, each clipped to one line', () => {
     const long = `${'v'.repeat(400)}\nsecond line`;
-    const confirmation = kickoffConfirmation({ name: 'Writer', url: 'https://crew.example' }, { topic: 'AI\n[click](command:x)', notes: long, empty: '' });
+    const confirmation = kickoffConfirmation({ name: 'Writer', url: 'https://crew.example' }, { topic: 'AI\n[click](command:x)', notes: long, empty: '', blank: '   ' });
     assert.equal(confirmation.title, 'Kick off Writer?');
     assert.equal(confirmation.intro, 'Crew Runs will start a run of Writer (https://crew.example) with these inputs:');
-    assert.deepEqual(confirmation.lines.map(([label]) => label), ['topic', 'notes', 'empty']);
+    assert.deepEqual(confirmation.lines.map(([label]) => label), ['topic', 'notes', 'empty', 'blank']);
     assert.equal(confirmation.lines[0][1], 'AI [click]\u2060(command:x)', 'one line, no link syntax; tools.ts appends it as text too');
     assert.equal(confirmation.lines[1][1], `${'v'.repeat(299)}… (${long.length} characters)`);
     assert.equal(confirmation.lines[2][1], '(empty)');
+    assert.equal(confirmation.lines[3][1], '(empty)', 'spaces alone read as empty, as before');
   });
 
   it('say whether feedback approves or sends the run back, with the run, its kickoff id, the task id and the text', () => {
