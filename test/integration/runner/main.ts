@@ -926,7 +926,9 @@ async function recordFocusAndKeys(page: Page): Promise<void> {
       const element = target?.tagName
         ? `${target.tagName.toLowerCase()}.${String(target.className).trim().split(/\s+/).slice(0, 3).join('.')} ${JSON.stringify((target.getAttribute?.('aria-label') ?? '').slice(0, 60))}`
         : 'the page';
-      const key = event.type === 'keydown' ? `${event.ctrlKey ? 'Ctrl+' : ''}${event.altKey ? 'Alt+' : ''}${event.shiftKey ? 'Shift+' : ''}${event.key ?? ''}` : undefined;
+      // A typed character is kept as '·': where the keys went is the point, and a test may be typing a token.
+      const typed = (event.key ?? '').length === 1 && !event.ctrlKey && !event.altKey;
+      const key = event.type === 'keydown' ? (typed ? '·' : `${event.ctrlKey ? 'Ctrl+' : ''}${event.altKey ? 'Alt+' : ''}${event.shiftKey ? 'Shift+' : ''}${event.key ?? ''}`) : undefined;
       // A focusin is dispatched inside the call that moved the focus: its stack names who did.
       const movedBy =
         event.type === 'focusin'
