@@ -9,6 +9,7 @@ import * as path from 'path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { DemoResult } from '../helpers/uiBridgeProtocol';
 import { startDemoServer } from './demoServer';
+import { consoleLogLine } from './uiBridge';
 import { freeLoopbackPort, killProcessGroup } from './processes';
 
 export interface DemoWindowsOptions {
@@ -76,7 +77,7 @@ export class DemoWindows {
       const context = await this.options.browser.newContext({ viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
       const log = fs.createWriteStream(this.options.logFile(name, 'workbench'));
-      page.on('console', (message) => log.write(`[${message.type()}] ${message.text()}\n`));
+      page.on('console', (message) => log.write(consoleLogLine(message.type(), message.text())));
       page.on('pageerror', (error) => log.write(`[pageerror] ${error.stack ?? error.message}\n`));
       page.on('dialog', (dialog) => void dialog.accept().catch(() => undefined));
       this.demos.set(name, { server, context, page, url, log, demoDir });

@@ -97,7 +97,7 @@ import { DemoWindows } from './demoWindows';
 import { laneCount, runInLanes, splitByTime } from './lanes';
 import { SessionOutput } from './sessionOutput';
 import { MAIN_FILE_SECONDS, SESSION_SECONDS, UNKNOWN_FILE_SECONDS } from './sessionTimes';
-import { UiBridge } from './uiBridge';
+import { consoleLogLine, UiBridge } from './uiBridge';
 import { extensionWithoutChat } from './withoutChat';
 import { PeerWindows } from './windows';
 
@@ -629,7 +629,7 @@ async function runSession(spec: SessionSpec, { nodeBin, serverMain, mochaDir }: 
     await recordFocusAndKeys(page);
     const browserLog = fs.createWriteStream(sessionFile(spec.name, 'browser-console', 'log'));
     const workbenchLog = fs.createWriteStream(sessionFile(spec.name, 'workbench', 'log'));
-    page.on('console', (message) => browserLog.write(`[${message.type()}] ${message.text()}\n`));
+    page.on('console', (message) => browserLog.write(consoleLogLine(message.type(), message.text())));
     page.on('pageerror', (error) => browserLog.write(`[pageerror] ${error.stack ?? error.message}\n`));
 
     const reloadPage = async (request: ReloadRequest): Promise<void> => {

@@ -19,6 +19,7 @@ import {
   type TypeRequest,
   type UiReply,
   type UiRequest,
+  UI_REQUEST_MARKER,
 } from '../helpers/uiBridgeProtocol';
 import type { DemoWindows } from './demoWindows';
 import type { PeerWindows } from './windows';
@@ -89,6 +90,15 @@ interface MeasuredNode {
 interface MeasuringDocument {
   createRange(): { setStart(node: MeasuredNode, offset: number): void; setEnd(node: MeasuredNode, offset: number): void; getBoundingClientRect(): { right: number; width: number } };
   createTreeWalker(root: MeasuredNode, show: number): { nextNode(): MeasuredNode | null };
+}
+
+/**
+ * A line of the page's console for the session's browser-console log. The UI bridge's requests travel on that
+ * console, and a `type` request carries the text typed, which may be a token: the log keeps its length only.
+ */
+export function consoleLogLine(level: string, text: string): string {
+  const line = text.includes(UI_REQUEST_MARKER) && text.includes('"type":"type"') ? text.replace(/"text":"((?:[^"\\]|\\.)*)"/, (_all, typed: string) => `"text":"(${(JSON.parse(`"${typed}"`) as string).length} characters typed)"`) : text;
+  return `[${level}] ${line}\n`;
 }
 
 export class UiBridge {
