@@ -102,6 +102,8 @@ export interface StatusSnapshot {
    * `200 {state: "NOT FOUND"}` body: after a run was seen, the server forgot it.
    */
   httpNotFound?: boolean;
+  /** The event log this reply carried (newer runtimes; see status-events.md). */
+  eventLog?: StatusEventLog;
   /** The body as received, for the raw-JSON view. */
   raw: unknown;
 }
@@ -167,4 +169,73 @@ export interface StatusSource {
    * Throws CrewApiError; a 404 or a `NOT FOUND` body is returned as state `notFound`, not thrown.
    */
   getStatus(crewUrl: string, kickoffId: string, signal?: AbortSignal): Promise<StatusSnapshot>;
+}
+
+/**
+ * One entry of a status's event log (status-events.md), as read: every field optional, texts clipped, the crew's
+ * words untrusted. The service does not publish an entry's fields: what is not understood stays in `extra`.
+ */
+export interface RunEvent {
+  /** What deduplicates it across polls: `id:<event_id>`, else `h:<hash of the whole entry>`. */
+  key: string;
+  /** snake_case type word (`task_started`, `llm_call_completed`, …); `unknown` when the entry has none. */
+  type: string;
+  /** Epoch milliseconds of `timestamp`, when it parsed. */
+  at?: number;
+  /** `emission_sequence`: orders events of the same instant. */
+  seq?: number;
+  id?: string;
+  parentId?: string;
+  /** On an ending event: the `event_id` of its start. */
+  startedId?: string;
+  taskId?: string;
+  taskName?: string;
+  agentId?: string;
+  agentRole?: string;
+  /** Model calls: `model`, `call_id`; `finish_reason`. */
+  model?: string;
+  callId?: string;
+  finishReason?: string;
+  /** Tool calls: `tool_name`, `tool_args` (as compact text), `from_cache`. */
+  toolName?: string;
+  toolArgs?: string;
+  fromCache?: boolean;
+  /** Flows: `method_name`, `flow_name`. */
+  methodName?: string;
+  flowName?: string;
+  /** `error` (or a failure's message). */
+  error?: string;
+  /** Token counts where the event says (`usage` of a model call). */
+  usage?: EventUsage;
+  /** Tool ends: `started_at` / `finished_at` as epoch milliseconds. */
+  startedAt?: number;
+  finishedAt?: number;
+  /** Fields not read above, each as clipped compact text (at most a few). */
+  extra?: Record<string, string>;
+}
+
+export interface EventUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+  cachedPromptTokens?: number;
+  totalTokens?: number;
+}
+
+/** The event log fields of one status reply (status-events.md), bounded. */
+export interface StatusEventLog {
+  /** The reply carried an event list (possibly empty); false when the fields were absent or null (older runtimes). */
+  present: boolean;
+  /** This reply's window, oldest first, as read (at most EVENT_LIMITS.perReply). */
+  events: RunEvent[];
+  /** Entries this reply listed but that were not read (beyond the limit). */
+  notRead?: number;
+  /** `events_count`: how many events the run has emitted in all. */
+  count?: number;
+  byType?: Record<string, number>;
+  /** `usage_metrics` as run totals. */
+  usage?: EventUsage & { successfulRequests?: number };
+  triggeredBy?: { type: string; id?: string };
+  origin?: string;
+  /** `source`: `memory` or `application` (no events for `application`). */
+  source?: string;
 }
