@@ -11,6 +11,7 @@ import { stripControls } from '../util/inertText';
 import { withoutUndefined } from '../util/objects';
 import { UNNAMED_TASK } from './types';
 import { normaliseStateWord } from './stateWords';
+import { readEventLog } from './statusEvents';
 
 export { normaliseStateWord } from './stateWords';
 
@@ -84,6 +85,7 @@ export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot
     executionTime: ['execution_time', 'duration_seconds', 'elapsed'].map((key) => nonNegativeNumber(fields[key])).find((n) => n !== undefined),
     feedback: state === 'awaitingFeedback' ? parseFeedback(fields, lastTask, finalOutput) : undefined,
     httpNotFound: httpStatus === 404 ? true : undefined,
+    eventLog: readEventLog(fields),
     raw: boundedCopy(body),
   };
   // `raw` stays even when the body itself was undefined: the key is part of the contract. It is a bounded

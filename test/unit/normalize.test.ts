@@ -151,6 +151,14 @@ describe('normaliseStatus: live family', () => {
       tasks: [lastTask],
       tasksSource: 'last_executed_task',
       usage: { total_tokens: 310, prompt_tokens: 200, completion_tokens: 110, successful_requests: 2 },
+      eventLog: {
+        present: true,
+        events: [{ key: normaliseStatus(reply.body).eventLog!.events[0].key, type: 'task_completed', at: Date.parse('2026-10-01T09:01:10Z') }],
+        count: 9,
+        usage: { totalTokens: 310, promptTokens: 200, completionTokens: 110, successfulRequests: 2 },
+        origin: 'api',
+        source: 'application',
+      },
       raw: reply.body,
     });
   });

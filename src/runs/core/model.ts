@@ -123,6 +123,8 @@ export interface RunDetails {
   feedbackRounds: FeedbackRound[];
   /** Feedback typed but not sent (the request failed): offered again, also after a reload. */
   feedbackDraft?: FeedbackDraft;
+  /** The run's event log on disk (eventFiles.ts): events it holds, and events over its cap (counted, not kept). */
+  events?: { kept: number; dropped: number };
 }
 
 export interface FeedbackDraft {

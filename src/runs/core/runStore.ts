@@ -14,12 +14,13 @@ import * as l10n from '@vscode/l10n';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { StatusSnapshot } from '../../api/types';
+import type { RunEvent, StatusSnapshot } from '../../api/types';
 import type { RunChange } from './model';
 import { type Clock, systemClock } from '../../util/clock';
 import { errorText } from '../../util/errorText';
 import { Emitter, type Event } from '../../util/event';
 import { DetailsFiles, moveInputsToFiles } from './detailsFiles';
+import { EventFiles, type EventsRead } from './eventFiles';
 import { FileLock } from './fileLock';
 import { KeyedQueue } from './keyedQueue';
 import { type FeedbackDraft, type FeedbackRound, isFinished, type Logger, type NewRun, type RunDetails, type RunRecord, type StopReason } from './model';
@@ -71,6 +72,7 @@ type Outcome = 'changed' | 'unchanged' | 'stale' | 'gone';
 export class RunStore {
   private readonly clock: Clock;
   private readonly files: DetailsFiles;
+  private readonly events: EventFiles;
   private maxRunsPerCrewValue: number;
   /** This window's copy of the stored records (and of runs not saved yet): what views show. */
   private records = new Map<string, RunRecord>();
@@ -104,6 +106,7 @@ export class RunStore {
     this.recordFiles = new RecordFiles(path.join(storageDir, 'records'), path.join(storageDir, 'records-snapshot.json'));
     this.lock = new FileLock(path.join(storageDir, 'locks'), randomUUID(), logger, this.clock, LOCK_STALE_MS);
     this.files = new DetailsFiles(path.join(storageDir, 'runs'), logger, options.detailsCacheSize);
+    this.events = new EventFiles(path.join(storageDir, 'runs'), logger);
     this.maxRunsPerCrewValue = options.maxRunsPerCrew ?? DEFAULT_MAX_RUNS_PER_CREW;
   }
 
@@ -232,6 +235,7 @@ export class RunStore {
       const record = { ...latest };
       const details = await this.files.read(id);
       changes = foldSnapshot(record, details, snapshot, this.clock.now());
+      await this.keepEvents(id, details, snapshot.eventLog?.events);
       notice = change.noticeOf(latest, record);
       return { record, details };
     });
@@ -239,6 +243,22 @@ export class RunStore {
       this.fireChange(await this.enforceCap());
     }
     return { applied: outcome === 'changed' || outcome === 'unchanged', changes, notice: outcome === 'changed' ? notice : undefined };
+  }
+
+  /** Appends a status's new events to the run's event file and counts them in its details (so other windows hear of them). */
+  private async keepEvents(id: string, details: RunDetails, events: readonly RunEvent[] | undefined): Promise<void> {
+    if (!events?.length) {
+      return;
+    }
+    const appended = await this.events.append(id, events);
+    if (appended.added > 0 || appended.dropped > 0) {
+      details.events = { kept: appended.kept, dropped: (details.events?.dropped ?? 0) + appended.dropped };
+    }
+  }
+
+  /** The run's events from byte `from` on (whole lines; `end` is where the next read starts). */
+  readEvents(id: string, from = 0): Promise<EventsRead> {
+    return this.events.read(id, from);
   }
 
   /** The service forgot the run (`message` says how, e.g. the demo's server is gone): stopped, not failed. */
@@ -283,7 +303,7 @@ export class RunStore {
       await this.lock.run(id, () => this.recordFiles.remove(id));
       this.records.delete(id);
       this.unsaved.delete(id);
-      await this.files.remove(id);
+      await this.removeFiles(id);
       return true;
     });
     if (removed) {
@@ -432,13 +452,18 @@ export class RunStore {
         await this.lock.run(id, () => this.recordFiles.remove(id));
         this.records.delete(id);
         this.unsaved.delete(id);
-        await this.files.remove(id);
+        await this.removeFiles(id);
       });
     }
     if (doomed.length) {
       this.logger.info(l10n.t('Run history: dropped {0} oldest finished run(s) over the cap of {1} per crew.', doomed.length, this.maxRunsPerCrewValue));
     }
     return doomed;
+  }
+
+  /** A removed run's details and events. */
+  private async removeFiles(id: string): Promise<void> {
+    await Promise.all([this.files.remove(id), this.events.remove(id)]);
   }
 
   private fireChange(runIds: string[]): void {

@@ -54,7 +54,8 @@ export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: S
   details.tasks = mergeTaskOutputs(details.tasks, snapshot);
   details.finalOutput = snapshot.finalOutput ?? details.finalOutput;
   details.error = snapshot.error ?? details.error;
-  details.lastSnapshot = effective;
+  // The events themselves go to the run's event file (RunStore.applyPolled); the details keep the log's counts.
+  details.lastSnapshot = effective.eventLog ? { ...effective, eventLog: { ...effective.eventLog, events: [] } } : effective;
   const neverSeen = snapshot.state === 'notFound' && !record.seenBySource;
   return neverSeen ? [] : describeChanges(describeFrom, effective, tasksBefore, details.tasks);
 }

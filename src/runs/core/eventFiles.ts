@@ -1,0 +1,165 @@
+// A run's event log (status-events.md) on disk: `runs/<id>.events.jsonl`, one event per line, only ever appended.
+// A poll that brings 50 new events writes 50 lines whatever the log's length, and a reader that has read up to a
+// byte reads only what came after it (the run view's incremental updates, another window's appends). Callers
+// append under the run's lock (RunStore); a crash mid-append leaves a cut last line, which readers skip.
+
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { errorCode } from './atomicFile';
+import type { Logger } from './model';
+import type { RunEvent } from '../../api/types';
+import { errorText } from '../../util/errorText';
+
+/** Events a run keeps; later ones are counted, not kept (a run's file stays a few MB at most). */
+export const MAX_EVENTS_KEPT = 20_000;
+
+/** What a run's file holds, as far as this window knows: its keys to deduplicate, and its length to notice another window's appends. */
+interface KnownFile {
+  keys: Set<string>;
+  bytes: number;
+}
+
+export interface AppendResult {
+  /** Events not seen before and written. */
+  added: number;
+  /** Events not seen before but over MAX_EVENTS_KEPT. */
+  dropped: number;
+  /** Events the file holds now. */
+  kept: number;
+}
+
+export interface EventsRead {
+  events: RunEvent[];
+  /** The byte up to which whole lines were read: where the next read starts. */
+  end: number;
+}
+
+export class EventFiles {
+  /** Least recently used first; a few runs are polled at once. */
+  private readonly known = new Map<string, KnownFile>();
+
+  constructor(
+    readonly dir: string,
+    private readonly logger: Logger,
+    private readonly cacheSize = 8,
+  ) {}
+
+  pathOf(id: string): string {
+    return path.join(this.dir, `${id}.events.jsonl`);
+  }
+
+  /** Appends the events the file does not hold yet (by `key`). Call under the run's lock. */
+  async append(id: string, events: readonly RunEvent[]): Promise<AppendResult> {
+    const known = await this.knownFile(id);
+    let added = 0;
+    let dropped = 0;
+    const lines: string[] = [];
+    for (const event of events) {
+      if (known.keys.has(event.key)) {
+        continue;
+      }
+      if (known.keys.size >= MAX_EVENTS_KEPT) {
+        dropped++;
+        continue;
+      }
+      known.keys.add(event.key);
+      lines.push(JSON.stringify(event));
+      added++;
+    }
+    if (lines.length > 0) {
+      const text = `${lines.join('\n')}\n`;
+      try {
+        await fs.mkdir(this.dir, { recursive: true });
+        await fs.appendFile(this.pathOf(id), text, 'utf8');
+        known.bytes += Buffer.byteLength(text, 'utf8');
+      } catch (e) {
+        // Not written: forget what this window thought the file holds, so the next poll tries again.
+        this.known.delete(id);
+        this.logger.warn(`Run ${id}: cannot write its events (${errorText(e)}).`);
+        return { added: 0, dropped, kept: known.keys.size - added };
+      }
+    }
+    return { added, dropped, kept: known.keys.size };
+  }
+
+  /** The whole lines from byte `from` on. A missing file reads as none. */
+  async read(id: string, from = 0): Promise<EventsRead> {
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(this.pathOf(id), 'r');
+    } catch (e) {
+      if (errorCode(e) !== 'ENOENT') {
+        this.logger.warn(`Run ${id}: cannot read its events (${errorText(e)}).`);
+      }
+      return { events: [], end: from };
+    }
+    try {
+      const { size } = await handle.stat();
+      if (size <= from) {
+        return { events: [], end: size < from ? 0 : from };
+      }
+      const buffer = Buffer.alloc(size - from);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
+      const lastBreak = buffer.lastIndexOf(0x0a, bytesRead - 1);
+      if (lastBreak < 0) {
+        return { events: [], end: from };
+      }
+      return { events: parseLines(buffer.toString('utf8', 0, lastBreak)), end: from + lastBreak + 1 };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    this.known.delete(id);
+    await fs.rm(this.pathOf(id), { force: true }).catch((e) => this.logger.warn(`Run ${id}: cannot delete its events (${errorText(e)}).`));
+  }
+
+  /** What the file holds: from memory while its length is the one this window left it at, else read afresh. */
+  private async knownFile(id: string): Promise<KnownFile> {
+    let bytes = 0;
+    try {
+      bytes = (await fs.stat(this.pathOf(id))).size;
+    } catch (e) {
+      if (errorCode(e) !== 'ENOENT') {
+        throw e;
+      }
+    }
+    const cached = this.known.get(id);
+    this.known.delete(id);
+    let known = cached;
+    if (!known || known.bytes !== bytes) {
+      const { events, end } = await this.read(id);
+      known = { keys: new Set(events.map((e) => e.key)), bytes: end };
+      if (end !== bytes) {
+        // A cut last line (a crash mid-append): the next append starts on a line of its own.
+        await fs.appendFile(this.pathOf(id), '\n', 'utf8');
+        known.bytes = bytes + 1;
+      }
+    }
+    this.known.set(id, known);
+    while (this.known.size > this.cacheSize) {
+      this.known.delete(this.known.keys().next().value as string);
+    }
+    return known;
+  }
+}
+
+/** Every line that parses as an event; a cut or foreign line is skipped. */
+function parseLines(text: string): RunEvent[] {
+  const events: RunEvent[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) {
+      continue;
+    }
+    try {
+      const event = JSON.parse(line) as RunEvent;
+      if (typeof event === 'object' && event !== null && typeof event.key === 'string' && typeof event.type === 'string') {
+        events.push(event);
+      }
+    } catch {
+      // A line cut by a crash.
+    }
+  }
+  return events;
+}
