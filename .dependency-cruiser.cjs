@@ -100,6 +100,14 @@ module.exports = {
       to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(runs/core|api|util)/' },
     },
     {
+      name: 'trace-runs-in-pages',
+      severity: 'error',
+      comment:
+        "src/runs/core/trace/ (a run's span tree, summary and cost) is meant for the run view's page too: no vscode, no Node, only itself, the API's types, util/ and @vscode/l10n.",
+      from: { path: '^src/runs/core/trace/' },
+      to: { pathNot: '^src/(runs/core/trace/|api/types\\.ts$|util/)|(^|/)node_modules/@vscode/l10n/' },
+    },
+    {
       name: 'batch-core-is-plain-node',
       severity: 'error',
       comment:
