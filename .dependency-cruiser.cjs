@@ -127,7 +127,7 @@ module.exports = {
       severity: 'error',
       comment: 'A */page/ folder runs in a webview (and its worker): no vscode, no Node, nothing of the host but data types.',
       from: { path: '^src/([^/]+)/page/' },
-      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/($1/page|api|runs/core/model\\.ts|util)' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/($1/page|api|runs/core/model\\.ts|runs/core/trace/|util)' },
     },
     {
       name: 'hosts-use-pages-for-types',

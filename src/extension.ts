@@ -44,6 +44,7 @@ import { followViewedRuns } from './runs/viewedRuns';
 import { RunOutputDocuments } from './runView/outputDocuments';
 import { RUN_VIEW_TYPE, RunPanelManager } from './runView/runPanel';
 import { RunPanelProbe } from './runView/runPanelProbe';
+import { readTraceSettings, TRACE_SETTINGS } from './runView/traceSettings';
 import { FeedbackReviews } from './feedback/feedbackReview';
 import { kickOffWithoutReview } from './kickoff/kickoffCommands';
 import { batchActionsWithoutAsking, BatchFeature } from './batches/batchFeature';
@@ -117,7 +118,7 @@ export function activate(context: vscode.ExtensionContext) {
   void chatSessions.start().catch((error: unknown) => log.error(`Could not read the chat sessions: ${errorText(error)}`));
   // Made before any run view, so every run view of a test session reports to it.
   const probe = inspection && new RunPanelProbe();
-  const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded, observer: probe });
+  const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded, observer: probe, traceSettings: readTraceSettings });
   const reviews = new FeedbackReviews();
   const documents = new RunOutputDocuments(runs);
   const demo = new DemoCrews(services);
@@ -169,6 +170,9 @@ export function activate(context: vscode.ExtensionContext) {
       }
       if (e.affectsConfiguration('crewRuns.maxRunsPerCrew')) {
         void runs.setMaxRunsPerCrew(numbers().maxRunsPerCrew);
+      }
+      if (e.affectsConfiguration(TRACE_SETTINGS)) {
+        panels.refreshTraces();
       }
     }),
   );

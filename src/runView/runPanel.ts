@@ -16,6 +16,7 @@ import { pageStrings } from './page/pageStrings';
 import { SegmentCache, segmentContent, SEGMENTS_PER_REQUEST } from './page/segments';
 import { buildView, type OutputTarget, RAW_MAX, type RunView } from './page/viewModel';
 import { diffViews } from './page/viewPatch';
+import { TraceFeed, type TraceSettings } from './traceFeed';
 import { errorText } from '../util/errorText';
 import { isPlainObject } from '../util/objects';
 
@@ -41,6 +42,8 @@ export interface RunPanelDeps {
   ready?: PromiseLike<unknown>;
   /** Tests only (the test API's RunPanelProbe): told what each panel sends and hears. */
   observer?: RunPanelObserver;
+  /** The price table and crews' models the trace's cost estimate uses (settings, read when needed). */
+  traceSettings: () => TraceSettings;
 }
 
 /** A panel as an observer sees it (see runPanelProbe.ts, test hooks only). */
@@ -78,6 +81,8 @@ interface PanelEntry {
   disposables: vscode.Disposable[];
   /** Show All's segments being sent, one request after another. */
   sending: Promise<void>;
+  /** What the page has had of the run's trace. */
+  trace: TraceFeed;
   /**
    * The run's details read and its view built while the page loads (a long output's file takes a while to
    * read, and its text to cut): the first `init` uses them, unless the run changed meanwhile.
@@ -200,7 +205,7 @@ export class RunPanelManager implements vscode.Disposable {
 
   private attach(panel: vscode.WebviewPanel, runId: string): void {
     const record = this.deps.runs.get(runId);
-    const entry: PanelEntry = { runId, panel, ready: false, needInit: true, dirty: false, busy: false, disposed: false, disposables: [], sending: Promise.resolve() };
+    const entry: PanelEntry = { runId, panel, ready: false, needInit: true, dirty: false, busy: false, disposed: false, disposables: [], sending: Promise.resolve(), trace: new TraceFeed(this.deps.runs, runId) };
     this.entries.set(runId, entry);
     panel.webview.options = this.webviewOptions();
     if (record) {
@@ -344,6 +349,7 @@ export class RunPanelManager implements vscode.Disposable {
       previewHtml ??= finalPreviewHtml(next);
       const view = previewHtml === undefined || !next.final ? next : { ...next, final: { ...next.final, previewHtml } };
       this.post(entry, { type: 'init', strings, view, now: Date.now(), probe: this.observer !== undefined, scan: this.observer?.scanOutputs ?? false });
+      entry.trace.reset();
     } else {
       const patch = diffViews(entry.view, next);
       if (patch) {
@@ -351,6 +357,19 @@ export class RunPanelManager implements vscode.Disposable {
       }
     }
     entry.view = next;
+    if (record && entry.details) {
+      const trace = await entry.trace.next(record, entry.details, this.deps.traceSettings());
+      if (trace && !entry.disposed && entry.ready) {
+        this.post(entry, trace);
+      }
+    }
+  }
+
+  /** The trace's settings changed: every open view re-reads them. */
+  refreshTraces(): void {
+    for (const entry of this.entries.values()) {
+      this.schedule(entry);
+    }
   }
 
   private onMessage(entry: PanelEntry, value: unknown): void {
@@ -406,6 +425,10 @@ export class RunPanelManager implements vscode.Disposable {
       }
       case 'requestRaw':
         this.sendRaw(entry);
+        return;
+      case 'copyText':
+        await vscode.env.clipboard.writeText(message.text);
+        showStatusMessage(vscode.l10n.t('Copied.'), 3000);
         return;
     }
   }

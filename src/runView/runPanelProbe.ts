@@ -94,6 +94,16 @@ export class RunPanelProbe implements RunPanelObserver {
     return true;
   }
 
+  /** Selects the trace's first failed step in the run's panel, as its Jump to the Failure button does. */
+  jumpToFailure(runId: string): boolean {
+    const counts = this.panels.get(runId);
+    if (!counts?.panel.ready()) {
+      return false;
+    }
+    counts.panel.send({ type: 'jumpToFailure' });
+    return true;
+  }
+
   /** Closes a run's panel. */
   close(runId: string): void {
     this.panels.get(runId)?.panel.panel.dispose();

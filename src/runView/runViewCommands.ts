@@ -11,6 +11,7 @@ import { showError, showInfo, showStatusMessage, showWarning } from '../ui/notif
 import { safeFileName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
 import { pickRun } from '../runs/pickRun';
+import { exportTrace } from './traceExport';
 import { errorText } from '../util/errorText';
 
 /** The part of Services these commands use. */
@@ -148,6 +149,11 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
       void showInfo(vscode.l10n.t('Saved the output to {0}.', vscode.workspace.asRelativePath(target)));
       return target;
+    }),
+
+    guarded('crewRuns.exportTrace', async (arg, format) => {
+      const run = await targetRun(arg, vscode.l10n.t('Select a run whose trace to export'));
+      return run && exportTrace(runs, run, format === 'otlp' || format === 'json' ? format : undefined);
     }),
 
     guarded('crewRuns.openOutputInEditor', async (arg) => {

@@ -1,6 +1,8 @@
 // The run view's messages between the host (runPanel.ts) and the page (runView.ts), and the host's
 // validation of what the page sends. Pure.
 
+import type { EventUsage, RunEvent } from '../../api/types';
+import type { PriceTable } from '../../runs/core/trace/cost';
 import { isPlainObject } from '../../util/objects';
 import type { PageStrings } from './pageStrings';
 import type { OutputTarget, RunView } from './viewModel';
@@ -25,7 +27,38 @@ export type HostMessage =
   | { type: 'outputChunk'; target: OutputTarget; key: string; segment: number; last: boolean; content: Uint8Array; format: 'text' | 'html'; deflated?: boolean }
   | { type: 'raw'; text: string; truncated: boolean; length: number }
   /** Renders the whole final output, as the Show All button does. */
-  | { type: 'showAll' };
+  | { type: 'showAll' }
+  /**
+   * The run's events the page has not had (all of them when `reset`), and what the trace needs beside them when
+   * that changed (traceFeed.ts).
+   */
+  | { type: 'trace'; reset: boolean; events: RunEvent[]; info?: TraceInfo }
+  /** Selects the trace's first failed step, as the Jump to the Failure button does (tests, the command). */
+  | { type: 'jumpToFailure' };
+
+/** What the trace shows beside its events. */
+export interface TraceInfo {
+  /**
+   * `on`: the status carries an event log; `off`: its event fields are null (an older runtime, or the log switched
+   * off); `absent`: the status has no event fields at all; `waiting`: no status yet.
+   */
+  log: 'on' | 'off' | 'absent' | 'waiting';
+  /** `events_count`: all the run emitted. */
+  count?: number;
+  /** Events kept with the run, and events over its cap (counted, not kept). */
+  kept: number;
+  dropped: number;
+  /** Earlier events never seen: they left the status's window between two polls. */
+  unseen: number;
+  /** The run's token totals as the status says (`usage_metrics`). */
+  usage?: EventUsage & { successfulRequests?: number };
+  startedAt: number;
+  /** Set once the run ended: spans still open then are lost. */
+  endedAt?: number;
+  prices: PriceTable;
+  /** The model calls without a model are priced at (the crew's, from the settings). */
+  defaultModel?: string;
+}
 
 export type PageAction =
   | 'copyOutput'
@@ -34,7 +67,8 @@ export type PageAction =
   | 'compareOutput'
   | 'runAgain'
   | 'giveFeedback'
-  | 'copyKickoffId';
+  | 'copyKickoffId'
+  | 'exportTrace';
 
 export const PAGE_ACTIONS: readonly PageAction[] = [
   'copyOutput',
@@ -44,6 +78,7 @@ export const PAGE_ACTIONS: readonly PageAction[] = [
   'runAgain',
   'giveFeedback',
   'copyKickoffId',
+  'exportTrace',
 ];
 
 /** What the page reports after every render, only when the host asks (`probe`: tests, the bench). */
@@ -92,6 +127,16 @@ export interface PageReport {
   scanMs: number;
   /** How the page loaded: its resources' fetch times and when it said `ready` (ms since it began loading). */
   startup: string;
+  /** The trace's summary line and notice, as shown. */
+  traceSummary: string;
+  traceNotice: string;
+  /** The trace's rows as drawn (folded and filtered ones left out): `<indent><kind> <name> <state>` per line. */
+  traceRows: string;
+  /** The selected row's details, as text. */
+  traceSelected: string;
+  traceSpans: number;
+  traceFailed: number;
+  traceRunning: number;
 }
 
 /** Page → host. */
@@ -104,7 +149,9 @@ export type PageMessage =
   | { type: 'loadMore'; target: OutputTarget; key: string; segment: number; deflate?: boolean }
   | { type: 'openTaskOutput'; index: number }
   | { type: 'requestRaw' }
-  | { type: 'copyFinalJson' };
+  | { type: 'copyFinalJson' }
+  /** A trace row's details, copied (bounded: MAX_COPY). */
+  | { type: 'copyText'; text: string };
 
 const REPORT_NUMBERS = [
   'taskSections',
@@ -125,12 +172,16 @@ const REPORT_NUMBERS = [
   'longestPieceMs',
   'workerPieces',
   'scanMs',
+  'traceSpans',
+  'traceFailed',
+  'traceRunning',
 ] as const;
-const REPORT_STRINGS = ['stateText', 'message', 'elapsedText', 'progressText', 'currentTask', 'startup'] as const;
+const REPORT_STRINGS = ['stateText', 'message', 'elapsedText', 'progressText', 'currentTask', 'startup', 'traceSummary', 'traceNotice', 'traceRows', 'traceSelected'] as const;
 const REPORT_BOOLEANS = ['hasFinalOutput', 'finalOutputComplete', 'hasError'] as const;
-const MAX_REPORT_STRING = 4096;
+const MAX_REPORT_STRING = 16 * 1024;
 const MAX_HREF = 8192;
 const MAX_KEY = 256;
+const MAX_COPY = 256 * 1024;
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
@@ -159,6 +210,8 @@ export function parsePageMessage(value: unknown): PageMessage | undefined {
         : undefined;
     case 'openTaskOutput':
       return Number.isInteger(value.index) && (value.index as number) >= 0 ? { type: 'openTaskOutput', index: value.index as number } : undefined;
+    case 'copyText':
+      return typeof value.text === 'string' && value.text.length <= MAX_COPY ? { type: 'copyText', text: value.text } : undefined;
     case 'openLink':
       return typeof value.href === 'string' && value.href.length <= MAX_HREF ? { type: 'openLink', href: value.href } : undefined;
     case 'loadMore':

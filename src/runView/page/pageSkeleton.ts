@@ -1,6 +1,7 @@
 // The run view page's skeleton: header, actions and every section, empty. Built once per `init`.
 
 import { button, details, h, icon, page, post, saveUiState, t } from './page';
+import { traceSection } from './pageTrace';
 
 function action(name: 'copyOutput' | 'saveOutputAs' | 'openOutputInEditor' | 'compareOutput' | 'runAgain' | 'giveFeedback'): () => void {
   return () => post({ type: 'action', action: name });
@@ -56,6 +57,7 @@ export function buildSkeleton(root: HTMLElement, requestRaw: () => void): void {
       h('div', { class: 'progress-row' }, h('progress', { id: 'progressBar' }), h('span', { id: 'progressText' })),
       h('dl', { id: 'currentList', class: 'fields' }),
     ),
+    traceSection(),
     h('section', { id: 'stepSection' }, h('h2', {}, t('latestStep')), h('dl', { id: 'stepList', class: 'fields' })),
     h(
       'section',

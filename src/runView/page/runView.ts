@@ -11,6 +11,7 @@ import { workerStats } from './renderWorker';
 import { scanTotals, takeLongestTask, watchLongTasks } from './pageScan';
 import { renderFinal, renderHistory, renderRounds, renderSummary, renderTasks, tick } from './pageSections';
 import { buildSkeleton } from './pageSkeleton';
+import { handleTrace, jumpToFailure, tickTrace, traceReport } from './pageTrace';
 import { applyPatch, type ViewPatch } from './viewPatch';
 
 const root = document.getElementById('root') as HTMLElement;
@@ -78,6 +79,7 @@ function report(): void {
     workerPieces: workerStats.rendered,
     scanMs: Math.round(renderTimes.scanMs),
     startup: startupText(),
+    ...traceReport(),
   };
   post({ type: 'rendered', report: pageReport });
 }
@@ -139,6 +141,12 @@ function handle(message: HostMessage): void {
       handleRaw(message);
       rendered = false;
       break;
+    case 'trace':
+      handleTrace(message);
+      break;
+    case 'jumpToFailure':
+      jumpToFailure();
+      break;
     case 'showAll': {
       const final = page.view?.final;
       if (final) {
@@ -182,6 +190,9 @@ window.addEventListener('scroll', () => {
   scrollTimer = setTimeout(() => saveUiState({ scrollY: Math.round(window.scrollY) }), 300);
 });
 
-setInterval(tick, 1000);
+setInterval(() => {
+  tick();
+  tickTrace();
+}, 1000);
 readyAt = performance.now();
 post({ type: 'ready' });

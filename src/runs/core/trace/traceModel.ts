@@ -574,3 +574,11 @@ function indexIn(siblings: readonly Node[], node: Node): number {
   }
   return siblings[low] === node ? low : siblings.indexOf(node);
 }
+
+/** A run's whole trace from its kept events (host side: export, the AI's summary); spans still open at a run's end are lost. */
+export function buildTrace(events: readonly RunEvent[], runEnded: boolean, at: number): Trace {
+  const trace = new Trace();
+  trace.add(events);
+  trace.settle(runEnded, at);
+  return trace;
+}

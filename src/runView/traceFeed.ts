@@ -1,0 +1,71 @@
+// What a run view's page is sent of the run's trace: the events it has not had yet (read from the run's event
+// file from where the last read ended) and what the trace needs beside them (TraceInfo), only when that changed.
+// A poll that adds 50 events to a 10,000-event run sends 50 events, not the trace.
+
+import type { RunDetails, RunRecord } from '../runs/core/model';
+import { isFinished } from '../runs/core/model';
+import type { RunStore } from '../runs/core/runStore';
+import type { HostMessage, TraceInfo } from './page/messages';
+import type { PriceTable } from '../runs/core/trace/cost';
+
+/** What the user set for estimating cost (settings: crewRuns.trace.*). */
+export interface TraceSettings {
+  prices: PriceTable;
+  /** The model a crew's calls are priced at when its events name none. */
+  modelFor(crew: { url: string; name: string }): string | undefined;
+}
+
+export class TraceFeed {
+  /** Where the next read of the run's event file starts. */
+  private end = 0;
+  private sentInfo = '';
+
+  constructor(
+    private readonly runs: RunStore,
+    private readonly runId: string,
+  ) {}
+
+  /** The page starts afresh (its `init`): everything is sent again. */
+  reset(): void {
+    this.end = 0;
+    this.sentInfo = '';
+  }
+
+  /** The message bringing the page up to date, or undefined when it is. */
+  async next(record: RunRecord, details: RunDetails, settings: TraceSettings): Promise<Extract<HostMessage, { type: 'trace' }> | undefined> {
+    const reset = this.end === 0;
+    const read = await this.runs.readEvents(this.runId, this.end);
+    if (read.end < this.end) {
+      // The file is shorter than what was read: it was removed and written again. Start over.
+      this.reset();
+      return this.next(record, details, settings);
+    }
+    this.end = read.end;
+    const info = traceInfo(record, details, settings);
+    const infoJson = JSON.stringify(info);
+    const infoChanged = infoJson !== this.sentInfo;
+    if (!reset && read.events.length === 0 && !infoChanged) {
+      return undefined;
+    }
+    this.sentInfo = infoJson;
+    return { type: 'trace', reset, events: read.events, info: infoChanged ? info : undefined };
+  }
+}
+
+function traceInfo(record: RunRecord, details: RunDetails, settings: TraceSettings): TraceInfo {
+  const log = details.lastSnapshot?.eventLog;
+  const kept = details.events?.kept ?? 0;
+  const dropped = details.events?.dropped ?? 0;
+  return {
+    log: log === undefined ? (kept > 0 ? 'on' : details.lastSnapshot ? 'absent' : 'waiting') : log.present || kept > 0 ? 'on' : 'off',
+    count: log?.count,
+    kept,
+    dropped,
+    unseen: log?.count !== undefined ? Math.max(0, log.count - kept - dropped) : 0,
+    usage: log?.usage,
+    startedAt: record.startedAt,
+    endedAt: isFinished(record) ? (record.finishedAt ?? record.updatedAt) : undefined,
+    prices: settings.prices,
+    defaultModel: settings.modelFor({ url: record.crewUrl, name: record.crewName }),
+  };
+}
