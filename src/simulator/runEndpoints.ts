@@ -56,6 +56,7 @@ export function kickoff(world: SimWorld, crew: CrewState, text: string): Reply {
     meta: isPlainObject(parsed.value) ? parsed.value.meta : undefined,
     scenario: says(config.failWhenInputContains) ? 'fail' : (config.scenario ?? 'ok'),
     failureMessage: config.failureMessage,
+    slowTool: says(config.slowToolWhenInputContains),
     timeScale: world.timeScale,
     pendingMs: config.pendingMs ?? DEFAULT_PENDING_MS,
     notFoundForMs: config.notFoundForMs ?? DEFAULT_NOT_FOUND_FOR_MS,

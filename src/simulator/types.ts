@@ -127,6 +127,11 @@ export interface CrewConfig extends ResponseBehaviour {
   scenario?: Scenario;
   /** A kickoff with an input value containing this text runs the `fail` scenario (batches with some failing rows). */
   failWhenInputContains?: string;
+  /**
+   * A kickoff with an input value containing this text has a slow tool call: in the first task, one call takes twice
+   * the task's duration on top of it (the task and the run take that much longer).
+   */
+  slowToolWhenInputContains?: string;
   /** Exception text of a failing run; default `ValueError: Simulated failure in task '<name>'`. */
   failureMessage?: string;
   /** Simulated time a run stays PENDING after kickoff (and after a live resume); default 1500. */
