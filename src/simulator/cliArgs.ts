@@ -17,6 +17,10 @@ export const USAGE = `Usage: npm run simulator -- [flags]   (or: node dist/simul
   --config FILE        JSON: simulator options ({ crews, faults, dialect, ... }) or an array of crews
   --paused-state S     how live shows a run waiting for feedback: PAUSED (default) or NOT_FOUND
   --hide-task-id       do not reveal the task id of a paused run (the user must paste it)
+  --events-window N    a live status lists only the newest N events of its run (default 1000)
+  --events-flush MS    a live status lists an event only MS simulated ms after it happened (default 0)
+  --no-events          live statuses carry no event log (its fields null, as with CREWAI_STATUS_EVENTS off)
+  --old-runtime        live crews answer as on crewai <= 1.15.21: event log and progress null
   --latency MS         added to every response
   --cold-start MS      added to the first request to a crew after it idled
   --fault-rate R       0..1: share of GET /inputs and GET /status answered with a fault
@@ -39,6 +43,10 @@ const FLAGS = {
   config: { type: 'string' },
   'paused-state': { type: 'string' },
   'hide-task-id': { type: 'boolean' },
+  'events-window': { type: 'string' },
+  'events-flush': { type: 'string' },
+  'no-events': { type: 'boolean' },
+  'old-runtime': { type: 'boolean' },
   latency: { type: 'string' },
   'cold-start': { type: 'string' },
   'fault-rate': { type: 'string' },
@@ -57,6 +65,14 @@ function numberFlag(name: string, value: string | undefined, min = 0): number | 
   const parsed = Number(value);
   if (value.trim() === '' || !Number.isFinite(parsed) || parsed < min) {
     throw new UsageError(`--${name} needs a number >= ${min}, got ${value || 'nothing'}`);
+  }
+  return parsed;
+}
+
+function integerFlag(name: string, value: string | undefined): number | undefined {
+  const parsed = numberFlag(name, value);
+  if (parsed !== undefined && !Number.isInteger(parsed)) {
+    throw new UsageError(`--${name} needs a whole number, got ${value}`);
   }
   return parsed;
 }
@@ -129,6 +145,10 @@ export function parseCliArgs(argv: string[]): SimulatorOptions | 'help' {
     timeScale: numberFlag('time-scale', values['time-scale']),
     livePausedState: pausedStateFlag(values['paused-state']),
     exposeTaskId: values['hide-task-id'] ? false : undefined,
+    statusMaxEvents: integerFlag('events-window', values['events-window']),
+    statusEventFlushMs: numberFlag('events-flush', values['events-flush']),
+    statusEvents: values['no-events'] ? false : undefined,
+    oldRuntime: values['old-runtime'] ? true : undefined,
     seed: numberFlag('seed', values.seed),
   });
   const faultRate = numberFlag('fault-rate', values['fault-rate']);

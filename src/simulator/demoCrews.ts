@@ -10,6 +10,8 @@ const researchCrew: CrewConfig = {
   name: 'Research Crew',
   kind: 'crew',
   inputs: ['topic', 'audience'],
+  // The demo's way to see a slow step in a run's event log (live) or a slow run (every dialect).
+  slowToolWhenInputContains: '#slowtool',
   tasks: [
     {
       name: 'research_task',
@@ -184,7 +186,7 @@ const selfHostedCrew: CrewConfig = {
   failureMessage:
     'litellm.RateLimitError: RateLimitError: OpenAIException - You exceeded your current quota, please check your plan and billing details.',
   inputDetails: {
-    topic: { description: 'The subject to research, e.g. "AI agents in healthcare" (add #fail to see a run fail)' },
+    topic: { description: 'The subject to research, e.g. "AI agents in healthcare" (add #fail to see a run fail, #slowtool to make one tool call slow)' },
     audience: { description: 'Who will read the report', default: 'engineering leads' },
     tone: { description: 'How the report should sound', enum: ['neutral', 'upbeat', 'critical'], default: 'neutral' },
   },

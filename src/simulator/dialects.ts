@@ -4,6 +4,7 @@
 // wrapping `crew.kickoff()`; its own bodies are in ./selfHosted). A new family adds its errors'
 // style to ERROR_STYLE and its endpoints to the tables below.
 
+import { type LoggedEvent, runEvents, stableUuid, usageTotals } from './eventLog';
 import type { CompletedTask, SimRun } from './runEngine';
 import { selfHostedInputs, selfHostedKickoff, selfHostedNotFound, selfHostedStatus } from './selfHosted';
 import type { CrewConfig, Dialect, LivePausedState, Reply, SimRunPhase } from './types';
@@ -171,18 +172,29 @@ export function stopUnknownExecution(kickoffId: string): Reply {
 
 // --- GET /status --------------------------------------------------------------------------------
 
+/** The event log a live status carries (status-events.md), as the deployment's runtime and settings make it. */
+export interface EventLogOptions {
+  /** `off`: `CREWAI_STATUS_EVENTS` switched off; `oldRuntime`: crewai ≤ 1.15.21, progress null too. */
+  mode: 'on' | 'off' | 'oldRuntime';
+  /** How many of the newest events a reply lists. */
+  maxEvents: number;
+  /** Real ms an event waits before replies list it (the runtime flushes its log now and then). */
+  flushMs: number;
+}
+
 export interface StatusOptions {
   dialect: Dialect;
   livePausedState: LivePausedState;
   exposeTaskId: boolean;
   liveLastExecutedTaskAsString: boolean;
   liveOmitProgress: boolean;
+  events: EventLogOptions;
 }
 
 const STATUS: Record<Dialect, (run: SimRun, now: number, options: StatusOptions) => Reply> = {
   live: (run, now, options) => liveStatus(run, now, options),
   docs: (run, now, options) => docsStatus(run, now, options),
-  selfhosted: (run, now, options) => selfHostedStatus(run, now, { exposeTaskId: options.exposeTaskId, usage: usageMetrics(run) }),
+  selfhosted: (run, now, options) => selfHostedStatus(run, now, { exposeTaskId: options.exposeTaskId, usage: { ...usageTotals(runEvents(run, now)) } }),
 };
 
 /** `run` must already be advanced to `now`. */
@@ -192,18 +204,6 @@ export function statusReply(run: SimRun, now: number, options: StatusOptions): R
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 const seconds = (ms: number): number => Math.round(ms) / 1000;
-
-function usageMetrics(run: SimRun): Record<string, number> {
-  const completionTokens = run.completed.reduce((sum, task) => sum + Math.ceil(task.output.length / 4), 0);
-  const promptTokens = run.completed.reduce((sum, task) => sum + 350 + 120 * task.index, 0);
-  return {
-    total_tokens: promptTokens + completionTokens,
-    prompt_tokens: promptTokens,
-    cached_prompt_tokens: 0,
-    completion_tokens: completionTokens,
-    successful_requests: run.completed.length * 2,
-  };
-}
 
 const THOUGHTS = ['I should gather what is already known.', 'I have enough material; now I structure it.', 'I can now give a great answer.'];
 
@@ -244,8 +244,8 @@ function liveExecutedTask(run: SimRun, task: CompletedTask, options: StatusOptio
   };
 }
 
-function liveProgress(run: SimRun, now: number, options: StatusOptions): object | null {
-  if (options.liveOmitProgress || run.phase === 'pending' || run.phase === 'failed' || run.runningSince === undefined) {
+function liveProgress(run: SimRun, now: number, options: StatusOptions, events: readonly LoggedEvent[]): object | null {
+  if (options.liveOmitProgress || options.events.mode === 'oldRuntime' || run.phase === 'pending' || run.phase === 'failed' || run.runningSince === undefined) {
     return null;
   }
   const isFlow = run.kind === 'flow';
@@ -259,8 +259,34 @@ function liveProgress(run: SimRun, now: number, options: StatusOptions): object 
     current: current?.name ?? null,
     current_agent: current?.agent ?? null,
     started_at: iso(run.runningSince),
-    updated_at: iso(run.updatedAt),
+    // Inside a task, each model or tool call is an update too.
+    updated_at: iso(Math.max(run.updatedAt, events[events.length - 1]?.at ?? 0)),
     duration_seconds: seconds((run.finishedAt ?? now) - run.runningSince),
+  };
+}
+
+const NO_EVENT_LOG = { events: null, events_count: null, events_by_type: null, last_event: null };
+
+/** `events` (the newest `maxEvents`), `events_count`, `events_by_type` and `last_event`, as of the last flush. */
+function liveEventLog(events: readonly LoggedEvent[], now: number, options: StatusOptions): object {
+  const { mode, flushMs, maxEvents } = options.events;
+  if (mode !== 'on') {
+    return NO_EVENT_LOG;
+  }
+  const flushed = flushMs > 0 ? events.filter((logged) => logged.at <= now - flushMs) : events;
+  const byType: Record<string, number> = {};
+  for (const { event } of flushed) {
+    const type = String(event['type']);
+    byType[type] = (byType[type] ?? 0) + 1;
+  }
+  // An event's task_id is the id POST /resume takes: where the crew hides that id, its events do too.
+  const shown = (logged: LoggedEvent | undefined) =>
+    logged === undefined ? null : options.exposeTaskId || logged.event['task_id'] === null ? logged.event : { ...logged.event, task_id: null };
+  return {
+    events: flushed.slice(Math.max(0, flushed.length - Math.max(0, Math.floor(maxEvents)))).map(shown),
+    events_count: flushed.length,
+    events_by_type: byType,
+    last_event: shown(flushed[flushed.length - 1]),
   };
 }
 
@@ -272,6 +298,7 @@ function liveStatus(run: SimRun, now: number, options: StatusOptions): Reply {
   }
   const last = run.lastCompleted;
   const succeeded = run.phase === 'succeeded';
+  const events = runEvents(run, now);
   let state: string;
   let message: string | null;
   switch (run.phase) {
@@ -302,7 +329,7 @@ function liveStatus(run: SimRun, now: number, options: StatusOptions): Reply {
     status: message,
     result: succeeded && last ? last.output : null,
     result_json: succeeded && last?.json !== undefined ? last.json : null,
-    progress: liveProgress(run, now, options),
+    progress: liveProgress(run, now, options, events),
     last_executed_task: last ? liveExecutedTask(run, last, options) : null,
     last_step: liveLastStep(run, now),
     ...(succeeded
@@ -319,8 +346,12 @@ function liveStatus(run: SimRun, now: number, options: StatusOptions): Reply {
           })),
         }
       : {}),
-    usage_metrics: usageMetrics(run),
+    usage_metrics: usageTotals(events),
     execution_origin: run.origin,
+    ...liveEventLog(events, now, options),
+    triggered_by: { type: 'user', id: stableUuid(`${run.crewId}:user`) },
+    // The service's own in-memory record of the run (`application` would mean no event fields).
+    source: 'memory',
   });
 }
 

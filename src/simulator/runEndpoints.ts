@@ -9,7 +9,7 @@ import { SimRun } from './runEngine';
 import { inputTypeErrors } from './inputTypes';
 import { isRequiredDetail } from './selfHosted';
 import type { CrewConfig } from './types';
-import { type CrewState, DEFAULT_NOT_FOUND_FOR_MS, DEFAULT_PENDING_MS, dialectOf, type SimWorld } from './world';
+import { type CrewState, DEFAULT_NOT_FOUND_FOR_MS, DEFAULT_PENDING_MS, DEFAULT_STATUS_MAX_EVENTS, dialectOf, type SimWorld } from './world';
 
 /** The defaults a self-hosted crew's schema declares fill its placeholders like a flow's defaults. */
 function schemaDefaults(config: CrewConfig): Record<string, string> {
@@ -45,16 +45,18 @@ export function kickoff(world: SimWorld, crew: CrewState, text: string): Reply {
       return dialects.missingInputs(dialect, missing);
     }
   }
+  const says = (keyword: string | undefined) => keyword !== undefined && Object.values(inputs).some((v) => String(v).includes(keyword));
   const run = new SimRun({
     crewId: config.id,
+    crewName: config.name,
     kind: config.kind,
     tasks: config.tasks,
     inputs,
     defaults: { ...schemaDefaults(config), ...config.defaults },
     meta: isPlainObject(parsed.value) ? parsed.value.meta : undefined,
-    scenario:
-      config.failWhenInputContains !== undefined && Object.values(inputs).some((v) => String(v).includes(config.failWhenInputContains!)) ? 'fail' : (config.scenario ?? 'ok'),
+    scenario: says(config.failWhenInputContains) ? 'fail' : (config.scenario ?? 'ok'),
     failureMessage: config.failureMessage,
+    slowTool: says(config.slowToolWhenInputContains),
     timeScale: world.timeScale,
     pendingMs: config.pendingMs ?? DEFAULT_PENDING_MS,
     notFoundForMs: config.notFoundForMs ?? DEFAULT_NOT_FOUND_FOR_MS,
@@ -83,12 +85,18 @@ export function status(world: SimWorld, crew: CrewState, kickoffId: string): Rep
 /** The status body of a run as it is now, in the crew's dialect and shape options. */
 export function statusNow(world: SimWorld, crew: CrewState, run: SimRun, now: number): Reply {
   const { config } = crew;
+  const { options } = world;
   return dialects.statusReply(run, now, {
     dialect: dialectOf(world, crew),
-    livePausedState: config.livePausedState ?? world.options.livePausedState ?? 'PAUSED',
-    exposeTaskId: config.exposeTaskId ?? world.options.exposeTaskId ?? true,
+    livePausedState: config.livePausedState ?? options.livePausedState ?? 'PAUSED',
+    exposeTaskId: config.exposeTaskId ?? options.exposeTaskId ?? true,
     liveLastExecutedTaskAsString: config.liveLastExecutedTaskAsString ?? false,
     liveOmitProgress: config.liveOmitProgress ?? false,
+    events: {
+      mode: (config.oldRuntime ?? options.oldRuntime) ? 'oldRuntime' : (config.statusEvents ?? options.statusEvents ?? true) ? 'on' : 'off',
+      maxEvents: config.statusMaxEvents ?? options.statusMaxEvents ?? DEFAULT_STATUS_MAX_EVENTS,
+      flushMs: (config.statusEventFlushMs ?? options.statusEventFlushMs ?? 0) * world.timeScale,
+    },
   });
 }
 

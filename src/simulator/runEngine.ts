@@ -13,8 +13,27 @@ export interface CompletedTask extends CompletedTaskInfo {
   json?: unknown;
 }
 
+/**
+ * One execution of a task (a retry after feedback is another): what the event log is drawn from. How it ends
+ * follows from the run (its duration, scenario, stop time), so only what does not is kept here.
+ */
+export interface TaskAttempt {
+  index: number;
+  /** How many attempts at this task came before (0 for the first). */
+  retry: number;
+  /** Real ms timestamps. */
+  startedAt: number;
+  /** When a human answered the pause after it (a flow's paused method ends then). */
+  resumedAt?: number;
+}
+
+/** A slow tool call takes this many times its task's own duration, on top of it. */
+const SLOW_TOOL_FACTOR = 2;
+
 export interface RunSetup {
   crewId: string;
+  /** The crew's (or flow's) display name, as events name it. */
+  crewName?: string;
   kind: 'crew' | 'flow';
   /** Snapshot: changing the crew later does not change a run in flight. */
   tasks: TaskConfig[];
@@ -23,6 +42,8 @@ export interface RunSetup {
   meta?: unknown;
   scenario: Scenario;
   failureMessage?: string;
+  /** One tool call of the first task takes much longer (and the task with it). */
+  slowTool?: boolean;
   timeScale: number;
   pendingMs: number;
   notFoundForMs: number;
@@ -42,6 +63,7 @@ export class SimRun {
   readonly id: string;
   readonly kickoffIds: string[];
   readonly crewId: string;
+  readonly crewName: string;
   readonly kind: 'crew' | 'flow';
   readonly tasks: readonly TaskConfig[];
   /** A UUID per task, stable across retries: what POST /resume calls `task_id`. */
@@ -52,6 +74,8 @@ export class SimRun {
   readonly createdAt: number;
   readonly completed: CompletedTask[] = [];
   readonly resumes: ResumeRecord[] = [];
+  /** Every task execution so far, oldest first. */
+  readonly attempts: TaskAttempt[] = [];
 
   phase: SimRunPhase = 'pending';
   /** Start of the current phase: pending, or the running task. */
@@ -69,6 +93,7 @@ export class SimRun {
   private readonly placeholderValues: Record<string, string>;
   private readonly failingTask: number;
   private readonly failureMessage?: string;
+  private readonly slowTool: boolean;
   private readonly timeScale: number;
   private readonly pendingMs: number;
   private readonly notFoundUntil: number;
@@ -78,6 +103,7 @@ export class SimRun {
     this.id = randomUUID();
     this.kickoffIds = [this.id];
     this.crewId = setup.crewId;
+    this.crewName = setup.crewName ?? setup.crewId;
     this.kind = setup.kind;
     this.tasks = setup.tasks.map((task) => ({ ...task }));
     this.taskIds = this.tasks.map(() => randomUUID());
@@ -90,6 +116,7 @@ export class SimRun {
     this.placeholderValues = placeholderValues(setup.inputs, setup.defaults);
     this.failingTask = failingTaskIndex(setup.scenario);
     this.failureMessage = setup.failureMessage;
+    this.slowTool = setup.slowTool ?? false;
     this.timeScale = setup.timeScale;
     this.pendingMs = setup.pendingMs * setup.timeScale;
     this.notFoundUntil = setup.now + (setup.scenario === 'notFoundAfterKickoff' ? setup.notFoundForMs * setup.timeScale : 0);
@@ -124,9 +151,39 @@ export class SimRun {
     return expected === undefined ? null : interpolate(expected, this.placeholderValues);
   }
 
-  /** Real ms the given task takes. */
+  /** Real ms the given task takes in its current attempt. */
   taskDurationMs(index: number): number {
+    return this.attemptDurationMs(index, this.feedbackByTask[index].length);
+  }
+
+  /** Real ms an attempt at a task takes: its own duration, plus the slow tool call's. */
+  attemptDurationMs(index: number, retry: number): number {
+    return this.baseDurationMs(index) + this.slowToolMs(index, retry);
+  }
+
+  /** Real ms the task takes without a slow tool. */
+  baseDurationMs(index: number): number {
     return Math.max(0, this.tasks[index].durationMs * this.timeScale);
+  }
+
+  /** The extra real ms of the slow tool call: in the first attempt at the first task only. */
+  slowToolMs(index: number, retry: number): number {
+    return this.slowTool && index === 0 && retry === 0 ? this.baseDurationMs(index) * SLOW_TOOL_FACTOR : 0;
+  }
+
+  /** Whether the task raises when it would have finished. */
+  failsAt(index: number): boolean {
+    return index === this.failingTask;
+  }
+
+  /** The exception text of a failing task, as /status and the event log say it. */
+  failureText(index: number): string {
+    return this.failureMessage ?? `ValueError: Simulated failure in task '${this.tasks[index].name}'`;
+  }
+
+  /** Whether the task never finishes (the `hang` scenario's last task). */
+  hangsAt(index: number): boolean {
+    return this.scenario === 'hang' && index === this.tasks.length - 1;
   }
 
   /** Replays every transition due by `now`. */
@@ -145,16 +202,16 @@ export class SimRun {
         return;
       }
       const index = this.currentTaskIndex;
-      if (this.scenario === 'hang' && index === this.tasks.length - 1) {
+      if (this.hangsAt(index)) {
         return;
       }
       const end = this.phaseStartedAt + this.taskDurationMs(index);
       if (now < end) {
         return;
       }
-      if (index === this.failingTask) {
+      if (this.failsAt(index)) {
         this.phase = 'failed';
-        this.failure = this.failureMessage ?? `ValueError: Simulated failure in task '${this.tasks[index].name}'`;
+        this.failure = this.failureText(index);
         this.finish(end);
         return;
       }
@@ -170,6 +227,7 @@ export class SimRun {
 
   /** Human approved the paused task. `continueAfterPending`: a live resume starts a new (pending) task. */
   approve(now: number, continueAfterPending: boolean): SimRunPhase {
+    this.markResumed(now);
     this.currentTaskIndex += 1;
     this.continueAt(now, continueAfterPending);
     return this.phase;
@@ -177,6 +235,7 @@ export class SimRun {
 
   /** Human asked for changes: the paused task runs again with the feedback, then pauses again. */
   retry(now: number, feedback: string, continueAfterPending: boolean): void {
+    this.markResumed(now);
     this.feedbackByTask[this.currentTaskIndex].push(feedback);
     this.completed.pop();
     this.continueAt(now, continueAfterPending);
@@ -245,6 +304,14 @@ export class SimRun {
     }
     this.phase = 'running';
     this.phaseStartedAt = at;
+    this.attempts.push({ index: this.currentTaskIndex, retry: this.feedbackByTask[this.currentTaskIndex].length, startedAt: at });
+  }
+
+  private markResumed(at: number): void {
+    const attempt = this.attempts[this.attempts.length - 1];
+    if (attempt) {
+      attempt.resumedAt = at;
+    }
   }
 
   private completeTask(index: number, at: number): void {

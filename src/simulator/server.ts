@@ -9,6 +9,8 @@
  *   startSimulator(options?: SimulatorOptions): Promise<Simulator>
  *     options: host ('127.0.0.1'), port (0 = random), dialect ('live' | 'docs' | 'selfhosted', default 'live'),
  *     livePausedState ('PAUSED' | 'NOT FOUND', default 'PAUSED'), exposeTaskId (default true),
+ *     statusEvents (default true), statusMaxEvents (default 1000), statusEventFlushMs (default 0), oldRuntime
+ *     (default false): the live status's event log (every response knob can also be set per crew),
  *     timeScale (default 1; multiplies every simulated duration), crews (default demoCrews()),
  *     faults (FaultOptions), seed (fault PRNG; default random). See ./types for every field.
  *   Simulator
@@ -47,6 +49,12 @@
  * - `is_approve: false` reruns the paused task; its output gains "Revised after feedback: …" lines
  *   (JSON outputs: a `revised_after_feedback` field) and the run pauses again.
  * - userTokenCanResume=false: the user token gets 403 on POST /resume; it works everywhere else.
+ * - Live statuses carry the event log of newer runtimes (status-events.md; built in ./eventLog.ts): crew_kickoff_*,
+ *   task_*, agent_execution_*, llm_call_* (usage on completions, summed in usage_metrics), tool_usage_*; flows
+ *   flow_*, method_execution_*. Ids are UUIDs, ends name their start (`started_event_id`), scopes their parent.
+ *   A failing task fails in a tool call (tool_usage_error, then agent_execution_error, task_failed,
+ *   crew_kickoff_failed); `slowToolWhenInputContains` makes one tool call slow. A stopped run's log ends where it
+ *   stopped. With exposeTaskId=false the events carry no task_id. The docs and self-hosted bodies carry no log.
  */
 
 import { randomBytes } from 'node:crypto';

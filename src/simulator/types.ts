@@ -78,9 +78,27 @@ export interface ResponseBehaviour {
   livePausedState?: LivePausedState;
   /**
    * Default true: while paused, the task id for /resume is in the status body (live:
-   * `last_executed_task.id`, docs: top-level `task_id`). False: the user must paste it.
+   * `last_executed_task.id`, docs: top-level `task_id`). False: the user must paste it (and events carry no
+   * `task_id` either).
    */
   exposeTaskId?: boolean;
+  /**
+   * Live only, the event log of newer runtimes (status-events.md): `events`, `events_count`, `events_by_type` and
+   * `last_event` in every status reply. Default true; false is `CREWAI_STATUS_EVENTS` switched off (those four null).
+   */
+  statusEvents?: boolean;
+  /** `CREWAI_STATUS_MAX_EVENTS`: a reply lists only the newest this many events (`events_count` counts all); default 1000. */
+  statusMaxEvents?: number;
+  /**
+   * `CREWAI_STATUS_EVENT_FLUSH_SECONDS`, in simulated ms (times timeScale): replies list an event only this long
+   * after it happened, so a poll lags the run; default 0.
+   */
+  statusEventFlushMs?: number;
+  /**
+   * Live only: a deployment built on crewai ≤ 1.15.21: the event fields and `progress` are null (a redeploy on a
+   * newer runtime turns them on). Default false.
+   */
+  oldRuntime?: boolean;
 }
 
 export interface CrewConfig extends ResponseBehaviour {
@@ -109,6 +127,11 @@ export interface CrewConfig extends ResponseBehaviour {
   scenario?: Scenario;
   /** A kickoff with an input value containing this text runs the `fail` scenario (batches with some failing rows). */
   failWhenInputContains?: string;
+  /**
+   * A kickoff with an input value containing this text has a slow tool call: in the first task, one call takes twice
+   * the task's duration on top of it (the task and the run take that much longer).
+   */
+  slowToolWhenInputContains?: string;
   /** Exception text of a failing run; default `ValueError: Simulated failure in task '<name>'`. */
   failureMessage?: string;
   /** Simulated time a run stays PENDING after kickoff (and after a live resume); default 1500. */

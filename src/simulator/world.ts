@@ -9,6 +9,7 @@ import type { CrewConfig, Dialect, ResumeRecord, SimulatorOptions } from './type
 
 export const DEFAULT_PENDING_MS = 1500;
 export const DEFAULT_NOT_FOUND_FOR_MS = 3000;
+export const DEFAULT_STATUS_MAX_EVENTS = 1000;
 
 export interface CrewState {
   config: CrewConfig & { orgToken: string; userToken: string };

@@ -27,6 +27,17 @@ describe('simulator CLI flags', () => {
     });
   });
 
+  it('reads the event log flags: window, flush lag, log off, old runtime', () => {
+    assert.deepEqual(parseCliArgs(['--events-window', '5', '--events-flush=2000', '--no-events', '--old-runtime']), {
+      port: 8787,
+      statusMaxEvents: 5,
+      statusEventFlushMs: 2000,
+      statusEvents: false,
+      oldRuntime: true,
+      faults: {},
+    });
+  });
+
   it('--help and -h ask for the usage text', () => {
     assert.equal(parseCliArgs(['--help']), 'help');
     assert.equal(parseCliArgs(['-h']), 'help');
@@ -52,6 +63,8 @@ describe('simulator CLI flags', () => {
     [['--paused-state', 'ASLEEP'], /PAUSED or NOT_FOUND/],
     [['--fault-kinds', '500,nope'], /Unknown fault kinds: nope/],
     [['--rate-limit', '0'], /--rate-limit needs a number >= 1/],
+    [['--events-window', '2.5'], /--events-window needs a whole number, got 2.5/],
+    [['--events-flush', 'later'], /--events-flush needs a number >= 0, got later/],
     [['--frobnicate'], /--frobnicate/],
     [['stray'], /stray/],
   ] as const) {
