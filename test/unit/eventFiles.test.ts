@@ -93,6 +93,10 @@ describe('A polled status\'s events, kept with the run', () => {
     assert.deepEqual(details.lastSnapshot?.eventLog?.events, []);
     assert.equal(details.lastSnapshot?.eventLog?.count, 6);
     assert.deepEqual((await store.readEvents(run.id)).events.map((e) => e.id), ['e-0', 'e-1', 'e-2', 'e-3', 'e-4', 'e-5']);
+    const otherWindow = new RunStore(kv(), dir, quiet);
+    await otherWindow.load();
+    assert.deepEqual((await otherWindow.readDetails(run.id)).events, { kept: 6, dropped: 0 }, 'read back from the file');
+    otherWindow.dispose();
     await store.remove(run.id);
     assert.deepEqual((await store.readEvents(run.id)).events, [], 'removed with the run');
     store.dispose();

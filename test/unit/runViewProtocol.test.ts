@@ -102,11 +102,25 @@ describe('run view protocol: parsePageMessage', () => {
       workerPieces: 0,
       scanMs: 0,
       startup: 'runView.js 5-20; ready 30 ms',
+      traceSummary: '2s · 1 tasks',
+      traceNotice: '',
+      traceRows: 'crew Crew ok',
+      traceSelected: '',
+      traceSpans: 1,
+      traceFailed: 0,
+      traceRunning: 0,
     };
     const parsed = parsePageMessage({ type: 'rendered', report: { ...report, injected: '<b>' } });
     assert.deepEqual(parsed, { type: 'rendered', report });
     assert.equal(parsePageMessage({ type: 'rendered', report: { ...report, links: -1 } }), undefined);
     assert.equal(parsePageMessage({ type: 'rendered', report: { ...report, hasError: 'no' } }), undefined);
+  });
+
+  it('accepts a trace row\'s details to copy, bounded', () => {
+    assert.deepEqual(parsePageMessage({ type: 'copyText', text: '{"name":"search"}', extra: 1 }), { type: 'copyText', text: '{"name":"search"}' });
+    assert.equal(parsePageMessage({ type: 'copyText', text: 'x'.repeat(300 * 1024) }), undefined);
+    assert.equal(parsePageMessage({ type: 'copyText', text: 42 }), undefined);
+    assert.deepEqual(parsePageMessage({ type: 'action', action: 'exportTrace' }), { type: 'action', action: 'exportTrace' });
   });
 });
 

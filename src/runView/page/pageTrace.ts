@@ -9,7 +9,7 @@ import { summarise, type TraceSummary } from '../../runs/core/trace/traceSummary
 import { estimateCost } from '../../runs/core/trace/cost';
 import type { HostMessage, TraceInfo } from './messages';
 import { button, byId, h, icon, page, post, show, t } from './page';
-import { formatDuration } from './pageStrings';
+import { formatDuration, type PageStringKey } from './pageStrings';
 
 /** Pixels per row: fixed, so which rows are in sight is arithmetic. */
 const ROW_HEIGHT = 24;
@@ -182,12 +182,12 @@ function drawSummary(): void {
   }
   const info = state.info;
   const parts = [
-    summary.durationMs !== undefined ? formatDuration(summary.durationMs) : undefined,
-    t('traceTasks', summary.tasks),
-    t('traceAgents', summary.agents),
-    t('traceModelCalls', summary.modelCalls),
-    t('traceToolCalls', summary.toolCalls),
-    summary.errors > 0 ? t('traceErrors', summary.errors) : undefined,
+    summary.durationMs !== undefined ? spanTime(summary.durationMs) : undefined,
+    counted(summary.tasks, 'traceTask', 'traceTasks'),
+    counted(summary.agents, 'traceAgent', 'traceAgents'),
+    counted(summary.modelCalls, 'traceModelCall', 'traceModelCalls'),
+    counted(summary.toolCalls, 'traceToolCall', 'traceToolCalls'),
+    summary.errors > 0 ? counted(summary.errors, 'traceError', 'traceErrors') : undefined,
   ];
   const tokens = summary.tokens.total ?? info?.usage?.totalTokens;
   if (tokens !== undefined) {
@@ -200,6 +200,21 @@ function drawSummary(): void {
   }
   byId('traceSummary').textContent = parts.filter(Boolean).join(' · ');
   show(byId('traceJump'), summary.failing !== undefined);
+}
+
+function counted(n: number, one: PageStringKey, many: PageStringKey): string {
+  return n === 1 ? t(one) : t(many, n.toLocaleString());
+}
+
+/** A step's time: model and tool calls take milliseconds to seconds, so below a minute it keeps a tenth. */
+function spanTime(ms: number): string {
+  if (ms < 1000) {
+    return t('traceMs', Math.round(ms));
+  }
+  if (ms < 60_000) {
+    return t('traceSeconds', (Math.round(ms / 100) / 10).toLocaleString());
+  }
+  return formatDuration(ms);
 }
 
 function formatUsd(usd: number): string {
@@ -289,7 +304,7 @@ function drawRows(): void {
     return;
   }
   const { from, to } = axis();
-  byId('traceAxis').textContent = t('traceAxis', formatDuration(to - from));
+  byId('traceAxis').textContent = t('traceAxis', spanTime(to - from));
   const first = Math.max(0, Math.floor(grid.scrollTop / ROW_HEIGHT) - OVERSCAN);
   const visible = Math.ceil((grid.clientHeight || 400) / ROW_HEIGHT) + 2 * OVERSCAN;
   const rows = state.rows.slice(first, first + visible);
@@ -332,7 +347,7 @@ function rowElement(span: Span, index: number, from: number, to: number): HTMLEl
   name.title = span.name;
   const duration = durationOf(span);
   const slow = state.slowest.has(span.id);
-  const time = h('span', { class: `cell duration${slow ? ' slow' : ''}`, title: slow ? t('traceSlow') : undefined }, duration !== undefined ? formatDuration(duration) : '');
+  const time = h('span', { class: `cell duration${slow ? ' slow' : ''}`, title: slow ? t('traceSlow') : undefined }, duration !== undefined ? spanTime(duration) : '');
   time.setAttribute('role', 'gridcell');
   const tokens = h('span', { class: 'cell tokens' }, span.usage?.totalTokens !== undefined ? span.usage.totalTokens.toLocaleString() : '');
   tokens.setAttribute('role', 'gridcell');
@@ -369,7 +384,7 @@ function drawDetails(): void {
   add(t('traceType'), span.endType ? `${span.type} → ${span.endType}` : span.type);
   add(t('traceState'), t(`traceState.${span.state}` as 'traceState.ok'));
   add(t('traceStarted'), span.start !== undefined ? new Date(span.start).toLocaleTimeString() : undefined);
-  add(t('traceDuration'), duration !== undefined ? formatDuration(duration) : undefined);
+  add(t('traceDuration'), duration !== undefined ? spanTime(duration) : undefined);
   add(t('traceModel'), span.model);
   if (span.usage) {
     const u = span.usage;

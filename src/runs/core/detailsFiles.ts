@@ -162,6 +162,7 @@ function parseDetails(text: string): RunDetails {
     error: p.error,
     feedbackRounds: Array.isArray(p.feedbackRounds) ? p.feedbackRounds : [],
     feedbackDraft: typeof p.feedbackDraft?.text === 'string' ? p.feedbackDraft : undefined,
+    events: typeof p.events?.kept === 'number' && typeof p.events.dropped === 'number' ? { kept: p.events.kept, dropped: p.events.dropped } : undefined,
   };
   // As a JSON round trip would leave it: the keys without a value are not there.
   for (const key of Object.keys(details) as (keyof RunDetails)[]) {

@@ -29,6 +29,7 @@ export const MAIN_FILE_SECONDS: Readonly<Record<string, number>> = {
   'selfHosted.test.js': 13,
   'spoofing.test.js': 17,
   'stop.test.js': 7,
+  'trace.test.js': 15,
   'viewedRuns.test.js': 5,
   'zz-readme.test.js': 27,
 };

@@ -8,8 +8,10 @@ import * as vscode from 'vscode';
 import { normaliseStatus } from '../../../src/api/normalize';
 import type { RunRecord } from '../../../src/runs/core/model';
 import type { PageReport } from '../../../src/runView/page/messages';
-import { executeCommand, waitFor } from '../helpers';
-import { type Api, testApi } from './support/kit';
+import { type CrewConfig, type Simulator, startSimulator } from '../../../src/simulator/server';
+import { executeCommand, ui, waitFor } from '../helpers';
+import { type Api, SLOW, testApi } from './support/kit';
+import { addSimulatorCrews, cleanUp, kickOff, waitForRun } from './support/monitoring';
 
 const CREW_URL = 'http://127.0.0.1:9';
 const CREW_NAME = 'Trace test crew';
@@ -47,18 +49,35 @@ function report(runId: string): PageReport | undefined {
   return api.panels.inspect(runId)?.pageReport;
 }
 
-function waitForReport(runId: string, check: (r: PageReport) => boolean, message: string): Promise<PageReport> {
+function waitForReport(runId: string, check: (r: PageReport) => boolean, message: string, timeoutMs = 20_000): Promise<PageReport> {
   return waitFor(
     () => {
       const r = report(runId);
       return r && check(r) ? r : undefined;
     },
-    { message: () => `${message} (last report: ${JSON.stringify(report(runId) && traceOf(report(runId)!))})`, timeoutMs: 20_000 },
+    { message: () => `${message} (last report: ${JSON.stringify(report(runId) && traceOf(report(runId)!))})`, timeoutMs },
   );
 }
 
 function traceOf(r: PageReport) {
   return { summary: r.traceSummary, notice: r.traceNotice, rows: r.traceRows, selected: r.traceSelected, spans: r.traceSpans, failed: r.traceFailed, running: r.traceRunning };
+}
+
+/** Pictures of the editor area in the light and the dark theme (looked at by a person: test-results/). */
+async function screenshots(name: string, ready: () => Promise<unknown>): Promise<void> {
+  const workbench = vscode.workspace.getConfiguration('workbench');
+  const before = workbench.inspect<string>('colorTheme')?.globalValue;
+  try {
+    for (const [kind, theme] of [['light', 'Default Light Modern'], ['dark', 'Default Dark Modern']] as const) {
+      await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+      await waitFor(() => vscode.window.activeColorTheme.kind === (kind === 'light' ? vscode.ColorThemeKind.Light : vscode.ColorThemeKind.Dark), { message: `the ${kind} theme`, ...SLOW });
+      await ready();
+      const shot = await ui.screenshot(`${name}-${kind}`, { selector: '.part.editor' });
+      assert.ok(shot.width > 0 && shot.height > 0, `the ${kind} picture was taken`);
+    }
+  } finally {
+    await workbench.update('colorTheme', before, vscode.ConfigurationTarget.Global);
+  }
 }
 
 async function open(run: RecordLike): Promise<void> {
@@ -98,7 +117,7 @@ describe('Trace', function () {
     });
     r = await waitForReport(run.id, (x) => x.traceSpans === 5 && x.traceRows.includes('llm test-model-1 ok'), 'the model call ended, a tool call begun');
     assert.match(r.traceRows, /tool search running/);
-    assert.match(r.traceSummary, /1 model calls · 1 tool calls/);
+    assert.match(r.traceSummary, /1 task · 1 agent · 1 model call · 1 tool call/);
     assert.match(r.traceSummary, /1,500 tokens/);
     assert.ok(api.panels.inspect(run.id)!.lastMessageBytes < bytesBefore + 4000, 'the update carried the new events, not the whole trace');
   });
@@ -130,8 +149,8 @@ describe('Trace', function () {
     const run = await newRun('old runtime');
     await open(run);
     await apply(run, { events: null, events_count: null, last_event: null, progress: null, source: 'application' });
-    const r = await waitForReport(run.id, (x) => x.traceNotice.length > 0 && x.timelineEntries > 0, 'the notice');
-    assert.match(r.traceNotice, /no event log/);
+    const r = await waitForReport(run.id, (x) => /no event log/.test(x.traceNotice), 'the notice');
+    assert.ok(r.timelineEntries > 0, 'the polled timeline stays');
     assert.match(r.traceNotice, /redeploy/);
     assert.match(r.traceNotice, /CREWAI_STATUS_EVENTS/);
     assert.strictEqual(r.traceSpans, 0);
@@ -183,5 +202,94 @@ describe('Trace', function () {
     assert.strictEqual(spans.length, 4);
     assert.ok(spans.every((s) => /^[0-9a-f]{32}$/.test(s.traceId)));
     assert.strictEqual(spans.filter((s) => !s.parentSpanId).length, 1, 'one root: the crew');
+  });
+});
+
+describe('Trace of a crew\'s real runs (simulator)', function () {
+  this.timeout(180_000);
+
+  let sim: Simulator;
+  let crews: Record<string, { url: string; name: string }>;
+  const runIds = new Set<string>();
+  const crew = (id: string, name: string, extra: Partial<CrewConfig> = {}): CrewConfig => ({
+    id,
+    name,
+    kind: 'crew',
+    inputs: ['topic'],
+    pendingMs: 200,
+    failWhenInputContains: '#fail',
+    tasks: [
+      { name: 'research_task', agent: 'Researcher', durationMs: 2500, output: 'Notes on {topic}.' },
+      { name: 'writing_task', agent: 'Writer', durationMs: 2500, output: '# {topic}' },
+    ],
+    ...extra,
+  });
+
+  before(async () => {
+    api = await testApi();
+    sim = await startSimulator({
+      timeScale: 1,
+      dialect: 'live',
+      crews: [crew('evented', 'Evented'), crew('old', 'Old Runtime', { oldRuntime: true }), crew('windowed', 'Windowed', { statusMaxEvents: 3 })],
+    });
+    crews = await addSimulatorCrews(api, sim, 'Trace');
+  });
+
+  after(async () => {
+    await executeCommand('workbench.action.closeAllEditors');
+    await cleanUp(api, runIds);
+    await sim?.close();
+  });
+
+  async function started(crewId: string, topic: string): Promise<string> {
+    const runId = await kickOff(crews[crewId].url, { topic });
+    runIds.add(runId);
+    await executeCommand('crewRuns.openRun', { runId });
+    return runId;
+  }
+
+  it('grows live while the run goes on and ends with every step closed', async () => {
+    const runId = await started('evented', 'live llamas');
+    const live = await waitForReport(runId, (x) => x.traceRunning > 0 && /llm /.test(x.traceRows), 'a model call running', 60_000);
+    const shot = await ui.screenshot('trace-running-light', { selector: '.part.editor' });
+    assert.ok(shot.width > 0);
+    await waitForRun(api, runId, (r) => r.state === 'succeeded', 'the run ends');
+    const done = await waitForReport(runId, (x) => x.traceRunning === 0 && /crew .* ok/.test(x.traceRows), 'the crew span ok', 60_000);
+    assert.ok(done.traceSpans > live.traceSpans, `the trace grew (${live.traceSpans} → ${done.traceSpans})`);
+    assert.match(done.traceRows, /task research_task ok/);
+    assert.match(done.traceRows, /task writing_task ok/);
+    assert.match(done.traceSummary, /2 tasks/);
+    assert.match(done.traceSummary, /tokens/);
+    assert.strictEqual(done.traceFailed, 0);
+  });
+
+  it('a failed run: its failing tool step marked, Jump to the Failure lands on it', async () => {
+    const runId = await started('evented', 'broken llamas #fail');
+    await waitForRun(api, runId, (r) => r.state === 'failed', 'the run fails');
+    const r = await waitForReport(runId, (x) => x.traceFailed > 0 && /tool .* failed/.test(x.traceRows), 'the failed tool step', 60_000);
+    assert.match(r.traceRows, /crew .* failed/);
+    assert.ok(api.panels.jumpToFailure(runId));
+    const jumped = await waitForReport(runId, (x) => x.traceSelected.length > 0, 'a step selected');
+    const failedTool = /tool (\S+) failed/.exec(r.traceRows)![1];
+    assert.ok(jumped.traceSelected.includes(failedTool), `the failing tool (${failedTool}) selected: ${jumped.traceSelected}`);
+    await screenshots('trace-failed', () => waitForReport(runId, (x) => x.traceSelected.includes(failedTool), 'still selected'));
+  });
+
+  it('an older runtime: the view says how to get a trace', async () => {
+    const runId = await started('old', 'old llamas');
+    const r = await waitForReport(runId, (x) => /CREWAI_STATUS_EVENTS/.test(x.traceNotice), 'the notice', 60_000);
+    assert.strictEqual(r.traceSpans, 0);
+  });
+
+  it('a log windowed to the latest 3 events says how many were never seen', async () => {
+    const runId = await started('windowed', 'windowed llamas');
+    await waitForRun(api, runId, (r) => r.state === 'succeeded', 'the run ends');
+    // The run's end was the last write: its details hold the final counts.
+    const details = await api.runs.readDetails(runId);
+    const count = details.lastSnapshot?.eventLog?.count ?? 0;
+    const kept = details.events?.kept ?? 0;
+    assert.ok(count > kept && kept > 0, `the window lost events between checks (${kept} of ${count} seen)`);
+    const r = await waitForReport(runId, (x) => x.traceNotice.includes(`${(count - kept).toLocaleString()} earlier events were never seen`), 'the unseen count', 60_000);
+    assert.strictEqual(r.traceSpans > 0, true);
   });
 });
