@@ -12,10 +12,15 @@ export interface ReadLimits {
   maxEntries: number;
   /** Characters kept per string value (object keys: MAX_KEY_CHARS). */
   maxStringChars: number;
+  /**
+   * Top-level keys whose array keeps its last `maxEntries` entries rather than its first: a status's `events` is
+   * oldest first and may list 10⁵, and the newest are the ones that matter.
+   */
+  tailKeys?: ReadonlySet<string>;
 }
 
 /** Generous for a real reply (an output of 10 MB stays whole); the normaliser caps each field further. */
-export const READ_LIMITS: ReadLimits = { maxDepth: MAX_JSON_DEPTH, maxEntries: 10_000, maxStringChars: 16 * 1024 * 1024 };
+export const READ_LIMITS: ReadLimits = { maxDepth: MAX_JSON_DEPTH, maxEntries: 10_000, maxStringChars: 16 * 1024 * 1024, tailKeys: new Set(['events']) };
 
 const MAX_KEY_CHARS = 1024;
 
@@ -52,6 +57,8 @@ interface Frame {
   key?: string;
   entries: number;
   dropped: number;
+  /** An array that keeps its last entries (ReadLimits.tailKeys). */
+  tail?: boolean;
 }
 
 /** `text` as JSON within `limits`; { ok: false } when it is not JSON (as JSON.parse would refuse it). */
@@ -63,6 +70,16 @@ export function readJsonBounded(text: string, limits: ReadLimits = READ_LIMITS):
       return { ok: false };
     }
     throw e;
+  }
+}
+
+/** Drops the oldest entries of a tail-keeping array beyond `max`, counting them. */
+function dropHead(frame: Frame, max: number): void {
+  const array = frame.container as unknown[];
+  const over = array.length - max;
+  if (over > 0) {
+    array.splice(0, over);
+    frame.dropped += over;
   }
 }
 
@@ -87,6 +104,9 @@ class Reader {
         done = true;
       } else if (Array.isArray(top.container)) {
         top.container.push(value);
+        if (top.tail && top.container.length >= 2 * this.limits.maxEntries) {
+          dropHead(top, this.limits.maxEntries); // In batches: each entry is moved at most once.
+        }
       } else if (top.key === '__proto__') {
         Object.defineProperty(top.container, top.key, { value, enumerable: true, writable: true, configurable: true });
       } else {
@@ -105,7 +125,8 @@ class Reader {
           this.pos++;
           deliver(container);
         } else {
-          stack.push({ container, entries: 0, dropped: 0 });
+          const tail = c === 91 && stack.length === 1 && this.limits.tailKeys?.has(stack[0].key ?? '') === true;
+          stack.push({ container, entries: 0, dropped: 0, ...(tail ? { tail } : {}) });
           if (c === 123) {
             stack.at(-1)!.key = this.key();
           }
@@ -126,6 +147,9 @@ class Reader {
         const next = this.text.charCodeAt(this.pos++);
         if (next === (isArray ? 93 : 125)) {
           stack.pop();
+          if (top.tail) {
+            dropHead(top, this.limits.maxEntries);
+          }
           if (top.dropped > 0) {
             omitted.set(top.container, top.dropped);
           }
@@ -136,7 +160,7 @@ class Reader {
           throw new Malformed();
         }
         this.ws();
-        if (top.entries < this.limits.maxEntries) {
+        if (top.entries < this.limits.maxEntries || top.tail) {
           if (!isArray) {
             top.key = this.key();
           }

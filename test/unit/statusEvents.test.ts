@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { normaliseStatus } from '../../src/api/normalize';
 import { EVENT_LIMITS, readEvent, readEventLog } from '../../src/api/statusEvents';
+import { readStatusBody } from '../../src/api/statusBody';
 
 describe('The event log of a status (status-events.md)', () => {
   const started = {
@@ -99,5 +100,50 @@ describe('The event log of a status (status-events.md)', () => {
   it('a 10 MB event is read as a few KB', () => {
     const event = readEvent({ type: 'tool_usage_error', error: 'e'.repeat(10 * 1024 * 1024), tool_args: 'a'.repeat(1024 * 1024) });
     assert.ok(JSON.stringify(event).length < EVENT_LIMITS.errorChars + EVENT_LIMITS.toolArgsChars + 1000);
+  });
+});
+
+describe('A hostile event log', () => {
+  const token = 'sk-live-0123456789abcdef0123456789';
+
+  it('a token echoed inside an event is redacted before it is read', () => {
+    const body = JSON.stringify({ state: 'RUNNING', events: [{ type: 'tool_usage_started', event_id: 'e1', tool_args: { auth: `Bearer ${token}` }, note: token }] });
+    const read = readStatusBody(new TextEncoder().encode(body), 200, token);
+    assert.ok(read.ok);
+    const text = JSON.stringify(read.ok && read.snapshot.eventLog);
+    assert.ok(!text.includes(token), text);
+    assert.match(text, /tool_usage_started/);
+  });
+
+  it('10⁵ events in one reply: the newest are read, the rest counted, and the snapshot stays small', () => {
+    const events = Array.from({ length: 100_000 }, (_, i) => ({ type: 'llm_stream_chunk', event_id: `e-${i}`, timestamp: 1_790_000_000 + i }));
+    const read = readStatusBody(new TextEncoder().encode(JSON.stringify({ state: 'RUNNING', events, events_count: 100_000 })), 200, token);
+    assert.ok(read.ok);
+    const log = read.ok ? read.snapshot.eventLog : undefined;
+    assert.equal(log?.events.length, EVENT_LIMITS.perReply);
+    assert.equal((log?.notRead ?? 0) + (log?.events.length ?? 0), 100_000, 'every listed event is either read or counted');
+    assert.equal(log?.events.at(-1)?.id, 'e-99999', 'the newest is read');
+    assert.equal(log?.events[0].id, `e-${100_000 - EVENT_LIMITS.perReply}`);
+    assert.ok(JSON.stringify(log).length < 2_000_000);
+  });
+
+  it('types, ids and times of every odd kind read without throwing', () => {
+    const odd = [
+      { type: 42, event_id: { nested: true }, timestamp: 'yesterday' },
+      { type: '', timestamp: -5, emission_sequence: -1 },
+      { type: 'x'.repeat(10_000), parent_event_id: 'p'.repeat(10_000) },
+      { type: 'task_started', timestamp: '9999-12-31T23:59:59Z' },
+      { type: 'task_started', usage: { total_tokens: 'NaN', prompt_tokens: Infinity } },
+      [],
+      'a string',
+    ];
+    const log = readEventLog({ events: odd });
+    assert.equal(log?.events.length, 5, 'what is no object is skipped');
+    for (const event of log!.events) {
+      assert.ok(event.type.length <= EVENT_LIMITS.labelChars + 40);
+      assert.ok((event.parentId?.length ?? 0) <= EVENT_LIMITS.labelChars + 40);
+    }
+    assert.equal(log?.events[1].at, undefined, 'a negative time is no time');
+    assert.equal(log?.events[4].usage, undefined, 'no finite figure, no usage');
   });
 });
