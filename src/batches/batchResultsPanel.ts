@@ -9,6 +9,11 @@ import type { BatchStore } from './core/batchStore';
 import { type Batch, rowFailed, unfinishedRerunOf } from './core/model';
 import type { Logger } from '../runs/core/model';
 import type { RunStore } from '../runs/core/runStore';
+import type { EventUsage } from '../api/types';
+import { estimateCost } from '../runs/core/trace/cost';
+import { mergeTallies } from '../runs/core/trace/usageTally';
+import type { TraceSettings } from '../runView/traceFeed';
+import { readTraceSettings } from '../runView/traceSettings';
 import { batchProgressText, batchTitle, rowStateText } from './batchesTree';
 import { type BatchHostMessage, type BatchPageMessage, type BatchPageReport, type BatchPageStrings, type BatchTable, parseBatchPageMessage } from './page/batchProtocol';
 
@@ -39,13 +44,23 @@ interface Entry {
 }
 
 /** `others`: every batch, so Re-run Failed Rows is offered only while no re-run of this one is under way. */
-export function buildBatchTable(batch: Batch, runs: RunStore, others: Batch[] = []): BatchTable {
+export function buildBatchTable(batch: Batch, runs: RunStore, others: Batch[] = [], prices: TraceSettings = readTraceSettings()): BatchTable {
   const inputColumns = batch.inputNames ?? [...new Set(batch.rows.flatMap((r) => Object.keys(r.inputs)))];
+  const fallbackModel = prices.modelFor({ url: batch.crewUrl, name: batch.crewName });
+  const costOf = (usage: Record<string, EventUsage> | undefined) =>
+    usage && estimateCost(Object.entries(usage).map(([model, tokens]) => ({ kind: 'llm', model: model || undefined, usage: tokens })), prices.prices, fallbackModel);
+  const total = costOf(mergeTallies(batch.rows.map((r) => r.result?.usageByModel)));
   return {
     title: batchTitle(batch),
     progress: batchProgressText(batch),
     inputColumns,
     canRerunFailed: batch.rows.some(rowFailed) && !unfinishedRerunOf(others, batch.id),
+    totals: {
+      durationMs: batch.rows.reduce((sum, r) => sum + (r.result?.durationMs ?? 0), 0),
+      tokens: batch.rows.reduce((sum, r) => sum + (r.result?.totalTokens ?? 0), 0),
+      costUsd: total?.usd,
+      costPartial: (total?.unpricedTokens ?? 0) > 0,
+    },
     rows: batch.rows.map((row) => {
       const run = row.runId ? runs.get(row.runId) : undefined;
       const stateKey = row.status === 'sent' ? (row.result?.state ?? run?.state ?? 'queued') : row.status;
@@ -56,6 +71,7 @@ export function buildBatchTable(batch: Batch, runs: RunStore, others: Batch[] = 
         state: rowStateText(row, runs),
         durationMs: row.result?.durationMs,
         tokens: row.result?.totalTokens,
+        costUsd: costOf(row.result?.usageByModel)?.usd,
         output: row.result?.outputPreview ?? row.result?.error,
         note: row.note,
         hasRun: run !== undefined,
@@ -212,6 +228,10 @@ function pageStrings(): BatchPageStrings {
     state: vscode.l10n.t('State'),
     duration: vscode.l10n.t('Duration'),
     tokens: vscode.l10n.t('Tokens'),
+    cost: vscode.l10n.t('Cost (estimate)'),
+    totals: vscode.l10n.t('All rows: {0} of runs, {1} tokens'),
+    totalsCost: vscode.l10n.t('≈ {0} (estimate)'),
+    costPartial: vscode.l10n.t('at least: some calls have no price'),
     output: vscode.l10n.t('Output'),
     exportJsonl: vscode.l10n.t('Export JSON Lines…'),
     exportCsv: vscode.l10n.t('Export CSV…'),

@@ -8,6 +8,7 @@ import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';
 import { startRecordedRun } from '../runs/core/startRecordedRun';
 import { errorText } from '../util/errorText';
+import { withoutUndefined } from '../util/objects';
 
 /** Retry-After of a 429 without one. */
 const DEFAULT_RETRY_MS = 2_000;
@@ -62,7 +63,11 @@ export async function batchRunEnd(services: Services, runId: string): Promise<Ru
     return undefined;
   }
   const details = await services.runs.readDetails(runId);
-  const tokens = details.lastSnapshot?.usage?.total_tokens;
+  const usage = details.lastSnapshot?.usage;
+  const tokens = usage?.total_tokens;
+  // The model calls' own tally where the crew reports events; else the run's totals, of no named model.
+  const totals = usage && withoutUndefined({ promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, totalTokens: usage.total_tokens });
+  const usageByModel = details.events?.byModel ?? (totals && Object.keys(totals).length > 0 ? { '': totals } : undefined);
   return {
     kind: 'ended',
     result: {
@@ -70,6 +75,7 @@ export async function batchRunEnd(services: Services, runId: string): Promise<Ru
       finishedAt: run.finishedAt,
       durationMs: run.finishedAt !== undefined ? run.finishedAt - run.startedAt : undefined,
       totalTokens: typeof tokens === 'number' ? tokens : undefined,
+      usageByModel,
       error: run.state === 'failed' ? (details.error ?? run.message) : undefined,
     },
     output: details.finalOutput?.text,

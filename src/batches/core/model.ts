@@ -2,7 +2,7 @@
 // brief) is one JSON file per batch under the extension's storage; full outputs go to a second,
 // append-only file. Pure: no `vscode` here.
 import type { Inputs } from '../../api/inputValues';
-import type { RunState } from '../../api/types';
+import type { EventUsage, RunState } from '../../api/types';
 import { FINAL_STATES } from '../../api/types';
 import { stripControls } from '../../util/inertText';
 
@@ -27,6 +27,8 @@ export interface RowResult {
   finishedAt?: number;
   durationMs?: number;
   totalTokens?: number;
+  /** Tokens by model name, for the cost estimate ('' where the crew named no model). */
+  usageByModel?: Record<string, EventUsage>;
   /** The first characters of the output, one line (the full output is in the outputs file). */
   outputPreview?: string;
   error?: string;

@@ -13,6 +13,8 @@ export interface ResultRow {
   state: string;
   durationMs?: number;
   tokens?: number;
+  /** Estimated cost in US dollars (prices from the settings); undefined when nothing could be priced. */
+  costUsd?: number;
   output?: string;
   note?: string;
   hasRun: boolean;
@@ -24,6 +26,8 @@ export interface BatchTable {
   inputColumns: string[];
   rows: ResultRow[];
   canRerunFailed: boolean;
+  /** Sums over every row (not just those shown). `costPartial`: some tokens had no price, the cost is a floor. */
+  totals: { durationMs: number; tokens: number; costUsd?: number; costPartial: boolean };
 }
 
 /** Words the page shows, already in the user's language. */
@@ -34,6 +38,12 @@ export interface BatchPageStrings {
   state: string;
   duration: string;
   tokens: string;
+  cost: string;
+  /** `{0}` duration, `{1}` tokens. */
+  totals: string;
+  /** `{0}`: an amount. */
+  totalsCost: string;
+  costPartial: string;
   output: string;
   exportJsonl: string;
   exportCsv: string;
@@ -89,7 +99,7 @@ export function parseBatchPageMessage(value: unknown): BatchPageMessage | undefi
   }
 }
 
-export type SortKey = 'row' | 'state' | 'duration' | 'tokens' | 'output' | `input:${string}`;
+export type SortKey = 'row' | 'state' | 'duration' | 'tokens' | 'cost' | 'output' | `input:${string}`;
 
 /** Rows matching the filter (any input, the state or the output contains it, case-insensitive) and the state. */
 export function filterRows(rows: ResultRow[], text: string, stateKey: string): ResultRow[] {
@@ -112,6 +122,8 @@ export function sortRows(rows: ResultRow[], key: SortKey, descending: boolean): 
         return r.durationMs ?? -1;
       case 'tokens':
         return r.tokens ?? -1;
+      case 'cost':
+        return r.costUsd ?? -1;
       case 'output':
         return r.output ?? '';
       default:

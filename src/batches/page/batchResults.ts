@@ -36,6 +36,11 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, classN
   return node;
 }
 
+/** An estimate in US dollars: cents for large sums, more digits for small ones. */
+function usd(amount: number): string {
+  return `$${amount.toFixed(amount >= 1 ? 2 : amount >= 0.01 ? 3 : 4)}`;
+}
+
 function seconds(ms: number | undefined): string {
   return ms === undefined ? '' : `${(ms / 1000).toFixed(1)} s`;
 }
@@ -100,6 +105,7 @@ function render(): void {
     ['state', s.state],
     ['duration', s.duration],
     ['tokens', s.tokens],
+    ['cost', s.cost],
     ['output', s.output],
   ];
   for (const [key, label] of columns) {
@@ -120,7 +126,12 @@ function render(): void {
   const tbody = el('tbody');
   tbody.id = 'rows';
   grid.append(thead, tbody);
-  root.append(el('p', '', 'muted shown'), grid);
+  const totals = t.totals;
+  const sums = [s.totals.replace('{0}', seconds(totals.durationMs)).replace('{1}', totals.tokens.toLocaleString())];
+  if (totals.costUsd !== undefined) {
+    sums.push(s.totalsCost.replace('{0}', usd(totals.costUsd)) + (totals.costPartial ? ` ${s.costPartial}` : ''));
+  }
+  root.append(el('p', '', 'muted shown'), el('p', sums.join(' · '), 'totals'), grid);
   renderBody();
   report(performance.now() - started);
 }
@@ -162,7 +173,13 @@ function rowElement(row: ResultRow, inputColumns: string[]): HTMLTableRowElement
   if (row.note) {
     state.title = row.note;
   }
-  tr.append(state, el('td', seconds(row.durationMs)), el('td', row.tokens === undefined ? '' : String(row.tokens)), el('td', row.output ?? row.note ?? '', 'output'));
+  tr.append(
+    state,
+    el('td', seconds(row.durationMs), 'number'),
+    el('td', row.tokens === undefined ? '' : row.tokens.toLocaleString(), 'number'),
+    el('td', row.costUsd === undefined ? '' : usd(row.costUsd), 'number'),
+    el('td', row.output ?? row.note ?? '', 'output'),
+  );
   if (row.hasRun) {
     tr.classList.add('opens');
     tr.tabIndex = 0;

@@ -4,7 +4,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorCode, removeStaleTempFiles, writeFileAtomic } from './atomicFile';
-import { emptyDetails, type Logger, type RunDetails } from './model';
+import { emptyDetails, type EventCounts, type Logger, type RunDetails } from './model';
+import { isPlainObject } from '../../util/objects';
 import { type Inputs, isInputs } from '../../api/inputValues';
 import { errorText } from '../../util/errorText';
 
@@ -146,6 +147,14 @@ export async function moveInputsToFiles(files: DetailsFiles, ids: string[], inpu
   return ok;
 }
 
+function readEventCounts(value: unknown): EventCounts | undefined {
+  if (!isPlainObject(value) || typeof value['kept'] !== 'number' || typeof value['dropped'] !== 'number') {
+    return undefined;
+  }
+  const byModel = value['byModel'];
+  return { kept: value['kept'], dropped: value['dropped'], ...(isPlainObject(byModel) && Object.values(byModel).every(isPlainObject) ? { byModel: byModel as EventCounts['byModel'] } : {}) };
+}
+
 function parseDetails(text: string): RunDetails {
   const parsed: unknown = JSON.parse(text);
   if (typeof parsed !== 'object' || parsed === null) {
@@ -162,7 +171,7 @@ function parseDetails(text: string): RunDetails {
     error: p.error,
     feedbackRounds: Array.isArray(p.feedbackRounds) ? p.feedbackRounds : [],
     feedbackDraft: typeof p.feedbackDraft?.text === 'string' ? p.feedbackDraft : undefined,
-    events: typeof p.events?.kept === 'number' && typeof p.events.dropped === 'number' ? { kept: p.events.kept, dropped: p.events.dropped } : undefined,
+    events: readEventCounts(p.events),
   };
   // As a JSON round trip would leave it: the keys without a value are not there.
   for (const key of Object.keys(details) as (keyof RunDetails)[]) {

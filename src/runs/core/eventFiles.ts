@@ -22,6 +22,8 @@ interface KnownFile {
 export interface AppendResult {
   /** Events not seen before and written. */
   added: number;
+  /** Those events. */
+  written: RunEvent[];
   /** Events not seen before but over MAX_EVENTS_KEPT. */
   dropped: number;
   /** Events the file holds now. */
@@ -54,6 +56,7 @@ export class EventFiles {
     let added = 0;
     let dropped = 0;
     const lines: string[] = [];
+    const written: RunEvent[] = [];
     for (const event of events) {
       if (known.keys.has(event.key)) {
         continue;
@@ -64,6 +67,7 @@ export class EventFiles {
       }
       known.keys.add(event.key);
       lines.push(JSON.stringify(event));
+      written.push(event);
       added++;
     }
     if (lines.length > 0) {
@@ -76,10 +80,10 @@ export class EventFiles {
         // Not written: forget what this window thought the file holds, so the next poll tries again.
         this.known.delete(id);
         this.logger.warn(`Run ${id}: cannot write its events (${errorText(e)}).`);
-        return { added: 0, dropped, kept: known.keys.size - added };
+        return { added: 0, written: [], dropped, kept: known.keys.size - added };
       }
     }
-    return { added, dropped, kept: known.keys.size };
+    return { added, written, dropped, kept: known.keys.size };
   }
 
   /** The whole lines from byte `from` on. A missing file reads as none. */

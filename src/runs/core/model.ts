@@ -2,7 +2,7 @@
 // details (outputs, raw body, history) kept in one details file per run and read only when opened.
 
 import * as l10n from '@vscode/l10n';
-import type { FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from '../../api/types';
+import type { EventUsage, FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from '../../api/types';
 import { FINAL_STATES } from '../../api/types';
 import { type Inputs, inputLine } from '../../api/inputValues';
 
@@ -124,7 +124,17 @@ export interface RunDetails {
   /** Feedback typed but not sent (the request failed): offered again, also after a reload. */
   feedbackDraft?: FeedbackDraft;
   /** The run's event log on disk (eventFiles.ts): events it holds, and events over its cap (counted, not kept). */
-  events?: { kept: number; dropped: number };
+  events?: EventCounts;
+}
+
+export interface EventCounts {
+  kept: number;
+  dropped: number;
+  /**
+   * Tokens of the model calls seen, by model name ('' where the event named none): what a cost is estimated from
+   * without reading the events (batch results, the tree).
+   */
+  byModel?: Record<string, EventUsage>;
 }
 
 export interface FeedbackDraft {

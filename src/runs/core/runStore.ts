@@ -23,7 +23,8 @@ import { DetailsFiles, moveInputsToFiles } from './detailsFiles';
 import { EventFiles, type EventsRead } from './eventFiles';
 import { FileLock } from './fileLock';
 import { KeyedQueue } from './keyedQueue';
-import { type FeedbackDraft, type FeedbackRound, isFinished, type Logger, type NewRun, type RunDetails, type RunRecord, type StopReason } from './model';
+import { type EventCounts, type FeedbackDraft, type FeedbackRound, isFinished, type Logger, type NewRun, type RunDetails, type RunRecord, type StopReason } from './model';
+import { addUsage } from './trace/usageTally';
 import { RecordFiles } from './recordFiles';
 import { foldSnapshot } from './snapshotFold';
 import { readIndex, sameRun } from './runIndex';
@@ -252,7 +253,11 @@ export class RunStore {
     }
     const appended = await this.events.append(id, events);
     if (appended.added > 0 || appended.dropped > 0) {
-      details.events = { kept: appended.kept, dropped: (details.events?.dropped ?? 0) + appended.dropped };
+      details.events = {
+        kept: appended.kept,
+        dropped: (details.events?.dropped ?? 0) + appended.dropped,
+        ...withByModel(details.events?.byModel, appended.written),
+      };
     }
   }
 
@@ -476,4 +481,15 @@ export class RunStore {
 /** The history's order: newest first; runs started in the same millisecond by id (code units: ids are ASCII). */
 function newestFirst(a: RunRecord, b: RunRecord): number {
   return b.startedAt - a.startedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** The run's tokens by model, with the model calls among `events` added (an end carries the usage). */
+function withByModel(before: EventCounts['byModel'], events: readonly RunEvent[]): Pick<EventCounts, 'byModel'> {
+  let byModel = before;
+  for (const event of events) {
+    if (event.usage && /^llm_call_(completed|failed)$/.test(event.type)) {
+      byModel = addUsage(byModel ?? {}, event.model ?? '', event.usage);
+    }
+  }
+  return byModel ? { byModel } : {};
 }

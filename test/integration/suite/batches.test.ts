@@ -135,6 +135,10 @@ describe('Batches', function () {
         assert.strictEqual(row.result?.state, truth?.phase, `row ${row.index} ends as the crew says`);
         assert.strictEqual(row.result?.state, FAILING.includes(row.index) ? 'failed' : 'succeeded');
         assert.deepStrictEqual(Object.keys(row.inputs).sort(), ['audience', 'topic'], 'only the crew\'s inputs are sent');
+        // The model calls' tokens, from the run's events, make the crew's own total: what the cost is estimated from.
+        const byModel = Object.values(row.result?.usageByModel ?? {}).reduce((sum, u) => sum + (u.totalTokens ?? 0), 0);
+        assert.ok(byModel > 0, `row ${row.index} has its model calls' tokens`);
+        assert.strictEqual(byModel, row.result?.totalTokens, `row ${row.index}: the calls' tokens make the run's total`);
       }
       const node = api.batches.tree.getChildren().find((n) => n.type === 'batch' && n.batchId === batchId)!;
       assert.strictEqual(api.batches.tree.getTreeItem(node).description, '28/28 · 2 failed');
@@ -168,6 +172,8 @@ describe('Batches', function () {
       const frame = await ui.frameText('Topic 0, with a comma', { timeoutMs: 15_000 });
       assert.match(frame.text, /readers 0/);
       assert.match(frame.text, /FAIL case 9/);
+      assert.match(frame.text, /Cost \(estimate\)/);
+      assert.match(frame.text, /All rows: .* of runs, [\d,]+ tokens · ≈ \$[\d.]+ \(estimate\)/, 'totals over every row, with the cost');
       const shot = await ui.screenshot('batch-results');
       console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height})`);
       await executeCommand('crewRuns.batches.focus');
