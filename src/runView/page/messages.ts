@@ -130,7 +130,7 @@ export interface PageReport {
   /** The trace's summary line and notice, as shown. */
   traceSummary: string;
   traceNotice: string;
-  /** The trace's rows as drawn (folded and filtered ones left out): `<indent><kind> <name> <state>` per line. */
+  /** The trace's rows as drawn (folded and filtered ones left out): `<indent><kind> <name> <state>[ <n> tokens]` per line. */
   traceRows: string;
   /** The selected row's details, as text. */
   traceSelected: string;

@@ -34,7 +34,9 @@ const state: {
   slowest: Set<string>;
   /** Spans with children (the trace is depth first: a span's next is its first child when deeper). */
   parents: Set<string>;
-} = { trace: new Trace(), rows: [], collapsed: new Set(), filters: new Set(), slowest: new Set(), parents: new Set() };
+  /** Tokens of each span's model calls, its own and its descendants' (a task's, an agent's). */
+  tokens: Map<string, number>;
+} = { trace: new Trace(), rows: [], collapsed: new Set(), filters: new Set(), slowest: new Set(), parents: new Set(), tokens: new Map() };
 
 const KIND_ICONS: Record<Span['kind'], string> = {
   crew: 'organization',
@@ -128,7 +130,7 @@ export function traceReport(): { traceSummary: string; traceNotice: string; trac
   return {
     traceSummary: byId('traceSummary')?.textContent ?? '',
     traceNotice: byId('traceNotice')?.textContent ?? '',
-    traceRows: state.rows.map((s) => `${'  '.repeat(s.depth)}${s.kind} ${s.name} ${s.state}`).join('\n'),
+    traceRows: state.rows.map((s) => `${'  '.repeat(s.depth)}${s.kind} ${s.name} ${s.state}${state.tokens.has(s.id) ? ` ${state.tokens.get(s.id)!.toLocaleString()} tokens` : ''}`).join('\n'),
     traceSelected: byId('traceDetails')?.textContent ?? '',
     traceSpans: spans.length,
     traceFailed: spans.filter((s) => s.state === 'failed').length,
@@ -241,6 +243,19 @@ function buildRows(): void {
       state.parents.add(spans[i].id);
     }
   }
+  // Children come after their parent: from the end, each span's sum is whole before it is added to its parent's.
+  state.tokens = new Map();
+  for (let i = spans.length - 1; i >= 0; i--) {
+    const span = spans[i];
+    const own = span.kind === 'llm' ? (span.usage?.totalTokens ?? (span.usage?.promptTokens ?? 0) + (span.usage?.completionTokens ?? 0)) : 0;
+    const sum = own + (state.tokens.get(span.id) ?? 0);
+    if (sum > 0) {
+      state.tokens.set(span.id, sum);
+      if (span.parentId !== undefined) {
+        state.tokens.set(span.parentId, (state.tokens.get(span.parentId) ?? 0) + sum);
+      }
+    }
+  }
   const rows: Span[] = [];
   let foldedDepth = Infinity;
   for (const span of spans) {
@@ -349,7 +364,8 @@ function rowElement(span: Span, index: number, from: number, to: number): HTMLEl
   const slow = state.slowest.has(span.id);
   const time = h('span', { class: `cell duration${slow ? ' slow' : ''}`, title: slow ? t('traceSlow') : undefined }, duration !== undefined ? spanTime(duration) : '');
   time.setAttribute('role', 'gridcell');
-  const tokens = h('span', { class: 'cell tokens' }, span.usage?.totalTokens !== undefined ? span.usage.totalTokens.toLocaleString() : '');
+  const tokenCount = state.tokens.get(span.id);
+  const tokens = h('span', { class: 'cell tokens' }, tokenCount !== undefined ? tokenCount.toLocaleString() : '');
   tokens.setAttribute('role', 'gridcell');
   const lane = h('span', { class: 'cell lane' });
   lane.setAttribute('role', 'gridcell');
