@@ -37,6 +37,8 @@ interface Before {
 interface DemoBefore {
   demoRunId: string;
   demoCrewName: string;
+  /** Events of its trace kept before the reload. */
+  eventsKept: number;
 }
 
 reloadSuite('Reload (run state)', function (s) {
@@ -109,8 +111,9 @@ reloadSuite('Reload (run state)', function (s) {
     const demoRunId = await kickOffWithoutReview<string>({ crew: research, inputs: { topic: 'Reload demo', audience: 'testers' } });
     assert.ok(demoRunId, 'the demo kickoff returned a run id');
     await waitFor(() => api.runs.get(demoRunId)?.state === 'running', { message: 'the demo run running', timeoutMs: 30_000 });
+    const kept = await waitFor(async () => (await api.runs.readDetails(demoRunId)).events?.kept, { message: 'the demo run\'s first events kept', timeoutMs: 30_000 });
     await api.runs.flush();
-    const before: DemoBefore = { demoRunId, demoCrewName: api.crews.get(research)!.name };
+    const before: DemoBefore = { demoRunId, demoCrewName: api.crews.get(research)!.name, eventsKept: kept };
     reload.set('demo', before);
   });
 
@@ -134,6 +137,11 @@ reloadSuite('Reload (run state)', function (s) {
     await executeCommand('crewRuns.openRun', { runId: before.demoRunId });
     const report = await waitFor(() => api.panels.inspect(before.demoRunId)?.pageReport, { message: 'the run view of the demo run', timeoutMs: 30_000 });
     assert.ok(report.stateText, 'the run view shows the run');
+    // Its trace survived the reload: read back from the run's event file, not from a new status.
+    await waitFor(() => (api.panels.inspect(before.demoRunId)?.pageReport?.traceSpans ?? 0) > 0, {
+      message: () => `the trace drawn after the reload (${before.eventsKept} events kept before it; report: ${JSON.stringify(api.panels.inspect(before.demoRunId)?.pageReport?.traceRows)})`,
+      timeoutMs: 30_000,
+    });
     // The demo's simulator restarted with the window: its run finishes, or ends saying why.
     const ended = await waitFor(
       () => {

@@ -120,6 +120,11 @@ describe('Two windows', function () {
     // Window A shows it too, the same way.
     assert.deepStrictEqual(rowOf(await windowA().tree(), runId)?.path, [names.long]);
     assert.match(await windowA().text(selectors.statusBar), /\b1 running\b/);
+    // Its trace too: the events one window keeps, the other's run view draws.
+    await waitFor(async () => (await api.runs.readDetails(runId)).events?.kept, { message: "the run's events kept, seen from window B", timeoutMs: 30_000, intervalMs: 250 });
+    await executeCommand('crewRuns.openRun', { runId });
+    await waitFor(() => (api.panels.inspect(runId)?.pageReport?.traceSpans ?? 0) > 0, { message: "window B's run view drawing the trace", timeoutMs: 30_000 });
+    await executeCommand('workbench.action.closeAllEditors');
   });
 
   it('a chat started in window B is listed under its crew in window A, once, when its first message is sent', async () => {
