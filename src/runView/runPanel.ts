@@ -83,6 +83,8 @@ interface PanelEntry {
   sending: Promise<void>;
   /** What the page has had of the run's trace. */
   trace: TraceFeed;
+  /** Show Trace asked: scroll to the trace once the page has it. */
+  revealTrace?: boolean;
   /**
    * The run's details read and its view built while the page loads (a long output's file takes a while to
    * read, and its text to cut): the first `init` uses them, unless the run changed meanwhile.
@@ -363,6 +365,21 @@ export class RunPanelManager implements vscode.Disposable {
         this.post(entry, trace);
       }
     }
+    if (entry.revealTrace && entry.ready && !entry.disposed) {
+      entry.revealTrace = false;
+      this.post(entry, { type: 'revealTrace' });
+    }
+  }
+
+  /** Opens the run's view (or reveals it) scrolled to its trace. False when the run is unknown. */
+  showTrace(runId: string): boolean {
+    if (!this.open(runId)) {
+      return false;
+    }
+    const entry = this.entries.get(runId)!;
+    entry.revealTrace = true;
+    this.schedule(entry);
+    return true;
   }
 
   /** The trace's settings changed: every open view re-reads them. */

@@ -151,6 +151,11 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       return target;
     }),
 
+    guarded('crewRuns.showTrace', async (arg) => {
+      const run = await targetRun(arg, vscode.l10n.t('Select a run whose trace to show'));
+      return run !== undefined && panels.showTrace(run.id);
+    }),
+
     guarded('crewRuns.exportTrace', async (arg, format) => {
       const run = await targetRun(arg, vscode.l10n.t('Select a run whose trace to export'));
       return run && exportTrace(runs, run, format === 'otlp' || format === 'json' ? format : undefined);

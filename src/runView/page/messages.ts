@@ -33,8 +33,10 @@ export type HostMessage =
    * that changed (traceFeed.ts).
    */
   | { type: 'trace'; reset: boolean; events: RunEvent[]; info?: TraceInfo }
-  /** Selects the trace's first failed step, as the Jump to the Failure button does (tests, the command). */
-  | { type: 'jumpToFailure' };
+  /** Selects the trace's first failed step, as the Jump to the Failure button does (tests). */
+  | { type: 'jumpToFailure' }
+  /** Scrolls the trace into sight and gives its grid the keyboard (Show Trace). */
+  | { type: 'revealTrace' };
 
 /** What the trace shows beside its events. */
 export interface TraceInfo {

@@ -57,7 +57,6 @@ export function buildSkeleton(root: HTMLElement, requestRaw: () => void): void {
       h('div', { class: 'progress-row' }, h('progress', { id: 'progressBar' }), h('span', { id: 'progressText' })),
       h('dl', { id: 'currentList', class: 'fields' }),
     ),
-    traceSection(),
     h('section', { id: 'stepSection' }, h('h2', {}, t('latestStep')), h('dl', { id: 'stepList', class: 'fields' })),
     h(
       'section',
@@ -67,6 +66,7 @@ export function buildSkeleton(root: HTMLElement, requestRaw: () => void): void {
       h('div', { id: 'final', class: 'output' }),
       h('div', { id: 'finalMore', class: 'more' }),
     ),
+    traceSection(),
     h('section', { id: 'tasksSection' }, h('h2', { id: 'tasksHeading' }, t('tasks')), h('div', { id: 'tasks' }), h('p', { id: 'tasksHidden', class: 'muted' })),
     h('section', { id: 'inputsSection' }, h('h2', {}, t('inputs')), h('dl', { id: 'inputsList', class: 'fields' })),
     h('section', { id: 'usageSection' }, h('h2', {}, t('usage')), h('dl', { id: 'usageList', class: 'fields numbers' })),

@@ -106,6 +106,16 @@ export function tickTrace(): void {
   }
 }
 
+export function revealTrace(): void {
+  byId('traceSection').scrollIntoView({ block: 'start' });
+  if (!byId('traceBody').hidden) {
+    if (!state.selected && state.rows.length > 0) {
+      select(state.rows[0].id, false);
+    }
+    byId('traceGrid').focus({ preventScroll: true });
+  }
+}
+
 export function jumpToFailure(): void {
   const failed = state.summary?.failing;
   if (!failed) {
@@ -121,7 +131,8 @@ export function jumpToFailure(): void {
   }
   buildRows();
   select(failed.id, true);
-  byId('traceGrid').focus();
+  byId('traceSection').scrollIntoView({ block: 'start' });
+  byId('traceGrid').focus({ preventScroll: true });
 }
 
 /** What tests read of the trace (PageReport). */

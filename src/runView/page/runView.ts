@@ -11,7 +11,7 @@ import { workerStats } from './renderWorker';
 import { scanTotals, takeLongestTask, watchLongTasks } from './pageScan';
 import { renderFinal, renderHistory, renderRounds, renderSummary, renderTasks, tick } from './pageSections';
 import { buildSkeleton } from './pageSkeleton';
-import { handleTrace, jumpToFailure, tickTrace, traceReport } from './pageTrace';
+import { handleTrace, jumpToFailure, revealTrace, tickTrace, traceReport } from './pageTrace';
 import { applyPatch, type ViewPatch } from './viewPatch';
 
 const root = document.getElementById('root') as HTMLElement;
@@ -146,6 +146,9 @@ function handle(message: HostMessage): void {
       break;
     case 'jumpToFailure':
       jumpToFailure();
+      break;
+    case 'revealTrace':
+      revealTrace();
       break;
     case 'showAll': {
       const final = page.view?.final;

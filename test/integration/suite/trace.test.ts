@@ -18,9 +18,12 @@ const CREW_NAME = 'Trace test crew';
 const T0 = Date.parse('2026-10-01T10:00:00Z');
 
 let api: Api;
+/** Runs the hand-made tests added: removed after them, so later suites' trees (and pictures) never show them. */
+const madeRuns = new Set<string>();
 
 async function newRun(label: string): Promise<RunRecord> {
   const run = await api.runs.add({ crewUrl: CREW_URL, crewName: CREW_NAME, kickoffId: `k-${label}-${Date.now()}`, inputs: { topic: label } });
+  madeRuns.add(run.id);
   await api.runs.setWatching(run.id, false, 'user'); // Driven by the test, not polled.
   return run;
 }
@@ -95,6 +98,12 @@ describe('Trace', function () {
   afterEach(async () => {
     await vscode.workspace.getConfiguration('crewRuns.trace').update('modelPrices', undefined, vscode.ConfigurationTarget.Global);
     await executeCommand('workbench.action.closeAllEditors');
+  });
+
+  after(async () => {
+    for (const id of madeRuns) {
+      await api.runs.remove(id);
+    }
   });
 
   it('grows live as events arrive: starts paired with their ends, nested, the open call running', async () => {
@@ -196,6 +205,9 @@ describe('Trace', function () {
     await open(run);
     const r = await waitForReport(run.id, (x) => x.traceSpans === 4, 'the same trace, read from the run’s events');
     assert.match(r.traceRows, /llm test-model-1 running/);
+    // Show Trace: the view scrolled to its trace, the first row selected for the keyboard.
+    assert.strictEqual(await executeCommand('crewRuns.showTrace', { runId: run.id }), true);
+    await waitForReport(run.id, (x) => x.traceSelected.startsWith(CREW_NAME) || /crew_kickoff_started/.test(x.traceSelected), 'the first row selected');
 
     const document = (await executeCommand('crewRuns.exportTrace', { runId: run.id }, 'otlp')) as vscode.TextDocument;
     const otlp = JSON.parse(document.getText()) as { resourceSpans: { scopeSpans: { spans: { name: string; parentSpanId?: string; traceId: string }[] }[] }[] };

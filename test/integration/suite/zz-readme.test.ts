@@ -1,5 +1,5 @@
 // The README's pictures, taken from the real UI while the demo crews run: the Crews view with runs
-// and tasks, a kickoff input step, the run view of a finished run, the feedback thread, a chat with a
+// and tasks, a kickoff input step, the run view of a finished run, a run's trace, the feedback thread, a chat with a
 // conversational flow, and an organization's deployments imported with their health.
 // Saved as test-results/readme-*.png; `npm run screenshots` copies them into docs/images/.
 import * as assert from 'assert';
@@ -102,6 +102,20 @@ describe('README pictures', function () {
     await executeCommand('crewRuns.openRun', { runId: run.id });
     await waitFor(() => api.panels.inspect(run.id)?.pageReport?.hasFinalOutput, { timeoutMs: 20_000, message: 'the run view rendering the output' });
     const shot = await ui.screenshot('readme-run-view');
+    assert.ok(shot.distinctColours > 10);
+  });
+
+  it('the trace of a run with a slow tool call', async () => {
+    const runId = await kickOffWithoutReview<string>({ crew: crewUrl('research-crew'), inputs: { topic: 'Llamas in the Andes #slowtool', audience: 'hikers' } });
+    assert.ok(runId, 'the kickoff returned a run id');
+    await finished(runId);
+    await executeCommand('workbench.action.closeAllEditors');
+    assert.strictEqual(await executeCommand('crewRuns.showTrace', { runId }), true);
+    await waitFor(() => (api.panels.inspect(runId)?.pageReport?.traceSpans ?? 0) > 5 && api.panels.inspect(runId)?.pageReport?.traceRunning === 0 && api.panels.inspect(runId)?.pageReport?.traceSelected, {
+      timeoutMs: 20_000,
+      message: 'the run view drawing the whole trace',
+    });
+    const shot = await ui.screenshot('readme-trace', { selector: '.part.editor' });
     assert.ok(shot.distinctColours > 10);
   });
 
