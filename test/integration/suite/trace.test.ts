@@ -128,7 +128,7 @@ describe('Trace', function () {
     assert.match(r.traceRows, /tool search running/);
     assert.match(r.traceSummary, /1 task · 1 agent · 1 model call · 1 tool call/);
     assert.match(r.traceSummary, /1,500 tokens/);
-    assert.match(r.traceRows, /\n  task research running 1,500 tokens\n/, 'a task\'s tokens are its model calls\'');
+    assert.match(r.traceRows, /\n {2}task research running 1,500 tokens\n/, 'a task\'s tokens are its model calls\'');
     assert.ok(api.panels.inspect(run.id)!.lastMessageBytes < bytesBefore + 4000, 'the update carried the new events, not the whole trace');
   });
 
