@@ -200,7 +200,7 @@ export function traceHostRows(t: TraceBench) {
       ratio: ratio(t.bigOpenMs, t.smallOpenMs),
       note:
         `${t.bigEvents.toLocaleString('en')} events: ${spread(t.bigOpensMs)} ms, ${t.smallEvents}: ${spread(t.smallOpensMs)} ms; the trace message ${kb(t.bigTraceBytes)} KB (${t.smallEvents} events: ${kb(t.smallTraceBytes)} KB); ` +
-        `the page's handling of it (build, settle, draw) ${t.bigPageRenderMs} ms (${t.smallPageRenderMs} ms); after the command, median open: init sent ${t.bigPhases.init} ms, first report ${t.bigPhases.report} ms (${t.smallPhases.init} / ${t.smallPhases.report} ms); ` +
+        `the page's handling of it (build, settle, draw) ${t.bigPageRenderMs} ms (${t.smallPageRenderMs} ms); after the command, median open: init sent ${t.bigPhases.init} ms, trace sent ${t.bigPhases.trace} ms, the page's first report ${t.bigPhases.report} ms, the trace drawn ${t.bigPhases.drawn} ms (${t.smallEvents} events: ${t.smallPhases.init} / ${t.smallPhases.trace} / ${t.smallPhases.report} / ${t.smallPhases.drawn} ms); ` +
         `the session's first Open Run ${round(t.coldOpenMs, 0)} ms`,
     },
     {

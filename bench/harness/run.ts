@@ -168,6 +168,9 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
     if (profileDir) {
       fs.mkdirSync(profileDir, { recursive: true });
       log(`CPU profiles of activation go to ${profileDir} (timings of profiled rounds are not comparable)`);
+      if (options.trace) {
+        fs.mkdirSync(path.join(profileDir, 'trace'), { recursive: true });
+      }
     }
     const heapSnapshotDir = process.env.CREW_RUNS_BENCH_HEAP === '1' ? path.join(repoRoot, 'bench-results', 'heap') : undefined;
     const hostBatch =
@@ -189,6 +192,8 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
           runViewRounds: options.runViewRounds,
           runViewOnly: options.runViewOnly,
           measureTrace: last && options.trace === true,
+          // One more open of the 10,000-event trace, after the timed ones, profiled (its own folder: profileSummary.js sums a folder).
+          traceProfileFile: last && options.trace && profileDir ? path.join(profileDir, 'trace', 'open-10000-events.cpuprofile') : undefined,
           hostBatch: last ? hostBatch : undefined,
           profileFile: profileDir ? path.join(profileDir, `activation-${round + 1}.cpuprofile`) : undefined,
         }),

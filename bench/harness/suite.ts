@@ -31,6 +31,8 @@ interface Control {
   runViewOnly?: boolean;
   /** Also the run view's trace (item 10), in `runViewRounds` rounds. */
   measureTrace?: boolean;
+  /** Write a CPU profile of this host during one more open of the 10,000-event trace here (CREW_RUNS_BENCH_PROFILE=1). */
+  traceProfileFile?: string;
   /** Also a batch in this host (the last round; issue 18). */
   hostBatch?: HostBatchPlan;
   /** Write a CPU profile of Crew Runs' load + activate() here (CREW_RUNS_BENCH_PROFILE=1; its time is then not comparable). */
@@ -189,7 +191,8 @@ export async function run(): Promise<void> {
         result.runView = await measureViews(api, tree.crewUrl, waitFor, { rounds: control.runViewRounds ?? 7, only: control.runViewOnly === true });
       }
       if (control.measureTrace) {
-        result.trace = await measureTrace(api, waitFor, control.runViewRounds ?? 7);
+        const file = control.traceProfileFile;
+        result.trace = await measureTrace(api, waitFor, control.runViewRounds ?? 7, file ? (work) => profiled(file, work) : undefined);
       }
       if (control.hostBatch) {
         result.hostBatch = await measureHostBatch(api, control.hostBatch, forceGc(), waitFor);
