@@ -95,7 +95,7 @@ async function startCrew(bodies: Record<string, string>): Promise<{ url: string;
 }
 
 /** CPU ms the main thread has run so far (Linux), else undefined. */
-function mainThreadCpuMs(): number | undefined {
+export function mainThreadCpuMs(): number | undefined {
   try {
     return Number(fs.readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
   } catch {
@@ -104,7 +104,7 @@ function mainThreadCpuMs(): number | undefined {
 }
 
 /** The main thread's busy ms of one poll (and of its store part), its CPU ms, and its wall ms. */
-async function poll(client: CrewClient, store: RunStore | undefined, crewUrl: string, body: string, runId: string): Promise<{ mainMs: number; cpuMs?: number; storeMs: number; wallMs: number }> {
+export async function poll(client: CrewClient, store: RunStore | undefined, crewUrl: string, body: string, runId: string): Promise<{ mainMs: number; cpuMs?: number; storeMs: number; wallMs: number }> {
   const elu = performance.eventLoopUtilization();
   const cpu = mainThreadCpuMs();
   const started = performance.now();
@@ -120,7 +120,8 @@ async function poll(client: CrewClient, store: RunStore | undefined, crewUrl: st
   };
 }
 
-function client(statusOnThisThread: boolean): CrewClient {
+/** The product's client; `statusOnThisThread`: requests made and read on this thread (the path before the status reader). */
+export function client(statusOnThisThread: boolean): CrewClient {
   return new CrewClient({
     getToken: async () => BENCH_TOKEN,
     createTransport: (settings) => createTransport(settings, process.env, { statusOnThisThread }),

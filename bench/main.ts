@@ -8,11 +8,14 @@
 // list, a health refresh against the simulator's rate limit, a 50,000-line deployment log; plain Node), chat (the
 // chat page under a streamed answer: token to DOM against a bare SSE reader, a 200,000-token answer's frame rate),
 // runview (the run view's Open Run and Show All rows only, when vscode does not run: one VS Code host, no activation
-// rounds). Both measure the run view in CREW_RUNS_BENCH_ROUNDS rounds (default 7).
-import { spawnSync } from 'node:child_process';
+// rounds), trace (item 10, issue 49: a poll of a 10,000-event status in plain Node, the crew on its own thread; the
+// trace's open and a poll's bytes in the vscode host, or in a host of its own, shared with runview, when vscode does
+// not run). All three measure the run view in CREW_RUNS_BENCH_ROUNDS rounds (default 7).
+import { execFile, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { buildProduction, repoRoot, type BundleReport } from './bundle';
 import { runHarness, type HarnessRound } from './harness/run';
 import { batchBenchRows, batchScenario } from './batches';
@@ -25,6 +28,7 @@ import { HEAVY_OTHER_CORES, type LoadReading, describeLoad, measureLoad } from '
 import { platformBenchRows, type PlatformBenchResult } from './platform';
 import { runViewTargetRows, viewBenchRows } from './views';
 import { chatBenchRows, chatStreamBench } from './chatStream';
+import { traceHostRows, tracePollRows, type TracePollResult } from './trace';
 
 interface Row {
   item: string;
@@ -458,6 +462,20 @@ async function main(): Promise<number> {
       }
     }
 
+    if (want('trace')) {
+      const tracePoll = await step('10 trace: polls of a status listing 10,000 events, 50 new each (plain Node)', async () => {
+        // Its own process: a fresh heap, nothing of the parts before it. Not spawnSync: the load sampler
+        // (machineLoad.ts) looks at the bench's processes from this event loop, and a blocked loop never sees the
+        // child, whose CPU time then counts as other work.
+        const { stdout } = await promisify(execFile)(process.execPath, [path.join(__dirname, 'trace.js')], { encoding: 'utf8' });
+        return JSON.parse(stdout.trim().split('\n').pop()!) as TracePollResult;
+      });
+      if (tracePoll) {
+        raw.tracePoll = tracePoll;
+        rows.push(...tracePollRows(tracePoll));
+      }
+    }
+
     if (want('platform')) {
       const platform = await step('8 platform (500 deployments listed, health of 100 crews against a rate limit, 50,000-line log)', async () => {
         // Its own process: the vscode stub it installs stays out of this one.
@@ -497,21 +515,30 @@ async function main(): Promise<number> {
     const views = want('vscode');
     const hostBatch = want('hostbatch') ? { rows: 500, concurrency: 10, rateLimitPerSecond: 20 } : undefined;
     if ((views || hostBatch || want('activation')) && bundle) {
-      const parts = ['1', ...(views ? ['4', '5'] : []), ...(hostBatch ? ['6'] : [])].join(', ');
-      const more = [...(views ? ['tree and run view'] : []), ...(hostBatch ? ['a 500-row batch'] : [])].join(' and ');
+      const trace = views && want('trace');
+      const parts = ['1', ...(views ? ['4', '5'] : []), ...(hostBatch ? ['6'] : []), ...(trace ? ['10'] : [])].join(', ');
+      const more = [...(views ? [`tree and run view${trace ? ' (its trace too)' : ''}`] : []), ...(hostBatch ? ['a 500-row batch'] : [])].join(' and ');
       harness = await step(`${parts} in VS Code (${ACTIVATION_HOSTS} hosts for activation${more ? `, one more for ${more}` : ''})`, () =>
-        runHarness(builtDir, ACTIVATION_HOSTS, 2000, { views, hostBatch, runViewRounds: Number(process.env.CREW_RUNS_BENCH_ROUNDS ?? 7) }),
+        runHarness(builtDir, ACTIVATION_HOSTS, 2000, { views, hostBatch, trace, runViewRounds: Number(process.env.CREW_RUNS_BENCH_ROUNDS ?? 7) }),
       );
       raw.harness = harness;
     }
-    // The views round above measures the run view too: a second host only when it did not run.
-    if (want('runview') && !views && bundle) {
+    // The views round above measures the run view and its trace too: a second host only when it did not run.
+    const runViewAlone = want('runview') && !views;
+    const traceAlone = want('trace') && !views;
+    if ((runViewAlone || traceAlone) && bundle) {
       const rounds = Number(process.env.CREW_RUNS_BENCH_ROUNDS ?? 7);
-      const runView = await step(`5 run view in VS Code (Open Run and Show All of a 5 MB output, ${rounds} rounds)`, () => runHarness(builtDir, 0, 20, { views: true, runViewRounds: rounds, runViewOnly: true }));
-      const measured = runView?.at(-1)?.runView;
+      const what = [...(runViewAlone ? ['5 run view (Open Run and Show All of a 5 MB output)'] : []), ...(traceAlone ? ['10 trace (a 10,000-event run opened, a poll\'s bytes)'] : [])].join(', ');
+      const host = await step(`${what} in VS Code, ${rounds} rounds`, () => runHarness(builtDir, 0, 20, { views: runViewAlone, runViewRounds: rounds, runViewOnly: true, trace: traceAlone }));
+      const measured = host?.at(-1)?.runView;
       if (measured) {
         raw.runView = measured;
         rows.push(...runViewTargetRows(measured));
+      }
+      const trace = host?.at(-1)?.trace;
+      if (trace) {
+        raw.trace = trace;
+        rows.push(...traceHostRows(trace));
       }
     }
     if (harness) {
@@ -525,6 +552,10 @@ async function main(): Promise<number> {
     const viewsBench = harness?.at(-1)?.runView;
     if (viewsBench) {
       rows.push(...viewBenchRows(viewsBench));
+    }
+    const traceBench = harness?.at(-1)?.trace;
+    if (traceBench) {
+      rows.push(...traceHostRows(traceBench));
     }
   } finally {
     fs.rmSync(builtDir, { recursive: true, force: true });
@@ -541,7 +572,8 @@ async function main(): Promise<number> {
     }
   });
   const itemOrder = (r: Row) => r.item;
-  rows.sort((a, b) => itemOrder(a).localeCompare(itemOrder(b)));
+  // By item number: "10 Trace" after "9 Chat".
+  rows.sort((a, b) => itemOrder(a).localeCompare(itemOrder(b), 'en', { numeric: true }));
   const report = {
     date: new Date().toISOString(),
     durationSeconds: round(seconds, 1),

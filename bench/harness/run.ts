@@ -15,6 +15,7 @@ import { layOutEmptyExtension, layOutFloorExtension, layOutRealExtension, repoRo
 import { BENCH_TOKEN, crewConfig } from '../lib/fixtures';
 import { SimProcess } from '../lib/simProcess';
 import { type HostBatchResult, RESULT_PREFIX } from './protocol';
+import type { TraceBench } from './traceBench';
 import type { ViewsBench } from './viewsBench';
 
 
@@ -32,6 +33,8 @@ export interface HarnessRound {
   testHooks?: boolean;
   tree?: { runs: number; children: number; yardstickMs: number; firstChildrenMs: number; medianChildrenMs: number; heapGrowthBytes: number; seedMs: number };
   runView?: ViewsBench;
+  /** The run view's trace (item 10). */
+  trace?: TraceBench;
   hostBatch?: HostBatchResult;
   error?: string;
 }
@@ -45,6 +48,8 @@ export interface HarnessOptions {
   runViewRounds?: number;
   /** Measure only the run view's Open Run and Show All (the `runview` part, when run without `vscode`). */
   runViewOnly?: boolean;
+  /** The last round also measures the run view's trace (item 10), in `runViewRounds` rounds. */
+  trace?: boolean;
 }
 
 function log(message: string): void {
@@ -163,14 +168,17 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
     if (profileDir) {
       fs.mkdirSync(profileDir, { recursive: true });
       log(`CPU profiles of activation go to ${profileDir} (timings of profiled rounds are not comparable)`);
+      if (options.trace) {
+        fs.mkdirSync(path.join(profileDir, 'trace'), { recursive: true });
+      }
     }
     const heapSnapshotDir = process.env.CREW_RUNS_BENCH_HEAP === '1' ? path.join(repoRoot, 'bench-results', 'heap') : undefined;
     const hostBatch =
       sim && options.hostBatch ? { crewUrl: sim.crews[0].url, token: BENCH_TOKEN, rows: options.hostBatch.rows, concurrency: options.hostBatch.concurrency, heapSnapshotDir } : undefined;
 
-    // The views and the batch are measured through the test API, whose hooks activation must not pay
+    // The views, the trace and the batch are measured through the test API, whose hooks activation must not pay
     // for: one more round, with the hooks, after the activation rounds.
-    const measuresMore = views || hostBatch !== undefined;
+    const measuresMore = views || hostBatch !== undefined || options.trace === true;
     const pageLoads = measuresMore ? rounds + 1 : rounds;
     for (let round = 0; round < pageLoads; round++) {
       const last = measuresMore && round === pageLoads - 1;
@@ -183,6 +191,9 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
           historyRuns,
           runViewRounds: options.runViewRounds,
           runViewOnly: options.runViewOnly,
+          measureTrace: last && options.trace === true,
+          // One more open of the 10,000-event trace, after the timed ones, profiled (its own folder: profileSummary.js sums a folder).
+          traceProfileFile: last && options.trace && profileDir ? path.join(profileDir, 'trace', 'open-10000-events.cpuprofile') : undefined,
           hostBatch: last ? hostBatch : undefined,
           profileFile: profileDir ? path.join(profileDir, `activation-${round + 1}.cpuprofile`) : undefined,
         }),
@@ -212,7 +223,7 @@ export async function runHarness(builtDir: string, rounds: number, historyRuns: 
       const roundStarted = Date.now();
       await page.goto(url, { waitUntil: 'domcontentloaded' });
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(-1), last ? (hostBatch ? 40 * 60_000 : 240_000) : 90_000)));
+      const timeout = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(-1), last ? (hostBatch ? 40 * 60_000 : 240_000 + (options.trace ? 240_000 : 0)) : 90_000)));
       // Cleared: a pending time-out kept the bench (and the integration lock) alive for minutes after its table.
       const code = await Promise.race([exited, timeout]).finally(() => clearTimeout(timer));
       if (traceFile) {

@@ -14,6 +14,7 @@ import { CORE_STARTED_MARK } from '../../src/util/marks';
 import type { CrewRunsTestApi } from '../../src/testApi';
 import { measureHostBatch } from './hostBatch';
 import { EMPTY_ID, FLOOR_ID, HISTORY_CREW_URL, type HostBatchPlan, REAL_ID, RESULT_PREFIX } from './protocol';
+import { measureTrace } from './traceBench';
 import { measureViews } from './viewsBench';
 import { yardstick } from '../lib/yardstick';
 
@@ -28,6 +29,10 @@ interface Control {
   runViewRounds?: number;
   /** Only the run view's Open Run and Show All (the `runview` part of the bench). */
   runViewOnly?: boolean;
+  /** Also the run view's trace (item 10), in `runViewRounds` rounds. */
+  measureTrace?: boolean;
+  /** Write a CPU profile of this host during one more open of the 10,000-event trace here (CREW_RUNS_BENCH_PROFILE=1). */
+  traceProfileFile?: string;
   /** Also a batch in this host (the last round; issue 18). */
   hostBatch?: HostBatchPlan;
   /** Write a CPU profile of Crew Runs' load + activate() here (CREW_RUNS_BENCH_PROFILE=1; its time is then not comparable). */
@@ -174,7 +179,7 @@ export async function run(): Promise<void> {
         result.realCoreStartedMs = timed.coreStartedMs;
       }
     }
-    if (control.measureViews || control.hostBatch) {
+    if (control.measureViews || control.hostBatch || control.measureTrace) {
       const api = (await vscode.extensions.getExtension(REAL_ID)!.activate()) as CrewRunsTestApi | undefined;
       if (!api?.runs) {
         throw new Error('no test API: CREW_RUNS_TEST_HOOKS=1 must reach the extension host');
@@ -184,6 +189,10 @@ export async function run(): Promise<void> {
         const tree = await measureTree(api, control.historyRuns);
         result.tree = tree;
         result.runView = await measureViews(api, tree.crewUrl, waitFor, { rounds: control.runViewRounds ?? 7, only: control.runViewOnly === true });
+      }
+      if (control.measureTrace) {
+        const file = control.traceProfileFile;
+        result.trace = await measureTrace(api, waitFor, control.runViewRounds ?? 7, file ? (work) => profiled(file, work) : undefined);
       }
       if (control.hostBatch) {
         result.hostBatch = await measureHostBatch(api, control.hostBatch, forceGc(), waitFor);

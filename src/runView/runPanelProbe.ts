@@ -9,6 +9,8 @@ export interface RunPanelInspection {
   sentMessages: number;
   lastMessageBytes: number;
   maxMessageBytes: number;
+  /** Bytes sent so far, per message type. */
+  bytesByType: Partial<Record<HostMessage['type'], number>>;
   pageReport?: PageReport;
   /** Reports received from the page so far. */
   reports: number;
@@ -26,6 +28,7 @@ interface Counts {
   sentMessages: number;
   lastMessageBytes: number;
   maxMessageBytes: number;
+  bytesByType: RunPanelInspection['bytesByType'];
   reports: number;
   inits: number;
   pageReport?: PageReport;
@@ -38,7 +41,7 @@ export class RunPanelProbe implements RunPanelObserver {
   scanOutputs = true;
 
   attached(runId: string, panel: ObservedPanel): void {
-    this.panels.set(runId, { panel, sentMessages: 0, lastMessageBytes: 0, maxMessageBytes: 0, reports: 0, inits: 0, times: { attached: performance.now() } });
+    this.panels.set(runId, { panel, sentMessages: 0, lastMessageBytes: 0, maxMessageBytes: 0, bytesByType: {}, reports: 0, inits: 0, times: { attached: performance.now() } });
     panel.panel.onDidDispose(() => {
       if (this.panels.get(runId)?.panel === panel) {
         this.panels.delete(runId);
@@ -52,6 +55,7 @@ export class RunPanelProbe implements RunPanelObserver {
       counts.sentMessages++;
       counts.lastMessageBytes = bytes;
       counts.maxMessageBytes = Math.max(counts.maxMessageBytes, bytes);
+      counts.bytesByType[message.type] = (counts.bytesByType[message.type] ?? 0) + bytes;
       counts.inits += message.type === 'init' ? 1 : 0;
       if (message.type === 'init') {
         counts.times.firstInit ??= performance.now();
@@ -81,7 +85,7 @@ export class RunPanelProbe implements RunPanelObserver {
       return undefined;
     }
     const { panel, ...rest } = counts;
-    return { ...rest, times: { ...rest.times }, html: panel.panel.webview.html, ready: panel.ready(), visible: panel.panel.visible };
+    return { ...rest, bytesByType: { ...rest.bytesByType }, times: { ...rest.times }, html: panel.panel.webview.html, ready: panel.ready(), visible: panel.panel.visible };
   }
 
   /** Renders the whole final output in the run's panel, as its Show All button does. */
