@@ -86,11 +86,23 @@ export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot
     feedback: state === 'awaitingFeedback' ? parseFeedback(fields, lastTask, finalOutput) : undefined,
     httpNotFound: httpStatus === 404 ? true : undefined,
     eventLog: readEventLog(fields),
-    raw: boundedCopy(body),
+    raw: boundedCopy(withEventsNoted(body)),
   };
   // `raw` stays even when the body itself was undefined: the key is part of the contract. It is a bounded
   // copy (RAW_BUDGET): a run's file is rewritten on every change, so it must not grow with the body.
   return { ...withoutUndefined(snapshot), raw: snapshot.raw };
+}
+
+/**
+ * The body for the raw view, its event list replaced by a note: the events are kept apart (the run's trace), and a
+ * run's details are rewritten on every change, so they must not carry a copy of the list in each status.
+ */
+function withEventsNoted(body: unknown): unknown {
+  if (!isJsonObject(body) || !Array.isArray(body['events'])) {
+    return body;
+  }
+  const listed = body['events'].length + omittedEntries(body['events']);
+  return { ...body, events: `[${listed} events: see the run's trace]` };
 }
 
 /** Room for a cut's marker: a text the reader already cut to `max` is not cut again. */

@@ -89,6 +89,12 @@ describe('The event log of a status (status-events.md)', () => {
     assert.equal(log?.origin, 'api');
   });
 
+  it('the raw body kept for the raw view notes the event list rather than copying it', () => {
+    const snapshot = normaliseStatus({ state: 'RUNNING', events: [started, started], events_count: 2 });
+    assert.deepEqual(snapshot.raw, { state: 'RUNNING', events: "[2 events: see the run's trace]", events_count: 2 });
+    assert.equal(snapshot.eventLog?.events.length, 2);
+  });
+
   it('a reply listing more events than it may read keeps the newest and counts the rest', () => {
     const events = Array.from({ length: EVENT_LIMITS.perReply + 300 }, (_, i) => ({ type: 'llm_stream_chunk', event_id: `e-${i}` }));
     const log = readEventLog({ events });
