@@ -1,5 +1,5 @@
 // The four calls of a deployed crew, with tolerant parsing and one typed error for every failure.
-import type { CrewInputs, KickoffRequest, ResumeRequest, ResumeResult, StatusSnapshot, StatusSource } from './types';
+import type { CrewInputs, KickoffRequest, KnownEvents, ResumeRequest, ResumeResult, StatusSnapshot, StatusSource } from './types';
 import { CrewApiError } from './errors';
 import { endpointUrl, normaliseCrewUrl, originOf } from './url';
 import { DEFAULT_READ_RETRY, type ReadRetryPolicy, withReadRetry } from './retry';
@@ -50,8 +50,8 @@ export interface CallOptions {
 }
 
 interface SendOptions extends CallOptions {
-  /** A status read: a 2xx body may come back already read into a snapshot (HttpRequest.readStatus). */
-  readStatus?: boolean;
+  /** A status read: a 2xx body may come back already read into a snapshot (HttpRequest.readStatus), without the events the run keeps. */
+  readStatus?: { knownEvents?: KnownEvents };
 }
 
 /** What the extension uses of the client (Services.client); tests and the bench pass stand-ins of this shape. */
@@ -112,9 +112,9 @@ export class CrewClient implements StatusSource {
    * GET /status/{id}, normalised. NOT FOUND (200 body or 404) is a state, not an error. Sent once:
    * the poller owns the backoff (and Retry-After) between checks.
    */
-  async getStatus(crewUrl: string, kickoffId: string, signal?: AbortSignal): Promise<StatusSnapshot> {
+  async getStatus(crewUrl: string, kickoffId: string, signal?: AbortSignal, knownEvents?: KnownEvents): Promise<StatusSnapshot> {
     try {
-      const response = await this.send(crewUrl, ['status', kickoffId], 'GET', undefined, { signal, readStatus: true });
+      const response = await this.send(crewUrl, ['status', kickoffId], 'GET', undefined, { signal, readStatus: { knownEvents } });
       if (response.statusRead) {
         // Read by the transport on the status reader's thread (api/statusReader.ts), by the same steps as below; a
         // transport that does not read statuses (tests' stand-ins) gives the text, read here.
@@ -127,7 +127,7 @@ export class CrewClient implements StatusSource {
       if (body === undefined) {
         throw new CrewApiError('badResponse', 'The crew sent a status that is not valid JSON.', { status: response.status });
       }
-      return normaliseStatus(body, response.status);
+      return normaliseStatus(body, response.status, knownEvents);
     } catch (e) {
       if (e instanceof CrewApiError && e.kind === 'notFound') {
         return normaliseStatus(e.body ?? {}, 404);
@@ -309,7 +309,7 @@ export class CrewClient implements StatusSource {
     try {
       const transport = await this.getTransport();
       // Redacted before anything reads it: messages are cut to length, bodies stored, logged and shown.
-      const readStatus = call.readStatus ? { token } : undefined;
+      const readStatus = call.readStatus ? { token, ...(call.readStatus.knownEvents ? { knownEvents: call.readStatus.knownEvents } : {}) } : undefined;
       response = redactResponse(await transport.request({ method, url, headers, body, signal: call.signal, readStatus }), token);
     } catch (e) {
       throw this.fromTransportFailure(e, token);

@@ -6,7 +6,7 @@ import { extractErrorMessage, idString, isJsonObject, type JsonObject, nonBlankS
 import { boundedCopy, clippedMarker, omittedEntries, READ_LIMITS, readJsonBounded } from './boundedJson';
 import { crewOutputOf, taskOutputValue } from './crewOutput';
 import { parseFinalOutput } from './finalOutput';
-import type { AgentStep, FeedbackRequest, FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from './types';
+import type { AgentStep, FeedbackRequest, FinalOutput, KnownEvents, Progress, RunState, StatusSnapshot, TaskOutput } from './types';
 import { stripControls } from '../util/inertText';
 import { withoutUndefined } from '../util/objects';
 import { UNNAMED_TASK } from './types';
@@ -39,7 +39,7 @@ export { UNNAMED_TASK } from './types';
  * Normalises one GET /status reply. `httpStatus` 404 means "not found" whatever the body says; its
  * message is then the server's own words.
  */
-export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot {
+export function normaliseStatus(body: unknown, httpStatus = 200, knownEvents?: KnownEvents): StatusSnapshot {
   const decoded = typeof body === 'string' ? readJsonBounded(body.replace(/^\uFEFF/, '').trim()) : undefined;
   const fields: JsonObject = isJsonObject(body)
     ? body
@@ -85,7 +85,7 @@ export function normaliseStatus(body: unknown, httpStatus = 200): StatusSnapshot
     executionTime: ['execution_time', 'duration_seconds', 'elapsed'].map((key) => nonNegativeNumber(fields[key])).find((n) => n !== undefined),
     feedback: state === 'awaitingFeedback' ? parseFeedback(fields, lastTask, finalOutput) : undefined,
     httpNotFound: httpStatus === 404 ? true : undefined,
-    eventLog: readEventLog(fields),
+    eventLog: readEventLog(fields, knownEvents),
     raw: boundedCopy(withEventsNoted(body)),
   };
   // `raw` stays even when the body itself was undefined: the key is part of the contract. It is a bounded

@@ -4,7 +4,7 @@
 
 import { isJsonObject, type JsonObject } from './bodies';
 import { boundedCopy, omittedEntries } from './boundedJson';
-import type { EventUsage, RunEvent, StatusEventLog } from './types';
+import type { EventUsage, KnownEvents, RunEvent, StatusEventLog } from './types';
 import { stripControls } from '../util/inertText';
 import { withoutUndefined } from '../util/objects';
 
@@ -31,8 +31,8 @@ const KNOWN = new Set([
   'previous_event_id', 'triggered_by_event_id', 'source_type', 'source_fingerprint', 'fingerprint_metadata', 'data',
 ]);
 
-/** The event fields of a status body, or undefined when it has none of them at all. */
-export function readEventLog(fields: JsonObject): StatusEventLog | undefined {
+/** The event fields of a status body, or undefined when it has none of them at all. `known`: events to leave out. */
+export function readEventLog(fields: JsonObject, known?: KnownEvents): StatusEventLog | undefined {
   const list = fields['events'];
   const hasAny = ['events', 'events_count', 'events_by_type', 'last_event'].some((key) => key in fields);
   if (!hasAny) {
@@ -41,22 +41,27 @@ export function readEventLog(fields: JsonObject): StatusEventLog | undefined {
   const listed = Array.isArray(list) ? list.length + omittedEntries(list) : 0;
   const entries = Array.isArray(list) ? list.slice(-EVENT_LIMITS.perReply) : [];
   const events: RunEvent[] = [];
+  const knownKeys = known && known.length > 0 ? new Set(known) : undefined;
+  let skipped = 0;
   for (const entry of entries) {
     const event = readEvent(entry);
-    if (event) {
+    if (event && knownKeys?.has(eventKeyHash(event.key))) {
+      skipped++;
+    } else if (event) {
       events.push(event);
     }
   }
-  const notRead = listed - events.length;
+  const notRead = listed - events.length - skipped;
   // The newest summary, when the list lags it or is left out (the platform guide's replies carry it alone).
   const last = readEvent(fields['last_event']);
-  if (last && !events.some((e) => e.key === last.key)) {
+  if (last && !events.some((e) => e.key === last.key) && !knownKeys?.has(eventKeyHash(last.key))) {
     events.push(last);
   }
   const log: StatusEventLog = {
     present: Array.isArray(list) || last !== undefined,
     events,
     notRead: notRead > 0 ? notRead : undefined,
+    known: skipped > 0 ? skipped : undefined,
     count: count(fields['events_count']),
     byType: readByType(fields['events_by_type']),
     usage: readUsage(fields['usage_metrics']),
@@ -65,6 +70,23 @@ export function readEventLog(fields: JsonObject): StatusEventLog | undefined {
     source: label(fields['source']),
   };
   return withoutUndefined(log);
+}
+
+/**
+ * A 53-bit hash of an event's key (two 32-bit rounds, the high 21 bits of one over the other): exact as a
+ * double, so a Float64Array carries a run's known events to the reader's thread. Two of 20,000 keys sharing one is
+ * about a 1 in 10⁷ chance, and the host still deduplicates by the key itself.
+ */
+export function eventKeyHash(key: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x9e3779b9;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return (a >>> 11) * 0x100000000 + (b >>> 0);
 }
 
 /** One entry; undefined for what is no object at all. */

@@ -112,7 +112,7 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
       }
       if (req.readStatus && response.statusCode >= 200 && response.statusCode < 300) {
         // A status read here (on the reader's thread, see statusReader.ts): only the small snapshot goes back.
-        return { status: response.statusCode, headers, bodyText: '', statusRead: readStatusBody(Buffer.concat(chunks, size), response.statusCode, req.readStatus.token) };
+        return { status: response.statusCode, headers, bodyText: '', statusRead: readStatusBody(Buffer.concat(chunks, size), response.statusCode, req.readStatus.token, req.readStatus.knownEvents) };
       }
       return {
         status: response.statusCode,

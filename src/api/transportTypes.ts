@@ -1,6 +1,6 @@
 // Types shared by the client and the lazily loaded transport, kept apart so that importing them
 // does not load undici.
-import type { StatusSnapshot } from './types';
+import type { KnownEvents, StatusSnapshot } from './types';
 
 /** A 2xx status body read into a snapshot (statusBody.ts); not JSON is its own outcome (the client words it). */
 export type StatusBodyRead = { ok: true; snapshot: StatusSnapshot } | { ok: false; reason: 'notJson' };
@@ -34,6 +34,7 @@ export const DEFAULT_NETWORK_SETTINGS: NetworkSettings = {
   maxResponseBytes: 64 * 1024 * 1024,
 };
 
+
 export interface HttpRequest {
   method: 'GET' | 'POST';
   url: string;
@@ -44,7 +45,7 @@ export interface HttpRequest {
    * GET /status: the request is made on the status reader's thread (statusReader.ts), and a 2xx body is read
    * there into a snapshot, this token taken out of it; it comes back as `statusRead` instead of `bodyText`.
    */
-  readStatus?: { token: string };
+  readStatus?: { token: string; knownEvents?: KnownEvents };
 }
 
 export interface HttpResponse {

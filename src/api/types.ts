@@ -168,7 +168,7 @@ export interface StatusSource {
    * GET /status/{kickoffId} on the crew at `crewUrl` (normalised base URL), normalised.
    * Throws CrewApiError; a 404 or a `NOT FOUND` body is returned as state `notFound`, not thrown.
    */
-  getStatus(crewUrl: string, kickoffId: string, signal?: AbortSignal): Promise<StatusSnapshot>;
+  getStatus(crewUrl: string, kickoffId: string, signal?: AbortSignal, knownEvents?: KnownEvents): Promise<StatusSnapshot>;
 }
 
 /**
@@ -221,6 +221,13 @@ export interface EventUsage {
   totalTokens?: number;
 }
 
+/**
+ * The events a run already keeps, as 53-bit hashes of their keys (statusEvents.ts eventKeyHash): the status reader
+ * leaves them out of the snapshot, so a poll hands the host only the events it has not seen. A typed array: it
+ * crosses to the reader's thread as one block.
+ */
+export type KnownEvents = Float64Array;
+
 /** The event log fields of one status reply (status-events.md), bounded. */
 export interface StatusEventLog {
   /** The reply carried an event list (possibly empty); false when the fields were absent or null (older runtimes). */
@@ -229,6 +236,8 @@ export interface StatusEventLog {
   events: RunEvent[];
   /** Entries this reply listed but that were not read (beyond the limit). */
   notRead?: number;
+  /** Entries left out because the run already keeps them (KnownEvents). */
+  known?: number;
   /** `events_count`: how many events the run has emitted in all. */
   count?: number;
   byType?: Record<string, number>;

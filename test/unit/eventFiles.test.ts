@@ -10,6 +10,7 @@ import { RunStore } from '../../src/runs/core/runStore';
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const event = (i: number): RunEvent => ({ key: `id:e-${i}`, type: 'task_started', id: `e-${i}`, seq: i });
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => event(from + i));
+const counts = ({ added, dropped, kept }: { added: number; dropped: number; kept: number }) => ({ added, dropped, kept });
 
 describe('A run\'s event file', () => {
   let dir: string;
@@ -18,8 +19,8 @@ describe('A run\'s event file', () => {
 
   it('appends only what it does not hold, across overlapping windows', async () => {
     const files = new EventFiles(dir, quiet);
-    assert.deepEqual(await files.append('r', range(0, 10)), { added: 10, dropped: 0, kept: 10 });
-    assert.deepEqual(await files.append('r', range(5, 15)), { added: 5, dropped: 0, kept: 15 });
+    assert.deepEqual(counts(await files.append('r', range(0, 10))), { added: 10, dropped: 0, kept: 10 });
+    assert.deepEqual(counts(await files.append('r', range(5, 15))), { added: 5, dropped: 0, kept: 15 });
     const read = await files.read('r');
     assert.deepEqual(read.events.map((e) => e.seq), range(0, 15).map((e) => e.seq));
   });
@@ -39,7 +40,7 @@ describe('A run\'s event file', () => {
     const b = new EventFiles(dir, quiet);
     await a.append('r', range(0, 3));
     await b.append('r', range(0, 6));
-    assert.deepEqual(await a.append('r', range(0, 8)), { added: 2, dropped: 0, kept: 8 });
+    assert.deepEqual(counts(await a.append('r', range(0, 8))), { added: 2, dropped: 0, kept: 8 });
     assert.equal((await a.read('r')).events.length, 8);
   });
 
@@ -56,7 +57,7 @@ describe('A run\'s event file', () => {
   it('keeps at most MAX_EVENTS_KEPT and counts the rest', async () => {
     const files = new EventFiles(dir, quiet);
     await files.append('r', range(0, MAX_EVENTS_KEPT - 5));
-    assert.deepEqual(await files.append('r', range(MAX_EVENTS_KEPT - 10, MAX_EVENTS_KEPT + 10)), { added: 5, dropped: 10, kept: MAX_EVENTS_KEPT });
+    assert.deepEqual(counts(await files.append('r', range(MAX_EVENTS_KEPT - 10, MAX_EVENTS_KEPT + 10))), { added: 5, dropped: 10, kept: MAX_EVENTS_KEPT });
   });
 
   it('removing forgets the run', async () => {
@@ -64,7 +65,7 @@ describe('A run\'s event file', () => {
     await files.append('r', range(0, 2));
     await files.remove('r');
     assert.deepEqual((await files.read('r')).events, []);
-    assert.deepEqual(await files.append('r', range(0, 2)), { added: 2, dropped: 0, kept: 2 });
+    assert.deepEqual(counts(await files.append('r', range(0, 2))), { added: 2, dropped: 0, kept: 2 });
   });
 });
 

@@ -7,7 +7,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorCode } from './atomicFile';
 import type { Logger } from './model';
-import type { RunEvent } from '../../api/types';
+import { eventKeyHash } from '../../api/statusEvents';
+import type { KnownEvents, RunEvent } from '../../api/types';
 import { errorText } from '../../util/errorText';
 
 /** Events a run keeps; later ones are counted, not kept (a run's file stays a few MB at most). */
@@ -16,6 +17,8 @@ export const MAX_EVENTS_KEPT = 20_000;
 /** What a run's file holds, as far as this window knows: its keys to deduplicate, and its length to notice another window's appends. */
 interface KnownFile {
   keys: Set<string>;
+  /** eventKeyHash of each key, in the order kept: what the status reader is told to leave out. */
+  hashes: number[];
   bytes: number;
 }
 
@@ -66,6 +69,7 @@ export class EventFiles {
         continue;
       }
       known.keys.add(event.key);
+      known.hashes.push(eventKeyHash(event.key));
       lines.push(JSON.stringify(event));
       written.push(event);
       added++;
@@ -84,6 +88,11 @@ export class EventFiles {
       }
     }
     return { added, written, dropped, kept: known.keys.size };
+  }
+
+  /** The events the run keeps, for the status reader to leave out (KnownEvents); empty when it keeps none. */
+  async knownEvents(id: string): Promise<KnownEvents> {
+    return Float64Array.from((await this.knownFile(id, false)).hashes);
   }
 
   /** The whole lines from byte `from` on. A missing file reads as none. */
@@ -119,8 +128,11 @@ export class EventFiles {
     await fs.rm(this.pathOf(id), { force: true }).catch((e) => this.logger.warn(`Run ${id}: cannot delete its events (${errorText(e)}).`));
   }
 
-  /** What the file holds: from memory while its length is the one this window left it at, else read afresh. */
-  private async knownFile(id: string): Promise<KnownFile> {
+  /**
+   * What the file holds: from memory while its length is the one this window left it at, else read afresh.
+   * `repair` (under the run's lock only): a cut last line gets its line break, so the next append starts clean.
+   */
+  private async knownFile(id: string, repair = true): Promise<KnownFile> {
     let bytes = 0;
     try {
       bytes = (await fs.stat(this.pathOf(id))).size;
@@ -134,8 +146,8 @@ export class EventFiles {
     let known = cached;
     if (!known || known.bytes !== bytes) {
       const { events, end } = await this.read(id);
-      known = { keys: new Set(events.map((e) => e.key)), bytes: end };
-      if (end !== bytes) {
+      known = { keys: new Set(events.map((e) => e.key)), hashes: events.map((e) => eventKeyHash(e.key)), bytes: end };
+      if (end !== bytes && repair) {
         // A cut last line (a crash mid-append): the next append starts on a line of its own.
         await fs.appendFile(this.pathOf(id), '\n', 'utf8');
         known.bytes = bytes + 1;

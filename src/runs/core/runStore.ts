@@ -14,7 +14,7 @@ import * as l10n from '@vscode/l10n';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { RunEvent, StatusSnapshot } from '../../api/types';
+import type { KnownEvents, RunEvent, StatusSnapshot } from '../../api/types';
 import type { RunChange } from './model';
 import { type Clock, systemClock } from '../../util/clock';
 import { errorText } from '../../util/errorText';
@@ -259,6 +259,11 @@ export class RunStore {
         ...withByModel(details.events?.byModel, appended.written),
       };
     }
+  }
+
+  /** The events the run keeps, for a poll's reader to leave out. */
+  knownEvents(id: string): Promise<KnownEvents> {
+    return this.events.knownEvents(id);
   }
 
   /** The run's events from byte `from` on (whole lines; `end` is where the next read starts). */

@@ -83,7 +83,9 @@ export async function checkRun(host: CheckHost, s: Schedule, controller: AbortCo
   const kickoffId = run.kickoffId;
   let snapshot: StatusSnapshot;
   try {
-    snapshot = await host.source.getStatus(run.crewUrl, kickoffId, controller.signal);
+    // The events the run keeps stay on the reader's thread: a poll brings the host only new ones.
+    const known = await host.store.knownEvents(run.id).catch(() => undefined);
+    snapshot = await host.source.getStatus(run.crewUrl, kickoffId, controller.signal, known);
   } catch (e) {
     if (controller.signal.aborted || host.isDisposed()) {
       return;
