@@ -4,7 +4,7 @@
 // recording path as the palette (startRecordedRun, sendResume), so they show in the tree and are polled.
 import * as l10n from '@vscode/l10n';
 import { CrewApiError, mayHaveActed } from '../api/errors';
-import type { CrewInputs, InputSpec } from '../api/types';
+import type { CrewInputs, InputSpec, RunEvent } from '../api/types';
 import { normaliseCrewUrl } from '../api/url';
 import { startRecordedRun } from '../runs/core/startRecordedRun';
 import { isAnswerAlreadyGiven, sendResume } from '../runs/core/sendResume';
@@ -211,6 +211,11 @@ export class CrewActions {
 
   readDetails(run: RunRecord): Promise<RunDetails> {
     return this.services.runs.readDetails(run.id);
+  }
+
+  /** The run's kept event log (redacted when read), oldest first: what its trace is built from. */
+  async readEvents(run: RunRecord): Promise<RunEvent[]> {
+    return (await this.services.runs.readEvents(run.id)).events;
   }
 
   current(run: RunRecord): RunRecord {

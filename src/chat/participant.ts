@@ -1,13 +1,15 @@
-// The @crews chat participant: /run, /status, /runs and /feedback work without a language model;
-// anything else goes to the request's model with the crew tools when there is one. Free of the
+// The @crews chat participant: /run, /status, /runs, /feedback and /why work without a language model
+// (/why asks the request's model to explain the trace when there is one); anything else goes to the
+// request's model with the crew tools when there is one. Free of the
 // `vscode` runtime (it talks to a ChatSink and CrewActions), so the handler is unit-tested in Node
 // against a recording sink; participantHost.ts adapts it to VS Code's response stream.
 import * as l10n from '@vscode/l10n';
-import type { RunRecord } from '../runs/core/model';
+import { isFinished, type RunRecord } from '../runs/core/model';
 import { escapeMarkdown } from '../util/markdownText';
 import { pageOf, parseInputsText } from './chatText';
 import { oneLine } from '../util/inertText';
 import type { Cancellation, CrewActions } from './crewActions';
+import { traceFacts, traceSummaryMarkdown, traceSummaryText, whyData, type TracePricing } from './traceText';
 
 export interface ChatSink {
   /** Our own Markdown; anything from a crew or its service in it is already escaped. */
@@ -21,13 +23,20 @@ export interface ChatSink {
 export type ChatCancellation = Cancellation;
 
 export interface ParticipantDeps {
-  actions: Pick<CrewActions, 'findCrew' | 'listCrews' | 'readInputs' | 'kickOff' | 'findRun' | 'listRuns' | 'readDetails' | 'waitForRun' | 'giveFeedback' | 'current'>;
+  actions: Pick<CrewActions, 'findCrew' | 'listCrews' | 'readInputs' | 'kickOff' | 'findRun' | 'listRuns' | 'readDetails' | 'readEvents' | 'waitForRun' | 'giveFeedback' | 'current'>;
   /** The state as the tree shows it (ui/format.ts). */
   stateLabel(state: RunRecord['state']): string;
   /** How long a response follows a run before saying how to check again. */
   followMs: number;
   /** Free-form questions, answered by the request's model with the crew tools; absent without a model. */
   askModel?(prompt: string, sink: ChatSink, token: ChatCancellation): Promise<void>;
+  /** The user's price table for the trace's estimated cost (settings: crewRuns.trace.*). */
+  tracePricing(): TracePricing;
+  /**
+   * /why: the request's model explains a run from its trace summary (traceText.ts, the crew's words fenced); absent
+   * without a model. Resolves false when the model gave no answer (refused, unavailable): the plain summary is shown.
+   */
+  explainTrace?(summary: string, question: string, sink: ChatSink, token: ChatCancellation): Promise<boolean>;
 }
 
 export interface ChatRequestLike {
@@ -57,6 +66,8 @@ export async function handleChatRequest(request: ChatRequestLike, sink: ChatSink
       return { metadata: { command } };
     case 'feedback':
       return { metadata: { command, runId: await feedbackCommand(prompt, sink, token, deps) } };
+    case 'why':
+      return { metadata: { command, runId: await whyCommand(prompt, sink, token, deps) } };
     default:
       if (deps.askModel && prompt) {
         await deps.askModel(prompt, sink, token);
@@ -75,6 +86,7 @@ function help(): string {
     `- \`/status [run]\` — ${l10n.t('the state and output of a run (the newest by default)')}`,
     `- \`/runs [crew]\` — ${l10n.t('recent runs')}`,
     `- \`/feedback approve\` ${l10n.t('or')} \`/feedback <text>\` — ${l10n.t('answer the run waiting for feedback')}`,
+    `- \`/why [run]\` — ${l10n.t('why a run failed or was slow, from its trace (the newest failed run by default)')}`,
   ].join('\n');
 }
 
@@ -269,4 +281,68 @@ async function feedbackCommand(prompt: string, sink: ChatSink, token: ChatCancel
   sink.markdown(`${approve ? l10n.t('Approved {0}: the run goes on.', `**${md(run.label)}**`) : l10n.t('Sent your feedback on {0}: the crew redoes the task.', `**${md(run.label)}**`)}\n\n`);
   await follow(outcome.run, sink, token, deps);
   return run.id;
+}
+
+/**
+ * /why: a run explained from its trace: by the request's model when there is one (the summary as fenced data),
+ * else the summary itself as Markdown. The run: one the prompt names (run id, kickoff id, label or crew), else the
+ * newest failed run, else the newest finished one.
+ */
+async function whyCommand(prompt: string, sink: ChatSink, token: ChatCancellation, deps: ParticipantDeps): Promise<string | undefined> {
+  const { actions } = deps;
+  const named = prompt ? namedRun(prompt, deps) : undefined;
+  const found = named ?? runToExplain(deps);
+  if (!found) {
+    sink.markdown(l10n.t('No finished run to explain yet. Start one with {0}.', '`/run`'));
+    return undefined;
+  }
+  const run = actions.current(found);
+  if (prompt && !named) {
+    const note = run.state === 'failed' ? l10n.t('No run matches {0}: here is the newest failed run.', md(prompt)) : l10n.t('No run matches {0}: here is the newest finished run.', md(prompt));
+    sink.markdown(`_${note}_\n\n`);
+  }
+  sink.progress(escapeMarkdown(l10n.t('Reading the trace of {0}…', oneLine(run.label, 60))));
+  const [details, events] = await Promise.all([actions.readDetails(run), actions.readEvents(run)]);
+  const pricing = deps.tracePricing();
+  const model = pricing.modelFor({ url: run.crewUrl, name: run.crewName });
+  sink.markdown(`**${md(run.label)}** · ${md(run.crewName)}: ${md(deps.stateLabel(run.state))}.\n\n`);
+  let explained = false;
+  if (deps.explainTrace && (events.length > 0 || details.error)) {
+    const summary = whyData(run, details, traceSummaryText(run, details, events, pricing.prices, model));
+    explained = await deps.explainTrace(summary, named ? '' : prompt, sink, token);
+  }
+  if (!explained) {
+    const facts = traceFacts(run, details, events, pricing.prices, model);
+    sink.markdown(`${traceSummaryMarkdown(facts, run)}\n\n`);
+    if (details.error && (facts.kind === 'noEvents' || !facts.failing)) {
+      // The failure is not in the trace: the run's own error says what is known.
+      const error = pageOf(details.error, 0, 2000).text;
+      const fence = '`'.repeat(Math.max(3, ...[...error.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+      sink.markdown(`${l10n.t('The run’s error:')}\n\n${fence}text\n${error}\n${fence}\n\n`);
+    }
+  }
+  sink.button(l10n.t('Open Run'), 'crewRuns.openRun', [{ runId: run.id }]);
+  return run.id;
+}
+
+/** The run the prompt names: a run id, a kickoff id or a label (whole, or a word of it), else a crew's run to explain. */
+function namedRun(prompt: string, deps: ParticipantDeps): RunRecord | undefined {
+  const { actions } = deps;
+  const words = prompt.split(/\s+/).map((word) => word.replace(/^\W+|\W+$/g, ''));
+  for (const query of [prompt, ...words.filter((word) => word.length >= 6 && word !== prompt)]) {
+    for (const attempt of [{ runId: query }, { kickoffId: query }]) {
+      const found = actions.findRun(attempt);
+      if (found.kind === 'found') {
+        return found.run;
+      }
+    }
+  }
+  const lower = prompt.toLowerCase();
+  const byLabel = actions.listRuns({ limit: 100 }).find((r) => r.label.toLowerCase() === lower);
+  return byLabel ?? (actions.findCrew(prompt).kind === 'found' ? (runToExplain(deps, prompt) ?? actions.listRuns({ crew: prompt, limit: 1 })[0]) : undefined);
+}
+
+/** The newest failed run (of a crew), else the newest finished one. */
+function runToExplain({ actions }: ParticipantDeps, crew?: string): RunRecord | undefined {
+  return actions.listRuns({ crew, state: 'failed', limit: 1 })[0] ?? actions.listRuns({ crew, limit: 100 }).find(isFinished);
 }

@@ -1,12 +1,13 @@
 // VS Code's side of the @crews participant: the response stream as a ChatSink (crew text rendered
-// untrusted), l10n, the state labels of the tree, and free-form questions sent to the request's
-// model with the crew tools.
+// untrusted), l10n, the state labels of the tree, the trace's price settings, free-form questions sent
+// to the request's model with the crew tools, and /why's explanation by that model.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { stateLabel } from '../ui/format';
 import { safeCrewMarkdown } from './crewMarkdown';
 import { crewActionsFor } from './crewActions';
-import { askModel } from './modelChat';
+import { askModel, explainTrace } from './modelChat';
+import { readTraceSettings } from '../runView/traceSettings';
 import { handleChatRequest, type ChatSink } from './participant';
 
 /** How long a response follows a run before saying how to check again. */
@@ -35,6 +36,8 @@ export function createParticipantHandler(services: Services): vscode.ChatRequest
       stateLabel,
       followMs: FOLLOW_MS,
       askModel: model && typeof vscode.lm?.invokeTool === 'function' ? (prompt, out) => askModel(model, request.toolInvocationToken, prompt, out, token) : undefined,
+      tracePricing: readTraceSettings,
+      explainTrace: model && typeof model.sendRequest === 'function' ? (summary, question, out) => explainTrace(model, summary, question, out, token) : undefined,
     });
   };
 }

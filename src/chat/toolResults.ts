@@ -117,9 +117,11 @@ export function kickoffText(crewName: string, outcome: KickoffOutcome, waited?: 
 export interface RunTextOptions {
   offset?: number;
   maxChars?: number;
+  /** The run's trace summary (traceText.ts), shown after its state and error. */
+  trace?: string;
 }
 
-/** State, progress, current task, error, per-task summaries and one page of the final output. */
+/** State, progress, current task, error, the trace's summary, per-task summaries and one page of the final output. */
 export function runText(run: RunRecord, details: RunDetails, options: RunTextOptions): string {
   return joinCapped(runSections(run, details, options));
 }
@@ -151,6 +153,9 @@ function runSections(run: RunRecord, details: RunDetails, options: RunTextOption
   }
   if (details.error) {
     sections.push(fenceUntrusted(pageOf(details.error, 0, 2000).text, 'Error reported by the crew'));
+  }
+  if (options.trace) {
+    sections.push(options.trace);
   }
   if (details.tasks.length > 0) {
     const total = details.tasks.length;

@@ -11,6 +11,8 @@ import { deploymentToolsFor } from './deploymentTools';
 import { ConfirmedPlans, giveConfirmedFeedback, kickOffConfirmed, prepareFeedback, prepareKickoff, str, type FeedbackPlan, type KickoffPlan, type Prepared } from './effectTools';
 import { chatConfirmed, prepareChat, type ChatPlan, type ChatToolDeps } from './flowChatTool';
 import { TOOL, type ToolName } from './toolNames';
+import { traceSummaryText } from './traceText';
+import { readTraceSettings } from '../runView/traceSettings';
 import { ambiguousCrewText, crewsText, inputsProblemText, inputsText, kickoffText, runsText, runText, unknownCrewText } from './toolResults';
 
 /** The longest a tool waits for a run to end before answering with its state. */
@@ -103,7 +105,10 @@ export function createTools(services: Services): Record<ToolName, Tool> {
       const wait = waitMs(input);
       const run = (wait > 0 ? await actions.waitForRun(found.run.id, wait, token) : undefined) ?? actions.current(found.run);
       const maxChars = Math.min(num(input, 'maxChars') ?? 4000, MAX_OUTPUT_BUDGET);
-      return text(runText(run, await actions.readDetails(run), { offset: num(input, 'offset'), maxChars }));
+      const details = await actions.readDetails(run);
+      const settings = readTraceSettings();
+      const trace = traceSummaryText(run, details, await actions.readEvents(run), settings.prices, settings.modelFor({ url: run.crewUrl, name: run.crewName }));
+      return text(runText(run, details, { offset: num(input, 'offset'), maxChars, trace }));
     },
   };
 

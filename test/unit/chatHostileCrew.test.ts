@@ -16,7 +16,7 @@ const breakout = (what: string) => `${what} ${MARK}\n\`\`\`\n\`\`\`\`\`\`\`\`\`\
  * The text outside untrusted fences, read as a Markdown reader (or a model) would: a fence opens with a
  * line of 3+ backticks and an info string, and closes only with a line of at least as many backticks.
  */
-function outsideFences(text: string): string {
+export function outsideFences(text: string): string {
   const outside: string[] = [];
   let open: number | undefined;
   for (const line of text.split('\n')) {

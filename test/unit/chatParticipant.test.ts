@@ -6,6 +6,9 @@ import { handleChatRequest, type ChatSink, type ParticipantDeps } from '../../sr
 import type { Crew } from '../../src/crews/crewConfig';
 import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/core/model';
 import { makeRun } from './chatTools.test';
+import type { RunEvent } from '../../src/api/types';
+import { DEFAULT_PRICES } from '../../src/runs/core/trace/cost';
+import { failedRunEvents } from './chatTraceText.test';
 
 type Part = ['markdown' | 'crewMarkdown' | 'progress', string] | ['button', string, string, unknown[]];
 
@@ -46,6 +49,7 @@ class FakeActions {
   readonly feedback: { runId: string; approve: boolean; feedback: string }[] = [];
   readonly runs = new Map<string, RunRecord>();
   readonly details = new Map<string, RunDetails>();
+  readonly events = new Map<string, RunEvent[]>();
   constructor(
     private readonly inputs: Record<string, string[]>,
     private readonly script: { states: Partial<RunRecord>[]; details: RunDetails }[],
@@ -92,13 +96,17 @@ class FakeActions {
   async readDetails(run: RunRecord): Promise<RunDetails> {
     return this.details.get(run.id) ?? emptyDetails();
   }
+  async readEvents(run: RunRecord): Promise<RunEvent[]> {
+    return this.events.get(run.id) ?? [];
+  }
   findRun(query: RunQuery) {
     const all = [...this.runs.values()].reverse();
     const run = query.runId ? this.runs.get(query.runId) : query.kickoffId || query.crew ? undefined : all[0];
     return run ? { kind: 'found' as const, run } : { kind: 'none' as const, message: 'none' };
   }
+  /** Newest (last added) first, as the store lists them. */
   listRuns(filter: { state?: string }): RunRecord[] {
-    return [...this.runs.values()].filter((r) => filter.state !== 'needsFeedback' || r.needsFeedback);
+    return [...this.runs.values()].reverse().filter((r) => !filter.state || (filter.state === 'needsFeedback' ? r.needsFeedback : r.state === filter.state));
   }
   async giveFeedback(run: RunRecord, answer: { approve: boolean; feedback: string }) {
     this.feedback.push({ runId: run.id, ...answer });
@@ -110,8 +118,15 @@ class FakeActions {
   }
 }
 
-function deps(actions: FakeActions, askModel?: ParticipantDeps['askModel']): ParticipantDeps {
-  return { actions, stateLabel: (s) => (s === 'awaitingFeedback' ? 'needs feedback' : s), followMs: 60_000, askModel };
+function deps(actions: FakeActions, askModel?: ParticipantDeps['askModel'], explainTrace?: ParticipantDeps['explainTrace']): ParticipantDeps {
+  return {
+    actions,
+    stateLabel: (s) => (s === 'awaitingFeedback' ? 'needs feedback' : s),
+    followMs: 60_000,
+    askModel,
+    tracePricing: () => ({ prices: DEFAULT_PRICES, modelFor: () => undefined }),
+    explainTrace,
+  };
 }
 
 describe('@crews participant', () => {
@@ -193,6 +208,75 @@ describe('@crews participant', () => {
     const asked: string[] = [];
     await handleChatRequest({ prompt: 'run the writer on agents' }, new RecordingSink(), notCancelled, deps(actions, async (prompt) => void asked.push(prompt)));
     assert.deepEqual(asked, ['run the writer on agents']);
+  });
+});
+
+describe('@crews /why', () => {
+  /** A failed run with a trace, a newer succeeded one without, and an older failed one. */
+  function runs(): FakeActions {
+    const actions = new FakeActions({}, []);
+    const add = (id: string, patch: Partial<RunRecord>, details: RunDetails, events: RunEvent[] = []) => {
+      actions.runs.set(id, makeRun({ id, kickoffId: `k-${id}`, watching: false, ...patch }));
+      actions.details.set(id, details);
+      actions.events.set(id, events);
+    };
+    add('old-failed', { label: 'old', state: 'failed', finishedAt: Date.UTC(2026, 0, 1) + 1000 }, { ...emptyDetails(), error: 'old error' });
+    add('failed', { label: 'scraping *news*', state: 'failed', finishedAt: Date.UTC(2026, 0, 1) + 12_000 }, { ...emptyDetails(), error: 'Tool failed' }, failedRunEvents());
+    add('ok', { label: 'fine', state: 'succeeded', finishedAt: Date.UTC(2026, 0, 1) + 3000 }, emptyDetails());
+    return actions;
+  }
+
+  it('without a model explains the newest failed run from its trace, as escaped Markdown, with Open Run', async () => {
+    const sink = new RecordingSink();
+    const outcome = await handleChatRequest({ command: 'why', prompt: '' }, sink, notCancelled, deps(runs()));
+    assert.equal(outcome.metadata.runId, 'failed');
+    const markdown = sink.of('markdown').join('');
+    assert.match(markdown, /^\*\*scraping \\\*news\\\*\*\* · Writer: failed\.\n\n\*\*Trace:\*\* 9\.7s · 1 task · 1 agent · 2 model calls · 1 tool call · 4 errors\n/);
+    assert.match(markdown, /\*\*Failing step:\*\* tool call \*\*scrape\*\* in task research · 4\.5s\n\n```text\nHTTP 503 from example\.com\n```/);
+    assert.match(markdown, /\*\*Slowest steps\*\*\n\n1\. tool call \*\*scrape\*\*/);
+    assert.match(markdown, /estimated cost about \$0\.0060 \(an estimate from list prices, not a bill\)/);
+    assert.doesNotMatch(markdown, /The run’s error/, 'the failing step says it: the run\'s error is not repeated');
+    assert.deepEqual(sink.of('crewMarkdown'), []);
+    assert.deepEqual(sink.of('button'), ['Open Run → crewRuns.openRun [{"runId":"failed"}]']);
+  });
+
+  it('takes the run the prompt names, and says in one line when it has no events (with its error)', async () => {
+    const sink = new RecordingSink();
+    const outcome = await handleChatRequest({ command: 'why', prompt: 'old-failed' }, sink, notCancelled, deps(runs()));
+    assert.equal(outcome.metadata.runId, 'old-failed');
+    const markdown = sink.of('markdown').join('');
+    assert.match(markdown, /\n\nNo trace: this run’s crew reported no event log\. Redeploy the crew on a newer crewai \(1\.15\.21 and older send none\), or set CREWAI_STATUS_EVENTS=true in its environment variables\.\n\n/);
+    assert.match(markdown, /The run’s error:\n\n```text\nold error\n```/);
+    const byLabel = new RecordingSink();
+    assert.equal((await handleChatRequest({ command: 'why', prompt: 'FINE' }, byLabel, notCancelled, deps(runs()))).metadata.runId, 'ok');
+    const question = new RecordingSink();
+    assert.equal((await handleChatRequest({ command: 'why', prompt: 'so slow?' }, question, notCancelled, deps(runs()))).metadata.runId, 'failed');
+    assert.match(question.of('markdown')[0], /^_No run matches so slow\?: here is the newest failed run\._/);
+    const none = new RecordingSink();
+    await handleChatRequest({ command: 'why', prompt: '' }, none, notCancelled, deps(new FakeActions({}, [])));
+    assert.deepEqual(none.of('markdown'), ['No finished run to explain yet. Start one with `/run`.']);
+  });
+
+  it('with a model asks it to explain the fenced summary and shows its answer as untrusted Markdown; the plain summary when it gives none', async () => {
+    const asked: { summary: string; question: string }[] = [];
+    const explain: ParticipantDeps['explainTrace'] = async (summary, question, sink) => {
+      asked.push({ summary, question });
+      sink.crewMarkdown('The **scrape** tool got HTTP 503.');
+      return true;
+    };
+    const sink = new RecordingSink();
+    await handleChatRequest({ command: 'why', prompt: 'why did it break' }, sink, notCancelled, deps(runs(), undefined, explain));
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0].question, 'why did it break', 'a prompt that names no run is the user\'s question');
+    assert.match(asked[0].summary, /^Run "scraping \*news\*" of crew "Writer": failed, ran 12s\.\n\nThe run's error[^\n]*\(untrusted[^\n]*\n```text\nTool failed\n```\n\nTrace \(built from 12 events/);
+    assert.match(asked[0].summary, /\n```text\nFailing step: tool call scrape \(in task research\), after 4\.5s\nIts error: HTTP 503 from example\.com\n/);
+    assert.deepEqual(sink.of('crewMarkdown'), ['The **scrape** tool got HTTP 503.']);
+    assert.doesNotMatch(sink.of('markdown').join(''), /\*\*Trace:\*\*/, 'no plain summary besides the model\'s answer');
+    assert.deepEqual(sink.of('button'), ['Open Run → crewRuns.openRun [{"runId":"failed"}]']);
+
+    const silent = new RecordingSink();
+    await handleChatRequest({ command: 'why', prompt: 'failed' }, silent, notCancelled, deps(runs(), undefined, async () => false));
+    assert.match(silent.of('markdown').join(''), /\*\*Trace:\*\* 9\.7s/, 'the model gave nothing: the plain summary');
   });
 });
 
