@@ -63,6 +63,8 @@ function traceInfo(record: RunRecord, details: RunDetails, settings: TraceSettin
     dropped,
     unseen: log?.count !== undefined ? Math.max(0, log.count - kept - dropped) : 0,
     usage: log?.usage,
+    triggeredBy: log?.triggeredBy?.type,
+    origin: log?.origin,
     startedAt: record.startedAt,
     endedAt: isFinished(record) ? (record.finishedAt ?? record.updatedAt) : undefined,
     prices: settings.prices,

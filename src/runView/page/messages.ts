@@ -54,6 +54,9 @@ export interface TraceInfo {
   unseen: number;
   /** The run's token totals as the status says (`usage_metrics`). */
   usage?: EventUsage & { successfulRequests?: number };
+  /** Who and what started the run, as the status says (`triggered_by.type`, `execution_origin`): the crew's words. */
+  triggeredBy?: string;
+  origin?: string;
   startedAt: number;
   /** Set once the run ended: spans still open then are lost. */
   endedAt?: number;

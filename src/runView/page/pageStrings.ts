@@ -114,6 +114,7 @@ export function pageStrings(state: (s: RunState) => string) {
     traceSeconds: l10n.t('{0}s'),
     traceTokens: l10n.t('{0} tokens'),
     traceCost: l10n.t('≈ {0} (estimate)'),
+    traceOrigin: l10n.t('started by {0}'),
     traceCostAtLeast: l10n.t('at least {0} (estimate; some calls have no price)'),
     traceSlow: l10n.t('One of the slowest steps'),
     traceNoEvents: l10n.t(

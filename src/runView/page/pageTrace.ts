@@ -211,6 +211,9 @@ function drawSummary(): void {
     // Some calls had no price: what is priced is a floor.
     parts.push(t(cost.unpricedTokens > 0 ? 'traceCostAtLeast' : 'traceCost', formatUsd(cost.usd)));
   }
+  if (info?.origin || info?.triggeredBy) {
+    parts.push(t('traceOrigin', [info.triggeredBy, info.origin].filter(Boolean).join(', ')));
+  }
   byId('traceSummary').textContent = parts.filter(Boolean).join(' · ');
   show(byId('traceJump'), summary.failing !== undefined);
 }
