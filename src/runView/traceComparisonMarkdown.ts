@@ -36,11 +36,11 @@ export function comparisonMarkdown(a: ComparedRun, b: ComparedRun, comparison: T
     parts.push(...notes);
     return `${parts.join('\n\n')}\n`;
   }
-  parts.push(`## ${text(l10n.t('Totals'))}`, totalsTable(comparison), ...notes, verdictLine(comparison), text(explanation()));
+  const changed = changedRows(comparison.steps);
+  parts.push(`## ${text(l10n.t('Totals'))}`, totalsTable(comparison), ...notes, verdictLine(comparison.steps, changed), text(explanation()));
   if (comparison.notCompared.a > 0 || comparison.notCompared.b > 0) {
     parts.push(text(l10n.t('Only the first {0} steps of each trace are compared ({1} of A and {2} of B left out).', COMPARE_LIMIT.toLocaleString(), comparison.notCompared.a.toLocaleString(), comparison.notCompared.b.toLocaleString())));
   }
-  const changed = changedRows(comparison.steps);
   if (changed.length > 0) {
     parts.push(`## ${text(l10n.t('Changed steps'))}`, stepTable(comparison.steps, changed.slice(0, MAX_CHANGED_ROWS), true));
     if (changed.length > MAX_CHANGED_ROWS) {
@@ -110,13 +110,19 @@ function totalsTable(comparison: TraceComparison): string {
 
 const VERDICT_ORDER: readonly StepVerdict[] = ['failed', 'fixed', 'slower', 'faster', 'added', 'missing', 'same'];
 
-function verdictLine(comparison: TraceComparison): string {
-  const changed = VERDICT_ORDER.filter((verdict) => verdict !== 'same' && comparison.verdicts[verdict] > 0);
+/** The changed steps counted as they are listed: an added or missing task counts once, not once per step in it. */
+function verdictLine(steps: readonly ComparedStep[], changed: readonly number[]): string {
   if (changed.length === 0) {
     return `**${text(l10n.t('No step changed.'))}**`;
   }
-  const counts = changed.map((verdict) => `${comparison.verdicts[verdict].toLocaleString()} ${verdictWord(verdict)}`).join(' · ');
-  return `**${text(l10n.t('Changes:'))}** ${text(counts)}`;
+  const counts = new Map<StepVerdict, number>();
+  for (const i of changed) {
+    counts.set(steps[i].verdict, (counts.get(steps[i].verdict) ?? 0) + 1);
+  }
+  const line = VERDICT_ORDER.filter((verdict) => counts.has(verdict))
+    .map((verdict) => `${(counts.get(verdict) ?? 0).toLocaleString()} ${verdictWord(verdict)}`)
+    .join(' · ');
+  return `**${text(l10n.t('Changes:'))}** ${text(line)}`;
 }
 
 function explanation(): string {
