@@ -68,6 +68,7 @@ export interface TraceComparison {
   /** The merged tree, depth first: a's order, b's new steps after the step they follow in b. */
   readonly steps: readonly ComparedStep[];
   readonly totals: { readonly a: TraceTotals; readonly b: TraceTotals; readonly delta: TotalsDelta };
+  /** Steps per verdict, every row counted (the steps inside an added task too). */
   readonly verdicts: Readonly<Record<StepVerdict, number>>;
   /** Spans past COMPARE_LIMIT, not compared. */
   readonly notCompared: { readonly a: number; readonly b: number };
