@@ -1,5 +1,5 @@
 // Commands of the run view: open a run, its task outputs and final output as documents, copy,
-// save, and compare outputs of two runs.
+// save, compare outputs or traces of two runs, export a trace.
 
 import * as vscode from 'vscode';
 import type { Logger, RunDetails, RunRecord } from '../runs/core/model';
@@ -12,6 +12,7 @@ import { safeFileName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
 import { pickRun } from '../runs/pickRun';
 import { exportTrace } from './traceExport';
+import { TraceComparisons } from './traceComparison';
 import { errorText } from '../util/errorText';
 
 /** The part of Services these commands use. */
@@ -42,6 +43,26 @@ function runItem(run: RunRecord): RunPickItem {
   };
 }
 
+/** The run to compare `run` with: the same crew's runs first (the likely question), then the others'. */
+async function pickOtherRun(runs: RunStore, run: RunRecord, placeHolder: string): Promise<RunRecord | undefined> {
+  const others = runs.list().filter((r) => r.id !== run.id);
+  if (!others.length) {
+    void showInfo(vscode.l10n.t('There is no other run to compare with.'));
+    return undefined;
+  }
+  const sameCrew = others.filter((r) => r.crewUrl === run.crewUrl);
+  const otherCrews = others.filter((r) => r.crewUrl !== run.crewUrl);
+  const items: RunPickItem[] = [];
+  if (sameCrew.length) {
+    items.push({ label: inertLine(run.crewName), kind: vscode.QuickPickItemKind.Separator }, ...sameCrew.map(runItem));
+  }
+  if (otherCrews.length) {
+    items.push({ label: vscode.l10n.t('Other crews'), kind: vscode.QuickPickItemKind.Separator }, ...otherCrews.map(runItem));
+  }
+  const picked = await vscode.window.showQuickPick(items, { placeHolder: inertLine(placeHolder), matchOnDescription: true, matchOnDetail: true });
+  return picked?.runId ? runs.get(picked.runId) : undefined;
+}
+
 /** Ids of the runs that have a final output (read from their detail files; a queued run never has one). */
 async function runsWithOutput(runs: RunStore): Promise<Set<string>> {
   const candidates = runs.list().filter((r) => r.state !== 'queued');
@@ -51,6 +72,7 @@ async function runsWithOutput(runs: RunStore): Promise<Set<string>> {
 
 export function registerRunViewCommands(services: RunViewServices, panels: RunPanelManager, documents: RunOutputDocuments): vscode.Disposable[] {
   const { runs } = services;
+  const comparisons = new TraceComparisons(runs);
 
   /** The run an argument names, else the active run panel's, else one the user picks (`withOutput`: among runs with output). */
   async function targetRun(arg: unknown, placeHolder: string, withOutput = false): Promise<RunRecord | undefined> {
@@ -91,6 +113,8 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
     });
 
   return [
+    comparisons,
+    comparisons.register(),
     guarded('crewRuns.openRun', async (arg) => {
       const id = runIdOf(arg);
       const run = id !== undefined ? runs.get(id) : await pickRun(runs, vscode.l10n.t('Select a run to open'), { skipWhenOne: true });
@@ -161,6 +185,22 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
       return run && exportTrace(runs, run, format === 'otlp' || format === 'json' ? format : undefined);
     }),
 
+    guarded('crewRuns.compareTraces', async (arg, otherArg) => {
+      const run = await targetRun(arg, vscode.l10n.t('Select a run whose trace to compare'));
+      if (!run) {
+        return undefined;
+      }
+      const otherId = runIdOf(otherArg);
+      const other = otherId !== undefined ? runs.get(otherId) : await pickOtherRun(runs, run, vscode.l10n.t('Compare the trace of “{0}” with…', run.label));
+      if (!other) {
+        if (otherId !== undefined) {
+          void showWarning(vscode.l10n.t('This run is no longer in the history.'));
+        }
+        return undefined;
+      }
+      return comparisons.open(run, other);
+    }),
+
     guarded('crewRuns.openOutputInEditor', async (arg) => {
       const run = await targetRun(arg, vscode.l10n.t('Select a run whose output to open'));
       if (!run) {
@@ -172,30 +212,8 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
 
     guarded('crewRuns.compareOutput', async (arg) => {
       const run = await targetRun(arg, vscode.l10n.t('Select a run whose output to compare'));
-      if (!run) {
-        return undefined;
-      }
-      const others = runs.list().filter((r) => r.id !== run.id);
-      if (!others.length) {
-        void showInfo(vscode.l10n.t('There is no other run to compare with.'));
-        return undefined;
-      }
-      const sameCrew = others.filter((r) => r.crewUrl === run.crewUrl);
-      const otherCrews = others.filter((r) => r.crewUrl !== run.crewUrl);
-      const items: RunPickItem[] = [];
-      if (sameCrew.length) {
-        items.push({ label: inertLine(run.crewName), kind: vscode.QuickPickItemKind.Separator }, ...sameCrew.map(runItem));
-      }
-      if (otherCrews.length) {
-        items.push({ label: vscode.l10n.t('Other crews'), kind: vscode.QuickPickItemKind.Separator }, ...otherCrews.map(runItem));
-      }
-      const picked = await vscode.window.showQuickPick(items, {
-        placeHolder: inertLine(vscode.l10n.t('Compare the output of “{0}” with…', run.label)),
-        matchOnDescription: true,
-        matchOnDetail: true,
-      });
-      const other = picked?.runId ? runs.get(picked.runId) : undefined;
-      if (!other) {
+      const other = run && (await pickOtherRun(runs, run, vscode.l10n.t('Compare the output of “{0}” with…', run.label)));
+      if (!run || !other) {
         return undefined;
       }
       const [mine, theirs] = await Promise.all([runs.readDetails(run.id), runs.readDetails(other.id)]);

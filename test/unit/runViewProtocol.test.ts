@@ -121,6 +121,7 @@ describe('run view protocol: parsePageMessage', () => {
     assert.equal(parsePageMessage({ type: 'copyText', text: 'x'.repeat(300 * 1024) }), undefined);
     assert.equal(parsePageMessage({ type: 'copyText', text: 42 }), undefined);
     assert.deepEqual(parsePageMessage({ type: 'action', action: 'exportTrace' }), { type: 'action', action: 'exportTrace' });
+    assert.deepEqual(parsePageMessage({ type: 'action', action: 'compareTraces' }), { type: 'action', action: 'compareTraces' });
   });
 });
 

@@ -73,7 +73,8 @@ export type PageAction =
   | 'runAgain'
   | 'giveFeedback'
   | 'copyKickoffId'
-  | 'exportTrace';
+  | 'exportTrace'
+  | 'compareTraces';
 
 export const PAGE_ACTIONS: readonly PageAction[] = [
   'copyOutput',
@@ -84,6 +85,7 @@ export const PAGE_ACTIONS: readonly PageAction[] = [
   'giveFeedback',
   'copyKickoffId',
   'exportTrace',
+  'compareTraces',
 ];
 
 /** What the page reports after every render, only when the host asks (`probe`: tests, the bench). */

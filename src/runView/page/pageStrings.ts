@@ -99,6 +99,7 @@ export function pageStrings(state: (s: RunState) => string) {
     traceFilterErrors: l10n.t('Errors'),
     traceJumpToFailure: l10n.t('Jump to the Failure'),
     traceExport: l10n.t('Export Trace…'),
+    traceCompare: l10n.t('Compare Trace…'),
     traceAxis: l10n.t('Time axis: {0}'),
     traceTask: l10n.t('1 task'),
     traceTasks: l10n.t('{0} tasks'),

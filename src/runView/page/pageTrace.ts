@@ -77,6 +77,7 @@ export function traceSection(): HTMLElement {
         { class: 'trace-actions' },
         button(t('traceJumpToFailure'), 'debug-stackframe', jumpToFailure, { id: 'traceJump', class: 'button secondary' }),
         button(t('traceExport'), 'export', () => post({ type: 'action', action: 'exportTrace' }), { id: 'traceExport', class: 'button secondary' }),
+        button(t('traceCompare'), 'diff', () => post({ type: 'action', action: 'compareTraces' }), { id: 'traceCompare', class: 'button secondary' }),
       ),
     ),
     h('p', { id: 'traceSummary', class: 'trace-summary' }),
@@ -181,6 +182,7 @@ function drawNotice(): void {
     notes.push(t('traceDropped', info.dropped.toLocaleString(), info.kept.toLocaleString()));
   }
   show(byId('traceExport'), !noEvents);
+  show(byId('traceCompare'), !noEvents);
   byId('traceNotice').textContent = notes.join(' ');
   show(byId('traceNotice'), notes.length > 0);
   show(byId('traceBody'), !noEvents);

@@ -30,6 +30,7 @@ export const MAIN_FILE_SECONDS: Readonly<Record<string, number>> = {
   'spoofing.test.js': 17,
   'stop.test.js': 7,
   'trace.test.js': 15,
+  'traceCompare.test.js': 10,
   'viewedRuns.test.js': 5,
   'zz-readme.test.js': 27,
 };
