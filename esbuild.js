@@ -1,4 +1,4 @@
-// Builds the extension bundle, its three lazily loaded parts, the test API, the simulator CLI and the page scripts.
+// Builds the extension bundle, its lazily loaded parts, the test API, the simulator CLI and the page scripts.
 // Usage: node esbuild.js [--production] [--watch]
 const esbuild = require('esbuild');
 const path = require('path');
@@ -7,7 +7,7 @@ const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
 /**
- * The three heavy parts are bundles of their own in dist/, required on first use, so activation never pays for
+ * The heavy parts are bundles of their own in dist/, required on first use, so activation never pays for
  * them; in source they are a `require('…/name')` (or `import('…/name')`), rewritten here to the sibling bundle.
  * Everything else is one bundle, dist/core.js (src/extension.ts, the composition root), which the small entry
  * VS Code loads, dist/extension.js (src/entry.ts), reads through V8's code cache.
@@ -19,6 +19,10 @@ const lazyModules = {
   'src/simulator/server': 'simulator',
   // markdown-it with the run view's rules (src/runView/hostMarkdown.ts, src/chat/crewMarkdown.ts).
   'src/runView/page/markdown': 'markdown',
+  // The trace's commands: the span tree on the host, Compare Trace, Export Trace (src/runView/traceViews.ts).
+  'src/runView/traceViews': 'traceViews',
+  // The trace's summary for the editor's AI (#crewRun, @crews /why).
+  'src/chat/traceText': 'chatTrace',
   // What activate() returns to the integration tests (CREW_RUNS_TEST_HOOKS=1); not packaged.
   'src/testApi': 'testApi',
 };
@@ -140,6 +144,7 @@ function makeBuilds(production) {
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { markdown: 'src/runView/page/markdown.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).

@@ -44,10 +44,10 @@ export default tseslint.config(
   },
   {
     // require() only for the bundles loaded on first use (esbuild.js lazyModules): the transport, the markdown
-    // renderer, the simulator, and the test API (integration tests only). Anything else is an import.
+    // renderer, the simulator, the trace's commands and AI text, and the test API (integration tests only). Anything else is an import.
     files: ['src/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-require-imports': ['error', { allow: ['/api/transport$', '^\\./transport$', '/page/markdown$', '/simulator/server$', '^\\./testApi$'] }],
+      '@typescript-eslint/no-require-imports': ['error', { allow: ['/api/transport$', '^\\./transport$', '/page/markdown$', '/simulator/server$', '^\\./testApi$', '^\\./traceViews$', '^\\./traceText$'] }],
     },
   },
   // The allowed imports between src/'s folders are checked by dependency-cruiser (.dependency-cruiser.cjs).

@@ -108,7 +108,9 @@ export async function poll(client: CrewClient, store: RunStore | undefined, crew
   const elu = performance.eventLoopUtilization();
   const cpu = mainThreadCpuMs();
   const started = performance.now();
-  const snapshot = await client.getStatus(crewUrl, body);
+  // As the poller asks (statusCheck.ts): with the events the run keeps, which the reader leaves out.
+  const known = store ? await store.knownEvents(runId) : undefined;
+  const snapshot = await client.getStatus(crewUrl, body, undefined, known);
   const stored = performance.eventLoopUtilization();
   await store?.applySnapshot(runId, snapshot);
   const cpuAfter = mainThreadCpuMs();

@@ -28,6 +28,8 @@ const EXPECTED = [
   'extension/dist/transport.js',
   'extension/dist/simulator.js',
   'extension/dist/markdown.js',
+  'extension/dist/traceViews.js',
+  'extension/dist/chatTrace.js',
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',

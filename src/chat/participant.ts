@@ -9,7 +9,8 @@ import { escapeMarkdown } from '../util/markdownText';
 import { pageOf, parseInputsText } from './chatText';
 import { oneLine } from '../util/inertText';
 import type { Cancellation, CrewActions } from './crewActions';
-import { traceFacts, traceSummaryMarkdown, traceSummaryText, whyData, type TracePricing } from './traceText';
+import type * as TraceText from './traceText';
+import type { TracePricing } from './traceText';
 
 export interface ChatSink {
   /** Our own Markdown; anything from a crew or its service in it is already escaped. */
@@ -306,6 +307,8 @@ async function whyCommand(prompt: string, sink: ChatSink, token: ChatCancellatio
   const pricing = deps.tracePricing();
   const model = pricing.modelFor({ url: run.crewUrl, name: run.crewName });
   sink.markdown(`**${md(run.label)}** · ${md(run.crewName)}: ${md(deps.stateLabel(run.state))}.\n\n`);
+  // The trace's text loads with the first /why (its own bundle, esbuild.js): activation does not pay for it.
+  const { traceFacts, traceSummaryMarkdown, traceSummaryText, whyData } = require('./traceText') as typeof TraceText;
   let explained = false;
   if (deps.explainTrace && (events.length > 0 || details.error)) {
     const summary = whyData(run, details, traceSummaryText(run, details, events, pricing.prices, model));

@@ -11,7 +11,7 @@ import { deploymentToolsFor } from './deploymentTools';
 import { ConfirmedPlans, giveConfirmedFeedback, kickOffConfirmed, prepareFeedback, prepareKickoff, str, type FeedbackPlan, type KickoffPlan, type Prepared } from './effectTools';
 import { chatConfirmed, prepareChat, type ChatPlan, type ChatToolDeps } from './flowChatTool';
 import { TOOL, type ToolName } from './toolNames';
-import { traceSummaryText } from './traceText';
+import type * as TraceText from './traceText';
 import { readTraceSettings } from '../runView/traceSettings';
 import { ambiguousCrewText, crewsText, inputsProblemText, inputsText, kickoffText, runsText, runText, unknownCrewText } from './toolResults';
 
@@ -107,7 +107,8 @@ export function createTools(services: Services): Record<ToolName, Tool> {
       const maxChars = Math.min(num(input, 'maxChars') ?? 4000, MAX_OUTPUT_BUDGET);
       const details = await actions.readDetails(run);
       const settings = readTraceSettings();
-      const trace = traceSummaryText(run, details, await actions.readEvents(run), settings.prices, settings.modelFor({ url: run.crewUrl, name: run.crewName }));
+      // The trace's text loads with the first read (its own bundle, esbuild.js).
+      const trace = (require('./traceText') as typeof TraceText).traceSummaryText(run, details, await actions.readEvents(run), settings.prices, settings.modelFor({ url: run.crewUrl, name: run.crewName }));
       return text(runText(run, details, { offset: num(input, 'offset'), maxChars, trace }));
     },
   };

@@ -11,8 +11,8 @@ import { showError, showInfo, showStatusMessage, showWarning } from '../ui/notif
 import { safeFileName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
 import { pickRun } from '../runs/pickRun';
-import { exportTrace } from './traceExport';
 import { TraceComparisons } from './traceComparison';
+import type * as TraceViews from './traceViews';
 import { errorText } from '../util/errorText';
 
 /** The part of Services these commands use. */
@@ -182,7 +182,7 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
 
     guarded('crewRuns.exportTrace', async (arg, format) => {
       const run = await targetRun(arg, vscode.l10n.t('Select a run whose trace to export'));
-      return run && exportTrace(runs, run, format === 'otlp' || format === 'json' ? format : undefined);
+      return run && (require('./traceViews') as typeof TraceViews).exportTrace(runs, run, format === 'otlp' || format === 'json' ? format : undefined);
     }),
 
     guarded('crewRuns.compareTraces', async (arg, otherArg) => {

@@ -2,27 +2,10 @@
 // Markdown document, `crew-trace-compare:/<runA>/<runB>/<A ↔ B> · trace.md`, shown in the Markdown preview. The ids
 // find the runs, so the text is built from their kept events whenever VS Code asks, and follows them while they run.
 import * as vscode from 'vscode';
-import { isFinished, type RunRecord } from '../runs/core/model';
+import type { RunRecord } from '../runs/core/model';
 import type { RunStore } from '../runs/core/runStore';
-import { compareTraces } from '../runs/core/trace/traceCompare';
-import type { Span } from '../runs/core/trace/span';
-import { buildTrace } from '../runs/core/trace/traceModel';
-import { formatRelative, stateLabel } from '../ui/format';
-import { safeFileName } from '../util/fileName';
-import { type ComparedRun, comparisonMarkdown } from './traceComparisonMarkdown';
-
-export const COMPARISON_SCHEME = 'crew-trace-compare';
-
-/** `labels` name the document's tab; the ids alone find the runs. */
-export function comparisonUri(a: RunRecord, b: RunRecord): vscode.Uri {
-  const name = `${safeFileName(`${a.label} ↔ ${b.label}`).replace(/ · /g, ' - ')} · trace.md`;
-  return vscode.Uri.from({ scheme: COMPARISON_SCHEME, path: `/${a.id}/${b.id}/${name}` });
-}
-
-export function parseComparisonUri(uri: vscode.Uri): { a: string; b: string } | undefined {
-  const match = uri.scheme === COMPARISON_SCHEME ? /^\/([^/]+)\/([^/]+)\/[^/]*$/.exec(uri.path) : null;
-  return match ? { a: match[1], b: match[2] } : undefined;
-}
+import { COMPARISON_SCHEME, comparisonUri, parseComparisonUri } from './traceComparisonUri';
+import type * as TraceViews from './traceViews';
 
 export class TraceComparisons implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
@@ -68,38 +51,9 @@ export class TraceComparisons implements vscode.TextDocumentContentProvider, vsc
     vscode.Disposable.from(...this.disposables).dispose();
   }
 
-  private async contentOf(uri: vscode.Uri): Promise<string> {
-    const ids = parseComparisonUri(uri);
-    const a = ids && this.runs.get(ids.a);
-    const b = ids && this.runs.get(ids.b);
-    if (!a || !b) {
-      return `${vscode.l10n.t('One of these runs is no longer in the history.')}\n`;
-    }
-    const [left, right] = await Promise.all([this.side(a), this.side(b)]);
-    const comparison = left.spans && right.spans ? compareTraces(left.spans, right.spans) : undefined;
-    return comparisonMarkdown(left.run, right.run, comparison);
-  }
-
-  /** A run's header and its spans; no spans when it has no events. */
-  private async side(record: RunRecord): Promise<{ run: ComparedRun; spans?: readonly Span[] }> {
-    const [{ events }, details] = await Promise.all([this.runs.readEvents(record.id), this.runs.readDetails(record.id)]);
-    const log = details.lastSnapshot?.eventLog;
-    const kept = details.events?.kept ?? 0;
-    const dropped = details.events?.dropped ?? 0;
-    const run: ComparedRun = {
-      crewName: record.crewName,
-      label: record.label,
-      started: `${new Date(record.startedAt).toLocaleString()} (${formatRelative(record.startedAt)})`,
-      state: record.needsFeedback ? vscode.l10n.t('needs feedback') : stateLabel(record.state),
-      unseen: log?.count !== undefined ? Math.max(0, log.count - kept - dropped) : 0,
-    };
-    if (events.length === 0) {
-      // A status without event fields, or with them null, is a runtime that keeps no log; one that lists none, a run without events.
-      run.noEvents = log?.present || !details.lastSnapshot ? 'none' : 'off';
-      return { run };
-    }
-    const ended = isFinished(record);
-    return { run, spans: buildTrace(events, ended, ended ? (record.finishedAt ?? record.updatedAt) : Date.now()).spans };
+  /** Built by the lazily loaded part (traceViews.ts): the trace model and the comparison load with the first document. */
+  private contentOf(uri: vscode.Uri): Promise<string> {
+    return (require('./traceViews') as typeof TraceViews).comparisonContent(this.runs, uri);
   }
 
   private async refresh(runIds: ReadonlySet<string>): Promise<void> {

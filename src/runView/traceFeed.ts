@@ -1,5 +1,6 @@
-// What a run view's page is sent of the run's trace: the events it has not had yet (read from the run's event
-// file from where the last read ended) and what the trace needs beside them (TraceInfo), only when that changed.
+// What a run view's page is sent of the run's trace: the events it has not had yet (the run's event file's lines
+// from where the last read ended, as text: one string crosses to the page far faster than thousands of objects)
+// and what the trace needs beside them (TraceInfo), only when that changed.
 // A poll that adds 50 events to a 10,000-event run sends 50 events, not the trace.
 
 import type { RunDetails, RunRecord } from '../runs/core/model';
@@ -34,7 +35,7 @@ export class TraceFeed {
   /** The message bringing the page up to date, or undefined when it is. */
   async next(record: RunRecord, details: RunDetails, settings: TraceSettings): Promise<Extract<HostMessage, { type: 'trace' }> | undefined> {
     const reset = this.end === 0;
-    const read = await this.runs.readEvents(this.runId, this.end);
+    const read = await this.runs.readEventsText(this.runId, this.end);
     if (read.end < this.end) {
       // The file is shorter than what was read: it was removed and written again. Start over.
       this.reset();
@@ -44,11 +45,11 @@ export class TraceFeed {
     const info = traceInfo(record, details, settings);
     const infoJson = JSON.stringify(info);
     const infoChanged = infoJson !== this.sentInfo;
-    if (!reset && read.events.length === 0 && !infoChanged) {
+    if (!reset && read.text === '' && !infoChanged) {
       return undefined;
     }
     this.sentInfo = infoJson;
-    return { type: 'trace', reset, events: read.events, info: infoChanged ? info : undefined };
+    return { type: 'trace', reset, lines: read.text, info: infoChanged ? info : undefined };
   }
 }
 

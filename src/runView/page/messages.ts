@@ -1,7 +1,7 @@
 // The run view's messages between the host (runPanel.ts) and the page (runView.ts), and the host's
 // validation of what the page sends. Pure.
 
-import type { EventUsage, RunEvent } from '../../api/types';
+import type { EventUsage } from '../../api/types';
 import type { PriceTable } from '../../runs/core/trace/cost';
 import { isPlainObject } from '../../util/objects';
 import type { PageStrings } from './pageStrings';
@@ -29,10 +29,10 @@ export type HostMessage =
   /** Renders the whole final output, as the Show All button does. */
   | { type: 'showAll' }
   /**
-   * The run's events the page has not had (all of them when `reset`), and what the trace needs beside them when
-   * that changed (traceFeed.ts).
+   * The run's events the page has not had (all of them when `reset`), as JSON Lines (eventLines.ts), and what the
+   * trace needs beside them when that changed (traceFeed.ts).
    */
-  | { type: 'trace'; reset: boolean; events: RunEvent[]; info?: TraceInfo }
+  | { type: 'trace'; reset: boolean; lines: string; info?: TraceInfo }
   /** Selects the trace's first failed step, as the Jump to the Failure button does (tests). */
   | { type: 'jumpToFailure' }
   /** Scrolls the trace into sight and gives its grid the keyboard (Show Trace). */

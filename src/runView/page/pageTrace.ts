@@ -4,6 +4,7 @@
 // fold, Enter shows a row's details. Text only: every name and error is the crew's, put in as text.
 
 import type { Span } from '../../runs/core/trace/span';
+import { parseLines } from '../../runs/core/trace/eventLines';
 import { Trace } from '../../runs/core/trace/traceModel';
 import { summarise, type TraceSummary } from '../../runs/core/trace/traceSummary';
 import { estimateCost } from '../../runs/core/trace/cost';
@@ -94,7 +95,7 @@ export function handleTrace(message: Extract<HostMessage, { type: 'trace' }>): v
   if (message.info) {
     state.info = message.info;
   }
-  state.trace.add(message.events);
+  state.trace.add(parseLines(message.lines));
   state.trace.settle(state.info?.endedAt !== undefined, state.info?.endedAt ?? now());
   refresh();
 }

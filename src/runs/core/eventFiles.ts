@@ -10,6 +10,7 @@ import type { Logger } from './model';
 import { eventKeyHash } from '../../api/statusEvents';
 import type { KnownEvents, RunEvent } from '../../api/types';
 import { errorText } from '../../util/errorText';
+import { parseLines } from './trace/eventLines';
 
 /** Events a run keeps; later ones are counted, not kept (a run's file stays a few MB at most). */
 export const MAX_EVENTS_KEPT = 20_000;
@@ -97,6 +98,15 @@ export class EventFiles {
 
   /** The whole lines from byte `from` on. A missing file reads as none. */
   async read(id: string, from = 0): Promise<EventsRead> {
+    const { text, end } = await this.readText(id, from);
+    return { events: parseLines(text), end };
+  }
+
+  /**
+   * The whole lines from byte `from` on, as the file's text (JSON Lines): what a run view's page is sent. One string
+   * crosses to the page far faster than 10,000 objects, and the page parses it natively.
+   */
+  async readText(id: string, from = 0): Promise<{ text: string; end: number }> {
     let handle: fs.FileHandle;
     try {
       handle = await fs.open(this.pathOf(id), 'r');
@@ -104,20 +114,20 @@ export class EventFiles {
       if (errorCode(e) !== 'ENOENT') {
         this.logger.warn(`Run ${id}: cannot read its events (${errorText(e)}).`);
       }
-      return { events: [], end: from };
+      return { text: '', end: from };
     }
     try {
       const { size } = await handle.stat();
       if (size <= from) {
-        return { events: [], end: size < from ? 0 : from };
+        return { text: '', end: size < from ? 0 : from };
       }
       const buffer = Buffer.alloc(size - from);
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
       const lastBreak = buffer.lastIndexOf(0x0a, bytesRead - 1);
       if (lastBreak < 0) {
-        return { events: [], end: from };
+        return { text: '', end: from };
       }
-      return { events: parseLines(buffer.toString('utf8', 0, lastBreak)), end: from + lastBreak + 1 };
+      return { text: buffer.toString('utf8', 0, lastBreak), end: from + lastBreak + 1 };
     } finally {
       await handle.close();
     }
@@ -159,23 +169,4 @@ export class EventFiles {
     }
     return known;
   }
-}
-
-/** Every line that parses as an event; a cut or foreign line is skipped. */
-function parseLines(text: string): RunEvent[] {
-  const events: RunEvent[] = [];
-  for (const line of text.split('\n')) {
-    if (!line) {
-      continue;
-    }
-    try {
-      const event = JSON.parse(line) as RunEvent;
-      if (typeof event === 'object' && event !== null && typeof event.key === 'string' && typeof event.type === 'string') {
-        events.push(event);
-      }
-    } catch {
-      // A line cut by a crash.
-    }
-  }
-  return events;
 }

@@ -266,6 +266,11 @@ export class RunStore {
     return this.events.knownEvents(id);
   }
 
+  /** The run's events from byte `from` on as JSON Lines (whole lines; `end` is where the next read starts). */
+  readEventsText(id: string, from = 0): Promise<{ text: string; end: number }> {
+    return this.events.readText(id, from);
+  }
+
   /** The run's events from byte `from` on (whole lines; `end` is where the next read starts). */
   readEvents(id: string, from = 0): Promise<EventsRead> {
     return this.events.read(id, from);
