@@ -78,15 +78,21 @@ export function readEventLog(fields: JsonObject, known?: KnownEvents): StatusEve
  * about a 1 in 10⁷ chance, and the host still deduplicates by the key itself.
  */
 export function eventKeyHash(key: string): number {
+  const [a, b] = twoHashes(key);
+  return (a >>> 11) * 0x100000000 + b;
+}
+
+/** Two unsigned 32-bit hashes of `text`: FNV-1a, and a multiply-xor with another seed. */
+function twoHashes(text: string): [number, number] {
   let a = 0x811c9dc5;
   let b = 0x9e3779b9;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
     a = Math.imul(a ^ c, 0x01000193);
     b = Math.imul(b ^ c, 0x5bd1e995);
     b ^= b >>> 15;
   }
-  return (a >>> 11) * 0x100000000 + (b >>> 0);
+  return [a >>> 0, b >>> 0];
 }
 
 /** One entry; undefined for what is no object at all. */
@@ -230,19 +236,11 @@ function safeJson(value: unknown): string | undefined {
 }
 
 /**
- * Two 32-bit hashes (FNV-1a and a multiply-xor with another seed) of the entry's JSON: the same summary seen in two
- * polls gets the same key, and two of 10,000 different summaries sharing one is about a 1 in 10⁹ chance.
+ * Two 32-bit hashes of the entry's JSON: the same summary seen in two polls gets the same key, and two of 10,000
+ * different summaries sharing one is about a 1 in 10⁹ chance.
  */
 function hashOf(entry: JsonObject): string {
-  const json = safeJson(boundedCopy(entry, 16 * 1024)) ?? '';
-  let a = 0x811c9dc5;
-  let b = 0x9e3779b9;
-  for (let i = 0; i < json.length; i++) {
-    const c = json.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
-  return `${(a >>> 0).toString(36)}${(b >>> 0).toString(36)}`;
+  const [a, b] = twoHashes(safeJson(boundedCopy(entry, 16 * 1024)) ?? '');
+  return `${a.toString(36)}${b.toString(36)}`;
 }
 

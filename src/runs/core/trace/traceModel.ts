@@ -548,6 +548,11 @@ function insertSorted(siblings: Node[], node: Node): void {
     siblings.push(node);
     return;
   }
+  siblings.splice(firstNotBefore(siblings, node), 0, node);
+}
+
+/** Where `node` goes among siblings in order: the first that does not come before it (binary search). */
+function firstNotBefore(siblings: readonly Node[], node: Node): number {
   let low = 0;
   let high = siblings.length;
   while (low < high) {
@@ -558,20 +563,11 @@ function insertSorted(siblings: Node[], node: Node): void {
       high = mid;
     }
   }
-  siblings.splice(low, 0, node);
+  return low;
 }
 
 function indexIn(siblings: readonly Node[], node: Node): number {
-  let low = 0;
-  let high = siblings.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (before(siblings[mid], node)) {
-      low = mid + 1;
-    } else {
-      high = mid;
-    }
-  }
+  const low = firstNotBefore(siblings, node);
   return siblings[low] === node ? low : siblings.indexOf(node);
 }
 
