@@ -19,6 +19,7 @@ import { type BatchPanelsInspection, BatchResultsPanels } from './batchResultsPa
 import { cancelBatchAs, removeBatch, rerunFailed } from './batchCommands';
 import { batchRunEnd, sendBatchRow } from './batchSending';
 import { exportResults } from './batchResultsCommands';
+import { followContext } from '../ui/contextKey';
 
 export class BatchFeature {
   readonly store: BatchStore;
@@ -75,6 +76,8 @@ export class BatchFeature {
       vscode.languages.registerCodeLensProvider(BATCH_SOURCE_SELECTOR, new BatchCodeLensProvider()),
       this.panels,
       { dispose: () => this.store.dispose() },
+      // The batch commands are in the palette once there is a batch to act on.
+      followContext('crewRuns.hasBatches', () => this.store.list().length > 0, (listener) => this.store.onDidChange(listener)),
       this.services.runs.onDidChange(({ runIds }) => void this.runner.runsChanged(runIds)),
       // A batch with more rows than the history keeps: a row's run stays until the batch has read its end.
       this.services.runs.protectFromCap(() => this.runsAwaitingTheirEnd()),

@@ -2,11 +2,14 @@ import * as vscode from 'vscode';
 import { isFinished, type RunRecord } from './core/model';
 import type { Services } from '../services';
 import { runFromArgument } from './pickRun';
+import { followContext } from '../ui/contextKey';
 import { confirmAction, showStatusMessage } from '../ui/notify';
 
 export function registerRunCommands(services: Services): vscode.Disposable[] {
   const { runs, poller } = services;
   return [
+    // The commands on a run are in the palette once there is a run to act on.
+    followContext('crewRuns.hasRuns', () => runs.list().length > 0, (listener) => runs.onDidChange(listener)),
     vscode.commands.registerCommand('crewRuns.stopWatching', async (arg?: unknown) => {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Stop watching which run?'), (r) => !isFinished(r) && r.watching);
       const stop = vscode.l10n.t('Stop Watching');

@@ -28,6 +28,7 @@ export const MAIN_FILE_SECONDS: Readonly<Record<string, number>> = {
   'security.test.js': 40,
   'selfHosted.test.js': 13,
   'spoofing.test.js': 17,
+  'palette.test.js': 8,
   'stop.test.js': 7,
   'trace.test.js': 15,
   'traceCompare.test.js': 10,
