@@ -13,7 +13,7 @@ import type { Span, SpanKind, SpanState } from './span';
 export const TRACE_LIMITS = {
   /** Rows a trace holds; events that would make more are counted in `notShown`. */
   spans: 20_000,
-  /** Event keys remembered to drop repeats; past them, repeats are the caller's to drop (mergeEvents does). */
+  /** Event keys remembered to drop repeats; past them, repeats are the caller's to drop (the run's event file keeps each once). */
   events: 200_000,
   /** Event keys listed on one span. */
   keysPerSpan: 8,
