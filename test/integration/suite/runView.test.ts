@@ -247,13 +247,17 @@ describe('Run view', function () {
     const run = await newRun('hidden');
     await api.runs.applySnapshot(run.id, snapshot({ state: 'SUCCESS', status: null, result: 'Hidden and back.' }));
     await executeCommand('crewRuns.openRun', { runId: run.id });
-    const r = await waitForReport(run.id, (x) => x.hasFinalOutput, 'first render');
+    // The page handles its init, then its trace (always sent after an init); one more message after those makes the
+    // old page's count one a fresh page (init and trace) stays below, whichever of its reports is read.
+    const settled = await waitForReport(run.id, (x) => x.hasFinalOutput && x.messagesHandled >= 2, 'first render and its trace');
+    assert.ok(panels.jumpToFailure(run.id), 'the page is ready');
+    const r = await waitForReport(run.id, (x) => x.messagesHandled > settled.messagesHandled, 'the page handling one more message');
     await executeCommand('workbench.action.files.newUntitledFile');
     await waitFor(() => !panels.inspect(run.id)?.visible, { message: 'the panel hidden' });
     await executeCommand('crewRuns.openRun', { runId: run.id });
     assert.strictEqual(panels.inspect(run.id)!.inits, 1);
     await waitFor(() => panels.inspect(run.id)!.inits === 2, { message: 'a second init for the rebuilt page' });
-    await waitForReport(run.id, (x) => x.hasFinalOutput && x.messagesHandled <= r.messagesHandled, 'a fresh page after reveal');
+    await waitForReport(run.id, (x) => x.hasFinalOutput && x.messagesHandled < r.messagesHandled, 'a fresh page after reveal');
     await executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 
