@@ -224,7 +224,7 @@ describe('Trace of a crew\'s real runs (simulator)', function () {
   let sim: Simulator;
   let crews: Record<string, { url: string; name: string }>;
   const runIds = new Set<string>();
-  const crew = (id: string, name: string, extra: Partial<CrewConfig> = {}): CrewConfig => ({
+  const crew = (id: string, name: string, extra: Partial<CrewConfig> = {}, taskMs = 2500): CrewConfig => ({
     id,
     name,
     kind: 'crew',
@@ -232,8 +232,8 @@ describe('Trace of a crew\'s real runs (simulator)', function () {
     pendingMs: 200,
     failWhenInputContains: '#fail',
     tasks: [
-      { name: 'research_task', agent: 'Researcher', durationMs: 2500, output: 'Notes on {topic}.' },
-      { name: 'writing_task', agent: 'Writer', durationMs: 2500, output: '# {topic}' },
+      { name: 'research_task', agent: 'Researcher', durationMs: taskMs, output: 'Notes on {topic}.' },
+      { name: 'writing_task', agent: 'Writer', durationMs: taskMs, output: '# {topic}' },
     ],
     ...extra,
   });
@@ -243,7 +243,13 @@ describe('Trace of a crew\'s real runs (simulator)', function () {
     sim = await startSimulator({
       timeScale: 1,
       dialect: 'live',
-      crews: [crew('evented', 'Evented'), crew('old', 'Old Runtime', { oldRuntime: true }), crew('windowed', 'Windowed', { statusMaxEvents: 3 })],
+      crews: [
+        crew('evented', 'Evented'),
+        // Long enough that the first look, however late a loaded machine makes it, comes before the second task.
+        crew('long', 'Long', {}, 10_000),
+        crew('old', 'Old Runtime', { oldRuntime: true }),
+        crew('windowed', 'Windowed', { statusMaxEvents: 3 }),
+      ],
     });
     crews = await addSimulatorCrews(api, sim, 'Trace');
   });
@@ -262,8 +268,8 @@ describe('Trace of a crew\'s real runs (simulator)', function () {
   }
 
   it('grows live while the run goes on and ends with every step closed', async () => {
-    const runId = await started('evented', 'live llamas');
-    const live = await waitForReport(runId, (x) => x.traceRunning > 0 && /llm /.test(x.traceRows), 'a model call running', 60_000);
+    const runId = await started('long', 'live llamas');
+    const live = await waitForReport(runId, (x) => x.traceRunning > 0 && /llm /.test(x.traceRows) && !/writing_task/.test(x.traceRows), 'a model call running in the first task', 60_000);
     const shot = await ui.screenshot('trace-running-light', { selector: '.part.editor' });
     assert.ok(shot.width > 0);
     await waitForRun(api, runId, (r) => r.state === 'succeeded', 'the run ends');
