@@ -18,6 +18,7 @@ import { NoticeRelay } from './runs/core/noticeRelay';
 import { RunPoller } from './runs/core/poller';
 import { watchRecords } from './runs/core/recordWatcher';
 import { RunStore } from './runs/core/runStore';
+import { SendOnce } from './runs/core/sendOnce';
 import { SharedState } from './runs/core/sharedState';
 import { WindowLiveness } from './runs/core/windowLiveness';
 import { ChatSessionStore } from './crews/chatSessions';
@@ -55,6 +56,9 @@ import { registerCommands } from './registerCommands';
 import type { PlatformServices, Services } from './services';
 import type * as TestApiModule from './testApi';
 import type { Inspection } from './testApi';
+
+/** How long a settled send's mark is kept: long past any window that could still be answering its round. */
+const SETTLED_SENDS_KEPT_MS = 7 * 24 * 3_600_000;
 
 /** What deactivate() must await: the host does not wait for what a dispose() starts. */
 let release: (() => Promise<void>) | undefined;
@@ -98,7 +102,8 @@ export function activate(context: vscode.ExtensionContext) {
   const chats = new ChatSupport({ probe: (crewUrl) => inspectChats(client, crewUrl), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
   // Each crew's recent chat sessions: one file per crew beside the runs, shared by every window.
   const chatSessions = new ChatSessionStore(path.join(storageDir, 'chat-sessions'), log);
-  const services: Services = { context, log, tokens, crews, client, runs, poller, presets: new InputPresets(shared), stops: new StopSupport(shared), chats, chatSessions, shared, platform };
+  const sends = new SendOnce(path.join(storageDir, 'sending'), windowId);
+  const services: Services = { context, log, tokens, crews, client, runs, poller, sends, presets: new InputPresets(shared), stops: new StopSupport(shared), chats, chatSessions, shared, platform };
   const batches = new BatchFeature(services, storageDir, { id: windowId, liveness }, inspection && ((part) => (inspection.batchPanels = part)));
 
   // Views: the crews tree, the status bar, the log and notices, the run views and documents.
@@ -193,6 +198,7 @@ export function activate(context: vscode.ExtensionContext) {
       context.subscriptions.push(watchRecords(runs.recordsDir, (id) => runs.refresh(id), log));
       leases.startRenewing();
       poller.start();
+      void sends.prune(SETTLED_SENDS_KEPT_MS).catch((error: unknown) => log.warn(`Could not tidy the send marks: ${errorText(error)}`));
       void platform.health.refresh();
       batches.start();
       if (process.env.CREWAI_API_URL && process.env.CREWAI_BEARER_TOKEN) {

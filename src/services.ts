@@ -13,6 +13,7 @@ import type { ImportedCrews } from './platform/importedCrews';
 import type { PlatformClient } from './platform/platformClient';
 import type { RunPoller } from './runs/core/poller';
 import type { RunStore } from './runs/core/runStore';
+import type { SendOnce } from './runs/core/sendOnce';
 import type { SharedValues } from './util/sharedValues';
 
 /** What the command and view modules share; built once in activate(). */
@@ -32,6 +33,8 @@ export interface Services {
   readonly chats: ChatSupport;
   /** Each crew's recent chat sessions, shared by every window (files in global storage). */
   readonly chatSessions: ChatSessionStore;
+  /** The send-once marks every window shares: a costly request for one item goes out once (runs/core/sendOnce.ts). */
+  readonly sends: SendOnce;
   /** Small values every window shares (one file per key, changed under its lock); never globalState. */
   readonly shared: SharedValues;
   /** The organization's platform: sign-in, imported crews and their deployment health (src/platform/). */

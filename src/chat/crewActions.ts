@@ -7,7 +7,7 @@ import { CrewApiError, mayHaveActed } from '../api/errors';
 import type { CrewInputs, InputSpec, RunEvent } from '../api/types';
 import { normaliseCrewUrl } from '../api/url';
 import { startRecordedRun } from '../runs/core/startRecordedRun';
-import { isAnswerAlreadyGiven, sendResume } from '../runs/core/sendResume';
+import { isAnswerAlreadyGiven, isAnswerUncertain, sendResume } from '../runs/core/sendResume';
 import type { Crew } from '../crews/crewConfig';
 import type { CrewHealth } from '../crews/crewRegistry';
 import { hasValue, type Inputs, inputsProblem } from '../api/inputValues';
@@ -307,6 +307,11 @@ export class CrewActions {
     } catch (error) {
       if (isAnswerAlreadyGiven(error)) {
         return { kind: 'problem', message: error.message, sent: false };
+      }
+      if (isAnswerUncertain(error)) {
+        this.services.poller.pokeRun(current.id);
+        // Only the model sees this one: it stays English. Never an invitation to send again.
+        return { kind: 'problem', message: `${error.message} Its status is being checked: read the run again with ${TOOL.getRun}; if it still waits, only the user can choose to answer again, from the review.`, sent: false };
       }
       this.services.log.warn(`[${current.crewName} · ${current.label}] Feedback from the chat not sent: ${errorText(error)}`);
       if (this.apiError(error)?.kind === 'badRequest') {

@@ -7,7 +7,7 @@ import { type FeedbackReviews, type ReviewRound, type ReviewThread } from './fee
 import type { RunPanelManager } from '../runView/runPanel';
 import { setTokenInteractively } from '../crews/crewCommands';
 import { pickRun, runFromArgument } from '../runs/pickRun';
-import { isAnswerAlreadyGiven, sendResume } from '../runs/core/sendResume';
+import { draftOfRound, forgetUncertainAnswer, isAnswerAlreadyGiven, isAnswerUncertain, roundOf, sendResume } from '../runs/core/sendResume';
 import { showError, showInfo, showStatusMessage, showWarning } from '../ui/notify';
 import { inertLine } from '../util/inertText';
 import { errorText } from '../util/errorText';
@@ -38,27 +38,29 @@ export function registerFeedbackCommands(services: Services, reviews: FeedbackRe
       if (!run) {
         return false;
       }
+      const asked = await roundAndDraft(services, run);
       const feedback = await vscode.window.showInputBox({
         title: inertLine(vscode.l10n.t('Approve and Continue: {0}', run.label)),
         prompt: vscode.l10n.t('Optional feedback for the crew. Enter to approve.'),
-        value: await unsentDraft(services, run),
+        value: asked.draft,
         ignoreFocusOut: true,
       });
-      return feedback === undefined ? false : send(services, run, true, feedback);
+      return feedback === undefined ? false : send(services, run, asked.round, true, feedback);
     }),
     vscode.commands.registerCommand('crewRuns.requestChanges', async (arg?: unknown) => {
       const run = await runFromArgument(services, arg, vscode.l10n.t('Request changes to which run?'), waiting);
       if (!run) {
         return false;
       }
+      const asked = await roundAndDraft(services, run);
       const feedback = await vscode.window.showInputBox({
         title: inertLine(vscode.l10n.t('Request Changes: {0}', run.label)),
         prompt: vscode.l10n.t('What should the task do differently? The crew redoes it with this feedback.'),
-        value: await unsentDraft(services, run),
+        value: asked.draft,
         ignoreFocusOut: true,
         validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('Say what should change.')),
       });
-      return feedback === undefined ? false : send(services, run, false, feedback.trim());
+      return feedback === undefined ? false : send(services, run, asked.round, false, feedback.trim());
     }),
   ];
 }
@@ -79,7 +81,7 @@ async function openReview(services: Services, reviews: FeedbackReviews, run: Run
   const lastTask = details.tasks[details.tasks.length - 1];
   const round: ReviewRound = {
     runId: run.id,
-    round: details.feedbackRounds.length + 1,
+    round: roundOf(details),
     crewName: run.crewName,
     runLabel: run.label,
     // Docs bodies name the paused task only in current_task.
@@ -102,9 +104,10 @@ async function openReview(services: Services, reviews: FeedbackReviews, run: Run
   if (viewColumn === undefined) {
     panels.open(run.id, vscode.ViewColumn.Beside, true);
   }
-  // Feedback that failed to go out before (maybe before a reload) is shown again, not lost.
-  if (details.feedbackDraft && !review.draft && !review.sent) {
-    reviews.keepDraft(review, details.feedbackDraft.text, details.feedbackDraft.problem ?? vscode.l10n.t('error'));
+  // Feedback that failed to go out in this round (maybe before a reload) is shown again, not lost.
+  const draft = draftOfRound(details);
+  if (draft && !review.draft && !review.sent) {
+    reviews.keepDraft(review, draft.text, draft.problem ?? vscode.l10n.t('error'));
   }
   return review;
 }
@@ -124,9 +127,10 @@ async function resolveIfAnswered(services: Services, reviews: FeedbackReviews, r
   }
 }
 
-/** Text typed for this run that could not be sent, to start the input box from. */
-async function unsentDraft(services: Services, run: RunRecord): Promise<string | undefined> {
-  return (await services.runs.readDetails(run.id)).feedbackDraft?.text;
+/** The round the user is asked to answer, and text typed for it that could not be sent, to start the input box from. */
+async function roundAndDraft(services: Services, run: RunRecord): Promise<{ round: number; draft?: string }> {
+  const details = await services.runs.readDetails(run.id);
+  return { round: roundOf(details), draft: draftOfRound(details)?.text };
 }
 
 /** From the reply box's buttons a reply (thread and text); from the thread's title bar (always shown) the thread alone. */
@@ -150,16 +154,16 @@ async function sendFromThread(services: Services, reviews: FeedbackReviews, arg:
       return false; // The text stays in the box.
     }
     if (choice === 'requestChanges') {
-      return send(services, run, false, typed, review, reviews);
+      return send(services, run, review.round.round, false, typed, review, reviews);
     }
-    return send(services, run, true, choice === 'note' ? typed : '', review, reviews);
+    return send(services, run, review.round.round, true, choice === 'note' ? typed : '', review, reviews);
   }
   const feedback = (typed || review.draft || '').trim();
   if (!approve && !feedback) {
     void showWarning(vscode.l10n.t('Write in the reply box what should change, then choose Request Changes.'));
     return false;
   }
-  return send(services, run, approve, feedback, review, reviews);
+  return send(services, run, review.round.round, approve, feedback, review, reviews);
 }
 
 async function askApproveWithText(run: RunRecord): Promise<'requestChanges' | 'note' | 'discard' | undefined> {
@@ -180,7 +184,7 @@ async function askApproveWithText(run: RunRecord): Promise<'requestChanges' | 'n
 }
 
 /** POST /resume with everything the notes ask for; errors keep the reviewer's text. */
-async function send(services: Services, run: RunRecord, approve: boolean, feedback: string, review?: ReviewThread, reviews?: FeedbackReviews): Promise<boolean> {
+async function send(services: Services, run: RunRecord, round: number, approve: boolean, feedback: string, review?: ReviewThread, reviews?: FeedbackReviews): Promise<boolean> {
   const details = await services.runs.readDetails(run.id);
   const taskId = run.taskId ?? details.lastSnapshot?.feedback?.taskId ?? (await askTaskId(services, run));
   if (!taskId) {
@@ -193,7 +197,7 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
   try {
     const { notSaved } = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: inertLine(approve ? vscode.l10n.t('Approving {0}…', run.label) : vscode.l10n.t('Sending feedback on {0}…', run.label)) },
-      () => sendResume(services, run, { approve, feedback, taskId, output }),
+      () => sendResume(services, run, { approve, feedback, taskId, output, round }),
     );
     if (notSaved) {
       void showWarning(
@@ -211,6 +215,9 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
       showStatusMessage(vscode.l10n.t('Your answer on {0} is already on its way.', run.label), 5000);
       return false;
     }
+    if (isAnswerUncertain(error)) {
+      return sendAnywayIfAsked(services, run, error.sentAt, () => send(services, services.runs.get(run.id) ?? run, round, approve, feedback, review, reviews));
+    }
     services.log.warn(`[${run.crewName} · ${run.label}] Feedback not sent: ${errorText(error)}`);
     const problem = error instanceof CrewApiError ? error.kind : vscode.l10n.t('error');
     if (review) {
@@ -218,15 +225,16 @@ async function send(services: Services, run: RunRecord, approve: boolean, feedba
     }
     if (feedback) {
       // Kept with the run, so the text is offered again from any review or input box, also after a reload.
-      await services.runs.setFeedbackDraft(run.id, { text: feedback, at: Date.now(), problem }).catch((e: unknown) => services.log.warn(`Could not keep the unsent feedback: ${String(e)}`));
+      await services.runs.setFeedbackDraft(run.id, { text: feedback, at: Date.now(), problem, round }).catch((e: unknown) => services.log.warn(`Could not keep the unsent feedback: ${String(e)}`));
     }
-    return handleSendError(services, run, error, approve, feedback, review, reviews);
+    return handleSendError(services, run, round, error, approve, feedback, review, reviews);
   }
 }
 
 async function handleSendError(
   services: Services,
   run: RunRecord,
+  round: number,
   error: unknown,
   approve: boolean,
   feedback: string,
@@ -234,7 +242,7 @@ async function handleSendError(
   reviews?: FeedbackReviews,
 ): Promise<boolean> {
   const retry = vscode.l10n.t('Retry');
-  const resend = () => send(services, services.runs.get(run.id) ?? run, approve, feedback, review, reviews);
+  const resend = () => send(services, services.runs.get(run.id) ?? run, round, approve, feedback, review, reviews);
   if (!(error instanceof CrewApiError)) {
     if ((await showError(describeError(error, run.crewName), retry)) === retry) {
       return resend();
@@ -285,6 +293,28 @@ async function handleSendError(
       }
       return false;
   }
+}
+
+/**
+ * An earlier answer to this round went out and may have reached the crew (its reply was lost, or its window
+ * closed mid-send). Nothing goes again unless the user, told so, chooses to; the status check comes first.
+ */
+async function sendAnywayIfAsked(services: Services, run: RunRecord, sentAt: number, sendAgain: () => Promise<boolean>): Promise<boolean> {
+  services.poller.pokeRun(run.id);
+  const sendAnyway = vscode.l10n.t('Send Anyway');
+  const choice = await showWarning(
+    vscode.l10n.t('An answer to this round of {0} went out at {1} and may have reached the crew: Crew Runs cannot tell.', run.label, new Date(sentAt).toLocaleTimeString()),
+    {
+      modal: true,
+      detail: vscode.l10n.t('Crew Runs checks the run\'s status. If the crew took that answer, the run goes on and sending again would answer twice. Send Anyway only if the run still waits for this round.'),
+    },
+    sendAnyway,
+  );
+  if (choice !== sendAnyway) {
+    return false;
+  }
+  await forgetUncertainAnswer(services, run);
+  return sendAgain();
 }
 
 /** The service did not reveal the task id: ask for it, say where to find it, and remember it. */

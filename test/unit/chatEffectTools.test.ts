@@ -2,6 +2,10 @@
 // in prepare; a confirmation is always shown; invoke never looks anything up again, and refuses when the
 // run changed in between. Real CrewActions over a store the test moves, and a client that records /resume.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SendOnce } from '../../src/runs/core/sendOnce';
 import { CrewActions } from '../../src/chat/crewActions';
 import { ConfirmedPlans, giveConfirmedFeedback, kickOffConfirmed, prepareFeedback, prepareKickoff, type FeedbackPlan } from '../../src/chat/effectTools';
 import type { Crew } from '../../src/crews/crewConfig';
@@ -35,6 +39,7 @@ function world(runs: RunRecord[], details: Record<string, RunDetails> = {}) {
     crews: { list: () => crews },
     poller: { pokeRun: () => undefined },
     log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    sends: new SendOnce(fs.mkdtempSync(path.join(os.tmpdir(), 'effect-tools-')), 'window'),
   } as unknown as Services;
   return {
     actions: new CrewActions(services),

@@ -9,6 +9,7 @@ import { DEFAULT_INDEX_KEY, type KeyValueStore, RunStore } from '../../src/runs/
 import { FakeClock } from './helpers/fakeClock';
 import { MementoHub } from './helpers/laggingMemento';
 import { sendResume } from '../../src/runs/core/sendResume';
+import { SendOnce } from '../../src/runs/core/sendOnce';
 import type { Services } from '../../src/services';
 
 const CREW = 'https://crew-a.example.com';
@@ -449,6 +450,7 @@ describe('RunStore: one truth across windows (revisions, record files)', () => {
       runs: b,
       log: { info: () => undefined, error: () => undefined },
       poller: { pokeRun: () => undefined },
+      sends: new SendOnce(path.join(dir, 'sending'), 'b'),
     } as unknown as Services;
     await sendResume(services, b.get(run.id)!, { approve: true, feedback: '', taskId: 't1' });
     watching.dispose();

@@ -142,6 +142,8 @@ export interface FeedbackDraft {
   at: number;
   /** Why it was not sent, in a word or two. */
   problem?: string;
+  /** The feedback round it was written for (sendResume.ts `roundOf`); offered in that round only. */
+  round?: number;
 }
 
 /** What the caller knows the moment a kickoff id arrives. */

@@ -1,15 +1,18 @@
 import type { CrewApi } from '../../api/client';
 import { errorText } from '../../util/errorText';
-import type { Logger, RunRecord } from './model';
+import type { FeedbackDraft, Logger, RunDetails, RunRecord } from './model';
 import type { RunPoller } from './poller';
 import type { RunStore } from './runStore';
+import { classifySendFailure, isBlocked, type SendOnce } from './sendOnce';
 
 /** What sending an answer takes from the extension's services (structural: runs/ sits below the composition). */
 export interface RunResuming {
   readonly client: Pick<CrewApi, 'resume'>;
-  readonly runs: Pick<RunStore, 'get' | 'addFeedbackRound'>;
+  readonly runs: Pick<RunStore, 'get' | 'addFeedbackRound' | 'readDetails'>;
   readonly poller: Pick<RunPoller, 'pokeRun'>;
   readonly log: Logger;
+  /** The machine-wide send-once marks: one answer per round, whichever window sends it. */
+  readonly sends: Pick<SendOnce, 'claim' | 'forget'>;
 }
 
 export interface ResumeAnswer {
@@ -18,10 +21,9 @@ export interface ResumeAnswer {
   taskId: string;
   /** The output the human reviewed, kept with the round. */
   output?: string;
+  /** The feedback round the human answered (`roundOf` when they were asked); the round under way when not given. */
+  round?: number;
 }
-
-/** Runs whose /resume is on its way from this window. */
-const resuming = new Set<string>();
 
 /** A second answer for a run while the first is on its way, or after it was taken: nothing was sent. */
 export class AnswerAlreadyGiven extends Error {
@@ -37,6 +39,51 @@ export function isAnswerAlreadyGiven(error: unknown): error is AnswerAlreadyGive
 }
 
 /**
+ * An answer to this round went out (from this window or another) and may have reached the crew: whether it did
+ * is not known, so nothing is sent again by itself. The run's status tells; `forgetUncertainAnswer` lets the
+ * user send anyway once they have seen it.
+ */
+export class AnswerUncertain extends Error {
+  constructor(
+    readonly runLabel: string,
+    readonly sentAt: number,
+  ) {
+    super(`An answer on ${runLabel} may have reached the crew already; nothing more was sent.`);
+    this.name = 'AnswerUncertain';
+  }
+}
+
+export function isAnswerUncertain(error: unknown): error is AnswerUncertain {
+  return error instanceof Error && error.name === 'AnswerUncertain';
+}
+
+/** The round a paused run waits in: one more than the rounds answered. */
+export function roundOf(details: Pick<RunDetails, 'feedbackRounds'>): number {
+  return details.feedbackRounds.length + 1;
+}
+
+/** Text kept for the round under way, if any: a draft of an earlier round is never offered (nor sent) again. */
+export function draftOfRound(details: Pick<RunDetails, 'feedbackDraft' | 'feedbackRounds'>): FeedbackDraft | undefined {
+  const draft = details.feedbackDraft;
+  if (!draft) {
+    return undefined;
+  }
+  if (draft.round !== undefined) {
+    return draft.round === roundOf(details) ? draft : undefined;
+  }
+  // Kept before drafts had a round: it belongs to the round under way when it was written.
+  const last = details.feedbackRounds[details.feedbackRounds.length - 1];
+  return last === undefined || draft.at > last.at ? draft : undefined;
+}
+
+const resumeKey = (run: RunRecord, round: number) => `resume:${run.id}:${round}`;
+
+/** The user has seen that an earlier answer to this round may have arrived, and sends anyway. */
+export async function forgetUncertainAnswer(services: RunResuming, run: RunRecord): Promise<void> {
+  await services.sends.forget(resumeKey(run, roundOf(await services.runs.readDetails(run.id))));
+}
+
+/**
  * POST /resume, then record the round and follow the run (under its new kickoff id when the service
  * gives one): shared by the review, the commands and the chat tools. Throws (CrewApiError) only when the
  * request failed. Once the service took the answer nothing may offer to send it again: the round and the
@@ -44,16 +91,34 @@ export function isAnswerAlreadyGiven(error: unknown): error is AnswerAlreadyGive
  * for the caller to tell the user.
  */
 export async function sendResume(services: RunResuming, run: RunRecord, answer: ResumeAnswer): Promise<{ notSaved?: string }> {
-  // A double click, or the same review answered from two places: one answer per pause, never two /resume.
+  // A double click, the same review answered from two places or two windows: one answer per round, never two
+  // /resume. The round's mark is machine-wide (sendOnce.ts) and outlives the send: a window that has not seen
+  // the answer yet finds it there.
   const current = services.runs.get(run.id);
-  if (resuming.has(run.id) || (run.needsFeedback && current !== undefined && !current.needsFeedback)) {
+  if (run.needsFeedback && current !== undefined && !current.needsFeedback) {
     throw new AnswerAlreadyGiven(run.label);
   }
-  resuming.add(run.id);
+  const round = roundOf(await services.runs.readDetails(run.id));
+  if (answer.round !== undefined && answer.round !== round) {
+    throw new AnswerAlreadyGiven(run.label); // The round the human saw was answered (here or elsewhere) meanwhile.
+  }
+  const claim = await services.sends.claim(resumeKey(run, round));
+  if (isBlocked(claim)) {
+    if (claim.kind === 'uncertain') {
+      throw new AnswerUncertain(run.label, claim.mark.at);
+    }
+    throw new AnswerAlreadyGiven(run.label);
+  }
+  let outcome: 'sent' | 'uncertain' | 'notSent' = 'uncertain';
   try {
-    return await resumeAndRecord(services, run, answer);
+    const result = await resumeAndRecord(services, run, answer);
+    outcome = 'sent';
+    return result;
+  } catch (error) {
+    outcome = classifySendFailure(error) === 'mayHaveActed' ? 'uncertain' : 'notSent';
+    throw error;
   } finally {
-    resuming.delete(run.id);
+    await claim.settle(outcome);
   }
 }
 
