@@ -86,7 +86,8 @@ export function redeployedText(name: string, status: string | undefined, urlChan
     `Redeploy of ${JSON.stringify(oneLine(name, 80))} requested; the platform rebuilds and restarts it (this takes minutes).`,
     status ? fenceUntrusted(oneLine(status, 200), "The platform's status") : '',
     tokenSaved ? "The platform gave a new bearer token for the crew; Crew Runs saved it (it is not shown)." : '',
-    urlChanged ? `The platform now gives another URL for it (${oneLine(urlChanged, 200)}): the user runs "Crew Runs: Import Crews…" to use it.` : '',
+    // The platform's URL is its words too: fenced, never part of our sentence.
+    urlChanged ? `The platform now gives another URL for it (below): the user runs "Crew Runs: Import Crews…" to use it.\n${fenceUntrusted(oneLine(urlChanged, 200), "The deployment's new URL, as the platform gives it")}` : '',
     `Crew Runs follows it and tells the user when it is online again or has failed (an imported crew's row shows its deployment health meanwhile); call ${TOOL.listDeployments} or ${TOOL.deploymentLogs} to see where it is. Do not redeploy again while it is deploying.`,
   ]
     .filter(Boolean)

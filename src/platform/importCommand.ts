@@ -30,7 +30,7 @@ export async function importCrews(services: Services): Promise<number> {
   let skipped: number;
   try {
     const listed = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Listing the deployments of {0}…', signIn.organizationName ?? originOf(signIn.baseUrl)), cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Listing the deployments of {0}…', inertLine(signIn.organizationName ?? originOf(signIn.baseUrl))), cancellable: true },
       (_p, cancellation) => {
         const abort = new AbortController();
         cancellation.onCancellationRequested(() => abort.abort());
@@ -80,7 +80,8 @@ export function deploymentItems(deployments: readonly Deployment[], isImported: 
     return {
       label: inertLine(d.name),
       description: [already ? vscode.l10n.t('imported') : undefined, d.status ?? vscode.l10n.t('no status')].filter(Boolean).map((s) => inertLine(s as string)).join(' · '),
-      detail: d.publicUrl ?? vscode.l10n.t('URL from its status'),
+      // The URL's path is the platform's words too: a `$(icon)` there would render in the picker.
+      detail: d.publicUrl ? inertLine(d.publicUrl) : vscode.l10n.t('URL from its status'),
       // Every deployment not imported yet is chosen: "import every deployment" is one Enter.
       picked: !already,
       deployment: d,
