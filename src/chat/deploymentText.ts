@@ -38,9 +38,16 @@ export function platformProblemText(what: string, message: string, unauthorized:
   return `${what}:\n${fenceUntrusted(oneLine(message, 600), "The platform's answer, in Crew Runs' words")}${next}`;
 }
 
-export function deploymentsText(organization: string | undefined, deployments: DeploymentInfo[], skipped: number): string {
+/** `skipped`: every entry of the platform's list left out; `overCap` of them past what Crew Runs reads, the rest unreadable. */
+export function deploymentsText(organization: string | undefined, deployments: DeploymentInfo[], skipped: number, overCap = 0): string {
   const where = organization ? ` of the organization ${JSON.stringify(oneLine(organization, 80))}` : '';
-  const odd = skipped > 0 ? `${skipped.toLocaleString('en-US')} entr${skipped === 1 ? 'y' : 'ies'} of the platform's list could not be read and are left out.` : '';
+  const unreadable = Math.max(0, skipped - overCap);
+  const odd = [
+    unreadable > 0 ? `${unreadable.toLocaleString('en-US')} entr${unreadable === 1 ? 'y' : 'ies'} of the platform's list could not be read and are left out.` : '',
+    overCap > 0 ? `The platform listed ${overCap.toLocaleString('en-US')} more entries after these, past what Crew Runs reads: they are left out (the user sees them all on the platform's dashboard).` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
   if (deployments.length === 0) {
     return [`No deployments${where}.`, odd].filter(Boolean).join('\n');
   }

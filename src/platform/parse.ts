@@ -130,14 +130,20 @@ function deploymentId(entry: Record<string, unknown>): string | undefined {
   return id(entry.uuid ?? entry.id ?? entry.deployment_id ?? entry.deploymentId ?? nested);
 }
 
-/** The deployments, in the server's order; entries without a usable id are left out (counted in `skipped`). */
-export function parseDeployments(body: unknown): { deployments: Deployment[]; skipped: number } {
+/**
+ * The deployments, in the server's order. `skipped` counts every entry left out; `overCap` those of them past
+ * MAX_DEPLOYMENTS (after the cap, or stepped over by the bounded reader: a 100,000-entry body keeps 10,000); the
+ * rest could not be read (no usable id).
+ */
+export function parseDeployments(body: unknown): { deployments: Deployment[]; skipped: number; overCap: number } {
   const deployments: Deployment[] = [];
   const seen = new Set<string>();
   let skipped = 0;
-  for (const entry of listOf(body, ['crews', 'deployments', 'data', 'items'])) {
+  const list = listOf(body, ['crews', 'deployments', 'data', 'items']);
+  let over = omittedEntries(list);
+  for (const entry of list) {
     if (deployments.length >= MAX_DEPLOYMENTS) {
-      skipped += 1;
+      over += 1;
       continue;
     }
     const uuid = isPlainObject(entry) ? deploymentId(entry) : undefined;
@@ -149,7 +155,7 @@ export function parseDeployments(body: unknown): { deployments: Deployment[]; sk
     const status = text(entry.status, MAX_STATUS);
     deployments.push({ uuid, name: text(entry.name, MAX_NAME) ?? uuid, status, state: classifyStatus(status), publicUrl: usableUrl(entry.public_url ?? entry.publicUrl ?? entry.url) });
   }
-  return { deployments, skipped };
+  return { deployments, skipped: skipped + over, overCap: over };
 }
 
 export function parseDeploymentStatus(body: unknown): DeploymentStatus {
