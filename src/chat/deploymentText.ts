@@ -3,7 +3,7 @@
 // runs: clipped and fenced as untrusted (chatText.ts), every count capped here. A deployment's token is never
 // here: the list the tools read has none (the platform client keeps it to the import). Pure: unit-tested in Node.
 import { oneLine } from '../util/inertText';
-import { capped, fenceUntrusted, joinCapped, moreNote } from './chatText';
+import { capped, fenceUntrusted, joinCapped, moreNote, RESULT_MAX_CHARS } from './chatText';
 import { TOOL } from './toolNames';
 
 /** Deployments listed in one result; the rest are counted. */
@@ -74,16 +74,34 @@ export function ambiguousDeploymentText(reference: string, uuids: string[]): str
   return `Nothing was done: several deployments are called ${JSON.stringify(oneLine(reference, 80))}; name one by its uuid: ${uuids.map(plainId).join(', ')}.`;
 }
 
-/** The latest `max` lines of a deployment's log, fenced; older lines counted. */
+/** Characters of one log line's message in a result: a long line is clipped, never the reason no line shows. */
+export const LOG_LINE_CHARS = 300;
+/** Characters of log lines in one result: the newest that fit, under the whole result's cap with room for the rest. */
+const LOG_TEXT_BUDGET = RESULT_MAX_CHARS - 4_000;
+
+/** The latest `max` lines of a deployment's log (as many of them as fit), fenced, each clipped; older lines counted. */
 export function logsText(name: string, lines: LogLineInfo[], dropped: number, max: number): string {
-  const start = Math.max(0, lines.length - max);
-  const older = start + dropped;
   if (lines.length === 0) {
     return `The deployment ${JSON.stringify(oneLine(name, 80))} has no log lines${dropped ? ` (${dropped.toLocaleString('en-US')} unreadable lines left out)` : ''}.`;
   }
-  const shown = lines.slice(start).map((l) => [l.timestamp ? oneLine(l.timestamp, 40) : '', l.level ? oneLine(l.level, 12).toUpperCase() : '', oneLine(l.message, 500)].filter(Boolean).join(' '));
+  // Newest first, until the budget: a log of long lines shows fewer lines, never none.
+  const shown: string[] = [];
+  let size = 0;
+  let cut = false;
+  for (let i = lines.length - 1; i >= Math.max(0, lines.length - max); i--) {
+    const l = lines[i];
+    const line = [l.timestamp ? oneLine(l.timestamp, 40) : '', l.level ? oneLine(l.level, 12).toUpperCase() : '', oneLine(l.message, LOG_LINE_CHARS)].filter(Boolean).join(' ');
+    size += line.length + 1;
+    if (size > LOG_TEXT_BUDGET && shown.length > 0) {
+      break;
+    }
+    cut ||= l.message.length > LOG_LINE_CHARS;
+    shown.push(line);
+  }
+  shown.reverse();
+  const older = lines.length - shown.length + dropped;
   return joinCapped([
-    `Deployment log of ${JSON.stringify(oneLine(name, 80))}: the latest ${shown.length.toLocaleString('en-US')} line(s), oldest first.${older ? ` ${moreNote(older, 'lines')} before them are not shown (the user opens them all with "Crew Runs: Show Deployment Logs").` : ''}`,
+    `Deployment log of ${JSON.stringify(oneLine(name, 80))}: the latest ${shown.length.toLocaleString('en-US')} line(s), oldest first.${older ? ` ${moreNote(older, 'lines')} before them are not shown (the user opens them all with "Crew Runs: Show Deployment Logs").` : ''}${cut ? ` Lines longer than ${LOG_LINE_CHARS} characters are cut (…).` : ''}`,
     fenceUntrusted(shown.join('\n'), 'Deployment log lines (written by the platform and the crew)'),
   ]);
 }

@@ -166,6 +166,21 @@ export function parseDeploymentStatus(body: unknown): DeploymentStatus {
 }
 
 /**
+ * A log line's message on one line, cut to MAX_MESSAGE with an ellipsis (never half a surrogate pair). Cut before
+ * it is made inert: a 16 MiB line costs what a short one does, and still shows.
+ */
+function logMessage(raw: string): string {
+  if (raw.length <= MAX_MESSAGE) {
+    return inertLine(raw);
+  }
+  let end = MAX_MESSAGE - 1;
+  if (/[\uD800-\uDBFF]/.test(raw[end - 1])) {
+    end -= 1;
+  }
+  return `${inertLine(raw.slice(0, end))}…`;
+}
+
+/**
  * At most MAX_LOG_LINES (the last ones read); `dropped` says how many earlier lines were left out, `unread` how many
  * later ones the bounded reader stepped over (a log longer than the client reads).
  */
@@ -175,7 +190,7 @@ export function parseLogs(body: unknown): { lines: LogLine[]; dropped: number; u
   const lines: LogLine[] = [];
   for (const entry of list.slice(start)) {
     if (typeof entry === 'string') {
-      lines.push({ message: inertLine(entry).slice(0, MAX_MESSAGE) });
+      lines.push({ message: logMessage(entry) });
       continue;
     }
     if (!isPlainObject(entry)) {
@@ -185,7 +200,7 @@ export function parseLogs(body: unknown): { lines: LogLine[]; dropped: number; u
     if (message === undefined) {
       continue;
     }
-    lines.push({ timestamp: text(entry.timestamp ?? entry.time, 64), level: text(entry.level ?? entry.severity, 16)?.toUpperCase(), message: inertLine(message).slice(0, MAX_MESSAGE) });
+    lines.push({ timestamp: text(entry.timestamp ?? entry.time, 64), level: text(entry.level ?? entry.severity, 16)?.toUpperCase(), message: logMessage(message) });
   }
   return { lines, dropped: start, unread: omittedEntries(list) };
 }

@@ -3,7 +3,8 @@
 // never without one. A fake platform records every request; no result carries the personal token.
 import * as assert from 'node:assert/strict';
 import { deploymentToolsFor } from '../../src/chat/deploymentTools';
-import { deploymentsText, logsText, LOG_LINES_MAX, redeployedText } from '../../src/chat/deploymentText';
+import { deploymentsText, logsText, LOG_LINES_DEFAULT, LOG_LINES_MAX, redeployedText } from '../../src/chat/deploymentText';
+import { RESULT_MAX_CHARS } from '../../src/chat/chatText';
 import { readJsonBounded } from '../../src/api/boundedJson';
 import { parseDeployments } from '../../src/platform/parse';
 import type { Services } from '../../src/services';
@@ -172,6 +173,21 @@ describe('Deployment tools', () => {
     assert.match(text, /… 1,800 more deployments not listed/);
     // 200 listed + 1,800 + 98,000 = 100,000.
     assert.equal(text.split('\n').filter((l) => l.startsWith('- ')).length, 200);
+  });
+
+  it('200 log lines of 5,000 characters each still show: each line clipped, the newest that fit shown, the rest counted (#47)', () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => ({ timestamp: `t${i}`, level: 'info', message: `line ${i} ${'x'.repeat(5000)}` }));
+    for (const max of [LOG_LINES_DEFAULT, LOG_LINES_MAX]) {
+      const text = logsText('Research', lines, 0, max);
+      assert.doesNotMatch(text, /parts not shown/, 'the fence with the lines is not dropped whole');
+      assert.ok(text.length <= RESULT_MAX_CHARS, `${text.length} characters`);
+      const shown = text.split('\n').filter((l) => /^t\d+ INFO line \d+ x+…$/.test(l));
+      assert.ok(shown.length >= 100, `${shown.length} lines shown of the ${max} asked for`);
+      assert.match(shown[shown.length - 1], /^t2999 INFO line 2999 /, 'the newest line last');
+      assert.ok(shown.every((l) => l.length <= 400), 'every line clipped');
+      const notShown = 3000 - shown.length;
+      assert.match(text, new RegExp(`… ${notShown.toLocaleString('en-US')} more lines before them are not shown`));
+    }
   });
 });
 
