@@ -21,6 +21,8 @@ export const LISTED_INPUTS_MAX = 100;
 export const LISTED_VALUES_MAX = 20;
 /** Tasks summarised per run (the latest ones). */
 export const LISTED_TASKS_MAX = 30;
+/** Crews named when a tool's crew is unknown or ambiguous (a user may have thousands); the rest are counted. */
+export const LISTED_CREWS_MAX = 50;
 
 /** "… 99,900 more inputs": what a cap left out, in the words of the result. */
 export function moreNote(count: number, noun: string): string {

@@ -1,9 +1,10 @@
 // What the user confirms before a tool acts: the crew or run, and every value that will be sent,
-// each on one line, clipped. Pure (@vscode/l10n): unit-tested in plain Node; tools.ts renders the
-// lines with MarkdownString.appendText, so no value can format, link or run anything.
+// each on one line, clipped. Pure (@vscode/l10n): unit-tested in plain Node; confirmationMarkdown writes
+// every line through util/markdownText.ts, so no value can format, link (of any scheme) or run anything.
 import * as l10n from '@vscode/l10n';
 import { type Inputs, inputLine } from '../api/inputValues';
 import { oneLine } from '../util/inertText';
+import { markdownLine, markdownText } from '../util/markdownText';
 import { revealInvisibles, shownValue } from '../util/invisibleText';
 
 /** Characters of one value shown in a confirmation. */
@@ -14,6 +15,11 @@ export interface Confirmation {
   intro: string;
   /** Label and value, both to be shown as plain text. */
   lines: [string, string][];
+}
+
+/** The message VS Code shows above Continue: the intro, then one list item per label and value, all as text. */
+export function confirmationMarkdown(confirmation: Confirmation): string {
+  return [markdownText(confirmation.intro), '', ...confirmation.lines.map(([label, value]) => `- ${markdownLine(`${label}: ${value}`)}`)].join('\n');
 }
 
 function valueLine(label: string, value: string): [string, string] {

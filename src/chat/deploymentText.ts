@@ -3,7 +3,7 @@
 // runs: clipped and fenced as untrusted (chatText.ts), every count capped here. A deployment's token is never
 // here: the list the tools read has none (the platform client keeps it to the import). Pure: unit-tested in Node.
 import { oneLine } from '../util/inertText';
-import { capped, fenceUntrusted, joinCapped, moreNote } from './chatText';
+import { capped, fenceUntrusted, joinCapped, moreNote, RESULT_MAX_CHARS } from './chatText';
 import { TOOL } from './toolNames';
 
 /** Deployments listed in one result; the rest are counted. */
@@ -38,9 +38,16 @@ export function platformProblemText(what: string, message: string, unauthorized:
   return `${what}:\n${fenceUntrusted(oneLine(message, 600), "The platform's answer, in Crew Runs' words")}${next}`;
 }
 
-export function deploymentsText(organization: string | undefined, deployments: DeploymentInfo[], skipped: number): string {
+/** `skipped`: every entry of the platform's list left out; `overCap` of them past what Crew Runs reads, the rest unreadable. */
+export function deploymentsText(organization: string | undefined, deployments: DeploymentInfo[], skipped: number, overCap = 0): string {
   const where = organization ? ` of the organization ${JSON.stringify(oneLine(organization, 80))}` : '';
-  const odd = skipped > 0 ? `${skipped.toLocaleString('en-US')} entr${skipped === 1 ? 'y' : 'ies'} of the platform's list could not be read and are left out.` : '';
+  const unreadable = Math.max(0, skipped - overCap);
+  const odd = [
+    unreadable > 0 ? `${unreadable.toLocaleString('en-US')} entr${unreadable === 1 ? 'y' : 'ies'} of the platform's list could not be read and are left out.` : '',
+    overCap > 0 ? `The platform listed ${overCap.toLocaleString('en-US')} more entries after these, past what Crew Runs reads: they are left out (the user sees them all on the platform's dashboard).` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
   if (deployments.length === 0) {
     return [`No deployments${where}.`, odd].filter(Boolean).join('\n');
   }
@@ -67,16 +74,34 @@ export function ambiguousDeploymentText(reference: string, uuids: string[]): str
   return `Nothing was done: several deployments are called ${JSON.stringify(oneLine(reference, 80))}; name one by its uuid: ${uuids.map(plainId).join(', ')}.`;
 }
 
-/** The latest `max` lines of a deployment's log, fenced; older lines counted. */
+/** Characters of one log line's message in a result: a long line is clipped, never the reason no line shows. */
+export const LOG_LINE_CHARS = 300;
+/** Characters of log lines in one result: the newest that fit, under the whole result's cap with room for the rest. */
+const LOG_TEXT_BUDGET = RESULT_MAX_CHARS - 4_000;
+
+/** The latest `max` lines of a deployment's log (as many of them as fit), fenced, each clipped; older lines counted. */
 export function logsText(name: string, lines: LogLineInfo[], dropped: number, max: number): string {
-  const start = Math.max(0, lines.length - max);
-  const older = start + dropped;
   if (lines.length === 0) {
     return `The deployment ${JSON.stringify(oneLine(name, 80))} has no log lines${dropped ? ` (${dropped.toLocaleString('en-US')} unreadable lines left out)` : ''}.`;
   }
-  const shown = lines.slice(start).map((l) => [l.timestamp ? oneLine(l.timestamp, 40) : '', l.level ? oneLine(l.level, 12).toUpperCase() : '', oneLine(l.message, 500)].filter(Boolean).join(' '));
+  // Newest first, until the budget: a log of long lines shows fewer lines, never none.
+  const shown: string[] = [];
+  let size = 0;
+  let cut = false;
+  for (let i = lines.length - 1; i >= Math.max(0, lines.length - max); i--) {
+    const l = lines[i];
+    const line = [l.timestamp ? oneLine(l.timestamp, 40) : '', l.level ? oneLine(l.level, 12).toUpperCase() : '', oneLine(l.message, LOG_LINE_CHARS)].filter(Boolean).join(' ');
+    size += line.length + 1;
+    if (size > LOG_TEXT_BUDGET && shown.length > 0) {
+      break;
+    }
+    cut ||= l.message.length > LOG_LINE_CHARS;
+    shown.push(line);
+  }
+  shown.reverse();
+  const older = lines.length - shown.length + dropped;
   return joinCapped([
-    `Deployment log of ${JSON.stringify(oneLine(name, 80))}: the latest ${shown.length.toLocaleString('en-US')} line(s), oldest first.${older ? ` ${moreNote(older, 'lines')} before them are not shown (the user opens them all with "Crew Runs: Show Deployment Logs").` : ''}`,
+    `Deployment log of ${JSON.stringify(oneLine(name, 80))}: the latest ${shown.length.toLocaleString('en-US')} line(s), oldest first.${older ? ` ${moreNote(older, 'lines')} before them are not shown (the user opens them all with "Crew Runs: Show Deployment Logs").` : ''}${cut ? ` Lines longer than ${LOG_LINE_CHARS} characters are cut (…).` : ''}`,
     fenceUntrusted(shown.join('\n'), 'Deployment log lines (written by the platform and the crew)'),
   ]);
 }
@@ -86,7 +111,8 @@ export function redeployedText(name: string, status: string | undefined, urlChan
     `Redeploy of ${JSON.stringify(oneLine(name, 80))} requested; the platform rebuilds and restarts it (this takes minutes).`,
     status ? fenceUntrusted(oneLine(status, 200), "The platform's status") : '',
     tokenSaved ? "The platform gave a new bearer token for the crew; Crew Runs saved it (it is not shown)." : '',
-    urlChanged ? `The platform now gives another URL for it (${oneLine(urlChanged, 200)}): the user runs "Crew Runs: Import Crews…" to use it.` : '',
+    // The platform's URL is its words too: fenced, never part of our sentence.
+    urlChanged ? `The platform now gives another URL for it (below): the user runs "Crew Runs: Import Crews…" to use it.\n${fenceUntrusted(oneLine(urlChanged, 200), "The deployment's new URL, as the platform gives it")}` : '',
     `Crew Runs follows it and tells the user when it is online again or has failed (an imported crew's row shows its deployment health meanwhile); call ${TOOL.listDeployments} or ${TOOL.deploymentLogs} to see where it is. Do not redeploy again while it is deploying.`,
   ]
     .filter(Boolean)

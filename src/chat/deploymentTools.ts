@@ -38,16 +38,21 @@ export interface DeploymentTools {
   redeployConfirmed(input: ToolInput): Promise<string>;
 }
 
+type DeploymentList = Awaited<ReturnType<Services['platform']['client']['deployments']>>['deployments'];
+
 export function deploymentToolsFor(services: Services): DeploymentTools {
   const platform = services.platform;
   const plans = new ConfirmedPlans<RedeployPlan>();
 
   /** The organization's deployments, each with the crew it was imported as. */
-  async function deployments(signIn: SignIn, signal?: AbortSignal): Promise<{ list: DeploymentInfo[]; skipped: number }> {
-    const { deployments: list, skipped } = await platform.client.deployments(signIn, signal);
+  async function deployments(signIn: SignIn, signal?: AbortSignal): Promise<{ list: DeploymentInfo[]; skipped: number; overCap: number }> {
+    // `overCap` (platform/parse.ts: how many of `skipped` are past what is read) is there whatever the client's type says.
+    const listed: { deployments: DeploymentList; skipped: number; overCap?: number } = await platform.client.deployments(signIn, signal);
+    const { deployments: list, skipped } = listed;
     const crews = services.crews.list();
     return {
       skipped,
+      overCap: listed.overCap ?? 0,
       list: list.map((d) => {
         const imported = platform.imported.byDeployment(signIn.baseUrl, d.uuid);
         const crew = imported && crews.find((c) => c.url === imported.crewUrl);
@@ -89,8 +94,8 @@ export function deploymentToolsFor(services: Services): DeploymentTools {
         return NOT_SIGNED_IN_TEXT;
       }
       try {
-        const { list, skipped } = await deployments(signIn, signal);
-        return deploymentsText(signIn.organizationName, list, skipped);
+        const { list, skipped, overCap } = await deployments(signIn, signal);
+        return deploymentsText(signIn.organizationName, list, skipped, overCap);
       } catch (error) {
         return platformProblemText('Could not list the deployments', errorText(error), isUnauthorized(error));
       }

@@ -6,7 +6,7 @@
 // Tokens never get here: nothing below reads the token store. Pure (type imports only): unit-tested in plain Node.
 import type { InputSpec } from '../api/types';
 import type { RunDetails, RunRecord } from '../runs/core/model';
-import { capped, fenceUntrusted, joinCapped, LISTED_INPUTS_MAX, LISTED_TASKS_MAX, LISTED_VALUES_MAX, moreNote, OUTPUT_BUDGET, pageOf, TASK_EXCERPT } from './chatText';
+import { capped, fenceUntrusted, joinCapped, LISTED_CREWS_MAX, LISTED_INPUTS_MAX, LISTED_TASKS_MAX, LISTED_VALUES_MAX, moreNote, OUTPUT_BUDGET, pageOf, TASK_EXCERPT } from './chatText';
 import { oneLine } from '../util/inertText';
 import type { CrewInfo, InputsOutcome, KickoffOutcome } from './crewActions';
 import { TOOL } from './toolNames';
@@ -206,9 +206,12 @@ export function runsText(runs: RunRecord[]): string {
 }
 
 export function unknownCrewText(reference: string, known: string[]): string {
-  return `Nothing was sent: there is no crew ${name(reference)}. Known crews: ${known.length ? known.map(name).join(', ') : '(none)'}. Use ${TOOL.listCrews} to see them.`;
+  const { shown, more } = capped(known, LISTED_CREWS_MAX);
+  const list = shown.length ? `${shown.map(name).join(', ')}${more ? `, ${moreNote(more, 'crews')}` : ''}` : '(none)';
+  return `Nothing was sent: there is no crew ${name(reference)}. Known crews: ${list}. Use ${TOOL.listCrews} to see them.`;
 }
 
 export function ambiguousCrewText(reference: string, urls: string[]): string {
-  return `Nothing was sent: several crews are called ${name(reference)}; name one by its URL: ${urls.join(', ')}.`;
+  const { shown, more } = capped(urls, LISTED_CREWS_MAX);
+  return `Nothing was sent: several crews are called ${name(reference)}; name one by its URL: ${shown.map((u) => oneLine(u, 200)).join(', ')}${more ? `, ${moreNote(more, 'crews')}` : ''}.`;
 }

@@ -11,6 +11,7 @@ import { deploymentToolsFor } from './deploymentTools';
 import { ConfirmedPlans, giveConfirmedFeedback, kickOffConfirmed, prepareFeedback, prepareKickoff, str, type FeedbackPlan, type KickoffPlan, type Prepared } from './effectTools';
 import { chatConfirmed, prepareChat, type ChatPlan, type ChatToolDeps } from './flowChatTool';
 import { TOOL, type ToolName } from './toolNames';
+import { confirmationMarkdown } from './confirmations';
 import type * as TraceText from './traceText';
 import { readTraceSettings } from '../runView/traceSettings';
 import { ambiguousCrewText, crewsText, inputsProblemText, inputsText, kickoffText, runsText, runText, unknownCrewText } from './toolResults';
@@ -32,17 +33,9 @@ function crewProblem(reference: string, lookup: CrewLookup): string | undefined 
   return lookup.kind === 'ambiguous' ? ambiguousCrewText(reference, lookup.matches.map((c) => c.url)) : undefined;
 }
 
-/** A confirmation as VS Code shows it: every label and value appended as text (escaped). */
+/** A confirmation as VS Code shows it: every label and value as text (confirmationMarkdown). */
 function prepared({ invocationMessage, confirmation }: Prepared<unknown>): vscode.PreparedToolInvocation {
-  const message = new vscode.MarkdownString();
-  message.appendText(confirmation.intro);
-  message.appendMarkdown('\n\n');
-  for (const [label, value] of confirmation.lines) {
-    message.appendMarkdown('- ');
-    message.appendText(`${label}: ${value}`);
-    message.appendMarkdown('\n');
-  }
-  return { invocationMessage, confirmationMessages: { title: confirmation.title, message } };
+  return { invocationMessage, confirmationMessages: { title: confirmation.title, message: new vscode.MarkdownString(confirmationMarkdown(confirmation)) } };
 }
 
 export function createTools(services: Services): Record<ToolName, Tool> {

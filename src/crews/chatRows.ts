@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { ChatSession } from './chatSessions';
 import { oneLine } from '../util/inertText';
+import { markdownLine } from '../util/markdownText';
 import { formatRelative } from '../ui/format';
 
 /** "Chats": a crew's recent chat sessions (crews/chatSessions.ts), newest first, above its runs. */
@@ -44,11 +45,7 @@ export function chatSessionTreeItem(node: ChatSessionNode, session: ChatSession 
   const item = new vscode.TreeItem(oneLine(firstLine, 60) || vscode.l10n.t('(empty message)'), vscode.TreeItemCollapsibleState.None);
   item.id = `chatSession:${node.crewUrl}:${node.sessionId}`;
   item.description = chatSessionAge(session);
-  const tooltip = new vscode.MarkdownString();
-  tooltip.appendText(oneLine(firstLine, 500));
-  tooltip.appendMarkdown('\n\n');
-  tooltip.appendText(vscode.l10n.t('Session {0}', oneLine(node.sessionId, 200)));
-  item.tooltip = tooltip;
+  item.tooltip = new vscode.MarkdownString(`${markdownLine(oneLine(firstLine, 500))}\n\n${markdownLine(vscode.l10n.t('Session {0}', oneLine(node.sessionId, 200)))}`);
   item.iconPath = new vscode.ThemeIcon('comment');
   item.contextValue = 'chatSession';
   item.command = { command: 'crewRuns.openChatSession', title: vscode.l10n.t('Reopen Chat'), arguments: [node] };

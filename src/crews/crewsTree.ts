@@ -6,8 +6,7 @@ import type { ChatSessionStore } from './chatSessions';
 import { type ChatSessionNode, type ChatsNode, chatSessionAge, chatSessionTreeItem, chatsTreeItem } from './chatRows';
 import { isFinished, type RunRecord } from '../runs/core/model';
 import type { RunStore } from '../runs/core/runStore';
-import { inert } from '../util/inertText';
-import { type CrewDeployment, crewActivity, crewTreeItem, runRow, runTooltip, taskTreeItem } from './runRows';
+import { type CrewDeployment, crewActivity, crewTreeItem, runRow, runTooltip, taskTooltip, taskTreeItem } from './runRows';
 
 export type CrewsTreeNode = CrewNode | RemovedCrewsNode | OlderRunsNode | RunNode | TaskNode | ChatsNode | ChatSessionNode;
 
@@ -347,9 +346,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
         item.tooltip = runTooltip(run, (await this.runs.readDetails(run.id)).inputs ?? {});
       }
     } else if (element.type === 'task') {
-      const tooltip = new vscode.MarkdownString();
-      tooltip.appendText(inert(element.task.output.slice(0, 1000)));
-      item.tooltip = tooltip;
+      item.tooltip = taskTooltip(element.task);
     }
     return item;
   }

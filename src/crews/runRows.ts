@@ -6,8 +6,8 @@ import { taskNameText } from '../api/taskName';
 import type { Crew } from './crewConfig';
 import type { CrewHealth } from './crewRegistry';
 import { isFinished, type RunRecord } from '../runs/core/model';
-import { inert, inertLine } from '../util/inertText';
-import { escapeMarkdown } from '../util/markdownText';
+import { inertLine } from '../util/inertText';
+import { markdownLine, markdownText } from '../util/markdownText';
 import { type Inputs, inputLine } from '../api/inputValues';
 import { formatElapsed, formatElapsedCalm, formatRelative, shortStateLabel, stateLabel } from '../ui/format';
 import { runRowActionCount } from './runRowActions';
@@ -127,39 +127,35 @@ function runDescription(run: RunRecord): { state: string; rest: string } {
 
 /** Built when the row is hovered (resolveTreeItem): the whole label, the message, inputs and times. */
 export function runTooltip(run: RunRecord, inputs: Inputs): vscode.MarkdownString {
-  // Theme icons on before any text is appended: appendText then escapes a crew's `$(…)` (VS Code's escapeIcons).
+  // Theme icons for ours; the crew's text goes through markdownText, which breaks its `$(…)` and every link.
   const tooltip = new vscode.MarkdownString(undefined, true);
-  tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(run.crewName))}** — ${escapeMarkdown(inertLine(stateLabel(run.state)))}\n\n`);
-  tooltip.appendText(inertLine(run.label));
-  tooltip.appendMarkdown('\n\n');
+  tooltip.appendMarkdown(`**${markdownLine(run.crewName)}** — ${markdownLine(stateLabel(run.state))}\n\n`);
+  tooltip.appendMarkdown(`${markdownLine(run.label)}\n\n`);
   if (run.batch) {
-    tooltip.appendMarkdown('$(list-flat) ');
-    tooltip.appendText(vscode.l10n.t('Row {0} of {1}', run.batch.row, inertLine(run.batch.source)));
-    tooltip.appendMarkdown('\n\n');
+    tooltip.appendMarkdown(`$(list-flat) ${markdownLine(vscode.l10n.t('Row {0} of {1}', run.batch.row, run.batch.source))}\n\n`);
   }
   if (run.message) {
-    tooltip.appendText(inert(run.message.slice(0, 300)));
-    tooltip.appendMarkdown('\n\n');
+    tooltip.appendMarkdown(`${markdownText(run.message.slice(0, 300))}\n\n`);
   }
   if (run.warning) {
-    tooltip.appendMarkdown('$(warning) ');
-    tooltip.appendText(inert(run.warning));
-    tooltip.appendMarkdown('\n\n');
+    tooltip.appendMarkdown(`$(warning) ${markdownText(run.warning)}\n\n`);
   }
   for (const [name, value] of Object.entries(inputs)) {
-    tooltip.appendMarkdown(`- **${escapeMarkdown(inertLine(name))}**: `);
     // A structured value as compact JSON: one line in a tooltip, never `[object Object]`.
     const text = inputLine(value);
-    tooltip.appendText(inert(text.length > 120 ? `${text.slice(0, 119)}…` : text));
-    tooltip.appendMarkdown('\n');
+    tooltip.appendMarkdown(`- **${markdownLine(name)}**: ${markdownText(text.length > 120 ? `${text.slice(0, 119)}…` : text)}\n`);
   }
-  tooltip.appendMarkdown(`\n${vscode.l10n.t('Kickoff ID')}: `);
-  tooltip.appendText(inertLine(run.kickoffId));
+  tooltip.appendMarkdown(`\n${vscode.l10n.t('Kickoff ID')}: ${markdownLine(run.kickoffId)}`);
   tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Started')}: ${new Date(run.startedAt).toLocaleString()}`);
   if (run.finishedAt !== undefined) {
     tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Took')}: ${formatElapsed(run.finishedAt - run.startedAt)}`);
   }
   return tooltip;
+}
+
+/** A task's tooltip, built when its row is hovered: the start of its output, line for line. */
+export function taskTooltip(task: TaskOutput): vscode.MarkdownString {
+  return new vscode.MarkdownString(markdownText(task.output.slice(0, 1000)));
 }
 
 export function healthLabel(health: CrewHealth): string | undefined {
@@ -233,17 +229,17 @@ export function crewTreeItem(
   item.description = [problem ? healthLabel(health) : (activity ?? healthLabel(health)), deployment && deploymentLabel(deployment), source].filter(Boolean).join(' · ');
   item.iconPath = healthIcon(health, crew);
   const tooltip = new vscode.MarkdownString();
-  tooltip.appendMarkdown(`**${escapeMarkdown(inertLine(crew.name))}**\n\n`);
-  tooltip.appendText(inertLine(crew.url));
-  tooltip.appendMarkdown(`\n\n${escapeMarkdown(inertLine(healthLabel(health) ?? vscode.l10n.t('not checked yet')))}`);
+  tooltip.appendMarkdown(`**${markdownLine(crew.name)}**\n\n`);
+  tooltip.appendMarkdown(markdownLine(crew.url)); // As text: not even the crew's own URL is a link.
+  tooltip.appendMarkdown(`\n\n${markdownLine(healthLabel(health) ?? vscode.l10n.t('not checked yet'))}`);
   if (activity) {
-    tooltip.appendMarkdown(`\n\n${escapeMarkdown(activity)}`);
+    tooltip.appendMarkdown(`\n\n${markdownLine(activity)}`);
   }
   if (chats) {
-    tooltip.appendMarkdown(`\n\n${escapeMarkdown(vscode.l10n.t('A conversational flow: Chat with Flow talks to it.'))}`);
+    tooltip.appendMarkdown(`\n\n${markdownLine(vscode.l10n.t('A conversational flow: Chat with Flow talks to it.'))}`);
   }
   if (deployment) {
-    tooltip.appendMarkdown(`\n\n${escapeMarkdown(vscode.l10n.t('Deployment: {0}', inertLine(deployment.words ?? deploymentLabel(deployment))))}`);
+    tooltip.appendMarkdown(`\n\n${markdownLine(vscode.l10n.t('Deployment: {0}', deployment.words ?? deploymentLabel(deployment)))}`);
   }
   item.tooltip = tooltip;
   item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken', ...(chats ? ['chats'] : []), ...(deployment ? ['imported', `deployment-${deployment.state}`] : [])].join(' ');

@@ -28,9 +28,11 @@ export async function importCrews(services: Services): Promise<number> {
   const { platform } = services;
   let deployments: Deployment[];
   let skipped: number;
+  let overCap: number;
   try {
-    const listed = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Listing the deployments of {0}…', signIn.organizationName ?? originOf(signIn.baseUrl)), cancellable: true },
+    // overCap (parse.ts) is in the reply whatever the client's declared type says.
+    const listed: { deployments: Deployment[]; skipped: number; overCap?: number } = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Listing the deployments of {0}…', inertLine(signIn.organizationName ?? originOf(signIn.baseUrl))), cancellable: true },
       (_p, cancellation) => {
         const abort = new AbortController();
         cancellation.onCancellationRequested(() => abort.abort());
@@ -39,18 +41,22 @@ export async function importCrews(services: Services): Promise<number> {
     );
     deployments = listed.deployments;
     skipped = listed.skipped;
+    overCap = listed.overCap ?? 0;
   } catch (error) {
     await describePlatformError(error, vscode.l10n.t('Could not list the deployments'));
     return 0;
   }
-  if (skipped) {
-    services.log.warn(`The platform listed ${skipped} deployment entries Crew Runs could not read (no usable id); they were left out.`);
+  if (skipped > overCap) {
+    services.log.warn(`The platform listed ${skipped - overCap} deployment entries Crew Runs could not read (no usable id); they were left out.`);
+  }
+  if (overCap) {
+    services.log.warn(`The platform listed ${overCap} more deployments than Crew Runs reads (${deployments.length} read); they were left out.`);
   }
   if (!deployments.length) {
     void showInfo(vscode.l10n.t('{0} has no deployments yet.', signIn.organizationName ?? originOf(signIn.baseUrl)));
     return 0;
   }
-  const chosen = await pickDeployments(services, signIn, deployments);
+  const chosen = await pickDeployments(services, signIn, deployments, overCap);
   if (!chosen?.length) {
     return 0;
   }
@@ -80,7 +86,8 @@ export function deploymentItems(deployments: readonly Deployment[], isImported: 
     return {
       label: inertLine(d.name),
       description: [already ? vscode.l10n.t('imported') : undefined, d.status ?? vscode.l10n.t('no status')].filter(Boolean).map((s) => inertLine(s as string)).join(' · '),
-      detail: d.publicUrl ?? vscode.l10n.t('URL from its status'),
+      // The URL's path is the platform's words too: a `$(icon)` there would render in the picker.
+      detail: d.publicUrl ? inertLine(d.publicUrl) : vscode.l10n.t('URL from its status'),
       // Every deployment not imported yet is chosen: "import every deployment" is one Enter.
       picked: !already,
       deployment: d,
@@ -88,7 +95,7 @@ export function deploymentItems(deployments: readonly Deployment[], isImported: 
   });
 }
 
-async function pickDeployments(services: Services, signIn: PlatformSignIn, deployments: Deployment[]): Promise<Deployment[] | undefined> {
+async function pickDeployments(services: Services, signIn: PlatformSignIn, deployments: Deployment[], overCap: number): Promise<Deployment[] | undefined> {
   const imported = (d: Deployment) => {
     const known = services.platform.imported.byDeployment(signIn.baseUrl, d.uuid);
     return (known && services.crews.get(known.crewUrl)) || (d.publicUrl && services.crews.get(d.publicUrl));
@@ -96,7 +103,9 @@ async function pickDeployments(services: Services, signIn: PlatformSignIn, deplo
   const items = deploymentItems(deployments, (d) => Boolean(imported(d)));
   const pick = vscode.window.createQuickPick<DeploymentItem>();
   pick.title = vscode.l10n.t('Import Crews from {0}', inertLine(signIn.organizationName ?? originOf(signIn.baseUrl)));
-  pick.placeholder = vscode.l10n.t('Choose the deployments to add as crews ({0} listed)', deployments.length);
+  pick.placeholder = overCap
+    ? vscode.l10n.t('Choose the deployments to add as crews ({0} listed; the platform has {1} more, past what Crew Runs reads)', deployments.length, overCap)
+    : vscode.l10n.t('Choose the deployments to add as crews ({0} listed)', deployments.length);
   pick.canSelectMany = true;
   pick.matchOnDescription = true;
   pick.matchOnDetail = true;

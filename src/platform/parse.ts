@@ -130,14 +130,20 @@ function deploymentId(entry: Record<string, unknown>): string | undefined {
   return id(entry.uuid ?? entry.id ?? entry.deployment_id ?? entry.deploymentId ?? nested);
 }
 
-/** The deployments, in the server's order; entries without a usable id are left out (counted in `skipped`). */
-export function parseDeployments(body: unknown): { deployments: Deployment[]; skipped: number } {
+/**
+ * The deployments, in the server's order. `skipped` counts every entry left out; `overCap` those of them past
+ * MAX_DEPLOYMENTS (after the cap, or stepped over by the bounded reader: a 100,000-entry body keeps 10,000); the
+ * rest could not be read (no usable id).
+ */
+export function parseDeployments(body: unknown): { deployments: Deployment[]; skipped: number; overCap: number } {
   const deployments: Deployment[] = [];
   const seen = new Set<string>();
   let skipped = 0;
-  for (const entry of listOf(body, ['crews', 'deployments', 'data', 'items'])) {
+  const list = listOf(body, ['crews', 'deployments', 'data', 'items']);
+  let over = omittedEntries(list);
+  for (const entry of list) {
     if (deployments.length >= MAX_DEPLOYMENTS) {
-      skipped += 1;
+      over += 1;
       continue;
     }
     const uuid = isPlainObject(entry) ? deploymentId(entry) : undefined;
@@ -149,7 +155,7 @@ export function parseDeployments(body: unknown): { deployments: Deployment[]; sk
     const status = text(entry.status, MAX_STATUS);
     deployments.push({ uuid, name: text(entry.name, MAX_NAME) ?? uuid, status, state: classifyStatus(status), publicUrl: usableUrl(entry.public_url ?? entry.publicUrl ?? entry.url) });
   }
-  return { deployments, skipped };
+  return { deployments, skipped: skipped + over, overCap: over };
 }
 
 export function parseDeploymentStatus(body: unknown): DeploymentStatus {
@@ -157,6 +163,21 @@ export function parseDeploymentStatus(body: unknown): DeploymentStatus {
   const status = text(entry.status, MAX_STATUS);
   const token = typeof entry.token === 'string' && entry.token.trim() && entry.token.length <= MAX_TOKEN && !/[\s\u0000-\u001f]/.test(entry.token.trim()) ? entry.token.trim() : undefined;
   return { name: text(entry.name, MAX_NAME), status, state: classifyStatus(status), publicUrl: usableUrl(entry.public_url ?? entry.publicUrl ?? entry.url), token };
+}
+
+/**
+ * A log line's message on one line, cut to MAX_MESSAGE with an ellipsis (never half a surrogate pair). Cut before
+ * it is made inert: a 16 MiB line costs what a short one does, and still shows.
+ */
+function logMessage(raw: string): string {
+  if (raw.length <= MAX_MESSAGE) {
+    return inertLine(raw);
+  }
+  let end = MAX_MESSAGE - 1;
+  if (/[\uD800-\uDBFF]/.test(raw[end - 1])) {
+    end -= 1;
+  }
+  return `${inertLine(raw.slice(0, end))}…`;
 }
 
 /**
@@ -169,7 +190,7 @@ export function parseLogs(body: unknown): { lines: LogLine[]; dropped: number; u
   const lines: LogLine[] = [];
   for (const entry of list.slice(start)) {
     if (typeof entry === 'string') {
-      lines.push({ message: inertLine(entry).slice(0, MAX_MESSAGE) });
+      lines.push({ message: logMessage(entry) });
       continue;
     }
     if (!isPlainObject(entry)) {
@@ -179,7 +200,7 @@ export function parseLogs(body: unknown): { lines: LogLine[]; dropped: number; u
     if (message === undefined) {
       continue;
     }
-    lines.push({ timestamp: text(entry.timestamp ?? entry.time, 64), level: text(entry.level ?? entry.severity, 16)?.toUpperCase(), message: inertLine(message).slice(0, MAX_MESSAGE) });
+    lines.push({ timestamp: text(entry.timestamp ?? entry.time, 64), level: text(entry.level ?? entry.severity, 16)?.toUpperCase(), message: logMessage(message) });
   }
   return { lines, dropped: start, unread: omittedEntries(list) };
 }

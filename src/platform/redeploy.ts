@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
 import type { Services } from '../services';
 import { errorText } from '../util/errorText';
+import { inertLine } from '../util/inertText';
 import { showWarning } from '../ui/notify';
 import type { PlatformSignIn } from './account';
 import { addCrewDirectly } from '../crews/crewCommands';
@@ -39,10 +40,10 @@ export async function redeploy(services: Services, logs: DeploymentLogDocuments,
   }
   platform.health.set(current.url, { state: 'deploying', words: reply.status ?? vscode.l10n.t('redeploy requested') });
   return vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Redeploying {0}', current.name), cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Redeploying {0}', inertLine(current.name)), cancellable: true },
     (progress, cancellation) =>
       platform.health.followRedeploy(signIn, { uuid: imported.uuid, name: current.name, crewUrl: current.url }, cancellation, (words) => {
-        progress.report({ message: words });
+        progress.report({ message: words && inertLine(words) });
         logs.refresh(current.url);
       }),
   );

@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
 import { isFinished, type RunRecord } from './core/model';
 import type { RunStore } from './core/runStore';
-import { inertLine } from '../util/inertText';
-import { escapeMarkdown } from '../util/markdownText';
+import { markdownLine } from '../util/markdownText';
 
 /** Takes the user to a run in the crews tree; registered by the run revealer (crews/revealRuns.ts). */
 const REVEAL_RUN_COMMAND = 'crewRuns.revealRun';
@@ -122,26 +121,26 @@ function tooltip(running: RunRecord[], needsFeedback: RunRecord[], batches: numb
     if (!runs.length) {
       return;
     }
-    md.appendMarkdown(`**${escapeMarkdown(title)}**\n\n`);
+    md.appendMarkdown(`**${markdownLine(title)}**\n\n`);
     for (const run of runs.slice(0, TOOLTIP_RUNS)) {
-      md.appendMarkdown(`- ${escapeMarkdown(inertLine(run.label))} — ${escapeMarkdown(inertLine(run.crewName))}\n`);
+      md.appendMarkdown(`- ${markdownLine(run.label)} — ${markdownLine(run.crewName)}\n`);
     }
     if (runs.length > TOOLTIP_RUNS) {
-      md.appendMarkdown(`- ${escapeMarkdown(vscode.l10n.t('and {0} more', runs.length - TOOLTIP_RUNS))}\n`);
+      md.appendMarkdown(`- ${markdownLine(vscode.l10n.t('and {0} more', runs.length - TOOLTIP_RUNS))}\n`);
     }
     md.appendMarkdown('\n');
   };
   list(vscode.l10n.t('Needs feedback'), needsFeedback);
   list(vscode.l10n.t('Running'), running);
   if (batches > 0) {
-    md.appendMarkdown(`${escapeMarkdown(batches === 1 ? vscode.l10n.t('1 batch sending or running') : vscode.l10n.t('{0} batches sending or running', batches))}\n\n`);
+    md.appendMarkdown(`${markdownLine(batches === 1 ? vscode.l10n.t('1 batch sending or running') : vscode.l10n.t('{0} batches sending or running', batches))}\n\n`);
   }
   const hint =
     needsFeedback.length === 1
-      ? vscode.l10n.t('Click to give feedback to {0}.', inertLine(needsFeedback[0].label))
+      ? vscode.l10n.t('Click to give feedback to {0}.', needsFeedback[0].label)
       : needsFeedback.length > 1
         ? vscode.l10n.t('Click to show the run waiting longest.')
         : vscode.l10n.t('Click to show the runs.');
-  md.appendMarkdown(`_${escapeMarkdown(hint)}_`);
+  md.appendMarkdown(`_${markdownLine(hint)}_`);
   return md;
 }

@@ -3,7 +3,7 @@
 // is capped where the tool result is built, with the cap said ("… 99,900 more inputs").
 import * as assert from 'node:assert/strict';
 import { fenceUntrusted, joinCapped, RESULT_MAX_CHARS } from '../../src/chat/chatText';
-import { crewsText, idText, inputsText, kickoffText, runsText, runText } from '../../src/chat/toolResults';
+import { ambiguousCrewText, crewsText, idText, inputsText, kickoffText, runsText, runText, unknownCrewText } from '../../src/chat/toolResults';
 import { emptyDetails, type RunDetails } from '../../src/runs/core/model';
 import { makeRun } from './chatTools.test';
 
@@ -112,6 +112,26 @@ describe('tool results for a crew that lists too much', () => {
     const run = runText(makeRun({ state: 'succeeded' }), { ...emptyDetails(), tasks }, {});
     assert.ok(run.length < SMALL_RESULT, `${run.length} characters`);
     assert.match(run, /… 99,9\d\d more tasks/);
+  });
+});
+
+describe('an unknown or ambiguous crew among 10,000 (#47)', () => {
+  const names = Array.from({ length: 10_000 }, (_, i) => `Crew number ${i} with a long enough name to add up ${'x'.repeat(40)}`);
+
+  it('names at most 50 of 10,000 known crews and says how many more, in a few KB rather than 840 KB', () => {
+    const text = unknownCrewText('nope', names);
+    assert.ok(text.length < 8_000, `${text.length.toLocaleString('en-US')} characters`);
+    assert.match(text, /"Crew number 49 with/);
+    assert.doesNotMatch(text, /"Crew number 50 with/);
+    assert.match(text, /… 9,950 more crews/);
+  });
+
+  it('lists at most 50 of 10,000 URLs a name matches, and says how many more', () => {
+    const text = ambiguousCrewText('twin', names.map((_, i) => `https://crew-${i}.example`));
+    assert.ok(text.length < 8_000, `${text.length.toLocaleString('en-US')} characters`);
+    assert.match(text, /https:\/\/crew-49\.example/);
+    assert.doesNotMatch(text, /crew-50\.example/);
+    assert.match(text, /… 9,950 more crews/);
   });
 });
 

@@ -57,6 +57,15 @@ describe('platform bodies', () => {
     assert.equal(skipped, 3000);
   });
 
+  it('clips a 1,000,000-character log line to 4,000 characters with an ellipsis, and keeps every line (#47)', () => {
+    const { lines } = parseLogs([{ message: `long ${'y'.repeat(1_000_000)}` }, 'short', { msg: `${'z'.repeat(3998)}😀😀` }]);
+    assert.equal(lines.length, 3);
+    assert.equal(lines[0].message.length, 4000);
+    assert.ok(lines[0].message.endsWith('y…'));
+    assert.equal(lines[1].message, 'short');
+    assert.ok(lines[2].message.endsWith('z…'), 'never half a surrogate pair');
+  });
+
   it('takes a status token only when it is a plausible string', () => {
     assert.equal(parseDeploymentStatus({ status: 'Crew is Online', token: 'abc123' }).token, 'abc123');
     assert.equal(parseDeploymentStatus({ status: 'Crew is Online', token: 12345 }).token, undefined);

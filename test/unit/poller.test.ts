@@ -209,6 +209,17 @@ describe('RunPoller', () => {
     assert.deepEqual(gaps(times).slice(0, 3), [15_000, 1_500, 2_250]);
   });
 
+  it('a run whose state flips RUNNING↔PENDING backs off to the 15 s cap: a flip back is not news (#47)', async () => {
+    await addRun('k1');
+    source.script('k1', (call) => snap(call % 2 === 0 ? 'running' : 'queued'));
+    makePoller().start();
+    await clock.advance(120_000);
+    const times = source.callsFor('k1');
+    assert.deepEqual(gaps(times).slice(-3), [15_000, 15_000, 15_000], `gaps ${gaps(times).join(', ')}`);
+    // Every 1.5 s for ever would be 80 polls in these 2 minutes.
+    assert.ok(times.length <= 16, `${times.length} polls in 2 minutes`);
+  });
+
   it('keeps every delay within ±20% jitter', async () => {
     await addRun('low');
     source.script('low', () => snap('running'));
@@ -458,6 +469,19 @@ describe('RunPoller', () => {
     assert.equal(store.get(run.id)?.state, 'running');
     assert.equal(store.get(run.id)?.needsFeedback, false);
     assert.deepEqual(gaps(source.callsFor('k1')), [15_000]);
+  });
+
+  it('a run resumed from elsewhere after running is polled fast again: leaving feedback is news, though it ran before', async () => {
+    await addRun('k1');
+    let phase: RunState = 'running';
+    source.script('k1', () => snap(phase, phase === 'awaitingFeedback' ? { feedback: { taskId: 't-1' } } : {}));
+    makePoller().start();
+    await clock.advance(1_500);
+    phase = 'awaitingFeedback';
+    await clock.advance(2_250);
+    phase = 'running';
+    await clock.advance(15_000 + 1_500);
+    assert.deepEqual(gaps(source.callsFor('k1')), [1_500, 15_000, 1_500], 'fast after the resume, not at the 15 s cap');
   });
 
   it('stops watching at the watch deadline without marking the run failed', async () => {

@@ -2,6 +2,7 @@
 // its caps (a run someone is looking at has a lower one), jitter, the unfocused factor, and the
 // backoff after failures. pollTimes.ts keeps the due times and the timer; poller.ts what a poll does.
 
+import type { RunState } from '../../api/types';
 import type { RunChange } from './model';
 
 export interface Pace {
@@ -41,10 +42,12 @@ export interface AfterCheck {
 
 /**
  * Whether a check's changes count as progress for pacing: state, progress, task outputs, an error. A new
- * current task alone does not: it is text a crew may change on every poll, and would hold the fast pace.
+ * current task alone does not: it is text a crew may change on every poll, and would hold the fast pace. Nor
+ * does a state the run was already in since it was scheduled (`statesSeen`): a crew flipping RUNNING↔PENDING
+ * on every poll would otherwise be polled at the fastest pace for ever.
  */
-export function madeProgress(changes: readonly RunChange[]): boolean {
-  return changes.some((change) => change.kind !== 'working');
+export function madeProgress(changes: readonly RunChange[], statesSeen: ReadonlySet<RunState> = new Set()): boolean {
+  return changes.some((change) => change.kind !== 'working' && !(change.kind === 'state' && statesSeen.has(change.state)));
 }
 
 /** The interval after a successful check. */

@@ -3,6 +3,7 @@
 // the poller's (poller.ts).
 
 import type { CrewApiError } from '../../api/errors';
+import type { RunState } from '../../api/types';
 import type { Clock } from '../../util/clock';
 import type { Event } from '../../util/event';
 import { capOf, effectiveDelay, intervalAfterFailure, jitterFactor } from './pollPace';
@@ -91,6 +92,8 @@ export interface Schedule {
   consecutiveFailures: number;
   /** Until then the run is polled at the fast interval even when nothing changes. */
   fastUntil: number;
+  /** The states the run was seen in since it was (re)scheduled: a flip back to one is not news (pollPace.madeProgress). */
+  statesSeen: Set<RunState>;
   inFlight?: AbortController;
   /** Not stretched while the window is unfocused (asking for a lease: a closed window's runs are taken up within a lease period). */
   plain?: boolean;
@@ -175,8 +178,10 @@ export class DueTimes {
       notBefore: 0,
       consecutiveFailures: 0,
       fastUntil: 0,
+      statesSeen: new Set(),
     };
     s.crewUrl = crewUrl;
+    s.statesSeen.clear();
     s.intervalMs = this.options.fastIntervalMs;
     s.fastUntil = this.clock.now() + delayMs + this.options.fastPhaseMs;
     this.setDelay(s, delayMs);

@@ -122,6 +122,10 @@ export async function checkRun(host: CheckHost, s: Schedule, controller: AbortCo
   if (run.warning !== undefined) {
     await host.store.setWarning(run.id, undefined);
   }
+  if (run.state === 'awaitingFeedback') {
+    s.statesSeen.clear(); // Someone answered (anywhere): what the run does next is news, whatever it did before.
+  }
+  s.statesSeen.add(run.state); // The state before this check: a flip back to it is not news.
   await afterSnapshot(host, s, snapshot, changes);
 }
 
@@ -151,11 +155,12 @@ async function afterSnapshot(host: CheckHost, s: Schedule, snapshot: StatusSnaps
   }
   s.intervalMs = intervalAfterCheck(host.options, {
     intervalMs: s.intervalMs,
-    changed: madeProgress(changes),
+    changed: madeProgress(changes, s.statesSeen),
     fastPhase: now < s.fastUntil,
     awaitingFeedback: run.state === 'awaitingFeedback',
     viewed: host.times.isViewed(s.runId),
   });
+  s.statesSeen.add(run.state);
   host.times.setDelay(s, s.intervalMs);
 }
 

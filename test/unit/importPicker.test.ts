@@ -1,0 +1,34 @@
+// Issue #47: the Import Crews picker shows what the platform wrote as text. A deployment's URL path, name and
+// status are the platform's words: no `$(icon)` and no `[x](y)` link in any row, checked with VS Code's own
+// patterns (as inertText.test.ts does).
+import * as assert from 'node:assert/strict';
+import type * as ImportModule from '../../src/platform/importCommand';
+import { parseDeployments } from '../../src/platform/parse';
+import { WORD_JOINER } from '../../src/util/inertText';
+import { requireWithFakeVscode } from './helpers/fakeVscode';
+
+const VSCODE_LINK = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/i;
+const VSCODE_ICON = /(\\)?\$\(([A-Za-z0-9-]+(?:~[A-Za-z-]+)?)\)/;
+
+describe('Import Crews picker (#47)', () => {
+  const { deploymentItems } = requireWithFakeVscode<typeof ImportModule>(require.resolve('../../src/platform/importCommand'));
+
+  it('shows no icon or link from a deployment\'s URL path, name or status in any of its 3 rows', () => {
+    const hostile = '$(zap)[x](command:workbench.action.openSettings)$(loading~spin)';
+    const { deployments } = parseDeployments([
+      { uuid: 'd-1', name: hostile, status: hostile, public_url: `https://crew.example/${hostile}` },
+      { uuid: 'd-2', name: 'plain', status: 'Crew is Online', public_url: `https://crew.example/a/$(check)` },
+      { uuid: 'd-3', name: 'no url', status: hostile },
+    ]);
+    assert.ok(deployments[0].publicUrl?.includes('$(zap)'), `the URL keeps its path as the platform wrote it: ${deployments[0].publicUrl}`);
+    const items = deploymentItems(deployments, (d) => d.uuid === 'd-2');
+    assert.equal(items.length, 3);
+    for (const item of items) {
+      for (const shown of [item.label, item.description ?? '', item.detail ?? '']) {
+        assert.doesNotMatch(shown, VSCODE_ICON, `an icon in "${shown}"`);
+        assert.doesNotMatch(shown, VSCODE_LINK, `a link in "${shown}"`);
+      }
+    }
+    assert.equal(items[1].detail?.split(WORD_JOINER).join(''), 'https://crew.example/a/$(check)', 'the URL reads as itself');
+  });
+});

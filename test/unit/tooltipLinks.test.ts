@@ -1,0 +1,128 @@
+// Issue #47: every tooltip that carries crew or user text renders that text as text — no link of any scheme
+// (`<command:…>` autolinks, bare URLs, `www.`, e-mail addresses, `[x](y)`), no image, no HTML, no icon. The
+// tooltips are built as the extension builds them (a `vscode` whose MarkdownString appends exactly as VS Code's),
+// then rendered by markdown-it with linkify and raw HTML on: stricter than VS Code's hover, which links less.
+import * as assert from 'node:assert/strict';
+import MarkdownIt from 'markdown-it';
+import type * as RunRowsModule from '../../src/crews/runRows';
+import type * as ChatRowsModule from '../../src/crews/chatRows';
+import type * as StatusBarModule from '../../src/runs/statusBar';
+import { markdownText } from '../../src/util/markdownText';
+import { WORD_JOINER } from '../../src/util/inertText';
+import { makeRun } from './chatTools.test';
+import { chatConfirmation, confirmationMarkdown, kickoffConfirmation } from '../../src/chat/confirmations';
+import { requireWithFakeVscode, type FakeMarkdownString } from './helpers/fakeVscode';
+
+const renderer = new MarkdownIt({ html: true, linkify: true });
+
+/** Crew text that links, embeds or formats in one Markdown renderer or another. */
+const HOSTILE = [
+  '<command:workbench.action.openSettings>',
+  '<https://evil.example/a>',
+  'see https://evil.example/b now',
+  'www.evil.example',
+  'mail me@evil.example',
+  'ftp://evil.example/c',
+  '[x](command:y)',
+  '![i](https://evil.example/i.png)',
+  '<a href="command:z">z</a>',
+  '&lt;command:q&gt; &amp;',
+  '*b* _i_ `c` ~~s~~ $(zap)',
+];
+
+/** What a reader sees (formatting would have eaten its marks, so the text would not show as itself) of rendered HTML: its text, entities decoded, the invisible word joiner gone. */
+function shownText(html: string): string {
+  return html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&nbsp;|&#160;|\u00a0/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&')
+    .replaceAll(WORD_JOINER, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function assertInert(markdown: string, texts: readonly string[], where: string): void {
+  const html = renderer.render(markdown);
+  assert.doesNotMatch(html, /<a[\s>]/, `${where}: a link in ${html}`);
+  assert.doesNotMatch(html, /<img[\s>]/, `${where}: an image in ${html}`);
+  const shown = shownText(html);
+  for (const text of texts) {
+    assert.ok(shown.includes(text.replace(/\s+/g, ' ')), `${where}: "${text}" shows as itself in "${shown}"`);
+  }
+}
+
+describe('tooltips show crew and user text as text (#47)', () => {
+  const runRows = requireWithFakeVscode<typeof RunRowsModule>(require.resolve('../../src/crews/runRows'));
+  const chatRows = requireWithFakeVscode<typeof ChatRowsModule>(require.resolve('../../src/crews/chatRows'));
+  const statusBar = requireWithFakeVscode<typeof StatusBarModule>(require.resolve('../../src/runs/statusBar'));
+
+  it('markdownText: 11 hostile texts, one line or many, render with no link, image or formatting', () => {
+    for (const text of HOSTILE) {
+      assertInert(markdownText(text), [text], text);
+    }
+    const many = HOSTILE.join('\n');
+    assertInert(markdownText(many), HOSTILE, 'all on their own lines');
+    assert.equal(renderer.render(markdownText('a\nb')).match(/<br>/g)?.length, 1, 'a line break stays one');
+    const shapes = markdownText('    indented\n===\n- item\n1. one');
+    assertInert(shapes, ['indented', '===', '- item', '1. one'], 'no heading or list');
+    assert.doesNotMatch(renderer.render(shapes), /<pre/, 'no code block');
+  });
+
+  it('the run tooltip: status message, warning, label, batch source, inputs and kickoff id', () => {
+    for (const text of HOSTILE) {
+      const run = makeRun({ crewName: text, label: text, message: text, warning: text, kickoffId: text, batch: { id: 'b', row: 3, source: text } as never });
+      const tooltip = runRows.runTooltip(run, { [text]: text }) as unknown as FakeMarkdownString;
+      assertInert(tooltip.value, [text], `run tooltip of ${text}`);
+      // Our own icons still render: only the crew's are broken.
+      assert.ok(tooltip.supportThemeIcons);
+    }
+  });
+
+  it('the task tooltip: its output', () => {
+    for (const text of HOSTILE) {
+      const tooltip = runRows.taskTooltip({ output: `${text}\n${text}` } as never) as unknown as FakeMarkdownString;
+      assertInert(tooltip.value, [text], `task tooltip of ${text}`);
+    }
+  });
+
+  it('the crew tooltip: name, URL and the platform words', () => {
+    for (const text of HOSTILE) {
+      const item = runRows.crewTreeItem({ name: text, url: `https://crew.example/${text}`, source: 'user' } as never, {
+        hasChildren: false,
+        activity: undefined,
+        hasToken: true,
+        health: 'ready',
+        deployment: { state: 'failed', words: text },
+      });
+      assertInert((item.tooltip as unknown as FakeMarkdownString).value, [text, 'https://crew.example/'], `crew tooltip of ${text}`);
+    }
+  });
+
+  it('the chat session tooltip: the first message and the session id', () => {
+    for (const text of HOSTILE) {
+      const item = chatRows.chatSessionTreeItem({ type: 'chatSession', crewUrl: 'https://crew.example', sessionId: text }, { id: text, firstMessage: text, lastActivity: Date.now() } as never);
+      assertInert((item.tooltip as unknown as FakeMarkdownString).value, [text], `chat session tooltip of ${text}`);
+    }
+  });
+
+  it('the status bar tooltip: run labels and crew names', () => {
+    for (const text of HOSTILE) {
+      const runs = [makeRun({ id: 'r1', label: text, crewName: text }), makeRun({ id: 'r2', label: text, crewName: text, needsFeedback: true })];
+      let tooltip: unknown;
+      const store = { list: () => runs, onDidChange: () => ({ dispose: () => undefined }) };
+      new statusBar.RunsStatusBar(store as never, undefined, (inspection) => (tooltip = inspection.tooltip()));
+      assertInert((tooltip as FakeMarkdownString).value, [text], `status bar tooltip of ${text}`);
+    }
+  });
+
+  it('a chat tool\'s confirmation: crew name and URL, every input and message', () => {
+    for (const text of HOSTILE) {
+      const kickoff = confirmationMarkdown(kickoffConfirmation({ name: text, url: `https://crew.example/${text}` }, { [text]: text }));
+      assertInert(kickoff, [text], `kickoff confirmation of ${text}`);
+      assertInert(confirmationMarkdown(chatConfirmation({ name: text, url: 'https://crew.example' }, text, text)), [text], `chat confirmation of ${text}`);
+    }
+  });
+});
