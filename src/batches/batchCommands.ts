@@ -9,7 +9,7 @@ import type { BatchStore } from './core/batchStore';
 import { mapColumns, type MappedTable } from './core/mapping';
 import { type Batch, type BatchRow, batchProgress, failedRows, unfinishedRerunOf } from './core/model';
 import type { ParsedTable } from './core/tableBuilder';
-import { formatOfFileName, parseTable } from './core/tableReader';
+import { formatOfFileName, readTableText } from './core/tableReader';
 import { canBeTable, localFile, localFileCanBeTable, readBatchSource, type SourceBytes } from './core/source';
 import type { InputSpec } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
@@ -135,7 +135,7 @@ async function kickOffBatch(services: Services, batches: BatchServices, arg: unk
     const bytes: SourceBytes = source.scheme === 'file'
       ? localFile(source.fsPath)
       : { size: async () => (await vscode.workspace.fs.stat(source)).size, read: async function* () { yield await vscode.workspace.fs.readFile(source); } };
-    table = open ? parseTable(open.getText(), format) : await readBatchSource(bytes, format);
+    table = open ? await readTableText(open.getText(), format) : await readBatchSource(bytes, format);
   } catch (error) {
     void showError(vscode.l10n.t('Could not read {0}: {1}', path.basename(source.path), errorText(error)));
     return undefined;

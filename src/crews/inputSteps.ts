@@ -57,3 +57,13 @@ export function stepOf(steps: readonly InputSpec[], name: string): { step: numbe
 export function isWorthKeeping(draft: Draft, start: Draft): boolean {
   return Object.entries(draft).some(([name, value]) => hasValue(value) && !sameValue(value, start[name] ?? ''));
 }
+
+/** `specs` and the names not among them, as required inputs (a 422's missing or refused inputs). */
+export function withInputs(specs: readonly InputSpec[], names: readonly string[]): InputSpec[] {
+  return [...specs, ...names.filter((name) => !specs.some((spec) => spec.name === name)).map((name) => ({ name, required: true }))];
+}
+
+/** What to say when the crew listed more inputs than are read. */
+export function inputsCapNotice(_crewName: string, _specs: readonly InputSpec[]): string | undefined {
+  return undefined;
+}

@@ -16,6 +16,8 @@ export interface MappedTable {
   inputs: Inputs[];
   /** Crew inputs no column provides. */
   unmappedInputs: string[];
+  /** The required ones among them. */
+  missingColumns: string[];
   /** Columns that are not inputs of the crew (not sent). */
   ignoredColumns: string[];
   /** Rows missing a required input or with a value too long; they are skipped, never sent. */
@@ -29,7 +31,7 @@ export interface MappedTable {
  */
 export function mapColumns(columns: string[], rows: Inputs[], specs: InputSpec[] | undefined): MappedTable {
   if (!specs) {
-    return { inputs: rows.map((row) => ({ ...row })), unmappedInputs: [], ignoredColumns: [], problems: longValues(rows) };
+    return { inputs: rows.map((row) => ({ ...row })), unmappedInputs: [], missingColumns: [], ignoredColumns: [], problems: longValues(rows) };
   }
   const inputNames = specs.map((spec) => spec.name);
   const optional = new Set(specs.filter((spec) => !isRequiredInput(spec)).map((spec) => spec.name));
@@ -59,6 +61,7 @@ export function mapColumns(columns: string[], rows: Inputs[], specs: InputSpec[]
   return {
     inputs,
     unmappedInputs: inputNames.filter((name) => !columnFor.has(name)),
+    missingColumns: [],
     ignoredColumns: columns.filter((c) => !used.has(c)),
     problems,
   };

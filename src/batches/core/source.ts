@@ -2,7 +2,7 @@
 // streams, so that the extension host never holds more of it than the rows it keeps. Pure: no `vscode`.
 import * as fs from 'node:fs';
 import type { ParsedTable, SourceFormat } from './tableBuilder';
-import { formatOfFileName, refuseLargeSource, TableReader } from './tableReader';
+import { formatOfFileName, giveThreadBack, type Pause, refuseLargeSource, TableReader } from './tableReader';
 
 /** Where a source's bytes come from: its size first, so that a file too large is never opened. */
 export interface SourceBytes {
@@ -17,7 +17,7 @@ export function localFile(file: string): SourceBytes {
   };
 }
 
-export async function readBatchSource(source: SourceBytes, format?: SourceFormat): Promise<ParsedTable> {
+export async function readBatchSource(source: SourceBytes, format?: SourceFormat, _pause: Pause = giveThreadBack): Promise<ParsedTable> {
   refuseLargeSource(await source.size());
   // UTF-8 as an editor reads it: a BOM dropped, a character cut between chunks joined again.
   const decoder = new TextDecoder();

@@ -51,6 +51,20 @@ export function parseTable(text: string, format?: SourceFormat): ParsedTable {
   return reader.end();
 }
 
+/** Characters read between two pauses, where the reader gives the thread back. */
+export const SLICE_CHARS = 64 * 1024;
+
+/** What the reader awaits between slices. */
+export type Pause = () => Promise<void>;
+
+/** Lets everything else waiting on the thread run (in the extension host: every extension, the editor's requests). */
+export const giveThreadBack: Pause = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A whole text held in memory (an open document, unsaved edits included). */
+export async function readTableText(text: string, format?: SourceFormat, _pause: Pause = giveThreadBack): Promise<ParsedTable> {
+  return parseTable(text, format);
+}
+
 /**
  * Reads a source chunk by chunk, so that no more of it is held than the rows it keeps: past the caps,
  * rows and problems are counted, not built. The format is sniffed from the first text when not given.
