@@ -93,11 +93,11 @@ export class TableReader {
     }
     if (!this.consumer) {
       this.head += text;
-      const body = this.head.replace(/^\uFEFF/, '');
-      if (!this.format && !body.trim()) {
+      // Only the new text is looked at (a BOM is a space to \S): a source of blank slices stays linear.
+      if (!this.format && !/\S/.test(text)) {
         return;
       }
-      this.start(body);
+      this.start(this.head.replace(/^\uFEFF/, ''));
       return;
     }
     this.consumer.push(text);
