@@ -2,7 +2,8 @@
 // bench-results/<timestamp>.json and bench-results/latest.json). A report, not a test: it exits 0
 // when targets are missed and non-zero only when a benchmark itself could not run.
 // CREW_RUNS_BENCH_ONLY=a,b runs only some parts (the production bundle is always built): polling, many,
-// batches, batchsource, history, hostile (one hostile status per poll, plain Node, the crew on its own thread), activation (9 VS Code
+// batches, batchsource, history, hostile (one hostile status per poll, plain Node, the crew on its own thread; hostile batch
+// sources of 19.9 MB, issue 47), activation (9 VS Code
 // hosts, activation only), vscode (one more host after them, measuring the tree and the run view),
 // hostbatch (the last host also runs a 500-row batch), platform (the organization's platform: the Import Crews
 // list, a health refresh against the simulator's rate limit, a 50,000-line deployment log; plain Node), chat (the
@@ -22,6 +23,7 @@ import { batchBenchRows, batchScenario } from './batches';
 import { batchSourceBenchRows, type BatchSourceBenchResult } from './batchSource';
 import { hostBatchRows } from './batchesHost';
 import { hostileStatusBench } from './hostileStatus';
+import { hostileTableBench, hostileTableRows } from './hostileTable';
 import { manyRunsScenario, pollingScenario, viewedPollingBench, type ManyRunsResult, type PollingScenarioResult } from './polling';
 import { median, round } from './lib/stats';
 import { HEAVY_OTHER_CORES, type LoadReading, describeLoad, measureLoad } from './lib/machineLoad';
@@ -459,6 +461,11 @@ async function main(): Promise<number> {
             `getStatus alone, host thread busy ms on it / via the reader: ${hostile.sizes.map((s) => `${round(s.kib, 1)} KiB ${round(s.inPlaceMs, 2)} / ${round(s.readerMs, 2)}`).join(', ')}; ` +
             `load average ${round(hostile.loadAverage, 1)} on ${os.cpus().length} cores`,
         });
+      }
+      const table = await step('7 hostile batch sources (19.9 MB: a CSV of one ""-filled field, invalid JSON Lines)', () => hostileTableBench(5));
+      if (table) {
+        raw.hostileTable = table;
+        rows.push(...hostileTableRows(table));
       }
     }
 

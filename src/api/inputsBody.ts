@@ -22,8 +22,36 @@ const NOT_INPUT_KEYS = ['detail', 'error', 'message', 'status'];
 /** Keys of a property object; one of them is needed for `{…}` to describe an input. */
 const PROPERTY_KEYS = ['type', 'description', 'default', 'enum', 'title', 'required', 'examples'];
 
-/** The inputs a crew describes, deduplicated by name in order; undefined when the body is no input list. */
+/**
+ * The most inputs read from a crew's list, here where they enter: every one is a step of Kick Off and a value of
+ * every batch row (a crew declaring 10,000 made a 10,000-step wizard, and a batch of 2,000 rows +920 MB). As many as
+ * a batch has columns (batches/core/tableBuilder.ts MAX_COLUMNS).
+ */
+export const MAX_INPUTS = 200;
+
+const leftOut = new WeakMap<readonly InputSpec[], number>();
+
+/** How many more distinct inputs than MAX_INPUTS the crew listed, for these specs parseInputsBody returned (0 for any others). */
+export function inputsLeftOut(specs: readonly InputSpec[]): number {
+  return leftOut.get(specs) ?? 0;
+}
+
+/** The first MAX_INPUTS, the rest counted. */
+function capped(specs: InputSpec[] | undefined): InputSpec[] | undefined {
+  if (specs === undefined || specs.length <= MAX_INPUTS) {
+    return specs;
+  }
+  const kept = specs.slice(0, MAX_INPUTS);
+  leftOut.set(kept, specs.length - MAX_INPUTS);
+  return kept;
+}
+
+/** The inputs a crew describes, deduplicated by name in order, at most MAX_INPUTS; undefined when the body is no input list. */
 export function parseInputsBody(body: unknown): InputSpec[] | undefined {
+  return capped(readInputsBody(body));
+}
+
+function readInputsBody(body: unknown): InputSpec[] | undefined {
   const decoded = decodeBody(body);
   if (Array.isArray(decoded)) {
     return fromList(decoded);

@@ -9,7 +9,7 @@ import type { BatchStore } from './core/batchStore';
 import { mapColumns, type MappedTable } from './core/mapping';
 import { type Batch, type BatchRow, batchProgress, failedRows, unfinishedRerunOf } from './core/model';
 import type { ParsedTable } from './core/tableBuilder';
-import { formatOfFileName, parseTable } from './core/tableReader';
+import { formatOfFileName, readTableText } from './core/tableReader';
 import { canBeTable, localFile, localFileCanBeTable, readBatchSource, type SourceBytes } from './core/source';
 import type { InputSpec } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
@@ -21,6 +21,7 @@ import type { Services } from '../services';
 import { batchTitle } from './batchesTree';
 import { askPick } from '../ui/quickInput';
 import { pickCrew } from '../crews/pickCrew';
+import { inputsCapNotice } from '../crews/inputSteps';
 import { canOfferStop, stopRun } from '../runs/stopCommands';
 import { describeError } from '../ui/errorMessages';
 import { errorText } from '../util/errorText';
@@ -135,7 +136,7 @@ async function kickOffBatch(services: Services, batches: BatchServices, arg: unk
     const bytes: SourceBytes = source.scheme === 'file'
       ? localFile(source.fsPath)
       : { size: async () => (await vscode.workspace.fs.stat(source)).size, read: async function* () { yield await vscode.workspace.fs.readFile(source); } };
-    table = open ? parseTable(open.getText(), format) : await readBatchSource(bytes, format);
+    table = open ? await readTableText(open.getText(), format) : await readBatchSource(bytes, format);
   } catch (error) {
     void showError(vscode.l10n.t('Could not read {0}: {1}', path.basename(source.path), errorText(error)));
     return undefined;
@@ -151,14 +152,19 @@ async function kickOffBatch(services: Services, batches: BatchServices, arg: unk
     return undefined;
   }
   const skipped = new Map(mapped.problems.map((p) => [p.row, p]));
+  // A required input without a column skips every row: said once, the same note for each.
+  const noColumn = mapped.missingColumns.length > 0 ? `No column for: ${oneLine(mapped.missingColumns.join(', '), 200)}` : undefined;
   const rows: BatchRow[] = mapped.inputs.map((inputs, index) => {
     const problem = skipped.get(index);
     return problem
-      ? { index, inputs, status: 'skipped', note: problem.tooLong ? `The value of "${problem.tooLong}" is too long.` : `Missing: ${problem.missing.join(', ')}` }
-      : { index, inputs, status: 'queued' };
+      ? { index, inputs, status: 'skipped', note: problem.tooLong ? `The value of "${problem.tooLong}" is too long.` : problem.missing.length ? `Missing: ${problem.missing.join(', ')}` : noColumn }
+      : noColumn
+        ? { index, inputs, status: 'skipped', note: noColumn }
+        : { index, inputs, status: 'queued' };
   });
+  const skippedRows = rows.filter((row) => row.status === 'skipped').length;
   const batch = await batches.store.create({ crewUrl: crew.url, crewName: crew.name, source: name, inputNames: inputs?.map((spec) => spec.name), concurrency, rows });
-  services.log.info(`[${crew.name}] Batch ${name}: ${rows.length - skipped.size} rows to kick off, ${skipped.size} skipped, ${concurrency} at a time.`);
+  services.log.info(`[${crew.name}] Batch ${name}: ${rows.length - skippedRows} rows to kick off, ${skippedRows} skipped, ${concurrency} at a time.`);
   await startWithProgress(batches, batch);
   return batch.id;
 }
@@ -212,6 +218,11 @@ async function crewInputs(services: Services, crew: Crew): Promise<InputSpec[] |
       services.log.info(`[${crew.name}] does not describe its inputs (${inputs.reason}): every column of the batch is sent as it is.`);
       return undefined;
     }
+    const capped = inputsCapNotice(crew.name, inputs.inputs);
+    if (capped !== undefined) {
+      services.log.warn(capped);
+      void showWarning(capped);
+    }
     return inputs.inputs;
   } catch (error) {
     const goOn = vscode.l10n.t('Send Every Column');
@@ -229,7 +240,7 @@ const MAX_LISTED = 100;
 
 async function preview(crew: Crew, name: string, table: ParsedTable, mapped: MappedTable, concurrency: number): Promise<boolean> {
   type Item = vscode.QuickPickItem & { action?: 'kickoff' | 'cancel' };
-  const toSend = mapped.inputs.length - mapped.problems.length;
+  const toSend = mapped.missingColumns.length > 0 ? 0 : mapped.inputs.length - mapped.problems.length;
   const summary = (inputs: Inputs) => oneLine(Object.entries(inputs).map(([k, v]) => `${k}: ${inputLine(v)}`).join(' · '), 120);
   const separator = (label: string): Item => ({ label, kind: vscode.QuickPickItemKind.Separator });
   const items: Item[] = [
@@ -266,6 +277,9 @@ async function preview(crew: Crew, name: string, table: ParsedTable, mapped: Map
   items.push(separator(vscode.l10n.t('Columns')));
   if (mapped.ignoredColumns.length) {
     items.push({ label: vscode.l10n.t('Not inputs of the crew (not sent): {0}', oneLine(mapped.ignoredColumns.join(', '), 200)) });
+  }
+  if (mapped.missingColumns.length) {
+    items.push({ label: `$(warning) ${vscode.l10n.t('No row can be sent: no column for the required inputs {0}', oneLine(mapped.missingColumns.join(', '), 200))}` });
   }
   if (mapped.unmappedInputs.length) {
     items.push({ label: vscode.l10n.t('No column for: {0}', oneLine(mapped.unmappedInputs.join(', '), 200)) });

@@ -1,4 +1,6 @@
 // Which inputs Kick Off asks for, in which order, and what it sends: pure rules, tested in plain Node.
+import * as l10n from '@vscode/l10n';
+import { inputsLeftOut, MAX_INPUTS } from '../api/inputsBody';
 import type { InputSpec } from '../api/types';
 import { hasValue, type Inputs, sameValue } from '../api/inputValues';
 import { isRequiredInput } from './inputPresets';
@@ -56,4 +58,20 @@ export function stepOf(steps: readonly InputSpec[], name: string): { step: numbe
 /** Whether Escape left anything worth offering back: a value typed that the starting point did not have. */
 export function isWorthKeeping(draft: Draft, start: Draft): boolean {
   return Object.entries(draft).some(([name, value]) => hasValue(value) && !sameValue(value, start[name] ?? ''));
+}
+
+/**
+ * `specs` and the names not among them, as required inputs (a 422's missing or refused inputs): another way a
+ * crew's inputs enter, so at most MAX_INPUTS in all.
+ */
+export function withInputs(specs: readonly InputSpec[], names: readonly string[]): InputSpec[] {
+  const listed = new Set(specs.map((spec) => spec.name));
+  const added = [...new Set(names)].filter((name) => !listed.has(name)).slice(0, Math.max(0, MAX_INPUTS - specs.length));
+  return [...specs, ...added.map((name) => ({ name, required: true }))];
+}
+
+/** What to say when the crew listed more inputs than are read (GET /inputs); undefined when it did not. */
+export function inputsCapNotice(crewName: string, specs: readonly InputSpec[]): string | undefined {
+  const more = inputsLeftOut(specs);
+  return more > 0 ? l10n.t('{0} lists {1} inputs; only the first {2} are asked for and sent.', crewName, specs.length + more, MAX_INPUTS) : undefined;
 }

@@ -5,11 +5,11 @@ import * as vscode from 'vscode';
 import { CrewApiError } from '../api/errors';
 import type { CrewInputs, InputSpec } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
-import { type Draft, inputsToAsk, inputsToSend, isFlowId, isWorthKeeping, missingInputs } from '../crews/inputSteps';
+import { type Draft, inputsCapNotice, inputsToAsk, inputsToSend, isFlowId, isWorthKeeping, missingInputs, withInputs } from '../crews/inputSteps';
 import type { RunRecord } from '../runs/core/model';
 import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';
-import { showError } from '../ui/notify';
+import { showError, showWarning } from '../ui/notify';
 import { StepInput } from '../ui/quickInput';
 import { inertLine } from '../util/inertText';
 import { setTokenInteractively } from '../crews/crewCommands';
@@ -121,16 +121,14 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
     }
     if (outcome.kind === 'missing') {
       // Ask only for what the crew says is missing, adding names it did not list in /inputs.
-      const added = outcome.names.filter((n) => !specs.some((spec) => spec.name === n)).map((name) => ({ name, required: true }));
-      specs = [...specs, ...added];
+      specs = withInputs(specs, outcome.names);
       toAsk = specs.filter((spec) => outcome.names.includes(spec.name));
       steps = [...steps, ...toAsk.filter((spec) => !steps.includes(spec))];
       continue;
     }
     if (outcome.kind === 'invalid') {
       // Only the refused inputs, each in the editor the crew's words call for, with those words in its prompt.
-      const added = outcome.inputs.filter((i) => !specs.some((spec) => spec.name === i.name)).map((i) => ({ name: i.name, required: true }));
-      specs = [...specs, ...added];
+      specs = withInputs(specs, outcome.inputs.map((i) => i.name));
       for (const refused of outcome.inputs) {
         if (refused.expects) {
           json.set(refused.name, refused.expects !== 'text');
@@ -168,6 +166,11 @@ async function fetchInputs(services: Services, crew: Crew): Promise<CrewInputs |
       services.crews.setHealth(crew.url, 'ready');
       if (!inputs.described) {
         services.log.info(`${crew.name} does not describe its inputs (${inputs.reason}); asking for them by hand.`);
+      }
+      const capped = inputs.described ? inputsCapNotice(crew.name, inputs.inputs) : undefined;
+      if (capped !== undefined) {
+        services.log.warn(capped);
+        void showWarning(capped);
       }
       return inputs;
     } catch (error) {

@@ -1,7 +1,10 @@
 // A JSON array of objects, read element by element as it streams in.
 
 import * as l10n from '@vscode/l10n';
+import { isJsonText } from './jsonCheck';
 import type { TableBuilder, TableConsumer } from './tableBuilder';
+
+const NOT_JSON = Symbol('not JSON');
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -121,11 +124,16 @@ export class JsonArrayTable implements TableConsumer {
       this.table.leaveOut(this.element);
       return;
     }
+    const text = this.pieces.join('');
+    // Checked first: an exception per invalid element would cost seconds for an array of them.
     let value: unknown;
     try {
-      value = JSON.parse(this.pieces.join(''));
+      value = isJsonText(text) ? JSON.parse(text) : NOT_JSON;
     } catch {
-      this.table.problem(this.element, l10n.t('Not valid JSON.'));
+      value = NOT_JSON;
+    }
+    if (value === NOT_JSON) {
+      this.table.problem(this.element, () => l10n.t('Not valid JSON.'));
       return;
     }
     this.table.addObject(this.element, value);

@@ -1,8 +1,9 @@
 // Reading a batch source file: refused by its size before a byte is read, then decoded and parsed as it
-// streams, so that the extension host never holds more of it than the rows it keeps. Pure: no `vscode`.
+// streams, so that the extension host never holds more of it than the rows it keeps, nor its thread for more than
+// a slice (tableReader.ts). Pure: no `vscode`.
 import * as fs from 'node:fs';
 import type { ParsedTable, SourceFormat } from './tableBuilder';
-import { formatOfFileName, refuseLargeSource, TableReader } from './tableReader';
+import { formatOfFileName, giveThreadBack, type Pause, refuseLargeSource, TableReader } from './tableReader';
 
 /** Where a source's bytes come from: its size first, so that a file too large is never opened. */
 export interface SourceBytes {
@@ -17,7 +18,7 @@ export function localFile(file: string): SourceBytes {
   };
 }
 
-export async function readBatchSource(source: SourceBytes, format?: SourceFormat): Promise<ParsedTable> {
+export async function readBatchSource(source: SourceBytes, format?: SourceFormat, pause: Pause = giveThreadBack): Promise<ParsedTable> {
   refuseLargeSource(await source.size());
   // UTF-8 as an editor reads it: a BOM dropped, a character cut between chunks joined again.
   const decoder = new TextDecoder();
@@ -27,7 +28,7 @@ export async function readBatchSource(source: SourceBytes, format?: SourceFormat
     bytes += chunk.byteLength;
     // The file may have grown since its size was read.
     refuseLargeSource(bytes, true);
-    reader.push(decoder.decode(chunk, { stream: true }));
+    await reader.pushSliced(decoder.decode(chunk, { stream: true }), pause);
     if (reader.done) {
       break;
     }

@@ -53,9 +53,10 @@ export class TableBuilder {
     return this.rows.length >= MAX_ROWS;
   }
 
-  problem(line: number, message: string): void {
+  /** A message made only when it is listed: past MAX_PROBLEMS a problem costs a count. */
+  problem(line: number, message: string | (() => string)): void {
     if (this.problems.length < MAX_PROBLEMS) {
-      this.problems.push({ line, message });
+      this.problems.push({ line, message: typeof message === 'string' ? message : message() });
     } else if (this.problemsLeftOut++ === 0) {
       this.firstUnlisted = line;
     }
@@ -74,16 +75,16 @@ export class TableBuilder {
   /** A parsed JSON value as a row, or a problem. */
   addObject(line: number, value: unknown): void {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      this.problem(line, l10n.t('Not an object of input names to values.'));
+      this.problem(line, () => l10n.t('Not an object of input names to values.'));
       return;
     }
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.length > MAX_COLUMNS || this.columns.length + entries.filter(([key]) => !this.seen.has(key)).length > MAX_COLUMNS) {
-      this.problem(line, l10n.t('More than {0} columns; this row is left out.', MAX_COLUMNS));
+      this.problem(line, () => l10n.t('More than {0} columns; this row is left out.', MAX_COLUMNS));
       return;
     }
     if (deeperThan(value, MAX_DEPTH)) {
-      this.problem(line, l10n.t('Nested more than {0} levels deep.', MAX_DEPTH));
+      this.problem(line, () => l10n.t('Nested more than {0} levels deep.', MAX_DEPTH));
       return;
     }
     entries.forEach(([key]) => this.addColumn(key));

@@ -43,11 +43,31 @@ export function sniffFormat(text: string): SourceFormat {
   return start.startsWith('{') ? 'jsonl' : 'csv';
 }
 
-/** A whole text at once: refused by its size in bytes, then read as a stream of one chunk. */
+/** A whole text at once, in one call (tests, small texts): refused by its size in bytes, then read as one chunk. */
 export function parseTable(text: string, format?: SourceFormat): ParsedTable {
   refuseLargeSource(Buffer.byteLength(text, 'utf8'));
   const reader = new TableReader(format);
   reader.push(text);
+  return reader.end();
+}
+
+/** Characters read between two pauses, where the reader gives the thread back. */
+export const SLICE_CHARS = 64 * 1024;
+
+/** What the reader awaits between slices. */
+export type Pause = () => Promise<void>;
+
+/** Lets everything else waiting on the thread run (in the extension host: every extension, the editor's requests). */
+export const giveThreadBack: Pause = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * A whole text held in memory (an open document, unsaved edits included), read slice by slice with a pause
+ * between: the extension host is never held for more than one slice, whatever the text.
+ */
+export async function readTableText(text: string, format?: SourceFormat, pause: Pause = giveThreadBack): Promise<ParsedTable> {
+  refuseLargeSource(Buffer.byteLength(text, 'utf8'));
+  const reader = new TableReader(format);
+  await reader.pushSliced(text, pause);
   return reader.end();
 }
 
@@ -73,14 +93,25 @@ export class TableReader {
     }
     if (!this.consumer) {
       this.head += text;
-      const body = this.head.replace(/^\uFEFF/, '');
-      if (!this.format && !body.trim()) {
+      // Only the new text is looked at (a BOM is a space to \S): a source of blank slices stays linear.
+      if (!this.format && !/\S/.test(text)) {
         return;
       }
-      this.start(body);
+      this.start(this.head.replace(/^\uFEFF/, ''));
       return;
     }
     this.consumer.push(text);
+  }
+
+  /**
+   * `text` in slices of SLICE_CHARS, awaiting `pause` after each: the readers' work is linear in what they are
+   * given, so a slice holds the thread for a bounded time.
+   */
+  async pushSliced(text: string, pause: Pause): Promise<void> {
+    for (let at = 0; at < text.length && !this.done; at += SLICE_CHARS) {
+      this.push(text.slice(at, at + SLICE_CHARS));
+      await pause();
+    }
   }
 
   end(): ParsedTable {
