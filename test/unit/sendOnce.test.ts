@@ -82,6 +82,7 @@ describe('Send once: an answer to a paused run, across windows (#46)', () => {
     if (!copy) {
       const file = require.resolve('../../src/runs/core/sendResume');
       delete require.cache[file];
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh copy per window, as each host has
       copy = require(file) as typeof SendResumeModule;
       copies.set(w, copy);
     }
