@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { RunRecord } from '../runs/core/model';
 import { runDocumentName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
-import { escapeMarkdown } from '../util/markdownText';
+import { escapeMarkdown, markdownText } from '../util/markdownText';
 
 export const REVIEW_SCHEME = 'crew-review';
 
@@ -140,7 +140,7 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
     body.appendMarkdown(`**${verdict}**`);
     if (feedback) {
       body.appendMarkdown('\n\n');
-      body.appendText(feedback);
+      body.appendMarkdown(markdownText(feedback));
     }
     this.close(review, body, vscode.l10n.t('You'));
   }
@@ -171,7 +171,7 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
     review.draft = feedback;
     const body = new vscode.MarkdownString();
     body.appendMarkdown(`*${escape(vscode.l10n.t('Not sent: {0}', problem))}*\n\n`);
-    body.appendText(feedback);
+    body.appendMarkdown(markdownText(feedback));
     const others = review.thread.comments.filter((c) => c.contextValue !== 'draft');
     review.thread.comments = [...others, new ReviewComment(body, { name: vscode.l10n.t('Draft') }, vscode.l10n.t('draft'), 'draft')];
   }

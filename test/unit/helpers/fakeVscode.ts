@@ -59,6 +59,9 @@ export const fakeVscode = {
     constructor(public id: string) {}
   },
   StatusBarAlignment: { Left: 1, Right: 2 },
+  CommentMode: { Editing: 0, Preview: 1 },
+  CommentThreadState: { Unresolved: 0, Resolved: 1 },
+  CommentThreadCollapsibleState: { Collapsed: 0, Expanded: 1 },
   Disposable: { from: (...items: { dispose(): void }[]) => ({ dispose: () => items.forEach((i) => i.dispose()) }) },
   window: {
     createStatusBarItem: () => ({ text: '', tooltip: undefined as unknown, show: () => undefined, hide: () => undefined, dispose: () => undefined }),
