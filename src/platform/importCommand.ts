@@ -7,6 +7,10 @@ import { checkToken } from '../api/tokenRules';
 import type { Services } from '../services';
 import { errorText } from '../util/errorText';
 import { inertLine } from '../util/inertText';
+import { revealInvisibles } from '../util/invisibleText';
+
+/** The platform's words on one line as text, every character that draws nothing written out: two deployments never look the same. */
+const shown = (text: string) => inertLine(revealInvisibles(text));
 import { describeTokenProblem } from '../ui/errorMessages';
 import { showError, showInfo, showWarning } from '../ui/notify';
 import { askText } from '../ui/quickInput';
@@ -32,7 +36,7 @@ export async function importCrews(services: Services): Promise<number> {
   try {
     // overCap (parse.ts) is in the reply whatever the client's declared type says.
     const listed: { deployments: Deployment[]; skipped: number; overCap?: number } = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Listing the deployments of {0}…', inertLine(signIn.organizationName ?? originOf(signIn.baseUrl))), cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Listing the deployments of {0}…', shown(signIn.organizationName ?? originOf(signIn.baseUrl))), cancellable: true },
       (_p, cancellation) => {
         const abort = new AbortController();
         cancellation.onCancellationRequested(() => abort.abort());
@@ -84,10 +88,10 @@ export function deploymentItems(deployments: readonly Deployment[], isImported: 
   return deployments.map((d) => {
     const already = isImported(d);
     return {
-      label: inertLine(d.name),
-      description: [already ? vscode.l10n.t('imported') : undefined, d.status ?? vscode.l10n.t('no status')].filter(Boolean).map((s) => inertLine(s as string)).join(' · '),
+      label: shown(d.name),
+      description: [already ? vscode.l10n.t('imported') : undefined, d.status ?? vscode.l10n.t('no status')].filter(Boolean).map((s) => shown(s as string)).join(' · '),
       // The URL's path is the platform's words too: a `$(icon)` there would render in the picker.
-      detail: d.publicUrl ? inertLine(d.publicUrl) : vscode.l10n.t('URL from its status'),
+      detail: d.publicUrl ? shown(d.publicUrl) : vscode.l10n.t('URL from its status'),
       // Every deployment not imported yet is chosen: "import every deployment" is one Enter.
       picked: !already,
       deployment: d,
@@ -102,7 +106,7 @@ async function pickDeployments(services: Services, signIn: PlatformSignIn, deplo
   };
   const items = deploymentItems(deployments, (d) => Boolean(imported(d)));
   const pick = vscode.window.createQuickPick<DeploymentItem>();
-  pick.title = vscode.l10n.t('Import Crews from {0}', inertLine(signIn.organizationName ?? originOf(signIn.baseUrl)));
+  pick.title = vscode.l10n.t('Import Crews from {0}', shown(signIn.organizationName ?? originOf(signIn.baseUrl)));
   pick.placeholder = overCap
     ? vscode.l10n.t('Choose the deployments to add as crews ({0} listed; the platform has {1} more, past what Crew Runs reads)', deployments.length, overCap)
     : vscode.l10n.t('Choose the deployments to add as crews ({0} listed)', deployments.length);
@@ -144,12 +148,12 @@ async function importOne(services: Services, signIn: PlatformSignIn, deployment:
   }
   if (!token) {
     const answer = await askText({
-      title: vscode.l10n.t('Token of {0}', inertLine(deployment.name)),
+      title: vscode.l10n.t('Token of {0}', shown(deployment.name)),
       password: true,
       quietUntilEdited: true,
       prompt: vscode.l10n.t(
         'The platform does not give the Bearer Token of {0}: paste it from its dashboard page, {1}. It is kept in VS Code\'s secret storage and sent only to {2}.',
-        inertLine(deployment.name),
+        shown(deployment.name),
         dashboardUrl(signIn.baseUrl, deployment.uuid),
         originOf(url),
       ),
@@ -166,7 +170,7 @@ async function importOne(services: Services, signIn: PlatformSignIn, deployment:
   }
   const existing = services.crews.get(url);
   try {
-    const crew = existing ?? (await addCrewDirectly(services, { url, name: deployment.name, token, tokenKind: 'organization' }));
+    const crew = existing ?? (await addCrewDirectly(services, { url, name: revealInvisibles(deployment.name), token, tokenKind: 'organization' }));
     if (!crew) {
       return vscode.l10n.t('not saved');
     }

@@ -31,4 +31,15 @@ describe('Import Crews picker (#47)', () => {
     }
     assert.equal(items[1].detail?.split(WORD_JOINER).join(''), 'https://crew.example/a/$(check)', 'the URL reads as itself');
   });
+
+  it('two deployments whose names differ only by characters that draw nothing never look the same (#46)', () => {
+    const { deployments } = parseDeployments([
+      { uuid: 'd-1', name: 'Sales Crew', status: 'Online', public_url: 'https://sales.example' },
+      { uuid: 'd-2', name: 'Sales\u200b Crew\u{E0041}\u{E0042}', status: 'Online\u2060', public_url: 'https://sales.example' },
+    ]);
+    const [plain, hidden] = deploymentItems(deployments, () => false);
+    assert.notEqual(hidden.label, plain.label);
+    assert.match(hidden.label, /Sales⟦U\+200B⟧ Crew⟦U\+E0041⟧⟦U\+E0042⟧/);
+    assert.match(hidden.description ?? '', /Online⟦U\+2060⟧/);
+  });
 });
