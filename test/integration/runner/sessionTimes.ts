@@ -19,6 +19,7 @@ export const MAIN_FILE_SECONDS: Readonly<Record<string, number>> = {
   'firstImpressionsRunView.test.js': 10,
   'firstImpressionsTree.test.js': 26,
   'hostileOutput.test.js': 23,
+  'hostileTables.test.js': 8,
   'jsonInputs.test.js': 20,
   'kickoff.test.js': 53,
   'lmTools.test.js': 23,
