@@ -42,7 +42,7 @@ export const SESSION_SECONDS: Readonly<Record<string, number>> = {
   flowChat: 69,
   flowChatFaults: 42,
   tokenRecovery: 68,
-  twoWindows: 288,
+  twoWindows: 300,
   batchesReload: 42,
   chaos: 83,
   cutOff: 45,

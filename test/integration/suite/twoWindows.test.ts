@@ -30,6 +30,8 @@ const CREWS: CrewConfig[] = [
   crew('review', 'Review', [task('draft_task', 2_000), task('review_task', 2_000, true), task('publish_task', 2_000)]),
   // Waits for feedback only after window B has surely seen it running (B re-reads the shared runs every 30 s).
   crew('lateReview', 'Late review', [task('draft_task', 45_000), task('review_task', 2_000, true)]),
+  // Its replies take 2 s: an answer sent from one window is still on its way when the other window sends one.
+  { ...crew('slowReview', 'Slow review', [task('draft_task', 2_000), task('review_task', 2_000, true)]), faults: { latencyMs: 2_000 } },
   // Many short runs; a topic containing FAIL fails.
   { ...crew('quick', 'Quick', [task('first_task', 3_000), task('second_task', 4_000)]), failWhenInputContains: 'FAIL' },
   // A conversational flow: its chat sessions are listed under it in both windows.
@@ -245,6 +247,33 @@ describe('Two windows', function () {
     const seen = JSON.stringify(all.map((m) => m.message));
     assert.strictEqual(waitingFor(all).length, 1, `"… is waiting for your feedback." once in both windows together (${seen})`);
     assert.strictEqual(succeeded(all).length, 1, `"… succeeded." once in both windows together (${seen})`);
+  });
+
+  it('an answer sent from both windows at once reaches the crew once; the window that lost says it is on its way (#46)', async () => {
+    const topic = 'Answered twice';
+    const { runId, kickoffId } = await kickOffInA('slowReview', topic);
+    await waitFor(async () => api.runs.get(runId)?.needsFeedback && (await windowA().run(runId))?.needsFeedback, {
+      message: 'both windows show the run waiting for feedback',
+      timeoutMs: LEASE_PERIOD_MS + 60_000,
+      intervalMs: 250,
+    }).catch((error: Error) => explain(runId, error));
+    // Each window asks for its change request in its own input box; Enter in one, then at once in the other.
+    const fromA = windowA().command<boolean>('crewRuns.requestChanges', { runId });
+    await ui.type('Shorter, from A', { enter: true, window: windowA().name, quickInput: { timeoutMs: 30_000 } });
+    const fromB = executeCommand<boolean>('crewRuns.requestChanges', { runId });
+    await ui.type('Longer, from B', { enter: true, quickInput: { timeoutMs: 30_000 } });
+    const outcomes = await Promise.all([fromA, fromB]);
+    assert.deepStrictEqual([...outcomes].sort(), [false, true], `one window sent, the other did not (A: ${outcomes[0]}, B: ${outcomes[1]})`);
+    const lost = outcomes[0] ? undefined : windowA().name;
+    await waitFor(async () => /already on its way/.test(await ui.text(selectors.statusBar, { window: lost })), {
+      message: `the window that lost (${lost ?? 'B'}) says the answer is on its way`,
+      timeoutMs: 5_000,
+      intervalMs: 100,
+    });
+    // A 422 asks for the other body style of the same answer (the client sends it again at once): not a second answer.
+    const received = sim.requestLog.entries.filter((e) => e.endpoint === 'resume' && e.crewId === 'slowReview' && e.status !== 422);
+    assert.strictEqual(received.length, 1, `the crew was sent one answer: ${JSON.stringify(received.map((e) => ({ status: e.status, time: e.time })))}`);
+    assert.ok(sim.getRun(kickoffId), 'the simulator knows the run');
   });
 
   it('closing window A hands its runs to window B within one lease period; B does not announce again what was announced', async function () {
