@@ -258,14 +258,20 @@ function parseTasks(
   return lastTask === undefined ? { tasks: [] } : { tasks: [lastTask], tasksSource: 'last_executed_task' };
 }
 
-/** Docs `error` (text or `{message}`); live FAILED carries the exception text in `status`; else `message`. */
+/**
+ * Docs `error` (text or `{message}`); live FAILED carries the exception text in `status`; else `message`; else the
+ * `result`, where some servers put a failed run's error (text, or `{error}` / `{message}`).
+ */
 function failureText(fields: JsonObject, statusIsMessage: boolean): string | undefined {
   const error = fields['error'];
+  const result = fields['result'];
   return (
     nonBlankString(error)?.trim() ??
     (isJsonObject(error) ? nonBlankString(error['message'])?.trim() : undefined) ??
     (statusIsMessage ? nonBlankString(fields['status'])?.trim() : undefined) ??
-    nonBlankString(fields['message'])?.trim()
+    nonBlankString(fields['message'])?.trim() ??
+    nonBlankString(result)?.trim() ??
+    (isJsonObject(result) ? (nonBlankString(result['error']) ?? nonBlankString(result['message']))?.trim() : undefined)
   );
 }
 

@@ -281,6 +281,15 @@ describe('normaliseStatus: live family', () => {
     assert.equal(snapshot.error, 'RuntimeError: worker lost');
   });
 
+  it('a failed run whose reason is only in its result shows that reason (#46)', () => {
+    assert.equal(normaliseStatus({ state: 'FAILED', result: 'ValueError: the search tool is not configured' }).error, 'ValueError: the search tool is not configured');
+    assert.equal(normaliseStatus({ status: 'failed', result: { error: 'Rate limit reached for gpt-4o' } }).error, 'Rate limit reached for gpt-4o');
+    assert.equal(normaliseStatus({ state: 'FAILED', result: { message: 'Crew stopped: max iterations' } }).error, 'Crew stopped: max iterations');
+    // Its own error field still comes first; a succeeded run's result is its output, never an error.
+    assert.equal(normaliseStatus({ state: 'FAILED', error: 'The real reason', result: 'Partial text' }).error, 'The real reason');
+    assert.equal(normaliseStatus({ state: 'SUCCESS', result: 'Done' }).error, undefined);
+  });
+
   it('reads REVOKED as cancelled, RETRY as running, QUEUED/RECEIVED as queued', () => {
     assert.equal(parse(statusBodies.liveRevoked).state, 'cancelled');
     assert.equal(parse(statusBodies.liveRevoked).error, undefined);
