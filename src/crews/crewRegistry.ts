@@ -122,11 +122,6 @@ export class CrewRegistry implements vscode.Disposable {
     this.changed.fire();
   }
 
-  clearDemoCrews(): void {
-    this.demoCrews = [];
-    this.changed.fire();
-  }
-
   dispose(): void {
     vscode.Disposable.from(...this.disposables).dispose();
   }

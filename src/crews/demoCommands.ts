@@ -53,8 +53,10 @@ export class DemoCrews implements vscode.Disposable {
     this.fallbackPort = false;
     const running = await simulator?.catch(() => undefined);
     if (running) {
+      // Its crews go with it: a row left behind would point at a server that is gone.
       for (const crew of running.crews) {
-        await this.services.tokens.delete(crew.url).then(undefined, () => undefined);
+        const listed = this.services.crews.get(crew.url);
+        await (listed?.source === 'demo' ? this.services.crews.remove(listed) : this.services.tokens.delete(crew.url)).then(undefined, () => undefined);
       }
       await running.close();
     }

@@ -17,7 +17,6 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { type Clock, systemClock } from '../../util/clock';
-import { Emitter, type Event } from '../../util/event';
 import { errorCode, writeFileAtomic } from './atomicFile';
 import { FileLock, safeName } from './fileLock';
 import { KeyedQueue } from './keyedQueue';
@@ -59,10 +58,6 @@ export class LeaseManager {
   private readonly liveness?: Liveness;
   /** The window stopped answering (said once, until it answers again). */
   private silent = false;
-  private readonly lostEmitter = new Emitter<string[]>();
-
-  /** Runs whose lease another window took (ours had lapsed). */
-  readonly onDidLoseLeases: Event<string[]> = this.lostEmitter.event;
 
   constructor(
     private readonly dir: string,
@@ -132,9 +127,6 @@ export class LeaseManager {
         }).catch((e) => this.logger.warn(`Run ${runId}: could not renew the lease (${String(e)}).`)),
       ),
     );
-    if (lost.length) {
-      this.lostEmitter.fire(lost);
-    }
     return lost;
   }
 
@@ -178,7 +170,6 @@ export class LeaseManager {
     const held = [...this.owned.keys()];
     await Promise.all(held.map((runId) => this.release(runId)));
     this.disposed = true;
-    this.lostEmitter.dispose();
   }
 
   // ---- internals ----

@@ -356,7 +356,7 @@ describe('Crews and tokens', function () {
     assert.strictEqual(await executeCommand('crewRuns.checkConnection', urls[0]), true, 'a demo crew answers with its token');
     await ui.screenshot('crews-demo-crews', { selector: selectors.sideBar });
     await api.demo.dispose();
-    api.crews.clearDemoCrews();
+    assert.deepStrictEqual(api.crews.list().filter((crew) => crew.source === 'demo'), [], 'the demo crews went with the demo');
   });
 
   it('a canary token appears in no settings file, log line, notification or stored file', async () => {

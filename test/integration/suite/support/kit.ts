@@ -289,7 +289,7 @@ export async function removeAllCrews(api: Api): Promise<void> {
   if (vscode.workspace.getConfiguration().inspect('crewRuns.crews')?.workspaceValue !== undefined) {
     await vscode.workspace.getConfiguration().update('crewRuns.crews', undefined, vscode.ConfigurationTarget.Workspace);
   }
-  api.crews.clearDemoCrews();
+  await api.demo.dispose(); // The demo's crews go with it.
 }
 
 /** Removes every run of these crews from the store. */
