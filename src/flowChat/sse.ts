@@ -16,7 +16,9 @@ export interface ChatFrame {
 export type SseItem = { kind: 'frame'; frame: ChatFrame } | { kind: 'unreadable'; id?: string; text: string } | { kind: 'keepalive' };
 
 /** A line longer than this is dropped (a stream that never ends a line must not fill the memory). */
-const MAX_EVENT_CHARS = 4 * 1024 * 1024;
+export const MAX_EVENT_CHARS = 4 * 1024 * 1024;
+/** A frame id longer than this is not kept (stream ids `<ms>-<seq>` are at most 41 characters). */
+export const MAX_ID_CHARS = 128;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

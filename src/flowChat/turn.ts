@@ -84,6 +84,15 @@ export interface TurnOptions {
   now?(): number;
 }
 
+/** Characters of one answer kept and shown; the rest is counted ("… N characters not shown"). */
+export const MAX_ANSWER_CHARS = 2_000_000;
+/** Characters of stream a turn reads at most; then it stops following the turn. */
+export const MAX_TURN_STREAM_CHARS = 256 * 1024 * 1024;
+/** Characters of a tool step's title. */
+export const MAX_STEP_TITLE_CHARS = 200;
+/** Steps, notes and questions of the flow shown per turn; the rest are counted in one note at its end. */
+export const MAX_SHOWN_PER_TURN = 1_000;
+
 /** Unreadable frames said one by one in a turn; the rest are counted in one note at its end. */
 export const UNREADABLE_FRAMES_SAID = 3;
 
