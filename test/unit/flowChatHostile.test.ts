@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import { MAX_EVENT_CHARS, MAX_ID_CHARS, readFrame, SseParser, type SseItem } from '../../src/flowChat/sse';
 import {
   type ChatHistory,
+  clipAnswer,
   followTurn,
   MAX_ANSWER_CHARS,
   MAX_SHOWN_PER_TURN,
@@ -101,7 +102,7 @@ async function turn(api: TurnApi, more: Partial<TurnOptions> = {}) {
 }
 
 describe('Flow chat: a hostile stream (issue 47)', () => {
-  it('one 64 MB line in 64 KB chunks (68 s before): dropped at the 4 MiB cap as one item, each character searched once, never joined', () => {
+  it('one 64 MB line in 64 KB chunks (2.19 G characters searched before): dropped at the 4 MiB cap as one item, each character searched once, never joined', () => {
     const chunk = 'x'.repeat(64 * 1024);
     const parser = new SseParser();
     const items: SseItem[] = [];
@@ -189,6 +190,13 @@ describe('Flow chat: a hostile stream (issue 47)', () => {
       notes.some((n) => /1,000,000 characters of the answer are not shown/.test(n) || /1000000 characters of the answer are not shown/.test(n)),
       notes.join(' | '),
     );
+  });
+
+  it('an answer cut at its cap never ends in half of a surrogate pair', () => {
+    const emoji = '\u{1F600}';
+    const text = 'a'.repeat(MAX_ANSWER_CHARS - 1) + emoji;
+    assert.equal(clipAnswer(text), 'a'.repeat(MAX_ANSWER_CHARS - 1));
+    assert.equal(clipAnswer('short'), 'short');
   });
 
   it('a turn that never ends (537 M characters, +604 MB in 20 s before): the answer stops at its cap, reading at 256 MiB, then the turn ends and says so', async () => {
