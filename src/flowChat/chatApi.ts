@@ -42,6 +42,7 @@ export function readHistory(body: unknown): ChatHistory {
 
 export function sessionApi(client: CrewApi, crewUrl: string, crewName: string, sessionId: string): TurnApi {
   return {
+    sessionId,
     async send(message, signal) {
       try {
         const body = await client.chatCall(crewUrl, ['chat', sessionId, 'message'], 'POST', { message, stream: true }, { signal });

@@ -10,7 +10,7 @@ import { showError, showInfo } from '../ui/notify';
 import { pageHtml } from '../ui/webviewPage';
 import { inspectChats, sendFeedback, sessionApi, startSession } from './chatApi';
 import { transcriptMarkdown, type TranscriptEntry } from './transcriptMarkdown';
-import { ChatSendError, followTurn, MAX_MESSAGE_CHARS, runTurn, type TurnApi, type TurnOutcome, type TurnUpdate } from './turn';
+import { ChatSendError, clipAnswer, followTurn, MAX_MESSAGE_CHARS, runTurn, type TurnApi, type TurnOutcome, type TurnUpdate } from './turn';
 
 export const CHAT_VIEW_TYPE = 'crewRuns.flowChat';
 
@@ -19,7 +19,7 @@ export type ChatHostMessage =
   | { type: 'strings'; strings: Record<string, string> }
   | { type: 'user'; text: string }
   /** A reopened session's conversation so far (GET /chat/{id}/history), before anything else. */
-  | { type: 'history'; messages: { role: 'user' | 'assistant'; text: string }[]; note?: string }
+  | { type: 'history'; messages: { role: 'user' | 'assistant'; text: string; notShown?: number }[]; note?: string }
   | { type: 'answerStart' }
   | { type: 'update'; update: TurnUpdate }
   /** `restore`: the message the flow did not take (or may not have), back in the composer to send again or not. */
@@ -129,6 +129,7 @@ export class FlowChatPanel {
             openMarkdown: vscode.l10n.t('Open as Markdown'),
             reconnecting: vscode.l10n.t('The connection to the flow dropped; reconnecting to its answer…'),
             polling: vscode.l10n.t('The flow\'s stream could not be reattached; following its answer through the conversation\'s history.'),
+            notShown: vscode.l10n.t('{0} more characters of this message are not shown.'),
           },
         });
         this.post({ type: 'busy', reason: this.busy ? vscode.l10n.t('The flow is answering; you can write the next message when it is done.') : undefined });
@@ -249,7 +250,11 @@ export class FlowChatPanel {
       this.post({ type: 'busy' });
       return;
     }
-    const messages = history.messages.map((m) => ({ role: m.role === 'user' ? ('user' as const) : ('assistant' as const), text: m.content }));
+    // Each message as an answer is shown: at most MAX_ANSWER_CHARS, the rest counted on the page.
+    const messages = history.messages.map((m) => {
+      const text = clipAnswer(m.content);
+      return { role: m.role === 'user' ? ('user' as const) : ('assistant' as const), text, ...(text.length < m.content.length ? { notShown: m.content.length - text.length } : {}) };
+    });
     this.transcript.push(...messages.map((m) => ({ role: m.role, content: m.text })));
     this.post({ type: 'history', messages });
     if (history.activeKickoffId === null) {
@@ -260,7 +265,8 @@ export class FlowChatPanel {
     this.post({ type: 'busy', reason: vscode.l10n.t('The flow is answering; you can write the next message when it is done.') });
     // The answer of the running turn comes after the messages known now (the last is its user message).
     const known = history.messages.length;
-    const outcome = await this.follow((turnApi, onUpdate, options) => followTurn(turnApi, onUpdate, options, this.abort.signal, known));
+    const active = history.activeKickoffId;
+    const outcome = await this.follow((turnApi, onUpdate, options) => followTurn(turnApi, onUpdate, options, this.abort.signal, known, active));
     this.endTurn(outcome, undefined);
   }
 

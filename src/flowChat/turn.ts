@@ -4,7 +4,7 @@
 // message again once its delivery is uncertain.
 
 import * as l10n from '@vscode/l10n';
-import { type ChatFrame, FrameIds, SseParser } from './sse';
+import { type ChatFrame, FrameIds, SseParser, type SseItem } from './sse';
 
 /** The reference client's cap on a message (the panel and the chat tool both keep to it). */
 export const MAX_MESSAGE_CHARS = 32_000;
@@ -16,6 +16,8 @@ export interface ChatHistory {
 
 /** The routes a turn needs (src/flowChat/chatApi.ts over the crew client; fakes in the unit tests). */
 export interface TurnApi {
+  /** The session the turn belongs to: a frame naming another (`session_id`) is not taken. */
+  readonly sessionId?: string;
   /** POST /chat/{id}/message. Throws a ChatSendError. */
   send(message: string, signal: AbortSignal): Promise<{ kickoffId?: string }>;
   history(signal: AbortSignal): Promise<ChatHistory>;
@@ -84,10 +86,31 @@ export interface TurnOptions {
   now?(): number;
 }
 
+/** Characters of one answer kept and shown; the rest is counted ("… N characters not shown"). */
+export const MAX_ANSWER_CHARS = 2_000_000;
+/** Characters of stream a turn reads at most; then it stops following the turn. */
+export const MAX_TURN_STREAM_CHARS = 256 * 1024 * 1024;
+/** Characters of a tool step's title. */
+export const MAX_STEP_TITLE_CHARS = 200;
+/** Steps, notes and questions of the flow shown per turn; the rest are counted in one note at its end. */
+export const MAX_SHOWN_PER_TURN = 1_000;
+
 /** Unreadable frames said one by one in a turn; the rest are counted in one note at its end. */
 export const UNREADABLE_FRAMES_SAID = 3;
 
 const TERMINAL = new Set(['turn_completed', 'turn_failed']);
+
+/** An answer as it is kept and shown: its first MAX_ANSWER_CHARS characters. */
+export const clipAnswer = (text: string): string => clip(text, MAX_ANSWER_CHARS);
+
+/** The first `max` characters of `text`, never half of a surrogate pair. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) {
+    return text;
+  }
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
 
 /** Sends `message` and follows its turn to the end. `update` gets the answer's new text only, as it comes. */
 export async function runTurn(api: TurnApi, message: string, update: (u: TurnUpdate) => void, options: TurnOptions, signal: AbortSignal): Promise<TurnOutcome> {
@@ -187,17 +210,48 @@ export async function followTurn(
     flushText();
     update(u);
   };
+  /** The answer stops at MAX_ANSWER_CHARS: the rest is counted, said at once and again, with its count, at the end. */
   const addText = (raw: string) => {
-    const text = redactor ? redactor.push(raw) : raw;
+    if (answer.length >= MAX_ANSWER_CHARS) {
+      notShown += raw.length;
+      return;
+    }
+    const whole = redactor ? redactor.push(raw) : raw;
+    const text = clip(whole, MAX_ANSWER_CHARS - answer.length);
     answer += text;
     pendingText += text;
+    if (text.length < whole.length) {
+      notShown += whole.length - text.length;
+      say({ kind: 'note', text: l10n.t('The answer is longer than {0} characters: the rest is not shown.', MAX_ANSWER_CHARS.toLocaleString()) });
+    }
+  };
+  /** Steps, notes and questions from the frames, up to MAX_SHOWN_PER_TURN; the rest counted. */
+  const show = (u: TurnUpdate): boolean => {
+    if (shown >= MAX_SHOWN_PER_TURN) {
+      hidden++;
+      return false;
+    }
+    shown++;
+    say(u);
+    return true;
   };
   /** The end of the turn: text a redactor held back (it was not the token after all) is the answer's too. */
   const settle = (outcome: TurnOutcome): TurnOutcome => {
     if (unreadable > UNREADABLE_FRAMES_SAID) {
       say({ kind: 'note', text: l10n.t('{0} more frames could not be read and were skipped.', unreadable - UNREADABLE_FRAMES_SAID) });
     }
-    const rest = redactor?.flush() ?? '';
+    if (hidden > 0) {
+      say({ kind: 'note', text: l10n.t('{0} more steps and notes of the flow were not shown.', hidden.toLocaleString()) });
+    }
+    if (foreign > 0) {
+      say({ kind: 'note', text: l10n.t('{0} frames of another conversation or turn were skipped.', foreign.toLocaleString()) });
+    }
+    const held = redactor?.flush() ?? '';
+    const rest = clip(held, Math.max(0, MAX_ANSWER_CHARS - answer.length));
+    notShown += held.length - rest.length;
+    if (notShown > 0) {
+      say({ kind: 'note', text: l10n.t('{0} characters of the answer are not shown (an answer is shown up to {1}).', notShown.toLocaleString(), MAX_ANSWER_CHARS.toLocaleString()) });
+    }
     if (rest) {
       answer += rest;
       pendingText += rest;
@@ -214,12 +268,31 @@ export async function followTurn(
   /** Frames that were not JSON: the first few said, the rest counted. */
   let unreadable = 0;
   let frames = 0;
+  /** Characters of the answer not kept (MAX_ANSWER_CHARS): the history's count where it has the whole answer. */
+  let notShown = 0;
+  /** Steps, notes and questions shown, and those past MAX_SHOWN_PER_TURN. */
+  let shown = 0;
+  let hidden = 0;
+  /** Frames of another session or turn, skipped. */
+  let foreign = 0;
+  /** Characters of stream read in this turn (MAX_TURN_STREAM_CHARS). */
+  let streamChars = 0;
+  /**
+   * Events (frames, unreadable ones) taken so far, counted along the stream: a stream without ids cannot be resumed,
+   * so a reattached one replays the turn from its start, and that many of its first events are dropped.
+   */
+  let eventsTaken = 0;
   let answer = '';
   let sawToken = false;
   let failure: string | undefined;
   let attempts = 0;
 
   const apply = (frame: ChatFrame): boolean => {
+    const otherSession = frame.sessionId !== undefined && api.sessionId !== undefined && frame.sessionId !== api.sessionId;
+    if (otherSession || (frame.kickoffId !== undefined && kickoffId !== undefined && frame.kickoffId !== kickoffId)) {
+      foreign++;
+      return false; // not this turn's: another session's, or an earlier turn's replayed
+    }
     if (frame.id !== undefined) {
       if (!taken.accept(frame.id)) {
         return false; // a replay after a reattach
@@ -249,27 +322,27 @@ export async function followTurn(
         if (/human_feedback_requested|awaiting|pending_human/i.test(eventType)) {
           const text = [data.message, data.question, data.prompt].find((v): v is string => typeof v === 'string' && v.trim() !== '');
           const flowId = typeof data.flow_id === 'string' && data.flow_id !== '' ? data.flow_id : undefined;
-          waitingForHuman = true;
-          say({ kind: 'question', id: frame.id ?? `q${frames}`, text: (text ?? '').slice(0, 4000), flowId });
+          waitingForHuman = show({ kind: 'question', id: frame.id ?? `q${frames}`, text: (text ?? '').slice(0, 4000), flowId }) || waitingForHuman;
           break;
         }
         if (/human_feedback_received|feedback_received/i.test(eventType)) {
           waitingForHuman = false;
-          say({ kind: 'questionAnswered', feedback: typeof data.feedback === 'string' ? data.feedback.slice(0, 4000) : '' });
+          show({ kind: 'questionAnswered', feedback: typeof data.feedback === 'string' ? data.feedback.slice(0, 4000) : '' });
           break;
         }
-        const tool = typeof data.tool_name === 'string' ? data.tool_name : undefined;
+        const tool = typeof data.tool_name === 'string' ? clip(data.tool_name, MAX_STEP_TITLE_CHARS) : undefined;
         const detail = [data.tool_args === undefined ? undefined : JSON.stringify(data.tool_args), typeof data.output === 'string' ? data.output : undefined]
           .filter(Boolean)
           .join(' → ');
-        say({ kind: 'step', id: frame.id ?? `${frames}`, title: tool ? `${eventType}: ${tool}` : eventType, detail: detail.slice(0, 2000) });
+        const title = clip(tool ? `${clip(eventType, MAX_STEP_TITLE_CHARS)}: ${tool}` : eventType, MAX_STEP_TITLE_CHARS);
+        show({ kind: 'step', id: frame.id ?? `${frames}`, title, detail: clip(detail, 2000) });
         break;
       }
       case 'turn_failed':
       case 'error': {
         failure = failureWords(frame) ?? 'The flow reported an error.';
         if (frame.type === 'error') {
-          say({ kind: 'note', text: failure });
+          show({ kind: 'note', text: failure });
           failure = undefined;
         }
         break;
@@ -288,7 +361,9 @@ export async function followTurn(
       return { kind: 'failed', error: failure, answer };
     }
     if (reply) {
-      return { kind: 'completed', answer: reply.content };
+      // The history has the whole answer: its count of what is not shown is the one said.
+      notShown = Math.max(0, reply.content.length - MAX_ANSWER_CHARS);
+      return { kind: 'completed', answer: clip(reply.content, MAX_ANSWER_CHARS) };
     }
     return { kind: 'failed', error: l10n.t('The turn ended without an answer in the history.'), answer };
   };
@@ -326,6 +401,16 @@ export async function followTurn(
       answer,
     });
 
+  const tooLarge = (): TurnOutcome =>
+    settle({
+      kind: 'failed',
+      error: l10n.t(
+        'it sent more than {0} MB for this turn, so the panel stopped reading it. The flow may still finish: its answer will be in the history when you reopen the conversation.',
+        Math.round(MAX_TURN_STREAM_CHARS / (1024 * 1024)),
+      ),
+      answer,
+    });
+
   for (;;) {
     if (signal.aborted) {
       return settle({ kind: 'cancelled', answer });
@@ -336,6 +421,26 @@ export async function followTurn(
       }
       let streamEnded = false;
       let stalled = false;
+      /** The turn's stream passed MAX_TURN_STREAM_CHARS: it is not read any further. */
+      let overflowed = false;
+      /** Events of this connection, and how many of its first ones replay what was taken (a stream without ids). */
+      let position = 0;
+      const replayed = attempts > 0 && lastId === undefined ? eventsTaken : 0;
+      /** One event of the stream: true when it ends the turn. */
+      const take = (item: SseItem): boolean => {
+        if (item.kind === 'keepalive' || ++position <= replayed) {
+          return false;
+        }
+        eventsTaken = position;
+        if (item.kind === 'frame') {
+          lastProgress = now();
+          return apply(item.frame);
+        }
+        if (++unreadable <= UNREADABLE_FRAMES_SAID) {
+          say({ kind: 'note', text: l10n.t('Skipped a frame that could not be read ({0}).', item.text.slice(0, 80)) });
+        }
+        return false;
+      };
       const streamAbort = new AbortController();
       const onAbort = () => streamAbort.abort();
       signal.addEventListener('abort', onAbort, { once: true });
@@ -356,16 +461,15 @@ export async function followTurn(
             stalled = next === 'stalled';
             break;
           }
+          streamChars += next.value.length;
+          if (streamChars > MAX_TURN_STREAM_CHARS) {
+            overflowed = true;
+            break;
+          }
           for (const item of parser.feed(next.value)) {
-            if (item.kind === 'frame') {
+            if (item.kind !== 'keepalive') {
               keepalives = 0;
-              lastProgress = now();
-              streamEnded = apply(item.frame) || streamEnded;
-            } else if (item.kind === 'unreadable') {
-              keepalives = 0;
-              if (++unreadable <= UNREADABLE_FRAMES_SAID) {
-                say({ kind: 'note', text: l10n.t('Skipped a frame that could not be read ({0}).', item.text.slice(0, 80)) });
-              }
+              streamEnded = take(item) || streamEnded;
             } else if (++keepalives >= stallKeepalives && !waitingForHuman) {
               stalled = true;
             }
@@ -378,12 +482,12 @@ export async function followTurn(
             break;
           }
         }
-        if (stalled) {
+        if (stalled || overflowed) {
           // Close the connection and read the history; while the turn runs, reattach (a long tool call also looks
           // like this, and its later frames, a question among them, only come by the stream), then poll.
           streamAbort.abort();
           void iterator.return?.().catch(() => undefined);
-          if (!saidStall) {
+          if (stalled && !saidStall) {
             saidStall = true;
             say({
               kind: 'note',
@@ -392,7 +496,7 @@ export async function followTurn(
           }
         } else if (!streamEnded) {
           for (const item of parser.end()) {
-            streamEnded = (item.kind === 'frame' && apply(item.frame)) || streamEnded;
+            streamEnded = take(item) || streamEnded;
           }
           flushText();
         }
@@ -407,6 +511,11 @@ export async function followTurn(
       }
       if (streamEnded && failure !== undefined) {
         return settle({ kind: 'failed', error: failure, answer });
+      }
+      if (overflowed) {
+        // A turn's stream is bounded: what it sent is not read further, and its end is not awaited.
+        const history = await api.history(signal).catch(() => undefined);
+        return history && history.activeKickoffId === null ? ended(history) : tooLarge();
       }
       const history = await api.history(signal).catch(() => undefined);
       if (history && history.activeKickoffId === null) {

@@ -5,7 +5,9 @@
 // taking the message (`#500`), so every recovery path of a client can be tried offline. Faults of issue 38: a
 // frame that is not JSON and one of an unknown type (`#garbage`), a stream of keepalives only while the turn goes
 // on (`#stall`), a turn that never ends (`#hang`), the caller's token echoed in the answer (`#echo`), a turn that
-// fails before a stream can attach (`#failfast`, its words in GET /status/{kickoff_id} only).
+// fails before a stream can attach (`#failfast`, its words in GET /status/{kickoff_id} only). Issue 47: frames
+// without any id, so that a reattached stream replays the turn from its start (`#noids`), and frames of another
+// session and of another turn first on the stream (`#foreign`).
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -181,6 +183,11 @@ export async function handleChat(pipeline: Pipeline, req: IncomingMessage, res: 
 
 const message = (text: string, keyword: string) => text.includes(keyword);
 
+/** Frames without ids: a client cannot resume, and a reattached stream replays the turn from its start. */
+const NO_IDS_KEYWORD = '#noids';
+/** First on the stream, a frame of another session and the end of another turn: a client must skip both. */
+const FOREIGN_KEYWORD = '#foreign';
+
 /** Orders `<ms>-<seq>` ids; anything else sorts before them. */
 export function compareStreamIds(a: string, b: string): number {
   const pa = /^(\d+)-(\d+)$/.exec(a);
@@ -199,9 +206,11 @@ function writeRaw(session: ChatSession, text: string): void {
   }
 }
 
-function emit(session: ChatSession, kickoffId: string, type: string, data: object, end = false): void {
+function emit(session: ChatSession, kickoffId: string, type: string, data: object, end = false, sessionId = session.id): void {
   const id = `${session.base}-${++session.seq}`;
-  const text = `id: ${id}\ndata: ${JSON.stringify({ id, type, kickoff_id: kickoffId, session_id: session.id, data })}\n\n`;
+  const text = message(session.turnMessage, NO_IDS_KEYWORD)
+    ? `data: ${JSON.stringify({ type, kickoff_id: kickoffId, session_id: sessionId, data })}\n\n`
+    : `id: ${id}\ndata: ${JSON.stringify({ id, type, kickoff_id: kickoffId, session_id: sessionId, data })}\n\n`;
   session.frames.push({ id, text });
   for (const stream of session.streams) {
     stream.write(text);
@@ -236,6 +245,10 @@ async function runTurn(pipeline: Pipeline, config: ChatFlowConfig, session: Chat
     return;
   }
   await pipeline.sleep(interval);
+  if (has(FOREIGN_KEYWORD)) {
+    emit(session, kickoffId, 'token', { content: 'Not this conversation\'s words. ' }, false, randomUUID());
+    emit(session, randomUUID(), 'turn_completed', { status: 'completed' });
+  }
   emit(session, kickoffId, 'turn_started', { status: 'running' });
   for (let i = 0; i < tokens.length; i++) {
     if (pipeline.closed()) {

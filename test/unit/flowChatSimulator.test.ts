@@ -1,6 +1,9 @@
 // The simulator's conversational flow (src/simulator/chatFlow.ts) over real HTTP, with node's fetch.
 
 import * as assert from 'node:assert/strict';
+import { CrewClient } from '../../src/api/client';
+import { sessionApi, startSession } from '../../src/flowChat/chatApi';
+import { runTurn, type TurnUpdate } from '../../src/flowChat/turn';
 import { startSimulator, type Simulator } from '../../src/simulator/server';
 
 const TOKEN = 'org-chat';
@@ -102,5 +105,38 @@ describe('Simulator: conversational flow', function () {
     const history = await call('GET', `/chat/${sessionId}/history`);
     assert.deepEqual([history.body.messages, history.body.active_kickoff_id], [[], null]);
     assert.equal((await call('POST', `/chat/${sessionId}/message`, { message: 'please', stream: true })).status, 200, 'the next message is taken');
+  });
+
+  /** One turn through the extension's own crew client and chat routes (flowChat/chatApi.ts). */
+  const clientTurn = async (message: string) => {
+    const client = new CrewClient({ getToken: async () => TOKEN });
+    try {
+      const sessionId = await startSession(client, base);
+      const updates: TurnUpdate[] = [];
+      const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.min(ms, 5)));
+      const outcome = await runTurn(sessionApi(client, base, 'Chat', sessionId), message, (u) => updates.push(u), { sleep, retryDelayMs: 5, pollIntervalMs: 5 }, new AbortController().signal);
+      const text = updates.flatMap((u) => (u.kind === 'text' ? [u.text] : [])).join('');
+      return { outcome, updates, text };
+    } finally {
+      await client.dispose();
+    }
+  };
+
+  it('#noids #drop (issue 47): a stream without ids, cut half way, replays the turn on the reattach; the client takes it once', async () => {
+    const { outcome, updates, text } = await clientTurn('please #noids #drop');
+    const answer = 'one two three four five six seven eight nine ten';
+    assert.equal(text, answer, 'no text twice');
+    assert.equal(updates.filter((u) => u.kind === 'step').length, 1, 'the tool step once');
+    assert.ok(updates.some((u) => u.kind === 'mode' && u.mode === 'reconnecting'), 'the stream was cut and reattached');
+    assert.deepEqual(outcome, { kind: 'completed', answer });
+  });
+
+  it('#foreign (issue 47): a frame of another session and the end of another turn are skipped, and said', async () => {
+    const { outcome, updates, text } = await clientTurn('please #foreign');
+    const answer = 'one two three four five six seven eight nine ten';
+    assert.equal(text, answer);
+    assert.deepEqual(outcome, { kind: 'completed', answer });
+    assert.ok(updates.some((u) => u.kind === 'note' && /^2 frames of another conversation or turn were skipped/.test(u.text)));
+    assert.ok(!updates.some((u) => u.kind === 'mode' && u.mode === 'reconnecting'), 'the other turn\'s end did not end this one\'s stream');
   });
 });

@@ -18,7 +18,7 @@ type Update =
 type HostMessage =
   | { type: 'strings'; strings: Record<string, string> }
   | { type: 'user'; text: string }
-  | { type: 'history'; messages: { role: 'user' | 'assistant'; text: string }[]; note?: string }
+  | { type: 'history'; messages: { role: 'user' | 'assistant'; text: string; notShown?: number }[]; note?: string }
   | { type: 'answerStart' }
   | { type: 'update'; update: Update }
   | { type: 'answerEnd'; outcome: { kind: string; answer?: string }; note?: string; restore?: string }
@@ -376,7 +376,10 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
     case 'history':
       // A reopened session: the conversation so far, as the flow's history has it (text only, like the rest).
       for (const entry of m.messages) {
-        message(entry.role, entry.text);
+        const shown = message(entry.role, entry.text);
+        if (entry.notShown) {
+          shown.message.append(el('p', 'note', t('notShown').replace('{0}', entry.notShown.toLocaleString())));
+        }
       }
       if (m.note) {
         transcript.append(el('p', 'note error', m.note));

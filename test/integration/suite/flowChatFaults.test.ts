@@ -2,7 +2,8 @@
 // sessions busy; a session of its own keeps them from the other suites.
 //
 // A 1 MB answer, a frame that is not JSON and one of an unknown type, a stream that stalls, the bearer token
-// echoed in the answer and in an event, a turn that fails before its stream attaches, a turn that never ends.
+// echoed in the answer and in an event, a turn that fails before its stream attaches, a turn that never ends; an
+// answer past the cap (issue 47).
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Simulator } from '../../../src/simulator/server';
@@ -15,6 +16,9 @@ import { type Api, removeAllCrews, testApi } from './support/kit';
 /** About 1 MB in lines of ~100 characters (a long generated document). */
 const HUGE = Array.from({ length: 10_500 }, (_, i) => `Line ${String(i).padStart(5, '0')}: the flow writes a long document, one token at a time, and all of it must arrive.\n`).join('');
 
+/** 2,500,000 characters in 2,500 tokens (lines without spaces): 500,000 past the answer's cap (turn.ts). */
+const LONG = Array.from({ length: 2_500 }, (_, i) => `Line-${String(i).padStart(5, '0')}-`.padEnd(999, 'x') + '\n').join('');
+
 describe('Flow chat faults', function () {
   this.timeout(180_000);
   let api: Api;
@@ -26,6 +30,7 @@ describe('Flow chat faults', function () {
       crews: [
         { id: 'huge', name: 'Huge Flow', kind: 'flow', inputs: [], tasks: [], chat: { tokenIntervalMs: 1, burst: 300, answer: HUGE } },
         { id: 'faulty', name: 'Faulty Flow', kind: 'flow', inputs: [], tasks: [], chat: { tokenIntervalMs: 25, keepaliveMs: 150 } },
+        { id: 'long', name: 'Long Flow', kind: 'flow', inputs: [], tasks: [], chat: { tokenIntervalMs: 1, burst: 100, answer: LONG } },
       ],
     });
     for (const crew of sim.crews) {
@@ -95,6 +100,24 @@ describe('Flow chat faults', function () {
     assert.ok(!after.busy && after.composer === '', 'the composer is usable again');
     console.log(`      the 1 MB turn: ${midStream} reports seen mid-stream`);
     chat.panel.dispose();
+  });
+
+  it('an answer of 2,500,000 characters (issue 47): the page shows 2,000,000 and says 500,000 are not shown; reopened, the same', async () => {
+    const long = await open(sim.crews[2].url);
+    long.submitFromPage('Write even more');
+    const done = await settled(long, 1, 'the 2.5 M turn over');
+    assert.strictEqual(assistant(done)[0].length, 2_000_000);
+    assert.ok(LONG.startsWith(assistant(done)[0]), 'the first 2,000,000 characters, as sent');
+    assert.ok(done.notes.some((n) => /^500[,. \u00a0\u202f]?000 characters of the answer are not shown/.test(n)), done.notes.join(' | '));
+    const sessionId = long.sessionId;
+    long.panel.dispose();
+    await waitFor(() => (api.flowChats().some((c) => c.sessionId === sessionId) ? undefined : true), { message: 'the panel closed' });
+    await executeCommand('crewRuns.openChatSession', { crewUrl: sim.crews[2].url, sessionId });
+    const reopened = await waitFor(() => api.flowChats().find((c) => c.sessionId === sessionId), { message: 'the session reopened' });
+    const shown = await settled(reopened, 1, 'the reopened history shown');
+    assert.strictEqual(assistant(shown)[0].length, 2_000_000);
+    assert.ok(shown.notes.some((n) => /^500[,. \u00a0\u202f]?000 more characters of this message are not shown/.test(n)), shown.notes.join(' | '));
+    reopened.panel.dispose();
   });
 
   let chat: ChatPanelInspection;
