@@ -92,6 +92,7 @@ function confirmRerun(batch: Batch): Promise<boolean> {
 
 export async function removeBatch(batches: BatchServices, batch: Batch): Promise<void> {
   await batches.runner.cancel(batch.id);
+  await batches.runner.letGoOfRuns(batches.store.get(batch.id) ?? batch);
   await batches.store.remove(batch.id);
 }
 

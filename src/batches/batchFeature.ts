@@ -43,6 +43,7 @@ export class BatchFeature {
       store: this.store,
       send: (batch, row) => sendBatchRow(services, batch, row),
       runEnd: (runId) => batchRunEnd(services, runId),
+      endRecorded: (runId) => services.runs.batchEndRecorded(runId),
       lease: this.leases,
       clock: systemClock,
       logger: services.log,
@@ -79,20 +80,7 @@ export class BatchFeature {
       // The batch commands are in the palette once there is a batch to act on.
       followContext('crewRuns.hasBatches', () => this.store.list().length > 0, (listener) => this.store.onDidChange(listener)),
       this.services.runs.onDidChange(({ runIds }) => void this.runner.runsChanged(runIds)),
-      // A batch with more rows than the history keeps: a row's run stays until the batch has read its end.
-      this.services.runs.protectFromCap(() => this.runsAwaitingTheirEnd()),
     ];
-  }
-
-  /** Runs of batch rows sent whose end the batch has not recorded yet (any window's batches). */
-  private *runsAwaitingTheirEnd(): Iterable<string> {
-    for (const batch of this.store.list()) {
-      for (const row of batch.rows) {
-        if (row.status === 'sent' && row.runId !== undefined && !row.result?.finishedAt) {
-          yield row.runId;
-        }
-      }
-    }
   }
 
   /** Once the runs are loaded: read the batches and go on with those no other window holds. */

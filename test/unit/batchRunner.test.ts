@@ -84,8 +84,8 @@ describe('BatchRunner', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  function runnerFor(store: BatchStore, crew: FakeCrew, lease: ReturnType<FakeLeases['for']>, maxPerCrew = 4) {
-    const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease, clock: systemClock, logger: quiet, maxPerCrew });
+  function runnerFor(store: BatchStore, crew: FakeCrew, lease: ReturnType<FakeLeases['for']>, maxPerCrew = 4, endRecorded = async (_runId: string) => undefined) {
+    const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, endRecorded, lease, clock: systemClock, logger: quiet, maxPerCrew });
     runners.push(runner);
     return runner;
   }
@@ -116,6 +116,24 @@ describe('BatchRunner', () => {
     assert.equal(progress.total, 8);
     assert.equal(progress.failed, 2);
     assert.equal((await store.readOutputs(batch.id)).size, 8);
+  });
+
+  it('lets the history cap have a row\u2019s run once its end is recorded, and the runs of a batch removed (#46)', async () => {
+    const store = new BatchStore(dir, quiet);
+    const crew = new FakeCrew();
+    const released: string[] = [];
+    const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 2, rows: rows(2) });
+    const runner = runnerFor(store, crew, new FakeLeases().for('w1'), 4, async (runId) => void released.push(runId));
+    await runner.start(batch.id);
+    crew.running.add('r1');
+    await until(() => crew.pending.length === 2, 'two out');
+    crew.pending[1].resolve({ kind: 'sent', runId: 'r1', kickoffId: 'k1' });
+    crew.pending[0].resolve({ kind: 'sent', runId: 'r0', kickoffId: 'k0' });
+    await until(() => store.get(batch.id)!.rows.some((r) => r.result?.finishedAt), 'r0 ended and was recorded');
+    await until(() => released.includes('r0'), 'r0 let go once recorded');
+    assert.deepEqual(released, ['r0'], 'r1 still goes on: the batch awaits its end');
+    await runner.letGoOfRuns(store.get(batch.id)!);
+    assert.deepEqual(released, ['r0', 'r1']);
   });
 
   it('counts a row until its run ends: no more runs at the crew at once than the concurrency', async () => {
@@ -316,7 +334,7 @@ describe('BatchRunner across windows', () => {
     const owner = new BatchStore(dir, quiet);
     const batch = await owner.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, rows: rows(4) });
     const make = (store: BatchStore, window: string) => {
-      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease: leases.for(window), clock: systemClock, logger: quiet, maxPerCrew: 4 });
+      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, endRecorded: async () => undefined, lease: leases.for(window), clock: systemClock, logger: quiet, maxPerCrew: 4 });
       runners.push(runner);
       return runner;
     };
@@ -375,7 +393,7 @@ describe('BatchRunner across windows', () => {
     const second = new BatchStore(dir, quiet);
     await second.load();
     const make = (store: BatchStore, window: string) => {
-      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease: leases.for(window), clock: systemClock, logger: quiet, maxPerCrew: 4 });
+      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, endRecorded: async () => undefined, lease: leases.for(window), clock: systemClock, logger: quiet, maxPerCrew: 4 });
       runners.push(runner);
       return runner;
     };
@@ -415,7 +433,7 @@ describe('BatchRunner across windows', () => {
       const store = new FailingStore(dir, quiet);
       const crew = new FakeCrew();
       const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, rows: rows(2) });
-      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, lease: new FakeLeases().for('w1'), clock: systemClock, logger: { ...quiet, error: (m: string) => errors.push(m) }, maxPerCrew: 4 });
+      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, endRecorded: async () => undefined, lease: new FakeLeases().for('w1'), clock: systemClock, logger: { ...quiet, error: (m: string) => errors.push(m) }, maxPerCrew: 4 });
       runners.push(runner);
       await runner.start(batch.id);
       await until(() => crew.pending.length === 1, 'row 0 out');

@@ -235,19 +235,17 @@ describe('RunStore', () => {
     store = await openStore(5);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      ids.push((await add(`b${i}`)).id);
+      ids.push((await store.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: `b${i}`, inputs: { topic: `row ${i}` }, batch: { source: 'rows.csv', row: i + 1 } })).id);
       await clock.advance(1_000);
     }
     await finish(ids[0]);
     await finish(ids[1]);
-    const pending = new Set([ids[0]]); // b0 ended, but the batch has not read its end yet
-    const protection = store.protectFromCap(() => pending);
+    await store.batchEndRecorded(ids[1]); // b0 ended, but the batch has not read its end yet
     await store.setMaxRunsPerCrew(2);
     assert.deepEqual(store.list(CREW).map((r) => r.kickoffId), ['b2', 'b0'], 'b1 dropped, b0 kept for the batch');
-    pending.clear(); // the batch recorded b0's end
+    await store.batchEndRecorded(ids[0]); // the batch recorded b0's end
     await add('b3');
     assert.deepEqual(store.list(CREW).map((r) => r.kickoffId), ['b3', 'b2'], 'then b0 goes at the next check');
-    protection.dispose();
   });
 
   it('feedback answered under a new kickoff id keeps the run and remembers the old kickoff id', async () => {
@@ -355,6 +353,24 @@ describe('RunStore: one truth across windows (revisions, record files)', () => {
     open.push(s);
     return s;
   }
+
+  it('a batch row\u2019s finished run is kept over the cap by another window until the batch recorded its end (#46)', async () => {
+    const a = await window(); // Sends the batch.
+    const b = await window(); // Knows nothing of the batch (a stale or never-read batch file).
+    const row = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'row-1', inputs: { topic: 'row 1' }, batch: { source: 'topics.csv', row: 1 } });
+    await a.applyPolled(row.id, undefined, snap('succeeded'));
+    await clock.advance(1_000);
+    const later = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'later', inputs: { topic: 'later' } });
+    await a.applyPolled(later.id, undefined, snap('succeeded'));
+    await b.reload();
+    await b.setMaxRunsPerCrew(1);
+    assert.ok(b.get(row.id), 'window B dropped a batch row\u2019s run before the batch had read its end');
+    await a.batchEndRecorded(row.id);
+    await b.refresh(row.id);
+    const newest = await b.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'newest', inputs: { topic: 'newest' } });
+    assert.equal(b.get(row.id), undefined, 'once the batch has its end, the cap may take it');
+    assert.ok(b.get(newest.id));
+  });
 
   it('a run removed in one window is not brought back by another window writing its stale copy', async () => {
     const a = await window();

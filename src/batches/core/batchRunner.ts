@@ -34,6 +34,8 @@ export interface BatchRunnerDeps {
   send(batch: Batch, row: BatchRow): Promise<SendOutcome>;
   /** undefined while the run has not ended. */
   runEnd(runId: string): Promise<RunEnd | undefined>;
+  /** The row's end is recorded: the run need not outlive the history cap for the batch any longer. */
+  endRecorded(runId: string): Promise<void>;
   lease: { tryAcquire(id: string): Promise<boolean>; owns(id: string): boolean; release(id: string): Promise<void> };
   clock: Clock;
   logger: Logger;
@@ -171,6 +173,15 @@ export class BatchRunner {
       }
     });
     await this.settleIfDone(batchId);
+  }
+
+  /** The batch is being removed: the runs it still awaited are left to the history cap like any other. */
+  async letGoOfRuns(batch: Batch): Promise<void> {
+    for (const row of batch.rows) {
+      if (row.runId !== undefined && !row.result?.finishedAt) {
+        await this.deps.endRecorded(row.runId).catch((e: unknown) => this.deps.logger.warn(`Batch ${batch.id}: run ${row.runId} could not be let go to the history cap: ${errorText(e)}`));
+      }
+    }
   }
 
   /** Some runs changed: record the ends of those that belong to a batch this window holds. */
@@ -400,6 +411,8 @@ export class BatchRunner {
     await this.deps.store.updateRow(batchId, row.index, (r) => {
       r.result = { ...end.result, outputPreview: outputPreview(end.output), finishedAt: end.result.finishedAt ?? this.deps.clock.now() };
     });
+    const runId = row.runId;
+    await this.deps.endRecorded(runId).catch((e: unknown) => this.deps.logger.warn(`Batch ${batchId}: run ${runId} could not be let go to the history cap: ${errorText(e)}`));
   }
 
   private async settleIfDone(batchId: string): Promise<void> {

@@ -151,6 +151,11 @@ export interface FeedbackDraft {
 export interface BatchOrigin {
   source: string;
   row: number;
+  /**
+   * Set from the kickoff until the batch has recorded the run's end: the history cap keeps the run, in every
+   * window, however stale that window's copy of the batch (RunStore.batchEndRecorded clears it).
+   */
+  awaitingEnd?: boolean;
 }
 
 export interface NewRun {

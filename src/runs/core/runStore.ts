@@ -94,7 +94,6 @@ export class RunStore {
 
   private readonly indexKey: string;
 
-  private readonly protections = new Set<() => Iterable<string>>();
 
   constructor(
     private readonly kv: KeyValueStore,
@@ -444,24 +443,16 @@ export class RunStore {
     return outcome;
   }
 
-  /**
-   * Finished runs the cap must keep for now: a batch has not recorded their end yet (with more rows than the
-   * cap, the oldest were dropped first and their rows said "unknown"). Asked at each check of the cap.
-   */
-  protectFromCap(pending: () => Iterable<string>): { dispose(): void } {
-    this.protections.add(pending);
-    return { dispose: () => void this.protections.delete(pending) };
+  /** The batch has recorded the run's end: the history cap may take it from now on, in every window. */
+  async batchEndRecorded(id: string): Promise<void> {
+    if (this.records.get(id)?.batch?.awaitingEnd) {
+      await this.update(id, (r) => (r.batch ? { ...r, batch: { source: r.batch.source, row: r.batch.row } } : r));
+    }
   }
 
-  /** Drops the oldest finished runs of crews over the cap; never one still going or protected. Returns the removed ids. */
+  /** Drops the oldest finished runs of crews over the cap; never one still going or awaited by its batch. Returns the removed ids. */
   private async enforceCap(): Promise<string[]> {
-    const kept = new Set<string>();
-    for (const pending of this.protections) {
-      for (const id of pending()) {
-        kept.add(id);
-      }
-    }
-    const doomed = overCap([...this.records.values()], this.maxRunsPerCrewValue, kept);
+    const doomed = overCap([...this.records.values()], this.maxRunsPerCrewValue);
     for (const id of doomed) {
       await this.queue.run(id, async () => {
         await this.lock.run(id, () => this.recordFiles.remove(id));

@@ -29,7 +29,7 @@ export function newRun(id: string, run: NewRun, now: number): { record: RunRecor
     seenBySource: false,
   };
   if (run.batch) {
-    record.batch = { source: run.batch.source, row: run.batch.row };
+    record.batch = { source: run.batch.source, row: run.batch.row, awaitingEnd: true };
   }
   const details: RunDetails = { ...emptyDetails(), inputs: { ...run.inputs } };
   details.history.push({ state: 'queued', at: now });
@@ -148,7 +148,7 @@ export function noticeOf(before: RunRecord, after: RunRecord): RunNotice | undef
 }
 
 /** The runs to drop so that no crew keeps more than `max`: its oldest finished ones, never one still going nor one `kept`. */
-export function overCap(runs: RunRecord[], max: number, kept: ReadonlySet<string> = new Set()): string[] {
+export function overCap(runs: RunRecord[], max: number): string[] {
   const byCrew = new Map<string, RunRecord[]>();
   for (const r of runs) {
     const list = byCrew.get(r.crewUrl);
@@ -162,7 +162,7 @@ export function overCap(runs: RunRecord[], max: number, kept: ReadonlySet<string
   for (const crewRuns of byCrew.values()) {
     const excess = crewRuns.length - max;
     if (excess > 0) {
-      doomed.push(...crewRuns.filter((r) => isDisposable(r) && !kept.has(r.id)).sort((a, b) => a.startedAt - b.startedAt).slice(0, excess).map((r) => r.id));
+      doomed.push(...crewRuns.filter((r) => isDisposable(r) && !r.batch?.awaitingEnd).sort((a, b) => a.startedAt - b.startedAt).slice(0, excess).map((r) => r.id));
     }
   }
   return doomed;
