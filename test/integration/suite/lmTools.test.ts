@@ -89,7 +89,12 @@ describe('Language model tools', function () {
 
   before(async () => {
     api = await testApi();
-    sim = await startSimulator({ timeScale: 0.2, crews: [writer, reviewCrew('review-live', 'live'), reviewCrew('review-docs', 'docs'), { ...writer, id: 'guarded', name: 'Guarded' }, failing, chatty] });
+    // A redeploy's phases last 3 s each here: the list read just after it must still find it deploying on a busy machine.
+    sim = await startSimulator({
+      timeScale: 0.2,
+      platform: { phaseMs: 15_000 },
+      crews: [writer, reviewCrew('review-live', 'live'), reviewCrew('review-docs', 'docs'), { ...writer, id: 'guarded', name: 'Guarded' }, failing, chatty],
+    });
     crews = {};
     for (const crew of sim.crews) {
       // The guarded crew gets a token the simulator refuses: that canary must not come back in any result.
