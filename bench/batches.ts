@@ -61,6 +61,7 @@ export async function batchScenario(rows = 500, concurrency = 10, rateLimitPerSe
       }
       return isFinished(run) ? { kind: 'ended', result: { state: run.state, finishedAt: run.finishedAt } } : undefined;
     },
+    endRecorded: (runId) => runs.batchEndRecorded(runId),
     lease: { tryAcquire: async (id) => (owned.add(id), true), owns: (id) => owned.has(id), release: async (id) => void owned.delete(id) },
     clock: systemClock,
     logger: quietLogger,
