@@ -23,6 +23,8 @@ const lazyModules = {
   'src/runView/traceViews': 'traceViews',
   // The trace's summary for the editor's AI (#crewRun, @crews /why).
   'src/chat/traceText': 'chatTrace',
+  // jsonc-parser, counting the crews of workspace settings files in an untrusted window (src/crews/crewRegistry.ts).
+  'src/crews/crewFileCount': 'crewFiles',
   // What activate() returns to the integration tests (CREW_RUNS_TEST_HOOKS=1); not packaged.
   'src/testApi': 'testApi',
 };
@@ -144,7 +146,7 @@ function makeBuilds(production) {
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { markdown: 'src/runView/page/markdown.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', crewFiles: 'src/crews/crewFileCount.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).

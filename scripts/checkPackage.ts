@@ -30,6 +30,7 @@ const EXPECTED = [
   'extension/dist/markdown.js',
   'extension/dist/traceViews.js',
   'extension/dist/chatTrace.js',
+  'extension/dist/crewFiles.js',
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',

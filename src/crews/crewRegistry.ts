@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { readCrews, renamed, withCrew, withoutCrew, type Crew } from './crewConfig';
-import { countCrewEntries } from './crewFileCount';
+import type * as CrewFileCount from './crewFileCount';
 import type { TokenStore } from './tokenStore';
 
 export type CrewHealth = 'unknown' | 'checking' | 'ready' | 'noToken' | 'tokenRejected' | 'unreachable';
@@ -152,6 +152,9 @@ export class CrewRegistry implements vscode.Disposable {
    */
   private async countHiddenWorkspaceCrews(): Promise<void> {
     let count = 0;
+    // jsonc-parser loads only here, in an untrusted window (dist/crewFiles.js): most windows never need it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { countCrewEntries } = require('./crewFileCount') as typeof CrewFileCount;
     for (const file of workspaceSettingsFiles()) {
       try {
         count += countCrewEntries(new TextDecoder().decode(await vscode.workspace.fs.readFile(file)));
