@@ -180,7 +180,7 @@ function pollingRows(label: string, ours: PollingScenarioResult, naive: PollingS
     figure: `${label} run: detection latency p95 (median ${round(ours.latencyMedianMs / 1000, 2)} s)`,
     value: round(ours.latencyP95Ms / 1000, 2),
     unit: 's',
-    // The poller's waits never exceed the cap (README: "noticed within the interval in force, at most 15 s");
+    // The poller's waits never exceed the cap (docs/settings.md: "noticed within the interval in force, at most 15 s");
     // the answer to the poll that sees the end comes after its round trip and the store's write. 20 runs of one
     // length end together, so the p95 is the latest of them: with a target at the bare cap, one end just after
     // a poll missed it by the 30 ms of one round trip.

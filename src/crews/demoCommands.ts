@@ -38,7 +38,7 @@ export class DemoCrews implements vscode.Disposable {
       this.services.crews.setHealth(crew.url, 'ready');
     }
     this.services.log.info(`Demo crews running at ${simulator.origin}: ${simulator.crews.map((c) => c.name).join(', ')}.`);
-    // The demo platform's personal token is in the README (a fixed demo value, not written here).
+    // The demo platform's personal token is in docs/features.md (a fixed demo value, not written here).
     this.services.log.info(`The demo also serves the CrewAI platform routes: set crewRuns.platform.url to ${simulator.origin} to try Sign In and Import Crews….`);
     await vscode.commands.executeCommand('crewRuns.crews.focus');
     const kickOff = vscode.l10n.t('Kick Off…');
