@@ -117,7 +117,7 @@ export function activate(context: vscode.ExtensionContext) {
   const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) }, inspection && ((part) => (inspection.statusBar = part)));
   // Run notices are shown in the focused window, whichever window polled the run.
   const notices = new NoticeRelay(path.join(storageDir, 'notices'), windowId, log);
-  const reporter = new RunReporter(services, notices);
+  const reporter = new RunReporter(services, notices, () => panels.activeRunId());
   // Reading the run history is I/O: it goes on after activate() returns; restored run views wait for it.
   const loaded = runs.load();
   void chatSessions.start().catch((error: unknown) => log.error(`Could not read the chat sessions: ${errorText(error)}`));

@@ -246,7 +246,7 @@ async function preview(crew: Crew, name: string, table: ParsedTable, mapped: Map
   const separator = (label: string): Item => ({ label, kind: vscode.QuickPickItemKind.Separator });
   const items: Item[] = [
     toSend > 0
-      ? { label: `$(rocket) ${vscode.l10n.t('Kick Off {0} Rows', toSend)}`, description: oneLine(vscode.l10n.t('{0} at a time on {1}', concurrency, crew.name), 120), action: 'kickoff' }
+      ? { label: `$(rocket) ${(toSend === 1 ? vscode.l10n.t('Kick Off 1 Row') : vscode.l10n.t('Kick Off {0} Rows', toSend))}`, description: oneLine(vscode.l10n.t('{0} at a time on {1}', concurrency, crew.name), 120), action: 'kickoff' }
       : { label: `$(warning) ${vscode.l10n.t('No row can be sent')}`, action: 'cancel' },
     { label: `$(close) ${vscode.l10n.t('Cancel')}`, action: 'cancel' },
   ];

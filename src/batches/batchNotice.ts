@@ -2,8 +2,13 @@
 // nothing themselves, so a batch of a hundred rows is one notice, not two hundred).
 import * as vscode from 'vscode';
 import { type Batch, batchProgress } from './core/model';
-import { batchTitle } from './batchesTree';
 import { showInfo, showWarning } from '../ui/notify';
+import { oneLine } from '../util/inertText';
+
+/** "rows.csv on Research Crew": the tree's "Crew: rows.csv" would put a second colon in a notice that has one. */
+function batchName(batch: Batch): { source: string; crew: string } {
+  return { source: oneLine(batch.source, 60), crew: oneLine(batch.crewName, 60) };
+}
 
 export function announceBatchEnd(batch: Batch): void {
   const p = batchProgress(batch);
@@ -19,7 +24,8 @@ export function announceBatchEnd(batch: Batch): void {
     p.unknown ? vscode.l10n.t('{0} unknown', p.unknown) : '',
     p.cancelled ? vscode.l10n.t('{0} cancelled', p.cancelled) : '',
   ].filter(Boolean);
-  const message = vscode.l10n.t('Batch {0} ended: {1}.', batchTitle(batch), counts.join(', '));
+  const { source, crew } = batchName(batch);
+  const message = vscode.l10n.t('Batch {0} on {1} ended: {2}.', source, crew, counts.join(', '));
   const open = vscode.l10n.t('Open Results');
   void (troubled ? showWarning(message, open) : showInfo(message, open)).then((choice) => {
     if (choice === open) {
@@ -33,7 +39,11 @@ export function announceBatchPaused(batch: Batch, reason: string, resume: () => 
   const queued = batchProgress(batch).queued;
   const again = vscode.l10n.t('Resume');
   const open = vscode.l10n.t('Open Results');
-  const message = vscode.l10n.t('Batch {0} paused: {1} Its {2} queued rows were not sent; Resume sends them.', batchTitle(batch), reason, queued);
+  const { source, crew } = batchName(batch);
+  const message =
+    queued === 1
+      ? vscode.l10n.t('Batch {0} on {1} paused: {2} Its queued row was not sent; Resume sends it.', source, crew, reason)
+      : vscode.l10n.t('Batch {0} on {1} paused: {2} Its {3} queued rows were not sent; Resume sends them.', source, crew, reason, queued);
   void showWarning(message, again, open).then((choice) => {
     if (choice === again) {
       void resume();

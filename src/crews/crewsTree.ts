@@ -6,7 +6,7 @@ import type { ChatSessionStore } from './chatSessions';
 import { type ChatSessionNode, type ChatsNode, chatSessionAge, chatSessionTreeItem, chatsTreeItem } from './chatRows';
 import { isFinished, type RunRecord } from '../runs/core/model';
 import type { RunStore } from '../runs/core/runStore';
-import { type CrewDeployment, crewActivity, crewTreeItem, runRow, runTooltip, taskTooltip, taskTreeItem } from './runRows';
+import { type CrewDeployment, crewActivity, crewTreeItem, labelOrdinals, runRow, runTooltip, taskTooltip, taskTreeItem } from './runRows';
 
 export type CrewsTreeNode = CrewNode | RemovedCrewsNode | OlderRunsNode | RunNode | TaskNode | ChatsNode | ChatSessionNode;
 
@@ -212,18 +212,14 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
 
   /** Notes the runs whose label another of `runs` shares (a preset, Run Again), so their rows tell them apart. */
   private markSameLabels(runs: readonly RunRecord[]): void {
-    const byLabel = new Map<string, RunRecord[]>();
+    const ordinals = labelOrdinals(runs);
     for (const run of runs) {
-      const group = byLabel.get(run.label);
-      if (group) {
-        group.push(run);
+      const ordinal = ordinals.get(run.id);
+      if (ordinal === undefined) {
+        this.sameLabel.delete(run.id);
       } else {
-        byLabel.set(run.label, [run]);
+        this.sameLabel.set(run.id, ordinal);
       }
-    }
-    for (const group of byLabel.values()) {
-      // `runs` are newest first: the oldest keeps its label, the next is #2.
-      group.forEach((run, i) => (i === group.length - 1 ? this.sameLabel.delete(run.id) : this.sameLabel.set(run.id, group.length - i)));
     }
   }
 

@@ -12,6 +12,8 @@ import { errorText } from '../util/errorText';
  * same port after a reload and its runs are found again under their crews.
  */
 const DEMO_PORT_KEY = 'crewRuns.demoPort';
+/** Whether the demo's hello was shown on this machine: said once, not after every reload. */
+const DEMO_WELCOMED_KEY = 'crewRuns.demoWelcomed';
 
 /** The built-in simulator, started on demand inside the extension host and stopped on deactivate. */
 export class DemoCrews implements vscode.Disposable {
@@ -22,11 +24,14 @@ export class DemoCrews implements vscode.Disposable {
   constructor(private readonly services: Services) {}
 
   register(): vscode.Disposable[] {
-    return [vscode.commands.registerCommand('crewRuns.tryDemoCrew', () => this.start())];
+    return [vscode.commands.registerCommand('crewRuns.tryDemoCrew', () => this.start({ welcome: 'always' }))];
   }
 
-  /** Starts the simulator (once) and adds its crews as demo crews; returns their URLs. */
-  async start(): Promise<string[]> {
+  /**
+   * Starts the simulator (once) and adds its crews as demo crews; returns their URLs. The hello is said when
+   * the user asked for the demo, and once per machine when it starts by itself (`npm run demo`, every reload).
+   */
+  async start(options: { welcome: 'always' | 'once' } = { welcome: 'once' }): Promise<string[]> {
     const simulator = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting the demo crews on this machine…') },
       () => this.ensureStarted(),
@@ -41,9 +46,19 @@ export class DemoCrews implements vscode.Disposable {
     // The demo platform's personal token is in docs/features.md (a fixed demo value, not written here).
     this.services.log.info(`The demo also serves the CrewAI platform routes: set crewRuns.platform.url to ${simulator.origin} to try Sign In and Import Crews….`);
     await vscode.commands.executeCommand('crewRuns.crews.focus');
-    const kickOff = vscode.l10n.t('Kick Off…');
-    void showInfo(vscode.l10n.t('The demo crews run on this machine; nothing leaves it. Kick one off to see a run.'), kickOff).then((choice) => choice === kickOff && vscode.commands.executeCommand('crewRuns.kickOff'));
+    if (await this.shouldWelcome(options.welcome)) {
+      const kickOff = vscode.l10n.t('Kick Off…');
+      void showInfo(vscode.l10n.t('The demo crews run on this machine; nothing leaves it. Kick one off to see a run.'), kickOff).then((choice) => choice === kickOff && vscode.commands.executeCommand('crewRuns.kickOff'));
+    }
     return simulator.crews.map((c) => c.url);
+  }
+
+  private async shouldWelcome(welcome: 'always' | 'once'): Promise<boolean> {
+    let first = false;
+    await this.services.shared
+      .change<boolean>(DEMO_WELCOMED_KEY, (welcomed) => ((first = !welcomed), true))
+      .catch((e: unknown) => this.services.log.warn(`Demo: could not note the welcome (${errorText(e)})`));
+    return welcome === 'always' || first;
   }
 
   async dispose(): Promise<void> {

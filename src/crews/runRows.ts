@@ -37,7 +37,7 @@ export interface RunRow {
  * A batch's row says which row it is instead.
  */
 export function runRow(run: RunRecord, options: { stopHidden: boolean; ordinal?: number }): RunRow {
-  const suffix = run.batch ? ` · ${vscode.l10n.t('row {0}', run.batch.row)}` : options.ordinal ? ` #${options.ordinal}` : '';
+  const suffix = run.batch ? ` · ${vscode.l10n.t('row {0}', run.batch.row)}` : ordinalSuffix(options.ordinal);
   const { state, rest } = runDescription(run);
   const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
   const contextValue = `run state-${run.state} ${watchingState}${run.needsFeedback ? ' needsFeedback' : ''}${options.stopHidden ? ' noStop' : ''}`;
@@ -50,6 +50,37 @@ export function runRow(run: RunRecord, options: { stopHidden: boolean; ordinal?:
   // The tooltip (resolved once per drawing) and the task children count too: what they show is in the key.
   const key = `${label}\n${description}\n${icon.id}\n${contextValue}\n${run.message}\n${run.warning}\n${run.currentTask}\n${run.progress?.completed}`;
   return { label, description, icon, contextValue, key };
+}
+
+/** What follows a run's label when older runs of its crew have the same label: " #2", " #3"… */
+export function ordinalSuffix(ordinal: number | undefined): string {
+  return ordinal ? ` #${ordinal}` : '';
+}
+
+/**
+ * For one crew's runs, newest first: the ordinal of each run whose label an older run shares (a preset, Run
+ * Again). The oldest keeps its label; the next is 2, and so on. Runs not in the map have no ordinal.
+ */
+export function labelOrdinals(runs: readonly Pick<RunRecord, 'id' | 'label'>[]): Map<string, number> {
+  const byLabel = new Map<string, string[]>();
+  for (const run of runs) {
+    const ids = byLabel.get(run.label);
+    if (ids) {
+      ids.push(run.id);
+    } else {
+      byLabel.set(run.label, [run.id]);
+    }
+  }
+  const ordinals = new Map<string, number>();
+  for (const ids of byLabel.values()) {
+    ids.forEach((id, i) => i < ids.length - 1 && ordinals.set(id, ids.length - i));
+  }
+  return ordinals;
+}
+
+/** A run's label as the crews tree tells it apart from older runs of the same label: "Topic #2". */
+export function distinctRunLabel(run: Pick<RunRecord, 'id' | 'label'>, runsOfCrew: readonly Pick<RunRecord, 'id' | 'label'>[]): string {
+  return `${run.label}${ordinalSuffix(labelOrdinals(runsOfCrew).get(run.id))}`;
 }
 
 /** Runs of one crew in a few words: `2 running · 1 needs feedback`, or undefined when none is active. */

@@ -6,6 +6,7 @@ import { describeError } from '../ui/errorMessages';
 import { type FeedbackReviews, type ReviewRound, type ReviewThread } from './feedbackReview';
 import type { RunPanelManager } from '../runView/runPanel';
 import { setTokenInteractively } from '../crews/crewCommands';
+import { distinctRunLabel } from '../crews/runRows';
 import { pickRun, runFromArgument } from '../runs/pickRun';
 import { draftOfRound, forgetUncertainAnswer, isAnswerAlreadyGiven, isAnswerUncertain, roundOf, sendResume } from '../runs/core/sendResume';
 import { showError, showInfo, showStatusMessage, showWarning } from '../ui/notify';
@@ -83,7 +84,8 @@ async function openReview(services: Services, reviews: FeedbackReviews, run: Run
     runId: run.id,
     round: roundOf(details),
     crewName: run.crewName,
-    runLabel: run.label,
+    // As the tree names it: a second run of the same inputs is "#2" in the review's tab and text too.
+    runLabel: distinctRunLabel(run, services.runs.list(run.crewUrl)),
     // Docs bodies name the paused task only in current_task.
     taskName: request?.taskName ?? (run.feedbackInferred ? undefined : details.lastSnapshot?.currentTask) ?? lastTask?.name,
     output:
@@ -207,7 +209,7 @@ async function send(services: Services, run: RunRecord, round: number, approve: 
     if (review && reviews) {
       reviews.markSent(review, approve, feedback);
     }
-    showStatusMessage(approve ? vscode.l10n.t('Approved: {0} goes on', run.label) : vscode.l10n.t('Sent back: {0} redoes the task', run.label), 5000);
+    showStatusMessage(approve ? vscode.l10n.t('Approved: {0} goes on', run.label) : vscode.l10n.t('Changes requested: the crew redoes the task of {0}', run.label), 5000);
     return true;
   } catch (error) {
     if (isAnswerAlreadyGiven(error)) {

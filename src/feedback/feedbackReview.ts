@@ -11,6 +11,7 @@ export interface ReviewRound {
   runId: string;
   round: number;
   crewName: string;
+  /** The run's label as the crews tree shows it: with its "#2" when an older run of the crew has the same label. */
   runLabel: string;
   taskName?: string;
   output: string;
@@ -48,6 +49,7 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
   private readonly rounds = new Map<string, ReviewRound>();
   private readonly threads = new Map<string, ReviewThread>();
   private readonly disposables: vscode.Disposable[] = [];
+  private commentsViewRendered = false;
 
   /** Serves the `crew-review` scheme. */
   register(): vscode.Disposable {
@@ -61,7 +63,8 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
     if (!this.commentController) {
       this.commentController = vscode.comments.createCommentController('crewRuns.feedback', vscode.l10n.t('Crew Runs Feedback'));
       this.commentController.options = {
-        placeHolder: vscode.l10n.t('Feedback for the crew (optional when approving)'),
+        // Short: the reply box is narrow beside the run view, and a cut-off hint reads as a bug.
+        placeHolder: vscode.l10n.t('Feedback for the crew'),
         prompt: vscode.l10n.t('Write feedback…'),
       };
       this.disposables.push(this.commentController);
@@ -84,7 +87,7 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
 
   /** Opens (or reveals) the review of a round, with its thread, in the given editor group. */
   async open(run: RunRecord, round: ReviewRound, viewColumn: vscode.ViewColumn = vscode.ViewColumn.Active): Promise<ReviewThread> {
-    const uri = FeedbackReviews.uriFor(run.id, round.round, run.label);
+    const uri = FeedbackReviews.uriFor(run.id, round.round, round.runLabel);
     this.rounds.set(uri.toString(), round);
     let review = this.threads.get(uri.toString());
     if (!review) {
@@ -111,10 +114,29 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
       review = { thread, round, sent: false };
       this.threads.set(uri.toString(), review);
     }
+    await this.renderCommentsViewOnce();
     const document = await vscode.workspace.openTextDocument(uri);
     await vscode.languages.setTextDocumentLanguage(document, 'markdown');
     await vscode.window.showTextDocument(document, { preview: false, viewColumn });
     return review;
+  }
+
+  /**
+   * VS Code opens its Comments view, over the reply box, the first time a window shows a file with comments
+   * (`comments.openView`: "firstFile", the default), and never again once the view has been drawn. Drawn here
+   * first, then its panel closed: the review shows without a panel. Once per window, and only with that setting.
+   */
+  private async renderCommentsViewOnce(): Promise<void> {
+    if (this.commentsViewRendered || vscode.workspace.getConfiguration('comments').get<string>('openView') !== 'firstFile') {
+      return;
+    }
+    this.commentsViewRendered = true;
+    try {
+      await vscode.commands.executeCommand('workbench.action.focusCommentsPanel');
+      await vscode.commands.executeCommand('workbench.action.closePanel');
+    } catch {
+      // An editor without these commands: the Comments view may open, as before.
+    }
   }
 
   /** The review a comment command was run on. */
@@ -155,6 +177,8 @@ export class FeedbackReviews implements vscode.TextDocumentContentProvider, vsco
 
   private close(review: ReviewThread, body: vscode.MarkdownString, author: string): void {
     review.sent = true;
+    // An answered round needs no document open: its tabs close (the thread keeps the answer, for a reopened review).
+    void closeTabsOf(review.thread.uri);
     review.thread.comments = [...review.thread.comments.filter((c) => c.contextValue !== 'draft'), new ReviewComment(body, { name: author })];
     review.thread.canReply = false;
     review.thread.contextValue = 'crewRunsReviewSent';
@@ -193,6 +217,15 @@ function reviewText(round: ReviewRound): string {
   const note = round.note ? `> ${round.note}\n\n` : '';
   const context = `${inertLine(round.crewName)} · ${inertLine(round.runLabel)} · ${vscode.l10n.t('review round {0}', round.round)}`;
   return `# ${title}\n\n${context}\n\n${note}${round.output}\n`;
+}
+
+/** Closes every tab showing `uri` (a review is read-only: nothing to save). */
+async function closeTabsOf(uri: vscode.Uri): Promise<void> {
+  const key = uri.toString();
+  const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === key);
+  if (tabs.length > 0) {
+    await vscode.window.tabGroups.close(tabs).then(undefined, () => undefined);
+  }
 }
 
 function escape(text: string): string {

@@ -151,7 +151,11 @@ function promptFor(step: Step): string {
   // A JSON step says "As JSON" itself; "[object]" would only read like a bug there.
   const type = spec.type && !/^str/i.test(spec.type) && inputKind(spec) !== 'json' ? ` [${spec.type}]` : '';
   const about = (spec.description ?? vscode.l10n.t('Value of "{0}"', spec.name)) + type;
-  return isRequiredInput(spec) ? vscode.l10n.t('{0}. Enter to continue.', about) : vscode.l10n.t('{0}. Optional: leave it empty to leave it out.', about);
+  // What Enter does is said once, on the first step: repeated on every step it is noise.
+  if (!isRequiredInput(spec)) {
+    return vscode.l10n.t('{0}. Optional: leave it empty to leave it out.', about);
+  }
+  return step.step === 1 ? vscode.l10n.t('{0}. Enter to continue.', about) : vscode.l10n.t('{0}.', about);
 }
 
 async function askValue(input: StepInput, step: Step, draft: Draft, choices: JsonChoices): Promise<StepAnswer> {
@@ -242,7 +246,12 @@ async function askJson(input: StepInput, step: Step, draft: Draft, choices: Json
       totalSteps: step.total,
       value: shown,
       quietUntilEdited: unparsed.get(name) === undefined,
-      prompt: vscode.l10n.t('{0} As JSON: an object, a list, a number, true or false, or "text" in quotes.', promptFor(step)),
+      // A number's step speaks of numbers only; objects and lists are for the inputs that take them.
+      prompt: number
+        ? /^int/i.test(spec.type ?? '')
+          ? vscode.l10n.t('{0} A whole number, e.g. 42.', promptFor(step))
+          : vscode.l10n.t('{0} A number, e.g. 42 or 0.5.', promptFor(step))
+        : vscode.l10n.t('{0} As JSON: an object, a list, a number, true or false, or "text" in quotes.', promptFor(step)),
       canGoBack: step.canGoBack,
       buttons: [buttons().editInEditor, buttons().toText],
       validate: (text) => {

@@ -76,9 +76,13 @@ export async function importCrews(services: Services): Promise<number> {
   }
   void platform.health.refresh();
   if (failed.length) {
-    void showWarning(vscode.l10n.t('Imported {0} of {1} crews. Not imported: {2}', imported.length, chosen.length, failed.join('; ')));
+    void showWarning(
+      chosen.length === 1
+        ? vscode.l10n.t('The crew was not imported: {0}', failed.join('; '))
+        : vscode.l10n.t('Imported {0} of {1} crews. Not imported: {2}', imported.length, chosen.length, failed.join('; ')),
+    );
   } else if (imported.length) {
-    void showInfo(vscode.l10n.t('Imported {0} crews: {1}.', imported.length, imported.join(', ')));
+    void showInfo(imported.length === 1 ? vscode.l10n.t('Imported 1 crew: {0}.', imported[0]) : vscode.l10n.t('Imported {0} crews: {1}.', imported.length, imported.join(', ')));
   }
   return imported.length;
 }

@@ -63,3 +63,12 @@ export function changeLine(change: RunChange): ChangeLine {
       return { text: change.text, error: true };
   }
 }
+
+/**
+ * A poll's log lines. A run that pauses for review names its task once: "waiting for human feedback on X"
+ * already says it is at X, so a "Working on X" of the same poll is left out.
+ */
+export function changeLines(changes: readonly RunChange[]): ChangeLine[] {
+  const waitingOn = changes.find((c): c is Extract<RunChange, { kind: 'state' }> => c.kind === 'state' && c.state === 'awaitingFeedback')?.feedbackTask;
+  return changes.filter((c) => !(c.kind === 'working' && waitingOn !== undefined && c.task === waitingOn)).map(changeLine);
+}

@@ -5,7 +5,7 @@ import type { NoticeRelay, RelayedNotice } from './core/noticeRelay';
 import type { PollResult, TokenNeed } from './core/poller';
 import type { Services } from '../services';
 import { showError, showInfo, showWarning } from '../ui/notify';
-import { changeLine } from './runChangeText';
+import { changeLines } from './runChangeText';
 
 type NotificationLevel = 'all' | 'failuresAndFeedback' | 'off';
 
@@ -27,9 +27,11 @@ export class RunReporter implements vscode.Disposable {
   private readonly lastProblem = new Map<string, string>();
   private readonly disposables: vscode.Disposable[] = [];
 
+  /** `activeRunView`: the run whose view the user has in front, if any (its own page says how it ended). */
   constructor(
     private readonly services: Services,
     private readonly relay: NoticeRelay,
+    private readonly activeRunView: () => string | undefined = () => undefined,
   ) {
     this.disposables.push(
       services.poller.onDidPoll((result) => void this.onPoll(result)),
@@ -59,9 +61,8 @@ export class RunReporter implements vscode.Disposable {
     if (this.lastProblem.delete(run.id)) {
       this.services.log.info(`${prefix} Status checks work again.`);
     }
-    for (const change of result.changes ?? []) {
+    for (const { text, error } of changeLines(result.changes ?? [])) {
       // A run's error is worth the error level, and once.
-      const { text, error } = changeLine(change);
       this.services.log[error ? 'error' : 'info'](`${prefix} ${text}`);
     }
     // The store decided the notice against the run's latest stored version: only the window whose
@@ -108,7 +109,13 @@ export class RunReporter implements vscode.Disposable {
     if (level === 'off' || (level === 'failuresAndFeedback' && kind === 'success')) {
       return;
     }
+    // The run's view in front says it all: no "succeeded" toast, and no Open Run for what is open.
+    const inFront = this.activeRunView() === run.id;
+    if (inFront && kind === 'success') {
+      return;
+    }
     const open = vscode.l10n.t('Open Run');
+    const opens = inFront ? [] : [open];
     const showOutput = vscode.l10n.t('Show Output');
     const showLog = vscode.l10n.t('Show Log');
     const feedback = vscode.l10n.t('Give Feedback');
@@ -124,11 +131,11 @@ export class RunReporter implements vscode.Disposable {
           : reason
             ? vscode.l10n.t('{0} on {1} failed: {2}', run.label, run.crewName, oneLine(reason, MAX_REASON_CHARS))
             : vscode.l10n.t('{0} on {1} failed.', run.label, run.crewName),
-        open,
+        ...opens,
         showLog,
       );
     } else {
-      shown = showWarning(vscode.l10n.t('{0} on {1} is waiting for your feedback.', run.label, run.crewName), feedback, open);
+      shown = showWarning(vscode.l10n.t('{0} on {1} is waiting for your feedback.', run.label, run.crewName), feedback, ...opens);
     }
     void shown.then((choice) => {
       if (choice === open) {

@@ -9,7 +9,7 @@ import type { RunChange } from '../../src/runs/core/model';
 import { mergeTaskOutputs } from '../../src/runs/core/taskMerge';
 import { foldSnapshot } from '../../src/runs/core/snapshotFold';
 import { feedbackAnswered, newRun } from '../../src/runs/core/transitions';
-import { changeLine } from '../../src/runs/runChangeText';
+import { changeLine, changeLines } from '../../src/runs/runChangeText';
 
 import { type Reply, statusBodies } from '../fixtures/crewApiBodies';
 
@@ -184,5 +184,27 @@ describe('describeChanges', () => {
   it('a task name that reads like an error stays at the info level', () => {
     const next = normaliseStatus({ state: 'RUNNING', last_executed_task: { name: 'Error: x', output: 'o' } });
     assert.deepEqual(described(normaliseStatus({ state: 'RUNNING' }), next), ['Task Error: x finished']);
+  });
+});
+
+describe('a run pausing for review (issue 52, item 12)', () => {
+  it('names the waiting task once: no "Working on" it in the poll that says it waits for feedback on it', () => {
+    const lines = changeLines([
+      { kind: 'progress', unit: 'task', completed: 2, total: 3 },
+      { kind: 'working', task: 'review_task', agent: 'Chief Editor' },
+      { kind: 'state', state: 'awaitingFeedback', feedbackTask: 'review_task' },
+    ]).map((l) => l.text);
+    assert.deepEqual(lines, ['Progress: 2 of 3 tasks', 'Run is waiting for human feedback on review_task']);
+  });
+
+  it('keeps "Working on" another task, and any task while the run is not waiting', () => {
+    assert.deepEqual(
+      changeLines([
+        { kind: 'working', task: 'draft_task' },
+        { kind: 'state', state: 'awaitingFeedback', feedbackTask: 'review_task' },
+      ]).map((l) => l.text),
+      ['Working on draft_task', 'Run is waiting for human feedback on review_task'],
+    );
+    assert.deepEqual(changeLines([{ kind: 'working', task: 'review_task' }]).map((l) => l.text), ['Working on review_task']);
   });
 });

@@ -145,7 +145,7 @@ describe('Batches', function () {
       const rowNodes = api.batches.tree.getChildren(node);
       assert.deepStrictEqual(rowNodes.slice(0, 2).map((n) => (n.type === 'row' ? n.index : -1)), MISSING, 'skipped rows listed first beneath the batch');
       // One notice for the whole batch, at its end; its rows' runs notify nothing (28 rows, 2 failed).
-      const notice = `Batch ${crews.table.name}: cases.csv ended: 26 succeeded, 2 failed.`;
+      const notice = `Batch cases.csv on ${crews.table.name} ended: 26 succeeded, 2 failed.`;
       await waitFor(() => spy.shown.some((m) => m.message === notice), { message: () => `the batch's end notice; shown: ${JSON.stringify(spy.shown.map((m) => m.message))}` });
       assert.deepStrictEqual(spy.shown.map((m) => [m.level, m.message, m.items]), [['warning', notice, ['Open Results']]], 'the only notification of the batch');
       // In the crew's history each run says which row it is.
@@ -461,7 +461,7 @@ describe('Batches', function () {
       const id = (await started) ?? '';
       assert.ok(id, 'the batch was made');
       await waitForFinished(id);
-      const notice = `Batch ${crews.table.name}: hundred.csv ended: 100 succeeded.`;
+      const notice = `Batch hundred.csv on ${crews.table.name} ended: 100 succeeded.`;
       await waitFor(() => spy.shown.some((m) => m.message === notice), { message: () => `the batch's end notice; shown: ${JSON.stringify(spy.shown.map((m) => m.message))}` });
       assert.deepStrictEqual(spy.shown.map((m) => m.message), [notice], 'one notification for 100 rows (at most 2 asked)');
       assert.deepStrictEqual(spy.statusMessages.filter((m) => /^Started /.test(m)), [], 'no row says "Started" either');

@@ -60,7 +60,7 @@ describe('Hostile tables (#47)', function () {
     assert.ok(await vscode.workspace.applyEdit(edit));
     assert.ok(document.isDirty);
     executeCommand<string | undefined>('crewRuns.kickOffBatch', { crew: crews.plain.url, file }).then(undefined, () => undefined);
-    const text = await waitForQuickInput('Kick Off 1 Rows');
+    const text = await waitForQuickInput('Kick Off 1 Row');
     assert.match(text, /1 row skipped/);
     assert.match(text, /Row 1: "topic" is too long/);
     await closeQuickInput();
