@@ -24,6 +24,7 @@ export const MAIN_FILE_SECONDS: Readonly<Record<string, number>> = {
   'kickoff.test.js': 53,
   'lmTools.test.js': 23,
   'monitoring.test.js': 82,
+  'newUserTrips.test.js': 45,
   'platform.test.js': 25,
   'runView.test.js': 20,
   'security.test.js': 40,
