@@ -391,7 +391,7 @@ describe('Batches', function () {
       await waitFor(() => batch(id).paused && batch(id).rows.every((r) => r.status !== 'sending'), { message: 'the batch paused, no row in flight', timeoutMs: 30_000 });
       assert.deepStrictEqual(batch(id).rows.map((r) => r.status), ['queued', 'queued', 'queued'], 'no row failed or unknown: none was sent');
       assert.strictEqual(sim.requestLog.counts('table').kickoff, before, 'nothing reached the crew');
-      const notice = await waitFor(() => spy.shown.find((m) => m.message.startsWith(`Batch ${crews.table.name}: paused.csv paused:`)), { message: 'the pause is said once, with why', timeoutMs: 10_000 });
+      const notice = await waitFor(() => spy.shown.find((m) => m.message.startsWith(`Batch paused.csv on ${crews.table.name} paused:`)), { message: 'the pause is said once, with why', timeoutMs: 10_000 });
       assert.match(notice.message, /no token/i);
       assert.deepStrictEqual(notice.items, ['Resume', 'Open Results']);
       const node = api.batches.tree.getChildren().find((n) => n.type === 'batch' && n.batchId === id)!;
