@@ -17,6 +17,8 @@ export interface ReadLimits {
    * oldest first and may list 10⁵, and the newest are the ones that matter.
    */
   tailKeys?: ReadonlySet<string>;
+  /** A top-level array keeps its last `maxEntries` entries too (a log sent as a bare list). */
+  tailRoot?: boolean;
 }
 
 /** Generous for a real reply (an output of 10 MB stays whole); the normaliser caps each field further. */
@@ -37,6 +39,11 @@ const omitted = new WeakMap<object, number>();
 /** How many entries of this object or array the reader left out (0 when it kept them all or did not read it). */
 export function omittedEntries(value: unknown): number {
   return typeof value === 'object' && value !== null ? (omitted.get(value) ?? 0) : 0;
+}
+
+/** Marks `container` as read with `count` entries left out: a value read on another thread, whose marks did not cross. */
+export function markOmitted(container: object, count: number): void {
+  omitted.set(container, count);
 }
 
 /**
@@ -125,7 +132,7 @@ class Reader {
           this.pos++;
           deliver(container);
         } else {
-          const tail = c === 91 && stack.length === 1 && this.limits.tailKeys?.has(stack[0].key ?? '') === true;
+          const tail = c === 91 && ((stack.length === 1 && this.limits.tailKeys?.has(stack[0].key ?? '') === true) || (stack.length === 0 && this.limits.tailRoot === true));
           stack.push({ container, entries: 0, dropped: 0, ...(tail ? { tail } : {}) });
           if (c === 123) {
             stack.at(-1)!.key = this.key();

@@ -1,0 +1,143 @@
+// Issue #47: no crew or platform reply costs the extension host's thread more than a small, fixed amount, whatever
+// its status and size up to the cap. A non-2xx body is read to its first 64 KB only (the rest is never taken off
+// the socket); a 2xx body other than a status is read on the status reader's thread, which sends back the value
+// read within bounds and at most 64 KB of its text. A local server sends 60 MB escape-dense replies through the
+// real transport; what reaches the host is counted, never timed.
+import * as assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CrewClient } from '../../src/api/client';
+import { CrewApiError } from '../../src/api/errors';
+import { createTransport } from '../../src/api/transport';
+import { DEFAULT_NETWORK_SETTINGS, ERROR_BODY_BYTES, type HttpResponse, type Transport } from '../../src/api/transportTypes';
+import { PlatformClient, PlatformError } from '../../src/platform/platformClient';
+
+const TOKEN = 'reply-bounds-canary-5521';
+const BODY_BYTES = 60 * 1024 * 1024;
+
+/** 60 MB of JSON whose every character is an escape (what costs a redactor and a reader the most), the token first. */
+function escapeDense(kind: 'detail' | 'list'): Buffer {
+  const unit = '\\u0041';
+  const head = kind === 'detail' ? `{"detail":"failed for ${TOKEN} ` : `{"flow":{"chat":{"conversational":true}},"echo":"${TOKEN}","logs":[`;
+  const tail = kind === 'detail' ? '"}' : '{"message":"last line"}]}';
+  const filler = kind === 'detail' ? unit : `"${unit.repeat(15)}",`;
+  const count = Math.floor((BODY_BYTES - head.length - tail.length) / filler.length);
+  return Buffer.from(head + filler.repeat(count) + tail);
+}
+
+describe('Reply bounds (#47)', function () {
+  this.timeout(120_000);
+  let server: Server;
+  let baseUrl: string;
+  const detail = escapeDense('detail');
+  const list = escapeDense('list');
+  /** Bytes the server could hand to the socket before the client stopped reading, per request. */
+  const written: number[] = [];
+
+  before(async () => {
+    server = createServer((req, res) => {
+      const ok = /inspect|logs\/deployment/.test(req.url ?? '');
+      const body = ok ? list : detail;
+      res.writeHead(ok ? 200 : /status/.test(req.url ?? '') ? 404 : 500, { 'content-type': 'application/json', 'content-length': body.length });
+      let at = 0;
+      const slot = written.push(0) - 1;
+      const pump = () => {
+        while (at < body.length) {
+          const piece = body.subarray(at, at + 64 * 1024);
+          at += piece.length;
+          written[slot] = at;
+          if (!res.write(piece)) {
+            res.once('drain', pump);
+            return;
+          }
+        }
+        res.end();
+      };
+      res.on('close', () => res.removeAllListeners('drain'));
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** The real transport, and every response the host got from it. */
+  function watched(): { transport: Transport; seen: HttpResponse[] } {
+    const real = createTransport(DEFAULT_NETWORK_SETTINGS);
+    const seen: HttpResponse[] = [];
+    return {
+      seen,
+      transport: {
+        request: async (req) => {
+          const response = await real.request(req);
+          seen.push(response);
+          return response;
+        },
+        close: () => real.close(),
+      },
+    };
+  }
+
+  it('reads only the first 64 KB of a 60 MB escape-dense 500 or 404 reply, and says its first words without the token', async () => {
+    const { transport, seen } = watched();
+    const client = new CrewClient({ getToken: async () => TOKEN, createTransport: () => transport });
+    try {
+      written.length = 0;
+      await assert.rejects(client.getInputs(baseUrl), (e: unknown) => {
+        assert.ok(e instanceof CrewApiError && e.kind === 'server' && e.status === 500, String(e));
+        // Its first words (a cut JSON body is shown as the start of its text).
+        assert.match(e.serverMessage ?? '', /failed for \*\*\* /);
+        assert.ok(!`${e.message} ${e.serverMessage}`.includes(TOKEN));
+        return true;
+      });
+      // A 404 status: the poll's error reply, read in the status reader.
+      const snapshot = await client.getStatus(baseUrl, 'run-1');
+      assert.equal(snapshot.state, 'notFound');
+      for (const response of seen) {
+        assert.ok(response.bodyText.length <= ERROR_BODY_BYTES, `the host got ${response.bodyText.length} characters of a ${BODY_BYTES}-byte error body`);
+      }
+      // The rest was left on the socket: the server could not write it all (kernel buffers take a few MB at most).
+      assert.ok(written.every((n) => n < BODY_BYTES / 4), `the server wrote ${written.join(', ')} bytes of ${BODY_BYTES}`);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('reads a 60 MB escape-dense 2xx /inspect off the host thread: the host gets the value and at most 64 KB of text', async () => {
+    const { transport, seen } = watched();
+    const client = new CrewClient({ getToken: async () => TOKEN, createTransport: () => transport });
+    try {
+      const body = (await client.chatCall(baseUrl, ['inspect'], 'GET', undefined)) as { flow: { chat: { conversational: boolean } }; echo: string; logs: unknown[] };
+      assert.equal(body.flow.chat.conversational, true);
+      assert.equal(body.echo, '***');
+      assert.ok(seen[0].jsonRead, 'the body came back read');
+      assert.ok(seen[0].bodyText.length <= ERROR_BODY_BYTES, `the host got ${seen[0].bodyText.length} characters of text`);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('reads a 60 MB platform log off the host thread and a 60 MB platform error to its first 64 KB, the token out of its kept words', async () => {
+    const { transport, seen } = watched();
+    const platform = new PlatformClient({ createTransport: () => transport });
+    const credentials = { baseUrl, token: TOKEN };
+    try {
+      const logs = await platform.logs(credentials, 'd1');
+      assert.equal(logs.lines.at(-1)?.message, 'last line');
+      assert.ok(seen[0].jsonRead, 'the log came back read');
+      assert.ok(seen[0].bodyText.length <= ERROR_BODY_BYTES);
+      await assert.rejects(platform.deployments(credentials), (e: unknown) => {
+        assert.ok(e instanceof PlatformError && e.kind === 'server', String(e));
+        assert.ok(!`${e.message} ${e.serverWords}`.includes(TOKEN));
+        return true;
+      });
+      assert.ok(seen[1].bodyText.length <= ERROR_BODY_BYTES, `the host got ${seen[1].bodyText.length} characters of a platform error`);
+    } finally {
+      await platform.dispose();
+    }
+  });
+});
