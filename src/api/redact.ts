@@ -194,7 +194,7 @@ function unescape(escape: string): string | undefined {
   return SINGLE[kind] ?? kind;
 }
 
-/** The reply with the token out of its body and headers. */
+/** The reply with the token out of its body and headers; a body the transport redacted (bodyRedacted) is not redone. */
 export function redactResponse(response: HttpResponse, token: string): HttpResponse {
   if (!token) {
     return response;
@@ -203,7 +203,7 @@ export function redactResponse(response: HttpResponse, token: string): HttpRespo
   for (const [name, value] of Object.entries(response.headers)) {
     headers[name] = value === undefined ? undefined : redact(value, token);
   }
-  return { ...response, headers, bodyText: redact(response.bodyText, token) };
+  return { ...response, headers, bodyText: response.bodyRedacted ? response.bodyText : redact(response.bodyText, token) };
 }
 
 /**

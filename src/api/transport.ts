@@ -6,6 +6,7 @@ import { rootCertificates } from 'node:tls';
 import { ERROR_BODY_BYTES, transportFailure, type HttpRequest, type HttpResponse, type NetworkSettings, type StreamingResponse, type Transport } from './transportTypes';
 import { isLoopbackHost, originOf } from './url';
 import { readJsonBody } from './jsonBody';
+import { redact } from './redact';
 import { readStatusBody } from './statusBody';
 import { isStatusReaderThread, serveStatusRequests, StatusReader } from './statusReader';
 
@@ -125,16 +126,15 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
         return { status: response.statusCode, headers, bodyText: '', statusRead: readStatusBody(Buffer.concat(chunks, size), response.statusCode, req.readStatus.token, req.readStatus.knownEvents) };
       }
       if (req.readJson && ok) {
-        // Likewise any other reply read as JSON: the value within bounds, and the start of its text.
+        // Likewise any other reply read as JSON: the value within bounds, and the start of its text (redacted).
         const { read, head } = readJsonBody(Buffer.concat(chunks, size), req.readJson.token, req.readJson.limits);
-        return { status: response.statusCode, headers, bodyText: head, jsonRead: read };
+        return { status: response.statusCode, headers, bodyText: head, jsonRead: read, bodyRedacted: true };
       }
-      return {
-        status: response.statusCode,
-        headers,
-        // Invalid UTF-8 becomes U+FFFD rather than an exception: crew output is untrusted text.
-        bodyText: new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks)),
-      };
+      // Invalid UTF-8 becomes U+FFFD rather than an exception: crew output is untrusted text.
+      const bodyText = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+      // An error's kept text is redacted here too, on the reader's thread: the host gets it done (bodyRedacted).
+      const token = req.readStatus?.token ?? req.readJson?.token;
+      return token ? { status: response.statusCode, headers, bodyText: redact(bodyText, token), bodyRedacted: true } : { status: response.statusCode, headers, bodyText };
     },
     async stream(req: HttpRequest): Promise<StreamingResponse> {
       // Same dispatcher (proxy, CA, no redirects) as every request; no total deadline, since a chat turn streams

@@ -8,12 +8,21 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CrewClient } from '../../src/api/client';
 import { CrewApiError } from '../../src/api/errors';
+import { redact, redactResponse } from '../../src/api/redact';
 import { createTransport } from '../../src/api/transport';
 import { DEFAULT_NETWORK_SETTINGS, ERROR_BODY_BYTES, type HttpResponse, type Transport } from '../../src/api/transportTypes';
 import { PlatformClient, PlatformError } from '../../src/platform/platformClient';
 
 const TOKEN = 'reply-bounds-canary-5521';
 const BODY_BYTES = 60 * 1024 * 1024;
+
+/** The token in JSON escapes, between `\u0000` escapes, between raw control characters, and as HTML entities. */
+const SPELLED = [
+  [...TOKEN].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+  [...TOKEN].join('\\u0000'),
+  [...TOKEN].join('\u0001\u200e'),
+  [...TOKEN].map((c) => `&#${c.charCodeAt(0)};`).join(''),
+];
 
 /** 60 MB of JSON whose every character is an escape (what costs a redactor and a reader the most), the token first. */
 function escapeDense(kind: 'detail' | 'list'): Buffer {
@@ -31,14 +40,16 @@ describe('Reply bounds (#47)', function () {
   let baseUrl: string;
   const detail = escapeDense('detail');
   const list = escapeDense('list');
+  /** A 500 spelling the token every way SPELLED does, then 1 MB of escapes. */
+  const spelled = Buffer.from(`{"detail":"${SPELLED.join(' ')} ${'\\u0041'.repeat(170_000)}"}`);
   /** Bytes the server could hand to the socket before the client stopped reading, per request. */
   const written: number[] = [];
 
   before(async () => {
     server = createServer((req, res) => {
       const ok = /inspect|logs\/deployment/.test(req.url ?? '');
-      const body = ok ? list : detail;
-      res.writeHead(ok ? 200 : /status/.test(req.url ?? '') ? 404 : 500, { 'content-type': 'application/json', 'content-length': body.length });
+      const body = /spelled/.test(req.url ?? '') ? spelled : ok ? list : detail;
+      res.writeHead(ok ? 200 : /status/.test(req.url ?? '') && body !== spelled ? 404 : 500, { 'content-type': 'application/json', 'content-length': body.length });
       let at = 0;
       const slot = written.push(0) - 1;
       const pump = () => {
@@ -105,6 +116,35 @@ describe('Reply bounds (#47)', function () {
     } finally {
       await client.dispose();
     }
+  });
+
+  it("hands the host an error's kept text redacted on the reader's thread, every spelling, marked not to be redacted again", async () => {
+    const { transport, seen } = watched();
+    const client = new CrewClient({ getToken: async () => TOKEN, createTransport: () => transport });
+    try {
+      // A poll (readStatus) and any other call (readJson) meeting the same 500.
+      await assert.rejects(client.getStatus(baseUrl, 'spelled'), (e: unknown) => e instanceof CrewApiError && e.status === 500 && !e.message.includes(TOKEN));
+      await assert.rejects(client.chatCall(baseUrl, ['spelled'], 'GET', undefined), (e: unknown) => e instanceof CrewApiError && e.status === 500);
+      assert.equal(seen.length, 2);
+      for (const response of seen) {
+        assert.equal(response.bodyRedacted, true, 'the reader redacted the kept text');
+        assert.ok(response.bodyText.length <= ERROR_BODY_BYTES && response.bodyText.startsWith('{"detail":"***'), response.bodyText.slice(0, 80));
+        // Nothing left for a redactor to find, in any spelling or decoded layer.
+        assert.equal(redact(response.bodyText, TOKEN), response.bodyText);
+        assert.equal((response.bodyText.match(/\*\*\*/g) ?? []).length, SPELLED.length);
+      }
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('the host does not redact a body the reader marked redacted again (its headers still are)', () => {
+    // Only the transport sets the mark, once it has taken the request's token out (redacting 64 KB of escapes again
+    // cost the host's thread 15-20 ms): a marked body comes through as it is, so this one still spells the token.
+    const reply = redactResponse({ status: 500, headers: { 'x-echo': TOKEN }, bodyText: SPELLED[0], bodyRedacted: true }, TOKEN);
+    assert.equal(reply.bodyText, SPELLED[0]);
+    assert.equal(reply.headers['x-echo'], '***');
+    assert.equal(redactResponse({ status: 500, headers: {}, bodyText: SPELLED[0] }, TOKEN).bodyText, '***');
   });
 
   it('reads a 60 MB escape-dense 2xx /inspect off the host thread: the host gets the value and at most 64 KB of text', async () => {
