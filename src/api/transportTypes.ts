@@ -13,12 +13,13 @@ export type StatusBodyRead = { ok: true; snapshot: StatusSnapshot } | { ok: fals
 export const ERROR_BODY_BYTES = 64 * 1024;
 
 /**
- * A 2xx body read on the status reader's thread (HttpRequest.readJson): the value within the request's limits, and
- * where it left entries out (`omittedEntries` does not cross threads), as [path, count].
+ * A 2xx body read on the status reader's thread (HttpRequest.readJson): the value within the request's limits as
+ * JSON text (the host parses it: cheaper there than a structured clone), and where it left entries out
+ * (`omittedEntries` does not cross threads), as [path, count].
  */
 export interface JsonBodyRead {
-  /** Undefined when the body is empty or not JSON. */
-  value: unknown;
+  /** At most REPLY_VALUE_BUDGET characters; undefined when the body is empty or not JSON. */
+  json?: string;
   omitted: [path: (string | number)[], count: number][];
 }
 

@@ -6,8 +6,10 @@
 import * as assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { omittedEntries, READ_LIMITS, readJsonBounded } from '../../src/api/boundedJson';
 import { CrewClient } from '../../src/api/client';
 import { CrewApiError } from '../../src/api/errors';
+import { jsonOfRead, readJsonBody, REPLY_VALUE_BUDGET } from '../../src/api/jsonBody';
 import { redact, redactResponse } from '../../src/api/redact';
 import { createTransport } from '../../src/api/transport';
 import { DEFAULT_NETWORK_SETTINGS, ERROR_BODY_BYTES, type HttpResponse, type Transport } from '../../src/api/transportTypes';
@@ -178,6 +180,60 @@ describe('Reply bounds (#47)', function () {
       assert.ok(seen[1].bodyText.length <= ERROR_BODY_BYTES, `the host got ${seen[1].bodyText.length} characters of a platform error`);
     } finally {
       await platform.dispose();
+    }
+  });
+});
+
+// What crosses from the reader's thread to the host's is JSON text of the value read, which the host parses (a
+// structured clone of the value cost the host's thread up to 3× a JSON.parse of it): a body within the limits and
+// the budget is sent as its own text, not serialised again; any other as JSON of what was kept, at most
+// REPLY_VALUE_BUDGET characters.
+describe('Reply values handed to the host as JSON text (#47)', () => {
+  const read = (text: string, limits = READ_LIMITS) => readJsonBody(Buffer.from(text), TOKEN, limits).read;
+
+  it('hands a body read whole over as its own text, the token out, not serialised again', () => {
+    const body = ` {"a": [1, -2.5e3, "${TOKEN}"], "b": {"c": null, "__proto__": {"d": "\\u00e9"}}, "task_id": 9007199254740991}\n`;
+    const got = read(body);
+    assert.equal(got.json, body.trim().replace(TOKEN, '***'));
+    assert.deepEqual(got.omitted, []);
+    assert.deepEqual(jsonOfRead(got), JSON.parse(body.replace(TOKEN, '***')));
+  });
+
+  it('hands over JSON of what was read when the reader changed anything, with its marks, and as much as before', () => {
+    const limits = { ...READ_LIMITS, maxEntries: 3, maxStringChars: 5 };
+    const cases = [
+      '{"n":007,"m":-01.5}', // leading zeros: read as numbers, which JSON.parse refuses
+      '{"s":"a\tb\u0001c"}', // raw control characters in a string
+      '{"task_id":12345678901234567890}', // an id beyond 2⁵³ kept as its digits
+      '{"a":[1,2,3,4,5],"o":{"p":1,"q":2,"r":3,"s":4}}', // entries left out
+      '{"s":"abcdefgh"}', // a string cut
+      `{"d":${'['.repeat(300)}${']'.repeat(300)}}`, // nesting cut
+    ];
+    for (const body of cases) {
+      const got = read(body, limits);
+      const direct = readJsonBounded(body, limits);
+      assert.ok(direct.ok && got.json !== undefined, body);
+      assert.notEqual(got.json, body, body);
+      const value = jsonOfRead(got);
+      assert.deepEqual(value, direct.value, body);
+      const marks = (v: unknown) => [omittedEntries((v as Record<string, unknown>)['a']), omittedEntries((v as Record<string, unknown>)['o'])];
+      assert.deepEqual(marks(value), marks(direct.value), body);
+    }
+    // More objects and arrays than JSON.parse is let read first (MAX_PARSED_CONTAINERS), each within the limits.
+    const many = `[${Array.from({ length: 30 }, () => `[${'[],'.repeat(9_999)}[]]`).join(',')}]`;
+    assert.deepEqual(jsonOfRead(read(many)), JSON.parse(many));
+    assert.equal(read('{"a":').json, undefined);
+    assert.equal(jsonOfRead(read('not json')), undefined);
+    assert.equal(jsonOfRead(read('   ')), undefined);
+  });
+
+  it('keeps the text the host parses within REPLY_VALUE_BUDGET characters, even where every character prints as an escape', () => {
+    // Within the budget as characters, six times over it as JSON; and a whole body larger than the budget.
+    const escapes = read(`{"s":"${'\\u0001'.repeat(2_000_000)}","t":"end"}`);
+    const large = read(`{"s":"${'x'.repeat(REPLY_VALUE_BUDGET + 10)}","t":"end"}`);
+    for (const got of [escapes, large]) {
+      assert.ok(got.json !== undefined && got.json.length <= REPLY_VALUE_BUDGET, `${got.json?.length} characters`);
+      assert.equal((jsonOfRead(got) as Record<string, unknown>)['t'], 'end');
     }
   });
 });
