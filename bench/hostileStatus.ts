@@ -41,6 +41,12 @@ export interface HostileStatusResult {
   ordinaryMainMs: number;
   /** Median ms of plain JSON.parse on the same body text: what reading it naively costs on this machine. */
   jsonParseMs: number;
+  /** Issue #47: a 60 MB escape-dense error status (500): its size, and the main thread's busy and CPU ms per poll. */
+  errorBodyMb: number;
+  errorMainMs: number;
+  errorMainCpuMs?: number;
+  /** Median ms of JSON.parse of that error body's text. */
+  errorJsonParseMs: number;
   /** The run's file after the last hostile poll. */
   fileKb: number;
   /** Main-thread ms of getStatus alone (no store) for statuses of about this many KiB: on this thread, and through the reader. */
@@ -57,6 +63,9 @@ const HOSTILE = `(() => {
   const deep = '{"a":'.repeat(10000) + '1' + '}'.repeat(10000);
   return '{"state":"RUNNING","status":' + big + ',"current_task":"{TASK}","last_step":{"thought":' + big + ',"tool_input":' + deep + '},"usage_metrics":' + usage + ',"tasks_output":' + tasks + '}';
 })()`;
+
+/** Issue #47: a 60 MB error whose every character is an escape (what costs a redactor and a reader the most). */
+const HOSTILE_ERROR = `'{"detail":"' + '\\\\u0041'.repeat(10 * 1024 * 1024) + '"}'`;
 
 const ORDINARY = '{"state":"RUNNING","status":"Task is Running","current_task":"{TASK}","progress":{"completed":1,"total":3},"last_step":{"thought":"Looking for sources","tool":"search"}}';
 
@@ -77,11 +86,12 @@ async function startCrew(bodies: Record<string, string>): Promise<{ url: string;
     const { parentPort, workerData } = require('node:worker_threads');
     const bodies = workerData.bodies;
     bodies.hostile = ${HOSTILE};
+    bodies['hostile-error'] = ${HOSTILE_ERROR};
     let served = 0;
     const server = http.createServer((req, res) => {
       const name = decodeURIComponent(req.url.split('/').pop());
       const body = Buffer.from(bodies[name].replace('{TASK}', 'task ' + served++));
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+      res.writeHead(name === 'hostile-error' ? 500 : 200, { 'content-type': 'application/json', 'content-length': body.length });
       res.end(body);
     });
     server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port, hostileLength: bodies.hostile.length }));
@@ -156,6 +166,10 @@ export async function hostileStatusBench(polls = 5): Promise<HostileStatusResult
     const beforeCpu: number[] = [];
     const naive: number[] = [];
     let hostileText = '';
+    const errorMain: number[] = [];
+    const errorCpu: number[] = [];
+    const errorNaive: number[] = [];
+    let errorText = '';
     for (let i = 0; i < polls; i++) {
       ordinary.push((await poll(product, store, crew.url, 'ordinary', ordinaryRun)).mainMs);
       const hostile = await poll(product, store, crew.url, 'hostile', hostileRun);
@@ -175,6 +189,19 @@ export async function hostileStatusBench(polls = 5): Promise<HostileStatusResult
       const started = performance.now();
       JSON.parse(hostileText);
       naive.push(performance.now() - started);
+      // Issue #47: the 60 MB error status, as the poller meets it (getStatus fails), and JSON.parse of its text.
+      const elu = performance.eventLoopUtilization();
+      const errorCpuBefore = mainThreadCpuMs();
+      await product.getStatus(crew.url, 'hostile-error').catch(() => undefined);
+      const errorCpuAfter = mainThreadCpuMs();
+      errorMain.push(performance.eventLoopUtilization(elu).active);
+      if (errorCpuBefore !== undefined && errorCpuAfter !== undefined) {
+        errorCpu.push(errorCpuAfter - errorCpuBefore);
+      }
+      errorText ||= await (await fetch(`${crew.url}/status/hostile-error`)).text();
+      const parseStarted = performance.now();
+      JSON.parse(errorText);
+      errorNaive.push(performance.now() - parseStarted);
     }
     // Whether a round trip to the reader costs the main thread more than a small status read in place.
     const sizes: HostileStatusResult['sizes'] = [];
@@ -205,6 +232,10 @@ export async function hostileStatusBench(polls = 5): Promise<HostileStatusResult
       ordinaryMainMs: median(ordinary),
       jsonParseMs: median(naive),
       fileKb,
+      errorBodyMb: errorText.length / 1048576,
+      errorMainMs: median(errorMain),
+      errorMainCpuMs: errorCpu.length === polls ? median(errorCpu) : undefined,
+      errorJsonParseMs: median(errorNaive),
       sizes,
       loadAverage: os.loadavg()[0],
     };

@@ -17,6 +17,8 @@ export interface ReadLimits {
    * oldest first and may list 10⁵, and the newest are the ones that matter.
    */
   tailKeys?: ReadonlySet<string>;
+  /** A top-level array keeps its last `maxEntries` entries too (a log sent as a bare list). */
+  tailRoot?: boolean;
 }
 
 /** Generous for a real reply (an output of 10 MB stays whole); the normaliser caps each field further. */
@@ -37,6 +39,11 @@ const omitted = new WeakMap<object, number>();
 /** How many entries of this object or array the reader left out (0 when it kept them all or did not read it). */
 export function omittedEntries(value: unknown): number {
   return typeof value === 'object' && value !== null ? (omitted.get(value) ?? 0) : 0;
+}
+
+/** Marks `container` as read with `count` entries left out: a value read on another thread, whose marks did not cross. */
+export function markOmitted(container: object, count: number): void {
+  omitted.set(container, count);
 }
 
 /**
@@ -71,6 +78,65 @@ export function readJsonBounded(text: string, limits: ReadLimits = READ_LIMITS):
     }
     throw e;
   }
+}
+
+/**
+ * Whether a value JSON.parse read is within `limits`, so that readJsonBounded would have nothing to leave out or
+ * cut: no container nested deeper than maxDepth or holding more than maxEntries entries, no string longer than
+ * maxStringChars nor key than MAX_KEY_CHARS, and no integer beyond 2⁵³ under an id key (which the reader keeps as
+ * its digits, JSON.parse cannot). Iterative.
+ */
+export function withinLimits(value: unknown, limits: ReadLimits): boolean {
+  // Two stacks and for…in (no array of keys per object): a walk that allocates makes the young generation's
+  // collections copy the whole fresh value, and this walk must cost less than the bounded reader it saves.
+  const containers: unknown[] = [value];
+  const depths: number[] = [0];
+  while (containers.length > 0) {
+    const item = containers.pop();
+    const depth = depths.pop()!;
+    if (typeof item === 'string') {
+      if (item.length > limits.maxStringChars) {
+        return false;
+      }
+      continue;
+    }
+    if (typeof item !== 'object' || item === null) {
+      continue;
+    }
+    if (depth >= limits.maxDepth) {
+      return false;
+    }
+    let entries = 0;
+    if (Array.isArray(item)) {
+      if (item.length > limits.maxEntries) {
+        return false;
+      }
+      for (let i = 0; i < item.length; i++) {
+        const entry: unknown = item[i];
+        if (typeof entry === 'object' || typeof entry === 'string') {
+          containers.push(entry);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      const record = item as Record<string, unknown>;
+      for (const key in record) {
+        const entry = record[key];
+        entries++;
+        if (key.length > MAX_KEY_CHARS || (typeof entry === 'number' && !Number.isSafeInteger(entry) && Number.isInteger(entry) && ID_KEY.test(key))) {
+          return false;
+        }
+        if (typeof entry === 'object' || typeof entry === 'string') {
+          containers.push(entry);
+          depths.push(depth + 1);
+        }
+      }
+    }
+    if (entries > limits.maxEntries) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** Drops the oldest entries of a tail-keeping array beyond `max`, counting them. */
@@ -125,7 +191,7 @@ class Reader {
           this.pos++;
           deliver(container);
         } else {
-          const tail = c === 91 && stack.length === 1 && this.limits.tailKeys?.has(stack[0].key ?? '') === true;
+          const tail = c === 91 && ((stack.length === 1 && this.limits.tailKeys?.has(stack[0].key ?? '') === true) || (stack.length === 0 && this.limits.tailRoot === true));
           stack.push({ container, entries: 0, dropped: 0, ...(tail ? { tail } : {}) });
           if (c === 123) {
             stack.at(-1)!.key = this.key();

@@ -20,6 +20,7 @@ import { parseInputsBody } from './inputsBody';
 import type * as TransportModule from './transport';
 import {
   DEFAULT_NETWORK_SETTINGS,
+  ERROR_BODY_BYTES,
   isTransportFailure,
   type HttpResponse,
   type NetworkSettings,
@@ -242,10 +243,12 @@ export class CrewClient implements StatusSource {
       throw this.fromTransportFailure(e, token);
     }
     if (response.status < 200 || response.status >= 300) {
+      // Its first ERROR_BODY_BYTES only, as every error reply (the rest is left unread).
       let text = '';
       for await (const chunk of response.chunks) {
         text += chunk;
-        if (text.length > 65_536) {
+        if (text.length >= ERROR_BODY_BYTES) {
+          text = text.slice(0, ERROR_BODY_BYTES);
           break;
         }
       }
@@ -310,7 +313,9 @@ export class CrewClient implements StatusSource {
       const transport = await this.getTransport();
       // Redacted before anything reads it: messages are cut to length, bodies stored, logged and shown.
       const readStatus = call.readStatus ? { token, ...(call.readStatus.knownEvents ? { knownEvents: call.readStatus.knownEvents } : {}) } : undefined;
-      response = redactResponse(await transport.request({ method, url, headers, body, signal: call.signal, readStatus }), token);
+      // Every other reply is read as JSON off this thread too (jsonBody.ts): the host gets its value, not its text.
+      const read = readStatus ? { readStatus } : { readJson: { token } };
+      response = redactResponse(await transport.request({ method, url, headers, body, signal: call.signal, ...read }), token);
     } catch (e) {
       throw this.fromTransportFailure(e, token);
     }

@@ -2,6 +2,9 @@
 // in every common spelling: as is, HTML entities (named, decimal, hex), JSON and Python escapes (\", \', \\,
 // \/, \uXXXX, \xXX), percent-encoding, and one of those over another (a debug page's HTML of a Python repr,
 // JSON inside JSON). Spellings are decoded, not generated, so every way of writing each character is caught.
+// A token is also found with characters between its own that the text surfaces strip (control characters, bidi
+// marks: a UTF-16 body read as UTF-8, `\u0000` escapes): stripped later, they would leave it whole.
+import { HAS_CONTROLS, isStrippedControl, stripControls } from '../util/inertText';
 import type { HttpResponse } from './transportTypes';
 
 export const REDACTED = '***';
@@ -33,7 +36,10 @@ export function redact(text: string, token: string): string {
   if (!token || !text) {
     return text;
   }
-  const out = text.includes(token) ? text.split(token).join(REDACTED) : text;
+  let out = text.includes(token) ? text.split(token).join(REDACTED) : text;
+  if (HAS_CONTROLS.test(out)) {
+    out = replaceSpans(out, tokenSpans(out, token));
+  }
   if (!/[&\\%]/.test(out)) {
     return out;
   }
@@ -44,7 +50,7 @@ export function redact(text: string, token: string): string {
   let done = 0;
   let start = 0;
   for (let i = 0; i <= out.length; i++) {
-    if (i < out.length && (isAlphanumeric(out.charCodeAt(i)) || inRun.has(out[i]))) {
+    if (i < out.length && (isAlphanumeric(out.charCodeAt(i)) || inRun.has(out[i]) || isStrippedControl(out.charCodeAt(i)))) {
       continue;
     }
     if (i - start >= token.length) {
@@ -74,8 +80,8 @@ function redactDecoded(segment: string, token: string): string {
         continue;
       }
       const map = from ? decoded.from.map((i) => from[i]) : decoded.from;
-      for (let at = decoded.text.indexOf(token); at !== -1; at = decoded.text.indexOf(token, at + token.length)) {
-        spans.push([map[at], map[at + token.length]]);
+      for (const [start, end] of tokenSpans(decoded.text, token)) {
+        spans.push([map[start], map[end]]);
       }
       if (layer + 1 < MAX_LAYERS) {
         visit(decoded.text, map, layer + 1);
@@ -83,8 +89,13 @@ function redactDecoded(segment: string, token: string): string {
     }
   };
   visit(segment, undefined, 0);
+  return replaceSpans(segment, spans);
+}
+
+/** `text` with each span (start, end), in any order, overlapping or not, replaced by REDACTED. */
+function replaceSpans(text: string, spans: [number, number][]): string {
   if (!spans.length) {
-    return segment;
+    return text;
   }
   spans.sort((a, b) => a[0] - b[0]);
   let out = '';
@@ -93,10 +104,33 @@ function redactDecoded(segment: string, token: string): string {
     if (end <= done) {
       continue; // Found again in a later layer.
     }
-    out += start >= done ? `${segment.slice(done, start)}${REDACTED}` : '';
+    out += start >= done ? `${text.slice(done, start)}${REDACTED}` : '';
     done = end;
   }
-  return out + segment.slice(done);
+  return out + text.slice(done);
+}
+
+/** Where the token is in `text`, also with characters stripControls removes between its own: [start, end) spans. */
+function tokenSpans(text: string, token: string): [number, number][] {
+  const spans: [number, number][] = [];
+  if (!HAS_CONTROLS.test(text)) {
+    for (let at = text.indexOf(token); at !== -1; at = text.indexOf(token, at + token.length)) {
+      spans.push([at, at + token.length]);
+    }
+    return spans;
+  }
+  // The text as a surface shows it once stripped, and where each of its characters came from.
+  const shown = stripControls(text);
+  const from = new Uint32Array(shown.length + 1);
+  for (let i = 0, k = 0; i < text.length; i++) {
+    if (!isStrippedControl(text.charCodeAt(i))) {
+      from[k++] = i;
+    }
+  }
+  for (let at = shown.indexOf(token); at !== -1; at = shown.indexOf(token, at + token.length)) {
+    spans.push([from[at], from[at + token.length - 1] + 1]);
+  }
+  return spans;
 }
 
 /** One layer of escapes decoded, with where each decoded character came from; undefined when there is none. */
@@ -160,7 +194,7 @@ function unescape(escape: string): string | undefined {
   return SINGLE[kind] ?? kind;
 }
 
-/** The reply with the token out of its body and headers. */
+/** The reply with the token out of its body and headers; a body the transport redacted (bodyRedacted) is not redone. */
 export function redactResponse(response: HttpResponse, token: string): HttpResponse {
   if (!token) {
     return response;
@@ -169,7 +203,7 @@ export function redactResponse(response: HttpResponse, token: string): HttpRespo
   for (const [name, value] of Object.entries(response.headers)) {
     headers[name] = value === undefined ? undefined : redact(value, token);
   }
-  return { ...response, headers, bodyText: redact(response.bodyText, token) };
+  return { ...response, headers, bodyText: response.bodyRedacted ? response.bodyText : redact(response.bodyText, token) };
 }
 
 /**

@@ -2,20 +2,27 @@
 // with the server's own, the token redacted), and whether a kickoff id it names is usable.
 import { extractErrorMessage, extractMissingInputs } from './bodies';
 import { extractInvalidInputs } from './invalidInputs';
-import { readJsonBounded } from './boundedJson';
+import { readJsonBounded, type ReadLimits } from './boundedJson';
+import { jsonOfRead } from './jsonBody';
 import { CrewApiError, type CrewApiErrorDetails } from './errors';
 import { redact } from './redact';
 import { parseRetryAfter } from './retry';
 import type { HttpResponse } from './transportTypes';
 import { isPlausibleKickoffId, originOf } from './url';
 
-/** The body as JSON, read within READ_LIMITS (see boundedJson.ts); undefined when empty or not JSON. */
-export function parseJson(response: HttpResponse): unknown {
+/**
+ * The body as JSON, read within READ_LIMITS (see boundedJson.ts); undefined when empty or not JSON. A body the
+ * transport read on the status reader's thread (HttpResponse.jsonRead) is that value.
+ */
+export function parseJson(response: HttpResponse, limits?: ReadLimits): unknown {
+  if (response.jsonRead) {
+    return jsonOfRead(response.jsonRead);
+  }
   const text = response.bodyText.trim();
   if (!text) {
     return undefined;
   }
-  const read = readJsonBounded(text);
+  const read = readJsonBounded(text, limits);
   return read.ok ? read.value : undefined;
 }
 

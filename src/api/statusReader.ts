@@ -181,7 +181,8 @@ export function isStatusReaderThread(): boolean {
 
 /**
  * Worker side, called by the transport's module when loaded there: each message is one status request made with
- * a transport built from the host's settings; 2xx bodies come back read (HttpResponse.statusRead).
+ * a transport built from the host's settings; 2xx bodies come back read (HttpResponse.statusRead, jsonRead), an
+ * error's kept text redacted (bodyRedacted).
  */
 export function serveStatusRequests(create: (settings: NetworkSettings, env: NodeJS.ProcessEnv) => Transport): void {
   const data = workerData as WorkerData;

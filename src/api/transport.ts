@@ -3,8 +3,10 @@
 // (statusReader.ts): status requests are made, and their bodies read, on that thread.
 import { Agent, EnvHttpProxyAgent, request, errors, type Dispatcher } from 'undici';
 import { rootCertificates } from 'node:tls';
-import { transportFailure, type HttpRequest, type HttpResponse, type NetworkSettings, type StreamingResponse, type Transport } from './transportTypes';
+import { ERROR_BODY_BYTES, transportFailure, type HttpRequest, type HttpResponse, type NetworkSettings, type StreamingResponse, type Transport } from './transportTypes';
 import { isLoopbackHost, originOf } from './url';
+import { readJsonBody } from './jsonBody';
+import { redact } from './redact';
 import { readStatusBody } from './statusBody';
 import { isStatusReaderThread, serveStatusRequests, StatusReader } from './statusReader';
 
@@ -73,7 +75,8 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
 
   return {
     async request(req: HttpRequest): Promise<HttpResponse> {
-      if (req.readStatus && statusReader) {
+      // Statuses and every reply the host reads as JSON: read on the reader's thread, whatever their size.
+      if ((req.readStatus || req.readJson) && statusReader) {
         return statusReader.request(req);
       }
       // A total deadline over headers and body: undici's timeouts only bound the gaps between bytes.
@@ -91,9 +94,17 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
       }
       const chunks: Buffer[] = [];
       let size = 0;
+      // An error's words are at its start: the rest of a non-2xx body is left unread (ERROR_BODY_BYTES).
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
       try {
         for await (const chunk of response.body) {
           size += chunk.length;
+          if (!ok && size >= ERROR_BODY_BYTES) {
+            chunks.push((chunk as Buffer).subarray(0, chunk.length - (size - ERROR_BODY_BYTES)));
+            size = ERROR_BODY_BYTES;
+            response.body.destroy();
+            break;
+          }
           if (size > settings.maxResponseBytes) {
             response.body.destroy();
             throw transportFailure(
@@ -110,16 +121,20 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
       for (const [name, value] of Object.entries(response.headers)) {
         headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
       }
-      if (req.readStatus && response.statusCode >= 200 && response.statusCode < 300) {
+      if (req.readStatus && ok) {
         // A status read here (on the reader's thread, see statusReader.ts): only the small snapshot goes back.
         return { status: response.statusCode, headers, bodyText: '', statusRead: readStatusBody(Buffer.concat(chunks, size), response.statusCode, req.readStatus.token, req.readStatus.knownEvents) };
       }
-      return {
-        status: response.statusCode,
-        headers,
-        // Invalid UTF-8 becomes U+FFFD rather than an exception: crew output is untrusted text.
-        bodyText: new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks)),
-      };
+      if (req.readJson && ok) {
+        // Likewise any other reply read as JSON: the value within bounds, and the start of its text (redacted).
+        const { read, head } = readJsonBody(Buffer.concat(chunks, size), req.readJson.token, req.readJson.limits);
+        return { status: response.statusCode, headers, bodyText: head, jsonRead: read, bodyRedacted: true };
+      }
+      // Invalid UTF-8 becomes U+FFFD rather than an exception: crew output is untrusted text.
+      const bodyText = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+      // An error's kept text is redacted here too, on the reader's thread: the host gets it done (bodyRedacted).
+      const token = req.readStatus?.token ?? req.readJson?.token;
+      return token ? { status: response.statusCode, headers, bodyText: redact(bodyText, token), bodyRedacted: true } : { status: response.statusCode, headers, bodyText };
     },
     async stream(req: HttpRequest): Promise<StreamingResponse> {
       // Same dispatcher (proxy, CA, no redirects) as every request; no total deadline, since a chat turn streams

@@ -1,9 +1,27 @@
 // Types shared by the client and the lazily loaded transport, kept apart so that importing them
 // does not load undici.
+import type { ReadLimits } from './boundedJson';
 import type { KnownEvents, StatusSnapshot } from './types';
 
 /** A 2xx status body read into a snapshot (statusBody.ts); not JSON is its own outcome (the client words it). */
 export type StatusBodyRead = { ok: true; snapshot: StatusSnapshot } | { ok: false; reason: 'notJson' };
+
+/**
+ * A non-2xx body is read to this many bytes, the rest left unread: an error's words are at its start, and a 60 MB
+ * error page must not cost the host's thread its decoding, redaction and parsing.
+ */
+export const ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * A 2xx body read on the status reader's thread (HttpRequest.readJson): the value within the request's limits as
+ * JSON text (the host parses it: cheaper there than a structured clone), and where it left entries out
+ * (`omittedEntries` does not cross threads), as [path, count].
+ */
+export interface JsonBodyRead {
+  /** At most REPLY_VALUE_BUDGET characters; undefined when the body is empty or not JSON. */
+  json?: string;
+  omitted: [path: (string | number)[], count: number][];
+}
 
 export interface NetworkSettings {
   /** VS Code's `http.proxy`; empty means the environment's HTTPS_PROXY / HTTP_PROXY. */
@@ -46,6 +64,12 @@ export interface HttpRequest {
    * there into a snapshot, this token taken out of it; it comes back as `statusRead` instead of `bodyText`.
    */
   readStatus?: { token: string; knownEvents?: KnownEvents };
+  /**
+   * Any other call whose reply the host reads as JSON: made on the status reader's thread too, where a 2xx body is
+   * decoded, this token taken out and read within `limits`; it comes back as `jsonRead`, with at most
+   * ERROR_BODY_BYTES of its text in `bodyText` (for the words of a reply that is no JSON).
+   */
+  readJson?: { token: string; limits?: ReadLimits };
 }
 
 export interface HttpResponse {
@@ -55,6 +79,13 @@ export interface HttpResponse {
   bodyText: string;
   /** A 2xx status body read on the status reader's thread (HttpRequest.readStatus); `bodyText` is then empty. */
   statusRead?: StatusBodyRead;
+  /** A 2xx body read on the status reader's thread (HttpRequest.readJson). */
+  jsonRead?: JsonBodyRead;
+  /**
+   * Set by the transport only: `bodyText` already has the request's token (readStatus, readJson) taken out, on the
+   * thread that read it, so redactResponse leaves it as it is (64 KB of escapes cost a redactor 15-20 ms).
+   */
+  bodyRedacted?: boolean;
 }
 
 /** A response read as it comes (server-sent events): no total deadline, only the gaps between bytes. */

@@ -2,7 +2,7 @@
 // with the crew tokens' rules: the same transport (dist/transport.js, loaded on the first request: proxy
 // settings, http only for loopback, bounded bodies, a total deadline), no redirects followed, the token
 // redacted from everything read before anything else sees it, and never logged.
-import { READ_LIMITS, readJsonBounded, type ReadLimits } from '../api/boundedJson';
+import { READ_LIMITS, type ReadLimits } from '../api/boundedJson';
 import { parseJson } from '../api/responses';
 import { redact, redactResponse } from '../api/redact';
 import { parseRetryAfter } from '../api/retry';
@@ -12,10 +12,10 @@ import { normaliseCrewUrl, originOf } from '../api/url';
 import { type Deployment, type DeploymentStatus, type LogLine, type Organization, MAX_LOG_LINES, parseDeployments, parseDeploymentStatus, parseLogs, parseOrganizations, parseRedeploy, platformErrorWords } from './parse';
 
 /**
- * A deployment log is read to this many entries, not the crew replies' 10,000 (which kept the first 10,000 lines
- * of a 50,000-line log and lost its end, where the error is): a log up to 4 × MAX_LOG_LINES shows its last lines.
+ * A deployment log keeps its last MAX_LOG_LINES entries, however long (the crew replies' first 10,000 lost a long
+ * log's end, where the error is); only those cross from the reader's thread to the host's (api/jsonBody.ts).
  */
-const LOG_READ_LIMITS: ReadLimits = { ...READ_LIMITS, maxEntries: 4 * MAX_LOG_LINES };
+const LOG_READ_LIMITS: ReadLimits = { ...READ_LIMITS, maxEntries: MAX_LOG_LINES, tailKeys: new Set(['logs', 'data', 'items', 'lines']), tailRoot: true };
 
 export type PlatformErrorKind = 'unauthorized' | 'forbidden' | 'notFound' | 'invalid' | 'rateLimited' | 'server' | 'network' | 'refused' | 'badResponse' | 'aborted';
 
@@ -68,7 +68,9 @@ export class PlatformClient {
   }
 
   async logs(credentials: PlatformCredentials, uuid: string, signal?: AbortSignal): Promise<{ lines: LogLine[]; dropped: number; unread: number }> {
-    return parseLogs(await this.json(credentials, 'GET', ['crews', uuid, 'logs', 'deployment'], signal, LOG_READ_LIMITS));
+    const read = parseLogs(await this.json(credentials, 'GET', ['crews', uuid, 'logs', 'deployment'], signal, LOG_READ_LIMITS));
+    // The list kept its last entries: what the reader left out came before them.
+    return { lines: read.lines, dropped: read.dropped + read.unread, unread: 0 };
   }
 
   /** Rebuilds a live service: only ever called after the user confirmed it. */
@@ -98,16 +100,14 @@ export class PlatformClient {
     };
     let response: HttpResponse;
     try {
-      response = redactResponse(await this.getTransport().request({ method, url, headers, body: method === 'POST' ? '{}' : undefined, signal }), token);
+      // The reply is read as JSON on the reader's thread (api/jsonBody.ts): the host gets its value, not its text.
+      const readJson = { token, ...(limits ? { limits } : {}) };
+      response = redactResponse(await this.getTransport().request({ method, url, headers, body: method === 'POST' ? '{}' : undefined, signal, readJson }), token);
     } catch (e) {
       throw fromFailure(e, token);
     }
     if (response.status >= 200 && response.status < 300) {
-      if (!limits) {
-        return parseJson(response);
-      }
-      const read = readJsonBounded(response.bodyText.trim(), limits);
-      return read.ok ? read.value : undefined;
+      return parseJson(response, limits);
     }
     throw errorFor(response, originOf(url), token);
   }
@@ -140,8 +140,10 @@ function fromFailure(e: unknown, token: string): PlatformError {
 
 function errorFor(response: HttpResponse, origin: string, token: string): PlatformError {
   const status = response.status;
-  const words = platformErrorWords(parseJson(response) ?? response.bodyText.slice(0, 300));
-  const said = words ? `: ${redact(words, token)}` : '.';
+  // Redacted once read: a token spelled with control characters between its own (`\u0000` escapes) is whole only now.
+  const sent = platformErrorWords(parseJson(response) ?? response.bodyText.slice(0, 300));
+  const words = sent === undefined ? undefined : redact(sent, token);
+  const said = words ? `: ${words}` : '.';
   if (status >= 300 && status < 400) {
     return new PlatformError('refused', `The platform at ${origin} answered with a redirect. Redirects are not followed, so that your personal token only goes to the platform URL; check the setting.`, undefined, status);
   }

@@ -19,6 +19,17 @@ export const WORD_JOINER = '\u2060';
 const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 const LINK_OR_ICON = /([\]$])(?=\()/g;
 
+/** Whether stripControls removes this UTF-16 code unit (CONTROLS, one unit at a time). */
+export function isStrippedControl(code: number): boolean {
+  return (
+    code <= 0x08 || code === 0x0b || code === 0x0c || (code >= 0x0e && code <= 0x1f) || (code >= 0x7f && code <= 0x9f) ||
+    code === 0x061c || code === 0x200e || code === 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)
+  );
+}
+
+/** Any character stripControls removes. */
+export const HAS_CONTROLS = new RegExp(CONTROLS.source);
+
 /** Removes bidi controls and control characters; keeps tabs and line breaks. */
 export function stripControls(text: string): string {
   return text.replace(CONTROLS, '');

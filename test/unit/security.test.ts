@@ -15,6 +15,9 @@ import { readCrews } from '../../src/crews/crewConfig';
 import { inputsFromJson } from '../../src/crews/inputPresets';
 import { checkToken } from '../../src/api/tokenRules';
 import { safeFileName } from '../../src/util/fileName';
+import { inert, stripControls } from '../../src/util/inertText';
+import { describeError } from '../../src/ui/errorMessages';
+import { PlatformClient, PlatformError } from '../../src/platform/platformClient';
 import { createMarkdown, validateLink } from '../../src/runView/page/markdown';
 import { isSafeLink } from '../../src/runView/page/messages';
 import { BAD_CREW_URLS, deepArrayText, drippingBody, deepJsonText, deepMarkdown, invalidUtf8StatusBody, XSS_CORPUS, XSS_MARKER, XSS_PAYLOADS } from '../fixtures/hostileCorpus';
@@ -531,6 +534,43 @@ describe('security: a token is redacted in every spelling a server echoes it in 
   it('text that merely looks encoded is left as it is', () => {
     const text = 'a &amp; b, 100%25 sure, C:\\path\\to, &#x27;quoted&#x27;, \\u0041';
     assert.equal(redact(text, 'CANARY9d41e7b2c6a8'), text);
+  });
+});
+
+describe('security: a token between control characters is redacted before any surface strips them (issue 47)', () => {
+  const token = 'CANARYctl9d41e7b2c6a8';
+  /** What the text helpers leave of a text: what a notification and a model's tool result show. */
+  const shown = (text: string) => inert(text);
+  /** The token with `mark` between every two of its characters. */
+  const between = (mark: string) => [...token].join(mark);
+  const spellings: Record<string, string> = {
+    'a UTF-16 body read as UTF-8 (NULs)': between('\u0000'),
+    'bidi marks': between('\u200E'),
+    'bidi isolates and C1 controls': between('\u2066\u0085'),
+  };
+
+  it('redact() takes out a token whose characters are parted by characters stripControls removes, raw or as \\u0000 escapes', () => {
+    for (const [name, spelled] of Object.entries(spellings)) {
+      const raw = redact(`said ${spelled} here`, token);
+      assert.ok(!shown(raw).includes(token), `${name}: ${JSON.stringify(shown(raw))}`);
+      // In JSON the controls are \\u escapes: the token shows once the body is read and its controls stripped.
+      const parsed = JSON.parse(redact(JSON.stringify({ detail: `said ${spelled} here` }), token)) as { detail: string };
+      assert.ok(!stripControls(parsed.detail).includes(token), `${name}, read as JSON: ${JSON.stringify(parsed.detail)}`);
+    }
+  });
+
+  it('the error a notification and a tool result quote never shows it once its controls are stripped, nor the platform error\'s kept words', async () => {
+    for (const [name, spelled] of Object.entries(spellings)) {
+      const bodyText = JSON.stringify({ detail: `bad token ${spelled}` });
+      for (const status of [401, 404, 500]) {
+        const error = await failure(clientWith(token, () => ({ status, headers: {}, bodyText })).kickoff('https://crew.example.com', { inputs: {} }));
+        assert.ok(!shown(`${describeError(error, 'Crew')}\n${everyText(error)}`).includes(token), `${name}, ${status}: ${describeError(error, 'Crew')}`);
+      }
+      const platform = new PlatformClient({ createTransport: () => ({ request: async () => ({ status: 500, headers: {}, bodyText: JSON.stringify({ error: `bad token ${spelled}` }) }), close: async () => undefined }) });
+      const refused = await failure(platform.deployments({ baseUrl: 'https://app.crewai.com', token }));
+      assert.ok(refused instanceof PlatformError, String(refused));
+      assert.ok(!shown(`${refused.message}\n${refused.serverWords ?? ''}`).includes(token), `${name}: ${refused.serverWords}`);
+    }
   });
 });
 
