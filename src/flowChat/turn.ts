@@ -92,7 +92,10 @@ export const MAX_ANSWER_CHARS = 2_000_000;
 export const MAX_TURN_STREAM_CHARS = 256 * 1024 * 1024;
 /** Characters of a tool step's title. */
 export const MAX_STEP_TITLE_CHARS = 200;
-/** Steps, notes and questions of the flow shown per turn; the rest are counted in one note at its end. */
+/**
+ * Steps and notes of the flow shown per turn; the rest are counted in one note at its end. Never its questions
+ * (nor their answers): the flow waits on each, so a question not shown would leave it waiting for ever.
+ */
 export const MAX_SHOWN_PER_TURN = 1_000;
 
 /** Unreadable frames said one by one in a turn; the rest are counted in one note at its end. */
@@ -225,8 +228,12 @@ export async function followTurn(
       say({ kind: 'note', text: l10n.t('The answer is longer than {0} characters: the rest is not shown.', MAX_ANSWER_CHARS.toLocaleString()) });
     }
   };
-  /** Steps, notes and questions from the frames, up to MAX_SHOWN_PER_TURN; the rest counted. */
+  /** Steps and notes from the frames, up to MAX_SHOWN_PER_TURN, the rest counted; questions and their answers always. */
   const show = (u: TurnUpdate): boolean => {
+    if (u.kind === 'question' || u.kind === 'questionAnswered') {
+      say(u);
+      return true;
+    }
     if (shown >= MAX_SHOWN_PER_TURN) {
       hidden++;
       return false;
@@ -270,7 +277,7 @@ export async function followTurn(
   let frames = 0;
   /** Characters of the answer not kept (MAX_ANSWER_CHARS): the history's count where it has the whole answer. */
   let notShown = 0;
-  /** Steps, notes and questions shown, and those past MAX_SHOWN_PER_TURN. */
+  /** Steps and notes shown, and those past MAX_SHOWN_PER_TURN. */
   let shown = 0;
   let hidden = 0;
   /** Frames of another session or turn, skipped. */
