@@ -291,6 +291,25 @@ export async function followTurn(
   let eventsTaken = 0;
   let answer = '';
   let sawToken = false;
+  /**
+   * Text shown from `llm_stream_chunk` frames before the first `token` frame, and how much of it the tokens have
+   * repeated since: a flow that sends both kinds repeats its chunks as tokens, and the text must show once.
+   */
+  let chunkText = '';
+  let chunkRepeated = 0;
+  /** A token's text less what it repeats of the chunks shown before: where it says something else, the rest. */
+  const newTokenText = (text: string): string => {
+    let n = 0;
+    while (n < text.length && chunkRepeated < chunkText.length && text.charCodeAt(n) === chunkText.charCodeAt(chunkRepeated)) {
+      n++;
+      chunkRepeated++;
+    }
+    if (n < text.length) {
+      chunkText = ''; // The tokens went on past (or away from) the chunks: nothing more to match.
+      chunkRepeated = 0;
+    }
+    return text.slice(n);
+  };
   let failure: string | undefined;
   let attempts = 0;
 
@@ -310,7 +329,7 @@ export async function followTurn(
     const data = frame.data;
     switch (frame.type) {
       case 'token': {
-        const text = typeof data.content === 'string' ? data.content : '';
+        const text = typeof data.content === 'string' ? newTokenText(data.content) : '';
         sawToken = true;
         if (text) {
           addText(text);
@@ -318,8 +337,14 @@ export async function followTurn(
         break;
       }
       case 'llm_stream_chunk': {
-        const text = typeof data.chunk === 'string' ? data.chunk : '';
+        // Shown only until a token comes (the tokens are preferred), and only text: a tool call's chunk holds its
+        // arguments, not the answer.
+        const toolCall = (typeof data.tool_call === 'object' && data.tool_call !== null) || data.call_type === 'tool_call';
+        const text = typeof data.chunk === 'string' && !toolCall ? data.chunk : '';
         if (!sawToken && text) {
+          if (chunkText.length < MAX_ANSWER_CHARS) {
+            chunkText += text;
+          }
           addText(text);
         }
         break;

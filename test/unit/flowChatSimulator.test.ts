@@ -131,6 +131,19 @@ describe('Simulator: conversational flow', function () {
     assert.deepEqual(outcome, { kind: 'completed', answer });
   });
 
+  it('#chunks (issue 46): a tool call\'s chunk, then each piece as a chunk and a token; the client shows the text once', async () => {
+    const sessionId = await startTurn('please #chunks');
+    const { frames } = await readStream(sessionId);
+    const kinds = frames.filter((f) => f.type === 'token' || f.type === 'llm_stream_chunk').map((f) => f.type);
+    assert.equal(kinds[0], 'llm_stream_chunk');
+    assert.equal(frames.find((f) => f.type === 'llm_stream_chunk')?.data.call_type, 'tool_call');
+    assert.deepEqual(kinds.slice(1, 5), ['llm_stream_chunk', 'token', 'llm_stream_chunk', 'token']);
+    const { outcome, text } = await clientTurn('again #chunks');
+    const answer = 'one two three four five six seven eight nine ten';
+    assert.equal(text, answer, 'no text twice, no tool call arguments');
+    assert.deepEqual(outcome, { kind: 'completed', answer });
+  });
+
   it('#foreign (issue 47): a frame of another session and the end of another turn are skipped, and said', async () => {
     const { outcome, updates, text } = await clientTurn('please #foreign');
     const answer = 'one two three four five six seven eight nine ten';
