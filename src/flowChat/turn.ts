@@ -67,7 +67,8 @@ export type TurnOutcome =
   | { kind: 'failed'; error: string; answer: string }
   | { kind: 'busy'; error: string }
   | { kind: 'notSent'; error: string; needsToken?: boolean }
-  | { kind: 'uncertain'; error: string }
+  /** It may have reached the flow: never sent again. `knownMessages`: the history's length before it, for Check. */
+  | { kind: 'uncertain'; error: string; knownMessages?: number }
   | { kind: 'cancelled'; answer: string };
 
 export interface TurnOptions {
@@ -130,18 +131,60 @@ export async function runTurn(api: TurnApi, message: string, update: (u: TurnUpd
     if (e instanceof ChatSendError && e.kind === 'busy') {
       return { kind: 'busy', error };
     }
-    // Uncertain (a 5xx, a cut connection): never sent again, but the history tells whether it arrived.
-    const after = historyBefore ? await api.history(signal).catch(() => undefined) : undefined;
-    if (!after) {
-      return { kind: 'uncertain', error };
+    // It may have arrived (a 5xx, a cut connection): never sent again. The history can show that it did; nothing
+    // shows that it did not (a flow may list it late, and be done with it by then): it stays uncertain.
+    const delivery = historyBefore ? await findDelivery(api, message, known, signal).catch(() => undefined) : undefined;
+    if (delivery?.kind === 'listed') {
+      return followDelivery(api, delivery, update, options, signal);
     }
-    const arrived = after.messages.slice(known).some((m) => m.role === 'user' && m.content === message);
-    if (arrived) {
-      return followTurn(api, update, options, signal, known, after.activeKickoffId ?? undefined);
-    }
-    return after.activeKickoffId === null ? { kind: 'notSent', error } : { kind: 'uncertain', error };
+    return historyBefore ? { kind: 'uncertain', error, knownMessages: known } : { kind: 'uncertain', error };
   }
   return followTurn(api, update, options, signal, known, kickoffId);
+}
+
+/** Where an uncertain send's message is in the history (Check): listed at `at`, or not (yet). */
+export type Delivery = { kind: 'notListed'; turnRunning: boolean } | { kind: 'listed'; history: ChatHistory; at: number };
+
+/**
+ * Reads the history for a message whose send is uncertain: the first user message after the `knownMessages` the
+ * history had before the send whose text is the message's (a flow may store it trimmed). Without that count, only
+ * the last user message counts. Throws where the history cannot be read.
+ */
+export async function findDelivery(api: TurnApi, message: string, knownMessages: number | undefined, signal: AbortSignal): Promise<Delivery> {
+  const history = await api.history(signal);
+  const text = message.trim();
+  const users = history.messages.flatMap((m, i) => (m.role === 'user' ? [i] : []));
+  const candidates = knownMessages === undefined ? users.slice(-1) : users.filter((i) => i >= knownMessages);
+  const at = candidates.find((i) => history.messages[i].content.trim() === text);
+  return at === undefined ? { kind: 'notListed', turnRunning: history.activeKickoffId !== null } : { kind: 'listed', history, at };
+}
+
+/**
+ * The turn of a message found in the history: its answer where the history has it (the assistant message after it,
+ * before the next user message), else its turn followed while it runs.
+ */
+export async function followDelivery(
+  api: TurnApi,
+  delivery: Extract<Delivery, { kind: 'listed' }>,
+  update: (u: TurnUpdate) => void,
+  options: TurnOptions,
+  signal: AbortSignal,
+): Promise<TurnOutcome> {
+  const { history, at } = delivery;
+  const next = history.messages.findIndex((m, i) => i > at && m.role === 'user');
+  const reply = history.messages.slice(at + 1, next < 0 ? undefined : next).find((m) => m.role === 'assistant');
+  if (reply) {
+    const answer = clipAnswer(reply.content);
+    if (answer.length < reply.content.length) {
+      const notShown = reply.content.length - answer.length;
+      update({ kind: 'note', text: l10n.t('{0} characters of the answer are not shown (an answer is shown up to {1}).', notShown.toLocaleString(), MAX_ANSWER_CHARS.toLocaleString()) });
+    }
+    return { kind: 'completed', answer };
+  }
+  if (next < 0 && history.activeKickoffId !== null) {
+    return followTurn(api, update, options, signal, at + 1, history.activeKickoffId);
+  }
+  return { kind: 'failed', error: l10n.t('the flow took the message, but its history holds no answer to it.'), answer: '' };
 }
 
 /** Words in a value: a string, or an object's `message`, `error`, `detail`, `reason` (two levels down). */
