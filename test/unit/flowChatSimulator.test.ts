@@ -131,6 +131,14 @@ describe('Simulator: conversational flow', function () {
     assert.deepEqual(outcome, { kind: 'completed', answer });
   });
 
+  it('#late (issue 46): the reply to the send lost (502) while the flow took it and is done: uncertain through the client, not yet listed', async () => {
+    const { outcome } = await clientTurn('Book the room #late ');
+    assert.equal(outcome.kind, 'uncertain');
+    assert.ok(outcome.kind === 'uncertain' && /502/.test(outcome.error) && outcome.knownMessages === 0, JSON.stringify(outcome));
+    const posts = sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith('/message'));
+    assert.deepEqual(posts.map((e) => e.status), [502], 'sent once');
+  });
+
   it('#chunks (issue 46): a tool call\'s chunk, then each piece as a chunk and a token; the client shows the text once', async () => {
     const sessionId = await startTurn('please #chunks');
     const { frames } = await readStream(sessionId);
