@@ -229,7 +229,7 @@ export function chatTurnText(crewName: string, result: ChatTurnResult): string {
     case 'notSent':
       return `Nothing was sent: ${crew} did not take the message (${session}).${outcome.needsToken ? ' Tell the user to set its token with "Crew Runs: Set Token…".' : ''}\n${problemFenced(outcome.error)}`;
     case 'uncertain':
-      return `Crew Runs could not tell whether ${crew} received the message (${session}). It was NOT sent again, so that it is never answered twice. Do not resend it blindly: ask the user, who can reopen the conversation from the crew's "Chats" in the Crew Runs view and check its history first.\n${problemFenced(outcome.error)}`;
+      return `The message may have been sent to ${crew} (${session}): Crew Runs could not tell whether ${crew} received the message, and the conversation's history does not show it so far (a flow may list it late). It was NOT sent again. Do NOT send it again, in this session or a new one: the flow would answer it twice. Tell the user that it may have arrived; they can reopen the conversation from the crew's "Chats" in the Crew Runs view, where Check reads its history.\n${problemFenced(outcome.error)}`;
     case 'cancelled':
       if (stop?.kind === 'timeout') {
         return joinCapped([

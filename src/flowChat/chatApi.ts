@@ -2,6 +2,7 @@
 // the turn state machine needs them; errors turned into what a chat must tell apart (busy, not sent, uncertain).
 
 import { CrewApiError } from '../api/errors';
+import { classifySendFailure } from '../runs/core/sendOnce';
 import { describeError } from '../ui/errorMessages';
 import type { CrewApi } from '../api/client';
 import { ChatSendError, readTurnError, type ChatHistory, type TurnApi } from './turn';
@@ -49,22 +50,17 @@ export function sessionApi(client: CrewApi, crewUrl: string, crewName: string, s
         const kickoffId = isObject(body) && typeof body.kickoff_id === 'string' ? body.kickoff_id : undefined;
         return { kickoffId };
       } catch (e) {
-        if (e instanceof CrewApiError) {
-          if (e.status === 409) {
-            throw new ChatSendError('busy', 'The flow is still answering the previous message.');
-          }
-          // In plain words, with the server's own (describeError quotes them).
-          const words = describeError(e, crewName);
-          if (e.kind === 'unauthorized' || e.kind === 'noToken') {
-            throw new ChatSendError('notSent', words, true);
-          }
-          // A 4xx answer, or a failure before the request was written: the flow did not take the message.
-          if (e.notSent || (e.status !== undefined && e.status >= 400 && e.status < 500) || e.kind === 'refused') {
-            throw new ChatSendError('notSent', words);
-          }
-          throw new ChatSendError('uncertain', words);
+        if (e instanceof CrewApiError && e.status === 409) {
+          throw new ChatSendError('busy', 'The flow is still answering the previous message.');
         }
-        throw e;
+        // In plain words, with the server's own (describeError quotes them).
+        const words = e instanceof CrewApiError ? describeError(e, crewName) : e instanceof Error ? e.message : String(e);
+        if (e instanceof CrewApiError && (e.kind === 'unauthorized' || e.kind === 'noToken')) {
+          throw new ChatSendError('notSent', words, true);
+        }
+        // The send-once rule's reading of a failure: refused, or never left, means not sent; anything that may have
+        // reached the flow stays uncertain.
+        throw new ChatSendError(classifySendFailure(e) === 'mayHaveActed' ? 'uncertain' : 'notSent', words);
       }
     },
     async history(signal) {
@@ -88,10 +84,6 @@ export async function sendFeedback(client: CrewApi, crewUrl: string, flowId: str
   try {
     await client.chatCall(crewUrl, ['resume_feedback'], 'POST', { flow_id: flowId, feedback }, { signal });
   } catch (e) {
-    if (e instanceof CrewApiError) {
-      const refused = e.notSent || (e.status !== undefined && e.status >= 400 && e.status < 500) || e.kind === 'noToken' || e.kind === 'refused';
-      throw new ChatSendError(refused ? 'notSent' : 'uncertain', e.message);
-    }
-    throw e;
+    throw new ChatSendError(classifySendFailure(e) === 'mayHaveActed' ? 'uncertain' : 'notSent', e instanceof Error ? e.message : String(e));
   }
 }

@@ -10,7 +10,19 @@ import { showError, showInfo } from '../ui/notify';
 import { pageHtml } from '../ui/webviewPage';
 import { inspectChats, sendFeedback, sessionApi, startSession } from './chatApi';
 import { transcriptMarkdown, type TranscriptEntry } from './transcriptMarkdown';
-import { ChatSendError, clipAnswer, followTurn, MAX_MESSAGE_CHARS, runTurn, type TurnApi, type TurnOutcome, type TurnUpdate } from './turn';
+import {
+  ChatSendError,
+  clipAnswer,
+  type Delivery,
+  findDelivery,
+  followDelivery,
+  followTurn,
+  MAX_MESSAGE_CHARS,
+  runTurn,
+  type TurnApi,
+  type TurnOutcome,
+  type TurnUpdate,
+} from './turn';
 
 export const CHAT_VIEW_TYPE = 'crewRuns.flowChat';
 
@@ -20,10 +32,18 @@ export type ChatHostMessage =
   | { type: 'user'; text: string }
   /** A reopened session's conversation so far (GET /chat/{id}/history), before anything else. */
   | { type: 'history'; messages: { role: 'user' | 'assistant'; text: string; notShown?: number }[]; note?: string }
-  | { type: 'answerStart' }
+  /** `again`: the answer of the message whose send was uncertain, found by Check: in that message's place. */
+  | { type: 'answerStart'; again?: boolean }
   | { type: 'update'; update: TurnUpdate }
-  /** `restore`: the message the flow did not take (or may not have), back in the composer to send again or not. */
-  | { type: 'answerEnd'; outcome: TurnOutcome; note?: string; restore?: string }
+  /**
+   * `restore`: the message the flow did not take, back in the composer to send again or not. `check`: the send is
+   * uncertain: the page offers Check (the history read for it), never the text back.
+   */
+  | { type: 'answerEnd'; outcome: TurnOutcome; note?: string; restore?: string; check?: boolean }
+  /** What Check found where it did not find the message: said under it, Check offered again. */
+  | { type: 'checkResult'; note: string }
+  /** Tests only: as if the user pressed Check. */
+  | { type: 'check' }
   | { type: 'busy'; reason?: string }
   | { type: 'submit'; text: string }
   /**
@@ -40,6 +60,8 @@ export type ChatPageMessage =
   /** Approve (`approved`) or feedback text for the flow's question `questionId`. */
   | { type: 'feedback'; questionId: string; feedback: string }
   | { type: 'openMarkdown' }
+  /** Check: read the history for the message whose send was uncertain. */
+  | { type: 'check' }
   | { type: 'report'; report: ChatPageReport };
 
 /** What the page shows: reported after every render only where the test API is (see FlowChatInspection). */
@@ -56,6 +78,8 @@ export interface ChatPageReport {
   connectionShown: string[];
   /** What the composer holds. */
   composer: string;
+  /** Check is offered (and not under way) for a message whose send was uncertain. */
+  checkOffered: boolean;
   /** The class of the focused element of the page. */
   focused: string;
 }
@@ -69,6 +93,11 @@ export class FlowChatPanel {
   private readonly abort = new AbortController();
   /** A reopened session: its history is loaded (and a turn still running followed) once the page is ready. */
   private historyPending: boolean;
+  /**
+   * The last message whose send was uncertain, until Check finds it: its text, the history's length before it, and
+   * its answer's entry in the transcript (filled in place once found).
+   */
+  private unsure?: { message: string; knownMessages?: number; entry: number };
 
   constructor(
     private readonly services: Services,
@@ -94,7 +123,7 @@ export class FlowChatPanel {
     });
     panel.webview.onDidReceiveMessage((message: ChatPageMessage) => this.onMessage(message));
     panel.onDidDispose(() => this.abort.abort());
-    observer?.attached(this, (text) => this.post({ type: 'submit', text }));
+    observer?.attached(this, (text) => this.post({ type: 'submit', text }), () => this.post({ type: 'check' }));
   }
 
   private post(message: ChatHostMessage): void {
@@ -130,6 +159,7 @@ export class FlowChatPanel {
             reconnecting: vscode.l10n.t('The connection to the flow dropped; reconnecting to its answer…'),
             polling: vscode.l10n.t('The flow\'s stream could not be reattached; following its answer through the conversation\'s history.'),
             notShown: vscode.l10n.t('{0} more characters of this message are not shown.'),
+            check: vscode.l10n.t('Check'),
           },
         });
         this.post({ type: 'busy', reason: this.busy ? vscode.l10n.t('The flow is answering; you can write the next message when it is done.') : undefined });
@@ -152,6 +182,9 @@ export class FlowChatPanel {
         return;
       case 'openMarkdown':
         void this.openAsMarkdown();
+        return;
+      case 'check':
+        void this.check();
         return;
     }
   }
@@ -181,8 +214,55 @@ export class FlowChatPanel {
     if (outcome.kind !== 'busy' && outcome.kind !== 'notSent') {
       list();
     }
-    const taken = outcome.kind !== 'busy' && outcome.kind !== 'notSent' && outcome.kind !== 'uncertain';
+    // Only a message the flow did not take goes back in the composer: one that may have arrived is never offered
+    // to send again (the flow would answer it twice); Check reads the history for it instead.
+    const taken = outcome.kind !== 'busy' && outcome.kind !== 'notSent';
     this.endTurn(outcome, taken ? undefined : text);
+    if (outcome.kind === 'uncertain') {
+      this.unsure = { message: text, knownMessages: outcome.knownMessages, entry: this.transcript.length - 1 };
+    }
+  }
+
+  /**
+   * Check: the history read for the message whose send was uncertain. Found, its answer (or its turn, still
+   * running) takes its place; not found, that is said, and Check stays offered. It never sends anything.
+   */
+  private async check(): Promise<void> {
+    const unsure = this.unsure;
+    if (this.busy || !unsure) {
+      return;
+    }
+    this.busy = true;
+    this.post({ type: 'busy', reason: vscode.l10n.t('Reading the conversation\'s history…') });
+    const api = sessionApi(this.services.client, this.crewUrl, this.crewName, this.sessionId);
+    let delivery: Delivery;
+    try {
+      delivery = await findDelivery(api, unsure.message, unsure.knownMessages, this.abort.signal);
+    } catch (e) {
+      const words = e instanceof CrewApiError ? describeError(e, this.crewName) : e instanceof Error ? e.message : String(e);
+      this.checked(vscode.l10n.t('The conversation\'s history could not be read ({0}). It is still not known whether the flow got your message; check again later.', words));
+      return;
+    }
+    if (delivery.kind === 'notListed') {
+      this.checked(
+        delivery.turnRunning
+          ? vscode.l10n.t('The flow is answering a message, and its history does not show yours so far. Check again once it is done.')
+          : vscode.l10n.t('The conversation\'s history does not show your message so far. A flow may list it late: check again in a moment.'),
+      );
+      return;
+    }
+    this.unsure = undefined;
+    this.services.log.info(`Chat ${this.sessionId} with ${this.crewUrl}: the message whose send was uncertain is in the history.`);
+    const found = delivery;
+    const outcome = await this.follow((turnApi, onUpdate, options) => followDelivery(turnApi, found, onUpdate, options, this.abort.signal), true);
+    this.endTurn(outcome, undefined, unsure.entry);
+  }
+
+  /** Check did not find the message: said under it; the composer free again. */
+  private checked(note: string): void {
+    this.busy = false;
+    this.post({ type: 'checkResult', note });
+    this.post({ type: 'busy' });
   }
 
   /** Lists the session under its crew; the store keeps the first message it is given. */
@@ -191,8 +271,11 @@ export class FlowChatPanel {
   }
 
   /** Runs a turn (sent here, or one already running in a reopened session) with the answer shown as it comes. */
-  private async follow(turn: (api: TurnApi, onUpdate: (update: TurnUpdate) => void, options: { sleep(ms: number, signal: AbortSignal): Promise<void> }) => Promise<TurnOutcome>): Promise<TurnOutcome> {
-    this.post({ type: 'answerStart' });
+  private async follow(
+    turn: (api: TurnApi, onUpdate: (update: TurnUpdate) => void, options: { sleep(ms: number, signal: AbortSignal): Promise<void> }) => Promise<TurnOutcome>,
+    again = false,
+  ): Promise<TurnOutcome> {
+    this.post(again ? { type: 'answerStart', again } : { type: 'answerStart' });
     const api = sessionApi(this.services.client, this.crewUrl, this.crewName, this.sessionId);
     const sleep = (ms: number, signal: AbortSignal) =>
       new Promise<void>((resolve) => {
@@ -214,13 +297,18 @@ export class FlowChatPanel {
     }
   }
 
-  /** `restore`: the message to put back in the composer (not taken, or maybe not). */
-  private endTurn(outcome: TurnOutcome, restore: string | undefined): void {
+  /** `restore`: the message to put back in the composer (not taken). `entry`: the transcript's entry it fills (Check). */
+  private endTurn(outcome: TurnOutcome, restore: string | undefined, entry?: number): void {
     this.busy = false;
     this.questions.forEach((q) => (q.state = 'answered')); // The turn is over: nothing waits for them any more.
     const note = noteFor(outcome);
-    this.transcript.push({ role: 'assistant', content: 'answer' in outcome ? outcome.answer : '', note });
-    this.post({ type: 'answerEnd', outcome, note, restore });
+    const said = { role: 'assistant' as const, content: 'answer' in outcome ? outcome.answer : '', note };
+    if (entry !== undefined && entry < this.transcript.length) {
+      this.transcript[entry] = said;
+    } else {
+      this.transcript.push(said);
+    }
+    this.post({ type: 'answerEnd', outcome, note, restore, ...(outcome.kind === 'uncertain' ? { check: true } : {}) });
     this.post({ type: 'busy' });
     if (outcome.kind === 'notSent' && outcome.needsToken) {
       void offerSetToken(outcome.error, this.crewUrl); // Then Enter sends the message kept in the composer.
@@ -334,7 +422,7 @@ function noteFor(outcome: TurnOutcome): string | undefined {
       return outcome.error ? vscode.l10n.t('The message was not sent: {0} It is back in the message box.', asSentence(outcome.error)) : undefined;
     case 'uncertain':
       return vscode.l10n.t(
-        'It is not known whether the flow got your message ({0}). It was not sent again, so that it is never answered twice; it is back in the message box. Reopen the conversation to check its history before you send it.',
+        'Your message may have reached the flow: the send failed in a way that does not say ({0}). It was not sent again, so that it is never answered twice. Check reads the conversation\'s history for it.',
         outcome.error,
       );
     default:
@@ -344,8 +432,8 @@ function noteFor(outcome: TurnOutcome): string | undefined {
 
 /** Told what each chat page reports (the test API only). */
 export interface ChatPanelObserver {
-  /** `submit`: as if the user typed the text and pressed Enter: the page's own submit path. */
-  attached(chat: FlowChatPanel, submit: (text: string) => void): void;
+  /** `submit`: as if the user typed the text and pressed Enter: the page's own submit path; `check`: pressed Check. */
+  attached(chat: FlowChatPanel, submit: (text: string) => void, check: () => void): void;
   reported(chat: FlowChatPanel, report: ChatPageReport): void;
 }
 
@@ -358,6 +446,8 @@ export interface ChatPanelInspection {
   lastReport(): ChatPageReport | undefined;
   /** As if the user typed `text` and pressed Enter. */
   submitFromPage(text: string): void;
+  /** As if the user pressed Check under a message whose send was uncertain. */
+  checkFromPage(): void;
 }
 
 /** What tests may see of the chats: the open panels, each with what its page reports. */
@@ -377,9 +467,9 @@ export function registerFlowChat(
   treeSession?: (arg: unknown) => { crewUrl: string; sessionId: string } | undefined,
 ): vscode.Disposable[] {
   const openChats: FlowChatPanel[] = [];
-  const observed = new Map<FlowChatPanel, { submit(text: string): void; report?: ChatPageReport }>();
+  const observed = new Map<FlowChatPanel, { submit(text: string): void; check(): void; report?: ChatPageReport }>();
   const observer: ChatPanelObserver | undefined = inspect && {
-    attached: (chat, submit) => observed.set(chat, { submit }),
+    attached: (chat, submit, check) => observed.set(chat, { submit, check }),
     reported: (chat, report) => {
       const entry = observed.get(chat);
       if (entry) {
@@ -395,6 +485,7 @@ export function registerFlowChat(
         panel: chat.panel,
         lastReport: () => observed.get(chat)?.report,
         submitFromPage: (text: string) => observed.get(chat)?.submit(text),
+        checkFromPage: () => observed.get(chat)?.check(),
       })),
   });
   // The run view's title bar offers chat where the run's crew chats (as far as this window has asked it).

@@ -67,7 +67,8 @@ export type TurnOutcome =
   | { kind: 'failed'; error: string; answer: string }
   | { kind: 'busy'; error: string }
   | { kind: 'notSent'; error: string; needsToken?: boolean }
-  | { kind: 'uncertain'; error: string }
+  /** It may have reached the flow: never sent again. `knownMessages`: the history's length before it, for Check. */
+  | { kind: 'uncertain'; error: string; knownMessages?: number }
   | { kind: 'cancelled'; answer: string };
 
 export interface TurnOptions {
@@ -92,7 +93,10 @@ export const MAX_ANSWER_CHARS = 2_000_000;
 export const MAX_TURN_STREAM_CHARS = 256 * 1024 * 1024;
 /** Characters of a tool step's title. */
 export const MAX_STEP_TITLE_CHARS = 200;
-/** Steps, notes and questions of the flow shown per turn; the rest are counted in one note at its end. */
+/**
+ * Steps and notes of the flow shown per turn; the rest are counted in one note at its end. Never its questions
+ * (nor their answers): the flow waits on each, so a question not shown would leave it waiting for ever.
+ */
 export const MAX_SHOWN_PER_TURN = 1_000;
 
 /** Unreadable frames said one by one in a turn; the rest are counted in one note at its end. */
@@ -127,18 +131,60 @@ export async function runTurn(api: TurnApi, message: string, update: (u: TurnUpd
     if (e instanceof ChatSendError && e.kind === 'busy') {
       return { kind: 'busy', error };
     }
-    // Uncertain (a 5xx, a cut connection): never sent again, but the history tells whether it arrived.
-    const after = historyBefore ? await api.history(signal).catch(() => undefined) : undefined;
-    if (!after) {
-      return { kind: 'uncertain', error };
+    // It may have arrived (a 5xx, a cut connection): never sent again. The history can show that it did; nothing
+    // shows that it did not (a flow may list it late, and be done with it by then): it stays uncertain.
+    const delivery = historyBefore ? await findDelivery(api, message, known, signal).catch(() => undefined) : undefined;
+    if (delivery?.kind === 'listed') {
+      return followDelivery(api, delivery, update, options, signal);
     }
-    const arrived = after.messages.slice(known).some((m) => m.role === 'user' && m.content === message);
-    if (arrived) {
-      return followTurn(api, update, options, signal, known, after.activeKickoffId ?? undefined);
-    }
-    return after.activeKickoffId === null ? { kind: 'notSent', error } : { kind: 'uncertain', error };
+    return historyBefore ? { kind: 'uncertain', error, knownMessages: known } : { kind: 'uncertain', error };
   }
   return followTurn(api, update, options, signal, known, kickoffId);
+}
+
+/** Where an uncertain send's message is in the history (Check): listed at `at`, or not (yet). */
+export type Delivery = { kind: 'notListed'; turnRunning: boolean } | { kind: 'listed'; history: ChatHistory; at: number };
+
+/**
+ * Reads the history for a message whose send is uncertain: the first user message after the `knownMessages` the
+ * history had before the send whose text is the message's (a flow may store it trimmed). Without that count, only
+ * the last user message counts. Throws where the history cannot be read.
+ */
+export async function findDelivery(api: TurnApi, message: string, knownMessages: number | undefined, signal: AbortSignal): Promise<Delivery> {
+  const history = await api.history(signal);
+  const text = message.trim();
+  const users = history.messages.flatMap((m, i) => (m.role === 'user' ? [i] : []));
+  const candidates = knownMessages === undefined ? users.slice(-1) : users.filter((i) => i >= knownMessages);
+  const at = candidates.find((i) => history.messages[i].content.trim() === text);
+  return at === undefined ? { kind: 'notListed', turnRunning: history.activeKickoffId !== null } : { kind: 'listed', history, at };
+}
+
+/**
+ * The turn of a message found in the history: its answer where the history has it (the assistant message after it,
+ * before the next user message), else its turn followed while it runs.
+ */
+export async function followDelivery(
+  api: TurnApi,
+  delivery: Extract<Delivery, { kind: 'listed' }>,
+  update: (u: TurnUpdate) => void,
+  options: TurnOptions,
+  signal: AbortSignal,
+): Promise<TurnOutcome> {
+  const { history, at } = delivery;
+  const next = history.messages.findIndex((m, i) => i > at && m.role === 'user');
+  const reply = history.messages.slice(at + 1, next < 0 ? undefined : next).find((m) => m.role === 'assistant');
+  if (reply) {
+    const answer = clipAnswer(reply.content);
+    if (answer.length < reply.content.length) {
+      const notShown = reply.content.length - answer.length;
+      update({ kind: 'note', text: l10n.t('{0} characters of the answer are not shown (an answer is shown up to {1}).', notShown.toLocaleString(), MAX_ANSWER_CHARS.toLocaleString()) });
+    }
+    return { kind: 'completed', answer };
+  }
+  if (next < 0 && history.activeKickoffId !== null) {
+    return followTurn(api, update, options, signal, at + 1, history.activeKickoffId);
+  }
+  return { kind: 'failed', error: l10n.t('the flow took the message, but its history holds no answer to it.'), answer: '' };
 }
 
 /** Words in a value: a string, or an object's `message`, `error`, `detail`, `reason` (two levels down). */
@@ -225,8 +271,12 @@ export async function followTurn(
       say({ kind: 'note', text: l10n.t('The answer is longer than {0} characters: the rest is not shown.', MAX_ANSWER_CHARS.toLocaleString()) });
     }
   };
-  /** Steps, notes and questions from the frames, up to MAX_SHOWN_PER_TURN; the rest counted. */
+  /** Steps and notes from the frames, up to MAX_SHOWN_PER_TURN, the rest counted; questions and their answers always. */
   const show = (u: TurnUpdate): boolean => {
+    if (u.kind === 'question' || u.kind === 'questionAnswered') {
+      say(u);
+      return true;
+    }
     if (shown >= MAX_SHOWN_PER_TURN) {
       hidden++;
       return false;
@@ -270,7 +320,7 @@ export async function followTurn(
   let frames = 0;
   /** Characters of the answer not kept (MAX_ANSWER_CHARS): the history's count where it has the whole answer. */
   let notShown = 0;
-  /** Steps, notes and questions shown, and those past MAX_SHOWN_PER_TURN. */
+  /** Steps and notes shown, and those past MAX_SHOWN_PER_TURN. */
   let shown = 0;
   let hidden = 0;
   /** Frames of another session or turn, skipped. */
@@ -284,6 +334,25 @@ export async function followTurn(
   let eventsTaken = 0;
   let answer = '';
   let sawToken = false;
+  /**
+   * Text shown from `llm_stream_chunk` frames before the first `token` frame, and how much of it the tokens have
+   * repeated since: a flow that sends both kinds repeats its chunks as tokens, and the text must show once.
+   */
+  let chunkText = '';
+  let chunkRepeated = 0;
+  /** A token's text less what it repeats of the chunks shown before: where it says something else, the rest. */
+  const newTokenText = (text: string): string => {
+    let n = 0;
+    while (n < text.length && chunkRepeated < chunkText.length && text.charCodeAt(n) === chunkText.charCodeAt(chunkRepeated)) {
+      n++;
+      chunkRepeated++;
+    }
+    if (n < text.length) {
+      chunkText = ''; // The tokens went on past (or away from) the chunks: nothing more to match.
+      chunkRepeated = 0;
+    }
+    return text.slice(n);
+  };
   let failure: string | undefined;
   let attempts = 0;
 
@@ -303,7 +372,7 @@ export async function followTurn(
     const data = frame.data;
     switch (frame.type) {
       case 'token': {
-        const text = typeof data.content === 'string' ? data.content : '';
+        const text = typeof data.content === 'string' ? newTokenText(data.content) : '';
         sawToken = true;
         if (text) {
           addText(text);
@@ -311,8 +380,14 @@ export async function followTurn(
         break;
       }
       case 'llm_stream_chunk': {
-        const text = typeof data.chunk === 'string' ? data.chunk : '';
+        // Shown only until a token comes (the tokens are preferred), and only text: a tool call's chunk holds its
+        // arguments, not the answer.
+        const toolCall = (typeof data.tool_call === 'object' && data.tool_call !== null) || data.call_type === 'tool_call';
+        const text = typeof data.chunk === 'string' && !toolCall ? data.chunk : '';
         if (!sawToken && text) {
+          if (chunkText.length < MAX_ANSWER_CHARS) {
+            chunkText += text;
+          }
           addText(text);
         }
         break;

@@ -7,7 +7,10 @@
 // on (`#stall`), a turn that never ends (`#hang`), the caller's token echoed in the answer (`#echo`), a turn that
 // fails before a stream can attach (`#failfast`, its words in GET /status/{kickoff_id} only). Issue 47: frames
 // without any id, so that a reattached stream replays the turn from its start (`#noids`), and frames of another
-// session and of another turn first on the stream (`#foreign`).
+// session and of another turn first on the stream (`#foreign`). Issue 46: both kinds of text frame, an
+// `llm_stream_chunk` before each `token` of the same text and a tool call's chunk first (`#chunks`); a message
+// taken and answered at once whose reply to the send is lost (a gateway's 502), listed in the history a moment
+// later and trimmed (`#late`): a client cannot tell that it was not sent; a message refused with a 422 (`#refuse`).
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -136,6 +139,19 @@ export async function handleChat(pipeline: Pipeline, req: IncomingMessage, res: 
     if (message.includes(config.messageErrorKeyword ?? '#500')) {
       return json(res, 500, { detail: 'Simulated: the chat service could not queue the message' });
     }
+    if (message.includes(REFUSE_KEYWORD)) {
+      return json(res, 422, { detail: 'Simulated: the flow refused the message' });
+    }
+    if (message.includes(LATE_KEYWORD)) {
+      const kickoffId = randomUUID();
+      const answer = (config.answer ?? DEFAULT_CHAT_ANSWER).split('{message}').join(message.trim());
+      turns(crew).set(kickoffId, { state: 'completed', answer });
+      void pipeline.sleep(LATE_MS * pipeline.world.timeScale).then(
+        () => session.messages.push({ role: 'user', content: message.trim() }, { role: 'assistant', content: answer }),
+        () => undefined,
+      );
+      return send(res, { status: 502, body: '<html><body><h1>502 Bad Gateway</h1></body></html>', headers: { 'Content-Type': 'text/html' } });
+    }
     const kickoffId = randomUUID();
     session.activeKickoffId = kickoffId;
     session.frames = [];
@@ -187,6 +203,13 @@ const message = (text: string, keyword: string) => text.includes(keyword);
 const NO_IDS_KEYWORD = '#noids';
 /** First on the stream, a frame of another session and the end of another turn: a client must skip both. */
 const FOREIGN_KEYWORD = '#foreign';
+/** Refused (422): nothing taken, as a client can tell. */
+const REFUSE_KEYWORD = '#refuse';
+/** Taken and answered at once, the reply to the send lost, listed LATE_MS later and trimmed. */
+const LATE_KEYWORD = '#late';
+const LATE_MS = 1500;
+/** Each piece of the answer as a chunk, then as a token (some deployments send both); first, a tool call's chunk. */
+const CHUNKS_KEYWORD = '#chunks';
 
 /** Orders `<ms>-<seq>` ids; anything else sorts before them. */
 export function compareStreamIds(a: string, b: string): number {
@@ -250,6 +273,11 @@ async function runTurn(pipeline: Pipeline, config: ChatFlowConfig, session: Chat
     emit(session, randomUUID(), 'turn_completed', { status: 'completed' });
   }
   emit(session, kickoffId, 'turn_started', { status: 'running' });
+  const chunksFirst = has(CHUNKS_KEYWORD);
+  if (chunksFirst) {
+    const args = JSON.stringify({ query: message.slice(0, 200) });
+    emit(session, kickoffId, 'llm_stream_chunk', { chunk: args, tool_call: { id: 'call_1', function: { name: 'search_knowledge_base', arguments: args } }, call_type: 'tool_call' });
+  }
   for (let i = 0; i < tokens.length; i++) {
     if (pipeline.closed()) {
       return;
@@ -295,6 +323,9 @@ async function runTurn(pipeline: Pipeline, config: ChatFlowConfig, session: Chat
       }
     }
     said += tokens[i];
+    if (chunksFirst) {
+      emit(session, kickoffId, 'llm_stream_chunk', { chunk: tokens[i], tool_call: null, call_type: 'llm_call' });
+    }
     emit(session, kickoffId, 'token', { content: tokens[i] });
     if (config.sendChunks) {
       emit(session, kickoffId, 'llm_stream_chunk', { chunk: tokens[i] });

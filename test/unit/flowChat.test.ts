@@ -162,10 +162,10 @@ describe('Flow chat: a turn', () => {
     assert.deepEqual(lost.streamCalls, [], 'nothing followed, nothing resent');
   });
 
-  it('after an uncertain send (a 5xx) the history tells: not there (not sent), or there (the turn is followed); never resent', async () => {
+  it('after an uncertain send (a 5xx) the history tells only that it arrived: not there, it stays uncertain (issue 46); there, the turn is followed; never resent', async () => {
     const refused = new FakeChat(['x']);
     refused.sendError = new ChatSendError('uncertain', 'Chatty had a server error (500).');
-    assert.deepEqual((await turn(refused)).outcome, { kind: 'notSent', error: 'Chatty had a server error (500).' });
+    assert.deepEqual((await turn(refused)).outcome, { kind: 'uncertain', error: 'Chatty had a server error (500).', knownMessages: 0 });
     assert.deepEqual(refused.sent, []);
 
     const arrived = new FakeChat(['o', 'k']);

@@ -269,6 +269,58 @@ describe('Flow chat faults (issue 38)', () => {
   });
 });
 
+describe('Flow chat: token and chunk frames mixed (issue 46)', () => {
+  /** A turn of the given frames (ids in order), the history's answer `answer`; the text as it streamed. */
+  const mixed = async (answer: string, frames: [type: string, data: object][]) => {
+    const api = new Scripted(() =>
+      (async function* () {
+        let n = 0;
+        for (const [type, data] of frames) {
+          yield frame(`1-${++n}`, type, data);
+        }
+        api.finish(answer);
+        yield frame('1-999', 'turn_completed');
+      })(),
+    );
+    return turn(api);
+  };
+
+  it('a chunk before each token of the same text: the text once while it streams', async () => {
+    const { text, outcome } = await mixed('Hello there', [
+      ['llm_stream_chunk', { chunk: 'Hel' }],
+      ['token', { content: 'Hel' }],
+      ['llm_stream_chunk', { chunk: 'lo ' }],
+      ['token', { content: 'lo ' }],
+      ['llm_stream_chunk', { chunk: 'there' }],
+      ['token', { content: 'there' }],
+    ]);
+    assert.equal(text, 'Hello there');
+    assert.deepEqual(outcome, { kind: 'completed', answer: 'Hello there' });
+  });
+
+  it('chunks well ahead of the tokens, cut elsewhere: the tokens that repeat them add nothing, the rest once', async () => {
+    const { text } = await mixed('Hello you', [
+      ['llm_stream_chunk', { chunk: 'Hel' }],
+      ['llm_stream_chunk', { chunk: 'lo' }],
+      ['token', { content: 'He' }],
+      ['token', { content: 'llo' }],
+      ['llm_stream_chunk', { chunk: ' you' }],
+      ['token', { content: ' you' }],
+    ]);
+    assert.equal(text, 'Hello you');
+  });
+
+  it('chunks that are not text (a tool call\'s arguments, an object) are not shown; text chunks alone still stream', async () => {
+    const { text } = await mixed('Hi there', [
+      ['llm_stream_chunk', { chunk: '{"query": "rooms"}', tool_call: { function: { name: 'search', arguments: '{"query": "rooms"}' } }, call_type: 'tool_call' }],
+      ['llm_stream_chunk', { chunk: { content: 'an object' } }],
+      ['llm_stream_chunk', { chunk: 'Hi ' }],
+      ['llm_stream_chunk', { chunk: 'there', tool_call: null, call_type: 'llm_call' }],
+    ]);
+    assert.equal(text, 'Hi there');
+  });
+});
+
 describe('Frame ids remembered to drop replays', () => {
   it('a 200,000-frame answer with ordered ids: replays dropped by their order', () => {
     const ids = new FrameIds();

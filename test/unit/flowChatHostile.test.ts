@@ -245,6 +245,37 @@ describe('Flow chat: a hostile stream (issue 47)', () => {
   });
 });
 
+describe('Flow chat: a question is always shown (issue 46)', () => {
+  it('a question after 1,500 steps and 1,500 notes is shown, and so is its answer: only the steps and notes are counted', async () => {
+    const api = new Hostile((_call, self) =>
+      (async function* () {
+        for (let i = 1; i <= 1_500; i++) {
+          yield frame(`1-${i}`, 'event', { event_type: 'tool_usage_finished', tool_name: `t${i}` });
+        }
+        for (let i = 1_501; i <= 3_000; i++) {
+          yield frame(`1-${i}`, 'error', { message: `note ${i}` });
+        }
+        yield frame('1-3001', 'event', { event_type: 'human_feedback_requested', message: 'May I apply it?', flow_id: 'f1' });
+        yield frame('1-3002', 'event', { event_type: 'human_feedback_received', feedback: 'approved' });
+        self.finish('done');
+        yield frame('1-3003', 'turn_completed');
+      })(),
+    );
+    const { outcome, updates, notes } = await turn(api);
+    assert.deepEqual(
+      updates.filter((u) => u.kind === 'question' || u.kind === 'questionAnswered'),
+      [
+        { kind: 'question', id: '1-3001', text: 'May I apply it?', flowId: 'f1' },
+        { kind: 'questionAnswered', feedback: 'approved' },
+      ],
+      'the question the flow waits on, and its answer',
+    );
+    assert.equal(updates.filter((u) => u.kind === 'step').length + notes.filter((n) => /^note /.test(n)).length, MAX_SHOWN_PER_TURN);
+    assert.ok(notes.some((n) => /^2,000 more steps and notes/.test(n)), notes.slice(-3).join(' | '));
+    assert.deepEqual(outcome, { kind: 'completed', answer: 'done' });
+  });
+});
+
 describe('Flow chat: frames matched to their session and turn (issue 47)', () => {
   it('a frame of another session or of another turn is not taken: neither its text nor its end', async () => {
     const api = new Hostile((_call, self) =>

@@ -131,6 +131,27 @@ describe('Simulator: conversational flow', function () {
     assert.deepEqual(outcome, { kind: 'completed', answer });
   });
 
+  it('#late (issue 46): the reply to the send lost (502) while the flow took it and is done: uncertain through the client, not yet listed', async () => {
+    const { outcome } = await clientTurn('Book the room #late ');
+    assert.equal(outcome.kind, 'uncertain');
+    assert.ok(outcome.kind === 'uncertain' && /502/.test(outcome.error) && outcome.knownMessages === 0, JSON.stringify(outcome));
+    const posts = sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith('/message'));
+    assert.deepEqual(posts.map((e) => e.status), [502], 'sent once');
+  });
+
+  it('#chunks (issue 46): a tool call\'s chunk, then each piece as a chunk and a token; the client shows the text once', async () => {
+    const sessionId = await startTurn('please #chunks');
+    const { frames } = await readStream(sessionId);
+    const kinds = frames.filter((f) => f.type === 'token' || f.type === 'llm_stream_chunk').map((f) => f.type);
+    assert.equal(kinds[0], 'llm_stream_chunk');
+    assert.equal(frames.find((f) => f.type === 'llm_stream_chunk')?.data.call_type, 'tool_call');
+    assert.deepEqual(kinds.slice(1, 5), ['llm_stream_chunk', 'token', 'llm_stream_chunk', 'token']);
+    const { outcome, text } = await clientTurn('again #chunks');
+    const answer = 'one two three four five six seven eight nine ten';
+    assert.equal(text, answer, 'no text twice, no tool call arguments');
+    assert.deepEqual(outcome, { kind: 'completed', answer });
+  });
+
   it('#foreign (issue 47): a frame of another session and the end of another turn are skipped, and said', async () => {
     const { outcome, updates, text } = await clientTurn('please #foreign');
     const answer = 'one two three four five six seven eight nine ten';

@@ -19,9 +19,11 @@ type HostMessage =
   | { type: 'strings'; strings: Record<string, string> }
   | { type: 'user'; text: string }
   | { type: 'history'; messages: { role: 'user' | 'assistant'; text: string; notShown?: number }[]; note?: string }
-  | { type: 'answerStart' }
+  | { type: 'answerStart'; again?: boolean }
   | { type: 'update'; update: Update }
-  | { type: 'answerEnd'; outcome: { kind: string; answer?: string }; note?: string; restore?: string }
+  | { type: 'answerEnd'; outcome: { kind: string; answer?: string }; note?: string; restore?: string; check?: boolean }
+  | { type: 'checkResult'; note: string }
+  | { type: 'check' }
   | { type: 'busy'; reason?: string }
   | { type: 'submit'; text: string }
   | { type: 'feedbackResult'; questionId: string; state: 'sent' | 'refused' | 'uncertain'; note?: string };
@@ -75,6 +77,29 @@ interface Entry {
   pending: string;
 }
 let answer: Entry | undefined;
+
+/**
+ * The answer's entry of the last message whose send was uncertain: its note, Check, and what Check found so far.
+ * Check found it: its answer goes here, in its place.
+ */
+let unsure: { entry: Entry; note?: HTMLElement; check: HTMLButtonElement; found?: HTMLElement; checking: boolean } | undefined;
+
+function offerCheck(entry: Entry, note: HTMLElement | undefined) {
+  unsure?.check.remove(); // Only the last uncertain message is checked.
+  const check = el('button', 'check', t('check'));
+  check.type = 'button';
+  const offer = { entry, note, check, checking: false };
+  check.addEventListener('click', () => {
+    if (!check.disabled) {
+      offer.checking = true;
+      check.disabled = true;
+      api.postMessage({ type: 'check' });
+      report();
+    }
+  });
+  entry.message.append(check);
+  unsure = offer;
+}
 
 /** A piece closes at a line break once it holds this much (layout then touches only the last piece). */
 const PIECE_CHARS = 16 * 1024;
@@ -281,6 +306,9 @@ function setBusy(why: string | undefined) {
   busyWhy = why ?? '';
   input.disabled = busy;
   sendButton.disabled = busy;
+  if (unsure && !unsure.checking) {
+    unsure.check.disabled = busy; // Checked between turns, as a message is sent.
+  }
   if (!busy) {
     connection = '';
   }
@@ -338,6 +366,7 @@ function report() {
         notes: [...transcript.querySelectorAll('.note')].map((n) => n.textContent ?? ''),
         connectionShown: [...connectionShown],
         composer: input.value,
+        checkOffered: unsure !== undefined && !unsure.check.disabled,
       },
     });
   });
@@ -387,7 +416,16 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       following = true;
       break;
     case 'answerStart':
-      answer = message('assistant', '');
+      if (m.again && unsure) {
+        // Check found the message: its answer in its place, the note that it may not have arrived gone.
+        answer = unsure.entry;
+        unsure.note?.remove();
+        unsure.check.remove();
+        unsure.found?.remove();
+        unsure = undefined;
+      } else {
+        answer = message('assistant', '');
+      }
       answer.message.classList.add('streaming');
       break;
     case 'update': {
@@ -445,20 +483,39 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
           appendText(answer, final);
           answer.raw = final;
         }
-        if (m.note) {
-          answer.message.append(el('p', 'note error', m.note));
+        const note = m.note ? el('p', 'note error', m.note) : undefined;
+        if (note) {
+          answer.message.append(note);
+        }
+        if (m.check) {
+          offerCheck(answer, note);
         }
         answer = undefined;
       } else if (m.note) {
         transcript.append(el('p', 'note error', m.note));
       }
-      // Not taken (or maybe not): the text is back where it was typed, unless something new was typed since.
+      // Not taken: the text is back where it was typed, unless something new was typed since (never one that may have arrived).
       if (m.restore !== undefined && input.value === '') {
         input.value = m.restore;
       }
       break;
     case 'busy':
       setBusy(m.reason);
+      break;
+    case 'checkResult':
+      if (unsure) {
+        if (!unsure.found) {
+          unsure.found = el('p', 'note');
+          unsure.found.setAttribute('role', 'status');
+          unsure.entry.message.append(unsure.found);
+        }
+        unsure.found.textContent = m.note;
+        unsure.checking = false;
+        unsure.check.disabled = busy;
+      }
+      break;
+    case 'check':
+      unsure?.check.click();
       break;
     case 'feedbackResult': {
       const q = questions.get(m.questionId);

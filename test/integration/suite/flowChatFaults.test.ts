@@ -123,6 +123,27 @@ describe('Flow chat faults', function () {
   let chat: ChatPanelInspection;
   const answerTo = (message: string) => DEFAULT_CHAT_ANSWER.split('{message}').join(message);
 
+  it('each piece as a chunk and as a token, a tool call\'s chunk first (issue 46): the text shows once while it streams', async () => {
+    const both = await open(sim.crews[1].url);
+    const text = 'Both kinds #chunks';
+    both.submitFromPage(text);
+    const seen: string[] = [];
+    const done = await settled(both, 1, 'the turn with both kinds over', (r) => {
+      const shown = assistant(r)[0];
+      if (r.busy && shown) {
+        seen.push(shown);
+      }
+    });
+    assert.strictEqual(assistant(done)[0], answerTo(text));
+    assert.ok(seen.length > 0, 'the answer was seen while it streamed');
+    assert.deepStrictEqual(
+      seen.filter((shown) => !answerTo(text).startsWith(shown)),
+      [],
+      'each text shown while streaming is the start of the answer: nothing twice, no tool call arguments',
+    );
+    both.panel.dispose();
+  });
+
   it('a frame that is not JSON and one of an unknown type: the first said, neither fatal, the answer whole', async () => {
     chat = await open(sim.crews[1].url);
     chat.submitFromPage('Mixed frames #garbage');
