@@ -523,7 +523,9 @@ function finalPreviewHtml(view: RunView): string | undefined {
 function messageBytes(message: HostMessage): number {
   return message.type === 'outputChunk'
     ? Buffer.byteLength(JSON.stringify({ ...message, content: undefined })) + message.content.byteLength
-    : Buffer.byteLength(JSON.stringify(message));
+    : message.type === 'trace'
+      ? Buffer.byteLength(JSON.stringify({ ...message, lines: undefined })) + message.lines.byteLength
+      : Buffer.byteLength(JSON.stringify(message));
 }
 
 export function panelTitle(record: Pick<RunRecord, 'crewName' | 'label'>): string {

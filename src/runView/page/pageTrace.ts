@@ -12,6 +12,8 @@ import type { HostMessage, TraceInfo } from './messages';
 import { button, byId, h, icon, page, post, show, t } from './page';
 import { formatDuration, type PageStringKey } from './pageStrings';
 
+const utf8 = new TextDecoder();
+
 /** Pixels per row: fixed, so which rows are in sight is arithmetic. */
 const ROW_HEIGHT = 24;
 /** Rows drawn beyond the visible ones on each side, so a scroll by a few rows draws nothing new at once. */
@@ -95,7 +97,7 @@ export function handleTrace(message: Extract<HostMessage, { type: 'trace' }>): v
   if (message.info) {
     state.info = message.info;
   }
-  state.trace.add(parseLines(message.lines));
+  state.trace.add(parseLines(utf8.decode(message.lines)));
   state.trace.settle(state.info?.endedAt !== undefined, state.info?.endedAt ?? now());
   refresh();
 }
