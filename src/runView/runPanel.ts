@@ -83,6 +83,8 @@ interface PanelEntry {
   sending: Promise<void>;
   /** What the page has had of the run's trace. */
   trace: TraceFeed;
+  /** The page can inflate (its `ready` said so): a long trace goes deflated. */
+  inflate?: boolean;
   /** Show Trace asked: scroll to the trace once the page has it. */
   revealTrace?: boolean;
   /**
@@ -360,7 +362,7 @@ export class RunPanelManager implements vscode.Disposable {
     }
     entry.view = next;
     if (record && entry.details) {
-      const trace = await entry.trace.next(record, entry.details, this.deps.traceSettings());
+      const trace = await entry.trace.next(record, entry.details, this.deps.traceSettings(), entry.inflate === true);
       if (trace && !entry.disposed && entry.ready) {
         this.post(entry, trace);
       }
@@ -405,6 +407,7 @@ export class RunPanelManager implements vscode.Disposable {
       case 'ready':
         this.observer?.pageReady(entry.runId);
         entry.ready = true;
+        entry.inflate = message.inflate === true;
         entry.needInit = true;
         this.schedule(entry);
         return;

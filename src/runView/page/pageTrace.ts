@@ -8,7 +8,8 @@ import { parseLines } from '../../runs/core/trace/eventLines';
 import { Trace } from '../../runs/core/trace/traceModel';
 import { summarise, type TraceSummary } from '../../runs/core/trace/traceSummary';
 import { estimateCost } from '../../runs/core/trace/cost';
-import type { HostMessage, TraceInfo } from './messages';
+import { type HostMessage, MAX_REPORT_STRING, type TraceInfo } from './messages';
+import { inflate } from './inflate';
 import { button, byId, h, icon, page, post, show, t } from './page';
 import { formatDuration, type PageStringKey } from './pageStrings';
 
@@ -89,7 +90,38 @@ export function traceSection(): HTMLElement {
   );
 }
 
-export function handleTrace(message: Extract<HostMessage, { type: 'trace' }>): void {
+/** Deflated messages being inflated: every message is applied in the order it came, after them. */
+let inflating: Promise<unknown> | undefined;
+let drawnListener: (renderMs: number) => void = () => undefined;
+
+/** Told when a trace message handled later (deflated) is drawn, with the ms its handling took. */
+export function onTraceDrawn(listener: (renderMs: number) => void): void {
+  drawnListener = listener;
+}
+
+/** Applies a `trace` message; false when it is drawn later (deflated, or behind one that is: onTraceDrawn says). */
+export function handleTrace(message: Extract<HostMessage, { type: 'trace' }>): boolean {
+  if (!message.deflated && !inflating) {
+    applyTrace(message, utf8.decode(message.lines));
+    return true;
+  }
+  const text = message.deflated ? inflate(message.lines) : Promise.resolve(utf8.decode(message.lines));
+  const applied = (inflating ?? Promise.resolve()).then(async () => {
+    const lines = await text.catch(() => ''); // Not DEFLATE after all: nothing to add.
+    const started = performance.now();
+    applyTrace(message, lines);
+    drawnListener(performance.now() - started);
+  });
+  inflating = applied;
+  void applied.finally(() => {
+    if (inflating === applied) {
+      inflating = undefined;
+    }
+  });
+  return false;
+}
+
+function applyTrace(message: Extract<HostMessage, { type: 'trace' }>, lines: string): void {
   if (message.reset) {
     state.trace = new Trace();
     state.rows = [];
@@ -97,7 +129,7 @@ export function handleTrace(message: Extract<HostMessage, { type: 'trace' }>): v
   if (message.info) {
     state.info = message.info;
   }
-  state.trace.add(parseLines(utf8.decode(message.lines)));
+  state.trace.add(parseLines(lines));
   state.trace.settle(state.info?.endedAt !== undefined, state.info?.endedAt ?? now());
   refresh();
 }
@@ -145,12 +177,28 @@ export function traceReport(): { traceSummary: string; traceNotice: string; trac
   return {
     traceSummary: byId('traceSummary')?.textContent ?? '',
     traceNotice: byId('traceNotice')?.textContent ?? '',
-    traceRows: state.rows.map((s) => `${'  '.repeat(s.depth)}${s.kind} ${s.name} ${s.state}${state.tokens.has(s.id) ? ` ${state.tokens.get(s.id)!.toLocaleString()} tokens` : ''}`).join('\n'),
+    traceRows: rowsText(),
     traceSelected: byId('traceDetails')?.textContent ?? '',
     traceSpans: spans.length,
     traceFailed: spans.filter((s) => s.state === 'failed').length,
     traceRunning: spans.filter((s) => s.state === 'running').length,
   };
+}
+
+/** The rows as PageReport.traceRows, as far as the host keeps them: 5,000 rows are 200 KB, of which it keeps 16. */
+function rowsText(): string {
+  const lines: string[] = [];
+  let length = 0;
+  for (const s of state.rows) {
+    if (length > MAX_REPORT_STRING) {
+      break;
+    }
+    const tokens = state.tokens.get(s.id);
+    const line = `${'  '.repeat(s.depth)}${s.kind} ${s.name} ${s.state}${tokens !== undefined ? ` ${tokens.toLocaleString()} tokens` : ''}`;
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return lines.join('\n');
 }
 
 // ---- drawing ----

@@ -3,6 +3,7 @@
 // except markdown-it's escaped output. When tests ask (`probe`), it reports what it rendered after
 // each change (`rendered`), with the DOM security scan.
 
+import { canInflate } from './inflate';
 import type { HostMessage, PageReport } from './messages';
 import { isSafeLink } from './messages';
 import { byId, page, post, saveUiState, show, t } from './page';
@@ -11,7 +12,7 @@ import { workerStats } from './renderWorker';
 import { scanTotals, takeLongestTask, watchLongTasks } from './pageScan';
 import { renderFinal, renderHistory, renderRounds, renderSummary, renderTasks, tick } from './pageSections';
 import { buildSkeleton } from './pageSkeleton';
-import { handleTrace, jumpToFailure, revealTrace, tickTrace, traceReport } from './pageTrace';
+import { handleTrace, jumpToFailure, onTraceDrawn, revealTrace, tickTrace, traceReport } from './pageTrace';
 import { applyPatch, type ViewPatch } from './viewPatch';
 
 const root = document.getElementById('root') as HTMLElement;
@@ -142,7 +143,8 @@ function handle(message: HostMessage): void {
       rendered = false;
       break;
     case 'trace':
-      handleTrace(message);
+      // A deflated one is drawn once inflated, and reports then (onTraceDrawn).
+      rendered = handleTrace(message);
       break;
     case 'jumpToFailure':
       jumpToFailure();
@@ -166,6 +168,10 @@ function handle(message: HostMessage): void {
 }
 
 setOnRendered(report);
+onTraceDrawn((ms) => {
+  renderMs = ms;
+  report();
+});
 
 window.addEventListener('message', (event: MessageEvent) => {
   const data = event.data as HostMessage | undefined;
@@ -198,4 +204,4 @@ setInterval(() => {
   tickTrace();
 }, 1000);
 readyAt = performance.now();
-post({ type: 'ready' });
+post({ type: 'ready', inflate: canInflate });
