@@ -44,6 +44,32 @@ describe('The trace a run view\'s page is sent', () => {
     assert.deepEqual(new TextDecoder().decode(poll!.lines).split('\n').map((line) => (JSON.parse(line) as RunEvent).seq), events(5_000, 5_050).map((e) => e.seq));
   });
 
+  it('the trace read while the page loads is sent first, then the events that came meanwhile', async () => {
+    await files.append('r', events(0, 5_000));
+    const feed = new TraceFeed(runs, 'r');
+    feed.prefetch();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await files.append('r', events(5_000, 5_010)); // While the page loads.
+    feed.reset(); // Its `init`.
+    const first = await feed.next(record, emptyDetails(), settings, true);
+    assert.equal(first?.deflated, true);
+    assert.equal(feed.behind, true, 'read before the page was ready');
+    const since = await feed.next(record, emptyDetails(), settings, true);
+    assert.equal(feed.behind, false);
+    const seqs = [...new TextDecoder().decode(new Uint8Array(inflateRawSync(first!.lines))).split('\n'), ...new TextDecoder().decode(since!.lines).split('\n')].map((line) => (JSON.parse(line) as RunEvent).seq);
+    assert.deepEqual(seqs, events(0, 5_010).map((e) => e.seq), 'every event once, in order');
+    assert.equal(await feed.next(record, emptyDetails(), settings, true), undefined);
+  });
+
+  it('a page that cannot inflate is sent the bytes as they are, even when a deflated trace was read ahead', async () => {
+    await files.append('r', events(0, 5_000));
+    const feed = new TraceFeed(runs, 'r');
+    feed.prefetch();
+    const message = await feed.next(record, emptyDetails(), settings, false);
+    assert.equal(message?.deflated, undefined);
+    assert.deepEqual(message?.lines, (await files.readBytes('r')).bytes);
+  });
+
   it('a page that cannot inflate is sent the bytes as they are', async () => {
     await files.append('r', events(0, 5_000));
     const message = await new TraceFeed(runs, 'r').next(record, emptyDetails(), settings, false);
