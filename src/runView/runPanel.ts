@@ -83,8 +83,6 @@ interface PanelEntry {
   sending: Promise<void>;
   /** What the page has had of the run's trace. */
   trace: TraceFeed;
-  /** The page can inflate (its `ready` said so): a long trace goes deflated. */
-  inflate?: boolean;
   /** Show Trace asked: scroll to the trace once the page has it. */
   revealTrace?: boolean;
   /**
@@ -365,7 +363,7 @@ export class RunPanelManager implements vscode.Disposable {
     if (record && entry.details) {
       // Twice when the first was read while the page loaded: then the events that came since.
       for (let more = true; more && !entry.disposed && entry.ready; ) {
-        const trace = await entry.trace.next(record, entry.details, this.deps.traceSettings(), entry.inflate === true);
+        const trace = await entry.trace.next(record, entry.details, this.deps.traceSettings());
         if (trace && !entry.disposed && entry.ready) {
           this.post(entry, trace);
         }
@@ -412,7 +410,6 @@ export class RunPanelManager implements vscode.Disposable {
       case 'ready':
         this.observer?.pageReady(entry.runId);
         entry.ready = true;
-        entry.inflate = message.inflate === true;
         entry.needInit = true;
         this.schedule(entry);
         return;

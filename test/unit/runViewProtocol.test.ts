@@ -38,8 +38,6 @@ function bytes(value: unknown): number {
 describe('run view protocol: parsePageMessage', () => {
   it('accepts the known messages with well-typed fields, as fresh objects', () => {
     assert.deepEqual(parsePageMessage({ type: 'ready', extra: 1 }), { type: 'ready' });
-    assert.deepEqual(parsePageMessage({ type: 'ready', inflate: true }), { type: 'ready', inflate: true });
-    assert.deepEqual(parsePageMessage({ type: 'ready', inflate: 'yes' }), { type: 'ready' });
     assert.deepEqual(parsePageMessage({ type: 'action', action: 'copyOutput' }), { type: 'action', action: 'copyOutput' });
     assert.deepEqual(parsePageMessage({ type: 'openLink', href: 'https://a.example/' }), { type: 'openLink', href: 'https://a.example/' });
     assert.deepEqual(parsePageMessage({ type: 'loadMore', target: 'final', key: 'k', segment: 2 }), { type: 'loadMore', target: 'final', key: 'k', segment: 2 });

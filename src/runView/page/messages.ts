@@ -31,10 +31,9 @@ export type HostMessage =
   /**
    * The run's events the page has not had (all of them when `reset`), as the UTF-8 bytes of JSON Lines (eventLines.ts:
    * the event file's own bytes; bytes cross the workbench as they are, a string is escaped into JSON and parsed back
-   * on the way; `deflated`: raw DEFLATE, for a page that can inflate, when they are many), and what the trace needs
-   * beside them when that changed (traceFeed.ts).
+   * on the way), and what the trace needs beside them when that changed (traceFeed.ts).
    */
-  | { type: 'trace'; reset: boolean; lines: Uint8Array; deflated?: boolean; info?: TraceInfo }
+  | { type: 'trace'; reset: boolean; lines: Uint8Array; info?: TraceInfo }
   /** Selects the trace's first failed step, as the Jump to the Failure button does (tests). */
   | { type: 'jumpToFailure' }
   /** Scrolls the trace into sight and gives its grid the keyboard (Show Trace). */
@@ -150,8 +149,7 @@ export interface PageReport {
 
 /** Page → host. */
 export type PageMessage =
-  /** `inflate`: the page can inflate (DecompressionStream): a long trace may come deflated. */
-  | { type: 'ready'; inflate?: boolean }
+  | { type: 'ready' }
   | { type: 'rendered'; report: PageReport }
   | { type: 'action'; action: PageAction }
   | { type: 'openLink'; href: string }
@@ -212,7 +210,6 @@ export function parsePageMessage(value: unknown): PageMessage | undefined {
   }
   switch (value.type) {
     case 'ready':
-      return { type: 'ready', ...(value.inflate === true ? { inflate: true } : {}) };
     case 'requestRaw':
     case 'copyFinalJson':
       return { type: value.type };

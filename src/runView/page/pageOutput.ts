@@ -2,7 +2,6 @@
 // segment per task (the host sends a few segments ahead), so the page stays responsive. Crew output
 // reaches innerHTML only as markdown-it's escaped rendering (see markdown.ts).
 
-import { canInflate, inflate } from './inflate';
 import { createMarkdown } from './markdown';
 import type { HostMessage } from './messages';
 import { button, h, page, post, saveUiState, t } from './page';
@@ -216,6 +215,20 @@ export function handleChunk(message: Extract<HostMessage, { type: 'outputChunk' 
     return;
   }
   accept(message, state, utf8.decode(message.content));
+}
+
+/** The page inflates what the host deflated (a few ms for a segment, natively), so that fewer bytes cross the workbench. */
+const canInflate = ((): boolean => {
+  try {
+    return typeof DecompressionStream === 'function' && new DecompressionStream('deflate-raw') instanceof DecompressionStream;
+  } catch {
+    return false; // 'deflate-raw' came later than the stream itself.
+  }
+})();
+
+function inflate(bytes: Uint8Array): Promise<string> {
+  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  return new Response(stream).text();
 }
 
 /** A segment's text arrived (inflated, decoded): queued as it is, or markdown for the worker first. */

@@ -9,7 +9,6 @@ import { Trace } from '../../runs/core/trace/traceModel';
 import { summarise, type TraceSummary } from '../../runs/core/trace/traceSummary';
 import { estimateCost } from '../../runs/core/trace/cost';
 import { type HostMessage, MAX_REPORT_STRING, type TraceInfo } from './messages';
-import { inflate } from './inflate';
 import { button, byId, h, icon, page, post, show, t } from './page';
 import { formatDuration, type PageStringKey } from './pageStrings';
 
@@ -90,38 +89,7 @@ export function traceSection(): HTMLElement {
   );
 }
 
-/** Deflated messages being inflated: every message is applied in the order it came, after them. */
-let inflating: Promise<unknown> | undefined;
-let drawnListener: (renderMs: number) => void = () => undefined;
-
-/** Told when a trace message handled later (deflated) is drawn, with the ms its handling took. */
-export function onTraceDrawn(listener: (renderMs: number) => void): void {
-  drawnListener = listener;
-}
-
-/** Applies a `trace` message; false when it is drawn later (deflated, or behind one that is: onTraceDrawn says). */
-export function handleTrace(message: Extract<HostMessage, { type: 'trace' }>): boolean {
-  if (!message.deflated && !inflating) {
-    applyTrace(message, utf8.decode(message.lines));
-    return true;
-  }
-  const text = message.deflated ? inflate(message.lines) : Promise.resolve(utf8.decode(message.lines));
-  const applied = (inflating ?? Promise.resolve()).then(async () => {
-    const lines = await text.catch(() => ''); // Not DEFLATE after all: nothing to add.
-    const started = performance.now();
-    applyTrace(message, lines);
-    drawnListener(performance.now() - started);
-  });
-  inflating = applied;
-  void applied.finally(() => {
-    if (inflating === applied) {
-      inflating = undefined;
-    }
-  });
-  return false;
-}
-
-function applyTrace(message: Extract<HostMessage, { type: 'trace' }>, lines: string): void {
+export function handleTrace(message: Extract<HostMessage, { type: 'trace' }>): void {
   if (message.reset) {
     state.trace = new Trace();
     state.rows = [];
@@ -129,7 +97,7 @@ function applyTrace(message: Extract<HostMessage, { type: 'trace' }>, lines: str
   if (message.info) {
     state.info = message.info;
   }
-  state.trace.add(parseLines(lines));
+  state.trace.add(parseLines(utf8.decode(message.lines)));
   state.trace.settle(state.info?.endedAt !== undefined, state.info?.endedAt ?? now());
   refresh();
 }

@@ -3,7 +3,6 @@
 // except markdown-it's escaped output. When tests ask (`probe`), it reports what it rendered after
 // each change (`rendered`), with the DOM security scan.
 
-import { canInflate } from './inflate';
 import type { HostMessage, PageReport } from './messages';
 import { isSafeLink } from './messages';
 import { byId, page, post, saveUiState, show, t } from './page';
@@ -12,7 +11,7 @@ import { workerStats } from './renderWorker';
 import { scanTotals, takeLongestTask, watchLongTasks } from './pageScan';
 import { renderFinal, renderHistory, renderRounds, renderSummary, renderTasks, tick } from './pageSections';
 import { buildSkeleton } from './pageSkeleton';
-import { handleTrace, jumpToFailure, onTraceDrawn, revealTrace, tickTrace, traceReport } from './pageTrace';
+import { handleTrace, jumpToFailure, revealTrace, tickTrace, traceReport } from './pageTrace';
 import { applyPatch, type ViewPatch } from './viewPatch';
 
 const root = document.getElementById('root') as HTMLElement;
@@ -143,8 +142,7 @@ function handle(message: HostMessage): void {
       rendered = false;
       break;
     case 'trace':
-      // A deflated one is drawn once inflated, and reports then (onTraceDrawn).
-      rendered = handleTrace(message);
+      handleTrace(message);
       break;
     case 'jumpToFailure':
       jumpToFailure();
@@ -168,10 +166,6 @@ function handle(message: HostMessage): void {
 }
 
 setOnRendered(report);
-onTraceDrawn((ms) => {
-  renderMs = ms;
-  report();
-});
 
 window.addEventListener('message', (event: MessageEvent) => {
   const data = event.data as HostMessage | undefined;
@@ -204,4 +198,4 @@ setInterval(() => {
   tickTrace();
 }, 1000);
 readyAt = performance.now();
-post({ type: 'ready', inflate: canInflate });
+post({ type: 'ready' });
