@@ -235,6 +235,7 @@ export class RunPanelManager implements vscode.Disposable {
     // While the page loads, not after its `ready`: reading a 5 MB output's file and cutting its text into
     // segments then delays nothing the user sees.
     entry.prepared = this.prepare(runId);
+    entry.trace.prefetch();
   }
 
   private async readDetails(runId: string): Promise<RunDetails> {
@@ -360,9 +361,13 @@ export class RunPanelManager implements vscode.Disposable {
     }
     entry.view = next;
     if (record && entry.details) {
-      const trace = await entry.trace.next(record, entry.details, this.deps.traceSettings());
-      if (trace && !entry.disposed && entry.ready) {
-        this.post(entry, trace);
+      // Twice when the first was read while the page loaded: then the events that came since.
+      for (let more = true; more && !entry.disposed && entry.ready; ) {
+        const trace = await entry.trace.next(record, entry.details, this.deps.traceSettings());
+        if (trace && !entry.disposed && entry.ready) {
+          this.post(entry, trace);
+        }
+        more = trace !== undefined && entry.trace.behind;
       }
     }
     if (entry.revealTrace && entry.ready && !entry.disposed) {
@@ -523,7 +528,9 @@ function finalPreviewHtml(view: RunView): string | undefined {
 function messageBytes(message: HostMessage): number {
   return message.type === 'outputChunk'
     ? Buffer.byteLength(JSON.stringify({ ...message, content: undefined })) + message.content.byteLength
-    : Buffer.byteLength(JSON.stringify(message));
+    : message.type === 'trace'
+      ? Buffer.byteLength(JSON.stringify({ ...message, lines: undefined })) + message.lines.byteLength
+      : Buffer.byteLength(JSON.stringify(message));
 }
 
 export function panelTitle(record: Pick<RunRecord, 'crewName' | 'label'>): string {

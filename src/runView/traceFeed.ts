@@ -1,5 +1,6 @@
 // What a run view's page is sent of the run's trace: the events it has not had yet (the run's event file's lines
-// from where the last read ended, as text: one string crosses to the page far faster than thousands of objects)
+// from where the last read ended, as the file's bytes: they cross to the page as they are, far faster than thousands
+// of objects or a string escaped into the workbench's JSON and parsed back)
 // and what the trace needs beside them (TraceInfo), only when that changed.
 // A poll that adds 50 events to a 10,000-event run sends 50 events, not the trace.
 
@@ -16,10 +17,20 @@ export interface TraceSettings {
   modelFor(crew: { url: string; name: string }): string | undefined;
 }
 
+/** Lines of the event file read for the page: its bytes and where the next read starts. */
+interface Lines {
+  bytes: Uint8Array;
+  end: number;
+}
+
 export class TraceFeed {
   /** Where the next read of the run's event file starts. */
   private end = 0;
   private sentInfo = '';
+  /** The whole trace, read while the page loads (prefetch). */
+  private prefetched?: Promise<Lines | undefined>;
+  /** The last message sent the prefetched trace: what came after it is still to send. */
+  private fromPrefetch = false;
 
   constructor(
     private readonly runs: RunStore,
@@ -32,24 +43,41 @@ export class TraceFeed {
     this.sentInfo = '';
   }
 
+  /**
+   * Reads the whole trace while the page loads: the first message after the page's `init` is then ready at once (a
+   * 10,000-event run's file is 4.4 MB).
+   */
+  prefetch(): void {
+    this.prefetched = this.runs.readEventsBytes(this.runId, 0).catch(() => undefined);
+  }
+
+  /** The last message was read before the page was ready: events may have come since (call `next` again). */
+  get behind(): boolean {
+    return this.fromPrefetch;
+  }
+
   /** The message bringing the page up to date, or undefined when it is. */
   async next(record: RunRecord, details: RunDetails, settings: TraceSettings): Promise<Extract<HostMessage, { type: 'trace' }> | undefined> {
     const reset = this.end === 0;
-    const read = await this.runs.readEventsText(this.runId, this.end);
+    const prefetched: Lines | undefined = reset ? await this.prefetched : undefined;
+    this.prefetched = undefined;
+    this.fromPrefetch = prefetched !== undefined;
+    const read = prefetched ?? (await this.runs.readEventsBytes(this.runId, this.end));
     if (read.end < this.end) {
       // The file is shorter than what was read: it was removed and written again. Start over.
       this.reset();
       return this.next(record, details, settings);
     }
     this.end = read.end;
-    const info = traceInfo(record, details, settings);
-    const infoJson = JSON.stringify(info);
+    const fullInfo = traceInfo(record, details, settings);
+    const infoJson = JSON.stringify(fullInfo);
     const infoChanged = infoJson !== this.sentInfo;
-    if (!reset && read.text === '' && !infoChanged) {
+    if (!reset && read.bytes.byteLength === 0 && !infoChanged) {
       return undefined;
     }
     this.sentInfo = infoJson;
-    return { type: 'trace', reset, lines: read.text, info: infoChanged ? info : undefined };
+    const info = infoChanged ? fullInfo : undefined;
+    return { type: 'trace', reset, lines: read.bytes, info };
   }
 }
 

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunEvent } from '../../src/api/types';
 import { normaliseStatus } from '../../src/api/normalize';
+import { eventKeyHash } from '../../src/api/statusEvents';
 import { EventFiles, MAX_EVENTS_KEPT } from '../../src/runs/core/eventFiles';
 import { RunStore } from '../../src/runs/core/runStore';
 
@@ -33,6 +34,29 @@ describe('A run\'s event file', () => {
     const next = await files.read('r', first.end);
     assert.deepEqual(next.events.map((e) => e.seq), [3, 4]);
     assert.deepEqual((await files.read('r', next.end)).events, []);
+  });
+
+  it('a page is sent the file\'s whole lines as a plain Uint8Array, never a Buffer (which VS Code would send as JSON)', async () => {
+    const files = new EventFiles(dir, quiet);
+    await files.append('r', range(0, 3));
+    await fs.appendFile(files.pathOf('r'), '{"key":"id:cut"'); // A line a crash cut, or one being written.
+    const read = await files.readBytes('r');
+    assert.equal(read.bytes.constructor, Uint8Array);
+    const text = new TextDecoder().decode(read.bytes);
+    assert.deepEqual(text.split('\n').map((line) => (JSON.parse(line) as RunEvent).seq), [0, 1, 2]);
+    assert.equal(read.end, Buffer.byteLength(`${text}\n`));
+    assert.equal((await files.readBytes('r', read.end)).bytes.byteLength, 0, 'the cut line is not sent until whole');
+  });
+
+  it('the events a poll is told the run keeps follow its appends, in order, each once', async () => {
+    const files = new EventFiles(dir, quiet);
+    await files.append('r', range(0, 100));
+    await files.append('r', [...range(50, 150), event(3)]);
+    const known = await files.knownEvents('r');
+    assert.deepEqual([...known], range(0, 150).map((e) => eventKeyHash(e.key)));
+    known[0] = 0;
+    assert.equal((await files.knownEvents('r'))[0], eventKeyHash('id:e-0'), 'each call gets a copy of its own');
+    assert.deepEqual([...(await new EventFiles(dir, quiet).knownEvents('r'))], [...(await files.knownEvents('r'))], 'read afresh from the file: the same');
   });
 
   it('another window\'s appends are seen: nothing is written twice', async () => {

@@ -29,10 +29,11 @@ export type HostMessage =
   /** Renders the whole final output, as the Show All button does. */
   | { type: 'showAll' }
   /**
-   * The run's events the page has not had (all of them when `reset`), as JSON Lines (eventLines.ts), and what the
-   * trace needs beside them when that changed (traceFeed.ts).
+   * The run's events the page has not had (all of them when `reset`), as the UTF-8 bytes of JSON Lines (eventLines.ts:
+   * the event file's own bytes; bytes cross the workbench as they are, a string is escaped into JSON and parsed back
+   * on the way), and what the trace needs beside them when that changed (traceFeed.ts).
    */
-  | { type: 'trace'; reset: boolean; lines: string; info?: TraceInfo }
+  | { type: 'trace'; reset: boolean; lines: Uint8Array; info?: TraceInfo }
   /** Selects the trace's first failed step, as the Jump to the Failure button does (tests). */
   | { type: 'jumpToFailure' }
   /** Scrolls the trace into sight and gives its grid the keyboard (Show Trace). */
@@ -185,7 +186,8 @@ const REPORT_NUMBERS = [
 ] as const;
 const REPORT_STRINGS = ['stateText', 'message', 'elapsedText', 'progressText', 'currentTask', 'startup', 'traceSummary', 'traceNotice', 'traceRows', 'traceSelected'] as const;
 const REPORT_BOOLEANS = ['hasFinalOutput', 'finalOutputComplete', 'hasError'] as const;
-const MAX_REPORT_STRING = 16 * 1024;
+/** A report's texts are kept up to this many characters (the page need not build more). */
+export const MAX_REPORT_STRING = 16 * 1024;
 const MAX_HREF = 8192;
 const MAX_KEY = 256;
 const MAX_COPY = 256 * 1024;

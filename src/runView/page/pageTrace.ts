@@ -8,9 +8,11 @@ import { parseLines } from '../../runs/core/trace/eventLines';
 import { Trace } from '../../runs/core/trace/traceModel';
 import { summarise, type TraceSummary } from '../../runs/core/trace/traceSummary';
 import { estimateCost } from '../../runs/core/trace/cost';
-import type { HostMessage, TraceInfo } from './messages';
+import { type HostMessage, MAX_REPORT_STRING, type TraceInfo } from './messages';
 import { button, byId, h, icon, page, post, show, t } from './page';
 import { formatDuration, type PageStringKey } from './pageStrings';
+
+const utf8 = new TextDecoder();
 
 /** Pixels per row: fixed, so which rows are in sight is arithmetic. */
 const ROW_HEIGHT = 24;
@@ -95,7 +97,7 @@ export function handleTrace(message: Extract<HostMessage, { type: 'trace' }>): v
   if (message.info) {
     state.info = message.info;
   }
-  state.trace.add(parseLines(message.lines));
+  state.trace.add(parseLines(utf8.decode(message.lines)));
   state.trace.settle(state.info?.endedAt !== undefined, state.info?.endedAt ?? now());
   refresh();
 }
@@ -143,12 +145,28 @@ export function traceReport(): { traceSummary: string; traceNotice: string; trac
   return {
     traceSummary: byId('traceSummary')?.textContent ?? '',
     traceNotice: byId('traceNotice')?.textContent ?? '',
-    traceRows: state.rows.map((s) => `${'  '.repeat(s.depth)}${s.kind} ${s.name} ${s.state}${state.tokens.has(s.id) ? ` ${state.tokens.get(s.id)!.toLocaleString()} tokens` : ''}`).join('\n'),
+    traceRows: rowsText(),
     traceSelected: byId('traceDetails')?.textContent ?? '',
     traceSpans: spans.length,
     traceFailed: spans.filter((s) => s.state === 'failed').length,
     traceRunning: spans.filter((s) => s.state === 'running').length,
   };
+}
+
+/** The rows as PageReport.traceRows, as far as the host keeps them: 5,000 rows are 200 KB, of which it keeps 16. */
+function rowsText(): string {
+  const lines: string[] = [];
+  let length = 0;
+  for (const s of state.rows) {
+    if (length > MAX_REPORT_STRING) {
+      break;
+    }
+    const tokens = state.tokens.get(s.id);
+    const line = `${'  '.repeat(s.depth)}${s.kind} ${s.name} ${s.state}${tokens !== undefined ? ` ${tokens.toLocaleString()} tokens` : ''}`;
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return lines.join('\n');
 }
 
 // ---- drawing ----

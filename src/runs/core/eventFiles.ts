@@ -3,6 +3,7 @@
 // byte reads only what came after it (the run view's incremental updates, another window's appends). Callers
 // append under the run's lock (RunStore); a crash mid-append leaves a cut last line, which readers skip.
 
+import { appendFileSync, statSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorCode } from './atomicFile';
@@ -14,12 +15,17 @@ import { parseLines } from './trace/eventLines';
 
 /** Events a run keeps; later ones are counted, not kept (a run's file stays a few MB at most). */
 export const MAX_EVENTS_KEPT = 20_000;
+/** An append of up to this many characters (a poll's new events) is made on the caller's thread (appendText). */
+const SYNC_APPEND_CHARS = 64 * 1024;
 
 /** What a run's file holds, as far as this window knows: its keys to deduplicate, and its length to notice another window's appends. */
 interface KnownFile {
   keys: Set<string>;
-  /** eventKeyHash of each key, in the order kept: what the status reader is told to leave out. */
-  hashes: number[];
+  /**
+   * eventKeyHash of each key, in the order kept: what the status reader is told to leave out. Its first `keys.size`
+   * entries are used; it grows by doubling, so a poll's append adds to it and its copy is one block copy.
+   */
+  hashes: Float64Array;
   bytes: number;
 }
 
@@ -69,8 +75,9 @@ export class EventFiles {
         dropped++;
         continue;
       }
+      known.hashes = withRoom(known.hashes, known.keys.size + 1);
+      known.hashes[known.keys.size] = eventKeyHash(event.key);
       known.keys.add(event.key);
-      known.hashes.push(eventKeyHash(event.key));
       lines.push(JSON.stringify(event));
       written.push(event);
       added++;
@@ -78,8 +85,7 @@ export class EventFiles {
     if (lines.length > 0) {
       const text = `${lines.join('\n')}\n`;
       try {
-        await fs.mkdir(this.dir, { recursive: true });
-        await fs.appendFile(this.pathOf(id), text, 'utf8');
+        await this.appendText(id, text);
         known.bytes += Buffer.byteLength(text, 'utf8');
       } catch (e) {
         // Not written: forget what this window thought the file holds, so the next poll tries again.
@@ -93,7 +99,8 @@ export class EventFiles {
 
   /** The events the run keeps, for the status reader to leave out (KnownEvents); empty when it keeps none. */
   async knownEvents(id: string): Promise<KnownEvents> {
-    return Float64Array.from((await this.knownFile(id, false)).hashes);
+    const known = await this.knownFile(id, false);
+    return known.hashes.slice(0, known.keys.size);
   }
 
   /** The whole lines from byte `from` on. A missing file reads as none. */
@@ -102,11 +109,15 @@ export class EventFiles {
     return { events: parseLines(text), end };
   }
 
-  /**
-   * The whole lines from byte `from` on, as the file's text (JSON Lines): what a run view's page is sent. One string
-   * crosses to the page far faster than 10,000 objects, and the page parses it natively.
-   */
+  /** The whole lines from byte `from` on, as the file's text (JSON Lines). */
   async readText(id: string, from = 0): Promise<{ text: string; end: number }> {
+    const { bytes, end } = await this.readBytes(id, from);
+    return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'), end };
+  }
+
+  /** The whole lines from byte `from` on, as the file's bytes (UTF-8 JSON Lines). A missing file reads as none. */
+  async readBytes(id: string, from = 0): Promise<{ bytes: Uint8Array; end: number }> {
+    const none = new Uint8Array(0);
     let handle: fs.FileHandle;
     try {
       handle = await fs.open(this.pathOf(id), 'r');
@@ -114,20 +125,21 @@ export class EventFiles {
       if (errorCode(e) !== 'ENOENT') {
         this.logger.warn(`Run ${id}: cannot read its events (${errorText(e)}).`);
       }
-      return { text: '', end: from };
+      return { bytes: none, end: from };
     }
     try {
       const { size } = await handle.stat();
       if (size <= from) {
-        return { text: '', end: size < from ? 0 : from };
+        return { bytes: none, end: size < from ? 0 : from };
       }
-      const buffer = Buffer.alloc(size - from);
+      // A plain Uint8Array of its own, not a Buffer: VS Code sends typed arrays to a page as bytes, a Buffer as JSON.
+      const buffer = new Uint8Array(size - from);
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
       const lastBreak = buffer.lastIndexOf(0x0a, bytesRead - 1);
       if (lastBreak < 0) {
-        return { text: '', end: from };
+        return { bytes: none, end: from };
       }
-      return { text: buffer.toString('utf8', 0, lastBreak), end: from + lastBreak + 1 };
+      return { bytes: buffer.subarray(0, lastBreak), end: from + lastBreak + 1 };
     } finally {
       await handle.close();
     }
@@ -139,13 +151,32 @@ export class EventFiles {
   }
 
   /**
+   * Appends to the run's file; the folder is made only when missing (a mkdir per poll cost more than the append). A
+   * poll's few lines are appended by a call on this thread (page cache only, never flushed: tens of microseconds),
+   * since three round trips through the thread pool cost the host's thread far more; a long text goes through it.
+   */
+  private async appendText(id: string, text: string): Promise<void> {
+    const append = () => (text.length <= SYNC_APPEND_CHARS ? appendFileSync(this.pathOf(id), text, 'utf8') : fs.appendFile(this.pathOf(id), text, 'utf8'));
+    try {
+      await append();
+    } catch (e) {
+      if (errorCode(e) !== 'ENOENT') {
+        throw e;
+      }
+      await fs.mkdir(this.dir, { recursive: true });
+      await append();
+    }
+  }
+
+  /**
    * What the file holds: from memory while its length is the one this window left it at, else read afresh.
    * `repair` (under the run's lock only): a cut last line gets its line break, so the next append starts clean.
    */
   private async knownFile(id: string, repair = true): Promise<KnownFile> {
     let bytes = 0;
     try {
-      bytes = (await fs.stat(this.pathOf(id))).size;
+      // Synchronously: a poll asks twice, and a stat through the thread pool costs the host's thread ten times more.
+      bytes = statSync(this.pathOf(id)).size;
     } catch (e) {
       if (errorCode(e) !== 'ENOENT') {
         throw e;
@@ -156,10 +187,16 @@ export class EventFiles {
     let known = cached;
     if (!known || known.bytes !== bytes) {
       const { events, end } = await this.read(id);
-      known = { keys: new Set(events.map((e) => e.key)), hashes: events.map((e) => eventKeyHash(e.key)), bytes: end };
+      known = { keys: new Set(), hashes: new Float64Array(events.length), bytes: end };
+      for (const event of events) {
+        if (!known.keys.has(event.key)) {
+          known.hashes[known.keys.size] = eventKeyHash(event.key);
+          known.keys.add(event.key);
+        }
+      }
       if (end !== bytes && repair) {
         // A cut last line (a crash mid-append): the next append starts on a line of its own.
-        await fs.appendFile(this.pathOf(id), '\n', 'utf8');
+        await this.appendText(id, '\n');
         known.bytes = bytes + 1;
       }
     }
@@ -169,4 +206,14 @@ export class EventFiles {
     }
     return known;
   }
+}
+
+/** `hashes`, or a copy twice as long when it has no room for `length` entries. */
+function withRoom(hashes: Float64Array, length: number): Float64Array {
+  if (length <= hashes.length) {
+    return hashes;
+  }
+  const grown = new Float64Array(Math.max(64, 2 * hashes.length, length));
+  grown.set(hashes);
+  return grown;
 }

@@ -3,11 +3,12 @@
 // others once its process is gone (a window that crashed or was killed on this machine) or once older
 // than `staleMs` (a process on another machine, or one that hangs). Leases and run records take it per run.
 
+import { readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Clock } from '../../util/clock';
-import { createFileExclusive, errorCode } from './atomicFile';
+import { createFileExclusive, errorCode, removeQuietly } from './atomicFile';
 import type { Logger } from './model';
 
 interface LockFile {
@@ -24,6 +25,9 @@ export const BUSY = Symbol('busy');
 const MAX_WAIT_MS = 30_000;
 
 export class FileLock {
+  /** The folder was made: a mkdir before every lock cost the host's thread as much as taking the lock. */
+  private made = false;
+
   constructor(
     private readonly dir: string,
     private readonly ownerId: string,
@@ -34,11 +38,10 @@ export class FileLock {
 
   /** Runs `work` holding the lock, or returns BUSY at once when another holds it. */
   async tryRun<T>(name: string, work: () => Promise<T>): Promise<T | typeof BUSY> {
-    await fs.mkdir(this.dir, { recursive: true });
     const lockPath = path.join(this.dir, `${safeName(name)}.lock`);
     const mine = JSON.stringify({ owner: this.ownerId, at: this.clock.now(), pid: process.pid, host: os.hostname() } satisfies LockFile);
-    if (!(await createFileExclusive(lockPath, mine, false))) {
-      if (!(await this.breakStale(lockPath)) || !(await createFileExclusive(lockPath, mine, false))) {
+    if (!(await this.create(lockPath, mine))) {
+      if (!(await this.breakStale(lockPath)) || !(await this.create(lockPath, mine))) {
         return BUSY;
       }
     }
@@ -46,10 +49,27 @@ export class FileLock {
       return await work();
     } finally {
       // Remove only our own lock: if we were so slow that it was broken as stale, the new one is someone else's.
-      const now = await fs.readFile(lockPath, 'utf8').catch(() => undefined);
-      if (now === mine) {
-        await fs.rm(lockPath, { force: true });
+      // By calls on this thread: a lock file is a hundred bytes, never flushed (see createFileExclusive).
+      if (readQuietly(lockPath) === mine) {
+        removeQuietly(lockPath);
       }
+    }
+  }
+
+  /** Creates the lock file if absent; the folder is made the first time, and again if it went missing. */
+  private async create(lockPath: string, mine: string): Promise<boolean> {
+    if (!this.made) {
+      await fs.mkdir(this.dir, { recursive: true });
+      this.made = true;
+    }
+    try {
+      return await createFileExclusive(lockPath, mine, false);
+    } catch (e) {
+      if (errorCode(e) !== 'ENOENT') {
+        throw e;
+      }
+      await fs.mkdir(this.dir, { recursive: true });
+      return createFileExclusive(lockPath, mine, false);
     }
   }
 
@@ -102,6 +122,14 @@ export class FileLock {
     }
     await fs.rm(aside, { force: true });
     return moved === seen;
+  }
+}
+
+function readQuietly(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
   }
 }
 

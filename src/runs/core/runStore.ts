@@ -265,9 +265,9 @@ export class RunStore {
     return this.events.knownEvents(id);
   }
 
-  /** The run's events from byte `from` on as JSON Lines (whole lines; `end` is where the next read starts). */
-  readEventsText(id: string, from = 0): Promise<{ text: string; end: number }> {
-    return this.events.readText(id, from);
+  /** The run's events from byte `from` on as the UTF-8 bytes of JSON Lines (whole lines; `end` is where the next read starts). */
+  readEventsBytes(id: string, from = 0): Promise<{ bytes: Uint8Array; end: number }> {
+    return this.events.readBytes(id, from);
   }
 
   /** The run's events from byte `from` on (whole lines; `end` is where the next read starts). */

@@ -38,7 +38,23 @@ const ENDINGS: readonly (readonly [RegExp, EventRole])[] = [
   [/_(failed|error)$/, 'failed'],
 ];
 
-export function classify(type: string): EventClass {
+/** Classes of the types seen, shared (never changed): a log has a few dozen types and 10,000s of events. */
+const classes = new Map<string, Readonly<EventClass>>();
+/** Types remembered at most: a hostile log's endless new types are classified afresh. */
+const MAX_CLASSES = 1024;
+
+export function classify(type: string): Readonly<EventClass> {
+  let cls = classes.get(type);
+  if (!cls) {
+    cls = Object.freeze(classifyType(type));
+    if (classes.size < MAX_CLASSES) {
+      classes.set(type, cls);
+    }
+  }
+  return cls;
+}
+
+function classifyType(type: string): EventClass {
   if (type === 'llm_stream_chunk' || type === 'llm_thinking_chunk') {
     return { role: type === 'llm_stream_chunk' ? 'streamChunk' : 'thinkingChunk', family: 'llm_call', kind: 'llm', rank: LEAF_RANK };
   }

@@ -87,8 +87,13 @@ export class Trace {
   private readonly byEventId = new Map<string, Node>();
   /** Start event id → its span: what `startedId` names. */
   private readonly byStartId = new Map<string, Node>();
-  /** Open spans by family, and by family and one identity field. */
+  /** Open spans by family. */
   private readonly openByFamily = new Map<string, LiveList<Node>>();
+  /**
+   * Open spans by family, identity field and its value. Most values name one span (a call's id, an agent's): it is
+   * kept alone, and a list made only when a second comes, so a 10,000-event log does not make 25,000 lists.
+   */
+  private readonly openByIdentity = new Map<string, Map<string, Map<string, Node | LiveList<Node>>>>();
   private readonly openOfKind = new Map<SpanKind, LiveList<Node>>();
   private readonly earlyByFamily = new Map<string, LiveList<Node>>();
   private readonly earlyByStartId = new Map<string, Node>();
@@ -204,7 +209,7 @@ export class Trace {
     for (const field of IDENTITY) {
       const value = event[field];
       if (value !== undefined) {
-        this.listIn(this.openByFamily, identityKey(cls.family, field, value), node, isOpen);
+        this.indexIdentity(cls.family, field, value, node);
       }
     }
     this.listIn(this.openOfKind, cls.kind, node, isOpen);
@@ -246,7 +251,7 @@ export class Trace {
     const fits = (node: Node) => compatible(node.ident, event) && (event.startedId === undefined || node.startId === undefined || node.startId === event.startedId);
     for (const field of IDENTITY) {
       const value = event[field];
-      const found = value === undefined ? undefined : this.openByFamily.get(identityKey(cls.family, field, value))?.oldest(fits, TRACE_LIMITS.scan);
+      const found = value === undefined ? undefined : this.openWith(cls.family, field, value, fits);
       if (found) {
         return found;
       }
@@ -440,6 +445,53 @@ export class Trace {
     node.lists.push(list);
   }
 
+  /** Lists an open span under one of its identity values (openByIdentity). */
+  private indexIdentity(family: string, field: string, value: string, node: Node): void {
+    let fields = this.openByIdentity.get(family);
+    if (!fields) {
+      fields = new Map();
+      this.openByIdentity.set(family, fields);
+    }
+    let values = fields.get(field);
+    if (!values) {
+      values = new Map();
+      fields.set(field, values);
+    }
+    const entry = values.get(value);
+    if (entry === undefined) {
+      values.set(value, node);
+      return;
+    }
+    let list: LiveList<Node>;
+    if (entry instanceof LiveList) {
+      list = entry;
+    } else {
+      // The second span of this value: the first moves into a list, as if it had been in one all along.
+      list = new LiveList(isOpen);
+      list.push(entry);
+      if (entry.open) {
+        entry.lists.push(list);
+      } else {
+        list.noteDead();
+      }
+      values.set(value, list);
+    }
+    list.push(node);
+    node.lists.push(list);
+  }
+
+  /** The oldest open span of a family with this identity value that fits (as LiveList.oldest). */
+  private openWith(family: string, field: string, value: string, fits: (node: Node) => boolean): Node | undefined {
+    const entry = this.openByIdentity.get(family)?.get(field)?.get(value);
+    if (entry === undefined) {
+      return undefined;
+    }
+    if (entry instanceof LiveList) {
+      return entry.oldest(fits, TRACE_LIMITS.scan);
+    }
+    return entry.open && fits(entry) ? entry : undefined;
+  }
+
   private changed(node: Node): void {
     if (!this.change.added.has(node.span.id)) {
       this.change.updated.add(node.span.id);
@@ -468,10 +520,6 @@ export class Trace {
 
 function time(value: number | undefined): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function identityKey(family: string, field: string, value: string): string {
-  return `${family}\u0000${field}\u0000${value}`;
 }
 
 /** No identity field (of `fields`) that both carry differs. */
