@@ -59,6 +59,12 @@ interface SendOptions extends CallOptions {
 /** A chat stream's text in whole lines, each redacted; `pieceRedactor` redacts what frames spell across each other. */
 export type ChatStream = AsyncIterable<string> & { pieceRedactor?(): { push(piece: string): string; flush(): string } };
 
+/**
+ * The longest stream line the client hands on whole: the flow chat's reader keeps events up to 4 MiB
+ * (flowChat/sse.ts MAX_EVENT_CHARS) and drops a longer one; a longer line goes on only one character past this.
+ */
+export const STREAM_LINE_CHARS = 4 * 1024 * 1024;
+
 export type CrewApi = Pick<CrewClient, 'getInputs' | 'kickoff' | 'getStatus' | 'resume' | 'stop' | 'chatCall' | 'chatStream' | 'resetTransport' | 'dispose'>;
 
 export class CrewClient implements StatusSource {
@@ -257,21 +263,42 @@ export class CrewClient implements StatusSource {
     const chunks = response.chunks;
     const fromTransport = (e: unknown) => this.fromTransportFailure(e, token);
     const lines = (async function* lines(): AsyncGenerator<string> {
-      let pending = '';
+      // Only each new chunk is searched for a line break (linear in the bytes); a line past STREAM_LINE_CHARS is
+      // handed on only that far, one character past what the stream reader keeps, so it drops the line as one item.
+      const pending: string[] = [];
+      let pendingChars = 0;
+      let skipping = false;
       try {
         for await (const chunk of chunks) {
-          pending += chunk;
-          const end = Math.max(pending.lastIndexOf('\n'), pending.lastIndexOf('\r'));
-          if (end >= 0) {
-            yield redact(pending.slice(0, end + 1), token);
-            pending = pending.slice(end + 1);
+          const end = Math.max(chunk.lastIndexOf('\n'), chunk.lastIndexOf('\r'));
+          if (end < 0) {
+            if (!skipping) {
+              pending.push(chunk);
+              pendingChars += chunk.length;
+              if (pendingChars > STREAM_LINE_CHARS) {
+                yield redact(pending.join('').slice(0, STREAM_LINE_CHARS + 1), token);
+                pending.length = 0;
+                pendingChars = 0;
+                skipping = true;
+              }
+            }
+            continue;
+          }
+          const head = chunk.slice(0, end + 1);
+          yield redact(skipping ? head.slice(head.search(/[\r\n]/)) : pending.join('') + head, token);
+          pending.length = 0;
+          pendingChars = 0;
+          skipping = false;
+          if (end + 1 < chunk.length) {
+            pending.push(chunk.slice(end + 1));
+            pendingChars = chunk.length - end - 1;
           }
         }
       } catch (e) {
         throw fromTransport(e);
       }
-      if (pending) {
-        yield redact(pending, token);
+      if (pending.length && !skipping) {
+        yield redact(pending.join(''), token);
       }
     })();
     // A token cut over two frames' text (an answer spelling it token by token) is whole only once joined.

@@ -3,6 +3,7 @@
 // session and turn. No clock: the work is counted (characters searched) and the sizes kept are checked.
 
 import * as assert from 'node:assert/strict';
+import { CrewClient } from '../../src/api/client';
 import { MAX_EVENT_CHARS, MAX_ID_CHARS, readFrame, SseParser, type SseItem } from '../../src/flowChat/sse';
 import {
   type ChatHistory,
@@ -26,7 +27,8 @@ const bare = (type: string, data: object = {}, extra: object = {}) => `data: ${J
  * Runs `run` with the string searches counted: every character a regular expression (exec, and so test, replace,
  * match), indexOf or lastIndexOf looks at, and every character an array join builds. Synchronous only.
  */
-function countWork<T>(run: () => T): { result: T; searched: number; joined: number } {
+/** Counts, from now until `stop`, the characters searched (regex exec, indexOf, lastIndexOf) and joined (Array.join). */
+function startCounting(): { stop(): { searched: number; joined: number } } {
   const exec = RegExp.prototype.exec;
   const indexOf = String.prototype.indexOf;
   const lastIndexOf = String.prototype.lastIndexOf;
@@ -54,13 +56,25 @@ function countWork<T>(run: () => T): { result: T; searched: number; joined: numb
     joined += result.length;
     return result;
   };
+  return {
+    stop: () => {
+      RegExp.prototype.exec = exec;
+      String.prototype.indexOf = indexOf;
+      String.prototype.lastIndexOf = lastIndexOf;
+      Array.prototype.join = join;
+      return { searched, joined };
+    },
+  };
+}
+
+function countWork<T>(run: () => T): { result: T; searched: number; joined: number } {
+  const counting = startCounting();
   try {
-    return { result: run(), searched, joined };
-  } finally {
-    RegExp.prototype.exec = exec;
-    String.prototype.indexOf = indexOf;
-    String.prototype.lastIndexOf = lastIndexOf;
-    Array.prototype.join = join;
+    const result = run();
+    return { result, ...counting.stop() };
+  } catch (error) {
+    counting.stop();
+    throw error;
   }
 }
 
@@ -102,6 +116,38 @@ async function turn(api: TurnApi, more: Partial<TurnOptions> = {}) {
 }
 
 describe('Flow chat: a hostile stream (issue 47)', () => {
+  it('the crew client hands a 16 MB line on in linear work (its lines were re-searched whole at every chunk: 8 MB took 1.6 s, 64 MB 68 s), cut one character past the reader\u2019s cap', async () => {
+    const chunk = 'x'.repeat(64 * 1024);
+    const body = ['data: ', ...Array.from({ length: 256 }, () => chunk), '\n\n', frame('1-1', 'token', { content: 'after' })];
+    const client = new CrewClient({
+      getToken: async () => 'secret-token-123',
+      createTransport: () => ({
+        request: async () => ({ status: 500, headers: {}, bodyText: '' }),
+        stream: async () => ({ status: 200, headers: {}, chunks: (async function* () { yield* body; })() }),
+        close: async () => undefined,
+      }),
+    });
+    const fed = body.reduce((sum, text) => sum + text.length, 0);
+    const stream = await client.chatStream('https://crew.example.com', 's-1', undefined);
+    const counting = startCounting();
+    const out: string[] = [];
+    let searched = 0;
+    try {
+      for await (const text of stream) {
+        out.push(text);
+      }
+    } finally {
+      searched = counting.stop().searched;
+    }
+    const passed = out.reduce((sum, text) => sum + text.length, 0);
+    // Each character is looked at a few times (a line break of either kind, the redactor): linear, where it was 260 times the bytes.
+    assert.ok(searched <= 3 * fed, `${searched.toLocaleString('en-US')} characters searched for ${fed.toLocaleString('en-US')} fed`);
+    assert.ok(passed <= MAX_EVENT_CHARS + 64 * 1024, `${passed.toLocaleString('en-US')} characters handed on: the long line only up to past the reader's cap`);
+    const parser = new SseParser();
+    const items = out.flatMap((text) => parser.feed(text));
+    assert.deepEqual(items.map((i) => i.kind), ['unreadable', 'frame'], 'the reader drops the long line as one item and reads the next frame');
+  });
+
   it('one 64 MB line in 64 KB chunks (2.19 G characters searched before): dropped at the 4 MiB cap as one item, each character searched once, never joined', () => {
     const chunk = 'x'.repeat(64 * 1024);
     const parser = new SseParser();
