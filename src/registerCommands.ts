@@ -34,7 +34,7 @@ export function registerCommands(services: Services, targets: CommandTargets): v
   const { panels, reviews, documents, batches, demo, inspectChats, treeSession } = targets;
   return [
     ...registerCrewCommands(services),
-    ...registerKickoffCommands(services),
+    ...registerKickoffCommands(services, panels),
     ...registerRunCommands(services),
     ...registerFeedbackCommands(services, reviews, panels),
     ...registerRunViewCommands(services, panels, documents),

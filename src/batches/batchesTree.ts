@@ -6,7 +6,7 @@ import type { BatchStore } from './core/batchStore';
 import { type Batch, type BatchRow, batchProgress, progressLabel, rowFailed } from './core/model';
 import type { RunStore } from '../runs/core/runStore';
 import { oneLine } from '../util/inertText';
-import { formatRelative, stateLabel } from '../ui/format';
+import { formatRelative, labelBeforeState, stateLabel } from '../ui/format';
 
 export type BatchesTreeNode = { type: 'batch'; batchId: string } | { type: 'row'; batchId: string; index: number };
 
@@ -191,9 +191,11 @@ export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeN
   }
 
   private rowItem(batch: Batch, row: BatchRow): vscode.TreeItem {
-    const item = new vscode.TreeItem(rowLabel(row), vscode.TreeItemCollapsibleState.None);
+    // The row's state stays in sight: the label gives way (the tooltip has it whole).
+    const state = rowStateText(row, this.runs);
+    const item = new vscode.TreeItem(labelBeforeState(rowLabel(row), state, 0, 12), vscode.TreeItemCollapsibleState.None);
     item.id = `batch:${batch.id}:${row.index}`;
-    item.description = rowStateText(row, this.runs);
+    item.description = state;
     item.tooltip = [rowLabel(row), item.description, row.note ? oneLine(row.note, 300) : '', oneLine(row.result?.outputPreview ?? '', 300)].filter(Boolean).join('\n');
     item.iconPath = new vscode.ThemeIcon(rowFailed(row) ? 'error' : row.status === 'skipped' || row.status === 'unknown' ? 'warning' : row.result ? 'pass' : 'circle-outline');
     item.contextValue = ['batchRow', row.runId ? 'hasRun' : ''].filter(Boolean).join(' ');

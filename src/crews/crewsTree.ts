@@ -84,8 +84,11 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   private readonly sameLabel = new Map<string, number>();
   /** Each crew's activity as last drawn (`1 running`). */
   private readonly activityShown = new Map<string, string | undefined>();
-  /** While active runs are drawn: their elapsed minutes move on without a change to the run. */
-  private calmTimer: ReturnType<typeof setInterval> | undefined;
+  /** When each drawn run row's text next changes with time alone (its age, its elapsed minutes). */
+  private readonly ageDue = new Map<string, number>();
+  /** Set for the earliest of `ageDue` while any row shows a time. */
+  private ageTimer: ReturnType<typeof setTimeout> | undefined;
+  private ageTimerAt = Infinity;
 
   constructor(
     private readonly crews: CrewRegistry,
@@ -130,6 +133,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
       for (const id of runIds.filter((id) => !this.runs.get(id))) {
         this.runNodes.delete(id);
         this.shown.delete(id);
+        this.ageDue.delete(id);
         this.sameLabel.delete(id);
         this.crewOfRun.delete(id);
       }
@@ -189,25 +193,63 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     return run !== undefined && shown !== undefined && shown !== this.row(run).key;
   }
 
-  /** Redraws the active runs whose elapsed minutes moved on; stops when none is drawn. */
-  private tickCalm(): void {
-    const active = [...this.shown.keys()].filter((id) => {
-      const run = this.runs.get(id);
-      return run !== undefined && !isFinished(run) && run.watching;
-    });
-    if (!active.length) {
-      clearInterval(this.calmTimer);
-      this.calmTimer = undefined;
+  /** Notes when a drawn row's time next moves on, and wakes then (not before: a long history costs nothing meanwhile). */
+  private noteAge(runId: string, changesAt: number | undefined): void {
+    if (changesAt === undefined) {
+      this.ageDue.delete(runId);
       return;
     }
-    const redraw = active.filter((id) => this.rowChanged(id)).map((id) => this.runNode(id));
+    this.ageDue.set(runId, changesAt);
+    if (changesAt < this.ageTimerAt) {
+      this.scheduleAges(changesAt);
+    }
+  }
+
+  private scheduleAges(at: number): void {
+    clearTimeout(this.ageTimer);
+    this.ageTimerAt = at;
+    // At least a second apart: a clock set back must not spin the timer.
+    this.ageTimer = setTimeout(() => this.tickAges(), Math.max(1000, at - Date.now()));
+  }
+
+  /** Redraws only the rows whose age or elapsed time now reads differently; sleeps until the next one is due. */
+  private tickAges(): void {
+    this.ageTimer = undefined;
+    this.ageTimerAt = Infinity;
+    const now = Date.now();
+    const redraw: RunNode[] = [];
+    let next = Infinity;
+    for (const [id, due] of this.ageDue) {
+      if (due > now) {
+        next = Math.min(next, due);
+        continue;
+      }
+      const run = this.runs.get(id);
+      if (!run || !this.shown.has(id)) {
+        this.ageDue.delete(id);
+        continue;
+      }
+      const row = this.row(run, now);
+      if (row.key !== this.shown.get(id)) {
+        redraw.push(this.runNode(id));
+      }
+      if (row.changesAt === undefined) {
+        this.ageDue.delete(id);
+      } else {
+        this.ageDue.set(id, row.changesAt);
+        next = Math.min(next, row.changesAt);
+      }
+    }
+    if (next < Infinity) {
+      this.scheduleAges(next);
+    }
     if (redraw.length) {
       this.changed.fire(redraw);
     }
   }
 
-  private row(run: RunRecord) {
-    return runRow(run, { stopHidden: this.stopHidden(run.crewUrl), ordinal: this.sameLabel.get(run.id) });
+  private row(run: RunRecord, now = Date.now()) {
+    return runRow(run, { stopHidden: this.stopHidden(run.crewUrl), ordinal: this.sameLabel.get(run.id) }, now);
   }
 
   /** Notes the runs whose label another of `runs` shares (a preset, Run Again), so their rows tell them apart. */
@@ -369,7 +411,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
   }
 
   dispose(): void {
-    clearInterval(this.calmTimer);
+    clearTimeout(this.ageTimer);
     clearInterval(this.sessionTimer);
     vscode.Disposable.from(...this.disposables).dispose();
   }
@@ -495,9 +537,7 @@ export class CrewsTreeProvider implements vscode.TreeDataProvider<CrewsTreeNode>
     }
     const row = this.row(run);
     this.shown.set(run.id, row.key);
-    if (!isFinished(run) && run.watching && !this.calmTimer) {
-      this.calmTimer = setInterval(() => this.tickCalm(), 20_000);
-    }
+    this.noteAge(run.id, row.changesAt);
     const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = `run:${run.id}`;
     item.description = row.description;

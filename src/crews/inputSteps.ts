@@ -2,7 +2,8 @@
 import * as l10n from '@vscode/l10n';
 import { inputsLeftOut, MAX_INPUTS } from '../api/inputsBody';
 import type { InputSpec } from '../api/types';
-import { hasValue, type Inputs, sameValue } from '../api/inputValues';
+import { parse as parseJsonc, type ParseError, ParseErrorCode } from 'jsonc-parser';
+import { hasValue, inputLine, type InputValue, type Inputs, sameValue } from '../api/inputValues';
 import { isRequiredInput } from './inputPresets';
 
 /** The values so far: any JSON value per input (text typed in a text step is a string). */
@@ -74,4 +75,106 @@ export function withInputs(specs: readonly InputSpec[], names: readonly string[]
 export function inputsCapNotice(crewName: string, specs: readonly InputSpec[]): string | undefined {
   const more = inputsLeftOut(specs);
   return more > 0 ? l10n.t('{0} lists {1} inputs; only the first {2} are asked for and sent.', crewName, specs.length + more, MAX_INPUTS) : undefined;
+}
+
+/** The declared type's word, as the crew wrote it (JSON Schema's or Python's). */
+function declared(spec: InputSpec): string {
+  return spec.type?.trim().toLowerCase() ?? '';
+}
+
+/** A value given for an input that is a whole number, a number or true/false: the example its message shows. */
+function exampleOf(spec: InputSpec, fits: (value: number) => boolean, fallback: string): string {
+  const given = spec.default === undefined ? NaN : Number(spec.default);
+  return spec.default !== undefined && spec.default.trim() !== '' && Number.isFinite(given) && fits(given) ? spec.default.trim() : fallback;
+}
+
+/**
+ * What is wrong with a value for an input of a declared type or with allowed values, in words for that type
+ * ("max_score takes a whole number, for example 10."); undefined when it fits (or nothing was declared).
+ * An empty value is the caller's to judge (required or not).
+ */
+export function typeProblem(spec: InputSpec, value: InputValue): string | undefined {
+  if (!hasValue(value)) {
+    return undefined;
+  }
+  const type = declared(spec);
+  if (['integer', 'int'].includes(type) && !(typeof value === 'number' && Number.isInteger(value))) {
+    return l10n.t('{0} takes a whole number, for example {1}.', spec.name, exampleOf(spec, Number.isInteger, '10'));
+  }
+  if (['number', 'float'].includes(type) && typeof value !== 'number') {
+    return l10n.t('{0} takes a number, for example {1}.', spec.name, exampleOf(spec, () => true, '0.5'));
+  }
+  if (['boolean', 'bool'].includes(type) && typeof value !== 'boolean') {
+    return l10n.t('{0} takes true or false.', spec.name);
+  }
+  if (spec.enum?.length && !spec.enum.includes(typeof value === 'string' ? value : inputLine(value))) {
+    const shown = spec.enum.slice(0, 10).join(', ') + (spec.enum.length > 10 ? ', …' : '');
+    return l10n.t('{0} takes one of: {1}.', spec.name, shown);
+  }
+  return undefined;
+}
+
+/**
+ * Text typed for an input that takes a number or true/false, read as that (the words `ten` are not a number);
+ * undefined for text of an input of another type.
+ */
+export function typedFromText(spec: InputSpec, text: string): InputValue | undefined {
+  const type = declared(spec);
+  const trimmed = text.trim();
+  if (['integer', 'int', 'number', 'float'].includes(type)) {
+    return trimmed !== '' && Number.isFinite(Number(trimmed)) ? Number(trimmed) : trimmed;
+  }
+  if (['boolean', 'bool'].includes(type)) {
+    return trimmed === 'true' ? true : trimmed === 'false' ? false : trimmed;
+  }
+  return undefined;
+}
+
+/** Characters of the text before a JSON error that the message quotes, so the place can be found in one line. */
+const QUOTED = 16;
+
+/**
+ * What a JSON text lacks, in words and at a place a one-line box can show ("a closing "}" is missing at the
+ * end"); undefined when it parses. jsonc-parser's first error, strict JSON (no comments, no trailing commas).
+ */
+export function jsonProblem(name: string, text: string): string | undefined {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (!first) {
+    return undefined;
+  }
+  const before = oneLineTail(text.slice(0, first.offset));
+  // A string left open runs to the end: jsonc-parser names where it began.
+  const atEnd = first.offset >= text.trimEnd().length || first.error === ParseErrorCode.UnexpectedEndOfString;
+  const where = atEnd ? l10n.t('at the end') : before ? l10n.t('after {0}', `“${before}”`) : l10n.t('at the start');
+  return l10n.t('The value of "{0}" is not valid JSON: {1} {2}.', name, missingWords(first.error), where);
+}
+
+function oneLineTail(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > QUOTED ? `…${line.slice(-QUOTED)}` : line;
+}
+
+function missingWords(code: ParseErrorCode): string {
+  switch (code) {
+    case ParseErrorCode.CloseBraceExpected:
+      return l10n.t('a closing "}" is missing');
+    case ParseErrorCode.CloseBracketExpected:
+      return l10n.t('a closing "]" is missing');
+    case ParseErrorCode.CommaExpected:
+      return l10n.t('a comma is missing');
+    case ParseErrorCode.ColonExpected:
+      return l10n.t('a ":" is missing');
+    case ParseErrorCode.ValueExpected:
+      return l10n.t('a value is missing');
+    case ParseErrorCode.PropertyNameExpected:
+      return l10n.t('a field name in double quotes is missing');
+    case ParseErrorCode.UnexpectedEndOfString:
+      return l10n.t('a closing double quote is missing');
+    case ParseErrorCode.EndOfFileExpected:
+      return l10n.t('there is more after the value');
+    default:
+      return l10n.t('text must be in double quotes');
+  }
 }

@@ -9,18 +9,8 @@ import { isFinished, type RunRecord } from '../runs/core/model';
 import { inertLine } from '../util/inertText';
 import { markdownLine, markdownText } from '../util/markdownText';
 import { type Inputs, inputLine } from '../api/inputValues';
-import { formatElapsed, formatElapsedCalm, formatRelative, shortStateLabel, stateLabel } from '../ui/format';
+import { elapsedCalmChangesAt, formatElapsed, labelBeforeState, formatElapsedCalm, formatRelative, relativeChangesAt, shortStateLabel, stateLabel } from '../ui/format';
 import { runRowActionCount } from './runRowActions';
-
-/**
- * Characters of a run row that show in a default-width (300 px) sidebar: the label is cut so that the
- * state after it stays in sight (the time after the state shows where it fits; all of it is in the tooltip).
- */
-const ROW_CHARS = 29;
-/** A label is never cut shorter than this, whatever the state's length (the tooltip has all of it). */
-const LABEL_MIN = 8;
-/** Characters an inline action icon (22 px) covers when the row is selected or hovered. */
-const ACTION_CHARS = 3;
 
 /** What a run row shows; `key` changes exactly when the row (or its tooltip) would look different. */
 export interface RunRow {
@@ -29,27 +19,32 @@ export interface RunRow {
   icon: vscode.ThemeIcon;
   contextValue: string;
   key: string;
+  /** When the row's text next changes with time alone (an age, an elapsed time); undefined: never. */
+  changesAt?: number;
 }
 
 /**
  * `ordinal` is given for a run whose label older runs of its crew share (a preset, Run Again): the
  * second such run is "#2", and so on (the first keeps its label), so runs of the same inputs differ.
  * A batch's row says which row it is instead.
+ *
+ * VS Code cuts a row from its end, the description first; the row reads name, state, then what may go:
+ * the label is the run's name, cut so that the state after it stays whole even while the row's action
+ * icons show (selected or hovered). "#2" ends the label, short, so look-alikes differ as drawn; a batch
+ * row's number and the time follow the state, and are cut first.
  */
-export function runRow(run: RunRecord, options: { stopHidden: boolean; ordinal?: number }): RunRow {
-  const suffix = run.batch ? ` · ${vscode.l10n.t('row {0}', run.batch.row)}` : ordinalSuffix(options.ordinal);
-  const { state, rest } = runDescription(run);
+export function runRow(run: RunRecord, options: { stopHidden: boolean; ordinal?: number }, now = Date.now()): RunRow {
+  const ordinal = run.batch ? '' : ordinalSuffix(options.ordinal);
+  const suffix = run.batch ? ` · ${vscode.l10n.t('row {0}', run.batch.row)}` : '';
+  const { state, rest, changesAt } = runDescription(run, now);
   const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
   const contextValue = `run state-${run.state} ${watchingState}${run.needsFeedback ? ' needsFeedback' : ''}${options.stopHidden ? ' noStop' : ''}`;
-  // Room for the state even while the row's action icons show (selected or hovered): the label gives way.
-  const room = Math.max(LABEL_MIN, ROW_CHARS - ACTION_CHARS * runRowActionCount(contextValue) - state.length - 1) - suffix.length;
-  const base = inertLine(run.label);
-  const label = `${base.length > room ? `${base.slice(0, room - 1).trimEnd()}…` : base}${suffix}`;
-  const description = `${state}${rest}`;
+  const label = labelBeforeState(inertLine(run.label), `${ordinal}${state}`, runRowActionCount(contextValue)) + ordinal;
+  const description = `${state}${suffix}${rest}`;
   const icon = runIcon(run);
   // The tooltip (resolved once per drawing) and the task children count too: what they show is in the key.
   const key = `${label}\n${description}\n${icon.id}\n${contextValue}\n${run.message}\n${run.warning}\n${run.currentTask}\n${run.progress?.completed}`;
-  return { label, description, icon, contextValue, key };
+  return { label, description, icon, contextValue, key, changesAt };
 }
 
 /** What follows a run's label when older runs of its crew have the same label: " #2", " #3"… */
@@ -143,17 +138,19 @@ const STATE_ICONS: Record<RunState, [string, string?]> = {
 };
 
 /** The state first (with progress), then ` · ` and a time (elapsed to the minute, or how long ago it ended). */
-function runDescription(run: RunRecord): { state: string; rest: string } {
+function runDescription(run: RunRecord, now: number): { state: string; rest: string; changesAt?: number } {
   const word = run.needsFeedback ? vscode.l10n.t('needs feedback') : shortStateLabel(run.state);
   if (isFinished(run)) {
-    return { state: word, rest: ` · ${formatRelative(run.finishedAt ?? run.updatedAt)}` };
+    const at = run.finishedAt ?? run.updatedAt;
+    return { state: word, rest: ` · ${formatRelative(at, now)}`, changesAt: relativeChangesAt(at, now) };
   }
   if (!run.watching) {
     const why = run.stopReason === 'noToken' ? vscode.l10n.t('no token') : run.stopReason === 'unauthorized' ? vscode.l10n.t('token refused') : vscode.l10n.t('not watching');
     return { state: word, rest: ` · ${why}` };
   }
-  const progress = run.progress?.total ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
-  return { state: `${word}${progress}`, rest: ` · ${formatElapsedCalm(Date.now() - run.startedAt)}` };
+  // A run waiting for feedback says so alone: its progress would take the room of its name.
+  const progress = run.progress?.total && !run.needsFeedback ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
+  return { state: `${word}${progress}`, rest: ` · ${formatElapsedCalm(now - run.startedAt)}`, changesAt: elapsedCalmChangesAt(run.startedAt, now) };
 }
 
 /** Built when the row is hovered (resolveTreeItem): the whole label, the message, inputs and times. */

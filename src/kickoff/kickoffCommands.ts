@@ -17,6 +17,8 @@ import { trackKickoffId } from './kickoffTrack';
 import { kickOffInteractively } from './kickoffWizard';
 import { pickCrew } from '../crews/pickCrew';
 import { runFromArgument } from '../runs/pickRun';
+import type { FrontRun } from '../runs/stopCommands';
+import { followContext } from '../ui/contextKey';
 import { registerValueEditor } from './valueEditor';
 import { errorText } from '../util/errorText';
 
@@ -30,9 +32,20 @@ export interface KickOffArguments {
   inputs: Draft;
 }
 
-export function registerKickoffCommands(services: Services): vscode.Disposable[] {
+/**
+ * The run a command without an argument means: the one in the front run view, else one the user picks
+ * (a run view in front already says which run; asking again would be a question with an obvious answer).
+ */
+async function runMeant(services: Services, front: FrontRun, arg: unknown, placeholder: string): Promise<RunRecord | undefined> {
+  const frontId = arg === undefined ? front.activeRunId() : undefined;
+  return runFromArgument(services, frontId !== undefined && services.runs.get(frontId) ? { runId: frontId } : arg, placeholder);
+}
+
+export function registerKickoffCommands(services: Services, front: FrontRun = { activeRunId: () => undefined }): vscode.Disposable[] {
   return [
     ...registerValueEditor(),
+    // The walkthrough's first step is done once there is a crew (added, imported or the demo's).
+    followContext('crewRuns.hasCrews', () => services.crews.list().length > 0, (listener) => services.crews.onDidChange(listener)),
     vscode.commands.registerCommand('crewRuns.kickOff', async (arg?: unknown) => {
       if (isKickOffArguments(arg)) {
         const given = checkedArguments(services, arg);
@@ -42,7 +55,7 @@ export function registerKickoffCommands(services: Services): vscode.Disposable[]
       return crew ? (await kickOffInteractively(services, crew))?.id : undefined;
     }),
     vscode.commands.registerCommand('crewRuns.runAgain', async (arg?: unknown) => {
-      const run = await runFromArgument(services, arg, vscode.l10n.t('Run which run again?'));
+      const run = await runMeant(services, front, arg, vscode.l10n.t('Run which run again?'));
       const crew = run && crewOfRun(services, run);
       if (!crew || !run) {
         return undefined;
@@ -61,7 +74,7 @@ export function registerKickoffCommands(services: Services): vscode.Disposable[]
       return (await kickOffInteractively(services, crew, inputs))?.id;
     }),
     vscode.commands.registerCommand('crewRuns.runAgainWithEditedInputs', async (arg?: unknown) => {
-      const run = await runFromArgument(services, arg, vscode.l10n.t('Run which run again?'));
+      const run = await runMeant(services, front, arg, vscode.l10n.t('Run which run again?'));
       const crew = run && crewOfRun(services, run);
       return crew && run ? (await kickOffInteractively(services, crew, await inputsOf(services, run)))?.id : undefined;
     }),
@@ -70,7 +83,7 @@ export function registerKickoffCommands(services: Services): vscode.Disposable[]
       return crew ? (await trackKickoffId(services, crew))?.id : undefined;
     }),
     vscode.commands.registerCommand('crewRuns.saveInputsAsPreset', async (arg?: unknown) => {
-      const run = await runFromArgument(services, arg, vscode.l10n.t('Save the inputs of which run?'));
+      const run = await runMeant(services, front, arg, vscode.l10n.t('Save the inputs of which run?'));
       if (run) {
         await savePreset(services, run.crewUrl, await inputsOf(services, run));
       }

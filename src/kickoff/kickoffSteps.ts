@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
 import { hasValue, inputLine, type InputValue, MAX_INPUT_VALUE_LENGTH, parseInputValue } from '../api/inputValues';
 import { inputsFromJson, isRequiredInput } from '../crews/inputPresets';
-import { type Draft, inputKind, stepOf } from '../crews/inputSteps';
+import { type Draft, inputKind, jsonProblem, stepOf, typedFromText, typeProblem } from '../crews/inputSteps';
 import type { InputSpec } from '../api/types';
 import type { StepInput } from '../ui/quickInput';
 import { inertLine, oneLine } from '../util/inertText';
@@ -194,7 +194,9 @@ async function askValue(input: StepInput, step: Step, draft: Draft, choices: Jso
         if (value.length > MAX_INPUT_VALUE_LENGTH) {
           return vscode.l10n.t('That value is too long.');
         }
-        return undefined;
+        // Sent as text, but the crew declared a number or true/false: what it will refuse is said here.
+        const typed = typedFromText(spec, value);
+        return typed === undefined ? undefined : typeProblem(spec, typed);
       },
     })
     .finally(() => offer.dispose());
@@ -259,10 +261,16 @@ async function askJson(input: StepInput, step: Step, draft: Draft, choices: Json
           return optional ? undefined : vscode.l10n.t('"{0}" is required.', name);
         }
         const parsed = parseInputValue(name, text);
-        if (parsed.ok && number && typeof parsed.value !== 'number') {
-          return vscode.l10n.t('"{0}" takes a number, e.g. 42 or 0.5.', name);
+        if (parsed.ok) {
+          return typeProblem(spec, parsed.value);
         }
-        return parsed.ok ? undefined : parsed.message;
+        // Words typed where a number or true/false goes ("ten") are that type's problem, not JSON's.
+        const typed = typedFromText(spec, text);
+        if (typed !== undefined) {
+          return typeProblem(spec, typed);
+        }
+        // The message takes the prompt's place: the example the crew gave stays in sight after it.
+        return withExample(jsonProblem(name, text) ?? parsed.message, spec);
       },
     })
     .finally(() => offer.dispose());
@@ -304,6 +312,14 @@ async function askJson(input: StepInput, step: Step, draft: Draft, choices: Json
     case 'value':
       return { kind: 'value', value: keep(answer.value) };
   }
+}
+
+/** A JSON error followed by the crew's description of the input (its example), else the value's skeleton. */
+function withExample(message: string, spec: InputSpec): string {
+  if (spec.description) {
+    return `${message} ${spec.description}`;
+  }
+  return spec.skeleton === undefined ? message : `${message} ${vscode.l10n.t('For example: {0}', inputLine(spec.skeleton))}`;
 }
 
 /** One step answered by a pick among values (yes/no, allowed values), the wanted one active. */

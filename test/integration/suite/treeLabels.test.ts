@@ -1,0 +1,170 @@
+// Issue 52, findings 1 and 6: at the default sidebar width a run row keeps its name and its whole state in
+// sight, selected (its action icons showing) or not; what follows them (a batch row's number, "#2", the age)
+// gives way first. And ages move on: a row that said "just now" says "1 min ago" a minute later, without
+// any change to the run. Read from the drawn page; screenshots in the light and dark themes.
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import type { CrewConfig, Simulator } from '../../../src/simulator/server';
+import { demoCrews, startSimulator } from '../../../src/simulator/server';
+import { normaliseStatus } from '../../../src/api/normalize';
+import { executeCommand, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { type Api as TreeApi, testApi } from './support/kit';
+import { addSimulatorCrews, cleanUp, kickOff, runItem, waitForRun } from './support/monitoring';
+
+const LONG = 'Crew Runs onboarding research for the spring release';
+
+function reviewCrew(id: string, name: string): CrewConfig {
+  const crew = demoCrews().find((c) => c.id === 'review-crew');
+  assert.ok(crew, 'the simulator has a human-input demo crew');
+  return { ...crew, id, name };
+}
+
+const CREWS: CrewConfig[] = [
+  { id: 'slow', name: 'Slow', kind: 'crew', inputs: ['topic'], pendingMs: 500, tasks: [{ name: 'research_task', agent: 'Researcher', durationMs: 600_000, output: 'Notes.' }] },
+  { id: 'quick', name: 'Quick', kind: 'crew', inputs: ['topic'], pendingMs: 200, tasks: [{ name: 'research_task', agent: 'Researcher', durationMs: 500, output: 'Notes on {topic}.' }] },
+  reviewCrew('review', 'Review'),
+  // Its one run ages alone: no other run of its crew comes or goes to redraw it by the way.
+  { id: 'aging', name: 'Aging', kind: 'crew', inputs: ['topic'], pendingMs: 200, tasks: [{ name: 'research_task', agent: 'Researcher', durationMs: 500, output: 'Notes.' }] },
+];
+
+function labelOf(item: vscode.TreeItem): string {
+  return typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+}
+
+/** How much of the run's name a drawn row shows: its leading characters up to the first one that differs (an ellipsis). */
+function nameShown(visible: string, name: string): number {
+  let i = 0;
+  while (i < visible.length && i < name.length && visible[i] === name[i]) {
+    i++;
+  }
+  return i;
+}
+
+describe('Tree labels at the default width', function () {
+  this.timeout(300_000);
+  let api: TreeApi;
+  let sim: Simulator;
+  let crews: Record<string, { url: string; name: string }>;
+  const runIds = new Set<string>();
+  /** A run that ended at the start of the suite: its age is checked at the end, a minute or more later. */
+  let aged: string;
+
+  async function start(crewId: string, topic: string): Promise<string> {
+    const id = await kickOff(crews[crewId].url, { topic });
+    runIds.add(id);
+    return id;
+  }
+
+  /** A batch row's run, recorded as a batch records it, ended with `state`. */
+  async function batchRun(row: number, topic: string, body: Record<string, unknown>): Promise<string> {
+    const crew = api.crews.get(crews.quick.url)!;
+    const run = await api.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId: `batch-${row}-${Date.now()}`, inputs: { topic }, batch: { source: 'edge-cases.csv', row } });
+    runIds.add(run.id);
+    await api.runs.applySnapshot(run.id, normaliseStatus(body));
+    return run.id;
+  }
+
+  /** What the page draws of a run's row: selected (its action icons showing), or as it is. */
+  async function drawnRow(runId: string, state: string, select: boolean): Promise<string> {
+    await api.treeView.reveal(api.tree.runNode(runId), { select, focus: select });
+    const label = labelOf(await runItem(api, runId)).slice(0, 6);
+    const row = `${selectors.sideBar} .monaco-list-row${select ? '.selected:has(.actions .action-item)' : ''}:has-text(${JSON.stringify(label)}):has-text(${JSON.stringify(state.slice(0, 4))})`;
+    const visible = await ui.text(`${row} .monaco-icon-label-container`, { visibleOnly: true, timeoutMs: 20_000 });
+    console.log(`      ${select ? 'selected' : 'drawn'}: ${JSON.stringify(visible)}`);
+    return visible;
+  }
+
+  before(async () => {
+    api = await testApi();
+    sim = await startSimulator({ timeScale: 0.2, dialect: 'live', crews: CREWS, seed: 52 });
+    crews = await addSimulatorCrews(api, sim, 'Labels');
+    await showCrewRunsView();
+    aged = await start('aging', 'Aging run');
+  });
+
+  after(async () => {
+    await cleanUp(api, runIds);
+    await executeCommand('workbench.action.closeAllEditors');
+    await vscode.workspace.getConfiguration().update('workbench.colorTheme', undefined, vscode.ConfigurationTarget.Global);
+    await sim?.close();
+  });
+
+  // At 300 px a row shows about 29 characters; two action icons (a run that needs feedback: Give Feedback and
+// Stop Run) take six of them, and "needs feedback" fourteen: its name keeps what is left.
+const cases: { what: string; state: string; make: () => Promise<string>; name: string; minName?: number }[] = [
+    { what: 'a running run', state: 'running', name: LONG, make: async () => {
+      const id = await start('slow', LONG);
+      await waitForRun(api, id, (r) => r.state === 'running', 'the run running');
+      return id;
+    } },
+    { what: 'a run that needs feedback (two action icons)', state: 'needs feedback', name: LONG, minName: 8, make: async () => {
+      const id = await start('review', LONG);
+      await waitForRun(api, id, (r) => r.needsFeedback, 'the run waiting for feedback');
+      return id;
+    } },
+    { what: 'the second run of the same inputs ("#2")', state: 'succeeded', name: LONG, make: async () => {
+      const first = await start('quick', LONG);
+      await waitForRun(api, first, (r) => r.state === 'succeeded', 'the first run done');
+      const second = await start('quick', LONG);
+      await waitForRun(api, second, (r) => r.state === 'succeeded', 'the second run done');
+      return second;
+    } },
+    { what: 'a batch row\'s run that succeeded', state: 'succeeded', name: 'Edge cases of the importer', make: () => batchRun(1, 'Edge cases of the importer', { state: 'SUCCESS', status: 'done', result: 'ok' }) },
+    { what: 'a batch row\'s run that failed', state: 'failed', name: 'Edge cases of the importer, part two', make: () => batchRun(3, 'Edge cases of the importer, part two', { state: 'FAILED', status: 'Tool failed' }) },
+  ];
+
+  for (const c of cases) {
+    it(`${c.what}: the name and the whole state word in sight, selected or not`, async () => {
+      const runId = await c.make();
+      for (const select of [false, true]) {
+        const visible = await drawnRow(runId, c.state, select);
+        assert.match(visible, new RegExp(`\\b${c.state}\\b`), `the state is whole (${select ? 'selected' : 'not selected'}): ${JSON.stringify(visible)}`);
+        const shown = nameShown(visible, c.name);
+        const wanted = Math.min(c.minName ?? 12, c.name.length);
+        assert.ok(shown >= wanted, `at least ${wanted} characters of the name show (${select ? 'selected' : 'not selected'}), not ${shown}: ${JSON.stringify(visible)}`);
+      }
+    });
+  }
+
+  it('the two runs of the same inputs still read differently, and the batch row says which row it is', async () => {
+    const same = api.runs.list(crews.quick.url).filter((r) => LONG.startsWith(r.label.replace(/…$/, '')));
+    assert.strictEqual(same.length, 2);
+    const shown = await Promise.all(same.map(async (r) => { const item = await runItem(api, r.id); return `${labelOf(item)} ${String(item.description)}`; }));
+    assert.notStrictEqual(shown[0], shown[1], `the two rows differ: ${JSON.stringify(shown)}`);
+    const batch = api.runs.list(crews.quick.url).find((r) => r.batch?.row === 3);
+    assert.ok(batch);
+    const item = await runItem(api, batch.id);
+    assert.match(`${labelOf(item)} ${String(item.description)}`, /row 3/);
+  });
+
+  it('screenshots of the sidebar at the default width, light and dark', async () => {
+    await showCrewRunsView();
+    for (const [theme, name, kind] of [
+      ['Default Light Modern', 'light', vscode.ColorThemeKind.Light],
+      ['Default Dark Modern', 'dark', vscode.ColorThemeKind.Dark],
+    ] as const) {
+      await vscode.workspace.getConfiguration().update('workbench.colorTheme', theme, vscode.ConfigurationTarget.Global);
+      await waitFor(() => vscode.window.activeColorTheme.kind === kind || undefined, { message: `the ${name} theme applied`, timeoutMs: 10_000 });
+      const shot = await ui.screenshot(`tree-labels-${name}`, { selector: selectors.sideBar });
+      assert.ok(shot.distinctColours > 1, `the ${name} screenshot is not blank`);
+    }
+  });
+
+  it('an age moves on by itself: "just now" becomes "N min ago" with no change to the run', async () => {
+    const run = await waitForRun(api, aged, (r) => r.state === 'succeeded', 'the aging run done');
+    const endedAt = run.finishedAt ?? run.updatedAt;
+    await api.treeView.reveal(api.tree.runNode(aged), { select: false, focus: false });
+    const row = `${selectors.sideBar} .monaco-list-row:has-text("Aging run")`;
+    let last = '';
+    let wanted = '';
+    await waitFor(
+      async () => {
+        const minutes = Math.floor((Date.now() - endedAt) / 60_000);
+        last = (await ui.textIfPresent(row)) ?? '';
+        wanted = `${minutes} min ago`;
+        return (minutes >= 1 && last.includes(wanted)) || undefined;
+      },
+      { message: () => `the drawn row saying ${JSON.stringify(wanted)} (it says ${JSON.stringify(last)}, ${Math.round((Date.now() - endedAt) / 1000)} s after the run ended)`, timeoutMs: Math.max(20_000, endedAt + 60_000 - Date.now() + 20_000), intervalMs: 1000 },
+    );
+  });
+});
