@@ -25,6 +25,10 @@ const lazyModules = {
   'src/chat/traceText': 'chatTrace',
   // jsonc-parser, counting the crews of workspace settings files in an untrusted window (src/crews/crewRegistry.ts).
   'src/crews/crewFileCount': 'crewFiles',
+  // jsonc-parser naming what a kickoff step's JSON lacks (src/kickoff/kickoffSteps.ts).
+  'src/crews/jsonProblem': 'jsonProblem',
+  // The batch sources' table readers (CSV, JSON Lines, JSON arrays), for Run Batch from File (src/batches/batchCommands.ts).
+  'src/batches/core/source': 'batchTables',
   // What activate() returns to the integration tests (CREW_RUNS_TEST_HOOKS=1); not packaged.
   'src/testApi': 'testApi',
 };
@@ -146,7 +150,7 @@ function makeBuilds(production) {
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { markdown: 'src/runView/page/markdown.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', crewFiles: 'src/crews/crewFileCount.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).

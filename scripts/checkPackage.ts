@@ -31,6 +31,8 @@ const EXPECTED = [
   'extension/dist/traceViews.js',
   'extension/dist/chatTrace.js',
   'extension/dist/crewFiles.js',
+  'extension/dist/jsonProblem.js',
+  'extension/dist/batchTables.js',
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',

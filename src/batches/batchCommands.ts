@@ -9,8 +9,8 @@ import type { BatchStore } from './core/batchStore';
 import { mapColumns, type MappedTable } from './core/mapping';
 import { type Batch, type BatchRow, batchProgress, failedRows, unfinishedRerunOf } from './core/model';
 import type { ParsedTable } from './core/tableBuilder';
-import { formatOfFileName, readTableText } from './core/tableReader';
-import { canBeTable, localFile, localFileCanBeTable, readBatchSource, type SourceBytes } from './core/source';
+import type * as BatchSources from './core/source';
+import type { SourceBytes } from './core/source';
 import type { InputSpec } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
 import { isFinished, type RunRecord } from '../runs/core/model';
@@ -90,6 +90,12 @@ function confirmRerun(batch: Batch): Promise<boolean> {
   );
 }
 
+/** The table readers: loaded with Run Batch from File's first use (dist/batchTables.js), not at activation. */
+function batchSources(): typeof BatchSources {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./core/source') as typeof BatchSources;
+}
+
 export async function removeBatch(batches: BatchServices, batch: Batch): Promise<void> {
   await batches.runner.cancel(batch.id);
   await batches.runner.letGoOfRuns(batches.store.get(batch.id) ?? batch);
@@ -132,6 +138,7 @@ async function kickOffBatch(services: Services, batches: BatchServices, arg: unk
   let table: ParsedTable;
   try {
     // An open document is read as shown (unsaved edits, untitled); anything else by its size first, then streamed.
+    const { formatOfFileName, localFile, readBatchSource, readTableText } = batchSources();
     const format = formatOfFileName(source.path);
     const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === source.toString());
     const bytes: SourceBytes = source.scheme === 'file'
@@ -174,6 +181,7 @@ async function pickSource(log: Services['log']): Promise<vscode.Uri | undefined>
   type Item = vscode.QuickPickItem & { uri?: vscode.Uri; browse?: true };
   const items: Item[] = [];
   const active = vscode.window.activeTextEditor?.document;
+  const { canBeTable, formatOfFileName, localFileCanBeTable } = batchSources();
   const activeName = formatOfFileName(active?.uri.path ?? '') ? active?.uri.path : `.${active?.languageId}`;
   if (active && activeName && canBeTable(activeName, active.getText(new vscode.Range(0, 0, 20, 0)))) {
     items.push({ label: `$(file) ${vscode.l10n.t('The active editor')}`, description: inertLine(path.basename(active.uri.path)), uri: active.uri });

@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
 import { hasValue, inputLine, type InputValue, MAX_INPUT_VALUE_LENGTH, parseInputValue } from '../api/inputValues';
 import { inputsFromJson, isRequiredInput } from '../crews/inputPresets';
-import { type Draft, inputKind, jsonProblem, stepOf, typedFromText, typeProblem } from '../crews/inputSteps';
+import { type Draft, inputKind, stepOf, typedFromText, typeProblem } from '../crews/inputSteps';
+import type * as JsonProblem from '../crews/jsonProblem';
 import type { InputSpec } from '../api/types';
 import type { StepInput } from '../ui/quickInput';
 import { inertLine, oneLine } from '../util/inertText';
@@ -270,7 +271,7 @@ async function askJson(input: StepInput, step: Step, draft: Draft, choices: Json
           return typeProblem(spec, typed);
         }
         // The message takes the prompt's place: the example the crew gave stays in sight after it.
-        return withExample(jsonProblem(name, text) ?? parsed.message, spec);
+        return withExample(jsonProblemOf(name, text) ?? parsed.message, spec);
       },
     })
     .finally(() => offer.dispose());
@@ -312,6 +313,12 @@ async function askJson(input: StepInput, step: Step, draft: Draft, choices: Json
     case 'value':
       return { kind: 'value', value: keep(answer.value) };
   }
+}
+
+/** What a JSON text lacks: jsonc-parser loads with it, on the first JSON that does not parse (dist/jsonProblem.js). */
+function jsonProblemOf(name: string, text: string): string | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('../crews/jsonProblem') as typeof JsonProblem).jsonProblem(name, text);
 }
 
 /** A JSON error followed by the crew's description of the input (its example), else the value's skeleton. */

@@ -5,6 +5,9 @@ import * as fs from 'node:fs';
 import type { ParsedTable, SourceFormat } from './tableBuilder';
 import { formatOfFileName, giveThreadBack, type Pause, refuseLargeSource, TableReader } from './tableReader';
 
+// What Run Batch from File uses of the table readers, all loaded with this module on first use (dist/batchTables.js).
+export { formatOfFileName, readTableText } from './tableReader';
+
 /** Where a source's bytes come from: its size first, so that a file too large is never opened. */
 export interface SourceBytes {
   size(): Promise<number>;
