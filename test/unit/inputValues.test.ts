@@ -29,7 +29,11 @@ describe('Input values as JSON', () => {
     assert.equal(inputLine(false), 'false');
     assert.equal(inputLine(null), 'null');
     assert.doesNotMatch(runLabel(INTERVIEW, 0), /object Object/);
-    assert.match(runLabel(INTERVIEW, 0), /^\{"topic":"Rust"/);
+    // A structured input names the run by its first text inside, never as raw JSON (#52).
+    assert.equal(runLabel(INTERVIEW, 0), 'Rust');
+    assert.equal(runLabel({ rows: [[], { notes: ['', '  ', 'Second look'] }] }, 0), 'Second look');
+    assert.equal(runLabel({ settings: { depth: 3, strict: true } }, new Date(2026, 10, 28, 9, 5).getTime()), 'Run of 2026-11-28 09:05', 'no text inside: the time');
+    assert.equal(runLabel({ settings: { depth: 3 }, topic: 'After it' }, 0), 'After it', 'an input with text after it names the run');
   });
 
   it('counts a value as given unless it is empty text or null; 0 and false are values', () => {

@@ -187,11 +187,29 @@ export function isDisposable(run: Pick<RunRecord, 'state' | 'stopReason' | 'watc
 }
 
 const LABEL_MAX = 40;
+/** How many values a structured input is searched through for its first text, breadth first. */
+const LABEL_SEARCH_NODES = 200;
+
+function firstTextInside(value: object): string | undefined {
+  const queue: unknown[] = [value];
+  for (let seen = 0; seen < queue.length && seen < LABEL_SEARCH_NODES; seen++) {
+    const next = queue[seen];
+    if (typeof next === 'string' && next.trim()) {
+      return next;
+    }
+    if (typeof next === 'object' && next !== null) {
+      queue.push(...Object.values(next).slice(0, LABEL_SEARCH_NODES));
+    }
+  }
+  return undefined;
+}
 
 export function runLabel(inputs: Inputs, startedAt: number): string {
   for (const value of Object.values(inputs)) {
+    // A structured value names the run by the first text inside it: raw JSON reads badly in a tree or a tab.
+    const source = typeof value === 'object' && value !== null ? firstTextInside(value) : inputLine(value);
     // Labels reach the tree, panel titles and log lines: no control characters (ANSI escapes) there.
-    const text = inputLine(value).replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
+    const text = (source ?? '').replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
     if (text) {
       return text.length > LABEL_MAX ? `${text.slice(0, LABEL_MAX - 1).trimEnd()}…` : text;
     }

@@ -256,7 +256,8 @@ describe('JSON inputs', function () {
   });
 
   it('Run Again sends exactly the values of the earlier run', async () => {
-    const original = api.runs.list(url('names')).find((r) => r.label.startsWith('{"topic":"Rust"'));
+    // Named by the text inside its structured input, not as raw JSON (#52).
+    const original = api.runs.list(url('names')).find((r) => r.label === 'Rust');
     assert.ok(original, 'the wizard\'s run');
     const again = executeCommand<string | undefined>('crewRuns.runAgain', { runId: original.id });
     await reviewStep('names');
