@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { demoCrews, startSimulator, type CrewConfig, type Simulator } from '../../../src/simulator/server';
 import { addCrewWithToken, executeCommand, kickOffWithoutReview, selectors, ui, waitFor } from '../helpers';
-import { type Api, closeQuickInput, pressInQuickInput, removeAllCrews, removeRunsOf, SLOW, testApi, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
+import { type Api, closeQuickInput, inLightAndDark, pressInQuickInput, removeAllCrews, removeRunsOf, SLOW, testApi, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
 
 const WALKTHROUGH = 'crew-runs.crew-runs#crewRuns.gettingStarted';
 
@@ -120,12 +120,7 @@ describe('Defaults a new user meets', function () {
   it('the walkthrough\'s pictures, cut to what they show, light and dark', async () => {
     const finished = api.runs.list(url('quick')).find((r) => r.state === 'succeeded');
     assert.ok(finished);
-    for (const [theme, name, kind] of [
-      ['Default Light Modern', 'light', vscode.ColorThemeKind.Light],
-      ['Default Dark Modern', 'dark', vscode.ColorThemeKind.Dark],
-    ] as const) {
-      await vscode.workspace.getConfiguration().update('workbench.colorTheme', theme, vscode.ConfigurationTarget.Global);
-      await waitFor(() => vscode.window.activeColorTheme.kind === kind || undefined, { message: `the ${name} theme applied`, timeoutMs: 10_000 });
+    await inLightAndDark(async (name) => {
       await executeCommand('workbench.action.closeAllEditors');
       await executeCommand('workbench.view.extension.crewRuns');
       await waitFor(async () => (await ui.text(selectors.sideBar)).includes('Defaults Review') || undefined, { message: 'the runs drawn', ...SLOW });
@@ -153,6 +148,6 @@ describe('Defaults a new user meets', function () {
         assert.ok(shot.distinctColours > 10, `${shot.path} is not blank`);
         assert.ok(shot.width < 1280, `${shot.path} is cut to what it shows (${shot.width} px wide)`);
       }
-    }
+    });
   });
 });

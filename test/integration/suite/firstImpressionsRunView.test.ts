@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { normaliseStatus } from '../../../src/api/normalize';
 import type { RunRecord } from '../../../src/runs/core/model';
 import { executeCommand, ui, waitFor } from '../helpers';
-import { closeQuickInput, pickInQuickInput, SLOW, testApi, typeInQuickInput, waitForQuickInput, type Api } from './support/kit';
+import { closeQuickInput, inLightAndDark, pickInQuickInput, SLOW, testApi, typeInQuickInput, waitForQuickInput, type Api } from './support/kit';
 
 const CREW_URL = 'http://127.0.0.1:9';
 const CREW_NAME = 'First look crew';
@@ -165,19 +165,11 @@ describe('First impressions › run view', function () {
       usage_metrics: { total_tokens: 1234, prompt_tokens: 1000, completion_tokens: 234, successful_requests: 2 },
     });
     await executeCommand('crewRuns.openRun', { runId: run.id });
-    const workbench = vscode.workspace.getConfiguration('workbench');
-    const before = workbench.inspect<string>('colorTheme')?.globalValue;
-    try {
-      for (const [name, theme] of [['light', 'Default Light Modern'], ['dark', 'Default Dark Modern']]) {
-        await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-        await waitFor(() => vscode.window.activeColorTheme.kind === (name === 'light' ? vscode.ColorThemeKind.Light : vscode.ColorThemeKind.Dark), { message: `the ${name} theme`, ...SLOW });
-        const text = await pageText('0 of 3 tasks done');
-        assert.match(text, /Total tokens/);
-        const shot = await ui.screenshot(`first-look-run-view-${name}`, { selector: '.part.editor' });
-        assert.ok(shot.width > 0 && shot.height > 0, `the ${name} picture was taken`);
-      }
-    } finally {
-      await workbench.update('colorTheme', before, vscode.ConfigurationTarget.Global);
-    }
+    await inLightAndDark(async (name) => {
+      const text = await pageText('0 of 3 tasks done');
+      assert.match(text, /Total tokens/);
+      const shot = await ui.screenshot(`first-look-run-view-${name}`, { selector: '.part.editor' });
+      assert.ok(shot.width > 0 && shot.height > 0, `the ${name} picture was taken`);
+    });
   });
 });

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { demoCrews, startSimulator } from '../../../src/simulator/server';
 import { executeCommand, readAllLogs, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
-import { type Api as TreeApi, crewRow, testApi } from './support/kit';
+import { type Api as TreeApi, crewRow, inLightAndDark, testApi } from './support/kit';
 import { addSimulatorCrews, cleanUp, kickOff, runItem, waitForRun } from './support/monitoring';
 
 const oneTask = (durationMs: number): Pick<CrewConfig, 'kind' | 'inputs' | 'pendingMs' | 'tasks'> => ({
@@ -226,16 +226,11 @@ describe('First impressions › tree', function () {
 
   it('screenshots of the sidebar at the default width, light and dark', async () => {
     await showCrewRunsView();
-    for (const [theme, name, kind] of [
-      ['Default Light Modern', 'light', vscode.ColorThemeKind.Light],
-      ['Default Dark Modern', 'dark', vscode.ColorThemeKind.Dark],
-    ] as const) {
-      await vscode.workspace.getConfiguration().update('workbench.colorTheme', theme, vscode.ConfigurationTarget.Global);
-      await waitFor(() => vscode.window.activeColorTheme.kind === kind || undefined, { message: `the ${name} theme applied`, timeoutMs: 10_000 });
+    await inLightAndDark(async (name) => {
       const shot = await ui.screenshot(`first-impressions-tree-${name}`, { selector: selectors.sideBar });
       assert.ok(shot.distinctColours > 1, `the ${name} screenshot is not blank`);
       await ui.screenshot(`first-impressions-statusbar-${name}`, { selector: selectors.statusBar });
-    }
+    });
   });
 
   it('a long history opens with the newest runs, the older ones behind "Older runs"', async () => {

@@ -13,7 +13,7 @@ import { demoCrews, startSimulator } from '../../../src/simulator/server';
 import type { DemoCrews } from '../../../src/crews/demoCommands';
 import type { BatchFeature } from '../../../src/batches/batchFeature';
 import { executeCommand, getExtensionApi, showCrewRunsView, ui, waitFor } from '../helpers';
-import { closeQuickInput, pressInQuickInput, replaceValue, typeInQuickInput, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
+import { closeQuickInput, inLightAndDark, pressInQuickInput, replaceValue, typeInQuickInput, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
 import { type Api, MessageSpy, addSimulatorCrews, cleanUp, kickOff, runLogLines, testApi, waitForRun } from './support/monitoring';
 
 const SLOW = { timeoutMs: 30_000 } as const;
@@ -38,20 +38,12 @@ function reviewTabOpen(runId: string): boolean {
 
 /** Pictures of the page in the light and the dark theme, each once `ready` holds in it. */
 async function pictures(name: string, ready: () => Promise<unknown>, selector?: string): Promise<void> {
-  const workbench = vscode.workspace.getConfiguration('workbench');
-  const before = workbench.inspect<string>('colorTheme')?.globalValue;
-  try {
-    for (const [kind, theme] of [['light', 'Default Light Modern'], ['dark', 'Default Dark Modern']] as const) {
-      await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-      await waitFor(() => vscode.window.activeColorTheme.kind === (kind === 'light' ? vscode.ColorThemeKind.Light : vscode.ColorThemeKind.Dark), { message: `the ${kind} theme`, ...SLOW });
-      await ready();
-      const shot = await ui.screenshot(`trips-${name}-${kind}`, { selector });
-      console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height})`);
-      assert.ok(shot.distinctColours > 10, `the ${kind} picture shows the workbench`);
-    }
-  } finally {
-    await workbench.update('colorTheme', before, vscode.ConfigurationTarget.Global);
-  }
+  await inLightAndDark(async (kind) => {
+    await ready();
+    const shot = await ui.screenshot(`trips-${name}-${kind}`, { selector });
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height})`);
+    assert.ok(shot.distinctColours > 10, `the ${kind} picture shows the workbench`);
+  });
 }
 
 describe('New user trips (#52)', function () {

@@ -10,7 +10,7 @@ import type { RunRecord } from '../../../src/runs/core/model';
 import type { PageReport } from '../../../src/runView/page/messages';
 import { type CrewConfig, type Simulator, startSimulator } from '../../../src/simulator/server';
 import { executeCommand, ui, waitFor } from '../helpers';
-import { type Api, SLOW, testApi } from './support/kit';
+import { type Api, inLightAndDark, testApi } from './support/kit';
 import { addSimulatorCrews, cleanUp, kickOff, waitForRun } from './support/monitoring';
 
 const CREW_URL = 'http://127.0.0.1:9';
@@ -68,19 +68,11 @@ function traceOf(r: PageReport) {
 
 /** Pictures of the editor area in the light and the dark theme (looked at by a person: test-results/). */
 async function screenshots(name: string, ready: () => Promise<unknown>): Promise<void> {
-  const workbench = vscode.workspace.getConfiguration('workbench');
-  const before = workbench.inspect<string>('colorTheme')?.globalValue;
-  try {
-    for (const [kind, theme] of [['light', 'Default Light Modern'], ['dark', 'Default Dark Modern']] as const) {
-      await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-      await waitFor(() => vscode.window.activeColorTheme.kind === (kind === 'light' ? vscode.ColorThemeKind.Light : vscode.ColorThemeKind.Dark), { message: `the ${kind} theme`, ...SLOW });
-      await ready();
-      const shot = await ui.screenshot(`${name}-${kind}`, { selector: '.part.editor' });
-      assert.ok(shot.width > 0 && shot.height > 0, `the ${kind} picture was taken`);
-    }
-  } finally {
-    await workbench.update('colorTheme', before, vscode.ConfigurationTarget.Global);
-  }
+  await inLightAndDark(async (kind) => {
+    await ready();
+    const shot = await ui.screenshot(`${name}-${kind}`, { selector: '.part.editor' });
+    assert.ok(shot.width > 0 && shot.height > 0, `the ${kind} picture was taken`);
+  });
 }
 
 async function open(run: RecordLike): Promise<void> {

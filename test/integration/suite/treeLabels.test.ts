@@ -8,7 +8,7 @@ import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { demoCrews, startSimulator } from '../../../src/simulator/server';
 import { normaliseStatus } from '../../../src/api/normalize';
 import { executeCommand, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
-import { type Api as TreeApi, testApi } from './support/kit';
+import { type Api as TreeApi, inLightAndDark, testApi } from './support/kit';
 import { addSimulatorCrews, cleanUp, kickOff, runItem, waitForRun } from './support/monitoring';
 
 const LONG = 'Crew Runs onboarding research for the spring release';
@@ -139,15 +139,10 @@ const cases: { what: string; state: string; make: () => Promise<string>; name: s
 
   it('screenshots of the sidebar at the default width, light and dark', async () => {
     await showCrewRunsView();
-    for (const [theme, name, kind] of [
-      ['Default Light Modern', 'light', vscode.ColorThemeKind.Light],
-      ['Default Dark Modern', 'dark', vscode.ColorThemeKind.Dark],
-    ] as const) {
-      await vscode.workspace.getConfiguration().update('workbench.colorTheme', theme, vscode.ConfigurationTarget.Global);
-      await waitFor(() => vscode.window.activeColorTheme.kind === kind || undefined, { message: `the ${name} theme applied`, timeoutMs: 10_000 });
+    await inLightAndDark(async (name) => {
       const shot = await ui.screenshot(`tree-labels-${name}`, { selector: selectors.sideBar });
       assert.ok(shot.distinctColours > 1, `the ${name} screenshot is not blank`);
-    }
+    });
   });
 
   it('an age moves on by itself: "just now" becomes "N min ago" with no change to the run', async () => {

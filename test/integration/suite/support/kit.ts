@@ -22,6 +22,24 @@ export async function testApi(): Promise<Api> {
 /** Generous deadlines: another suite may run on this 2-core machine at the same time. */
 export const SLOW = { timeoutMs: 30_000 } as const;
 
+/** Runs `work` in the light theme, then in the dark one, and puts back the theme the user settings had. */
+export async function inLightAndDark(work: (kind: 'light' | 'dark') => Promise<void>): Promise<void> {
+  const workbench = vscode.workspace.getConfiguration('workbench');
+  const before = workbench.inspect<string>('colorTheme')?.globalValue;
+  try {
+    for (const [kind, theme, themeKind] of [
+      ['light', 'Default Light Modern', vscode.ColorThemeKind.Light],
+      ['dark', 'Default Dark Modern', vscode.ColorThemeKind.Dark],
+    ] as const) {
+      await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+      await waitFor(() => vscode.window.activeColorTheme.kind === themeKind || undefined, { message: `the ${kind} theme applied`, ...SLOW });
+      await work(kind);
+    }
+  } finally {
+    await workbench.update('colorTheme', before, vscode.ConfigurationTarget.Global);
+  }
+}
+
 /**
  * Text of the open quick input, or undefined when none is open. A quick input in its close
  * animation is still displayed for 150 ms with its old content (and inert): it does not count.
