@@ -1,6 +1,7 @@
 // What the batch runner needs from the rest of the extension: each row kicked off through the same
 // path as Kick Off (startRecordedRun), and a finished run's result in brief.
 import { CrewApiError } from '../api/errors';
+import { classifySendFailure } from '../runs/core/sendOnce';
 import type { RunEnd, SendOutcome } from './core/batchRunner';
 import type { Batch, BatchRow } from './core/model';
 import { isFinished } from '../runs/core/model';
@@ -28,7 +29,8 @@ export async function sendBatchRow(services: Services, batch: Batch, row: BatchR
   } catch (error) {
     const message = describeError(error, crew.name);
     services.log.warn(`[${crew.name}] Batch ${batch.source}, row ${row.index + 1}: ${errorText(error)}`);
-    if (!(error instanceof CrewApiError)) {
+    // The one rule for "it may have reached the crew" (runs/core/sendOnce.ts): such a row is never sent again by itself.
+    if (!(error instanceof CrewApiError) || classifySendFailure(error) === 'mayHaveActed') {
       return { kind: 'uncertain', message };
     }
     switch (error.kind) {
@@ -41,7 +43,7 @@ export async function sendBatchRow(services: Services, batch: Batch, row: BatchR
       case 'network':
       case 'timeout':
         // Not reached before anything was written (refused, no such host, a certificate): nothing started.
-        return error.notSent ? { kind: 'crewUnavailable', message, final: false } : { kind: 'uncertain', message };
+        return { kind: 'crewUnavailable', message, final: false };
       case 'missingInputs':
       case 'badRequest':
       case 'notFound':

@@ -3,7 +3,8 @@
 // text for the model (toolResults.ts and participant.ts word them). Runs go through the same
 // recording path as the palette (startRecordedRun, sendResume), so they show in the tree and are polled.
 import * as l10n from '@vscode/l10n';
-import { CrewApiError, mayHaveActed } from '../api/errors';
+import { classifySendFailure } from '../runs/core/sendOnce';
+import { CrewApiError } from '../api/errors';
 import type { CrewInputs, InputSpec, RunEvent } from '../api/types';
 import { normaliseCrewUrl } from '../api/url';
 import { startRecordedRun } from '../runs/core/startRecordedRun';
@@ -172,7 +173,7 @@ export class CrewActions {
         return { kind: 'missing', missing: apiError.missingInputs ?? [], names: inputs.names };
       }
       // A lost or unreadable answer, or a 5xx, may hide a started run: never kick off again by ourselves.
-      const mayHaveStarted = mayHaveActed(error);
+      const mayHaveStarted = classifySendFailure(error) === 'mayHaveActed';
       return { kind: 'problem', message: describeError(error, crew.name), sent: true, mayHaveStarted };
     }
   }
@@ -318,7 +319,7 @@ export class CrewActions {
         this.services.poller.pokeRun(current.id);
       }
       // A lost or unreadable answer may hide feedback the crew took: never offered to send it again blindly.
-      const acted = mayHaveActed(error);
+      const acted = classifySendFailure(error) === 'mayHaveActed';
       if (acted) {
         this.services.poller.pokeRun(current.id);
       }

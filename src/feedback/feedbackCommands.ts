@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { CrewApiError, mayHaveActed } from '../api/errors';
+import { classifySendFailure } from '../runs/core/sendOnce';
+import { CrewApiError } from '../api/errors';
 import { isFinished, type RunRecord } from '../runs/core/model';
 import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';
@@ -281,7 +282,7 @@ async function handleSendError(
       return false;
     }
     default:
-      if (mayHaveActed(error)) {
+      if (classifySendFailure(error) === 'mayHaveActed') {
         // The crew may have taken it (a fault, a 5xx, an unreadable reply): a Retry could resume the run twice.
         // The status tells: if the run still waits for feedback, the kept text can be sent again from the review.
         services.poller.pokeRun(run.id);

@@ -1,8 +1,9 @@
 // Kick Off's UI around the one kickoff path (startRecordedRun): progress, what a failure means for the
 // wizard (never retried; a run that may have started is never offered again).
 import * as vscode from 'vscode';
+import { classifySendFailure } from '../runs/core/sendOnce';
 import { deploymentAllowsKickoff } from './deploymentGate';
-import { CrewApiError, mayHaveActed } from '../api/errors';
+import { CrewApiError } from '../api/errors';
 import type { InvalidInput } from '../api/invalidInputs';
 import type { Crew } from '../crews/crewConfig';
 import { isFinished, type RunRecord } from '../runs/core/model';
@@ -40,7 +41,7 @@ export async function sendKickoff(services: Services, crew: Crew, inputs: Draft)
       void showError(describeError(error, crew.name));
       return { kind: 'review' };
     }
-    switch (cancelled ? 'cancelled' : mayHaveActed(error) ? 'mayHaveStarted' : (error as CrewApiError).kind) {
+    switch (cancelled ? 'cancelled' : classifySendFailure(error) === 'mayHaveActed' ? 'mayHaveStarted' : (error as CrewApiError).kind) {
       case 'missingInputs':
         void showWarning(describeError(error, crew.name));
         return { kind: 'missing', names: (error as CrewApiError).missingInputs ?? [] };
