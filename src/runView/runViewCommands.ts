@@ -211,7 +211,8 @@ export function registerRunViewCommands(services: RunViewServices, panels: RunPa
     }),
 
     guarded('crewRuns.compareOutput', async (arg) => {
-      const run = await targetRun(arg, vscode.l10n.t('Select a run whose output to compare'));
+      // Only runs with an output are offered: a run that failed before writing one has nothing to compare (#52).
+      const run = await targetRun(arg, vscode.l10n.t('Select a run whose output to compare'), true);
       const other = run && (await pickOtherRun(runs, run, vscode.l10n.t('Compare the output of “{0}” with…', run.label)));
       if (!run || !other) {
         return undefined;

@@ -30,16 +30,8 @@ export async function runFromArgument(
   return pickRun(services.runs, placeholder, { filter });
 }
 
-/** A run that ended with nothing to show (failed, cancelled, forgotten): offered after the others. */
-function endedEmpty(run: RunRecord): boolean {
-  return ['failed', 'cancelled', 'notFound'].includes(run.state);
-}
-
 export async function pickRun(runs: RunStore, placeholder: string, options: PickRunOptions = {}): Promise<RunRecord | undefined> {
-  // Newest first, but a run that ended with nothing to show after the others: Compare, Open Output, Run Again
-  // and Save Inputs mean a run that did something far more often (its row stays findable by typing).
-  const listed = runs.list().filter(options.filter ?? (() => true));
-  const candidates = [...listed.filter((run) => !endedEmpty(run)), ...listed.filter(endedEmpty)];
+  const candidates = runs.list().filter(options.filter ?? (() => true));
   if (candidates.length === 0) {
     void showInfo(vscode.l10n.t('No runs to choose from.'));
     return undefined;

@@ -148,9 +148,9 @@ describe('Batches', function () {
       const notice = `Batch cases.csv on ${crews.table.name} ended: 26 succeeded, 2 failed.`;
       await waitFor(() => spy.shown.some((m) => m.message === notice), { message: () => `the batch's end notice; shown: ${JSON.stringify(spy.shown.map((m) => m.message))}` });
       assert.deepStrictEqual(spy.shown.map((m) => [m.level, m.message, m.items]), [['warning', notice, ['Open Results']]], 'the only notification of the batch');
-      // In the crew's history each run says which row it is.
+      // In the crew's history each run says which row it is: after its state, where it is cut before the name (#52).
       const first = done.rows.find((r) => r.status === 'sent')!;
-      assert.match(String((await runItem(api, first.runId!)).label), new RegExp(` · row ${first.index + 1}$`));
+      assert.match(String((await runItem(api, first.runId!)).description), new RegExp(` · row ${first.index + 1}( · |$)`));
     } finally {
       watch.dispose();
       spy.dispose();
