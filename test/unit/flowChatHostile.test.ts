@@ -131,7 +131,7 @@ describe('Flow chat: a hostile stream (issue 47)', () => {
     const stream = await client.chatStream('https://crew.example.com', 's-1', undefined);
     const counting = startCounting();
     const out: string[] = [];
-    let searched = 0;
+    let searched: number;
     try {
       for await (const text of stream) {
         out.push(text);
