@@ -217,6 +217,11 @@ describe('Two windows', function () {
     await executeCommand('crewRuns.giveFeedback', { runId });
     const review = api.reviews.openReviewOf(runId);
     assert.ok(review, 'window B opened the review');
+    // Give Feedback opens the run view beside the review, and the answered review's tab closes, leaving the
+    // run view in front: its page, not a toast, would then say the run succeeded (#52). The user closed it.
+    await waitFor(() => api.panels.isOpen(runId) || undefined, { message: 'window B opened the run view beside the review' });
+    api.panels.close(runId);
+    await waitFor(() => !api.panels.isOpen(runId) || undefined, { message: 'window B closed the run view' });
     const note = answerModal('Approve with Note'); // Typed text asks first what to do with it.
     const sent = await executeCommand<boolean>('crewRuns.feedback.approve', { thread: review.thread, text: 'Approved in window B' }).finally(() => note.dispose());
     assert.strictEqual(sent, true, 'window B sent the approval');
@@ -237,12 +242,13 @@ describe('Two windows', function () {
     );
     const waitingFor = (messages: ShownMessage[]) => messagesAbout(messages, waiting.label, names.review, /waiting for your feedback/);
     const succeeded = (messages: ShownMessage[]) => messagesAbout(messages, waiting.label, names.review, /succeeded/);
+    let shown: ShownMessage[] = [];
     const all = await waitFor(
       async () => {
-        const messages = [...spy.shown, ...(await windowA().messages())];
-        return succeeded(messages).length > 0 ? messages : undefined;
+        shown = [...spy.shown, ...(await windowA().messages())];
+        return succeeded(shown).length > 0 ? shown : undefined;
       },
-      { message: 'a "… succeeded." notification in either window', timeoutMs: 30_000, intervalMs: 500 },
+      { message: () => `a "… succeeded." notification in either window (they showed ${JSON.stringify(shown.map((m) => m.message))})`, timeoutMs: 30_000, intervalMs: 500 },
     );
     const seen = JSON.stringify(all.map((m) => m.message));
     assert.strictEqual(waitingFor(all).length, 1, `"… is waiting for your feedback." once in both windows together (${seen})`);
