@@ -122,7 +122,7 @@ export async function poll(client: CrewClient, store: RunStore | undefined, crew
   const known = store ? await store.knownEvents(runId) : undefined;
   const snapshot = await client.getStatus(crewUrl, body, undefined, known);
   const stored = performance.eventLoopUtilization();
-  await store?.applySnapshot(runId, snapshot);
+  await store?.applyPolled(runId, undefined, snapshot);
   const cpuAfter = mainThreadCpuMs();
   return {
     mainMs: performance.eventLoopUtilization(elu).active,

@@ -161,7 +161,7 @@ export async function pollingScenario(kind: PollerKind, durationMs: number, runs
           try {
             const snapshot = await source.getStatus(t.crewUrl, t.kickoffId);
             if (!over) {
-              await store.applySnapshot(t.runId, snapshot);
+              await store.applyPolled(t.runId, undefined, snapshot);
             }
           } catch {
             // A failed check: the next tick tries again.

@@ -1,7 +1,7 @@
 // Item "10 Trace" (issue 49): what a run's trace costs. In plain Node (this file, run in its own process by main.ts):
 // the extension host's thread per poll of a status whose event log lists 10,000 events, 50 of them new, through the
 // product's own path (CrewClient.getStatus over the real transport: the request made, the body read and its events
-// normalised on the status reader's thread; then RunStore.applySnapshot: the fold and the new events appended to the
+// normalised on the status reader's thread; then RunStore.applyPolled: the fold and the new events appended to the
 // run's event file), against JSON.parse of the same body on this thread, round by round. In VS Code
 // (harness/traceBench.ts): opening the trace of a 10,000-event run against a 100-event one, and the bytes a poll
 // sends the page. This file also makes the table's rows of both.

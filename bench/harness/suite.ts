@@ -127,8 +127,8 @@ async function measureTree(api: CrewRunsTestApi, historyRuns: number) {
       Array.from({ length: Math.min(batch, historyRuns - start) }, async (_, j) => {
         const i = start + j;
         const run = await api.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId: `history-${i}-${Date.now()}`, inputs: { topic: `topic ${i}` } });
-        await api.runs.applySnapshot(
-          run.id,
+        await api.runs.applyPolled(
+          run.id, undefined,
           normaliseStatus({ state: 'SUCCESS', status: null, result: `# Report ${i}\n\n${paragraph.repeat(43)}` }),
         );
       }),

@@ -2,7 +2,7 @@
 // trace. Opening the trace of a run that keeps 10,000 events against one that keeps 100, rounds interleaved, each
 // after Close All, to the page's first report with the trace drawn; then the bytes of the `trace` messages one poll
 // adding 50 events sends the page of a 10,000-event run against the same poll on an empty trace. Runs are seeded
-// through the store (api.runs.applySnapshot: the very fold and event append a poll does, no network).
+// through the store (api.runs.applyPolled: the very fold and event append a poll does, no network).
 import { performance } from 'perf_hooks';
 import * as vscode from 'vscode';
 import { normaliseStatus } from '../../src/api/normalize';
@@ -72,7 +72,7 @@ export async function measureTrace(api: CrewRunsTestApi, waitFor: WaitFor, round
   const seeded = async (count: number) => {
     const run = await newRun(`${count}`);
     for (let end = Math.min(count, 5_000); ; end = Math.min(count, end + 5_000)) {
-      await api.runs.applySnapshot(run.id, status(end));
+      await api.runs.applyPolled(run.id, undefined, status(end));
       if (end === count) {
         break;
       }
@@ -101,7 +101,7 @@ export async function measureTrace(api: CrewRunsTestApi, waitFor: WaitFor, round
   /** The `trace` bytes the run's open page is sent after one status is applied (waits for the messages to stop). */
   const pollBytes = async (runId: string, end: number) => {
     const before = traceBytes(runId);
-    await api.runs.applySnapshot(runId, status(end));
+    await api.runs.applyPolled(runId, undefined, status(end));
     await waitFor(() => traceBytes(runId) > before || undefined, 'the trace message of a poll', 30_000);
     for (let last = -1; last !== traceBytes(runId); ) {
       last = traceBytes(runId);
@@ -144,7 +144,7 @@ export async function measureTrace(api: CrewRunsTestApi, waitFor: WaitFor, round
     await closeAll();
     const empty = await newRun(`empty-${i}`);
     // Running, its log on and empty: the measured poll differs from the big run's only by the trace it adds to.
-    await api.runs.applySnapshot(empty.id, status(0));
+    await api.runs.applyPolled(empty.id, undefined, status(0));
     await vscode.commands.executeCommand('crewRuns.openRun', { runId: empty.id });
     await waitFor(() => (report(empty.id) && traceBytes(empty.id) > 0 ? true : undefined), 'the empty trace sent');
     emptyPolls.push(await pollBytes(empty.id, ADDED));

@@ -80,7 +80,7 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
   const closeAll = () => vscode.commands.executeCommand('workbench.action.closeAllEditors');
   const finished = async (name: string, result: string) => {
     const run = await api.runs.add({ crewUrl, crewName: 'History crew', kickoffId: `${name}-${Date.now()}`, inputs: { topic: name } });
-    await api.runs.applySnapshot(run.id, normaliseStatus({ state: 'SUCCESS', status: null, result }));
+    await api.runs.applyPolled(run.id, undefined, normaliseStatus({ state: 'SUCCESS', status: null, result }));
     await api.runs.flush();
     return run;
   };
@@ -194,7 +194,7 @@ export async function measureViews(api: CrewRunsTestApi, crewUrl: string, waitFo
   const sizes: number[] = [];
   for (const body of bodies) {
     const before = panels.inspect(live.id)!.sentMessages;
-    await api.runs.applySnapshot(live.id, normaliseStatus(body));
+    await api.runs.applyPolled(live.id, undefined, normaliseStatus(body));
     const sent = await waitFor(() => {
       const i = panels.inspect(live.id)!;
       return i.sentMessages > before ? i : undefined;

@@ -191,7 +191,7 @@ describe('Crash safety (SIGKILL while writing)', function () {
     await store.load();
     const run = await store.add({ crewUrl: 'https://crash.example.com', crewName: 'Crash', kickoffId: 'k-warn', inputs: {} });
     await store.setWarning(run.id, 'Last status check failed (server, HTTP 500); retrying.');
-    await store.applySnapshot(run.id, { state: 'succeeded', tasks: [], raw: {}, finalOutput: { kind: 'markdown', text: 'done' } });
+    await store.applyPolled(run.id, undefined, { state: 'succeeded', tasks: [], raw: {}, finalOutput: { kind: 'markdown', text: 'done' } });
     // The window goes now, before the poller's own "clear the warning" write: what was saved is all there is.
     const after = new RunStore(fileKv(kvFile), storageDir, recordingLogger());
     await after.load();

@@ -43,11 +43,11 @@ describe('A poll\'s write of a run', () => {
     await store.load();
     try {
       const run = await store.add({ crewUrl: 'https://crew.example.com', crewName: 'Crew', kickoffId: 'k', inputs: {} });
-      await store.applySnapshot(run.id, status(50));
+      await store.applyPolled(run.id, undefined, status(50));
       await store.knownEvents(run.id);
       const trips = await roundTrips(async () => {
         await store.knownEvents(run.id);
-        await store.applySnapshot(run.id, status(100));
+        await store.applyPolled(run.id, undefined, status(100));
       });
       assert.equal((await store.readDetails(run.id)).events?.kept, 100, 'the poll was written');
       // Each file: its temp file flushed, renamed over it, its folder flushed.

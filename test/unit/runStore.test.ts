@@ -89,7 +89,7 @@ describe('RunStore', () => {
   }
 
   async function finish(id: string) {
-    await store.applySnapshot(id, snap('succeeded', { finalOutput: { kind: 'markdown', text: 'ok' } }));
+    await store.applyPolled(id, undefined, snap('succeeded', { finalOutput: { kind: 'markdown', text: 'ok' } }));
   }
 
   it('records a run at kickoff and lists newest first, per crew', async () => {
@@ -113,12 +113,12 @@ describe('RunStore', () => {
   it('applies a snapshot: change lines, history only on change, final output kept', async () => {
     const run = await add('k1');
     const task = { name: 'research', output: 'Notes' };
-    const lines = await store.applySnapshot(run.id, snap('running', { lastTask: task, tasks: [task], currentTask: 'write' }));
+    const lines = (await store.applyPolled(run.id, undefined, snap('running', { lastTask: task, tasks: [task], currentTask: 'write' }))).changes;
     assert.ok(lines.length >= 2, lines.join('|'));
-    assert.deepEqual(await store.applySnapshot(run.id, snap('running', { lastTask: task, tasks: [task], currentTask: 'write' })), []);
+    assert.deepEqual((await store.applyPolled(run.id, undefined, snap('running', { lastTask: task, tasks: [task], currentTask: 'write' }))).changes, []);
     await clock.advance(5_000);
-    await store.applySnapshot(run.id, snap('succeeded', { finalOutput: { kind: 'markdown', text: '# Report' } }));
-    await store.applySnapshot(run.id, snap('succeeded'));
+    await store.applyPolled(run.id, undefined, snap('succeeded', { finalOutput: { kind: 'markdown', text: '# Report' } }));
+    await store.applyPolled(run.id, undefined, snap('succeeded'));
     const record = store.get(run.id)!;
     assert.equal(record.state, 'succeeded');
     assert.equal(record.watching, false);
@@ -136,8 +136,8 @@ describe('RunStore', () => {
     const a = await add('k1');
     const b = await add('k2');
     events.length = 0;
-    await store.applySnapshot(a.id, snap('running'));
-    await store.applySnapshot(a.id, snap('running'));
+    await store.applyPolled(a.id, undefined, snap('running'));
+    await store.applyPolled(a.id, undefined, snap('running'));
     await store.setWarning(b.id, 'Network down');
     await store.setWarning(b.id, 'Network down');
     assert.deepEqual(events, [[a.id], [b.id]]);
@@ -146,8 +146,8 @@ describe('RunStore', () => {
   it('writes detail files atomically: no temp files left, and a crash leftover loads cleanly', async () => {
     const intact = await add('k1');
     const broken = await add('k2');
-    await store.applySnapshot(intact.id, snap('running', { tasks: [{ name: 't', output: 'kept' }] }));
-    await store.applySnapshot(broken.id, snap('running', { tasks: [{ name: 't', output: 'lost' }] }));
+    await store.applyPolled(intact.id, undefined, snap('running', { tasks: [{ name: 't', output: 'kept' }] }));
+    await store.applyPolled(broken.id, undefined, snap('running', { tasks: [{ name: 't', output: 'lost' }] }));
     await store.flush();
     const runsDir = path.join(dir, 'runs');
     assert.deepEqual((await fs.readdir(runsDir)).sort(), [`${intact.id}.json`, `${broken.id}.json`].sort());
@@ -178,7 +178,7 @@ describe('RunStore', () => {
     assert.deepEqual((await fs.readdir(path.join(dir, 'records'))).filter((n) => n.endsWith('.tmp')), [], 'a record write\u2019s leftover removed too');
     assert.equal(left.includes(path.basename(freshTemp)), true, 'a temp file that may be another window\u2019s write is left alone');
     // The broken run can still be updated afterwards.
-    await reopened.applySnapshot(broken.id, snap('failed', { error: 'boom' }));
+    await reopened.applyPolled(broken.id, undefined, snap('failed', { error: 'boom' }));
     assert.equal((await reopened.readDetails(broken.id)).error, 'boom');
     await reopened.flush();
   });
@@ -195,7 +195,7 @@ describe('RunStore', () => {
   it('serialises writes to one run: concurrent snapshots all land, file stays valid', async () => {
     const run = await add('k1');
     await Promise.all(
-      Array.from({ length: 20 }, (_, i) => store.applySnapshot(run.id, snap('running', { lastTask: { name: `t${i}`, output: `o${i}` }, tasks: [{ name: `t${i}`, output: `o${i}` }] }))),
+      Array.from({ length: 20 }, (_, i) => store.applyPolled(run.id, undefined, snap('running', { lastTask: { name: `t${i}`, output: `o${i}` }, tasks: [{ name: `t${i}`, output: `o${i}` }] }))),
     );
     await store.flush();
     const onDisk = JSON.parse(await fs.readFile(path.join(dir, 'runs', `${run.id}.json`), 'utf8'));
@@ -250,7 +250,7 @@ describe('RunStore', () => {
 
   it('feedback answered under a new kickoff id keeps the run and remembers the old kickoff id', async () => {
     const run = await add('old');
-    await store.applySnapshot(run.id, snap('awaitingFeedback', { feedback: { taskId: 'task-1' } }));
+    await store.applyPolled(run.id, undefined, snap('awaitingFeedback', { feedback: { taskId: 'task-1' } }));
     await clock.advance(10_000);
     await store.addFeedbackRound(run.id, { at: clock.now(), approve: true, feedback: '', taskId: 'task-1' }, 'new');
     const r = store.get(run.id)!;
@@ -268,7 +268,7 @@ describe('RunStore', () => {
 
   it('records feedback rounds in the details, not the index', async () => {
     const run = await add('k1');
-    await store.applySnapshot(run.id, snap('awaitingFeedback'));
+    await store.applyPolled(run.id, undefined, snap('awaitingFeedback'));
     await store.addFeedbackRound(run.id, { at: clock.now(), approve: false, feedback: 'Shorter please', taskId: 't-9', output: 'Long draft' });
     const r = store.get(run.id)!;
     assert.equal(r.needsFeedback, false);
@@ -282,7 +282,7 @@ describe('RunStore', () => {
     const mine = await add('k1');
     const otherWindow = await openStore();
     const theirs = await otherWindow.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k2', inputs: {} });
-    await otherWindow.applySnapshot(mine.id, snap('running'));
+    await otherWindow.applyPolled(mine.id, undefined, snap('running'));
     events.length = 0;
     await store.reload();
     assert.deepEqual(events.map((e) => [...e].sort()), [[mine.id, theirs.id].sort()]);
@@ -380,7 +380,7 @@ describe('RunStore: one truth across windows (revisions, record files)', () => {
     assert.ok(b.get(run.id));
     await a.remove(run.id);
     // B has not reloaded yet: its poll lands on the copy it holds.
-    await b.applySnapshot(run.id, snap('running'));
+    await b.applyPolled(run.id, undefined, snap('running'));
     await b.setWarning(run.id, 'Slow');
     const fresh = await window();
     assert.equal(fresh.get(run.id), undefined, 'the removed run came back');
@@ -414,7 +414,7 @@ describe('RunStore: one truth across windows (revisions, record files)', () => {
     }
     await fs.writeFile(path.join(dir, 'records-snapshot.json'), JSON.stringify(snapshot));
     // Meanwhile the record files move on: one run changes, one goes, one comes.
-    await a.applySnapshot(changed.id, snap('succeeded'));
+    await a.applyPolled(changed.id, undefined, snap('succeeded'));
     await a.remove(removed.id);
     const added = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k-added', inputs: { topic: 'added' } });
 
@@ -442,7 +442,7 @@ describe('RunStore: one truth across windows (revisions, record files)', () => {
     const run = await a.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 'k1', inputs: { topic: 'x' } });
     await b.reload();
     await a.setWatching(run.id, false, 'user');
-    await b.applySnapshot(run.id, snap('running'));
+    await b.applyPolled(run.id, undefined, snap('running'));
     const fresh = await window();
     assert.equal(fresh.get(run.id)?.watching, false, 'Stop Watching was undone');
     assert.equal(fresh.get(run.id)?.stopReason, 'user');

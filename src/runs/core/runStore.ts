@@ -216,14 +216,10 @@ export class RunStore {
     return added;
   }
 
-  /** Folds a status into the latest version of the run; returns what meaningfully changed. */
-  async applySnapshot(id: string, snapshot: StatusSnapshot): Promise<RunChange[]> {
-    return (await this.applyPolled(id, undefined, snapshot)).changes;
-  }
-
   /**
-   * Folds a polled status in only if the run is still the version polled (same kickoff id and revision):
-   * feedback sent, Stop Watching or a removal meanwhile, here or in another window, make it stale.
+   * Folds a polled status into the latest version of the run; with `polled`, only if the run is still the
+   * version polled (same kickoff id and revision): feedback sent, Stop Watching or a removal meanwhile, here
+   * or in another window, make it stale.
    */
   async applyPolled(id: string, polled: PolledVersion | undefined, snapshot: StatusSnapshot): Promise<{ applied: boolean; changes: RunChange[]; notice?: change.RunNotice }> {
     let changes: RunChange[] = [];

@@ -21,7 +21,7 @@ async function newRun(topic: string): Promise<RunRecord> {
 }
 
 async function apply(run: RunRecord, body: Record<string, unknown>): Promise<void> {
-  await api.runs.applySnapshot(run.id, normaliseStatus(body));
+  await api.runs.applyPolled(run.id, undefined, normaliseStatus(body));
 }
 
 /** The text of the run view page once it contains `contains` (and `until` holds for it). */

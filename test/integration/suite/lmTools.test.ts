@@ -81,8 +81,8 @@ describe('Language model tools', function () {
       ev('e11', 'task_failed', 9.6, { ...task, started_event_id: 'e2', error: 'Tool failed' }),
       ev('e12', 'crew_kickoff_failed', 9.7, { started_event_id: 'e1', error: 'Tool failed' }),
     ];
-    await api.runs.applySnapshot(run.id, normaliseStatus({ state: 'RUNNING', status: 'Task is Running', events: events.slice(0, 6), events_count: 9 }));
-    await api.runs.applySnapshot(run.id, normaliseStatus({ state: 'FAILED', status: 'Tool failed', events, events_count: 15 }));
+    await api.runs.applyPolled(run.id, undefined, normaliseStatus({ state: 'RUNNING', status: 'Task is Running', events: events.slice(0, 6), events_count: 9 }));
+    await api.runs.applyPolled(run.id, undefined, normaliseStatus({ state: 'FAILED', status: 'Tool failed', events, events_count: 15 }));
     assert.strictEqual(api.runs.get(run.id)?.state, 'failed');
     return run.id;
   }
@@ -208,7 +208,7 @@ describe('Language model tools', function () {
     const plain = await api.runs.add({ crewUrl: 'http://127.0.0.1:9', crewName: 'Lm Traced', kickoffId: `k-untraced-${Date.now()}`, inputs: { topic: 'untraced' } });
     runIds.add(plain.id);
     await api.runs.setWatching(plain.id, false, 'user');
-    await api.runs.applySnapshot(plain.id, normaliseStatus({ state: 'SUCCESS', status: 'done', result: 'ok' })); // An older runtime: no event fields.
+    await api.runs.applyPolled(plain.id, undefined, normaliseStatus({ state: 'SUCCESS', status: 'done', result: 'ok' })); // An older runtime: no event fields.
     const untraced = await invoke('crewRuns_getRun', { runId: plain.id });
     assert.match(untraced, /\n\nTrace: none\. This run's crew reported no event log[^\n]*redeploy the crew on a newer crewai [^\n]*CREWAI_STATUS_EVENTS=true[^\n]*\n/, 'a run without events: one line, with what to do');
   });

@@ -1,7 +1,7 @@
 // The run view (one webview panel per run) in a real extension host: it follows a run live, renders
 // untrusted output inert, stays responsive with a 5 MB output, and its actions work.
 //
-// Runs are driven through the store (api.runs.add / applySnapshot with normalised hand-made bodies),
+// Runs are driven through the store (api.runs.add / applyPolled with normalised hand-made bodies),
 // so no network is involved. The panels are seen through the test API's probe (api.panels).
 import * as assert from 'assert';
 import * as vscode from 'vscode';
@@ -98,8 +98,8 @@ describe('Run view', function () {
     let r = await waitForReport(run.id, (x) => x.stateText.length > 0, 'the page rendering its init');
     const queuedText = r.stateText;
 
-    await api.runs.applySnapshot(
-      run.id,
+    await api.runs.applyPolled(
+      run.id, undefined,
       snapshot({
         state: 'RUNNING',
         status: 'Reading 3 sources on llamas',
@@ -113,7 +113,7 @@ describe('Run view', function () {
     assert.match(r.progressText, /1\D+3/, 'progress with a known total');
     const afterRunning = panels.inspect(run.id)!;
 
-    await api.runs.applySnapshot(run.id, snapshot({ state: 'SUCCESS', status: null, result: '# Llama report\n\nLlamas are great.' }));
+    await api.runs.applyPolled(run.id, undefined, snapshot({ state: 'SUCCESS', status: null, result: '# Llama report\n\nLlamas are great.' }));
     r = await waitForReport(run.id, (x) => x.hasFinalOutput && x.finalOutputComplete, 'the final output');
     assert.ok(r.finalOutputTextLength > 10);
     assert.ok(r.timelineEntries >= 3, 'timeline: queued, running, succeeded');
@@ -132,12 +132,12 @@ describe('Run view', function () {
   it('renders an XSS corpus in task and final outputs inert', async () => {
     const run = await newRun('xss');
     await executeCommand('crewRuns.openRun', { runId: run.id });
-    await api.runs.applySnapshot(
-      run.id,
+    await api.runs.applyPolled(
+      run.id, undefined,
       snapshot({ state: 'RUNNING', status: '<img src=x onerror=alert(1)>', last_executed_task: { name: '<script>alert(0)</script>', output: XSS_CORPUS, agent: '<b>agent</b>' } }),
     );
     await waitForReport(run.id, (x) => x.taskSections === 1, 'the task section');
-    await api.runs.applySnapshot(run.id, snapshot({ state: 'SUCCESS', status: null, result: XSS_CORPUS }));
+    await api.runs.applyPolled(run.id, undefined, snapshot({ state: 'SUCCESS', status: null, result: XSS_CORPUS }));
     const r = await waitForReport(run.id, (x) => x.hasFinalOutput, 'the final output');
     assertInert(r);
     // Per container: the safe link, and the image turned into a link to its https address.
@@ -157,7 +157,7 @@ describe('Run view', function () {
     const paragraph = 'The crew wrote a very long report. It has **bold** words, `code` and a [link](https://example.com/p).\n\n';
     const text = `# Big report\n\n${paragraph.repeat(Math.ceil((5 * 1024 * 1024) / paragraph.length))}`;
     assert.ok(text.length >= 5 * 1024 * 1024);
-    await api.runs.applySnapshot(run.id, snapshot({ state: 'SUCCESS', status: null, result: text }));
+    await api.runs.applyPolled(run.id, undefined, snapshot({ state: 'SUCCESS', status: null, result: text }));
     let r = await waitForReport(run.id, (x) => x.hasFinalOutput, 'the preview of the final output');
     assert.ok(!r.finalOutputComplete, 'a preview, not all of it');
     assert.ok(r.finalOutputTextLength > 1000 && r.finalOutputTextLength < 1024 * 1024, `preview length ${r.finalOutputTextLength}`);
@@ -208,11 +208,11 @@ describe('Run view', function () {
 
   it('actions: open output in editor, copy, task output documents, compare', async () => {
     const first = await newRun('actions-a');
-    await api.runs.applySnapshot(first.id, snapshot({ state: 'SUCCESS', status: null, result: 'Output of the first run.' }));
+    await api.runs.applyPolled(first.id, undefined, snapshot({ state: 'SUCCESS', status: null, result: 'Output of the first run.' }));
     const run = await newRun('actions-b');
-    await api.runs.applySnapshot(run.id, snapshot({ state: 'RUNNING', last_executed_task: { name: 'research', output: 'Task one output.' } }));
+    await api.runs.applyPolled(run.id, undefined, snapshot({ state: 'RUNNING', last_executed_task: { name: 'research', output: 'Task one output.' } }));
     const output = '# Result\n\nThe second run is done.';
-    await api.runs.applySnapshot(run.id, snapshot({ state: 'SUCCESS', status: null, result: output }));
+    await api.runs.applyPolled(run.id, undefined, snapshot({ state: 'SUCCESS', status: null, result: output }));
     await executeCommand('crewRuns.openRun', { runId: run.id });
 
     await executeCommand('crewRuns.openOutputInEditor', { runId: run.id });
@@ -245,7 +245,7 @@ describe('Run view', function () {
 
   it('survives being hidden: the page is rebuilt from a fresh init', async () => {
     const run = await newRun('hidden');
-    await api.runs.applySnapshot(run.id, snapshot({ state: 'SUCCESS', status: null, result: 'Hidden and back.' }));
+    await api.runs.applyPolled(run.id, undefined, snapshot({ state: 'SUCCESS', status: null, result: 'Hidden and back.' }));
     await executeCommand('crewRuns.openRun', { runId: run.id });
     // The page handles its init, then its trace (always sent after an init); one more message after those makes the
     // old page's count one a fresh page (init and trace) stays below, whichever of its reports is read.
@@ -266,16 +266,16 @@ describe('Run view', function () {
       this.skip();
     }
     const run = await newRun('screenshot');
-    await api.runs.applySnapshot(
-      run.id,
+    await api.runs.applyPolled(
+      run.id, undefined,
       snapshot({
         state: 'RUNNING',
         progress: { unit: 'task', completed: 1, total: 2 },
         last_executed_task: { name: 'research', output: '## Findings\n\n- Llamas hum.\n- They live in the Andes.', agent: 'Researcher' },
       }),
     );
-    await api.runs.applySnapshot(
-      run.id,
+    await api.runs.applyPolled(
+      run.id, undefined,
       snapshot({
         state: 'SUCCESS',
         status: null,

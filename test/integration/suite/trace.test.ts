@@ -1,7 +1,7 @@
 // A run's trace in its run view, in a real extension host: built from the event log every status carries
 // (status-events.md), kept with the run, drawn as a waterfall, priced from the settings, exported.
 //
-// Most checks drive a run through the store with hand-made bodies (api.runs.applySnapshot: the very fold a poll
+// Most checks drive a run through the store with hand-made bodies (api.runs.applyPolled: the very fold a poll
 // does, no network), so each event is the test's; the last follows a demo crew's real run on the simulator.
 import * as assert from 'assert';
 import * as vscode from 'vscode';
@@ -44,7 +44,7 @@ const opening = [
 ];
 
 async function apply(run: RecordLike, body: Record<string, unknown>): Promise<void> {
-  await api.runs.applySnapshot(run.id, normaliseStatus({ state: 'RUNNING', status: 'Task is Running', ...body }));
+  await api.runs.applyPolled(run.id, undefined, normaliseStatus({ state: 'RUNNING', status: 'Task is Running', ...body }));
 }
 type RecordLike = Pick<RunRecord, 'id'>;
 

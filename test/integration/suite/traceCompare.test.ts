@@ -1,5 +1,5 @@
 // Compare Trace with Another Run… in a real extension host: two runs driven through the store with hand-made
-// statuses (api.runs.applySnapshot: the fold a poll does, no network), so every event is the test's; the comparison
+// statuses (api.runs.applyPolled: the fold a poll does, no network), so every event is the test's; the comparison
 // opens as a read-only Markdown document in the preview, which a person looks at in test-results/.
 import * as assert from 'assert';
 import * as vscode from 'vscode';
@@ -65,8 +65,8 @@ function crewEvents(callSeconds: number, options: { extraTool?: string; write: b
 }
 
 async function finish(run: RunRecord, events: ReturnType<typeof crewEvents> | null): Promise<void> {
-  await api.runs.applySnapshot(
-    run.id,
+  await api.runs.applyPolled(
+    run.id, undefined,
     normaliseStatus({ state: 'SUCCESS', status: null, result: 'Done.', events, events_count: events?.length ?? null, ...(events ? {} : { last_event: null, progress: null, source: 'application' }) }),
   );
 }

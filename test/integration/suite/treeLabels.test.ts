@@ -60,7 +60,7 @@ describe('Tree labels at the default width', function () {
     const crew = api.crews.get(crews.quick.url)!;
     const run = await api.runs.add({ crewUrl: crew.url, crewName: crew.name, kickoffId: `batch-${row}-${Date.now()}`, inputs: { topic }, batch: { source: 'edge-cases.csv', row } });
     runIds.add(run.id);
-    await api.runs.applySnapshot(run.id, normaliseStatus(body));
+    await api.runs.applyPolled(run.id, undefined, normaliseStatus(body));
     return run.id;
   }
 

@@ -71,7 +71,7 @@ async function main(): Promise<void> {
         finalOutput: { kind: 'markdown', text: outputFor(generation, bytes) },
         raw: { state: 'RUNNING', generation },
       };
-      await store.applySnapshot(run.id, snapshot);
+      await store.applyPolled(run.id, undefined, snapshot);
       last.set(run.id, generation);
       if (!announced) {
         announced = true;
