@@ -140,7 +140,7 @@ function stepTitle(step: Step): string {
   return vscode.l10n.t('Kick Off {0}: {1}', step.crew.name, step.spec.name);
 }
 
-/** The prompt: the crew's description of the input, else its name; then what Enter does. The title counts the steps. */
+/** The prompt: the crew's description of the input, else its name. The title counts the steps. */
 function promptFor(step: Step): string {
   const { spec } = step;
   if (step.problem !== undefined) {
@@ -152,11 +152,11 @@ function promptFor(step: Step): string {
   // A JSON step says "As JSON" itself; "[object]" would only read like a bug there.
   const type = spec.type && !/^str/i.test(spec.type) && inputKind(spec) !== 'json' ? ` [${spec.type}]` : '';
   const about = (spec.description ?? vscode.l10n.t('Value of "{0}"', spec.name)) + type;
-  // What Enter does is said once, on the first step: repeated on every step it is noise.
+  // What Enter does VS Code says under every input box ("Press 'Enter' to confirm…"): not said again here.
   if (!isRequiredInput(spec)) {
     return vscode.l10n.t('{0}. Optional: leave it empty to leave it out.', about);
   }
-  return step.step === 1 ? vscode.l10n.t('{0}. Enter to continue.', about) : vscode.l10n.t('{0}.', about);
+  return vscode.l10n.t('{0}.', about);
 }
 
 async function askValue(input: StepInput, step: Step, draft: Draft, choices: JsonChoices): Promise<StepAnswer> {

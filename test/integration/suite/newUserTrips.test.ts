@@ -145,13 +145,15 @@ describe('New user trips (#52)', function () {
     await executeCommand('workbench.action.closeAllEditors');
   });
 
-  it('a kickoff says "Enter to continue" on its first step only, and an integer step speaks of numbers only', async () => {
+  it('a kickoff step says what Enter does once (in VS Code\'s own words), and an integer step speaks of numbers only', async () => {
     const research = executeCommand<string | undefined>('crewRuns.kickOff', { url: crews['research-crew-t52'].url });
-    const step1 = await waitForQuickInput(/Kick Off .*Research: topic/);
-    assert.match(step1, /Enter to continue/, 'the first step says what Enter does');
+    const step1 = await waitForQuickInput(/Kick Off .*Research: topic[\s\S]*Escape/); // Its message drawn.
+    // VS Code adds "(Press 'Enter' to confirm or 'Escape' to cancel)" under every input box: a step of ours saying it too is noise.
+    const enters = (text: string) => text.match(/Enter/g)?.length ?? 0;
+    assert.strictEqual(enters(step1), 1, `the first step says what Enter does, once: ${step1}`);
     await typeInQuickInput('llamas', { enter: true });
-    const step2 = await waitForQuickInput(/Kick Off .*Research: audience/);
-    assert.doesNotMatch(step2, /Enter to continue/, `said once is enough: ${step2}`);
+    const step2 = await waitForQuickInput(/Kick Off .*Research: audience[\s\S]*Escape/);
+    assert.strictEqual(enters(step2), 1, `said once is enough: ${step2}`);
     await pressInQuickInput('Escape');
     await waitForQuickInputClosed();
     await research;
