@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { LeaseManager } from '../../src/runs/core/lease';
 import type { Logger } from '../../src/runs/core/model';
@@ -18,7 +19,7 @@ describe('LeaseManager', () => {
 
   beforeEach(async () => {
     dir = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'crew-lease-')), 'leases');
-    clock = new FakeClock(1_700_000_000_000);
+    clock = new FakeClock(Date.now()); // A lock file's age also counts from its file time (its holder's heartbeat): real time.
     windowA = new LeaseManager(dir, 'window-a', quiet, { clock, ttlMs: TTL });
     windowB = new LeaseManager(dir, 'window-b', quiet, { clock, ttlMs: TTL });
   });
@@ -98,9 +99,11 @@ describe('LeaseManager', () => {
 
   it('renews on its own timer', async () => {
     assert.equal(await windowA.tryAcquire(RUN), true);
-    // Before fake time moves on, let each renewal finish its file work: it re-arms its timer when done.
+    // Before fake time moves on, let each renewal finish its file work: it re-arms its timer when done, and
+    // releases its lock (whose heartbeat is a timer too while it is held).
+    const locked = () => existsSync(path.join(dir, `${RUN}.lock`));
     clock.settle = async () => {
-      for (let waited = 0; clock.pendingTimers === 0 && waited < 5_000; waited += 5) {
+      for (let waited = 0; (clock.pendingTimers === 0 || locked()) && waited < 5_000; waited += 5) {
         await new Promise((r) => setTimeout(r, 5));
       }
     };

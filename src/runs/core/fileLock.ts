@@ -1,7 +1,9 @@
 // A short lock per name shared by every window (and every extension host) on this machine: a lock file
-// created with an atomic exclusive create (temp file + hard link), removed by its owner, and broken by
-// others once its process is gone (a window that crashed or was killed on this machine) or once older
-// than `staleMs` (a process on another machine, or one that hangs). Leases and run records take it per run.
+// created with an atomic exclusive create (temp file + hard link), removed by its owner. A holder on this
+// machine keeps it as long as its process lives, however long its work takes; once the process is gone (a
+// window that crashed or was killed) others take it over at once. A holder on another machine (a shared
+// home folder) cannot be asked: it touches the file while it works, and loses the lock when the file has
+// not been touched for `staleMs`. Leases, run records, shared values and chat sessions take it.
 
 import { readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
@@ -45,15 +47,31 @@ export class FileLock {
         return BUSY;
       }
     }
+    const heartbeat = this.beat(lockPath);
     try {
       return await work();
     } finally {
-      // Remove only our own lock: if we were so slow that it was broken as stale, the new one is someone else's.
+      heartbeat.stop();
+      // Remove only our own lock: if another machine judged it stale, the new one is someone else's.
       // By calls on this thread: a lock file is a hundred bytes, never flushed (see createFileExclusive).
       if (readQuietly(lockPath) === mine) {
         removeQuietly(lockPath);
       }
     }
+  }
+
+  /** Touches the lock file every third of the stale age while the work runs: how another machine sees it alive. */
+  private beat(lockPath: string): { stop(): void } {
+    let handle: unknown;
+    const next = () => {
+      handle = this.clock.setTimeout(() => {
+        const seconds = this.clock.now() / 1000;
+        void fs.utimes(lockPath, seconds, seconds).catch(() => undefined);
+        next();
+      }, this.staleMs / 3);
+    };
+    next();
+    return { stop: () => this.clock.clearTimeout(handle) };
   }
 
   /** Creates the lock file if absent; the folder is made the first time, and again if it went missing. */
@@ -95,7 +113,8 @@ export class FileLock {
    */
   private async breakStale(lockPath: string): Promise<boolean> {
     const seen = await fs.readFile(lockPath, 'utf8').catch(() => undefined);
-    if (seen === undefined) {
+    const touched = await fs.stat(lockPath).then((s) => s.mtimeMs, () => undefined);
+    if (seen === undefined || touched === undefined) {
       return true; // Released meanwhile.
     }
     let lock: Partial<LockFile> = {};
@@ -104,7 +123,7 @@ export class FileLock {
     } catch {
       // Unreadable lock: stale.
     }
-    if (this.clock.now() - (lock.at ?? 0) < this.staleMs && !ownerGone(lock)) {
+    if (!this.stale(lock, touched)) {
       return false;
     }
     const aside = `${lockPath}.${this.ownerId}-${process.pid}.stale`;
@@ -122,6 +141,14 @@ export class FileLock {
     }
     await fs.rm(aside, { force: true });
     return moved === seen;
+  }
+
+  /** A holder on this machine is stale only when its process is gone; one elsewhere, when its heartbeat stopped. */
+  private stale(lock: Partial<LockFile>, touched: number): boolean {
+    if (lock.host === os.hostname() && typeof lock.pid === 'number') {
+      return ownerGone(lock);
+    }
+    return this.clock.now() - Math.max(lock.at ?? 0, touched) >= this.staleMs;
   }
 }
 

@@ -63,7 +63,7 @@ export const DEFAULT_INDEX_KEY = 'crewRuns.runIndex';
 export const DEFAULT_MAX_RUNS_PER_CREW = 50;
 /** A run that could not be saved is tried again this soon, if no other write saves it first. */
 const SAVE_RETRY_MS = 10_000;
-/** A run's lock older than this was left by a crashed window (a write holds it for milliseconds). */
+/** A run's lock held by a process on another machine whose heartbeat stopped this long ago is stale (fileLock.ts). */
 const LOCK_STALE_MS = 10_000;
 /** Created once the index older versions kept in globalState is in the record files. */
 const MOVED_MARKER = '.moved-from-global-state';
