@@ -1,6 +1,7 @@
 // The run view page's sections, each filled from the view (and refilled from the part of a patch that
 // concerns it). Text only: outputs go through pageOutput.ts.
 
+import { FINAL_STATES } from '../../api/types';
 import { byId, type Child, details, h, maybeT, page, show, t, time } from './page';
 import { forgetOutput, renderMarkdownInto, renderOutput } from './pageOutput';
 import { formatDuration, type PageStringKey } from './pageStrings';
@@ -50,7 +51,8 @@ export function renderSummary(): void {
   badge.textContent = t(`state.${s.state}` as PageStringKey);
   badge.className = `badge state-${s.state}`;
   byId('message').textContent = s.message ?? '';
-  show(byId('message'), Boolean(s.message));
+  // A run waiting for feedback: the banner below says so, with the task; the server's "Waiting for…" would say it twice.
+  show(byId('message'), Boolean(s.message) && !s.needsFeedback);
   const warnings = [s.warning, !s.watching && s.stopReason ? t('notWatching', t(`stop.${s.stopReason}` as PageStringKey)) : undefined].filter(Boolean);
   byId('warningText').textContent = warnings.join(' ');
   show(byId('warning'), warnings.length > 0);
@@ -59,10 +61,13 @@ export function renderSummary(): void {
   byId('previousIds').textContent = s.previousKickoffIds.length ? t('previousKickoffIds', s.previousKickoffIds.join(', ')) : '';
   show(byId('previousIds'), s.previousKickoffIds.length > 0);
 
+  // Buttons for an output appear with it: four greyed-out ones only said "nothing here" four times.
   const hasOutput = view.final !== null;
   for (const id of ['act-copyOutput', 'act-saveOutputAs', 'act-openOutputInEditor', 'act-compareOutput']) {
-    byId<HTMLButtonElement>(id).disabled = !hasOutput || !s.exists;
+    show(byId(id), hasOutput);
+    byId<HTMLButtonElement>(id).disabled = !s.exists;
   }
+  renderOutputPlace();
   byId<HTMLButtonElement>('act-runAgain').disabled = !s.exists;
   byId<HTMLButtonElement>('copyKickoffId').disabled = !s.exists;
   show(byId('act-giveFeedback'), s.needsFeedback && s.exists);
@@ -208,7 +213,7 @@ export function renderFinal(): void {
   const more = byId('finalMore');
   forgetOutput(body);
   const final = view.final;
-  show(byId('noOutput'), !final);
+  renderOutputPlace();
   show(byId('copyJson'), final?.kind === 'json');
   if (final) {
     renderOutput('final', final, body, more);
@@ -216,6 +221,14 @@ export function renderFinal(): void {
     body.replaceChildren();
     more.replaceChildren();
   }
+}
+
+/** "No output yet." while output may still come; a run that ended without any has no Output section. */
+function renderOutputPlace(): void {
+  const view = page.view;
+  if (!view) {return;}
+  show(byId('noOutput'), !view.final);
+  show(byId('finalSection'), view.final !== null || !FINAL_STATES.has(view.summary.state));
 }
 
 export function renderRounds(from: number): void {

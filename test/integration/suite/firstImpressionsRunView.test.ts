@@ -155,6 +155,30 @@ describe('First impressions › run view', function () {
     assert.strictEqual(doc, 'Task words.');
   });
 
+  it('a run without output shows no output buttons; waiting for feedback is said once; a failed run promises no output (#52, finding 12)', async () => {
+    const outputButtons = /Copy Output|Save Output As|Open Output in Editor|Compare with Another Run/;
+    const waiting = await newRun('waits once');
+    await apply(waiting, {
+      state: 'PENDING_HUMAN_INPUT',
+      status: "Waiting for human input on task 'review_task'",
+      current_task: 'review_task',
+      progress: { unit: 'task', completed: 1, total: 2, current: 'review_task' },
+    });
+    await executeCommand('crewRuns.openRun', { runId: waiting.id });
+    const asked = await pageText('waits once', (text) => /Give Feedback/.test(text), 'the waiting run with Give Feedback');
+    assert.doesNotMatch(asked, outputButtons, `no output to act on, no buttons for it: ${asked.slice(0, 600)}`);
+    const head = asked.slice(0, asked.indexOf('Progress')); // Above the sections (the timeline below keeps its history).
+    assert.strictEqual(head.match(/waiting|Waiting/g)?.length ?? 0, 1, `the wait said once: ${head}`);
+    await executeCommand('workbench.action.closeAllEditors');
+
+    const failed = await newRun('fails bare');
+    await apply(failed, { state: 'FAILURE', status: 'failed', result: null, error: 'The model refused the prompt.' });
+    await executeCommand('crewRuns.openRun', { runId: failed.id });
+    const ended = await pageText('The model refused the prompt.');
+    assert.doesNotMatch(ended, /No output yet/, `a failed run will not produce output: ${ended.slice(0, 600)}`);
+    assert.doesNotMatch(ended, outputButtons, `no output buttons on a failed run without output: ${ended.slice(0, 600)}`);
+  });
+
   it('pictures: a run at 0 % in the light and dark themes (test-results/first-look-run-view-*.png)', async () => {
     const run = await newRun('pictures');
     await apply(run, {
