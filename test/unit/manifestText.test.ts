@@ -6,6 +6,8 @@ import * as path from 'node:path';
 import { POLLER_DEFAULTS } from '../../src/runs/core/pollTimes';
 
 const root = path.join(__dirname, '..', '..', '..');
+/** The integration tests' workbench window, in which the pictures are taken. */
+const WINDOW_WIDTH = 1280;
 const nls = JSON.parse(readFileSync(path.join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   contributes: {
@@ -30,6 +32,9 @@ describe('manifest text (first impressions)', () => {
       assert.ok(images.length > 0, `${markdown} shows a picture`);
       for (const image of images) {
         assert.ok(existsSync(path.join(root, image)), `${image} exists`);
+        // A whole-window screenshot shrunk into the walkthrough's column is too small to read (#52, finding 14).
+        const width = readFileSync(path.join(root, image)).readUInt32BE(16); // A PNG's IHDR width.
+        assert.ok(width < WINDOW_WIDTH, `${image} is cut to what it shows (${width} px wide, the whole window is ${WINDOW_WIDTH})`);
         assert.ok(ignore.includes(`!${path.dirname(image).split(path.sep).join('/')}/`), `${image} is packaged (.vscodeignore)`);
       }
     }

@@ -1,4 +1,4 @@
-// The README's pictures, taken from the real UI while the demo crews run: the Crews view with runs
+// The README's (and the walkthrough's) pictures, cut to what each shows, taken from the real UI while the demo crews run: the Crews view with runs
 // and tasks, a kickoff input step, the run view of a finished run, a run's trace, the feedback thread, a chat with a
 // conversational flow, and an organization's deployments imported with their health.
 // Saved as test-results/readme-*.png; `npm run screenshots` copies them into docs/images/.
@@ -78,7 +78,7 @@ describe('README pictures', function () {
     await pressInQuickInput('Enter', { activeItem: 'Enter new values' });
     await waitForQuickInput('Kick Off Research Crew: topic (1/3)');
     await typeInQuickInput('Prompt injection defences');
-    const shot = await ui.screenshot('readme-kickoff-step');
+    const shot = await ui.screenshot('readme-kickoff-step', { selector: selectors.openQuickInput });
     assert.ok(shot.distinctColours > 10);
     await closeQuickInput();
     assert.strictEqual(await done, undefined, 'cancelled: no run started');
@@ -89,7 +89,7 @@ describe('README pictures', function () {
     await waitForQuickInput(/Kick Off Interview Crew: interview_data \(1\/3\)[\s\S]*As JSON/);
     await replaceValue('{"topic": "Rust", "questions_and_answers": [{"question": "Why ownership?", "answer": "No data races"}]}');
     await waitForQuickInput(/As JSON/);
-    const shot = await ui.screenshot('readme-json-input-step');
+    const shot = await ui.screenshot('readme-json-input-step', { selector: selectors.openQuickInput });
     assert.ok(shot.distinctColours > 10);
     await closeQuickInput();
     assert.strictEqual(await done, undefined, 'cancelled: no run started');
@@ -101,7 +101,7 @@ describe('README pictures', function () {
     await executeCommand('workbench.action.closeAllEditors');
     await executeCommand('crewRuns.openRun', { runId: run.id });
     await waitFor(() => api.panels.inspect(run.id)?.pageReport?.hasFinalOutput, { timeoutMs: 20_000, message: 'the run view rendering the output' });
-    const shot = await ui.screenshot('readme-run-view');
+    const shot = await ui.screenshot('readme-run-view', { selector: '.part.editor' });
     assert.ok(shot.distinctColours > 10);
   });
 
@@ -125,8 +125,9 @@ describe('README pictures', function () {
     await waitFor(() => api.runs.get(runId)?.needsFeedback, { timeoutMs: 90_000, message: 'the review crew to ask for feedback' });
     await executeCommand('crewRuns.giveFeedback', { runId });
     await waitFor(() => api.reviews.openReviewOf(runId), { timeoutMs: 10_000 });
-    await new Promise((resolve) => setTimeout(resolve, 800));
-    const shot = await ui.screenshot('readme-feedback');
+    await waitFor(async () => (await ui.text('.part.editor')).includes('Approve') || undefined, { timeoutMs: 10_000, message: 'the comment thread drawn' });
+    await waitFor(() => api.panels.inspect(runId)?.pageReport, { timeoutMs: 20_000, message: 'the run view beside it drawn' });
+    const shot = await ui.screenshot('readme-feedback', { selector: '.part.editor' });
     assert.ok(shot.distinctColours > 10);
   });
 
@@ -149,7 +150,7 @@ describe('README pictures', function () {
       timeoutMs: 60_000,
       message: 'the second answer half way',
     });
-    const shot = await ui.screenshot('readme-flow-chat');
+    const shot = await ui.screenshot('readme-flow-chat', { selector: '.part.editor' });
     assert.ok(shot.distinctColours > 10);
   });
 
@@ -164,7 +165,7 @@ describe('README pictures', function () {
     const done = executeCommand<number>('crewRuns.platform.importCrews');
     await waitForQuickInput(/Import Crews from Acme Labs[\s\S]*Support Chat Flow/);
     await new Promise((resolve) => setTimeout(resolve, 500)); // The picker fades in.
-    const pick = await ui.screenshot('readme-import-crews');
+    const pick = await ui.screenshot('readme-import-crews', { selector: selectors.openQuickInput });
     assert.ok(pick.distinctColours > 10);
     await pressInQuickInput('Enter');
     assert.strictEqual(await done, sim.crews.length, 'every deployment imported');
