@@ -23,6 +23,8 @@ const lazyModules = {
   'src/runView/traceViews': 'traceViews',
   // The trace's summary for the editor's AI (#crewRun, @crews /why).
   'src/chat/traceText': 'chatTrace',
+  // The crew tools and @crews: what they do, from the first tool call or request (src/chat/registerChat.ts).
+  'src/chat/chatHandlers': 'chat',
   // jsonc-parser, counting the crews of workspace settings files in an untrusted window (src/crews/crewRegistry.ts).
   'src/crews/crewFileCount': 'crewFiles',
   // jsonc-parser naming what a kickoff step's JSON lacks (src/kickoff/kickoffSteps.ts).
@@ -150,7 +152,7 @@ function makeBuilds(production) {
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { markdown: 'src/runView/page/markdown.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', chat: 'src/chat/chatHandlers.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).

@@ -30,6 +30,7 @@ const EXPECTED = [
   'extension/dist/markdown.js',
   'extension/dist/traceViews.js',
   'extension/dist/chatTrace.js',
+  'extension/dist/chat.js',
   'extension/dist/crewFiles.js',
   'extension/dist/jsonProblem.js',
   'extension/dist/batchTables.js',

@@ -60,6 +60,7 @@ The six demo crews (Research Crew, Review Crew with a human-feedback step, Idea 
 Interview Crew with a structured input, Support Chat Flow to chat with) run inside the extension on this
 machine; nothing is sent anywhere. Open the Crew Runs view in the activity bar, kick off a crew, watch the
 run, give feedback when the Review Crew asks for it, and chat with the Support Chat Flow.
+${demo.off.map((note) => `\n${`Off in this demo: ${note}`.replace(/(.{1,105})(?:\s+|$)/g, '$1\n')}`).join('')}
 Press Ctrl+C to stop.`);
 }
 

@@ -50,8 +50,7 @@ import { FeedbackReviews } from './feedback/feedbackReview';
 import { kickOffWithoutReview } from './kickoff/kickoffCommands';
 import { batchActionsWithoutAsking, BatchFeature } from './batches/batchFeature';
 import { inspectChats } from './flowChat/chatApi';
-import { createParticipantHandler } from './chat/participantHost';
-import { registerChat } from './chat/registerChat';
+import { participantHandler, registerChat } from './chat/registerChat';
 import { registerCommands } from './registerCommands';
 import type { PlatformServices, Services } from './services';
 import type * as TestApiModule from './testApi';
@@ -239,7 +238,7 @@ export function activate(context: vscode.ExtensionContext) {
       },
       signOut: () => platform.auth.removeSession(),
       batches: batchActionsWithoutAsking(services, batches),
-      chatHandler: () => createParticipantHandler(services),
+      chatHandler: () => participantHandler(services),
     },
   });
 }

@@ -1,6 +1,7 @@
-// The @crews chat participant: /run, /status, /runs, /feedback and /why work without a language model
+// The @crews chat participant: /run, /status, /runs, /feedback and /why call no language model themselves
 // (/why asks the request's model to explain the trace when there is one); anything else goes to the
-// request's model with the crew tools when there is one. Free of the
+// request's model with the crew tools when there is one. VS Code itself calls no participant without a
+// model ("Language model unavailable"), so the manifest's description says @crews needs one. Free of the
 // `vscode` runtime (it talks to a ChatSink and CrewActions), so the handler is unit-tested in Node
 // against a recording sink; participantHost.ts adapts it to VS Code's response stream.
 import * as l10n from '@vscode/l10n';

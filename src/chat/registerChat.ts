@@ -3,13 +3,13 @@
 // `vscode.chat` (a fork, an older or web-only build), or one whose registration throws (a stub),
 // still activates, shows no error, and keeps the tools and the participant hidden — they are
 // contributed with `when` clauses on the context keys set here once registration succeeded, so no
-// chat lists a crew tool or @crews that nobody answers. The tools and the handler are made on first use.
+// chat lists a crew tool or @crews that nobody answers. The tools and the handler are made on first use, from a
+// bundle of their own (chatHandlers.ts): an editor without chat never loads it.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { errorText } from '../util/errorText';
-import { createParticipantHandler } from './participantHost';
+import type * as ChatHandlers from './chatHandlers';
 import { TOOL, type ToolName } from './toolNames';
-import { createTools } from './tools';
 
 type Tool = vscode.LanguageModelTool<Record<string, unknown>>;
 
@@ -18,6 +18,19 @@ const CHAT_CONTEXT = {
   tools: 'crewRuns.chatTools',
   participant: 'crewRuns.chatParticipant',
 } as const;
+
+/** The tools' and @crews' code (dist/chat.js), loaded with the first call. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const chatHandlers = () => require('./chatHandlers') as typeof ChatHandlers;
+
+/** @crews' handler: its code loads with the first request. */
+export function participantHandler(services: Services): vscode.ChatRequestHandler {
+  let handler: vscode.ChatRequestHandler | undefined;
+  return (request, context, stream, token) => {
+    handler ??= chatHandlers().createParticipantHandler(services);
+    return handler(request, context, stream, token);
+  };
+}
 
 /** Where registration tells what it left out: the log, never a notification (nothing is wrong). */
 export interface ChatRegistrationLog {
@@ -28,7 +41,7 @@ export interface ChatRegistrationLog {
 export function registerChat(services: Services, extensionUri: vscode.Uri, log: ChatRegistrationLog): vscode.Disposable[] {
   const disposables: vscode.Disposable[] = [];
   let tools: Record<ToolName, Tool> | undefined;
-  const loadTools = () => (tools ??= createTools(services));
+  const loadTools = () => (tools ??= chatHandlers().createTools(services));
 
   // `vscode.lm` and `vscode.chat` are typed as always present; another editor may lack them.
   const api = vscode as Partial<typeof vscode>;
@@ -58,11 +71,7 @@ export function registerChat(services: Services, extensionUri: vscode.Uri, log: 
   const chat = api.chat;
   if (typeof chat?.createChatParticipant === 'function') {
     try {
-      let handler: vscode.ChatRequestHandler | undefined;
-      const participant = chat.createChatParticipant('crewRuns.crews', (request, context, stream, token) => {
-        handler ??= createParticipantHandler(services);
-        return handler(request, context, stream, token);
-      });
+      const participant = chat.createChatParticipant('crewRuns.crews', participantHandler(services));
       disposables.push(participant);
       participant.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'icon.png');
       setContext(CHAT_CONTEXT.participant, log);

@@ -39,4 +39,13 @@ describe('manifest text (first impressions)', () => {
       }
     }
   });
+
+  it("@crews says it needs a language model, as VS Code calls no participant without one; the docs do not promise otherwise (#52)", () => {
+    // VS Code's extension host looks up the request's model before calling a participant and answers "Language model
+    // unavailable" when there is none (1.96 and today's): /run, /status and the rest never run without a model.
+    assert.match(nls['chat.crews.description'], /needs a (language|chat) model/i);
+    const features = readFileSync(path.join(root, 'docs', 'features.md'), 'utf8');
+    assert.doesNotMatch(features, /works without a model/i, 'docs/features.md');
+    assert.match(features, /`@crews`[^\n]*needs a language model/i, 'docs/features.md says so where it shows @crews');
+  });
 });

@@ -57,6 +57,20 @@ function registerWith(editor: FakeEditor): { disposables: { dispose(): void }[];
   }
 }
 
+/** Runs `body` with `vscode` as the module `vscode` (for code that loads later than registerWith). */
+async function withVscode<T>(vscode: object, body: () => Promise<T>): Promise<T> {
+  const loader = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
+  const load = loader._load;
+  loader._load = function (request: string, ...rest: unknown[]) {
+    return request === 'vscode' ? vscode : load.call(this, request, ...rest);
+  };
+  try {
+    return await body();
+  } finally {
+    loader._load = load;
+  }
+}
+
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 function workingLm(recorded: string[]): FakeEditor['lm'] {
@@ -123,6 +137,36 @@ describe('registerChat in editors without (working) chat', () => {
     assert.equal(disposables.length, Object.values(TOOL).length);
     assert.deepEqual(recorded.contextKeys, { 'crewRuns.chatTools': true });
     assert.match(recorded.logged[0].message, /@crews chat participant is not available here/);
+  });
+
+  it("registers the tools and @crews without loading what they do: @crews' first request loads it (its own bundle)", async () => {
+    // What the tools and @crews do, and what only they import: not loaded by registration (dist/chat.js, esbuild.js).
+    const lazy = ['chatHandlers', 'participantHost', 'tools', 'participant', 'crewActions'].map((name) => require.resolve(`../../src/chat/${name}`));
+    const kept = lazy.map((file) => require.cache[file]);
+    lazy.forEach((file) => delete require.cache[file]);
+    const loaded = () => lazy.filter((file) => require.cache[file] !== undefined).map((file) => path.basename(file, '.js'));
+    let handler: ((...args: unknown[]) => Promise<unknown>) | undefined;
+    const chat: FakeEditor['chat'] = {
+      createChatParticipant: (_id, given) => {
+        handler = given as typeof handler;
+        return { dispose: () => undefined };
+      },
+    };
+    const markdown: string[] = [];
+    try {
+      const { recorded } = registerWith({ lm: workingLm([]), chat });
+      await settle();
+      assert.deepEqual(recorded.contextKeys, { 'crewRuns.chatTools': true, 'crewRuns.chatParticipant': true }, 'both offered');
+      assert.deepEqual(loaded(), [], 'nothing of what they do is loaded yet');
+      assert.ok(handler, 'the participant has its handler');
+      const stream = { markdown: (value: { value: string }) => markdown.push(value.value) };
+      const vscode = { MarkdownString: class { isTrusted = true; supportHtml = true; constructor(readonly value: string) {} } };
+      await withVscode(vscode, () => handler!({ prompt: '', command: undefined }, { history: [] }, stream, { isCancellationRequested: false }));
+      assert.deepEqual(loaded().sort(), ['chatHandlers', 'crewActions', 'participant', 'participantHost', 'tools'], 'the first request loaded it');
+      assert.match(markdown.join(''), /\/run <crew>/, 'and answered with the commands');
+    } finally {
+      lazy.forEach((file, i) => (kept[i] ? (require.cache[file] = kept[i]) : delete require.cache[file]));
+    }
   });
 
   it('the manifest hides the tools and @crews behind exactly those context keys', () => {

@@ -9,6 +9,7 @@
 import type { ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { parse } from 'jsonc-parser';
 import { QUIET_USER_SETTINGS, startVsCodeServer } from './server';
 
 export interface DemoServerOptions {
@@ -29,6 +30,31 @@ export interface DemoServer {
   server: ChildProcess;
   /** The workbench on the demo folder, as the user opens it. */
   url: string;
+  /** What the demo's settings turn off, in words for its first message (demoOffNotes). */
+  off: string[];
+}
+
+/**
+ * What the demo's user settings (`settingsFile`, as they are now: the user may have changed them) turn off that Crew
+ * Runs offers, each as a sentence that also says how to turn it on. Nothing is off without a word.
+ */
+export function demoOffNotes(settingsFile: string): string[] {
+  let settings: unknown;
+  try {
+    settings = parse(fs.readFileSync(settingsFile, 'utf8'), [], { allowTrailingComma: true });
+  } catch {
+    return []; // No settings file: VS Code's defaults.
+  }
+  const notes: string[] = [];
+  if ((settings as Record<string, unknown> | undefined)?.['chat.disableAIFeatures'] === true) {
+    notes.push(
+      'VS Code\'s AI features are off ("chat.disableAIFeatures": true in its user settings): its chat, the crew tools ' +
+        'and @crews need a language model, and this VS Code has none. Everything else is on, Chat with Flow too (it ' +
+        'talks to the flow, not to a model). To try them, set "chat.disableAIFeatures": false (F1, Preferences: Open ' +
+        'User Settings (JSON)) and add a model (for example GitHub Copilot).',
+    );
+  }
+  return notes;
 }
 
 interface InstalledExtension {
@@ -89,5 +115,5 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
     smokeTestDriver: false,
   });
   const url = `http://127.0.0.1:${options.port}/?folder=${encodeURIComponent(workspace)}`;
-  return { server, url };
+  return { server, url, off: demoOffNotes(settingsFile) };
 }

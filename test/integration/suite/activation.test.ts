@@ -58,6 +58,8 @@ describe('Activation', () => {
     assert.ok(require.cache[path.join(dist, 'extension.js')] !== undefined, 'dist/extension.js is loaded');
     // The simulator is loaded only by the demo, which no suite before this one started.
     assert.ok(require.cache[path.join(dist, 'simulator.js')] === undefined, 'dist/simulator.js waits for the demo');
+    // The crew tools and @crews are registered, but what they do loads with the first call (no suite before made one).
+    assert.ok(require.cache[path.join(dist, 'chat.js')] === undefined, 'dist/chat.js waits for the first tool call or @crews request');
     await vscode.commands.executeCommand('crewRuns.refresh');
   });
 

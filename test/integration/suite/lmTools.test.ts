@@ -4,6 +4,8 @@
 // dialog, which the workbench auto-accepts under its test driver ("refused to show confirmation
 // dialog in tests"): the confirmation texts themselves are unit-tested (chatTools.test.ts).
 import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { normaliseStatus } from '../../../src/api/normalize';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
@@ -124,6 +126,8 @@ describe('Language model tools', function () {
 
   it('lists the crews with their token state, and describes a crew\'s inputs', async () => {
     const list = await invoke('crewRuns_listCrews', {});
+    // What the tools do is a bundle of its own, loaded by the first call (activation.test.ts: not before).
+    assert.ok(require.cache[path.join(fs.realpathSync(path.join(getExtension().extensionPath, 'dist')), 'chat.js')], 'dist/chat.js is loaded');
     assert.match(list, new RegExp(`"Lm Writer" — ${sim.origin}/writer — user crew — token set`));
     assert.match(list, /"Lm Guarded" — .* — token set/);
     const inputs = await invoke('crewRuns_describeInputs', { crew: 'lm writer' });

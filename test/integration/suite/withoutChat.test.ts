@@ -4,6 +4,8 @@
 // @crews must stay hidden (their `when` clauses: nobody would answer them), the log says why, and
 // a kickoff through the wizard works. Runs only in that session (pending anywhere else).
 import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { startSimulator, demoCrews, type Simulator } from '../../../src/simulator/server';
 import { addCrewWithToken, EXTENSION_ID, executeCommand, getExtension, readExtensionHostLog, readLog, ui, waitFor } from '../helpers';
@@ -91,5 +93,7 @@ describe('Without chat: an editor that has no vscode.lm and no vscode.chat', fun
     assert.ok(crewNode, 'the crew is in the tree');
     assert.ok((await api.tree.getChildren(crewNode))?.some((node) => node.type === 'run' && node.runId === runId), 'the run is under its crew');
     assert.doesNotMatch(await readLog(), /could not start|\[error\]/i, 'still nothing failed');
+    const dist = fs.realpathSync(path.join(getExtension().extensionPath, 'dist'));
+    assert.ok(require.cache[path.join(dist, 'chat.js')] === undefined, 'no chat code was loaded (dist/chat.js)');
   });
 });
