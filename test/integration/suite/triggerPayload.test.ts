@@ -20,6 +20,7 @@ import {
   settled,
   SLOW,
   testApi,
+  typeInQuickInput,
   waitForNotification,
   waitForQuickInput,
 } from './support/kit';
@@ -154,6 +155,42 @@ describe('Kick Off with a Trigger Payload', function () {
     await closeQuickInput(); // Escape in the review: nothing is sent.
     assert.strictEqual(await settled(done, 'the command to return'), undefined);
     assert.strictEqual(kickoffs(), before, 'nothing was sent without Kick Off in the review');
+  });
+
+  it('saved as a preset from the review, the payload is sent again when Kick Off starts from that preset', async () => {
+    const done = executeCommand<string | undefined>('crewRuns.kickOffWithTriggerPayload', url());
+    await waitForQuickInput('with a Trigger Payload (1/3)');
+    await pressInQuickInput('Enter', { activeItem: 'Gmail' });
+    await waitForQuickInput(/with a Trigger Payload \(2\/3\)[\s\S]*New Email Received/);
+    await pressInQuickInput('Enter', { activeItem: 'New Email Received' });
+    await waitForQuickInput(/with a Trigger Payload \(3\/3\)[\s\S]*last kicked off with/);
+    await pickInQuickInput('last kicked off with');
+    await payloadEditor(EDITED);
+    await executeCommand('crewRuns.useInputText');
+    await waitForQuickInput(/review/);
+    await pickInQuickInput('Save as Preset');
+    await waitForQuickInput('Save Inputs as Preset');
+    await typeInQuickInput('Checkout email', { enter: true });
+    await waitForQuickInput(/review/);
+    await closeQuickInput();
+    assert.strictEqual(await settled(done, 'the command to return'), undefined);
+    const preset = api.presets.presets(url()).find((p) => p.name === 'Checkout email');
+    assert.ok(preset, 'the preset is saved');
+    assert.match(JSON.stringify(preset.inputs.crewai_trigger_payload), new RegExp(EDITED), 'with the payload');
+
+    const before = kickoffs();
+    const again = executeCommand<string | undefined>('crewRuns.kickOff', url());
+    await waitForQuickInput('Checkout email');
+    await pickInQuickInput('Checkout email');
+    const review = await waitForQuickInput(/review/);
+    assert.match(review, /crewai_trigger_payload/, 'the review shows the payload the preset carries');
+    await pressInQuickInput('Enter', { activeItem: 'Kick Off' });
+    const runId = await settled(again, 'Kick Off to return the run');
+    assert.ok(runId);
+    assert.strictEqual(kickoffs(), before + 1);
+    const received = sim.getRun(api.runs.get(runId)!.kickoffId)?.inputs;
+    assert.match(JSON.stringify(received?.crewai_trigger_payload), new RegExp(EDITED), 'the crew received the preset’s payload');
+    assert.strictEqual(typeof received?.crewai_trigger_payload, 'object');
   });
 
   it('an app that is not connected says so and offers its Integrations page; nothing is asked of it', async () => {
