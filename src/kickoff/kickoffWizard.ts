@@ -18,6 +18,9 @@ import { sendKickoff } from './kickoffSend';
 import { askInputName, askInputs, askInputsJson, JsonChoices } from './kickoffSteps';
 import { errorText } from '../util/errorText';
 
+/** The input a crew started by a platform trigger receives its payload in (platform-api.md). */
+const TRIGGER_PAYLOAD = 'crewai_trigger_payload';
+
 /**
  * The full flow: starting point → one step per input (Back, edit in editor) → review → kickoff.
  * Every error path comes back to the review with the values typed so far. A crew that does not
@@ -50,9 +53,11 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
     return start?.withTrigger ? 'withTrigger' : undefined;
   }
   // By hand, the inputs are those of the starting point; else inputs the draft carries that the
-  // crew no longer lists are dropped, so the kickoff matches /inputs.
+  // crew no longer lists are dropped, so the kickoff matches /inputs. But for a trigger's payload: a crew never lists
+  // it, and a preset, the last used inputs or a run's own that carry one are kept whole.
+  const carried = TRIGGER_PAYLOAD in start.draft && !extra.some((e) => e.name === TRIGGER_PAYLOAD) ? [...extra, { name: TRIGGER_PAYLOAD }] : extra;
   let specs: InputSpec[] = described.described
-    ? [...described.inputs, ...extra.filter((e) => !described.inputs.some((spec) => spec.name === e.name))]
+    ? [...described.inputs, ...carried.filter((e) => !described.inputs.some((spec) => spec.name === e.name))]
     : Object.keys(start.draft).map((name) => extra.find((e) => e.name === name) ?? { name });
   let draft: Draft = Object.fromEntries(specs.map((spec) => [spec.name, start.draft[spec.name] ?? '']));
   // Required inputs first; a flow's `id` only when the starting point has one (else "Add "id"" in the review).
