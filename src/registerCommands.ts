@@ -19,6 +19,7 @@ import type { BatchFeature } from './batches/batchFeature';
 import { registerBatchResultsCommands } from './batches/batchResultsCommands';
 import { type FlowChatInspection, registerFlowChat } from './flowChat/chatPanel';
 import type { Services } from './services';
+import { StepInput } from './ui/quickInput';
 
 /** What the commands act on besides the services: the run views, documents, batches and the demo crews. */
 export interface CommandTargets {
@@ -46,7 +47,7 @@ export function registerCommands(services: Services, targets: CommandTargets): v
     ...registerBatchResultsCommands(services, batches.store, batches.panels),
     ...registerPlatformCommands(services),
     // The platform's trigger payloads, kicked off through the wizard's review.
-    registerTriggerKickoff(services, { kickOff: (crew, draft, extra) => kickOffInteractively(services, crew, draft, extra), editJson: (name, text) => editInEditor(name, text, 'json') }),
+    registerTriggerKickoff(services, { kickOff: (crew, draft, extra) => kickOffInteractively(services, crew, draft, extra), editJson: (name, text) => editInEditor(name, text, 'json'), newInput: () => new StepInput() }),
     ...demo.register(),
     ...registerFlowChat(services, () => services.runs.get(panels.activeRunId() ?? '')?.crewUrl, inspectChats, treeSession),
   ];

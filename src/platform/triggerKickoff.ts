@@ -12,14 +12,14 @@ import { pickCrew } from '../crews/pickCrew';
 import type { RunRecord } from '../runs/core/model';
 import type { Services } from '../services';
 import { showError, showInfo, showWarning } from '../ui/notify';
-import { StepInput } from '../ui/quickInput';
+import type { StepInput } from '../ui/quickInput';
 import { errorText } from '../util/errorText';
 import { inertLine } from '../util/inertText';
 import { isPlainObject } from '../util/objects';
 import type { PlatformSignIn } from './account';
 import type { PlatformErrorKind } from './platformClient';
 import { fetchSamplePayload, integrationsPageUrl, listTriggerApps, type PlatformGet, type Trigger, type TriggerApp, type TriggerApps, TRIGGER_PAYLOAD_INPUT } from './triggerApps';
-import { TriggerPayloads } from './triggerPayloads';
+import { latestTrigger, rememberedPayload, rememberPayload } from './triggerPayloads';
 
 /** What the flow is handed by the main bundle (platform/triggerCommand.ts, registerCommands.ts). */
 export interface TriggerKickoffHost {
@@ -28,6 +28,8 @@ export interface TriggerKickoffHost {
   kickOff(crew: Crew, draft: Inputs, extra: InputSpec[]): Promise<RunRecord | undefined>;
   /** The kickoff's JSON value editor (Use This Text / Discard): the text used, or undefined. */
   editJson(name: string, text: string): Promise<string | undefined>;
+  /** A new multi-step quick input (the main bundle's class: this bundle loads no second copy of it). */
+  newInput(): StepInput;
   /** The platform sign-in, asked for when there is none. */
   signedIn(): Promise<PlatformSignIn | undefined>;
   /** The platform's fault in words, with the action that fixes it. */
@@ -49,11 +51,10 @@ export async function kickOffWithTriggerPayload(host: TriggerKickoffHost, arg: u
   if (!crew || !signIn) {
     return undefined;
   }
-  const memory = new TriggerPayloads(services.shared);
-  const input = new StepInput();
+  const input = host.newInput();
   let chosen: Chosen | undefined;
   try {
-    chosen = await chooseTrigger(input, host, crew, signIn, memory);
+    chosen = await chooseTrigger(input, host, crew, signIn);
   } finally {
     input.dispose();
   }
@@ -76,7 +77,7 @@ export async function kickOffWithTriggerPayload(host: TriggerKickoffHost, arg: u
     // What was sent, edited in the review or not, is what the next try of this trigger starts from.
     const sent = (await services.runs.readDetails(run.id)).inputs?.[TRIGGER_PAYLOAD_INPUT];
     if (isPlainObject(sent)) {
-      await memory.remember(crew.url, { app: app.slug, trigger: trigger.slug }, sent as Inputs).catch((e: unknown) => services.log.warn(`[${crew.name}] Could not remember the trigger payload: ${errorText(e)}`));
+      await rememberPayload(services.shared, crew.url, { app: app.slug, trigger: trigger.slug }, sent as Inputs).catch((e: unknown) => services.log.warn(`[${crew.name}] Could not remember the trigger payload: ${errorText(e)}`));
     }
   }
   return run?.id;
@@ -124,7 +125,8 @@ async function readApps(host: TriggerKickoffHost, signIn: PlatformSignIn, where:
   }
 }
 
-async function chooseTrigger(input: StepInput, host: TriggerKickoffHost, crew: Crew, signIn: PlatformSignIn, memory: TriggerPayloads): Promise<Chosen | undefined> {
+async function chooseTrigger(input: StepInput, host: TriggerKickoffHost, crew: Crew, signIn: PlatformSignIn): Promise<Chosen | undefined> {
+  const store = host.services.shared;
   const where = signIn.organizationName ?? new URL(signIn.baseUrl).host;
   const read = await readApps(host, signIn, where);
   if (!read) {
@@ -135,7 +137,7 @@ async function chooseTrigger(input: StepInput, host: TriggerKickoffHost, crew: C
     return undefined;
   }
   const title = vscode.l10n.t('Kick Off {0} with a Trigger Payload', crew.name);
-  const last = memory.latest(crew.url);
+  const last = latestTrigger(store, crew.url);
   let app: TriggerApp | undefined;
   for (;;) {
     if (!app) {
@@ -157,7 +159,7 @@ async function chooseTrigger(input: StepInput, host: TriggerKickoffHost, crew: C
     type Item = vscode.QuickPickItem & { trigger: Trigger };
     const items: Item[] = app.triggers.map((trigger) => ({
       label: `$(zap) ${inertLine(trigger.name)}`,
-      description: memory.get(crew.url, { app: app!.slug, trigger: trigger.slug }) ? vscode.l10n.t('used before') : undefined,
+      description: rememberedPayload(store, crew.url, { app: app!.slug, trigger: trigger.slug }) ? vscode.l10n.t('used before') : undefined,
       detail: trigger.description,
       trigger,
     }));
@@ -178,7 +180,7 @@ async function chooseTrigger(input: StepInput, host: TriggerKickoffHost, crew: C
       return undefined;
     }
     const trigger = picked.value.trigger;
-    const payload = await startingPayload(input, host, crew, signIn, memory, app, trigger, title);
+    const payload = await startingPayload(input, host, crew, signIn, app, trigger, title);
     if (payload === 'back') {
       continue;
     }
@@ -223,12 +225,11 @@ async function startingPayload(
   host: TriggerKickoffHost,
   crew: Crew,
   signIn: PlatformSignIn,
-  memory: TriggerPayloads,
   app: TriggerApp,
   trigger: Trigger,
   title: string,
 ): Promise<Inputs | 'back' | undefined> {
-  const remembered = memory.get(crew.url, { app: app.slug, trigger: trigger.slug });
+  const remembered = rememberedPayload(host.services.shared, crew.url, { app: app.slug, trigger: trigger.slug });
   if (remembered) {
     type Item = vscode.QuickPickItem & { use: 'last' | 'sample' };
     const picked = await input.choose<Item>({

@@ -1,6 +1,6 @@
 // The trigger payload a crew was last kicked off with, per crew and trigger: offered back the next time that crew is
 // tried with that trigger, as Kick Off offers a crew's last used inputs. Shared by every window (util/sharedValues);
-// plain values, never a token. Pure: no vscode.
+// plain values, never a token. Pure: no vscode; functions only (it is part of a lazily loaded bundle).
 import { type Inputs, isInputs } from '../api/inputValues';
 import { isPlainObject } from '../util/objects';
 import type { SharedValues } from '../util/sharedValues';
@@ -27,39 +27,31 @@ type All = Record<string, CrewMemory>;
 
 const keyOf = (ref: TriggerRef) => `${ref.app}/${ref.trigger}`;
 
-export class TriggerPayloads {
-  constructor(private readonly store: SharedValues) {}
+/** The payload last used with this crew and trigger, if it was remembered. */
+export function rememberedPayload(store: SharedValues, crewUrl: string, ref: TriggerRef): Inputs | undefined {
+  return memoryOf(store.get<All>(KEY), crewUrl)[keyOf(ref)]?.payload;
+}
 
-  /** The payload last used with this crew and trigger, if it was remembered. */
-  get(crewUrl: string, ref: TriggerRef): Inputs | undefined {
-    return this.memory(crewUrl)[keyOf(ref)]?.payload;
-  }
+/** The trigger the crew was last kicked off with. */
+export function latestTrigger(store: SharedValues, crewUrl: string): TriggerRef | undefined {
+  const newest = Object.entries(memoryOf(store.get<All>(KEY), crewUrl)).sort(([, a], [, b]) => b.at - a.at)[0]?.[0];
+  const slash = newest?.indexOf('/') ?? -1;
+  return newest && slash > 0 ? { app: newest.slice(0, slash), trigger: newest.slice(slash + 1) } : undefined;
+}
 
-  /** The trigger the crew was last kicked off with. */
-  latest(crewUrl: string): TriggerRef | undefined {
-    const newest = Object.entries(this.memory(crewUrl)).sort(([, a], [, b]) => b.at - a.at)[0]?.[0];
-    const slash = newest?.indexOf('/') ?? -1;
-    return newest && slash > 0 ? { app: newest.slice(0, slash), trigger: newest.slice(slash + 1) } : undefined;
+/** Remembers the payload; false when it is too large to (MAX_REMEMBERED_PAYLOAD). */
+export async function rememberPayload(store: SharedValues, crewUrl: string, ref: TriggerRef, payload: Inputs, now = Date.now()): Promise<boolean> {
+  if (JSON.stringify(payload).length > MAX_REMEMBERED_PAYLOAD) {
+    return false;
   }
-
-  /** Remembers the payload; false when it is too large to (MAX_REMEMBERED_PAYLOAD). */
-  async remember(crewUrl: string, ref: TriggerRef, payload: Inputs, now = Date.now()): Promise<boolean> {
-    if (JSON.stringify(payload).length > MAX_REMEMBERED_PAYLOAD) {
-      return false;
-    }
-    await this.store.change<All>(KEY, (all) => {
-      const crews = isPlainObject(all) ? all : {};
-      const kept = Object.entries({ ...memoryOf(crews, crewUrl), [keyOf(ref)]: { payload, at: now } })
-        .sort(([, a], [, b]) => b.at - a.at)
-        .slice(0, MAX_TRIGGERS_PER_CREW);
-      return { ...crews, [crewUrl]: Object.fromEntries(kept) };
-    });
-    return true;
-  }
-
-  private memory(crewUrl: string): CrewMemory {
-    return memoryOf(this.store.get<All>(KEY), crewUrl);
-  }
+  await store.change<All>(KEY, (all) => {
+    const crews = isPlainObject(all) ? all : {};
+    const kept = Object.entries({ ...memoryOf(crews, crewUrl), [keyOf(ref)]: { payload, at: now } })
+      .sort(([, a], [, b]) => b.at - a.at)
+      .slice(0, MAX_TRIGGERS_PER_CREW);
+    return { ...crews, [crewUrl]: Object.fromEntries(kept) };
+  });
+  return true;
 }
 
 /** A crew's remembered payloads, each checked: the file is shared, and any version may have written it. */

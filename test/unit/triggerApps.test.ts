@@ -4,7 +4,7 @@
 
 import * as assert from 'node:assert/strict';
 import { jsonOfRead, readJsonBody } from '../../src/api/jsonBody';
-import { MAX_INPUT_VALUE_LENGTH } from '../../src/api/inputValues';
+import { type InputValue, MAX_INPUT_VALUE_LENGTH } from '../../src/api/inputValues';
 import { PlatformClient, PlatformError } from '../../src/platform/platformClient';
 import {
   fetchSamplePayload,
@@ -17,7 +17,7 @@ import {
   parseTriggerApps,
   type PlatformGet,
 } from '../../src/platform/triggerApps';
-import { MAX_REMEMBERED_PAYLOAD, MAX_TRIGGERS_PER_CREW, TriggerPayloads } from '../../src/platform/triggerPayloads';
+import { latestTrigger, MAX_REMEMBERED_PAYLOAD, MAX_TRIGGERS_PER_CREW, rememberedPayload, rememberPayload, type TriggerRef } from '../../src/platform/triggerPayloads';
 import { placeholderValues, interpolate } from '../../src/simulator/outputs';
 import { demoTriggerApps, triggerReply } from '../../src/simulator/platformTriggers';
 import { startSimulator, triggerDemoCrew, type Simulator } from '../../src/simulator/server';
@@ -166,9 +166,14 @@ describe('trigger sample payload', () => {
 
 describe('remembered trigger payloads', () => {
   const CREW = 'https://inbox.example.com';
+  const payloads = (store: SharedValues) => ({
+    get: (crew: string, ref: TriggerRef) => rememberedPayload(store, crew, ref),
+    latest: (crew: string) => latestTrigger(store, crew),
+    remember: (crew: string, ref: TriggerRef, payload: Record<string, InputValue>, now?: number) => rememberPayload(store, crew, ref, payload, now),
+  });
 
   it('remembers the payload per crew and trigger, and which trigger was used last', async () => {
-    const memory = new TriggerPayloads(memoryStore());
+    const memory = payloads(memoryStore());
     assert.equal(memory.latest(CREW), undefined);
     assert.ok(await memory.remember(CREW, { app: 'gmail', trigger: 'new_email' }, { result: { id: 'a' } }, 1000));
     assert.ok(await memory.remember(CREW, { app: 'slack', trigger: 'new_message' }, { text: 'b' }, 2000));
@@ -184,7 +189,7 @@ describe('remembered trigger payloads', () => {
 
   it(`keeps the ${MAX_TRIGGERS_PER_CREW} most recent triggers per crew, never a large payload, and ignores damaged entries`, async () => {
     const store = memoryStore();
-    const memory = new TriggerPayloads(store);
+    const memory = payloads(store);
     for (let i = 0; i < MAX_TRIGGERS_PER_CREW + 5; i++) {
       await memory.remember(CREW, { app: 'app', trigger: `t${i}` }, { i }, i);
     }
