@@ -3,6 +3,7 @@ import type * as vscode from 'vscode';
 import { registerCrewCommands } from './crews/crewCommands';
 import type { DemoCrews } from './crews/demoCommands';
 import { registerPlatformCommands } from './platform/platformCommands';
+import { registerTriggerKickoff } from './platform/triggerCommand';
 import { registerRunCommands } from './runs/runCommands';
 import { registerStopCommands } from './runs/stopCommands';
 import type { RunOutputDocuments } from './runView/outputDocuments';
@@ -11,11 +12,14 @@ import { registerRunViewCommands } from './runView/runViewCommands';
 import { registerFeedbackCommands } from './feedback/feedbackCommands';
 import type { FeedbackReviews } from './feedback/feedbackReview';
 import { registerKickoffCommands } from './kickoff/kickoffCommands';
+import { kickOffInteractively } from './kickoff/kickoffWizard';
+import { editInEditor } from './kickoff/valueEditor';
 import { registerBatchCommands } from './batches/batchCommands';
 import type { BatchFeature } from './batches/batchFeature';
 import { registerBatchResultsCommands } from './batches/batchResultsCommands';
 import { type FlowChatInspection, registerFlowChat } from './flowChat/chatPanel';
 import type { Services } from './services';
+import { StepInput } from './ui/quickInput';
 
 /** What the commands act on besides the services: the run views, documents, batches and the demo crews. */
 export interface CommandTargets {
@@ -42,6 +46,8 @@ export function registerCommands(services: Services, targets: CommandTargets): v
     ...registerBatchCommands(services, batches),
     ...registerBatchResultsCommands(services, batches.store, batches.panels),
     ...registerPlatformCommands(services),
+    // The platform's trigger payloads, kicked off through the wizard's review.
+    registerTriggerKickoff(services, { kickOff: (crew, draft, extra) => kickOffInteractively(services, crew, draft, extra), editJson: (name, text) => editInEditor(name, text, 'json'), newInput: () => new StepInput() }),
     ...demo.register(),
     ...registerFlowChat(services, () => services.runs.get(panels.activeRunId() ?? '')?.crewUrl, inspectChats, treeSession),
   ];

@@ -13,12 +13,15 @@ import { inertLine, oneLine } from '../util/inertText';
 import { revealInvisibles, shownValue } from '../util/invisibleText';
 import { savePreset } from './kickoffPresets';
 
-/** Where the draft comes from; `unfinished` when it is what the user left with Escape. */
-export type StartingPoint = { draft: Draft; unfinished?: boolean };
+/**
+ * Where the draft comes from; `unfinished` when it is what the user left with Escape; `withTrigger`: a trigger's
+ * payload, chosen by Kick Off with a Trigger Payload… (platform/triggerKickoff.ts).
+ */
+export type StartingPoint = { draft: Draft; unfinished?: boolean; withTrigger?: boolean };
 
 export async function chooseStartingPoint(input: StepInput, services: Services, crew: Crew, inputs: CrewInputs): Promise<StartingPoint | undefined> {
   const names = inputs.described ? inputs.inputs.map((spec) => spec.name) : undefined;
-  type Item = vscode.QuickPickItem & { draft?: Draft; fromEditor?: boolean; unfinished?: boolean };
+  type Item = vscode.QuickPickItem & { draft?: Draft; fromEditor?: boolean; unfinished?: boolean; withTrigger?: boolean };
   const items: Item[] = [];
   const unfinished = services.presets.unfinished(crew.url);
   if (unfinished) {
@@ -38,7 +41,13 @@ export async function chooseStartingPoint(input: StepInput, services: Services, 
   if (editorText && editorText.length < 5_000_000 && /^\s*\{/.test(editorText)) {
     items.push({ label: `$(json) ${vscode.l10n.t('From the JSON in the active editor')}`, fromEditor: true });
   }
-  if (names?.length === 0 || items.length === 1) {
+  // Signed in to the platform: a trigger's payload, where this step shows anyway and for the crews imported from it.
+  const platform = services.platform as Services['platform'] | undefined;
+  const shows = names?.length !== 0 && items.length > 1;
+  const withTrigger = (shows || platform?.imported.get(crew.url) !== undefined) && (await platform?.account.current().catch(() => undefined)) !== undefined;
+  if (withTrigger) {
+    items.push({ label: `$(zap) ${vscode.l10n.t('With a Trigger’s Payload…')}`, description: vscode.l10n.t('a sample from the platform, as crewai_trigger_payload'), withTrigger });
+  } else if (!shows) {
     return { draft: {} };
   }
   for (;;) {
@@ -49,6 +58,9 @@ export async function chooseStartingPoint(input: StepInput, services: Services, 
     });
     if (choice.kind !== 'value') {
       return undefined;
+    }
+    if (choice.value.withTrigger) {
+      return { draft: {}, withTrigger: true };
     }
     if (!choice.value.fromEditor) {
       return { draft: { ...choice.value.draft }, unfinished: choice.value.unfinished };

@@ -18,32 +18,47 @@ import { sendKickoff } from './kickoffSend';
 import { askInputName, askInputs, askInputsJson, JsonChoices } from './kickoffSteps';
 import { errorText } from '../util/errorText';
 
+/** The input a crew started by a platform trigger receives its payload in (platform-api.md). */
+const TRIGGER_PAYLOAD = 'crewai_trigger_payload';
+
 /**
  * The full flow: starting point → one step per input (Back, edit in editor) → review → kickoff.
  * Every error path comes back to the review with the values typed so far. A crew that does not
  * describe its inputs gets them named by hand (one by one, or as JSON) from the review.
  */
-export async function kickOffInteractively(services: Services, crew: Crew, startFrom?: Draft): Promise<RunRecord | undefined> {
+export async function kickOffInteractively(services: Services, crew: Crew, startFrom?: Draft, extra: InputSpec[] = []): Promise<RunRecord | undefined> {
   const described = await fetchInputs(services, crew);
   if (!described) {
     return undefined;
   }
   const input = new StepInput();
+  let result: RunRecord | 'withTrigger' | undefined;
   try {
-    return await wizard(input, services, crew, described, startFrom);
+    result = await wizard(input, services, crew, described, startFrom, extra);
   } finally {
     input.dispose();
   }
+  if (result === 'withTrigger') {
+    // Chosen in the first step: that command picks the trigger and its payload, then comes back to this review.
+    const id = await vscode.commands.executeCommand<string | undefined>('crewRuns.kickOffWithTriggerPayload', crew.url);
+    return id === undefined ? undefined : services.runs.get(id);
+  }
+  return result;
 }
 
-async function wizard(input: StepInput, services: Services, crew: Crew, described: CrewInputs, startFrom?: Draft): Promise<RunRecord | undefined> {
+/** `extra`: inputs the crew does not list that the kickoff carries (a trigger's payload), listed after the crew's. */
+async function wizard(input: StepInput, services: Services, crew: Crew, described: CrewInputs, startFrom: Draft | undefined, extra: InputSpec[]): Promise<RunRecord | 'withTrigger' | undefined> {
   const start = startFrom ? { draft: { ...startFrom } } : await chooseStartingPoint(input, services, crew, described);
-  if (!start) {
-    return undefined;
+  if (!start || start.withTrigger) {
+    return start?.withTrigger ? 'withTrigger' : undefined;
   }
   // By hand, the inputs are those of the starting point; else inputs the draft carries that the
-  // crew no longer lists are dropped, so the kickoff matches /inputs.
-  let specs: InputSpec[] = described.described ? described.inputs : Object.keys(start.draft).map((name) => ({ name }));
+  // crew no longer lists are dropped, so the kickoff matches /inputs. But for a trigger's payload: a crew never lists
+  // it, and a preset, the last used inputs or a run's own that carry one are kept whole.
+  const carried = TRIGGER_PAYLOAD in start.draft && !extra.some((e) => e.name === TRIGGER_PAYLOAD) ? [...extra, { name: TRIGGER_PAYLOAD }] : extra;
+  let specs: InputSpec[] = described.described
+    ? [...described.inputs, ...carried.filter((e) => !described.inputs.some((spec) => spec.name === e.name))]
+    : Object.keys(start.draft).map((name) => extra.find((e) => e.name === name) ?? { name });
   let draft: Draft = Object.fromEntries(specs.map((spec) => [spec.name, start.draft[spec.name] ?? '']));
   // Required inputs first; a flow's `id` only when the starting point has one (else "Add "id"" in the review).
   let steps = [...inputsToAsk(specs), ...specs.filter((spec) => isFlowId(spec) && draft[spec.name])];

@@ -78,6 +78,11 @@ export class PlatformClient {
     return parseRedeploy(await this.json(credentials, 'POST', ['crews', uuid, 'deploy'], signal));
   }
 
+  /** A GET of another route, read within `limits`: the automation triggers (triggerApps.ts checks each segment first). */
+  async getJson(credentials: PlatformCredentials, path: string[], signal?: AbortSignal, limits?: ReadLimits): Promise<unknown> {
+    return this.json(credentials, 'GET', path, signal, limits);
+  }
+
   async dispose(): Promise<void> {
     const transport = this.transport;
     this.transport = undefined;

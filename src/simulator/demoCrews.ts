@@ -241,6 +241,38 @@ const supportChatFlow: CrewConfig = {
   chat: { tokenIntervalMs: 60 },
 };
 
+/**
+ * A crew a trigger starts (a new email): the platform sends the email as the input `crewai_trigger_payload`, which
+ * its /inputs does not list (no task names it as a placeholder); its output quotes the email it was given.
+ */
+const inboxTriageCrew: CrewConfig = {
+  id: 'inbox-triage-crew',
+  name: 'Inbox Triage Crew',
+  kind: 'crew',
+  inputs: ['team'],
+  tasks: [
+    {
+      name: 'read_email',
+      agent: 'Inbox Analyst',
+      description: 'Read the email in the trigger payload and find what it asks of {team}.',
+      durationMs: 5000,
+      output: 'Email {crewai_trigger_payload.result.id}: “{crewai_trigger_payload.result.snippet}”',
+    },
+    {
+      name: 'route_email',
+      agent: 'Triage Lead',
+      description: 'Decide who in {team} answers the email, and how urgently.',
+      durationMs: 5000,
+      output: { json: { team: '{team}', email: '{crewai_trigger_payload.result.id}', priority: 'high', next: 'Answer within the hour.' } },
+    },
+  ],
+};
+
+/** A fresh copy of the crew a trigger starts (not among demoCrews(): the demo's platform deploys it). */
+export function triggerDemoCrew(): CrewConfig {
+  return structuredClone(inboxTriageCrew);
+}
+
 /** Fresh copies, so a caller may change them freely. */
 export function demoCrews(): CrewConfig[] {
   return structuredClone([researchCrew, reviewCrew, ideaFlow, selfHostedCrew, interviewCrew, supportChatFlow]);

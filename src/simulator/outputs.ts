@@ -50,11 +50,38 @@ export function renderOutput(spec: TaskOutputSpec, values: Record<string, string
   return { text: repeatToLength(interpolate(spec.repeat, values), spec.bytes) };
 }
 
-/** Inputs as placeholder values: kickoff inputs over defaults, everything as a string. */
+/**
+ * Inputs as placeholder values: kickoff inputs over defaults, everything as a string; an object's fields by their
+ * path too (`{crewai_trigger_payload.result.id}`), as a crew started by a trigger reads its payload.
+ */
 export function placeholderValues(inputs: Record<string, unknown>, defaults: Record<string, string> = {}): Record<string, string> {
   const values: Record<string, string> = { ...defaults };
   for (const [name, value] of Object.entries(inputs)) {
     values[name] = typeof value === 'string' ? value : JSON.stringify(value);
+    if (typeof value === 'object' && value !== null) {
+      addFieldPaths(values, name, value);
+    }
   }
   return values;
+}
+
+/** At most 200 fields, 6 levels down: a demo's prompt, not a query language. */
+function addFieldPaths(values: Record<string, string>, name: string, value: object): void {
+  const stack: [path: string, value: unknown, depth: number][] = [[name, value, 0]];
+  let left = 200;
+  while (stack.length > 0 && left > 0) {
+    const [path, item, depth] = stack.pop()!;
+    if (path !== name) {
+      values[path] ??= typeof item === 'string' ? item : JSON.stringify(item);
+      left -= 1;
+    }
+    if (typeof item === 'object' && item !== null && depth < 6) {
+      for (const key in item) {
+        stack.push([`${path}.${key}`, (item as Record<string, unknown>)[key], depth + 1]);
+        if (stack.length > left) {
+          break;
+        }
+      }
+    }
+  }
 }

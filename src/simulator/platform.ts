@@ -4,6 +4,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import { RateLimiter } from './faults';
+import { demoTriggerApps, triggerReply } from './platformTriggers';
 import type { PlatformConfig, PlatformDeploymentConfig, PlatformShape, PlatformStats, Reply } from './types';
 
 export const PLATFORM_PREFIX = 'crewai_plus';
@@ -57,6 +58,7 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
     config?.deployments ??
     crewIds.map((crewId, i) => ({ uuid: `d${String(i + 1).padStart(7, '0')}-5d1e-4f7a-9c3e-${crewId.replace(/[^a-z0-9]/gi, '').slice(0, 12).padEnd(12, '0')}`, organization: organizations[0].uuid, crewId, name: crewId, shape: 'full' }));
   const phaseMs = (config?.phaseMs ?? 1500) * timeScale;
+  const triggerApps = config?.triggerApps ?? demoTriggerApps();
   const deployments = new Map<string, DeploymentState>();
   const started = new Date().toISOString();
   const limiters = new Map<string, RateLimiter>();
@@ -207,6 +209,9 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
       }
       if (method === 'GET' && route.join('/') === 'me/organizations') {
         return { status: 200, body: organizations.map((o) => ({ name: o.name, uuid: o.uuid })) };
+      }
+      if (route[0] === 'integrations') {
+        return triggerReply(triggerApps, route, method);
       }
       if (route[0] !== 'crews') {
         return { status: 404, body: { error: 'Not Found' } };

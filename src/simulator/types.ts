@@ -394,6 +394,18 @@ export interface PlatformConfig {
   rateLimitPerSecond?: number;
   /** Real ms before each answer (before the rate limit, as a crew's latency is), so requests overlap as on a network. */
   latencyMs?: number;
+  /** The automation triggers' apps (default: ./platformTriggers.ts's demo apps); false: their routes answer 404. */
+  triggerApps?: PlatformTriggerAppConfig[] | false;
+}
+
+/** A trigger app of the platform (platform-api.md, "Automation triggers") and what each of its triggers sends. */
+export interface PlatformTriggerAppConfig {
+  slug: string;
+  name: string;
+  description?: string;
+  connected: boolean;
+  /** `payloadBody`: the payload route's raw reply (hostile bodies), else `{"sample_payload": samplePayload}`. */
+  triggers: { slug: string; name: string; description?: string; samplePayload?: unknown; payloadBody?: string }[];
 }
 
 /** What the platform routes saw since the start (or the last resetStats()). */

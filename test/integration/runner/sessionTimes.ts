@@ -35,6 +35,7 @@ export const MAIN_FILE_SECONDS: Readonly<Record<string, number>> = {
   'stop.test.js': 7,
   'trace.test.js': 60,
   'treeLabels.test.js': 70,
+  'triggerPayload.test.js': 15,
   'typedInputs.test.js': 20,
   'traceCompare.test.js': 10,
   'viewedRuns.test.js': 5,
