@@ -35,6 +35,8 @@ const EXPECTED = [
   'extension/dist/jsonProblem.js',
   'extension/dist/batchTables.js',
   'extension/dist/triggerKickoff.js',
+  'extension/dist/chatPicker.js',
+  'extension/dist/chatWords.js',
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',

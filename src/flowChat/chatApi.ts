@@ -5,7 +5,7 @@ import { CrewApiError } from '../api/errors';
 import { classifySendFailure } from '../runs/core/sendOnce';
 import { describeError } from '../ui/errorMessages';
 import type { CrewApi } from '../api/client';
-import { ChatSendError, readTurnError, type ChatHistory, type TurnApi } from './turn';
+import { ChatSendError, ChatSessionGone, readTurnError, type ChatHistory, type TurnApi } from './turn';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -41,6 +41,9 @@ export function readHistory(body: unknown): ChatHistory {
   };
 }
 
+/** A 404 on a session's routes: the flow no longer knows the session (it restarted, or was redeployed). */
+const isGone = (e: unknown): boolean => e instanceof CrewApiError && e.status === 404;
+
 export function sessionApi(client: CrewApi, crewUrl: string, crewName: string, sessionId: string): TurnApi {
   return {
     sessionId,
@@ -55,6 +58,9 @@ export function sessionApi(client: CrewApi, crewUrl: string, crewName: string, s
         }
         // In plain words, with the server's own (describeError quotes them).
         const words = e instanceof CrewApiError ? describeError(e, crewName) : e instanceof Error ? e.message : String(e);
+        if (isGone(e)) {
+          throw new ChatSessionGone(words);
+        }
         if (e instanceof CrewApiError && (e.kind === 'unauthorized' || e.kind === 'noToken')) {
           throw new ChatSendError('notSent', words, true);
         }
@@ -64,7 +70,11 @@ export function sessionApi(client: CrewApi, crewUrl: string, crewName: string, s
       }
     },
     async history(signal) {
-      return readHistory(await client.chatCall(crewUrl, ['chat', sessionId, 'history'], 'GET', undefined, { signal }));
+      try {
+        return readHistory(await client.chatCall(crewUrl, ['chat', sessionId, 'history'], 'GET', undefined, { signal }));
+      } catch (e) {
+        throw isGone(e) ? new ChatSessionGone(describeError(e, crewName)) : e;
+      }
     },
     // A turn that failed before its stream attached left its words only in its status.
     async turnError(kickoffId, signal) {

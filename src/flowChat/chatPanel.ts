@@ -3,15 +3,18 @@
 
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import { pickCrew } from '../crews/pickCrew';
+import type { Crew } from '../crews/crewConfig';
 import { CrewApiError } from '../api/errors';
 import { describeError } from '../ui/errorMessages';
 import { showError, showInfo } from '../ui/notify';
 import { pageHtml } from '../ui/webviewPage';
 import { inspectChats, sendFeedback, sessionApi, startSession } from './chatApi';
+import type * as ChatWords from './chatWords';
+import type * as PickChatFlow from './pickChatFlow';
 import { transcriptMarkdown, type TranscriptEntry } from './transcriptMarkdown';
 import {
   ChatSendError,
+  ChatSessionGone,
   clipAnswer,
   type Delivery,
   findDelivery,
@@ -50,7 +53,14 @@ export type ChatHostMessage =
    * The answer to a flow's question was sent; or refused (`note` says why; it can be answered again); or its
    * delivery is uncertain (not sent again: the stream shows whether it arrived).
    */
-  | { type: 'feedbackResult'; questionId: string; state: 'sent' | 'refused' | 'uncertain'; note?: string };
+  | { type: 'feedbackResult'; questionId: string; state: 'sent' | 'refused' | 'uncertain'; note?: string }
+  /**
+   * The flow no longer knows this session (it restarted, or was redeployed): the page says so, closes the
+   * composer for good, and offers Start a New Chat and Forget This Chat.
+   */
+  | { type: 'gone' }
+  /** A message to put in the composer (one the chat this one replaces could not send). */
+  | { type: 'draft'; text: string };
 
 /** What the page sends the host. */
 export type ChatPageMessage =
@@ -62,6 +72,10 @@ export type ChatPageMessage =
   | { type: 'openMarkdown' }
   /** Check: read the history for the message whose send was uncertain. */
   | { type: 'check' }
+  /** Start a New Chat with the same flow, `draft` (the composer's text) in its composer. */
+  | { type: 'newChat'; draft: string }
+  /** Forget This Chat: off the crew's list, the panel closed. */
+  | { type: 'forget' }
   | { type: 'report'; report: ChatPageReport };
 
 /** What the page shows: reported after every render only where the test API is (see FlowChatInspection). */
@@ -82,10 +96,34 @@ export interface ChatPageReport {
   checkOffered: boolean;
   /** The class of the focused element of the page. */
   focused: string;
+  /** The titles of the steps shown, oldest first. */
+  stepTitles: string[];
+  /** The words shown where the flow no longer knows this chat ('' when not), and the buttons under them. */
+  gone: string;
+  goneActions: string[];
+  /** The last question's Send Feedback button as drawn (computed colours), and the background behind it. */
+  feedbackButton?: { background: string; border: string; behind: string };
+  /** The name of the theme the page is drawn in ("Dark Modern"). */
+  theme: string;
+}
+
+/** How a panel opens, and what it may ask of the chats around it. */
+export interface ChatPanelOptions {
+  /** Tests only: told what the page reports, and given the page's own submit path. */
+  observer?: ChatPanelObserver;
+  /** A listed session reopened: its history is read first. */
+  reopened?: boolean;
+  /** Text waiting in the composer when the page is ready. */
+  draft?: string;
+  /** Start a New Chat with the same flow, `draft` in its composer. */
+  newChat?(draft: string): void;
 }
 
 export class FlowChatPanel {
   private busy = false;
+  /** The flow no longer knows the session: nothing is sent here any more. */
+  private gone = false;
+  private readonly observer?: ChatPanelObserver;
   /** The flow's questions in this panel (turn.ts `question`): whom to answer, and whether an answer is on its way. */
   /** The conversation as this panel showed it, for Open as Markdown. */
   private readonly transcript: TranscriptEntry[] = [];
@@ -105,11 +143,11 @@ export class FlowChatPanel {
     private readonly crewName: string,
     readonly sessionId: string,
     readonly panel: vscode.WebviewPanel,
-    /** Tests only: told what the page reports, and given the page's own submit path. */
-    private readonly observer?: ChatPanelObserver,
-    reopened = false,
+    private readonly options: ChatPanelOptions = {},
   ) {
-    this.historyPending = reopened;
+    this.observer = options.observer;
+    const observer = options.observer;
+    this.historyPending = options.reopened === true;
     const media = vscode.Uri.joinPath(services.context.extensionUri, 'media');
     panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [media] };
     panel.webview.html = pageHtml({
@@ -136,37 +174,7 @@ export class FlowChatPanel {
   private onMessage(message: ChatPageMessage): void {
     switch (message.type) {
       case 'ready':
-        this.post({
-          type: 'strings',
-          strings: {
-            placeholder: vscode.l10n.t('Message the flow (Enter sends, Shift+Enter for a new line)'),
-            busy: vscode.l10n.t('The flow is answering; you can write the next message when it is done.'),
-            you: vscode.l10n.t('You'),
-            flow: vscode.l10n.t('Flow'),
-            copy: vscode.l10n.t('Copy'),
-            send: vscode.l10n.t('Send'),
-            empty: vscode.l10n.t('Ask the flow something to start the conversation.'),
-            asks: vscode.l10n.t('The flow asks you'),
-            approve: vscode.l10n.t('Approve'),
-            sendFeedback: vscode.l10n.t('Send Feedback'),
-            feedbackPlaceholder: vscode.l10n.t('Or tell the flow what to change (Enter sends)'),
-            waiting: vscode.l10n.t('The flow waits for your answer to its question above.'),
-            sending: vscode.l10n.t('Sending your answer…'),
-            approved: vscode.l10n.t('You approved.'),
-            answered: vscode.l10n.t('Your feedback was sent: {0}'),
-            answeredElsewhere: vscode.l10n.t('The flow has its answer.'),
-            openMarkdown: vscode.l10n.t('Open as Markdown'),
-            reconnecting: vscode.l10n.t('The connection to the flow dropped; reconnecting to its answer…'),
-            polling: vscode.l10n.t('The flow\'s stream could not be reattached; following its answer through the conversation\'s history.'),
-            notShown: vscode.l10n.t('{0} more characters of this message are not shown.'),
-            check: vscode.l10n.t('Check'),
-          },
-        });
-        this.post({ type: 'busy', reason: this.busy ? vscode.l10n.t('The flow is answering; you can write the next message when it is done.') : undefined });
-        if (this.historyPending) {
-          this.historyPending = false;
-          void this.loadHistory();
-        }
+        this.ready();
         return;
       case 'copy':
         void vscode.env.clipboard.writeText(String(message.text));
@@ -186,11 +194,47 @@ export class FlowChatPanel {
       case 'check':
         void this.check();
         return;
+      case 'newChat':
+        this.options.newChat?.(typeof message.draft === 'string' ? message.draft.slice(0, MAX_MESSAGE_CHARS) : '');
+        return;
+      case 'forget':
+        void this.forget();
+        return;
     }
   }
 
+  /** The page is ready: its words (from a lazy bundle: ./chatWords.ts), then what it shows first. */
+  private ready(): void {
+    this.post({ type: 'strings', strings: chatWords().chatPageStrings() });
+    this.post({ type: 'busy', reason: this.busy ? vscode.l10n.t('The flow is answering; you can write the next message when it is done.') : undefined });
+    if (this.options.draft) {
+      this.post({ type: 'draft', text: this.options.draft });
+    }
+    if (this.gone) {
+      this.showGone();
+    }
+    if (this.historyPending) {
+      this.historyPending = false;
+      void this.loadHistory();
+    }
+  }
+
+  /** The flow no longer knows this session: said, with the ways on (the composer stays closed). */
+  private showGone(): void {
+    this.gone = true;
+    this.busy = true;
+    this.post({ type: 'gone' });
+    this.services.log.info(`Chat ${this.sessionId} with ${this.crewUrl}: the flow no longer knows the session.`);
+  }
+
+  /** Forget This Chat: off the crew's list (every window's tree), and the panel closed. */
+  private async forget(): Promise<void> {
+    await this.services.chatSessions.forget(this.crewUrl, this.sessionId).catch((e: unknown) => this.services.log.warn(`Chat ${this.sessionId}: could not forget the session (${String(e)}).`));
+    this.panel.dispose();
+  }
+
   private async send(text: string): Promise<void> {
-    if (this.busy || text.trim() === '') {
+    if (this.busy || this.gone || text.trim() === '') {
       return;
     }
     if (text.length > MAX_MESSAGE_CHARS) {
@@ -229,7 +273,7 @@ export class FlowChatPanel {
    */
   private async check(): Promise<void> {
     const unsure = this.unsure;
-    if (this.busy || !unsure) {
+    if (this.busy || this.gone || !unsure) {
       return;
     }
     this.busy = true;
@@ -239,6 +283,11 @@ export class FlowChatPanel {
     try {
       delivery = await findDelivery(api, unsure.message, unsure.knownMessages, this.abort.signal);
     } catch (e) {
+      if (e instanceof ChatSessionGone) {
+        this.busy = false;
+        this.showGone();
+        return;
+      }
       const words = e instanceof CrewApiError ? describeError(e, this.crewName) : e instanceof Error ? e.message : String(e);
       this.checked(vscode.l10n.t('The conversation\'s history could not be read ({0}). It is still not known whether the flow got your message; check again later.', words));
       return;
@@ -310,6 +359,9 @@ export class FlowChatPanel {
     }
     this.post({ type: 'answerEnd', outcome, note, restore, ...(outcome.kind === 'uncertain' ? { check: true } : {}) });
     this.post({ type: 'busy' });
+    if ((outcome.kind === 'notSent' || outcome.kind === 'failed') && outcome.sessionGone) {
+      this.showGone();
+    }
     if (outcome.kind === 'notSent' && outcome.needsToken) {
       void offerSetToken(outcome.error, this.crewUrl); // Then Enter sends the message kept in the composer.
     }
@@ -332,8 +384,13 @@ export class FlowChatPanel {
     try {
       history = await api.history(this.abort.signal);
     } catch (e) {
-      const words = e instanceof CrewApiError ? describeError(e, this.crewName) : e instanceof Error ? e.message : String(e);
       this.busy = false;
+      if (e instanceof ChatSessionGone) {
+        this.post({ type: 'history', messages: [] });
+        this.showGone();
+        return;
+      }
+      const words = e instanceof CrewApiError ? describeError(e, this.crewName) : e instanceof Error ? e.message : String(e);
       this.post({ type: 'history', messages: [], note: vscode.l10n.t('The conversation so far could not be read: {0}', words) });
       this.post({ type: 'busy' });
       return;
@@ -398,6 +455,10 @@ export class FlowChatPanel {
   }
 }
 
+/** The longer words (dist/chatWords.js), loaded with the first chat page or picked crew that does not chat. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const chatWords = () => require('./chatWords') as typeof ChatWords;
+
 /** The crew refused its token (or has none): says so, with Set Token…. */
 async function offerSetToken(words: string, crewUrl: string): Promise<void> {
   const setToken = vscode.l10n.t('Set Token…');
@@ -413,6 +474,9 @@ function asSentence(words: string): string {
 }
 
 function noteFor(outcome: TurnOutcome): string | undefined {
+  if ((outcome.kind === 'notSent' || outcome.kind === 'failed') && outcome.sessionGone) {
+    return undefined; // The page says it, with the ways on (showGone).
+  }
   switch (outcome.kind) {
     case 'failed':
       return vscode.l10n.t('The flow could not answer: {0}', outcome.error);
@@ -493,12 +557,22 @@ export function registerFlowChat(
     const crewUrl = activeRunCrew();
     void vscode.commands.executeCommand('setContext', 'crewRuns.activeRunChats', crewUrl !== undefined && services.chats.chats(crewUrl) === true);
   };
-  const openPanel = (crewUrl: string, crewName: string, sessionId: string, reopened: boolean): FlowChatPanel => {
-    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, vscode.l10n.t('Chat: {0}', crewName), vscode.ViewColumn.Active, {
+  /** A tab title no open chat has: "Chat: Support Flow", then "Chat: Support Flow #2" beside it, as runs are numbered. */
+  const titleFor = (crewName: string): string => {
+    const taken = new Set(openChats.map((c) => c.panel.title));
+    let title = vscode.l10n.t('Chat: {0}', crewName);
+    for (let n = 2; taken.has(title); n++) {
+      title = vscode.l10n.t('Chat: {0} #{1}', crewName, n);
+    }
+    return title;
+  };
+  const openPanel = (crew: Crew, sessionId: string, options: { reopened?: boolean; draft?: string } = {}): FlowChatPanel => {
+    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, titleFor(crew.name), vscode.ViewColumn.Active, {
       retainContextWhenHidden: true,
       enableFindWidget: true,
     });
-    const chat = new FlowChatPanel(services, crewUrl, crewName, sessionId, panel, observer, reopened);
+    const newChat = (draft: string) => void start(crew, draft);
+    const chat = new FlowChatPanel(services, crew.url, crew.name, sessionId, panel, { observer, newChat, ...options });
     openChats.push(chat);
     panel.onDidDispose(() => {
       openChats.splice(openChats.indexOf(chat), 1);
@@ -520,24 +594,23 @@ export function registerFlowChat(
     if (open) {
       open.panel.reveal();
     } else {
-      openPanel(crew.url, crew.name, sessionId, true);
+      openPanel(crew, sessionId, { reopened: true });
     }
     return sessionId;
   };
-  const chatWith = async (arg: unknown): Promise<string | undefined> => {
-    const crew = await pickCrew(services.crews, arg, vscode.l10n.t('Chat with which flow?'));
-    if (!crew) {
-      return undefined;
-    }
+  /** A new session with the crew in a new panel (`draft` in its composer); undefined, said, where it cannot start. */
+  const start = async (crew: Crew, draft?: string, askFirst = false): Promise<string | undefined> => {
     try {
-      const chats = await inspectChats(services.client, crew.url);
-      services.chats.set(crew.url, chats);
-      if (!chats) {
-        void showInfo(vscode.l10n.t('{0} does not offer chat: its /inspect does not say it is a conversational flow.', crew.name));
-        return undefined;
+      if (askFirst) {
+        const chats = await inspectChats(services.client, crew.url);
+        services.chats.set(crew.url, chats);
+        if (!chats) {
+          void showInfo(chatWords().notAChatFlow(crew.name));
+          return undefined;
+        }
       }
       const sessionId = await startSession(services.client, crew.url);
-      openPanel(crew.url, crew.name, sessionId, false);
+      openPanel(crew, sessionId, draft ? { draft } : {});
       return sessionId;
     } catch (e) {
       const words = vscode.l10n.t('Could not start a chat with {0}: {1}', crew.name, describeError(e, crew.name));
@@ -548,6 +621,12 @@ export function registerFlowChat(
       }
       return undefined;
     }
+  };
+  const chatWith = async (arg: unknown): Promise<string | undefined> => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { pickChatFlow } = require('./pickChatFlow') as typeof PickChatFlow;
+    const crew = await pickChatFlow(services.crews, services.chats, arg, vscode.l10n.t('Chat with which flow?'));
+    return crew && start(crew, undefined, true);
   };
   return [
     vscode.commands.registerCommand('crewRuns.chatWithFlow', (arg?: unknown) => chatWith(arg)),

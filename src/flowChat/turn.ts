@@ -50,9 +50,16 @@ export class ChatSendError extends Error {
   }
 }
 
+/**
+ * The flow no longer knows the session (a 404 on its routes: the deployment restarted or was redeployed, and its
+ * sessions with it). Nothing sent to it can arrive; only a new session can go on.
+ */
+export class ChatSessionGone extends Error {}
+
 export type TurnUpdate =
   | { kind: 'text'; text: string }
-  | { kind: 'step'; id: string; title: string; detail: string }
+  /** `title`: the event's name and its tool, as the flow sent them; `event` and `tool` for words (page/stepTitle.ts). */
+  | { kind: 'step'; id: string; title: string; detail: string; event?: string; tool?: string }
   /** The flow waits for a human (answered with POST /resume_feedback {flow_id, feedback}); `id` names it once. */
   | { kind: 'question'; id: string; text: string; flowId?: string }
   /** The flow got the human's answer (from this panel or another client). */
@@ -64,9 +71,11 @@ export type TurnUpdate =
 
 export type TurnOutcome =
   | { kind: 'completed'; answer: string }
-  | { kind: 'failed'; error: string; answer: string }
+  /** `sessionGone`: the flow forgot the session while the turn ran (ChatSessionGone). */
+  | { kind: 'failed'; error: string; answer: string; sessionGone?: boolean }
   | { kind: 'busy'; error: string }
-  | { kind: 'notSent'; error: string; needsToken?: boolean }
+  /** `sessionGone`: the flow no longer knows the session (ChatSessionGone). */
+  | { kind: 'notSent'; error: string; needsToken?: boolean; sessionGone?: boolean }
   /** It may have reached the flow: never sent again. `knownMessages`: the history's length before it, for Check. */
   | { kind: 'uncertain'; error: string; knownMessages?: number }
   | { kind: 'cancelled'; answer: string };
@@ -125,6 +134,9 @@ export async function runTurn(api: TurnApi, message: string, update: (u: TurnUpd
     kickoffId = (await api.send(message, signal)).kickoffId;
   } catch (e) {
     const error = e instanceof Error ? e.message : String(e);
+    if (e instanceof ChatSessionGone) {
+      return { kind: 'notSent', error, sessionGone: true };
+    }
     if (e instanceof ChatSendError && e.kind === 'notSent') {
       return e.needsToken ? { kind: 'notSent', error, needsToken: true } : { kind: 'notSent', error };
     }
@@ -355,6 +367,16 @@ export async function followTurn(
   };
   let failure: string | undefined;
   let attempts = 0;
+  /** The history answered that the flow no longer knows the session: nothing left to follow. */
+  let gone: ChatSessionGone | undefined;
+  const historyNow = () =>
+    api.history(signal).catch((e: unknown) => {
+      if (e instanceof ChatSessionGone) {
+        gone = e;
+      }
+      return undefined;
+    });
+  const forgotten = (g: ChatSessionGone): TurnOutcome => settle({ kind: 'failed', error: g.message, answer, sessionGone: true });
 
   const apply = (frame: ChatFrame): boolean => {
     const otherSession = frame.sessionId !== undefined && api.sessionId !== undefined && frame.sessionId !== api.sessionId;
@@ -409,8 +431,9 @@ export async function followTurn(
         const detail = [data.tool_args === undefined ? undefined : JSON.stringify(data.tool_args), typeof data.output === 'string' ? data.output : undefined]
           .filter(Boolean)
           .join(' → ');
-        const title = clip(tool ? `${clip(eventType, MAX_STEP_TITLE_CHARS)}: ${tool}` : eventType, MAX_STEP_TITLE_CHARS);
-        show({ kind: 'step', id: frame.id ?? `${frames}`, title, detail: clip(detail, 2000) });
+        const event = clip(eventType, MAX_STEP_TITLE_CHARS);
+        const title = clip(tool ? `${event}: ${tool}` : eventType, MAX_STEP_TITLE_CHARS);
+        show({ kind: 'step', id: frame.id ?? `${frames}`, title, detail: clip(detail, 2000), event, ...(tool === undefined ? {} : { tool }) });
         break;
       }
       case 'turn_failed':
@@ -589,10 +612,13 @@ export async function followTurn(
       }
       if (overflowed) {
         // A turn's stream is bounded: what it sent is not read further, and its end is not awaited.
-        const history = await api.history(signal).catch(() => undefined);
-        return history && history.activeKickoffId === null ? ended(history) : tooLarge();
+        const history = await historyNow();
+        return gone ? forgotten(gone) : history && history.activeKickoffId === null ? ended(history) : tooLarge();
       }
-      const history = await api.history(signal).catch(() => undefined);
+      const history = await historyNow();
+      if (gone) {
+        return forgotten(gone);
+      }
       if (history && history.activeKickoffId === null) {
         return ended(history);
       }
@@ -612,7 +638,10 @@ export async function followTurn(
     if (signal.aborted) {
       return settle({ kind: 'cancelled', answer });
     }
-    const history = await api.history(signal).catch(() => undefined);
+    const history = await historyNow();
+    if (gone) {
+      return forgotten(gone);
+    }
     if (history && history.activeKickoffId === null) {
       return ended(history);
     }

@@ -42,6 +42,21 @@ interface ChatSession {
 
 const sessionsOf = new WeakMap<CrewState, Map<string, ChatSession>>();
 
+/**
+ * As a restarted deployment: every chat session of the crew forgotten (their routes answer 404), their streams
+ * closed and their running turns left to die. Returns how many there were.
+ */
+export function forgetChatSessions(crew: CrewState): number {
+  const sessions = sessionsOf.get(crew);
+  const count = sessions?.size ?? 0;
+  for (const session of sessions?.values() ?? []) {
+    session.streams.forEach((stream) => stream.end());
+    session.awaitingFeedback = undefined;
+  }
+  sessions?.clear();
+  return count;
+}
+
 /** How each chat turn ended, for GET /status/{kickoff_id} of a chat turn. */
 interface TurnRecord {
   state: 'running' | 'completed' | 'failed';
@@ -211,6 +226,24 @@ const LATE_MS = 1500;
 /** Each piece of the answer as a chunk, then as a token (some deployments send both); first, a tool call's chunk. */
 const CHUNKS_KEYWORD = '#chunks';
 
+/**
+ * Where the tool call (and a pause for approval, whose reply is spoken there) goes: the start of the sentence
+ * nearest to a third of the answer (outside quotes), so that the reply never cuts a sentence; a third of the way in when the
+ * answer is a single sentence.
+ */
+export function sentenceBreak(tokens: readonly string[]): number {
+  const third = Math.floor(tokens.length / 3);
+  let best = -1;
+  let quoted = false; // inside a quotation (the user's own message quoted): its sentences are not the answer's
+  for (let i = 1; i < tokens.length; i++) {
+    quoted = (tokens[i - 1].split('"').length - 1) % 2 === 1 ? !quoted : quoted;
+    if (!quoted && /[.!?]["'”)\]]*\s*$/.test(tokens[i - 1]) && (best < 0 || Math.abs(i - third) < Math.abs(best - third))) {
+      best = i;
+    }
+  }
+  return best < 0 ? third : best;
+}
+
 /** Orders `<ms>-<seq>` ids; anything else sorts before them. */
 export function compareStreamIds(a: string, b: string): number {
   const pa = /^(\d+)-(\d+)$/.exec(a);
@@ -259,6 +292,7 @@ async function runTurn(pipeline: Pipeline, config: ChatFlowConfig, session: Chat
   const garbage = has(config.garbageKeyword ?? '#garbage');
   const hang = has(config.hangKeyword ?? '#hang');
   const burst = Math.max(1, config.burst ?? 1);
+  const pause = sentenceBreak(tokens);
   let said = '';
   if (has(config.failFastKeyword ?? '#failfast')) {
     record.state = 'failed';
@@ -289,7 +323,7 @@ async function runTurn(pipeline: Pipeline, config: ChatFlowConfig, session: Chat
     if (echo && i === Math.floor(tokens.length / 3)) {
       emit(session, kickoffId, 'event', { event_type: 'tool_usage_finished', tool_name: 'read_env', tool_args: { name: 'AUTH' }, output: `Authorization: Bearer ${token}` });
     }
-    if (i === Math.floor(tokens.length / 3)) {
+    if (i === pause) {
       emit(session, kickoffId, 'event', {
         event_type: 'tool_usage_finished',
         tool_name: 'search_knowledge_base',

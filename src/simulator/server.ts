@@ -24,6 +24,7 @@
  *       response knobs apply to the next request, run knobs (tasks, scenario) to the next kickoff,
  *     getRun(kickoffId) / listRuns() — RunInfo: phase, finishedAt (exact real ms the run ended),
  *       completed tasks, paused task id, resumes,
+ *     forgetChatSessions(id) — the flow forgets its chat sessions, as a restarted deployment does,
  *     close() — stops listening and destroys every open socket (keep-alive, stalled): nothing lingers.
  *
  * Platform routes (`<origin>/crewai_plus/api/v1/…`, personal token `platform.token`, default `crewai-demo-token`):
@@ -60,6 +61,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { forgetChatSessions } from './chatFlow';
 import { demoCrews } from './demoCrews';
 import { RateLimiter, seededRandom } from './faults';
 import { classify, send, tokenKindOf } from './http';
@@ -89,6 +91,8 @@ export interface Simulator {
   updateCrew(crewId: string, patch: Partial<Omit<CrewConfig, 'id'>>): ServedCrew;
   getRun(kickoffId: string): RunInfo | undefined;
   listRuns(): RunInfo[];
+  /** A chat flow restarted: every chat session of the crew forgotten (their routes answer 404); how many there were. */
+  forgetChatSessions(crewId: string): number;
   close(): Promise<void>;
 }
 
@@ -288,6 +292,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const run = runs.get(kickoffId);
       run?.advance(Date.now());
       return run?.info();
+    },
+    forgetChatSessions(crewId) {
+      return forgetChatSessions(crewState(crewId));
     },
     listRuns() {
       const now = Date.now();

@@ -2,7 +2,8 @@
 
 import * as assert from 'node:assert/strict';
 import { compareIds, SseParser, type SseItem } from '../../src/flowChat/sse';
-import { ChatSendError, type ChatHistory, runTurn, type TurnApi, type TurnUpdate } from '../../src/flowChat/turn';
+import { ChatSendError, ChatSessionGone, type ChatHistory, runTurn, type TurnApi, type TurnUpdate } from '../../src/flowChat/turn';
+import { stepTitle } from '../../src/flowChat/page/stepTitle';
 import { transcriptMarkdown } from '../../src/flowChat/transcriptMarkdown';
 
 export const frame = (id: string, type: string, data: object = {}) => `id: ${id}\ndata: ${JSON.stringify({ id, type, data })}\n\n`;
@@ -196,6 +197,37 @@ describe('Flow chat: a turn', () => {
     assert.equal(text, 'a');
     assert.deepEqual(outcome, { kind: 'failed', error: 'ValueError', answer: 'a' });
     assert.ok(updates.some((u) => u.kind === 'step' && u.title === 'tool_usage_finished: search' && u.detail === '3 found'));
+  });
+
+  it('tool steps read in words (issue 52), never as the raw event name; the step carries the event and tool for them', async () => {
+    const words = { toolUsed: 'Used {0}', toolUsing: 'Using {0}', toolFailed: '{0} failed', step: 'Step' };
+    assert.equal(stepTitle('tool_usage_finished', 'search_knowledge_base', words), 'Used search_knowledge_base');
+    assert.equal(stepTitle('tool_usage_started', 'search', words), 'Using search');
+    assert.equal(stepTitle('tool_usage_error', 'scrape', words), 'scrape failed');
+    assert.equal(stepTitle('agent_execution_started', undefined, words), 'Agent execution started');
+    assert.equal(stepTitle('flow_method_finished', 'route', words), 'Flow method finished: route');
+    assert.equal(stepTitle('___', undefined, words), 'Step');
+    const chat = new FakeChat(['a'], [frame('9-51', 'event', { event_type: 'tool_usage_finished', tool_name: 'search', output: '3 found' }), frame('9-99', 'turn_completed')]);
+    const { updates } = await turn(chat);
+    const step = updates.find((u) => u.kind === 'step');
+    assert.ok(step?.kind === 'step' && step.event === 'tool_usage_finished' && step.tool === 'search', JSON.stringify(step));
+  });
+
+  it('a flow that forgets the session while a turn runs (issue 52): the turn ends at once, said as gone, not followed for minutes', async () => {
+    const chat = new FakeChat(['a ', 'b ', 'c']);
+    chat.dropAfter = [1, 0, 0, 0];
+    let historyCalls = 0;
+    const history = chat.history.bind(chat);
+    chat.history = async () => {
+      if (++historyCalls > 1) {
+        throw new ChatSessionGone('Chatty answered 404 (not found).');
+      }
+      return history();
+    };
+    const { outcome, text } = await turn(chat);
+    assert.equal(text, 'a ');
+    assert.deepEqual(outcome, { kind: 'failed', error: 'Chatty answered 404 (not found).', answer: 'a ', sessionGone: true });
+    assert.equal(chat.streamCalls.length, 1, 'not reattached to a session the flow forgot');
   });
 
   it('a pause for a human is one question (named by its frame, kept once across a replay), then answered', async () => {

@@ -3,7 +3,8 @@
 import * as assert from 'node:assert/strict';
 import { CrewClient } from '../../src/api/client';
 import { sessionApi, startSession } from '../../src/flowChat/chatApi';
-import { runTurn, type TurnUpdate } from '../../src/flowChat/turn';
+import { ChatSessionGone, runTurn, type TurnUpdate } from '../../src/flowChat/turn';
+import { DEFAULT_CHAT_ANSWER, sentenceBreak } from '../../src/simulator/chatFlow';
 import { startSimulator, type Simulator } from '../../src/simulator/server';
 
 const TOKEN = 'org-chat';
@@ -159,5 +160,37 @@ describe('Simulator: conversational flow', function () {
     assert.deepEqual(outcome, { kind: 'completed', answer });
     assert.ok(updates.some((u) => u.kind === 'note' && /^2 frames of another conversation or turn were skipped/.test(u.text)));
     assert.ok(!updates.some((u) => u.kind === 'mode' && u.mode === 'reconnecting'), 'the other turn\'s end did not end this one\'s stream');
+  });
+
+  it('a flow that restarted (issue 52) forgets its sessions: 404 on their routes; the client says the session is gone, sent once', async () => {
+    const { body } = await call('POST', '/chat/start');
+    const sessionId = String(body.session_id);
+    assert.equal(sim.forgetChatSessions('chat'), 1);
+    assert.equal((await call('GET', `/chat/${sessionId}/history`)).status, 404);
+    const client = new CrewClient({ getToken: async () => TOKEN });
+    try {
+      const api = sessionApi(client, base, 'Chat', sessionId);
+      const sleep = () => Promise.resolve();
+      const outcome = await runTurn(api, 'still there?', () => undefined, { sleep }, new AbortController().signal);
+      assert.equal(outcome.kind, 'notSent');
+      assert.equal(outcome.kind === 'notSent' && outcome.sessionGone, true, JSON.stringify(outcome));
+      await assert.rejects(api.history(new AbortController().signal), (e: unknown) => e instanceof ChatSessionGone);
+    } finally {
+      await client.dispose();
+    }
+    const posts = sim.requestLog.entries.filter((e) => e.method === 'POST' && e.path.endsWith('/message'));
+    assert.deepEqual(posts.map((e) => e.status), [404]);
+  });
+
+  it('the pause for approval (issue 52) comes between two sentences of the answer, never inside the quoted message; a third in when there is one sentence', () => {
+    const words = (text: string) => text.match(/\S+\s*/g) ?? [];
+    const demo = words(DEFAULT_CHAT_ANSWER.split('{message}').join('Is it on? Tell me. #approve'));
+    const at = sentenceBreak(demo);
+    assert.match(demo[at - 1], /[.!?]\s*$/);
+    assert.match(demo[at], /^[A-Z]/);
+    assert.ok(!demo.slice(0, at).join('').endsWith('on? ') && !demo.slice(0, at).join('').endsWith('me. '), 'not inside the quoted message');
+    assert.ok(at > 0 && at < demo.length - 1);
+    const one = words('one two three four five six seven eight nine ten');
+    assert.equal(sentenceBreak(one), 3);
   });
 });

@@ -2,6 +2,8 @@
 // per animation frame, to the last of the answer's pieces of about 16 KB: neither the transcript nor a long
 // answer is laid out again per token). Text only: nothing the flow sends becomes HTML.
 
+import { stepTitle } from './stepTitle';
+
 interface VsCodeApi {
   postMessage(message: unknown): void;
 }
@@ -9,7 +11,7 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 type Update =
   | { kind: 'text'; text: string }
-  | { kind: 'step'; id: string; title: string; detail: string }
+  | { kind: 'step'; id: string; title: string; detail: string; event?: string; tool?: string }
   | { kind: 'question'; id: string; text: string }
   | { kind: 'questionAnswered'; feedback: string }
   | { kind: 'note'; text: string }
@@ -26,7 +28,9 @@ type HostMessage =
   | { type: 'check' }
   | { type: 'busy'; reason?: string }
   | { type: 'submit'; text: string }
-  | { type: 'feedbackResult'; questionId: string; state: 'sent' | 'refused' | 'uncertain'; note?: string };
+  | { type: 'feedbackResult'; questionId: string; state: 'sent' | 'refused' | 'uncertain'; note?: string }
+  | { type: 'gone' }
+  | { type: 'draft'; text: string };
 
 const api = acquireVsCodeApi();
 const probe = document.body.dataset.probe === '1';
@@ -77,6 +81,38 @@ interface Entry {
   pending: string;
 }
 let answer: Entry | undefined;
+/** The answer of the turn that ended last: taken away when it stayed empty and the chat turned out gone. */
+let lastAnswer: Entry | undefined;
+/** The flow no longer knows this chat: the composer stays closed, and the page offers the ways on. */
+let gone: { box: HTMLElement; text: string; actions: HTMLButtonElement[] } | undefined;
+
+function showGone() {
+  empty.remove();
+  if (lastAnswer && lastAnswer.raw === '' && !lastAnswer.steps.hasChildNodes() && !lastAnswer.message.querySelector('.note')) {
+    lastAnswer.message.remove(); // an empty "Flow" for a message it never took
+  }
+  gone?.box.remove();
+  const box = el('div', 'gone');
+  box.setAttribute('role', 'group');
+  const words = el('p', 'goneText', t('gone'));
+  words.id = 'gone-text';
+  box.setAttribute('aria-labelledby', words.id);
+  const newChat = el('button', 'newChat', t('newChat'));
+  newChat.type = 'button';
+  newChat.addEventListener('click', () => api.postMessage({ type: 'newChat', draft: input.value }));
+  const forget = el('button', 'forgetChat', t('forgetChat'));
+  forget.type = 'button';
+  forget.addEventListener('click', () => api.postMessage({ type: 'forget' }));
+  const actions = el('div', 'actions');
+  actions.append(newChat, forget);
+  box.append(words, actions);
+  transcript.append(box);
+  gone = { box, text: t('gone'), actions: [newChat, forget] };
+  following = true;
+  input.placeholder = ''; // it no longer invites a message: the line above it says why
+  setBusy(t('goneReason'));
+  focusIfHere(newChat);
+}
 
 /**
  * The answer's entry of the last message whose send was uncertain: its note, Check, and what Check found so far.
@@ -302,6 +338,9 @@ function scrollDown() {
 }
 
 function setBusy(why: string | undefined) {
+  if (gone && why === undefined) {
+    return; // closed for good: nothing sent here can arrive
+  }
   busy = why !== undefined;
   busyWhy = why ?? '';
   input.disabled = busy;
@@ -367,9 +406,24 @@ function report() {
         connectionShown: [...connectionShown],
         composer: input.value,
         checkOffered: unsure !== undefined && !unsure.check.disabled,
+        stepTitles: [...transcript.querySelectorAll('details.step > summary')].map((s) => s.textContent ?? ''),
+        gone: gone?.text ?? '',
+        goneActions: gone?.actions.map((b) => b.textContent ?? '') ?? [],
+        feedbackButton: feedbackLook(),
+        theme: document.body.dataset.vscodeThemeName ?? '',
       },
     });
   });
+}
+
+/** The last question's Send Feedback as drawn, and the background behind it (what a user tells a button by). */
+function feedbackLook(): { background: string; border: string; behind: string } | undefined {
+  const q = [...questions.values()].at(-1);
+  if (!q) {
+    return undefined;
+  }
+  const look = getComputedStyle(q.send);
+  return { background: look.backgroundColor, border: `${look.borderTopWidth} ${look.borderTopStyle} ${look.borderTopColor}`, behind: getComputedStyle(q.box).backgroundColor };
 }
 
 input.addEventListener('keydown', (e) => {
@@ -383,6 +437,12 @@ input.addEventListener('keydown', (e) => {
 });
 sendButton.addEventListener('click', submit);
 document.addEventListener('focusin', () => report());
+if (probe) {
+  // A theme change redraws the page without a message: reported, so a test sees the colours it drew.
+  const observer = new MutationObserver(() => report());
+  observer.observe(document.body, { attributes: true, attributeFilter: ['class', 'data-vscode-theme-name', 'data-vscode-theme-kind'] });
+  observer.observe(document.documentElement, { attributes: true, attributeFilter: ['style'] }); // the theme's colours
+}
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   const m = event.data;
@@ -449,7 +509,9 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       flushPending(); // Whatever else comes goes after the text before it.
       if (u.kind === 'step') {
         const step = el('details', 'step');
-        const summary = el('summary', undefined, u.title);
+        // In words ("Used search_knowledge_base"), not the flow's event name.
+        const title = u.event === undefined ? u.title : stepTitle(u.event, u.tool, { toolUsed: t('toolUsed'), toolUsing: t('toolUsing'), toolFailed: t('toolFailed'), step: t('step') });
+        const summary = el('summary', undefined, title);
         step.append(summary, el('div', 'detail', u.detail));
         answer.steps.append(step);
       } else if (u.kind === 'question') {
@@ -490,6 +552,7 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
         if (m.check) {
           offerCheck(answer, note);
         }
+        lastAnswer = answer;
         answer = undefined;
       } else if (m.note) {
         transcript.append(el('p', 'note error', m.note));
@@ -501,6 +564,14 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       break;
     case 'busy':
       setBusy(m.reason);
+      break;
+    case 'gone':
+      showGone();
+      break;
+    case 'draft':
+      if (input.value === '') {
+        input.value = m.text;
+      }
       break;
     case 'checkResult':
       if (unsure) {

@@ -19,6 +19,7 @@ export const MAIN_FILE_SECONDS: Readonly<Record<string, number>> = {
   'firstImpressionsKickoff.test.js': 21,
   'firstImpressionsRunView.test.js': 10,
   'firstImpressionsTree.test.js': 26,
+  'flowChatTrips.test.js': 20,
   'hostileOutput.test.js': 23,
   'hostileTables.test.js': 8,
   'jsonInputs.test.js': 20,
