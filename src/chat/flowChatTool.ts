@@ -101,7 +101,7 @@ export async function prepareChat(deps: ChatToolDeps, input: ToolInput, signal?:
   if (!chats) {
     return refused(
       `Nothing was sent: crew ${quoted(crew.name)} is not a conversational flow (its /inspect does not say it chats). Use ${TOOL.kickoff} to run it instead.`,
-      l10n.t('{0} does not chat: its /inspect does not say it is a conversational flow.', oneLine(crew.name, 80)),
+      l10n.t('{0} did not answer as a chat flow: run it with Kick Off instead.', oneLine(crew.name, 80)),
       looking,
     );
   }
