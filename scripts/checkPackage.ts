@@ -55,6 +55,7 @@ const EXPECTED = [
   'extension/docs/images/organization-crews.png',
   'extension/docs/images/run-view.png',
   'extension/docs/images/trace.png',
+  'extension/docs/images/trigger-apps.png',
   'extension/media/walkthrough/add-crew.md',
   'extension/media/walkthrough/feedback.md',
   'extension/media/walkthrough/kick-off.md',

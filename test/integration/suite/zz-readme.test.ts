@@ -177,4 +177,13 @@ describe('README pictures', function () {
     const tree = await ui.screenshot('readme-organization-crews', { selector: selectors.sideBar });
     assert.ok(tree.distinctColours > 10);
   });
+
+  it('a crew tried with a trigger\'s sample payload: the trigger apps, connected first', async () => {
+    const done = executeCommand('crewRuns.kickOffWithTriggerPayload', crewUrl('research-crew'));
+    await waitForQuickInput(/with a Trigger Payload \(1\/3\)[\s\S]*Gmail[\s\S]*Slack/);
+    const shot = await ui.screenshot('readme-trigger-apps', { selector: selectors.openQuickInput });
+    assert.ok(shot.distinctColours > 10);
+    await closeQuickInput();
+    assert.strictEqual(await done, undefined, 'cancelled: no run started');
+  });
 });
