@@ -1,6 +1,6 @@
 // The platform's commands (registered with the others, registerCommands.ts): sign in and out,
-// switch organization, Import Crews…, Show Deployment Logs, Redeploy, Open in Dashboard.
-// Redeploy is in dist/deployActions.js (esbuild.js), loaded on first use.
+// switch organization, Import Crews…, Show Deployment Logs, Redeploy, Copy CI Redeploy Step…, Open in Dashboard.
+// Redeploy and the CI step are in dist/deployActions.js (esbuild.js), loaded on first use.
 import * as vscode from 'vscode';
 import { originOf } from '../api/url';
 import type { Crew } from '../crews/crewConfig';
@@ -126,6 +126,15 @@ export function registerPlatformCommands(services: Services): vscode.Disposable[
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { redeployCrew } = require('./deployActions') as typeof DeployActions;
       return redeployCrew({ services, logs, describeError: describePlatformError, addCrewDirectly }, target.crew, target.imported, signIn);
+    }),
+    vscode.commands.registerCommand('crewRuns.platform.copyCiRedeployStep', async (arg?: unknown) => {
+      const target = await importedCrew(arg, vscode.l10n.t('Copy the CI redeploy step of which crew?'));
+      if (!target) {
+        return undefined;
+      }
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { copyCiRedeployStep } = require('./deployActions') as typeof DeployActions;
+      return copyCiRedeployStep(services, target.crew, target.imported);
     }),
     vscode.commands.registerCommand('crewRuns.platform.openDashboard', async (arg?: unknown) => {
       const target = await importedCrew(arg, vscode.l10n.t('Open the dashboard page of which crew?'));
