@@ -147,7 +147,7 @@ function announce(deployment: FollowedDeployment, outcome: Outcome, elapsedMs: n
   const open = (choice: string | undefined) => choice === showLogs && void vscode.commands.executeCommand('crewRuns.platform.showLogs', crewUrl);
   switch (outcome.end) {
     case 'online':
-      void showInfo(vscode.l10n.t('{0} is online again (redeployed in {1}).', name, formatDuration(elapsedMs)), ...logsAction).then(open);
+      void showInfo(vscode.l10n.t('{0} is online again.', name), ...logsAction).then(open);
       return;
     case 'failed': {
       const words = sentenceCase(outcome.words) || vscode.l10n.t('failed');

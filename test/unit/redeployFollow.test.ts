@@ -170,7 +170,7 @@ describe('following a redeploy (#51)', function () {
       'Deploy enqueued · 4s',
       'Building image · 5s',
     ]);
-    assert.deepEqual(notices, [{ kind: 'info', message: 'Research is online again (redeployed in 6s).' }]);
+    assert.deepEqual(notices, [{ kind: 'info', message: 'Research is online again.' }]);
     assert.deepEqual(health.get(CREW), { state: 'online', words: 'Crew is Online' });
     assert.equal(released, 1);
   });
