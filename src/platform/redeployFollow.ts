@@ -95,6 +95,10 @@ async function follow(f: RedeployFollower, signIn: PlatformSignIn, deployment: F
       return { end: 'stillDeploying' };
     }
     if (!started && elapsed() >= START_WAIT_MS) {
+      // The row said "deploying" since it was sent: now what the platform says.
+      if (crewUrl && last) {
+        f.health.set(crewUrl, { state: last.state, words: last.status });
+      }
       return { end: 'unseen', words: last?.status };
     }
     // Slower once nobody watches: the row and the mark only need the end.

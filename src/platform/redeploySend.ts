@@ -9,7 +9,7 @@ import { isBlocked, type SendFailure, type SendMark, type SendOnce } from '../ru
 import type { PlatformSignIn } from './account';
 import type { DeploymentStatus } from './parse';
 import type { PlatformClient } from './platformClient';
-import { START_WAIT_MS } from './redeployFollow';
+import { FOLLOW_FOR_MS, START_WAIT_MS } from './redeployFollow';
 import { type DeploymentHealthEntry, type DeploymentMark, redeployKey, sentenceCase } from './redeployWatch';
 
 /** What sending a redeploy takes (DeploymentHealth hands it over: this bundle has no classes of its own). */
@@ -56,7 +56,8 @@ async function underWay(s: RedeploySender, signIn: PlatformSignIn, uuid: string,
     return sentenceCase(status.status ?? vscode.l10n.t('deploying'));
   }
   const age = s.now() - mark.at;
-  return age < START_WAIT_MS || !status ? vscode.l10n.t('sent {0} ago, not shown by the platform yet', formatDuration(age)) : undefined;
+  // Unreadable: the platform is not asked blind until the longest follow would have ended.
+  return age < (status ? START_WAIT_MS : FOLLOW_FOR_MS) ? vscode.l10n.t('sent {0} ago, not shown by the platform yet', formatDuration(age)) : undefined;
 }
 
 /** A redeploy's mark that still stands for one going on, in words; undefined when there is none. */
@@ -76,7 +77,12 @@ export async function sendRedeploy(s: RedeploySender, signIn: PlatformSignIn, de
     if (words !== undefined) {
       return { kind: 'underWay', words };
     }
-    // The one it stands for has ended: this is a new redeploy.
+    // The one it stands for has ended: this is a new redeploy. Freed only if it is still that mark (another
+    // window may have judged it too and claimed meanwhile).
+    const still = await s.sends.peek(key);
+    if (still && (still.at !== claim.mark.at || still.windowId !== claim.mark.windowId)) {
+      return { kind: 'underWay', words: vscode.l10n.t('being sent') };
+    }
     await s.sends.forget(key);
     claim = await s.sends.claim(key);
     if (isBlocked(claim)) {

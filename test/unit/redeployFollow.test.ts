@@ -140,14 +140,21 @@ describe('following a redeploy (#51)', function () {
     const { health, calls, clock } = healthWith({ statuses: () => status('Crew is Online') });
     let released = 0;
     const sentAt = clock.now();
-    const ended = await health.followRedeploy(SIGN_IN, { uuid: 'dep-1', name: 'Research', crewUrl: CREW }, { before: { status: 'Crew is Online' }, sentAt, release: async () => void (released += 1) });
+    health.set(CREW, { state: 'deploying', words: 'Deploy Enqueued' }); // As the command sets it once sent.
+    const rows = new Set<string>();
+    const ended = await health.followRedeploy(
+      SIGN_IN,
+      { uuid: 'dep-1', name: 'Research', crewUrl: CREW },
+      { before: { status: 'Crew is Online' }, sentAt, release: async () => void (released += 1), onProgress: () => rows.add(JSON.stringify(health.get(CREW))) },
+    );
     health.dispose();
     assert.equal(ended, undefined);
     assert.equal(clock.time - sentAt, 5 * 60_000, 'given up after START_WAIT_MS, no later');
     assert.equal(calls(), 300, 'once a second');
     assert.equal(released, 1);
     assert.deepEqual(notices, [{ kind: 'info', message: 'The platform has not shown the redeploy of Research starting after 5m 00s: it still says “Crew is online”. It may still be queued, or have run unseen; the deployment logs tell.' }]);
-    assert.equal(health.get(CREW), undefined, 'the row is not set back to the old "online"');
+    assert.deepEqual([...rows], [JSON.stringify({ state: 'deploying', words: 'Deploy Enqueued' })], 'while followed, the row is not set back to the old "online"');
+    assert.deepEqual(health.get(CREW), { state: 'online', words: 'Crew is Online' }, 'once given up, what the platform says');
   });
 
   it('follows enqueued → building → online, showing each phase in sentence case with the time since it was sent', async () => {
@@ -272,6 +279,28 @@ describe('following a redeploy (#51)', function () {
       await w.sends.forget('redeploy:dep-1'); // What the follow's release does once it ended.
       assert.equal((await w.health.sendRedeploy(SIGN_IN, { uuid: 'dep-1', name: 'Research' })).kind, 'sent');
       assert.equal(w.posts.length, 3);
+      w.health.dispose();
+    });
+
+    it('while the platform cannot be asked, a sent redeploy counts as under way until the longest follow would have ended', async () => {
+      const clock = steppedClock();
+      let reachable = true;
+      const w = healthWith({
+        clock,
+        statuses: () => {
+          if (!reachable) {
+            throw new PlatformError('network', 'no route to host');
+          }
+          return status('Crew is Online');
+        },
+      });
+      assert.equal((await w.health.sendRedeploy(SIGN_IN, { uuid: 'dep-1', name: 'Research' })).kind, 'sent');
+      reachable = false;
+      clock.time += 10 * 60_000;
+      assert.deepEqual(await w.health.sendRedeploy(SIGN_IN, { uuid: 'dep-1', name: 'Research' }), { kind: 'underWay', words: 'sent 10m 00s ago, not shown by the platform yet' });
+      clock.time += 10 * 60_000;
+      assert.equal((await w.health.sendRedeploy(SIGN_IN, { uuid: 'dep-1', name: 'Research' })).kind, 'sent');
+      assert.equal(w.posts.length, 2);
       w.health.dispose();
     });
 
