@@ -37,6 +37,11 @@ const lazyModules = {
   'src/flowChat/pickChatFlow': 'chatPicker',
   // The chat page's words, sent when a chat page is ready (src/flowChat/chatPanel.ts).
   'src/flowChat/chatWords': 'chatWords',
+  // Redeploy (sent once, followed) and Copy CI Redeploy Step (src/platform/platformCommands.ts); DeploymentHealth
+  // loads the follow and the send by their own modules, which this bundle's entry re-exports.
+  'src/platform/deployActions': 'deployActions',
+  'src/platform/redeployFollow': 'deployActions',
+  'src/platform/redeploySend': 'deployActions',
   // What activate() returns to the integration tests (CREW_RUNS_TEST_HOOKS=1); not packaged.
   'src/testApi': 'testApi',
 };
@@ -158,7 +163,7 @@ function makeBuilds(production) {
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { markdown: 'src/runView/page/markdown.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', chat: 'src/chat/chatHandlers.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts', triggerKickoff: 'src/platform/triggerKickoff.ts', chatPicker: 'src/flowChat/pickChatFlow.ts', chatWords: 'src/flowChat/chatWords.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', chat: 'src/chat/chatHandlers.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts', triggerKickoff: 'src/platform/triggerKickoff.ts', chatPicker: 'src/flowChat/pickChatFlow.ts', chatWords: 'src/flowChat/chatWords.ts', deployActions: 'src/platform/deployActions.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).

@@ -37,6 +37,7 @@ const EXPECTED = [
   'extension/dist/triggerKickoff.js',
   'extension/dist/chatPicker.js',
   'extension/dist/chatWords.js',
+  'extension/dist/deployActions.js',
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',

@@ -97,11 +97,11 @@ export function activate(context: vscode.ExtensionContext) {
     inspect: inspection && ((part) => (inspection.poller = part)),
   });
 
-  const platform = createPlatform(context, log, userAgent, shared);
+  const sends = new SendOnce(path.join(storageDir, 'sending'), windowId);
+  const platform = createPlatform(context, log, userAgent, shared, sends);
   const chats = new ChatSupport({ probe: (crewUrl) => inspectChats(client, crewUrl), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
   // Each crew's recent chat sessions: one file per crew beside the runs, shared by every window.
   const chatSessions = new ChatSessionStore(path.join(storageDir, 'chat-sessions'), log);
-  const sends = new SendOnce(path.join(storageDir, 'sending'), windowId);
   const services: Services = { context, log, tokens, crews, client, runs, poller, sends, presets: new InputPresets(shared), stops: new StopSupport(shared), chats, chatSessions, shared, platform };
   const batches = new BatchFeature(services, storageDir, { id: windowId, liveness }, inspection && ((part) => (inspection.batchPanels = part)));
 
@@ -251,11 +251,11 @@ export async function deactivate(): Promise<void> {
 }
 
 /** The organization's platform: sign-in, imported crews and their deployment health (src/platform/). */
-function createPlatform(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, userAgent: string, shared: SharedValues): PlatformServices {
+function createPlatform(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, userAgent: string, shared: SharedValues, sends: SendOnce): PlatformServices {
   const account = new PlatformAccount(context.secrets);
   const client = new PlatformClient({ getNetworkSettings: () => readNetworkSettings(log), userAgent });
   const imported = new ImportedCrews(shared);
-  return { account, client, imported, auth: new CrewAIAuthenticationProvider(account, client), health: new DeploymentHealth(account, imported, client, log) };
+  return { account, client, imported, auth: new CrewAIAuthenticationProvider(account, client), health: new DeploymentHealth(account, imported, client, log, undefined, sends) };
 }
 
 /** The "CrewAI" account; an id another extension took already must not keep the crews from starting. */

@@ -106,6 +106,14 @@ export function logsText(name: string, lines: LogLineInfo[], dropped: number, ma
   ]);
 }
 
+/** A redeploy already going on (any window): nothing was sent. */
+export function redeployUnderWayText(name: string, words: string): string {
+  return [
+    `Nothing was sent: a redeploy of ${JSON.stringify(oneLine(name, 80))} is already under way. Do not redeploy it again while it is deploying; call ${TOOL.listDeployments} to see where it is.`,
+    fenceUntrusted(oneLine(words, 200), 'Where it is'),
+  ].join('\n');
+}
+
 export function redeployedText(name: string, status: string | undefined, urlChanged: string | undefined, tokenSaved: boolean): string {
   return [
     `Redeploy of ${JSON.stringify(oneLine(name, 80))} requested; the platform rebuilds and restarts it (this takes minutes).`,

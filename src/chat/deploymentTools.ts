@@ -19,6 +19,7 @@ import {
   NOT_SIGNED_IN_TEXT,
   platformProblemText,
   redeployedText,
+  redeployUnderWayText,
   unknownDeploymentText,
 } from './deploymentText';
 import { TOOL } from './toolNames';
@@ -151,14 +152,19 @@ export function deploymentToolsFor(services: Services): DeploymentTools {
       if (!now || now.baseUrl !== signIn.baseUrl || now.organizationId !== signIn.organizationId) {
         return `Nothing was sent: the sign-in or organization changed since the user confirmed. Call ${TOOL.listDeployments}, then ${TOOL.redeploy} again.`;
       }
-      let reply;
+      const imported = platform.imported.byDeployment(now.baseUrl, deployment.uuid);
+      let sent;
       try {
-        reply = await platform.client.redeploy(now, deployment.uuid);
+        // Once machine-wide, as the command sends it: a redeploy under way (any window) is not sent again.
+        sent = await platform.health.sendRedeploy(now, { uuid: deployment.uuid, name: deployment.name, crewUrl: imported?.crewUrl });
       } catch (error) {
         return platformProblemText('The redeploy was not accepted', errorText(error), isUnauthorized(error));
       }
+      if (sent.kind === 'underWay') {
+        return redeployUnderWayText(deployment.name, sent.words);
+      }
+      const reply = sent.reply;
       services.log.info(`Redeploy of ${deployment.name} (${deployment.uuid}) requested by a chat tool the user confirmed: ${reply.status ?? 'no status in the reply'}.`);
-      const imported = platform.imported.byDeployment(now.baseUrl, deployment.uuid);
       let tokenSaved = false;
       if (imported) {
         platform.health.set(imported.crewUrl, { state: 'deploying', words: reply.status ?? l10n.t('redeploy requested') });
@@ -169,7 +175,7 @@ export function deploymentToolsFor(services: Services): DeploymentTools {
       }
       const moved = imported && reply.publicUrl && reply.publicUrl !== imported.crewUrl ? reply.publicUrl : undefined;
       // Followed in the background like the command's redeploy: the crew's row, then a notice when it ends.
-      void platform.health.followRedeploy(now, { uuid: deployment.uuid, name: deployment.name, crewUrl: imported?.crewUrl });
+      void platform.health.followRedeploy(now, { uuid: deployment.uuid, name: deployment.name, crewUrl: imported?.crewUrl }, { before: sent.before, sentAt: sent.sentAt, release: sent.release });
       return redeployedText(deployment.name, reply.status, moved, tokenSaved);
     },
   };

@@ -6,7 +6,7 @@ import { taskNameText } from '../api/taskName';
 import type { Crew } from './crewConfig';
 import type { CrewHealth } from './crewRegistry';
 import { isFinished, type RunRecord } from '../runs/core/model';
-import { inertLine } from '../util/inertText';
+import { inertLine, oneLine } from '../util/inertText';
 import { markdownLine, markdownText } from '../util/markdownText';
 import { type Inputs, inputLine } from '../api/inputValues';
 import { elapsedCalmChangesAt, formatElapsed, labelBeforeState, formatElapsedCalm, formatRelative, relativeChangesAt, shortStateLabel, stateLabel } from '../ui/format';
@@ -225,6 +225,8 @@ export function healthIcon(health: CrewHealth, crew: Crew): vscode.ThemeIcon {
 export interface CrewDeployment {
   state: 'online' | 'deploying' | 'failed' | 'unknown';
   words?: string;
+  /** A failed redeploy's first build log error line. */
+  firstError?: string;
 }
 
 function deploymentLabel(deployment: CrewDeployment): string {
@@ -254,7 +256,8 @@ export function crewTreeItem(
   // While its runs are going, what they do is what the row says ("ready" goes without saying); a
   // problem with the crew (token, network) still comes first, its runs' activity is in the tooltip.
   const problem = health === 'noToken' || health === 'tokenRejected' || health === 'unreachable';
-  item.description = [problem ? healthLabel(health) : (activity ?? healthLabel(health)), deployment && deploymentLabel(deployment), source].filter(Boolean).join(' · ');
+  const failedWith = deployment?.state === 'failed' && deployment.firstError ? `: ${oneLine(deployment.firstError, 60)}` : '';
+  item.description = [problem ? healthLabel(health) : (activity ?? healthLabel(health)), deployment && deploymentLabel(deployment) + failedWith, source].filter(Boolean).join(' · ');
   item.iconPath = healthIcon(health, crew);
   const tooltip = new vscode.MarkdownString();
   tooltip.appendMarkdown(`**${markdownLine(crew.name)}**\n\n`);
@@ -268,6 +271,9 @@ export function crewTreeItem(
   }
   if (deployment) {
     tooltip.appendMarkdown(`\n\n${markdownLine(vscode.l10n.t('Deployment: {0}', deployment.words ?? deploymentLabel(deployment)))}`);
+    if (deployment.state === 'failed' && deployment.firstError) {
+      tooltip.appendMarkdown(`\n\n${markdownLine(vscode.l10n.t('First error in the build log: {0}', deployment.firstError))}`);
+    }
   }
   item.tooltip = tooltip;
   item.contextValue = ['crew', `source-${crew.source}`, `health-${health}`, hasToken ? 'hasToken' : 'noToken', ...(chats ? ['chats'] : []), ...(deployment ? ['imported', `deployment-${deployment.state}`] : [])].join(' ');

@@ -2,13 +2,18 @@
 // words), refreshed when the window gains focus and on a slow timer, with at most MAX_IN_FLIGHT requests in flight and
 // MAX_PER_SECOND started a second (a refresh has no hurry; a 429 costs a crew its status), Retry-After honoured.
 import * as vscode from 'vscode';
-import { showError, showInfo } from '../ui/notify';
+import type { SendOnce } from '../runs/core/sendOnce';
 import { errorText } from '../util/errorText';
 import type { PlatformAccount, PlatformSignIn } from './account';
-import { eachBounded, Pacer, type PaceClock } from './bounded';
+import { eachBounded, Pacer, type PaceClock, systemPaceClock } from './bounded';
 import type { ImportedCrew, ImportedCrews } from './importedCrews';
 import type { DeploymentState } from './parse';
-import { PlatformError, type PlatformClient } from './platformClient';
+import { PlatformError, type PlatformClient, redeploySendFailure } from './platformClient';
+import type * as FollowModule from './redeployFollow';
+import type { FollowedDeployment, FollowOptions } from './redeployFollow';
+import type * as SendModule from './redeploySend';
+import type { RedeploySend, RedeploySender } from './redeploySend';
+import type { DeploymentHealthEntry } from './redeployWatch';
 
 export const MAX_IN_FLIGHT = 4;
 /** Status requests started per second: 100 crews take about 20 s, each shown as its answer comes. */
@@ -18,15 +23,8 @@ const RATE_LIMITED_RETRIES = 3;
 const TIMER_MS = 5 * 60_000;
 /** Focus refreshes closer together than this are skipped. */
 const FOCUS_GAP_MS = 30_000;
-const FOLLOW_EVERY_MS = 1000;
-/** A redeploy still not online or failed after this is left to the refreshes. */
-const FOLLOW_FOR_MS = 20 * 60_000;
 
-export interface DeploymentHealthEntry {
-  state: DeploymentState;
-  /** The platform's words ("Crew is Online"), or why the state is unknown. */
-  words?: string;
-}
+export type { DeploymentHealthEntry } from './redeployWatch';
 
 export class DeploymentHealth implements vscode.Disposable {
   private readonly entries = new Map<string, DeploymentHealthEntry>();
@@ -45,6 +43,8 @@ export class DeploymentHealth implements vscode.Disposable {
     private readonly client: PlatformClient,
     private readonly log: vscode.LogOutputChannel,
     private readonly paceClock?: PaceClock,
+    /** The machine-wide send-once marks (runs/core/sendOnce.ts): a redeploy goes out once. */
+    private readonly sends?: Pick<SendOnce, 'claim' | 'peek' | 'forget'>,
   ) {
     this.timer = setInterval(() => void this.refresh(), TIMER_MS);
     this.disposables = [
@@ -63,8 +63,9 @@ export class DeploymentHealth implements vscode.Disposable {
   /** Set by a redeploy being followed. */
   set(crewUrl: string, entry: DeploymentHealthEntry): void {
     const before = this.entries.get(crewUrl);
-    if (before?.state !== entry.state || before?.words !== entry.words) {
-      this.entries.set(crewUrl, entry);
+    const firstError = entry.firstError ?? (entry.state === 'failed' && before?.state === 'failed' && before.words === entry.words ? before.firstError : undefined);
+    if (before?.state !== entry.state || before?.words !== entry.words || before?.firstError !== firstError) {
+      this.entries.set(crewUrl, firstError ? { ...entry, firstError } : { state: entry.state, words: entry.words });
       this.changed.fire();
     }
   }
@@ -88,51 +89,30 @@ export class DeploymentHealth implements vscode.Disposable {
   }
 
   /**
-   * Follows a redeploy until the platform says online or failed (undefined: cancelled, or still deploying after
-   * FOLLOW_FOR_MS), keeping an imported crew's row (`crewUrl`) current, and tells the user how it ended, with its
-   * logs one click away. The Redeploy command follows with a progress notification, the chat tool in the background.
+   * Follows a redeploy until the platform says online or failed after it was seen to start, keeping an imported
+   * crew's row (`crewUrl`) current, and tells the user how it ended, with its logs one click away. The Redeploy
+   * command follows with a progress notification, the chat tool in the background (redeployFollow.ts, loaded now).
    */
-  async followRedeploy(
-    signIn: PlatformSignIn,
-    deployment: { uuid: string; name: string; crewUrl?: string },
-    cancellation?: vscode.CancellationToken,
-    onStatus?: (words: string | undefined) => void,
-  ): Promise<DeploymentState | undefined> {
-    const { uuid, name, crewUrl } = deployment;
-    let final: DeploymentState | undefined;
-    for (const until = Date.now() + FOLLOW_FOR_MS; !final && !cancellation?.isCancellationRequested && Date.now() < until; ) {
-      // One listener per wait, removed with it: a 20-minute follow must not pile up 1,200 of them.
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          listener?.dispose();
-          resolve();
-        }, FOLLOW_EVERY_MS);
-        const listener = cancellation?.onCancellationRequested(() => {
-          clearTimeout(timer);
-          listener?.dispose();
-          resolve();
-        });
-      });
-      if (cancellation?.isCancellationRequested) {
-        break;
-      }
-      try {
-        const status = await this.client.status(signIn, uuid);
-        if (crewUrl) {
-          this.set(crewUrl, { state: status.state, words: status.status });
-        }
-        onStatus?.(status.status);
-        final = status.state === 'online' || status.state === 'failed' ? status.state : undefined;
-        if (final === 'failed') {
-          announceRedeployEnd(name, crewUrl, final, status.status ?? '');
-          return final;
-        }
-      } catch (error) {
-        this.log.warn(`Following the redeploy of ${name}: ${errorText(error)}`);
-      }
+  async followRedeploy(signIn: PlatformSignIn, deployment: FollowedDeployment, options?: FollowOptions): Promise<DeploymentState | undefined> {
+    // Both in dist/deployActions.js (esbuild.js), required on the first redeploy.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { followRedeploy } = require('./redeployFollow') as typeof FollowModule;
+    return followRedeploy({ client: this.client, health: this, log: this.log, clock: this.paceClock ?? systemPaceClock }, signIn, deployment, options);
+  }
+
+  /** Sends a redeploy once machine-wide (redeploySend.ts): the command and the chat tool both go through it. */
+  async sendRedeploy(signIn: PlatformSignIn, deployment: FollowedDeployment): Promise<RedeploySend> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { sendRedeploy } = require('./redeploySend') as typeof SendModule;
+    return sendRedeploy(this.sender(), signIn, deployment);
+  }
+
+  /** What sending a redeploy takes (redeploySend.ts), for the command too. */
+  sender(): RedeploySender {
+    if (!this.sends) {
+      throw new Error('No send-once marks: this window cannot redeploy.');
     }
-    announceRedeployEnd(name, crewUrl, final, '');
-    return final;
+    return { client: this.client, sends: this.sends, health: this, log: this.log, sendFailure: redeploySendFailure, now: () => (this.paceClock ?? systemPaceClock).now() };
   }
 
   dispose(): void {
@@ -174,19 +154,5 @@ export class DeploymentHealth implements vscode.Disposable {
     const words = error instanceof PlatformError && error.kind === 'unauthorized' ? vscode.l10n.t('sign in again') : error instanceof PlatformError && error.kind === 'notFound' ? vscode.l10n.t('not found (another organization?)') : vscode.l10n.t('status unavailable');
     this.set(crew.crewUrl, { state: 'unknown', words });
     this.log.warn(`Deployment status of ${crew.name} (${crew.crewUrl}) could not be read: ${errorText(error)}`);
-  }
-}
-
-/** How a followed redeploy ended, with the logs one click away for an imported crew (`crewUrl`). */
-function announceRedeployEnd(name: string, crewUrl: string | undefined, final: DeploymentState | undefined, words: string): void {
-  const showLogs = vscode.l10n.t('Show Deployment Logs');
-  const logsAction = crewUrl ? [showLogs] : [];
-  const open = (choice: string | undefined) => choice === showLogs && void vscode.commands.executeCommand('crewRuns.platform.showLogs', crewUrl);
-  if (final === 'online') {
-    void showInfo(vscode.l10n.t('{0} is online again.', name), ...logsAction).then(open);
-  } else if (final === 'failed') {
-    void showError(vscode.l10n.t('The redeploy of {0} failed: {1}', name, words), ...logsAction).then(open);
-  } else {
-    void showInfo(crewUrl ? vscode.l10n.t('{0} is still deploying; its row in the crews view follows it.', name) : vscode.l10n.t('{0} is still deploying.', name), ...logsAction).then(open);
   }
 }

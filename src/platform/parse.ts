@@ -38,6 +38,12 @@ export interface DeploymentStatus {
   publicUrl?: string;
   /** The deployment's bearer token, when the installation gives it as a string. */
   token?: string;
+  /** The uuid the body names, if any (a redeploy's reply is documented to). */
+  uuid?: string;
+  /** The deployment's numeric id (the deployment API's), from `deployment_id`, `deploymentId` or `deployment.id`. */
+  deploymentId?: string;
+  /** When the deployment was last (re)deployed, as the platform wrote it: a change shows a redeploy started. */
+  deployedAt?: string;
 }
 
 export interface LogLine {
@@ -162,7 +168,16 @@ export function parseDeploymentStatus(body: unknown): DeploymentStatus {
   const entry = isPlainObject(body) ? (isPlainObject(body.deployment) ? { ...body.deployment, ...body } : body) : {};
   const status = text(entry.status, MAX_STATUS);
   const token = typeof entry.token === 'string' && entry.token.trim() && entry.token.length <= MAX_TOKEN && !/[\s\u0000-\u001f]/.test(entry.token.trim()) ? entry.token.trim() : undefined;
-  return { name: text(entry.name, MAX_NAME), status, state: classifyStatus(status), publicUrl: usableUrl(entry.public_url ?? entry.publicUrl ?? entry.url), token };
+  const nested = isPlainObject(body) && isPlainObject(body.deployment) ? body.deployment : {};
+  const deploymentId = [entry.deployment_id, entry.deploymentId, nested.id].map(numericId).find((v) => v !== undefined);
+  const deployedAt = text(entry.deployed_at ?? entry.deployedAt ?? entry.last_deployed_at ?? entry.updated_at ?? entry.updatedAt, 64);
+  return { name: text(entry.name, MAX_NAME), status, state: classifyStatus(status), publicUrl: usableUrl(entry.public_url ?? entry.publicUrl ?? entry.url), token, uuid: id(entry.uuid), deploymentId, deployedAt };
+}
+
+/** A numeric id (a number, or a string of digits). */
+function numericId(value: unknown): string | undefined {
+  const s = typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? String(value) : typeof value === 'string' ? value.trim() : undefined;
+  return s !== undefined && /^[0-9]{1,20}$/.test(s) ? s : undefined;
 }
 
 /**

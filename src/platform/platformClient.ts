@@ -9,6 +9,7 @@ import { parseRetryAfter } from '../api/retry';
 import type * as TransportModule from '../api/transport';
 import { DEFAULT_NETWORK_SETTINGS, isTransportFailure, type HttpResponse, type NetworkSettings, type Transport } from '../api/transportTypes';
 import { normaliseCrewUrl, originOf } from '../api/url';
+import { classifySendFailure, type SendFailure } from '../runs/core/sendOnce';
 import { type Deployment, type DeploymentStatus, type LogLine, type Organization, MAX_LOG_LINES, parseDeployments, parseDeploymentStatus, parseLogs, parseOrganizations, parseRedeploy, platformErrorWords } from './parse';
 
 /**
@@ -28,6 +29,8 @@ export class PlatformError extends Error {
     readonly status?: number,
     /** A 429's Retry-After, in ms, when it gave a usable one. */
     readonly retryAfterMs?: number,
+    /** Nothing of the request left this machine (refused before sending, or the connection failed). */
+    readonly notSent = false,
   ) {
     super(message);
     this.name = 'PlatformError';
@@ -92,7 +95,7 @@ export class PlatformClient {
   private async json(credentials: PlatformCredentials, method: 'GET' | 'POST', path: string[], signal?: AbortSignal, limits?: ReadLimits): Promise<unknown> {
     const base = normaliseCrewUrl(credentials.baseUrl);
     if (!base.ok) {
-      throw new PlatformError('refused', `The platform URL is not usable (${base.problem}); nothing was sent.`);
+      throw new PlatformError('refused', `The platform URL is not usable (${base.problem}); nothing was sent.`, undefined, undefined, undefined, true);
     }
     const url = [base.url, ...API, ...path.map(encodeURIComponent)].join('/');
     const { token } = credentials;
@@ -132,13 +135,27 @@ export class PlatformClient {
   }
 }
 
+/**
+ * What a failed redeploy means for sending it again (runs/core/sendOnce.ts): the platform's refusals (4xx) and a
+ * request that never left free it, a 429 may go later, anything else may have started a rebuild.
+ */
+export function redeploySendFailure(error: unknown): SendFailure {
+  if (!(error instanceof PlatformError)) {
+    return classifySendFailure(error);
+  }
+  if (error.notSent || error.kind === 'rateLimited') {
+    return 'retryLater';
+  }
+  return error.kind === 'unauthorized' || error.kind === 'forbidden' || error.kind === 'notFound' || error.kind === 'invalid' || error.kind === 'refused' ? 'refused' : 'mayHaveActed';
+}
+
 function fromFailure(e: unknown, token: string): PlatformError {
   const message = redact(e instanceof Error ? e.message : String(e), token);
   if (isTransportFailure(e)) {
     if (e.transportFailure === 'aborted') {
       return new PlatformError('aborted', message);
     }
-    return new PlatformError(e.transportFailure === 'tooLarge' ? 'badResponse' : 'network', message);
+    return new PlatformError(e.transportFailure === 'tooLarge' ? 'badResponse' : 'network', message, undefined, undefined, undefined, e.beforeSending === true);
   }
   return new PlatformError('network', message);
 }

@@ -1,17 +1,19 @@
 // The platform's commands (registered with the others, registerCommands.ts): sign in and out,
-// switch organization, Import Crews…, Show Deployment Logs, Redeploy, Open in Dashboard.
+// switch organization, Import Crews…, Show Deployment Logs, Redeploy, Copy CI Redeploy Step…, Open in Dashboard.
+// Redeploy and the CI step are in dist/deployActions.js (esbuild.js), loaded on first use.
 import * as vscode from 'vscode';
 import { originOf } from '../api/url';
 import type { Crew } from '../crews/crewConfig';
 import type { Services } from '../services';
 import { confirmAction, showInfo } from '../ui/notify';
+import { addCrewDirectly } from '../crews/crewCommands';
 import { pickCrew } from '../crews/pickCrew';
+import type * as DeployActions from './deployActions';
 import { DeploymentLogDocuments, LOG_SCHEME } from './deploymentLogs';
 import { importCrews } from './importCommand';
 import type { ImportedCrew } from './importedCrews';
 import { dashboardUrl } from './platformUrl';
 import { describePlatformError, signedIn, signInNow } from './platformSession';
-import { redeploy } from './redeploy';
 import { chooseOrganization } from './signIn';
 
 export function registerPlatformCommands(services: Services): vscode.Disposable[] {
@@ -120,7 +122,19 @@ export function registerPlatformCommands(services: Services): vscode.Disposable[
         void showInfo(vscode.l10n.t('{0} was imported from {1}; sign in there to redeploy it.', target.crew.name, target.imported.platformUrl));
         return undefined;
       }
-      return redeploy(services, logs, target.crew, target.imported, signIn);
+      // A require, as every lazy part: core.js runs from V8's code cache (util/codeCache.ts), where import() has no loader.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { redeployCrew } = require('./deployActions') as typeof DeployActions;
+      return redeployCrew({ services, logs, describeError: describePlatformError, addCrewDirectly }, target.crew, target.imported, signIn);
+    }),
+    vscode.commands.registerCommand('crewRuns.platform.copyCiRedeployStep', async (arg?: unknown) => {
+      const target = await importedCrew(arg, vscode.l10n.t('Copy the CI redeploy step of which crew?'));
+      if (!target) {
+        return undefined;
+      }
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { copyCiRedeployStep } = require('./deployActions') as typeof DeployActions;
+      return copyCiRedeployStep(services, target.crew, target.imported);
     }),
     vscode.commands.registerCommand('crewRuns.platform.openDashboard', async (arg?: unknown) => {
       const target = await importedCrew(arg, vscode.l10n.t('Open the dashboard page of which crew?'));

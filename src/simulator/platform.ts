@@ -1,31 +1,19 @@
 // The platform (organization) routes of the simulator, under `/crewai_plus/api/v1/`: organizations, deployments
 // (in the shapes installations are known to answer with), one deployment's status, its deployment log, and a
-// redeploy that goes enqueued → building → online (or fails, with logs that say why). See platform-api.md.
+// redeploy that goes enqueued → building → online (or fails, with logs that say why), by the `/crews/{uuid}/deploy`
+// route or the deployment API's `/deployments/{id}/redeploy` (./platformDeploys.ts). See platform-api.md.
 
 import type { IncomingMessage } from 'node:http';
 import { RateLimiter } from './faults';
 import { demoTriggerApps, triggerReply } from './platformTriggers';
+import { advanceLogs, deployedAtOf, deploymentsRoute, newDeployment, type SimDeployment, startDeploy, statusOf as deployStatusOf } from './platformDeploys';
 import type { PlatformConfig, PlatformDeploymentConfig, PlatformShape, PlatformStats, Reply } from './types';
 
 export const PLATFORM_PREFIX = 'crewai_plus';
 export const DEMO_PLATFORM_TOKEN = 'crewai-demo-token';
+/** The personal access token a CI step may use with the deployment API (`pat_…`). */
+export const DEMO_CI_TOKEN = 'pat_crewai-demo-ci-token';
 const DEFAULT_ORGANIZATION = { uuid: '0b7c2a51-5d1e-4f7a-9c3e-1d2f3a4b5c6d', name: 'Demo organization' };
-
-interface LogLine {
-  timestamp: string;
-  level: string;
-  message: string;
-}
-
-interface DeploymentState {
-  config: PlatformDeploymentConfig;
-  /** When the redeploy under way started (real ms); undefined when none ran. */
-  deployStartedAt?: number;
-  /** Whether that redeploy fails. */
-  deployFails: boolean;
-  deploys: number;
-  logs: LogLine[];
-}
 
 /** What the platform needs of the crews the simulator serves. */
 export interface PlatformCrews {
@@ -36,8 +24,10 @@ export interface PlatformCrews {
 export interface PlatformSimulator {
   readonly token: string;
   readonly organizations: readonly { uuid: string; name: string }[];
-  /** Deployment uuids and their number of redeploys (tests). */
+  /** Deployment uuids and their number of redeploys, by either route (tests). */
   deploys(uuid: string): number;
+  /** A deployment's numeric id (the deployment API's), by its uuid. */
+  idOf(uuid: string): string | undefined;
   setFailNextDeploy(uuid: string, fail: boolean): void;
   /** Real ms each answer waits (config.latencyMs). */
   readonly latencyMs: number;
@@ -53,23 +43,22 @@ export interface PlatformSimulator {
 
 export function createPlatform(config: PlatformConfig | undefined, crewIds: string[], crews: PlatformCrews, timeScale: number): PlatformSimulator {
   const token = config?.token ?? DEMO_PLATFORM_TOKEN;
+  const ciToken = config?.ciToken ?? DEMO_CI_TOKEN;
   const organizations = config?.organizations?.length ? config.organizations.map((o) => ({ ...o })) : [DEFAULT_ORGANIZATION];
   const configs: PlatformDeploymentConfig[] =
     config?.deployments ??
     crewIds.map((crewId, i) => ({ uuid: `d${String(i + 1).padStart(7, '0')}-5d1e-4f7a-9c3e-${crewId.replace(/[^a-z0-9]/gi, '').slice(0, 12).padEnd(12, '0')}`, organization: organizations[0].uuid, crewId, name: crewId, shape: 'full' }));
-  const phaseMs = (config?.phaseMs ?? 1500) * timeScale;
+  const clock = { phaseMs: (config?.phaseMs ?? 1500) * timeScale, startLagMs: (config?.startLagMs ?? 0) * timeScale };
   const triggerApps = config?.triggerApps ?? demoTriggerApps();
-  const deployments = new Map<string, DeploymentState>();
+  const deployments = new Map<string, SimDeployment>();
   const started = new Date().toISOString();
   const limiters = new Map<string, RateLimiter>();
   const stats: PlatformStats = { requests: 0, rateLimited: 0, inFlight: 0, maxInFlight: 0 };
   const levels = ['INFO', 'INFO', 'INFO', 'DEBUG', 'WARNING'];
-  for (const c of configs) {
-    deployments.set(c.uuid, {
-      config: { ...c },
-      deployFails: false,
-      deploys: 0,
-      logs: [
+  for (const [index, c] of configs.entries()) {
+    deployments.set(
+      c.uuid,
+      newDeployment({ ...c }, String(c.deploymentId ?? 103_671 + index), started, [
         ...Array.from({ length: c.extraLogLines ?? 0 }, (_, i) => ({
           timestamp: started,
           level: levels[i % levels.length],
@@ -78,50 +67,16 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
         { timestamp: started, level: 'INFO', message: `Building image for ${c.name}` },
         { timestamp: started, level: 'INFO', message: 'Image built; provisioning' },
         { timestamp: started, level: 'INFO', message: 'Crew is Online' },
-      ],
-    });
+      ]),
+    );
   }
 
-  const statusOf = (d: DeploymentState, now: number): string => {
-    if (d.deployStartedAt === undefined) {
-      return 'Crew is Online';
-    }
-    const elapsed = now - d.deployStartedAt;
-    if (elapsed < phaseMs) {
-      return 'Deploy Enqueued';
-    }
-    if (elapsed < 2 * phaseMs) {
-      return 'Building Image';
-    }
-    return d.deployFails ? 'Provisioning Failed, try again.' : 'Crew is Online';
-  };
+  const statusOf = (d: SimDeployment, now: number) => deployStatusOf(d, now, clock);
 
-  /** The log lines a redeploy has earned by now (each phase adds its own once). */
-  const advanceLogs = (d: DeploymentState, now: number) => {
-    if (d.deployStartedAt === undefined) {
-      return;
-    }
-    const at = (ms: number) => new Date(d.deployStartedAt! + ms).toISOString();
-    const wanted: LogLine[] = [{ timestamp: at(0), level: 'INFO', message: `Deploy ${d.deploys} enqueued` }];
-    if (now - d.deployStartedAt >= phaseMs) {
-      wanted.push({ timestamp: at(phaseMs), level: 'INFO', message: 'Building image' });
-    }
-    if (now - d.deployStartedAt >= 2 * phaseMs) {
-      wanted.push(
-        d.deployFails
-          ? { timestamp: at(2 * phaseMs), level: 'ERROR', message: 'pip install failed: No matching distribution found for crewai-tools==0.0.0-missing' }
-          : { timestamp: at(2 * phaseMs), level: 'INFO', message: 'Crew is Online' },
-      );
-    }
-    const marker = `Deploy ${d.deploys} enqueued`;
-    const from = d.logs.findIndex((l) => l.message === marker);
-    d.logs = [...(from >= 0 ? d.logs.slice(0, from) : d.logs), ...wanted];
-  };
+  const crewOf = (d: SimDeployment) => (d.config.crewId ? crews.crew(d.config.crewId) : undefined);
+  const shapeOf = (d: SimDeployment): PlatformShape => d.config.shape ?? 'full';
 
-  const crewOf = (d: DeploymentState) => (d.config.crewId ? crews.crew(d.config.crewId) : undefined);
-  const shapeOf = (d: DeploymentState): PlatformShape => d.config.shape ?? 'full';
-
-  const listEntry = (d: DeploymentState, now: number) => {
+  const listEntry = (d: SimDeployment, now: number) => {
     const crew = crewOf(d);
     return {
       name: d.config.name,
@@ -132,13 +87,14 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
     };
   };
 
-  const statusBody = (d: DeploymentState, now: number) => {
+  const statusBody = (d: SimDeployment, now: number) => {
     const crew = crewOf(d);
     const shape = shapeOf(d);
     return {
       name: d.config.name,
       status: statusOf(d, now),
-      deployment_id: d.config.uuid,
+      ...(d.config.statusWithoutId ? {} : { deployment_id: d.id }),
+      deployed_at: deployedAtOf(d, now, clock),
       ...(shape !== 'namesOnly' && crew ? { public_url: crew.url } : {}),
       ...(shape === 'full' && crew ? { token: crew.token } : {}),
     };
@@ -148,6 +104,7 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
     token,
     organizations,
     deploys: (uuid) => deployments.get(uuid)?.deploys ?? 0,
+    idOf: (uuid) => deployments.get(uuid)?.id,
     setFailNextDeploy(uuid, fail) {
       const d = deployments.get(uuid);
       if (d) {
@@ -198,6 +155,10 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
         return { status: 404, body: { error: 'Not Found' } };
       }
       const route = rest.slice(2);
+      if (route[0] === 'deployments') {
+        const byId = (id: string) => [...deployments.values()].find((d) => d.id === id);
+        return deploymentsRoute(req, route, [token, ciToken], byId, (d) => startDeploy(d, now, clock));
+      }
       const auth = /^Bearer\s+(.+)$/i.exec((req.headers.authorization ?? '').trim());
       if (!auth || auth[1] !== token) {
         return { status: 401, body: { error: 'Unauthorized', message: 'Invalid or expired token' } };
@@ -228,15 +189,11 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
         return { status: 200, body: statusBody(deployment, now) };
       }
       if (action === 'logs/deployment' && method === 'GET') {
-        advanceLogs(deployment, now);
+        advanceLogs(deployment, now, clock);
         return { status: 200, body: deployment.logs };
       }
       if (action === 'deploy' && method === 'POST') {
-        deployment.deploys += 1;
-        deployment.deployStartedAt = now;
-        deployment.deployFails = deployment.config.failNextDeploy === true;
-        deployment.config.failNextDeploy = false;
-        advanceLogs(deployment, now);
+        startDeploy(deployment, now, clock);
         const crew = crewOf(deployment);
         const shape = shapeOf(deployment);
         return {

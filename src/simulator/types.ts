@@ -380,6 +380,10 @@ export interface PlatformDeploymentConfig {
   failNextDeploy?: boolean;
   /** Build log lines before the usual three (a long log: the 50,000-line case). */
   extraLogLines?: number;
+  /** Its numeric id for the deployment API (default 103671 + its index). */
+  deploymentId?: number;
+  /** Its status names no `deployment_id` (an installation that does not say it: the user is asked for it). */
+  statusWithoutId?: boolean;
 }
 
 export interface PlatformConfig {
@@ -390,6 +394,10 @@ export interface PlatformConfig {
   deployments?: PlatformDeploymentConfig[];
   /** How long each redeploy phase (enqueued, building) lasts, in real ms before timeScale; default 1500. */
   phaseMs?: number;
+  /** How long after a redeploy request the status still says what it said before (ms before timeScale); default 0. */
+  startLagMs?: number;
+  /** Another personal access token the deployment API accepts (a CI's); default `pat_crewai-demo-ci-token`. */
+  ciToken?: string;
   /** Requests per second per token (a sliding one-second window); more are answered 429 with Retry-After. */
   rateLimitPerSecond?: number;
   /** Real ms before each answer (before the rate limit, as a crew's latency is), so requests overlap as on a network. */

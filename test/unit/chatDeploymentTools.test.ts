@@ -12,7 +12,7 @@ import type { Services } from '../../src/services';
 const PAT = 'pat-CHATcanary-93f1';
 const BASE = 'https://app.example';
 
-function world(options: { signedIn?: boolean; fail?: { kind: string; message: string } } = {}) {
+function world(options: { signedIn?: boolean; fail?: { kind: string; message: string }; underWay?: string } = {}) {
   const calls: string[] = [];
   let signIn: { baseUrl: string; token: string; organizationId?: string; organizationName?: string } | undefined =
     options.signedIn === false ? undefined : { baseUrl: BASE, token: PAT, organizationId: 'org-a', organizationName: 'Acme' };
@@ -36,6 +36,11 @@ function world(options: { signedIn?: boolean; fail?: { kind: string; message: st
       health: {
         set: (url: string, entry: unknown) => void health.set(url, entry),
         followRedeploy: async (_signIn: unknown, deployment: { uuid: string }) => void calls.push(`follow ${deployment.uuid}`),
+        // As DeploymentHealth sends it (redeploySend.ts): once machine-wide, or not at all while one is under way.
+        sendRedeploy: async (c: unknown, deployment: { uuid: string }) =>
+          options.underWay !== undefined
+            ? { kind: 'underWay', words: options.underWay }
+            : { kind: 'sent', reply: await (services.platform.client.redeploy as (c: unknown, uuid: string) => Promise<unknown>)(c, deployment.uuid), sentAt: 0, noId: false, release: async () => undefined },
       },
       client: {
         deployments: async () => {
@@ -128,6 +133,16 @@ describe('Deployment tools', () => {
     assert.match(await tools.redeployConfirmed({ deployment: 'Research' }), /not confirmed/, 'a plan acts once');
     assert.deepEqual(calls.filter((c) => c.startsWith('redeploy')), ['redeploy dep-research']);
     assert.deepEqual(calls.filter((c) => c.startsWith('follow')), ['follow dep-research'], 'followed until it ends');
+  });
+
+  it('a redeploy already under way (another window, the command) is not sent again, and says where it is (#51)', async () => {
+    const w = world({ underWay: 'Building image' });
+    const tools = deploymentToolsFor(w.services);
+    await tools.prepareRedeploy({ deployment: 'Research' });
+    const text = await tools.redeployConfirmed({ deployment: 'Research' });
+    assert.match(text, /^Nothing was sent: a redeploy of "Research" is already under way/);
+    assert.match(text, /```text\nBuilding image\n```/);
+    assert.ok(!w.calls.some((c) => c.startsWith('redeploy') || c.startsWith('follow')));
   });
 
   it('an unknown deployment is still confirmed as "nothing will be sent"; a changed organization sends nothing', async () => {

@@ -53,7 +53,7 @@ describe('tooltips show crew and user text as text (#47)', () => {
         activity: undefined,
         hasToken: true,
         health: 'ready',
-        deployment: { state: 'failed', words: text },
+        deployment: { state: 'failed', words: text, firstError: text },
       });
       assertInert((item.tooltip as unknown as FakeMarkdownString).value, [text, 'https://crew.example/'], `crew tooltip of ${text}`);
     }

@@ -51,4 +51,21 @@ describe('tree rows (#52)', () => {
     const stopped = runRows.runRow(makeRun({ watching: false }), { stopHidden: false }, NOW);
     assert.equal(stopped.changesAt, undefined, 'a row without a time never changes by itself');
   });
+
+  it('an imported crew whose redeploy failed: the build log’s first error next to it, clipped, and whole in the tooltip (#51)', () => {
+    const error = 'pip install failed: No matching distribution found for crewai-tools==0.0.0-missing';
+    const item = runRows.crewTreeItem({ name: 'Research', url: 'https://research.example', source: 'user' } as never, {
+      hasChildren: false,
+      activity: undefined,
+      hasToken: true,
+      health: 'ready',
+      deployment: { state: 'failed', words: 'Provisioning Failed, try again.', firstError: error },
+    });
+    assert.equal(item.description, 'ready · deploy failed: pip install failed: No matching distribution found for crew…');
+    const tooltip = (item.tooltip as { value: string }).value;
+    assert.match(tooltip, /First error in the build log\\: pip install failed\\: No matching/);
+    assert.match(tooltip, /crewai\\-tools\\=\\=0\\.0\\.0\\-missing$/, "the whole line");
+    const online = runRows.crewTreeItem({ name: 'Research', url: 'https://research.example', source: 'user' } as never, { hasChildren: false, activity: undefined, hasToken: true, health: 'ready', deployment: { state: 'online', words: 'Crew is Online', firstError: error } });
+    assert.equal(online.description, 'ready · online');
+  });
 });

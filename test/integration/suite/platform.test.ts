@@ -1,6 +1,7 @@
 // Issue #37 "Your organization's crews": sign in to the platform with a personal access token, pick the
 // organization, import its deployments as crews (one whose token the platform does not give is asked for), kick
-// one off, see its deployment health, open its logs, redeploy it and follow that to online (and to failed);
+// one off, see its deployment health, open its logs, redeploy it and follow that through its phases to online (and
+// to failed, with the build log's first error), copy its CI redeploy step (#51);
 // signing out removes the personal token only; a workspace setting cannot move the platform URL.
 import * as assert from 'assert';
 import * as crypto from 'crypto';
@@ -68,11 +69,13 @@ describe('Platform: the organization’s crews', function () {
           { uuid: ORG_A, name: 'Acme Research' },
           { uuid: ORG_B, name: 'Other Org' },
         ],
-        // At timeScale 0.01: each redeploy phase lasts 1.5 s.
-        phaseMs: 150_000,
+        // At timeScale 0.01: each redeploy phase lasts 2 s, after 1 s in which the platform still says what it said
+        // before (as the real one does just after the request: the follow must not take that for "online").
+        phaseMs: 200_000,
+        startLagMs: 100_000,
         deployments: [
-          { uuid: 'dep-research', organization: ORG_A, crewId: research.id, name: 'Research deployment', shape: 'full' },
-          { uuid: 'dep-review', organization: ORG_A, crewId: review.id, name: 'Review deployment', shape: 'urlOnly' },
+          { uuid: 'dep-research', organization: ORG_A, crewId: research.id, name: 'Research deployment', shape: 'full', deploymentId: 103671 },
+          { uuid: 'dep-review', organization: ORG_A, crewId: review.id, name: 'Review deployment', shape: 'urlOnly', statusWithoutId: true },
           { uuid: 'dep-flow', organization: ORG_A, crewId: flow.id, name: 'Flow deployment', shape: 'full' },
           { uuid: 'dep-elsewhere', organization: ORG_B, crewId: research.id, name: 'Elsewhere deployment', shape: 'full' },
         ],
@@ -230,7 +233,7 @@ describe('Platform: the organization’s crews', function () {
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
-  it('redeploys only after the confirmation, and follows it to online; a failing one says so', async () => {
+  it('redeploys only after the confirmation, follows it through its phases to online; a failing one shows its first log error (#51)', async () => {
     const refused = answerModal(undefined);
     try {
       assert.strictEqual(await executeCommand('crewRuns.platform.redeploy', url(flow.id)), undefined);
@@ -249,12 +252,24 @@ describe('Platform: the organization’s crews', function () {
         return r && /\bdeploying\b/.test(r.description) ? r : undefined;
       }, { message: 'the flow shown deploying', ...SLOW });
       assert.match(row.contextValue, /deployment-deploying/);
-      assert.strictEqual(await deploying, 'online');
+      // The progress: the platform's phase in sentence case and the time since it was sent.
+      await waitForNotification(/Redeploying Flow deployment[\s\S]*(Deploy enqueued|Building image) · \ds/);
+      if (ui.available()) {
+        await executeCommand('notifications.showList');
+        const shot = await ui.screenshot('platform-redeploy-progress');
+        console.log(`      screenshot: ${shot.path}`);
+        await executeCommand('notifications.hideList');
+      }
+      // A second redeploy while this one builds: said to be under way, not asked, nothing sent.
+      assert.strictEqual(await executeCommand('crewRuns.platform.redeploy', url(flow.id)), undefined);
+      assert.strictEqual(confirmed.calls.length, 1, 'not asked again');
+      await waitForNotification('A redeploy of Flow deployment is already under way');
+      assert.strictEqual(await settled(deploying, 'the redeploy followed to its end'), 'online');
     } finally {
       confirmed.dispose();
     }
     assert.strictEqual(sim.platform.deploys('dep-flow'), 1);
-    await waitForNotification('Flow deployment is online again');
+    await waitForNotification('Flow deployment is online again.');
     assert.deepStrictEqual(api.platform.health(url(flow.id)), { state: 'online', words: 'Crew is Online' });
 
     sim.platform.setFailNextDeploy('dep-review', true);
@@ -264,12 +279,56 @@ describe('Platform: the organization’s crews', function () {
     } finally {
       failing.dispose();
     }
-    await waitForNotification('The redeploy of Review deployment failed: Provisioning Failed, try again.');
-    assert.strictEqual(api.platform.health(url(review.id))?.state, 'failed');
+    const firstError = 'pip install failed: No matching distribution found for crewai-tools==0.0.0-missing';
+    await waitForNotification(`The redeploy of Review deployment failed: Provisioning failed, try again. First error in the build log: ${firstError}`);
+    assert.deepStrictEqual(api.platform.health(url(review.id)), { state: 'failed', words: 'Provisioning Failed, try again.', firstError });
+    const failedRow = await crewRow(api, url(review.id));
+    assert.match(failedRow?.description ?? '', /deploy failed: pip install failed: No matching/, 'the first error next to the crew');
+    if (ui.available()) {
+      await executeCommand('notifications.showList');
+      const shot = await ui.screenshot('platform-redeploy-failed');
+      console.log(`      screenshot: ${shot.path}`);
+      await executeCommand('notifications.hideList');
+    }
     const uri = await executeCommand<string>('crewRuns.platform.showLogs', url(review.id));
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
     assert.match(doc?.getText() ?? '', /ERROR\s+pip install failed/, 'the logs say why');
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  it('copies the CI redeploy step: the numeric id from the status (or asked for), as a GitHub Actions step or a curl line (#51)', async () => {
+    const step = executeCommand<string>('crewRuns.platform.copyCiRedeployStep', url(research.id));
+    await waitForQuickInput('Copy CI Redeploy Step');
+    await pickInQuickInput('GitHub Actions step');
+    const yaml = await settled(step, 'the step written');
+    assert.strictEqual(await vscode.env.clipboard.readText(), yaml, 'on the clipboard');
+    assert.match(yaml, /^- name: "Redeploy Research deployment on CrewAI"$/m);
+    assert.match(yaml, /^ {4}CREWAI_PAT: \$\{\{ secrets\.CREWAI_PAT \}\}$/m);
+    assert.ok(yaml.includes(`'${sim.origin}/crewai_plus/api/v1/deployments/103671/redeploy'`), yaml);
+    assert.ok(!yaml.includes(PAT) && !yaml.includes(orgToken(research.id)), 'no token of the user or the crew');
+    const editor = vscode.window.activeTextEditor;
+    assert.deepStrictEqual([editor?.document.isUntitled, editor?.document.languageId, editor?.document.getText()], [true, 'yaml', yaml], 'and in an untitled editor');
+    await waitForNotification('Create the repository secret CREWAI_PAT holding a personal access token (pat_…)');
+    if (ui.available()) {
+      await executeCommand('notifications.showList');
+      await ui.screenshot('platform-ci-step');
+      await executeCommand('notifications.hideList');
+    }
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+
+    // The review deployment's status names no id: it is asked for, a uuid refused in words.
+    const line = executeCommand<string>('crewRuns.platform.copyCiRedeployStep', url(review.id));
+    await waitForQuickInput('Deployment id of Review deployment');
+    await typeInQuickInput('4a1f0e2c-0000-4000-8000-00000000000a');
+    await waitForQuickInput('That is the deployment’s uuid; the deployment API takes its numeric id.');
+    await replaceValue('103672', { enter: true });
+    await waitForQuickInput('Copy CI Redeploy Step');
+    await pickInQuickInput('curl line');
+    const curl = await settled(line, 'the curl line written');
+    assert.strictEqual(await vscode.env.clipboard.readText(), curl);
+    assert.match(curl, new RegExp(`^curl --fail-with-body -sS -X POST -H "Authorization: Bearer \\$CREWAI_PAT" .* '${sim.origin.replace(/[.]/g, '\\.')}/crewai_plus/api/v1/deployments/103672/redeploy'$`, 'm'));
+    assert.strictEqual(sim.platform.deploys('dep-review'), 1, 'writing it sent nothing');
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 
   it('says so before kicking off a crew whose deployment failed, and kicks off only when told to', async () => {
