@@ -24,6 +24,7 @@ import {
   waitForNotification,
   waitForQuickInput,
 } from './support/kit';
+import { MessageSpy } from './support/monitoring';
 
 const PAT = 'pat-TRIGGERcanary-8d1e4b';
 const ORG = '7c2e9a10-0000-4000-8000-0000000000a1';
@@ -207,14 +208,18 @@ describe('Kick Off with a Trigger Payload', function () {
 
   it('a refused personal token is said once, with Sign In Again, and no app is offered', async () => {
     await api.platform.signInWithToken('pat-wrong', ORG, 'Acme Support');
+    const spy = new MessageSpy(); // Counts what was shown, not the notification center's rendering of it.
     try {
       const done = executeCommand<string | undefined>('crewRuns.kickOffWithTriggerPayload', url());
       const said = await waitForNotification('Could not list the trigger apps of Acme Support');
       assert.match(said, /refused your personal access token/);
-      assert.strictEqual(said.split('Could not list the trigger apps').length - 1, 1, 'said once');
       await clearNotifications();
       assert.strictEqual(await settled(done, 'the command to return'), undefined);
+      const shown = spy.shown.filter((m) => m.message.includes('Could not list the trigger apps'));
+      assert.strictEqual(shown.length, 1, `said once: ${JSON.stringify(spy.shown.map((m) => m.message))}`);
+      assert.deepStrictEqual(shown[0].items, ['Sign In Again']);
     } finally {
+      spy.dispose();
       await api.platform.signInWithToken(PAT, ORG, 'Acme Support');
     }
   });
