@@ -80,6 +80,9 @@ function processAlive(mark: SendMark): boolean {
   }
 }
 
+/** Marks read at once while tidying. */
+const PRUNE_READS_AT_ONCE = 32;
+
 export class SendOnce {
   constructor(
     private readonly dir: string,
@@ -128,13 +131,18 @@ export class SendOnce {
 
   /** Removes settled marks older than `maxAgeMs`: by then their items' own truth (a run's rounds) says it all. */
   async prune(maxAgeMs: number): Promise<void> {
-    const names = await fs.readdir(this.dir).catch(() => [] as string[]);
-    for (const name of names.filter((n) => n.endsWith('.json'))) {
-      const file = path.join(this.dir, name);
-      const mark = await this.read(file);
-      if (mark && mark.state !== 'sending' && this.now() - mark.at > maxAgeMs) {
-        await fs.rm(file, { force: true });
-      }
+    const names = (await fs.readdir(this.dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
+    // A batch leaves a mark per row: read a few at a time, not one round trip after another.
+    for (let i = 0; i < names.length; i += PRUNE_READS_AT_ONCE) {
+      await Promise.all(
+        names.slice(i, i + PRUNE_READS_AT_ONCE).map(async (name) => {
+          const file = path.join(this.dir, name);
+          const mark = await this.read(file);
+          if (mark && mark.state !== 'sending' && this.now() - mark.at > maxAgeMs) {
+            await fs.rm(file, { force: true });
+          }
+        }),
+      );
     }
   }
 
