@@ -53,8 +53,8 @@ export function registerBatchCommands(services: Services, batches: BatchServices
     }),
     vscode.commands.registerCommand('crewRuns.resumeBatch', async (arg?: unknown) => {
       const batch = await pickBatch(batches.store, arg, vscode.l10n.t('Resume which batch?'), (b) => b.paused !== undefined && !b.cancelled);
-      if (batch && (await confirmResume(batch))) {
-        await batches.runner.resume(batch.id);
+      if (batch && (await confirmResume(batch)) && !(await batches.runner.resume(batch.id))) {
+        void showInfo(vscode.l10n.t('The batch {0} is not paused any more: nothing more was sent.', batchTitle(batch)));
       }
     }),
     vscode.commands.registerCommand('crewRuns.rerunFailedRows', async (arg?: unknown) => {

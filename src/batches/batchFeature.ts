@@ -48,6 +48,7 @@ export class BatchFeature {
       clock: systemClock,
       logger: services.log,
       maxPerCrew: POLLER_DEFAULTS.maxConcurrentPerCrew,
+      sends: services.sends,
     });
     this.panels = new BatchResultsPanels({ extensionUri: services.context.extensionUri, store: this.store, runs: services.runs, log: services.log, inspect: inspectPanels });
     // Listens as long as the runner lives (stop() ends its events).
@@ -60,7 +61,7 @@ export class BatchFeature {
     this.runner.onDidPause(({ batchId, reason }) => {
       const batch = this.store.get(batchId);
       if (batch) {
-        announceBatchPaused(batch, reason, () => this.runner.resume(batchId));
+        announceBatchPaused(batch, reason, async () => void (await this.runner.resume(batchId)));
       }
     });
   }
@@ -121,7 +122,7 @@ export function batchActionsWithoutAsking(services: Services, batches: BatchFeat
   return {
     cancel: (batchId: string, stopRunning: boolean): Promise<void> => cancelBatchAs(services, batches, batchOf(batchId), stopRunning),
     remove: (batchId: string): Promise<void> => removeBatch(batches, batchOf(batchId)),
-    resume: (batchId: string): Promise<void> => batches.runner.resume(batchOf(batchId).id),
+    resume: async (batchId: string): Promise<void> => void (await batches.runner.resume(batchOf(batchId).id)),
     rerunFailed: (batchId: string): Promise<string | undefined> => rerunFailed(services, batches, batchOf(batchId)),
     exportTo: (batchId: string, format: 'jsonl' | 'csv', file: string): Promise<string | undefined> => exportResults(services, batches.store, batchOf(batchId), { format, file }, 'file'),
   };

@@ -1,8 +1,8 @@
 // What the batch runner needs from the rest of the extension: each row kicked off through the same
-// path as Kick Off (startRecordedRun), and a finished run's result in brief.
+// path as Kick Off (startRecordedRun; the runner holds the row's send-once mark), and a finished run's result in brief.
 import { CrewApiError } from '../api/errors';
 import { classifySendFailure } from '../runs/core/sendOnce';
-import type { RunEnd, SendOutcome } from './core/batchRunner';
+import { batchRowKey, type RunEnd, type SendOutcome } from './core/batchRunner';
 import type { Batch, BatchRow } from './core/model';
 import { isFinished } from '../runs/core/model';
 import type { Services } from '../services';
@@ -24,6 +24,7 @@ export async function sendBatchRow(services: Services, batch: Batch, row: BatchR
       rememberInputs: false,
       logContext: `(batch ${batch.source}, row ${row.index + 1})`,
       batch: { source: batch.source, row: row.index + 1 },
+      heldMark: batchRowKey(batch.id, row.index), // The runner holds the row's send-once mark.
     });
     return { kind: 'sent', runId: run.id, kickoffId: run.kickoffId };
   } catch (error) {

@@ -1,5 +1,7 @@
 // Kick Off's UI around the one kickoff path (startRecordedRun): progress, what a failure means for the
-// wizard (never retried; a run that may have started is never offered again).
+// wizard (never retried). Whether a kickoff may go again is the send-once rule's: the wizard's pending run
+// holds its mark, and a kickoff that may have started a run is sent again only as a new pending run, after
+// the user was told (Kick Off Again).
 import * as vscode from 'vscode';
 import { classifySendFailure } from '../runs/core/sendOnce';
 import { deploymentAllowsKickoff } from './deploymentGate';
@@ -12,7 +14,7 @@ import { describeError } from '../ui/errorMessages';
 import { showError, showStatusMessage, showWarning } from '../ui/notify';
 import { inertLine } from '../util/inertText';
 import { setTokenInteractively } from '../crews/crewCommands';
-import { startRecordedRun } from '../runs/core/startRecordedRun';
+import { isKickoffNotSent, type KickoffNotSent, newRunId, startRecordedRun } from '../runs/core/startRecordedRun';
 import type { Draft } from '../crews/inputSteps';
 import { trackKickoffId } from './kickoffTrack';
 import { errorText } from '../util/errorText';
@@ -26,15 +28,27 @@ export type KickoffOutcome =
   /** `refused`: the crew refused it, nothing started; the wizard keeps what was typed for next time. */
   | { kind: 'stop'; refused?: boolean };
 
+/** The run one wizard kicks off: its local id names the kickoff's send-once mark until the run starts. */
+export interface PendingRun {
+  id: string;
+}
+
+export function pendingRun(): PendingRun {
+  return { id: newRunId() };
+}
+
 /** POST /kickoff from the wizard: what went wrong decides where the wizard goes next. */
-export async function sendKickoff(services: Services, crew: Crew, inputs: Draft): Promise<KickoffOutcome> {
+export async function sendKickoff(services: Services, crew: Crew, inputs: Draft, pending: PendingRun = pendingRun()): Promise<KickoffOutcome> {
   if (!(await deploymentAllowsKickoff(services, crew))) {
     return { kind: 'review' };
   }
   try {
-    const run = await startRun(services, crew, inputs);
+    const run = await startRun(services, crew, inputs, pending.id);
     return { kind: 'started', run };
   } catch (error) {
+    if (isKickoffNotSent(error)) {
+      return kickOffAgainIfAsked(services, crew, inputs, pending, error);
+    }
     services.log.warn(`Kickoff of ${crew.name} failed: ${errorText(error)}`);
     const cancelled = error instanceof Error && error.name === 'AbortError';
     if (!(error instanceof CrewApiError) && !cancelled) {
@@ -67,7 +81,8 @@ export async function sendKickoff(services: Services, crew: Crew, inputs: Draft)
       case 'cancelled':
       case 'mayHaveStarted': {
         // The request may have reached the crew (a fault, a 5xx, an unreadable reply, or cancelled after it was
-        // sent): never retry by ourselves nor offer to, or the run could start twice.
+        // sent): never retry by ourselves nor offer to, or the run could start twice. The pending run's mark
+        // stays uncertain: Kick Off from the review asks first (kickOffAgainIfAsked).
         const track = vscode.l10n.t('Track a Kickoff ID…');
         const review = vscode.l10n.t('Back to Review');
         const lead = cancelled ? vscode.l10n.t('Kickoff of {0} cancelled.', crew.name) : describeError(error, crew.name);
@@ -92,14 +107,48 @@ export async function sendKickoff(services: Services, crew: Crew, inputs: Draft)
   }
 }
 
+/**
+ * This pending run's kickoff may have started a run (or went, or is on its way): the send-once rule sent nothing.
+ * Only the user, told so, starts another: a new pending run, a kickoff of its own.
+ */
+async function kickOffAgainIfAsked(services: Services, crew: Crew, inputs: Draft, pending: PendingRun, error: KickoffNotSent): Promise<KickoffOutcome> {
+  const { blocked } = error;
+  services.log.warn(`Kickoff of ${crew.name} not sent: ${error.message}`);
+  if (blocked.kind !== 'uncertain') {
+    // Not met in one wizard (its run starts once), but said plainly all the same.
+    void showWarning(vscode.l10n.t('This kickoff of {0} is on its way or went already; nothing more was sent.', crew.name));
+    return { kind: 'stop' };
+  }
+  const again = vscode.l10n.t('Kick Off Again');
+  const track = vscode.l10n.t('Track a Kickoff ID…');
+  const choice = await showWarning(
+    vscode.l10n.t('The kickoff of {0} at {1} may have started a run: Crew Runs cannot tell.', crew.name, new Date(blocked.mark.at).toLocaleTimeString()),
+    {
+      modal: true,
+      detail: vscode.l10n.t('Kicking off again could start it twice. If it started, find its kickoff ID in the crew\'s dashboard and track it here. Kick Off Again only if you know it did not.'),
+    },
+    again,
+    track,
+  );
+  if (choice === again) {
+    pending.id = newRunId(); // A send of its own, which the user chose knowing the first may have gone.
+    return sendKickoff(services, crew, inputs, pending);
+  }
+  if (choice === track) {
+    await trackKickoffId(services, crew);
+    return { kind: 'stop' };
+  }
+  return { kind: 'review' };
+}
+
 /** POST /kickoff under progress through the one kickoff path (startRecordedRun), then say it started. */
-export async function startRun(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord> {
+export async function startRun(services: Services, crew: Crew, inputs: Draft, runId = newRunId()): Promise<RunRecord> {
   const run = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Kicking off {0}…', crew.name)), cancellable: true },
     (_progress, cancel) => {
       const abort = new AbortController();
       cancel.onCancellationRequested(() => abort.abort());
-      return startRecordedRun(services, crew, inputs, abort.signal);
+      return startRecordedRun(services, crew, inputs, abort.signal, { runId });
     },
   );
   if (run.warning) {

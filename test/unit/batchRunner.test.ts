@@ -2,76 +2,11 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BatchRunner, type RunEnd, type SendOutcome } from '../../src/batches/core/batchRunner';
+import { BatchRunner } from '../../src/batches/core/batchRunner';
 import { BatchStore } from '../../src/batches/core/batchStore';
 import { batchProgress, type Batch, type BatchRow } from '../../src/batches/core/model';
 import { systemClock } from '../../src/util/clock';
-
-const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-
-/** One lease table shared by "windows", like the lease files on disk. */
-class FakeLeases {
-  readonly owner = new Map<string, string>();
-  for(window: string) {
-    return {
-      tryAcquire: async (id: string) => {
-        const current = this.owner.get(id);
-        if (current && current !== window) {
-          return false;
-        }
-        this.owner.set(id, window);
-        return true;
-      },
-      owns: (id: string) => this.owner.get(id) === window,
-      release: async (id: string) => {
-        if (this.owner.get(id) === window) {
-          this.owner.delete(id);
-        }
-      },
-    };
-  }
-}
-
-interface Pending {
-  row: BatchRow;
-  resolve(outcome: SendOutcome): void;
-}
-
-/** A crew the test answers by hand: every kickoff waits until the test resolves it. */
-class FakeCrew {
-  readonly sent: number[] = [];
-  readonly pending: Pending[] = [];
-  maxInFlight = 0;
-  readonly ended = new Map<string, RunEnd>();
-  send = (_batch: Batch, row: BatchRow): Promise<SendOutcome> => {
-    this.sent.push(row.index);
-    return new Promise((resolve) => {
-      this.pending.push({
-        row,
-        resolve: (o) => {
-          this.pending.splice(this.pending.findIndex((p) => p.row.index === row.index), 1);
-          resolve(o);
-        },
-      });
-      this.maxInFlight = Math.max(this.maxInFlight, this.pending.length);
-    });
-  };
-  /** Runs end at once unless a test says otherwise (`running`). */
-  readonly running = new Set<string>();
-  runEnd = async (runId: string): Promise<RunEnd | undefined> =>
-    this.running.has(runId) ? undefined : (this.ended.get(runId) ?? { kind: 'ended', result: { state: 'succeeded', finishedAt: 1 }, output: `out ${runId}` });
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) {
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  assert.ok(check(), what);
-}
-
-function rows(n: number, missingAt: number[] = []): BatchRow[] {
-  return Array.from({ length: n }, (_, index) => ({ index, inputs: { topic: `t${index}` }, status: missingAt.includes(index) ? ('skipped' as const) : ('queued' as const) }));
-}
+import { FakeCrew, FakeLeases, marksOf, quiet, rows, until } from './helpers/batchFakes';
 
 describe('BatchRunner', () => {
   let dir: string;
@@ -85,7 +20,7 @@ describe('BatchRunner', () => {
   });
 
   function runnerFor(store: BatchStore, crew: FakeCrew, lease: ReturnType<FakeLeases['for']>, maxPerCrew = 4, endRecorded = async (_runId: string) => undefined) {
-    const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, endRecorded, lease, clock: systemClock, logger: quiet, maxPerCrew });
+    const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, endRecorded, lease, clock: systemClock, logger: quiet, maxPerCrew, sends: marksOf(dir, 'window') });
     runners.push(runner);
     return runner;
   }
@@ -334,7 +269,7 @@ describe('BatchRunner across windows', () => {
     const owner = new BatchStore(dir, quiet);
     const batch = await owner.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, rows: rows(4) });
     const make = (store: BatchStore, window: string) => {
-      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, endRecorded: async () => undefined, lease: leases.for(window), clock: systemClock, logger: quiet, maxPerCrew: 4 });
+      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, endRecorded: async () => undefined, lease: leases.for(window), clock: systemClock, logger: quiet, maxPerCrew: 4, sends: marksOf(dir, window) });
       runners.push(runner);
       return runner;
     };
@@ -393,7 +328,7 @@ describe('BatchRunner across windows', () => {
     const second = new BatchStore(dir, quiet);
     await second.load();
     const make = (store: BatchStore, window: string) => {
-      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, endRecorded: async () => undefined, lease: leases.for(window), clock: systemClock, logger: quiet, maxPerCrew: 4 });
+      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, endRecorded: async () => undefined, lease: leases.for(window), clock: systemClock, logger: quiet, maxPerCrew: 4, sends: marksOf(dir, window) });
       runners.push(runner);
       return runner;
     };
@@ -433,7 +368,7 @@ describe('BatchRunner across windows', () => {
       const store = new FailingStore(dir, quiet);
       const crew = new FakeCrew();
       const batch = await store.create({ crewUrl: 'http://c', crewName: 'C', source: 'x.csv', concurrency: 1, rows: rows(2) });
-      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, endRecorded: async () => undefined, lease: new FakeLeases().for('w1'), clock: systemClock, logger: { ...quiet, error: (m: string) => errors.push(m) }, maxPerCrew: 4 });
+      const runner = new BatchRunner({ store, send: crew.send, runEnd: crew.runEnd, endRecorded: async () => undefined, lease: new FakeLeases().for('w1'), clock: systemClock, logger: { ...quiet, error: (m: string) => errors.push(m) }, maxPerCrew: 4, sends: marksOf(dir, 'w1') });
       runners.push(runner);
       await runner.start(batch.id);
       await until(() => crew.pending.length === 1, 'row 0 out');

@@ -1,12 +1,16 @@
-// Sends a batch's rows, a few runs at a time, and never a row twice: a row is marked "sending" on disk
-// before its kickoff goes out, so a row found "sending" after a reload (its request was in flight
-// when the window went) becomes "unknown — check before re-running" and is not sent again. One
-// window sends a batch's rows: the one holding its lease (the same LeaseManager the poller uses).
+// Sends a batch's rows, a few runs at a time, and never a row twice. One window sends a batch's rows: the one
+// holding its lease (the same LeaseManager the poller uses). Whether a row may go is the send-once rule's
+// (runs/core/sendOnce.ts): its kickoff holds the mark `batchRow:<batch>:<row>` in the folder every window shares,
+// so a row goes out once whatever a window's copy of the batch says (an old copy written back, a lease that
+// lapsed). A row is marked "sending" on disk before its mark is taken; a window taking the batch over reads a
+// row left "sending" from its mark: it went (its run is kept with the mark), it never left, or it is "unknown —
+// check before re-running" and is not sent again.
 // Pure: no `vscode` here.
 import * as l10n from '@vscode/l10n';
 import type { Clock } from '../../util/clock';
 import { Emitter, type Event } from '../../util/event';
 import type { Logger } from '../../runs/core/model';
+import { isBlocked, type SendMark, type SendOnce } from '../../runs/core/sendOnce';
 import type { BatchStore } from './batchStore';
 import { type Batch, type BatchRow, type RowResult, batchProgress, outputPreview, rowEnded } from './model';
 import { errorText } from '../../util/errorText';
@@ -41,6 +45,38 @@ export interface BatchRunnerDeps {
   logger: Logger;
   /** Requests in flight per crew at most (the poller's per-crew cap); a batch's own setting never goes above it. */
   maxPerCrew: number;
+  /** The send-once marks every window shares: a row's kickoff holds `batchRowKey(batch, row)`. */
+  sends: Pick<SendOnce, 'claim' | 'peek'>;
+}
+
+/** The send-once item of a row's kickoff. */
+export function batchRowKey(batchId: string, index: number): string {
+  return `batchRow:${batchId}:${index}`;
+}
+
+/**
+ * A row left "sending" with no mark never left (the mark is taken before the kickoff, and freed only when it did
+ * not act) and may go again, unless it was left so long ago that its mark may have been tidied (after 7 days,
+ * extension.ts): then it is unknown.
+ */
+const UNMARKED_ROW_REQUEUED_WITHIN_MS = 24 * 3_600_000;
+
+/** What a row's send means for its mark. */
+function markOutcome(outcome: SendOutcome): 'sent' | 'uncertain' | 'notSent' {
+  return outcome.kind === 'sent' ? 'sent' : outcome.kind === 'uncertain' ? 'uncertain' : 'notSent';
+}
+
+/** A row that may not go (another window sent it, sends it, or may have): its run when the mark names it, else unknown. */
+function rowFromMark(row: BatchRow, mark: SendMark, note: string): void {
+  if (mark.state === 'sent' && mark.ref?.runId !== undefined && mark.ref.kickoffId !== undefined) {
+    row.status = 'sent';
+    row.runId = mark.ref.runId;
+    row.kickoffId = mark.ref.kickoffId;
+    row.note = undefined;
+  } else {
+    row.status = 'unknown';
+    row.note = note;
+  }
 }
 
 /** After a batch file could not be written, the next send waits this long. */
@@ -123,28 +159,48 @@ export class BatchRunner {
       this.active.delete(batchId); // Lost while reading (our lease lapsed): write nothing.
       return false;
     }
-    // Rows "sending" here and now were in flight in a window that is gone: whether they started is unknown.
-    if (batch?.rows.some((r) => r.status === 'sending' && !this.inFlight.has(`${batchId}:${r.index}`))) {
+    // Rows "sending" here and now were in flight in a window that is gone: their marks say what became of them.
+    const left = batch?.rows.filter((r) => r.status === 'sending' && !this.inFlight.has(`${batchId}:${r.index}`)) ?? [];
+    if (left.length) {
+      const marks = new Map(await Promise.all(left.map(async (r) => [r.index, await this.deps.sends.peek(batchRowKey(batchId, r.index))] as const)));
+      const now = this.deps.clock.now();
       await this.deps.store.update(batchId, (b) => {
         for (const row of b.rows) {
-          if (row.status === 'sending' && !this.inFlight.has(`${batchId}:${row.index}`)) {
+          if (row.status !== 'sending' || !marks.has(row.index)) {
+            continue;
+          }
+          const mark = marks.get(row.index);
+          if (mark) {
+            rowFromMark(row, mark, l10n.t('The window closed while this row was being kicked off; check the crew before re-running it.'));
+          } else if (row.sentAt !== undefined && now - row.sentAt < UNMARKED_ROW_REQUEUED_WITHIN_MS) {
+            row.status = 'queued';
+            row.sentAt = undefined;
+          } else {
             row.status = 'unknown';
             row.note = l10n.t('The window closed while this row was being kicked off; check the crew before re-running it.');
           }
         }
       });
-      this.deps.logger.warn(`Batch ${batchId}: rows in flight when the window closed are marked unknown, not sent again.`);
+      const rows = this.deps.store.get(batchId)?.rows.filter((r) => marks.has(r.index)) ?? [];
+      this.deps.logger.warn(`Batch ${batchId}: rows in flight when their window closed: ${rows.map((r) => `row ${r.index + 1} ${r.status}`).join(', ')}.`);
     }
     await this.catchUp(batchId);
     this.pump(batchId);
     return true;
   }
 
-  /** Sends a paused batch's queued rows again (the user fixed what stopped it, or wants to try). */
-  async resume(batchId: string): Promise<void> {
-    const batch = this.deps.store.get(batchId);
+  /**
+   * Sends a paused batch's queued rows again (the user fixed what stopped it, or wants to try). False when the
+   * batch, as it is now, is not paused: another window resumed it.
+   */
+  async resume(batchId: string): Promise<boolean> {
+    // From the batch file as it is now, unless this window sends the batch (its copy is the truth): a copy read
+    // up to 30 s ago may still say paused after another window resumed, even finished, the batch, and writing
+    // it back would queue rows that went (#46).
+    const sendsHere = this.active.has(batchId) && this.owns(batchId);
+    const batch = sendsHere ? this.deps.store.get(batchId) : await this.deps.store.reread(batchId);
     if (!batch?.paused) {
-      return;
+      return false;
     }
     this.notSentInARow.delete(batch.crewUrl);
     this.notBefore.delete(batch.crewUrl);
@@ -154,6 +210,7 @@ export class BatchRunner {
     } else {
       await this.start(batchId);
     }
+    return true;
   }
 
   /** Queued rows will not be sent; rows already sent go on (their runs can be stopped one by one). */
@@ -202,7 +259,7 @@ export class BatchRunner {
 
   /** No row goes out after this, and when it resolves no write of this runner is under way (a window
    *  closing must not cut a batch file). Kickoffs still in flight are abandoned: their rows stay
-   *  "sending", which the next window to take the batch reads as "unknown". */
+   *  "sending", which the next window to take the batch reads from the rows' marks. */
   async stop(): Promise<void> {
     if (!this.disposed) {
       this.disposed = true;
@@ -296,7 +353,7 @@ export class BatchRunner {
     if (!this.owns(batchId)) {
       return; // The lease lapsed while we checked: the window that took it sends this row.
     }
-    // On disk first: from here on, a lost window leaves this row "unknown", never queued again.
+    // On disk first, then its mark: a window taking the batch over reads a row left "sending" from its mark.
     await this.deps.store.updateRow(batchId, index, (r) => {
       r.status = 'sending';
       r.sentAt = this.deps.clock.now();
@@ -310,15 +367,49 @@ export class BatchRunner {
       await this.deps.store.updateRow(batchId, index, (r) => (r.status = batch.cancelled ? 'cancelled' : 'queued'));
       return;
     }
+    // The one decision whether the row may go: its mark, whichever window holds it.
+    const claim = await this.deps.sends.claim(batchRowKey(batchId, index)).catch(async (e: unknown) => {
+      await this.deps.store.updateRow(batchId, index, (r) => {
+        r.status = 'queued'; // Not knowing whether another window sends it, this one does not now.
+        r.sentAt = undefined;
+      });
+      throw e;
+    });
+    if (isBlocked(claim)) {
+      await this.deps.store.updateRow(batchId, index, (r) => rowFromMark(r, claim.mark, l10n.t('Another window kicked this row off, or may have; check the crew before re-running it.')));
+      this.deps.logger.warn(`Batch ${batchId}: row ${index + 1} was not sent again: its kickoff is ${claim.kind === 'inFlight' ? 'in flight' : claim.kind} in window ${claim.mark.windowId}.`);
+      const now = this.deps.store.get(batchId)?.rows.find((r) => r.index === index);
+      if (now?.status === 'sent') {
+        await this.recordEnd(batchId, now);
+      }
+      return;
+    }
+    let request: Promise<SendOutcome>;
+    try {
+      request = this.deps.send(batch, row);
+    } catch (e) {
+      request = Promise.reject(e);
+    }
+    const failed = (e: unknown): SendOutcome => ({ kind: 'uncertain', message: errorText(e) });
+    // The mark follows the request even when this window stops waiting for it (it is closing): the next window
+    // taking the batch reads there what became of the row. Settled before the row is written: a row queued
+    // again must find its item free.
+    const marked = request.catch(failed).then(async (o) => {
+      const ref = o.kind === 'sent' ? { runId: o.runId, kickoffId: o.kickoffId } : undefined;
+      await claim.settle(markOutcome(o), ref).catch((e: unknown) => this.deps.logger.warn(`Batch ${batchId}: row ${index + 1}'s send mark: ${errorText(e)}`));
+    });
     let outcome: SendOutcome | undefined;
     try {
-      outcome = await Promise.race([this.deps.send(batch, row), this.abandoned]);
+      outcome = await Promise.race([request, this.abandoned]);
     } catch (e) {
-      outcome = { kind: 'uncertain', message: errorText(e) };
+      outcome = failed(e);
+    }
+    if (outcome !== undefined) {
+      await marked;
     }
     if (outcome === undefined || (this.disposed && outcome.kind !== 'sent')) {
-      // The window is going (its shutdown may be what failed the request): the row stays "sending",
-      // and the next window to take the batch marks it unknown with the plain explanation.
+      // The window is going (its shutdown may be what failed the request): the row stays "sending", and the
+      // next window to take the batch reads its mark (unknown, with the plain explanation, unless it went).
       return;
     }
     await this.deps.store.updateRow(batchId, index, (r) => {

@@ -159,6 +159,8 @@ export interface BatchOrigin {
 }
 
 export interface NewRun {
+  /** Its local id when chosen before the kickoff (the kickoff's send-once mark is named by it); else a new one. */
+  id?: string;
   crewUrl: string;
   crewName: string;
   kickoffId: string;

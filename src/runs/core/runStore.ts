@@ -195,7 +195,7 @@ export class RunStore {
    * run cannot be saved, it is kept in this window (its warning says so) and saved with the next write.
    */
   async add(run: NewRun): Promise<RunRecord> {
-    const { record, details } = change.newRun(randomUUID(), run, this.clock.now());
+    const { record, details } = change.newRun(run.id ?? randomUUID(), run, this.clock.now());
     await this.queue.run(record.id, async () => {
       this.records.set(record.id, record);
       await this.files.write(record.id, details).catch((e) => this.logger.warn(l10n.t('Run {0}: cannot write its details ({1}).', record.id, errorText(e))));

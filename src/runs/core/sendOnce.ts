@@ -1,6 +1,6 @@
-// The send-once rule, machine-wide: a costly request (a kickoff, a resume, a chat message, a redeploy) for
-// one item goes out from one window at a time, and once it may have reached the service it is never sent
-// again by itself. Each send holds a mark file named by the item's key in a folder every window shares;
+// The send-once rule, machine-wide: a costly request (a kickoff, a batch row's kickoff, a resume, a chat message,
+// a redeploy) for one item goes out from one window at a time, and once it may have reached the service it is
+// never sent again by itself. Each send holds a mark file named by the item's key in a folder every window shares;
 // the mark says who is sending and, once settled, whether it went. A mark whose window is gone mid-send
 // stays "uncertain": only the item's own truth (the run's status) can say whether it arrived.
 
@@ -32,6 +32,12 @@ export function classifySendFailure(error: unknown): SendFailure {
 
 type MarkState = 'sending' | 'sent' | 'uncertain';
 
+/** What a send that went made, kept with its mark: a window that finds the mark knows the run it started. */
+export interface SentRef {
+  runId?: string;
+  kickoffId?: string;
+}
+
 export interface SendMark {
   key: string;
   state: MarkState;
@@ -40,6 +46,8 @@ export interface SendMark {
   at: number;
   pid?: number;
   host?: string;
+  /** Set with `sent` when the sender named what it made. */
+  ref?: SentRef;
 }
 
 /** Why a send may not go now. */
@@ -52,8 +60,11 @@ export type Blocked =
   | { kind: 'uncertain'; mark: SendMark };
 
 export interface SendClaim {
-  /** Settles the mark by what happened to the request: `sent` and `uncertain` stay; a failed send that never acted frees the item. */
-  settle(outcome: 'sent' | 'uncertain' | 'notSent'): Promise<void>;
+  /**
+   * Settles the mark by what happened to the request: `sent` and `uncertain` stay; a failed send that never acted
+   * frees the item. `ref`, with `sent`: what the send made (the run), for a window that finds the mark later.
+   */
+  settle(outcome: 'sent' | 'uncertain' | 'notSent', ref?: SentRef): Promise<void>;
 }
 
 /** Is the process that wrote a mark still running? Only knowable on this machine. */
@@ -68,6 +79,9 @@ function processAlive(mark: SendMark): boolean {
     return errorCode(e) === 'EPERM';
   }
 }
+
+/** Marks read at once while tidying. */
+const PRUNE_READS_AT_ONCE = 32;
 
 export class SendOnce {
   constructor(
@@ -117,20 +131,25 @@ export class SendOnce {
 
   /** Removes settled marks older than `maxAgeMs`: by then their items' own truth (a run's rounds) says it all. */
   async prune(maxAgeMs: number): Promise<void> {
-    const names = await fs.readdir(this.dir).catch(() => [] as string[]);
-    for (const name of names.filter((n) => n.endsWith('.json'))) {
-      const file = path.join(this.dir, name);
-      const mark = await this.read(file);
-      if (mark && mark.state !== 'sending' && this.now() - mark.at > maxAgeMs) {
-        await fs.rm(file, { force: true });
-      }
+    const names = (await fs.readdir(this.dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
+    // A batch leaves a mark per row: read a few at a time, not one round trip after another.
+    for (let i = 0; i < names.length; i += PRUNE_READS_AT_ONCE) {
+      await Promise.all(
+        names.slice(i, i + PRUNE_READS_AT_ONCE).map(async (name) => {
+          const file = path.join(this.dir, name);
+          const mark = await this.read(file);
+          if (mark && mark.state !== 'sending' && this.now() - mark.at > maxAgeMs) {
+            await fs.rm(file, { force: true });
+          }
+        }),
+      );
     }
   }
 
   private claimOf(file: string, mine: SendMark): SendClaim {
     let settled = false;
     return {
-      settle: async (outcome) => {
+      settle: async (outcome, ref) => {
         if (settled) {
           return;
         }
@@ -138,7 +157,8 @@ export class SendOnce {
         if (outcome === 'notSent') {
           await fs.rm(file, { force: true });
         } else {
-          await writeFileAtomic(file, JSON.stringify({ ...mine, state: outcome, at: this.now() } satisfies SendMark));
+          const sentRef = outcome === 'sent' && ref ? { ref: { runId: ref.runId, kickoffId: ref.kickoffId } } : {};
+          await writeFileAtomic(file, JSON.stringify({ ...mine, state: outcome, at: this.now(), ...sentRef } satisfies SendMark));
         }
       },
     };
@@ -147,9 +167,12 @@ export class SendOnce {
   private async read(file: string): Promise<SendMark | undefined> {
     try {
       const value = JSON.parse(await fs.readFile(file, 'utf8')) as Partial<SendMark>;
-      return typeof value.key === 'string' && (value.state === 'sending' || value.state === 'sent' || value.state === 'uncertain') && typeof value.windowId === 'string'
-        ? (value as SendMark)
-        : undefined;
+      if (typeof value.key !== 'string' || !(value.state === 'sending' || value.state === 'sent' || value.state === 'uncertain') || typeof value.windowId !== 'string') {
+        return undefined;
+      }
+      const ref = value.ref as Partial<Record<keyof SentRef, unknown>> | undefined;
+      const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+      return { ...(value as SendMark), ref: ref && typeof ref === 'object' ? { runId: text(ref.runId), kickoffId: text(ref.kickoffId) } : undefined };
     } catch {
       return undefined;
     }

@@ -343,6 +343,8 @@ export type PeerRequestBody =
   | { type: 'runs' }
   /** That window's crews tree: root rows and their children. */
   | { type: 'tree' }
+  /** That window's copies of the batches (as its store has them), after re-reading them first when `refresh`, as its 30 s tick does. */
+  | { type: 'batches'; refresh: boolean }
   /** Every notification the extension asked for in that window since the agent started. */
   /**
    * From now on, modal warnings in that window are answered with this item (null: dismissed);

@@ -41,7 +41,7 @@ function crewConfigs(): CrewConfig[] {
 /** Enter on a review step kicks off: its active item must be Kick Off (not "Fill in … first"). */
 const KICK_OFF: QuickInputKeys = { activeItem: 'Kick Off' };
 
-const NAMES: Record<string, string> = { research: 'Research (kick)', strict: 'Strict (kick)', docs: 'Docs (kick)', auth: 'Auth (kick)', net: 'Net (kick)' };
+const NAMES: Record<string, string> = { research: 'Research (kick)', strict: 'Strict (kick)', docs: 'Docs (kick)', auth: 'Auth (kick)', net: 'Net (kick)', drop: 'Drop (kick)' };
 
 describe('Kick off', function () {
   this.timeout(180_000);
@@ -340,6 +340,70 @@ describe('Kick off', function () {
     assert.match(modal.calls[0]?.message ?? '', /could not check the kickoff id\. Track it anyway\?/);
     assert.strictEqual(runId, undefined, 'the kickoff itself started nothing');
     assert.deepStrictEqual(requestLines.filter((l) => l.includes('/kickoff')), ['POST /net/kickoff HTTP/1.1'], 'exactly one kickoff attempt');
+  });
+
+  it('after a kickoff that may have started a run, Kick Off from the review asks first: nothing goes without Kick Off Again, which sends one new kickoff (#46)', async () => {
+    // A crew of its own, which answers its inputs and then drops every connection as it is sent a request.
+    let dropSim: Simulator | undefined = await startSimulator({ timeScale: 0.01, crews: [{ ...crewConfigs()[0], id: 'drop', name: 'Drop' }] });
+    const dropUrl = dropSim.crewUrl('drop');
+    await addCrewWithToken({ url: dropUrl, name: NAMES.drop, token: dropSim.crews[0].orgToken });
+    const requestLines: string[] = [];
+    const dropper = net.createServer((socket) => socket.once('data', (chunk) => (requestLines.push(chunk.toString('utf8').split('\r\n')[0]), socket.destroy())));
+    // Every notification the wizard shows about it is answered here, as the user would: the uncertain
+    // kickoff's (not modal) with Back to Review, and the question before a second kickoff as each step says.
+    const window = vscode.window as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const original = window.showWarningMessage;
+    const asked: { message: string; detail?: string; items: string[] }[] = [];
+    let secondKickoff: string | undefined;
+    window.showWarningMessage = (...args: unknown[]) => {
+      const message = String(args[0]);
+      const options = typeof args[1] === 'object' ? (args[1] as { modal?: boolean; detail?: string }) : undefined;
+      if (options?.modal) {
+        asked.push({ message, detail: options.detail, items: args.slice(2).map(String) });
+        return Promise.resolve(secondKickoff);
+      }
+      if (/may or may not have started/.test(message)) {
+        asked.push({ message, items: args.slice(1).filter((a) => typeof a === 'string').map(String) });
+        return Promise.resolve(asked.filter((a) => /may or may not/.test(a.message)).length === 1 ? 'Back to Review' : undefined);
+      }
+      return original.apply(vscode.window, args);
+    };
+    try {
+      const { done } = await startKickoff('drop');
+      await inputStep('drop', 'topic', 1, 3);
+      const port = Number(new URL(dropUrl).port);
+      await dropSim.close();
+      dropSim = undefined;
+      await new Promise<void>((resolve, reject) => {
+        dropper.once('error', reject);
+        dropper.listen(port, '127.0.0.1', () => resolve());
+      });
+      await typeInQuickInput('drop topic', { enter: true });
+      await inputStep('drop', 'audience', 2, 3);
+      await typeInQuickInput('drop audience', { enter: true });
+      await reviewStep('drop');
+      await pressInQuickInput('Enter', KICK_OFF);
+      // Back to Review from the warning that the run may or may not have started; then Kick Off again.
+      await reviewStep('drop');
+      assert.deepEqual(requestLines.filter((l) => l.includes('/kickoff')).length, 1, 'one kickoff so far');
+      await pressInQuickInput('Enter', KICK_OFF);
+      await waitFor(() => asked.length === 2 || undefined, { message: 'the question before a second kickoff' });
+      assert.match(asked[1].message, /^The kickoff of Drop \(kick\) at .+ may have started a run: Crew Runs cannot tell\.$/);
+      assert.match(asked[1].detail ?? '', /Kicking off again could start it twice/);
+      assert.deepEqual(asked[1].items, ['Kick Off Again', 'Track a Kickoff ID…']);
+      // Dismissed: back to the review, and nothing sent.
+      await reviewStep('drop');
+      assert.equal(requestLines.filter((l) => l.includes('/kickoff')).length, 1, 'nothing sent without Kick Off Again');
+      secondKickoff = 'Kick Off Again';
+      await pressInQuickInput('Enter', KICK_OFF);
+      assert.equal(await done, undefined, 'the second kickoff may not have started either: the wizard ends with its warning');
+      assert.deepEqual(asked.map((a) => (a.detail === undefined ? 'warning' : 'question')), ['warning', 'question', 'question', 'warning']);
+      assert.deepEqual(requestLines.filter((l) => l.includes('/kickoff')), ['POST /drop/kickoff HTTP/1.1', 'POST /drop/kickoff HTTP/1.1'], 'one more kickoff, the one the user chose');
+    } finally {
+      window.showWarningMessage = original;
+      await dropSim?.close();
+      await new Promise<void>((resolve) => dropper.close(() => resolve()));
+    }
   });
 
   it('presets: Save as Preset from the review, then kick off from Manage Presets', async () => {

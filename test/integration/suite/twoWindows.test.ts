@@ -10,6 +10,7 @@ import * as assert from 'assert';
 import type { CrewConfig, Simulator, TaskConfig } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import { addCrewWithToken, executeCommand, holdsFor, kickOffWithoutReview, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { batchProgress, type Batch } from '../../../src/batches/core/model';
 import { answerModal, type Api, flatRows, runSummaries, testApi, treeRows, type TreeRow } from './support/kit';
 import { MessageSpy, type ShownMessage } from './support/monitoring';
 import { PeerWindow } from './support/windows';
@@ -34,6 +35,8 @@ const CREWS: CrewConfig[] = [
   { ...crew('slowReview', 'Slow review', [task('draft_task', 2_000), task('review_task', 2_000, true)]), faults: { latencyMs: 2_000 } },
   // Many short runs; a topic containing FAIL fails.
   { ...crew('quick', 'Quick', [task('first_task', 3_000), task('second_task', 4_000)]), failWhenInputContains: 'FAIL' },
+  // Rows of a batch: each run ends within a few seconds.
+  crew('rows', 'Rows', [task('row_task', 300)]),
   // A conversational flow: its chat sessions are listed under it in both windows.
   { id: 'chatty', name: 'Chatty', kind: 'flow', inputs: [], tasks: [], chat: { tokenIntervalMs: 20, answer: 'Answered in B.' } },
 ];
@@ -417,5 +420,78 @@ describe('Two windows', function () {
     assert.strictEqual(new Set(started.map((s) => s.kickoffId)).size, 50);
     assert.ok(faults > 0, 'faults were injected');
     sim.setFaults({});
+  });
+
+  it('a paused batch resumed from both windows reaches the crew once per row: at once, and from a window whose copy still said paused (#46)', async () => {
+    const a = windowA();
+    const topics = (batch: string) => [`${batch} row 1`, `${batch} row 2`];
+    // Two small paused batches, sent by window B (it holds their leases); window A reads them as its 30 s tick does.
+    const pausedBatch = async (source: string): Promise<Batch> => {
+      const batch = await api.batches.store.create({
+        crewUrl: urls.rows,
+        crewName: names.rows,
+        source,
+        concurrency: 2,
+        paused: 'Rows had no token stored.',
+        rows: topics(source).map((topic, index) => ({ index, inputs: { topic }, status: 'queued' as const })),
+      });
+      assert.ok(await api.batches.runner.start(batch.id), `window B sends ${source}`);
+      return batch;
+    };
+    const together = await pausedBatch('together.csv');
+    const after = await pausedBatch('after.csv');
+    const inA = async (id: string, refresh = false) => (await a.batches({ refresh })).find((b) => b.id === id);
+    assert.ok((await inA(together.id, true))?.paused && (await inA(after.id))?.paused, 'window A shows both batches paused');
+    const finishedInB = (id: string) =>
+      waitFor(() => (api.batches.store.get(id) && batchProgress(api.batches.store.get(id)!).finished && !api.batches.runner.owns(id)) || undefined, {
+        message: `window B sends every row of the batch and lets it go (${JSON.stringify(api.batches.store.get(id)?.rows.map((r) => r.status))})`,
+        timeoutMs: 60_000,
+        intervalMs: 250,
+      });
+    const resumeIn = async (window: 'A' | 'B', id: string) => {
+      if (window === 'A') {
+        return a.command('crewRuns.resumeBatch', { batchId: id });
+      }
+      const yes = answerModal('Resume Batch');
+      try {
+        return await executeCommand('crewRuns.resumeBatch', { batchId: id });
+      } finally {
+        yes.dispose();
+      }
+    };
+    await a.answerModals('Resume Batch');
+    try {
+      // Both windows at once.
+      await Promise.all([resumeIn('B', together.id), resumeIn('A', together.id)]);
+      await finishedInB(together.id);
+      // One window, then the other: A's copy still says paused (it re-reads every 30 s); the batch is done and let go.
+      await resumeIn('B', after.id);
+      await finishedInB(after.id);
+      if (!(await inA(after.id))?.paused) {
+        console.log("      (window A's own 30 s re-read came first: its copy no longer says paused)");
+      }
+      await resumeIn('A', after.id);
+    } finally {
+      await a.answerModals(undefined);
+    }
+    // Each window re-reads the batches, as its tick does, and goes on with whatever it finds there, until both see them done.
+    const finishedIn = async (window: 'A' | 'B', id: string) => {
+      const batch = window === 'A' ? await inA(id, true) : (await api.batches.refresh(), api.batches.store.get(id));
+      return batch !== undefined && batchProgress(batch).finished;
+    };
+    for (const batch of [together, after]) {
+      await waitFor(async () => ((await finishedIn('A', batch.id)) && (await finishedIn('B', batch.id))) || undefined, {
+        message: `both windows see ${batch.source} finished`,
+        timeoutMs: 60_000,
+        intervalMs: 500,
+      });
+    }
+    const runs = sim.listRuns().filter((r) => r.crewId === 'rows');
+    const received = [...topics('together.csv'), ...topics('after.csv')].map((topic) => runs.filter((r) => r.inputs.topic === topic).length);
+    assert.deepStrictEqual(received, [1, 1, 1, 1], `the crew received each row once (kickoff requests: ${sim.requestLog.entries.filter((e) => e.crewId === 'rows' && e.endpoint === 'kickoff').length})`);
+    assert.ok(
+      (await a.messages()).some((m) => m.message === `The batch ${names.rows}: after.csv is not paused any more: nothing more was sent.`),
+      'window A says the batch was resumed already',
+    );
   });
 });

@@ -31,6 +31,11 @@ async function answer(api: Api, request: PeerRequest): Promise<unknown> {
       return runSummaries(api);
     case 'tree':
       return treeRows(api);
+    case 'batches':
+      if (request.refresh) {
+        await api.batches.refresh();
+      }
+      return toJson(api.batches.store.list());
   }
 }
 

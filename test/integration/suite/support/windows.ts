@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ui, waitFor } from '../../helpers';
 import { SHOWN_FILE, type PeerReply, type PeerRequestBody } from '../../helpers/uiBridgeProtocol';
+import type { Batch } from '../../../../src/batches/core/model';
 import type { RunSummary, TreeRow } from './kit';
 import type { ShownMessage } from './monitoring';
 
@@ -63,6 +64,11 @@ export class PeerWindow {
 
   tree(): Promise<TreeRow[]> {
     return this.request<TreeRow[]>({ type: 'tree' });
+  }
+
+  /** That window's copies of the batches; `refresh`: re-read from disk first, as the window does every 30 s. */
+  batches(options: { refresh?: boolean } = {}): Promise<Batch[]> {
+    return this.request<Batch[]>({ type: 'batches', refresh: options.refresh === true });
   }
 
   /** The notifications the extension asked for in that window since it opened. */
