@@ -38,6 +38,8 @@ export interface PlatformSimulator {
   /** Deployment uuids and their number of redeploys (tests). */
   deploys(uuid: string): number;
   setFailNextDeploy(uuid: string, fail: boolean): void;
+  /** Answers GET /me/organizations with this status (401, 403) while the other routes take the token; undefined: lists them. */
+  refuseOrganizations(status: number | undefined): void;
   /** Real ms each answer waits (config.latencyMs). */
   readonly latencyMs: number;
   /** Live counts (tests and the bench read them; in-flight is kept by the server around each request). */
@@ -61,6 +63,7 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
   const started = new Date().toISOString();
   const limiters = new Map<string, RateLimiter>();
   const stats: PlatformStats = { requests: 0, rateLimited: 0, inFlight: 0, maxInFlight: 0 };
+  let organizationsRefused: number | undefined;
   const levels = ['INFO', 'INFO', 'INFO', 'DEBUG', 'WARNING'];
   for (const c of configs) {
     deployments.set(c.uuid, {
@@ -75,14 +78,14 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
         })),
         { timestamp: started, level: 'INFO', message: `Building image for ${c.name}` },
         { timestamp: started, level: 'INFO', message: 'Image built; provisioning' },
-        { timestamp: started, level: 'INFO', message: 'Crew is Online' },
+        c.status === undefined || !/fail|error/i.test(c.status) ? { timestamp: started, level: 'INFO', message: c.status ?? 'Crew is Online' } : { timestamp: started, level: 'ERROR', message: c.status },
       ],
     });
   }
 
   const statusOf = (d: DeploymentState, now: number): string => {
     if (d.deployStartedAt === undefined) {
-      return 'Crew is Online';
+      return d.config.status ?? 'Crew is Online';
     }
     const elapsed = now - d.deployStartedAt;
     if (elapsed < phaseMs) {
@@ -152,6 +155,9 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
         d.config.failNextDeploy = fail;
       }
     },
+    refuseOrganizations(status) {
+      organizationsRefused = status;
+    },
     latencyMs: config?.latencyMs ?? 0,
     stats,
     resetStats() {
@@ -206,6 +212,9 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
         return { status: 403, body: { error: 'You are not a member of this organization' } };
       }
       if (method === 'GET' && route.join('/') === 'me/organizations') {
+        if (organizationsRefused !== undefined) {
+          return { status: organizationsRefused, body: { error: 'Unauthorized', message: 'This token cannot list organizations' } };
+        }
         return { status: 200, body: organizations.map((o) => ({ name: o.name, uuid: o.uuid })) };
       }
       if (route[0] !== 'crews') {

@@ -380,6 +380,8 @@ export interface PlatformDeploymentConfig {
   failNextDeploy?: boolean;
   /** Build log lines before the usual three (a long log: the 50,000-line case). */
   extraLogLines?: number;
+  /** Its status words until a redeploy (default "Crew is Online"); e.g. "Provisioning Failed, try again.", with no crewId. */
+  status?: string;
 }
 
 export interface PlatformConfig {
