@@ -127,6 +127,7 @@ export function activate(context: vscode.ExtensionContext) {
   const reviews = new FeedbackReviews();
   const documents = new RunOutputDocuments(runs);
   const demo = new DemoCrews(services);
+  platform.auth.offerDemoPlatform(() => demo.platform());
 
   context.subscriptions.push(
     tokens,

@@ -241,7 +241,41 @@ const supportChatFlow: CrewConfig = {
   chat: { tokenIntervalMs: 60 },
 };
 
+/**
+ * Deployed on the demo's platform but not one of the demo crews: Import Crews… finds it there. On the platform a
+ * trigger starts it (a new email), handing it the trigger's payload as the input `crewai_trigger_payload`.
+ */
+const inboxTriageCrew: CrewConfig = {
+  id: 'inbox-triage-crew',
+  name: 'Inbox Triage Crew',
+  kind: 'crew',
+  inputs: ['crewai_trigger_payload'],
+  inputDetails: {
+    crewai_trigger_payload: { type: 'object', description: 'What the trigger sends: a new email, {"from": "…", "subject": "…", "body": "…"}' },
+  },
+  tasks: [
+    {
+      name: 'classify_email',
+      agent: 'Inbox Triage Agent',
+      description: 'Read the new email in the trigger payload and classify it: urgency, topic, who should answer.',
+      durationMs: 5000,
+      output: { json: { urgency: 'high', topic: 'billing', route_to: 'support', reason: 'The customer was charged twice.' } },
+    },
+    {
+      name: 'draft_reply',
+      agent: 'Reply Writer',
+      durationMs: 6000,
+      output: 'Hello,\n\nThank you for telling us. We have refunded the second charge; it will show on your statement within five days.\n\nThe support team',
+    },
+  ],
+};
+
 /** Fresh copies, so a caller may change them freely. */
 export function demoCrews(): CrewConfig[] {
   return structuredClone([researchCrew, reviewCrew, ideaFlow, selfHostedCrew, interviewCrew, supportChatFlow]);
+}
+
+/** The crews the demo serves that are deployments on its platform only, not demo crews (fresh copies). */
+export function demoPlatformOnlyCrews(): CrewConfig[] {
+  return structuredClone([inboxTriageCrew]);
 }

@@ -44,6 +44,15 @@ function demoCrewRow(name: string): Promise<string> {
   return ui.text(`${selectors.sideBar} .monaco-list-row:has-text(${JSON.stringify(name)})`, { window: DEMO, timeoutMs: SLOW_MS });
 }
 
+/** Waits until the description of `name`'s row (what follows its name) is what `wanted` accepts; on failure says what it showed, with a picture. */
+async function waitForDemoCrewRow(name: string, wanted: (description: string) => boolean, message: string): Promise<void> {
+  let row = '';
+  await waitFor(async () => wanted((row = await demoCrewRow(name)).slice(row.indexOf(name) + name.length)), { message, timeoutMs: SLOW_MS }).catch(async (error: Error) => {
+    const shot = await ui.screenshot('failed-demo-platform-row', { window: DEMO }).then((s) => s.path, () => '(no screenshot)');
+    assert.fail(`${error.message}; the row showed ${JSON.stringify(row)}; screenshot ${shot}`);
+  });
+}
+
 describe('The demo’s platform (npm run demo)', function () {
   this.timeout(240_000);
   // Each test goes on from where the one before left off.
@@ -91,7 +100,7 @@ describe('The demo’s platform (npm run demo)', function () {
   it('Import Crews… from that notice lists the demo’s deployments: the six demo crews marked, one not a crew yet, chosen', async () => {
     await ui.click(`${selectors.notifications} .notification-toast:has-text("Signed in to") .monaco-button:has-text("Import Crews…")`, { window: DEMO, timeoutMs: SLOW_MS });
     const picker = await demoQuickInputText('Import Crews from Demo organization');
-    assert.match(picker, /7 listed/, picker);
+    assert.match(picker, /7 Results[\s\S]*1 Selected/, picker);
     assert.strictEqual((picker.match(/imported · Crew is online/g) ?? []).length, 6, `the demo crews are marked imported, the status in sentence case: ${picker}`);
     assert.match(picker, /Inbox Triage Crew\s*Crew is online/, `the deployment not yet a crew, under a readable name: ${picker}`);
     const shot = await ui.screenshot('demo-platform-import', { window: DEMO });
@@ -99,7 +108,7 @@ describe('The demo’s platform (npm run demo)', function () {
     await ui.press('Enter', { window: DEMO, quickInput: demoQuickInput('Import Crews from Demo organization') });
     await demoToast('Imported 1 crew: Inbox Triage Crew.');
     // With its deployment health, as every imported crew.
-    await waitFor(async () => /\bonline\b/.test(await demoCrewRow('Inbox Triage Crew')), { message: 'the imported crew shown online', timeoutMs: SLOW_MS });
+    await waitForDemoCrewRow('Inbox Triage Crew', (row) => /\bonline\b/.test(row), 'the imported crew shown online');
   });
 
   it('the sign-in survives a reload of the window: Import Crews… says all 7 deployments are already your crews', async () => {
@@ -112,9 +121,6 @@ describe('The demo’s platform (npm run demo)', function () {
       assert.fail(`${error.message}; the quick input showed ${JSON.stringify(shown?.slice(0, 300))}; screenshot ${shot}`);
     });
     // The imported crew works again: the demo gave it this server's token, as it gives the demo crews theirs.
-    await waitFor(async () => {
-      const row = await demoCrewRow('Inbox Triage Crew');
-      return /\bonline\b/.test(row) && !/token missing|token rejected/.test(row);
-    }, { message: 'the imported crew shown online with its token after the reload', timeoutMs: SLOW_MS });
+    await waitForDemoCrewRow('Inbox Triage Crew', (row) => /\bonline\b/.test(row) && !/token missing|token rejected/.test(row), 'the imported crew shown online with its token after the reload');
   });
 });
