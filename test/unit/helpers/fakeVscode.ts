@@ -102,12 +102,13 @@ export class FakeEventEmitter<T> {
 }
 
 /**
- * Requires each of `modulePaths` with `vscode` as their `vscode`, as one program: a module they share is one instance. The modules of src/platform and src/ui are
- * taken out of the cache meanwhile, so they are loaded afresh with these (another test may have loaded them with
- * another fake), and the cache is put back as it was afterwards: other tests keep the instances they have.
+ * Requires each of `modulePaths` with `vscode` as their `vscode`, as one program: a module they share is one
+ * instance. The modules of src/platform, src/ui and src/crews are taken out of the cache meanwhile, so they are
+ * loaded afresh with these (another test may have loaded them with another fake), and the cache is put back as it
+ * was afterwards: other tests keep the instances they have.
  */
 export function requireFreshWith(modulePaths: string[], vscode: unknown): unknown[] {
-  const fresh = /[\\/]out[\\/]src[\\/](platform|ui)[\\/]/;
+  const fresh = /[\\/]out[\\/]src[\\/](platform|ui|crews)[\\/]/;
   const matching = () => Object.keys(require.cache).filter((file) => fresh.test(file));
   const before = new Map(matching().map((file) => [file, require.cache[file]]));
   before.forEach((_module, file) => delete require.cache[file]);
