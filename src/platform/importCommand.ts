@@ -104,7 +104,7 @@ export async function importCrews(services: Services): Promise<number> {
       services.log.error(`Import Crews stopped at ${deployment.name}: ${errorText(error.cause)}`);
       void showError(
         [
-          vscode.l10n.t('Could not save the crew {0}: {1}', shown(crewName(deployment)), errorText(error.cause)),
+          vscode.l10n.t('Could not save the crew {0} ({1}).', shown(crewName(deployment)), errorText(error.cause)),
           imported.length ? vscode.l10n.t('Imported before it: {0}.', imported.join(', ')) : undefined,
           rest === 1 ? vscode.l10n.t('The deployment after it was not imported.') : rest ? vscode.l10n.t('The {0} deployments after it were not imported.', rest) : undefined,
         ]

@@ -65,6 +65,6 @@ describe('Import Crews with a keyring that refuses (issue #51)', () => {
     assert.equal(await importCrews(services), 0);
     assert.deepEqual(tokenWrites, ['https://alpha-crew.example.com'], 'stopped at the first crew');
     assert.deepEqual(shown.map((s) => s.level), ['error'], JSON.stringify(shown));
-    assert.match(shown[0].message, /^Could not save the crew Alpha Crew: The keyring is locked The 2 deployments after it were not imported\.$/);
+    assert.match(shown[0].message, /^Could not save the crew Alpha Crew \(The keyring is locked\)\. The 2 deployments after it were not imported\.$/);
   });
 });
