@@ -27,7 +27,7 @@ export const MAIN_FILE_SECONDS: Readonly<Record<string, number>> = {
   'monitoring.test.js': 82,
   'newUserTrips.test.js': 45,
   'platform.test.js': 30,
-  'demoPlatform.test.js': 30,
+  'demoPlatform.test.js': 45,
   'runView.test.js': 20,
   'security.test.js': 40,
   'selfHosted.test.js': 13,
