@@ -42,6 +42,8 @@ const lazyModules = {
   'src/platform/deployActions': 'deployActions',
   'src/platform/redeployFollow': 'deployActions',
   'src/platform/redeploySend': 'deployActions',
+  // The platform sign-in flow and the CrewAI CLI's sign-in (Fernet), on the first sign-in (src/platform/authProvider.ts).
+  'src/platform/signIn': 'signIn',
   // What activate() returns to the integration tests (CREW_RUNS_TEST_HOOKS=1); not packaged.
   'src/testApi': 'testApi',
 };
@@ -163,7 +165,7 @@ function makeBuilds(production) {
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { markdown: 'src/runView/page/markdown.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', chat: 'src/chat/chatHandlers.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts', triggerKickoff: 'src/platform/triggerKickoff.ts', chatPicker: 'src/flowChat/pickChatFlow.ts', chatWords: 'src/flowChat/chatWords.ts', deployActions: 'src/platform/deployActions.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', chat: 'src/chat/chatHandlers.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts', triggerKickoff: 'src/platform/triggerKickoff.ts', chatPicker: 'src/flowChat/pickChatFlow.ts', chatWords: 'src/flowChat/chatWords.ts', deployActions: 'src/platform/deployActions.ts', signIn: 'src/platform/signIn.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).

@@ -44,10 +44,11 @@ export default tseslint.config(
   },
   {
     // require() only for the bundles loaded on first use (esbuild.js lazyModules): the transport, the markdown
-    // renderer, the simulator, the trace's commands and AI text, and the test API (integration tests only). Anything else is an import.
+    // renderer, the simulator, the trace's commands and AI text, the platform sign-in, and the test API (integration tests only).
+    // Anything else is an import.
     files: ['src/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-require-imports': ['error', { allow: ['/api/transport$', '^\\./transport$', '/page/markdown$', '/simulator/server$', '^\\./testApi$', '^\\./traceViews$', '^\\./traceText$'] }],
+      '@typescript-eslint/no-require-imports': ['error', { allow: ['/api/transport$', '^\\./transport$', '/page/markdown$', '/simulator/server$', '^\\./testApi$', '^\\./traceViews$', '^\\./traceText$', '^\\./signIn$'] }],
     },
   },
   // The allowed imports between src/'s folders are checked by dependency-cruiser (.dependency-cruiser.cjs).

@@ -38,6 +38,7 @@ const EXPECTED = [
   'extension/dist/chatPicker.js',
   'extension/dist/chatWords.js',
   'extension/dist/deployActions.js',
+  'extension/dist/signIn.js',
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',

@@ -6,6 +6,7 @@
 import type { ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import type { KeyServer } from '../test/integration/runner/demoKeyServer';
 import { startDemoServer } from '../test/integration/runner/demoServer';
 import { ensureServerInstalled } from '../test/integration/runner/install';
 import { freeLoopbackPort, killProcessGroup } from '../test/integration/runner/processes';
@@ -28,9 +29,12 @@ async function main(): Promise<void> {
     if (server?.pid !== undefined) {
       await killProcessGroup(server.pid);
     }
+    await front?.close();
     process.exit(code);
   };
   let server: ChildProcess | undefined;
+  // Closed after the server is stopped (a Ctrl+C may come before it is started).
+  let front: KeyServer | undefined = undefined;
   process.once('SIGINT', () => void stop(0));
   process.once('SIGTERM', () => void stop(0));
   const demo = await startDemoServer({
@@ -44,6 +48,7 @@ async function main(): Promise<void> {
     onSpawn: (child) => (server = child),
   });
   server = demo.server;
+  front = demo.front;
   server.once('exit', (code) => {
     if (!stopping) {
       console.error(`The VS Code server stopped (${code}); see ${path.relative(process.cwd(), serverLogFile)}`);
@@ -60,6 +65,8 @@ The six demo crews (Research Crew, Review Crew with a human-feedback step, Idea 
 Interview Crew with a structured input, Support Chat Flow to chat with) run inside the extension on this
 machine; nothing is sent anywhere. Open the Crew Runs view in the activity bar, kick off a crew, watch the
 run, give feedback when the Review Crew asks for it, and chat with the Support Chat Flow.
+The demo serves a CrewAI platform too: Sign In to CrewAI Platform… offers it (nothing is signed in by itself),
+and Import Crews… then finds its deployment that is not a crew yet.
 ${demo.off.map((note) => `\n${`Off in this demo: ${note}`.replace(/(.{1,105})(?:\s+|$)/g, '$1\n')}`).join('')}
 Press Ctrl+C to stop.`);
 }

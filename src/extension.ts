@@ -126,6 +126,7 @@ export function activate(context: vscode.ExtensionContext) {
   const reviews = new FeedbackReviews();
   const documents = new RunOutputDocuments(runs);
   const demo = new DemoCrews(services);
+  platform.auth.offerDemoPlatform(() => demo.platform());
 
   context.subscriptions.push(
     tokens,
@@ -135,7 +136,7 @@ export function activate(context: vscode.ExtensionContext) {
     platform.imported,
     platform.health,
     { dispose: () => void platform.client.dispose() },
-    crews.onDidChange(() => void platform.imported.retain(new Set(crews.list().map((c) => c.url)))),
+    platform.imported.followCrews(crews, log),
     registerAccount(platform.auth, log),
     ...batches.register(),
     tree,
@@ -252,7 +253,7 @@ export async function deactivate(): Promise<void> {
 
 /** The organization's platform: sign-in, imported crews and their deployment health (src/platform/). */
 function createPlatform(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, userAgent: string, shared: SharedValues, sends: SendOnce): PlatformServices {
-  const account = new PlatformAccount(context.secrets);
+  const account = new PlatformAccount(context.secrets, log);
   const client = new PlatformClient({ getNetworkSettings: () => readNetworkSettings(log), userAgent });
   const imported = new ImportedCrews(shared);
   return { account, client, imported, auth: new CrewAIAuthenticationProvider(account, client), health: new DeploymentHealth(account, imported, client, log, undefined, sends) };

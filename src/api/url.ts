@@ -100,6 +100,15 @@ export function defaultCrewName(crewUrl: string): string {
   }
 }
 
+/**
+ * A name as a person would write it, as Add Crew suggests one: a slug (`idea-flow`, as the platform names a
+ * deployment made from a project folder) becomes `Idea Flow`; a name with spaces stays as it was written.
+ */
+export function readableName(name: string): string {
+  const trimmed = name.trim();
+  return /\s/.test(trimmed) ? trimmed : titleOfSlug(trimmed);
+}
+
 /** `market-crew` → `Market Crew`: what a person would call it (the name step lets them change it). */
 function titleOfSlug(slug: string): string {
   const words = slug.split(/[-_\s]+/).filter(Boolean);

@@ -15,9 +15,17 @@ const DEMO_PORT_KEY = 'crewRuns.demoPort';
 /** Whether the demo's hello was shown on this machine: said once, not after every reload. */
 const DEMO_WELCOMED_KEY = 'crewRuns.demoWelcomed';
 
+/** What the demo runs: the simulator, and which of its crews are demo crews (the others are platform deployments only). */
+interface RunningDemo {
+  simulator: Simulator;
+  demoCrewIds: ReadonlySet<string>;
+}
+
 /** The built-in simulator, started on demand inside the extension host and stopped on deactivate. */
 export class DemoCrews implements vscode.Disposable {
-  private simulator?: Promise<Simulator>;
+  private simulator?: Promise<RunningDemo>;
+  /** Once started: where its platform routes are, and their personal token (the simulator's fixed demo value). */
+  private running?: { url: string; token: string };
   private fallbackPort = false;
   private endedEarlier = false;
 
@@ -32,25 +40,38 @@ export class DemoCrews implements vscode.Disposable {
    * the user asked for the demo, and once per machine when it starts by itself (`npm run demo`, every reload).
    */
   async start(options: { welcome: 'always' | 'once' } = { welcome: 'once' }): Promise<string[]> {
-    const simulator = await vscode.window.withProgress(
+    const { simulator, demoCrewIds } = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting the demo crews on this machine…') },
       () => this.ensureStarted(),
     );
     await this.endRunsOfEarlierDemo(simulator);
+    const demoCrews = simulator.crews.filter((c) => demoCrewIds.has(c.id));
     for (const crew of simulator.crews) {
-      await this.services.tokens.set(crew.url, crew.orgToken, 'organization');
-      this.services.crews.addDemoCrew({ url: crew.url, name: crew.name });
-      this.services.crews.setHealth(crew.url, 'ready');
+      if (demoCrewIds.has(crew.id)) {
+        await this.services.tokens.set(crew.url, crew.orgToken, 'organization');
+        this.services.crews.addDemoCrew({ url: crew.url, name: crew.name });
+        this.services.crews.setHealth(crew.url, 'ready');
+      } else if (this.services.crews.get(crew.url)) {
+        // A deployment of the demo's platform imported earlier: this server drew its token anew, as for the demo crews.
+        await this.services.tokens.set(crew.url, crew.orgToken, 'organization');
+      }
     }
-    this.services.log.info(`Demo crews running at ${simulator.origin}: ${simulator.crews.map((c) => c.name).join(', ')}.`);
-    // The demo platform's personal token is in docs/features.md (a fixed demo value, not written here).
-    this.services.log.info(`The demo also serves the CrewAI platform routes: set crewRuns.platform.url to ${simulator.origin} to try Sign In and Import Crews….`);
+    this.running = { url: simulator.origin, token: simulator.platform.token };
+    this.services.log.info(`Demo crews running at ${simulator.origin}: ${demoCrews.map((c) => c.name).join(', ')}.`);
+    this.services.log.info(`The demo also serves the CrewAI platform routes at ${simulator.origin}: Sign In to CrewAI Platform… offers them.`);
+    // Crews imported from it earlier are asked about now that it answers (the refresh at activation came too early).
+    void this.services.platform.health.refresh();
     await vscode.commands.executeCommand('crewRuns.crews.focus');
     if (await this.shouldWelcome(options.welcome)) {
       const kickOff = vscode.l10n.t('Kick Off…');
       void showInfo(vscode.l10n.t('The demo crews run on this machine; nothing leaves it. Kick one off to see a run.'), kickOff).then((choice) => choice === kickOff && vscode.commands.executeCommand('crewRuns.kickOff'));
     }
-    return simulator.crews.map((c) => c.url);
+    return demoCrews.map((c) => c.url);
+  }
+
+  /** The demo's platform while the demo crews run in this window (Sign In offers it). */
+  platform(): { url: string; token: string } | undefined {
+    return this.running;
   }
 
   private async shouldWelcome(welcome: 'always' | 'once'): Promise<boolean> {
@@ -64,9 +85,10 @@ export class DemoCrews implements vscode.Disposable {
   async dispose(): Promise<void> {
     const simulator = this.simulator;
     this.simulator = undefined;
+    this.running = undefined;
     this.endedEarlier = false; // A later start serves none of this server's runs.
     this.fallbackPort = false;
-    const running = await simulator?.catch(() => undefined);
+    const running = (await simulator?.catch(() => undefined))?.simulator;
     if (running) {
       // Its crews go with it: a row left behind would point at a server that is gone.
       for (const crew of running.crews) {
@@ -94,14 +116,20 @@ export class DemoCrews implements vscode.Disposable {
     }
   }
 
-  private ensureStarted(): Promise<Simulator> {
+  private ensureStarted(): Promise<RunningDemo> {
     if (!this.simulator) {
       this.simulator = (async () => {
         // Loaded only now (dist/simulator.js): activation never pays for it.
-        const { startSimulator, demoCrews } = require('../simulator/server') as typeof SimulatorModule;
+        const { startSimulator, demoCrews, demoPlatformOnlyCrews } = require('../simulator/server') as typeof SimulatorModule;
         const tokenFor = () => randomBytes(24).toString('base64url');
-        const start = (port: number) =>
-          startSimulator({ host: '127.0.0.1', port, crews: demoCrews().map((crew) => ({ ...crew, orgToken: tokenFor(), userToken: tokenFor() })) });
+        const local = demoCrews();
+        const demoCrewIds = new Set(local.map((c) => c.id));
+        // Its platform lists every crew it serves: the demo crews, and deployments that are no crew here yet.
+        const served = [...local, ...demoPlatformOnlyCrews()];
+        const start = async (port: number): Promise<RunningDemo> => ({
+          simulator: await startSimulator({ host: '127.0.0.1', port, crews: served.map((crew) => ({ ...crew, orgToken: tokenFor(), userToken: tokenFor() })) }),
+          demoCrewIds,
+        });
         const remembered = this.services.shared.get<number>(DEMO_PORT_KEY);
         if (remembered) {
           try {
@@ -112,11 +140,11 @@ export class DemoCrews implements vscode.Disposable {
             this.fallbackPort = true;
           }
         }
-        const simulator = await start(0);
+        const demo = await start(0);
         if (!remembered) {
-          await this.services.shared.change<number>(DEMO_PORT_KEY, (port) => port ?? simulator.port);
+          await this.services.shared.change<number>(DEMO_PORT_KEY, (port) => port ?? demo.simulator.port);
         }
-        return simulator;
+        return demo;
       })();
       this.simulator.catch((error) => {
         this.simulator = undefined;

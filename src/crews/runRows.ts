@@ -11,6 +11,7 @@ import { markdownLine, markdownText } from '../util/markdownText';
 import { type Inputs, inputLine } from '../api/inputValues';
 import { elapsedCalmChangesAt, formatElapsed, labelBeforeState, formatElapsedCalm, formatRelative, relativeChangesAt, shortStateLabel, stateLabel } from '../ui/format';
 import { runRowActionCount } from './runRowActions';
+import { sentenceCase } from '../util/sentenceCase';
 
 /** What a run row shows; `key` changes exactly when the row (or its tooltip) would look different. */
 export interface RunRow {
@@ -270,7 +271,7 @@ export function crewTreeItem(
     tooltip.appendMarkdown(`\n\n${markdownLine(vscode.l10n.t('A conversational flow: Chat with Flow talks to it.'))}`);
   }
   if (deployment) {
-    tooltip.appendMarkdown(`\n\n${markdownLine(vscode.l10n.t('Deployment: {0}', deployment.words ?? deploymentLabel(deployment)))}`);
+    tooltip.appendMarkdown(`\n\n${markdownLine(vscode.l10n.t('Deployment: {0}', deployment.words ? sentenceCase(deployment.words) : deploymentLabel(deployment)))}`);
     if (deployment.state === 'failed' && deployment.firstError) {
       tooltip.appendMarkdown(`\n\n${markdownLine(vscode.l10n.t('First error in the build log: {0}', deployment.firstError))}`);
     }

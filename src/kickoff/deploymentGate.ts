@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
 import type { Services } from '../services';
 import { showWarning } from '../ui/notify';
+import { sentenceCase } from '../util/sentenceCase';
 
 /**
  * Before a kickoff of a crew imported from the platform whose deployment is known not to be online (deploying,
@@ -15,7 +16,7 @@ export async function deploymentAllowsKickoff(services: Services, crew: Crew): P
   }
   const anyway = vscode.l10n.t('Kick Off Anyway');
   const logs = vscode.l10n.t('Show Deployment Logs');
-  const said = deployment.words ?? (deployment.state === 'failed' ? vscode.l10n.t('deploy failed') : vscode.l10n.t('deploying'));
+  const said = deployment.words ? sentenceCase(deployment.words) : deployment.state === 'failed' ? vscode.l10n.t('deploy failed') : vscode.l10n.t('deploying');
   const choice = await showWarning(
     vscode.l10n.t('{0} is not online: its deployment says "{1}".', crew.name, said),
     { modal: true, detail: vscode.l10n.t('A kickoff now will likely fail or reach the old version.') },

@@ -2,9 +2,14 @@
 // (PlatformAccount); signing out there deletes it, and leaves every crew token alone.
 import * as vscode from 'vscode';
 import { originOf } from '../api/url';
-import type { PlatformAccount, PlatformSignIn } from './account';
+import { showError } from '../ui/notify';
+import { SecretStorageError, type PlatformAccount, type PlatformSignIn } from './account';
 import type { PlatformClient } from './platformClient';
-import { askSignIn } from './signIn';
+import type * as SignInModule from './signIn';
+import type { DemoPlatform } from './signIn';
+
+/** createSession's rejection once the user was told why (or gave up): the callers say nothing more. */
+export class SignInEnded extends Error {}
 
 export const AUTH_PROVIDER_ID = 'crewai';
 
@@ -24,12 +29,19 @@ export class CrewAIAuthenticationProvider implements vscode.AuthenticationProvid
   /** The session VS Code was last told of (by getSessions or an announced change). */
   private last: vscode.AuthenticationSession | undefined;
   private readonly disposables: vscode.Disposable[];
+  /** The platform the demo crews serve while they run here (crews/demoCommands.ts), offered at sign-in. */
+  private demoPlatform: () => DemoPlatform | undefined = () => undefined;
 
   constructor(
     private readonly account: PlatformAccount,
     private readonly client: PlatformClient,
   ) {
     this.disposables = [this.changed, account.onDidChange(() => void this.announce())];
+  }
+
+  /** Sign-in offers the demo's platform whenever `demo` gives one. */
+  offerDemoPlatform(demo: () => DemoPlatform | undefined): void {
+    this.demoPlatform = demo;
   }
 
   async getSessions(): Promise<vscode.AuthenticationSession[]> {
@@ -39,11 +51,22 @@ export class CrewAIAuthenticationProvider implements vscode.AuthenticationProvid
   }
 
   async createSession(): Promise<vscode.AuthenticationSession> {
-    const signIn = await askSignIn(this.client);
+    // The sign-in flow is its own bundle (dist/signIn.js), loaded now: most windows never sign in.
+    const { askSignIn } = require('./signIn') as typeof SignInModule;
+    const signIn = await askSignIn(this.client, this.demoPlatform());
     if (!signIn) {
-      throw new Error(vscode.l10n.t('Signing in to CrewAI was cancelled.'));
+      throw new SignInEnded(vscode.l10n.t('Signing in to CrewAI was cancelled.'));
     }
-    await this.account.save(signIn);
+    try {
+      await this.account.save(signIn);
+    } catch (error) {
+      if (!(error instanceof SecretStorageError)) {
+        throw error;
+      }
+      // The one error of a keyring that refuses: where the user acted, saying what did not happen.
+      void showError(vscode.l10n.t('Could not keep your personal access token, so you are not signed in. {0}', error.message));
+      throw new SignInEnded(error.message);
+    }
     await this.announce();
     return sessionOf(signIn);
   }
@@ -62,7 +85,7 @@ export class CrewAIAuthenticationProvider implements vscode.AuthenticationProvid
     return signIn ? sessionOf(signIn) : undefined;
   }
 
-  /** Tells VS Code what changed since the last look (this window, another one, or the setting). */
+  /** Tells VS Code what changed since the last look (this window, another one, or the setting). Never rejects. */
   private async announce(): Promise<void> {
     const before = this.last;
     const now = await this.current();

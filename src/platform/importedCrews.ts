@@ -42,16 +42,31 @@ export class ImportedCrews implements vscode.Disposable {
     this.changed.fire();
   }
 
-  /** Forgets the deployments of crews no longer configured (removed by hand, or moved by a redeploy). */
-  async retain(crewUrls: ReadonlySet<string>): Promise<void> {
-    if (this.list().some((c) => !crewUrls.has(c.crewUrl))) {
-      await this.state.change<unknown>(KEY, (stored) => entries(stored).filter((c) => crewUrls.has(c.crewUrl)));
-      this.changed.fire();
-    }
+  /**
+   * Forgets the deployment of each crew this window sees go (removed, by hand or by a command; moved by a redeploy),
+   * and only those: a crew this window has not seen yet is never taken for a removed one. Another window's import
+   * reaches this window's crews list only when its settings catch up, and windows list different crews anyway (a
+   * workspace's, the demo's): keeping only what this window lists deleted what another window had just imported.
+   */
+  followCrews(crews: { list(): readonly { url: string }[]; readonly onDidChange: vscode.Event<void> }, log?: { warn(message: string): void }): vscode.Disposable {
+    let listed = new Set(crews.list().map((c) => c.url));
+    return crews.onDidChange(() => {
+      const now = new Set(crews.list().map((c) => c.url));
+      const gone = [...listed].filter((url) => !now.has(url));
+      listed = now;
+      if (gone.length && this.list().some((c) => gone.includes(c.crewUrl))) {
+        void this.forgetAll(gone).catch((error: unknown) => log?.warn(`Could not forget the deployments of removed crews: ${String(error)}`));
+      }
+    });
   }
 
   async forget(crewUrl: string): Promise<void> {
-    await this.state.change<unknown>(KEY, (stored) => entries(stored).filter((c) => c.crewUrl !== crewUrl));
+    await this.forgetAll([crewUrl]);
+  }
+
+  private async forgetAll(crewUrls: readonly string[]): Promise<void> {
+    const gone = new Set(crewUrls);
+    await this.state.change<unknown>(KEY, (stored) => entries(stored).filter((c) => !gone.has(c.crewUrl)));
     this.changed.fire();
   }
 

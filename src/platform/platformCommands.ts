@@ -5,16 +5,17 @@ import * as vscode from 'vscode';
 import { originOf } from '../api/url';
 import type { Crew } from '../crews/crewConfig';
 import type { Services } from '../services';
-import { confirmAction, showInfo } from '../ui/notify';
+import { errorText } from '../util/errorText';
+import { confirmAction, showError, showInfo } from '../ui/notify';
 import { addCrewDirectly } from '../crews/crewCommands';
 import { pickCrew } from '../crews/pickCrew';
 import type * as DeployActions from './deployActions';
 import { DeploymentLogDocuments, LOG_SCHEME } from './deploymentLogs';
 import { importCrews } from './importCommand';
 import type { ImportedCrew } from './importedCrews';
+import type * as SignInModule from './signIn';
 import { dashboardUrl } from './platformUrl';
 import { describePlatformError, signedIn, signInNow } from './platformSession';
-import { chooseOrganization } from './signIn';
 
 export function registerPlatformCommands(services: Services): vscode.Disposable[] {
   const { platform } = services;
@@ -45,7 +46,11 @@ export function registerPlatformCommands(services: Services): vscode.Disposable[
     vscode.commands.registerCommand('crewRuns.platform.signIn', async () => {
       const signIn = (await signInNow(services)) ? await platform.account.current() : undefined;
       if (signIn) {
-        void showInfo(vscode.l10n.t('Signed in to {0}{1}.', originOf(signIn.baseUrl), signIn.organizationName ? ` (${signIn.organizationName})` : ''));
+        // What a sign-in is for comes next, one click away.
+        const importNow = vscode.l10n.t('Import Crews…');
+        void showInfo(vscode.l10n.t('Signed in to {0}{1}.', originOf(signIn.baseUrl), signIn.organizationName ? ` (${signIn.organizationName})` : ''), importNow).then(
+          (choice) => choice === importNow && vscode.commands.executeCommand('crewRuns.platform.importCrews').then(undefined, (error: unknown) => services.log.error(`Import Crews failed: ${errorText(error)}`)),
+        );
       }
       return signIn !== undefined;
     }),
@@ -60,7 +65,12 @@ export function registerPlatformCommands(services: Services): vscode.Disposable[
       if (!(await confirmAction(vscode.l10n.t('Sign out of CrewAI at {0}?', where), vscode.l10n.t('Your personal access token is deleted from this machine. The crews and their tokens stay.'), signOut))) {
         return;
       }
-      await platform.auth.removeSession();
+      try {
+        await platform.auth.removeSession();
+      } catch (error) {
+        void showError(vscode.l10n.t('Could not sign out of CrewAI. {0}', errorText(error)));
+        return;
+      }
       void showInfo(vscode.l10n.t('Signed out of CrewAI: your personal access token was deleted from this machine. The crews and their tokens stay.'));
     }),
     vscode.commands.registerCommand('crewRuns.platform.switchOrganization', async () => {
@@ -75,12 +85,18 @@ export function registerPlatformCommands(services: Services): vscode.Disposable[
         await describePlatformError(error, vscode.l10n.t('Could not list your organizations'));
         return undefined;
       }
-      // With one organization listed, the pick still offers typing another id.
+      // With one organization listed, the pick still offers typing another id. (The sign-in's bundle, dist/signIn.js.)
+      const { chooseOrganization } = require('./signIn') as typeof SignInModule;
       const chosen = await chooseOrganization(organizations, vscode.l10n.t('Switch Organization'), signIn.organizationId, true);
       if (!chosen) {
         return undefined;
       }
-      await platform.account.save({ ...signIn, organizationId: chosen.uuid || undefined, organizationName: chosen.name || undefined });
+      try {
+        await platform.account.save({ ...signIn, organizationId: chosen.uuid || undefined, organizationName: chosen.name || undefined });
+      } catch (error) {
+        void showError(vscode.l10n.t('Could not switch the organization. {0}', errorText(error)));
+        return undefined;
+      }
       void showInfo(vscode.l10n.t('Crew Runs now works with the organization {0}.', chosen.name || vscode.l10n.t('(default)')));
       return chosen.uuid;
     }),

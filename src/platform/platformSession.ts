@@ -5,6 +5,7 @@ import type { Services } from '../services';
 import { errorText } from '../util/errorText';
 import { showError } from '../ui/notify';
 import type { PlatformSignIn } from './account';
+import { SignInEnded } from './authProvider';
 import { PlatformError } from './platformClient';
 
 /** The current sign-in, or the one the user makes now; undefined when they did not. */
@@ -12,6 +13,12 @@ export async function signedIn(services: Services): Promise<PlatformSignIn | und
   const current = await services.platform.account.current();
   if (current) {
     return current;
+  }
+  const unreadable = services.platform.account.unreadable();
+  if (unreadable) {
+    // Not a missing sign-in: asking for a token now would fail to keep it, for the same reason.
+    void showError(vscode.l10n.t('Could not read your CrewAI sign-in. {0}', unreadable.message));
+    return undefined;
   }
   // The command needs a sign-in: its token prompt (titled "Sign in to CrewAI") comes straight away.
   return (await signInNow(services)) ? services.platform.account.current() : undefined;
@@ -22,7 +29,10 @@ export async function signInNow(services: Services): Promise<boolean> {
   try {
     await services.platform.auth.createSession();
     return true;
-  } catch {
+  } catch (error) {
+    if (!(error instanceof SignInEnded)) {
+      void showError(vscode.l10n.t('Could not sign in: {0}', errorText(error)));
+    }
     return false; // Cancelled, or refused and not tried again: each was said where it happened.
   }
 }

@@ -242,8 +242,9 @@ const supportChatFlow: CrewConfig = {
 };
 
 /**
- * A crew a trigger starts (a new email): the platform sends the email as the input `crewai_trigger_payload`, which
- * its /inputs does not list (no task names it as a placeholder); its output quotes the email it was given.
+ * A crew a trigger starts (a new email), deployed on the demo's platform but not one of the demo crews: Import
+ * Crews… finds it there. The platform sends the email as the input `crewai_trigger_payload`, which its /inputs does
+ * not list (no task names it as a placeholder); its output quotes the email it was given.
  */
 const inboxTriageCrew: CrewConfig = {
   id: 'inbox-triage-crew',
@@ -276,4 +277,9 @@ export function triggerDemoCrew(): CrewConfig {
 /** Fresh copies, so a caller may change them freely. */
 export function demoCrews(): CrewConfig[] {
   return structuredClone([researchCrew, reviewCrew, ideaFlow, selfHostedCrew, interviewCrew, supportChatFlow]);
+}
+
+/** The crews the demo serves that are deployments on its platform only, not demo crews (fresh copies). */
+export function demoPlatformOnlyCrews(): CrewConfig[] {
+  return structuredClone([inboxTriageCrew]);
 }

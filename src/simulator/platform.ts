@@ -29,6 +29,8 @@ export interface PlatformSimulator {
   /** A deployment's numeric id (the deployment API's), by its uuid. */
   idOf(uuid: string): string | undefined;
   setFailNextDeploy(uuid: string, fail: boolean): void;
+  /** Answers GET /me/organizations with this status (401, 403) while the other routes take the token; undefined: lists them. */
+  refuseOrganizations(status: number | undefined): void;
   /** Real ms each answer waits (config.latencyMs). */
   readonly latencyMs: number;
   /** Live counts (tests and the bench read them; in-flight is kept by the server around each request). */
@@ -54,6 +56,7 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
   const started = new Date().toISOString();
   const limiters = new Map<string, RateLimiter>();
   const stats: PlatformStats = { requests: 0, rateLimited: 0, inFlight: 0, maxInFlight: 0 };
+  let organizationsRefused: number | undefined;
   const levels = ['INFO', 'INFO', 'INFO', 'DEBUG', 'WARNING'];
   for (const [index, c] of configs.entries()) {
     deployments.set(
@@ -66,7 +69,7 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
         })),
         { timestamp: started, level: 'INFO', message: `Building image for ${c.name}` },
         { timestamp: started, level: 'INFO', message: 'Image built; provisioning' },
-        { timestamp: started, level: 'INFO', message: 'Crew is Online' },
+        c.status === undefined || !/fail|error/i.test(c.status) ? { timestamp: started, level: 'INFO', message: c.status ?? 'Crew is Online' } : { timestamp: started, level: 'ERROR', message: c.status },
       ]),
     );
   }
@@ -110,6 +113,9 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
       if (d) {
         d.config.failNextDeploy = fail;
       }
+    },
+    refuseOrganizations(status) {
+      organizationsRefused = status;
     },
     latencyMs: config?.latencyMs ?? 0,
     stats,
@@ -169,6 +175,9 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
         return { status: 403, body: { error: 'You are not a member of this organization' } };
       }
       if (method === 'GET' && route.join('/') === 'me/organizations') {
+        if (organizationsRefused !== undefined) {
+          return { status: organizationsRefused, body: { error: 'Unauthorized', message: 'This token cannot list organizations' } };
+        }
         return { status: 200, body: organizations.map((o) => ({ name: o.name, uuid: o.uuid })) };
       }
       if (route[0] === 'integrations') {

@@ -41,12 +41,12 @@ export const ONLINE = 'Crew is Online';
 const FAILED = 'Provisioning Failed, try again.';
 
 export function newDeployment(config: PlatformDeploymentConfig, id: string, at: string, logs: LogLine[]): SimDeployment {
-  return { config, id, deployFails: false, deploys: 0, logs, statusBefore: ONLINE, deployedAt: at, deployedAtBefore: at };
+  return { config, id, deployFails: false, deploys: 0, logs, statusBefore: config.status ?? ONLINE, deployedAt: at, deployedAtBefore: at };
 }
 
 export function statusOf(d: SimDeployment, now: number, clock: DeployClock): string {
   if (d.deployStartedAt === undefined) {
-    return ONLINE;
+    return d.config.status ?? ONLINE;
   }
   const elapsed = now - d.deployStartedAt - clock.startLagMs;
   if (elapsed < 0) {

@@ -73,7 +73,7 @@ import type { CrewConfig, FaultOptions, RequestLogEntry, ResumeRecord, RunInfo, 
 import { type CrewState, newToken, type SimWorld } from './world';
 
 export * from './types';
-export { demoCrews, triggerDemoCrew } from './demoCrews';
+export { demoCrews, demoPlatformOnlyCrews, triggerDemoCrew } from './demoCrews';
 export { RequestLog } from './requestLog';
 export { DEMO_PLATFORM_TOKEN, type PlatformSimulator } from './platform';
 

@@ -384,6 +384,8 @@ export interface PlatformDeploymentConfig {
   deploymentId?: number;
   /** Its status names no `deployment_id` (an installation that does not say it: the user is asked for it). */
   statusWithoutId?: boolean;
+  /** Its status words until a redeploy (default "Crew is Online"); e.g. "Provisioning Failed, try again.", with no crewId. */
+  status?: string;
 }
 
 export interface PlatformConfig {

@@ -5,11 +5,14 @@
 // and refuses modal dialogs), and the extension installed rather than loaded as a development
 // extension (a built workbench ignores extensionDevelopmentPath without that driver). Installed
 // here means listed in the extensions folder's extensions.json, pointing at this checkout, which is
-// how VS Code records an installed extension; no .vsix needs to be built.
+// how VS Code records an installed extension; no .vsix needs to be built. In front of the server, the key half the
+// workbench seals its secrets with (demoKeyServer.ts: without it a reload lost every secret).
 import type { ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'jsonc-parser';
+import { type KeyServer, startKeyServer } from './demoKeyServer';
+import { freeLoopbackPort } from './processes';
 import { QUIET_USER_SETTINGS, startVsCodeServer } from './server';
 
 export interface DemoServerOptions {
@@ -32,6 +35,8 @@ export interface DemoServer {
   url: string;
   /** What the demo's settings turn off, in words for its first message (demoOffNotes). */
   off: string[];
+  /** The front on `port` (the server itself listens on another port): close it after stopping the server. */
+  front: KeyServer;
 }
 
 /**
@@ -102,10 +107,12 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
   fs.writeFileSync(path.join(workspace, 'inputs.json'), JSON.stringify({ topic: 'AI agents in code editors', audience: 'developers' }, null, 2) + '\n');
   installExtensionFolder(extensionsDir, options.extensionDir);
 
+  const serverPort = await freeLoopbackPort();
+  const front = await startKeyServer({ port: options.port, targetPort: serverPort, keyFile: path.join(userDataDir, 'serve-web-key-half') });
   const server = await startVsCodeServer({
     nodeBin: options.nodeBin,
     serverMain: options.serverMain,
-    port: options.port,
+    port: serverPort,
     userDataDir,
     serverDataDir: path.join(options.demoDir, 'server-data'),
     extensionsDir,
@@ -113,7 +120,10 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
     logFile: options.logFile,
     onSpawn: options.onSpawn,
     smokeTestDriver: false,
+  }).catch(async (error: unknown) => {
+    await front.close();
+    throw error;
   });
   const url = `http://127.0.0.1:${options.port}/?folder=${encodeURIComponent(workspace)}`;
-  return { server, url, off: demoOffNotes(settingsFile) };
+  return { server, url, front, off: demoOffNotes(settingsFile) };
 }

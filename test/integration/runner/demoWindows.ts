@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { DemoResult } from '../helpers/uiBridgeProtocol';
+import type { KeyServer } from './demoKeyServer';
 import { startDemoServer } from './demoServer';
 import { consoleLogLine } from './uiBridge';
 import { freeLoopbackPort, killProcessGroup } from './processes';
@@ -28,6 +29,7 @@ export interface DemoWindowsOptions {
 
 interface OpenDemo {
   server: ChildProcess;
+  front: KeyServer;
   context: BrowserContext;
   page: Page;
   url: string;
@@ -63,8 +65,9 @@ export class DemoWindows {
     fs.rmSync(demoDir, { recursive: true, force: true });
     this.options.log(`starting demo ${name} (the demo's own server configuration)…`);
     let spawned: ChildProcess | undefined;
+    let opened: KeyServer | undefined;
     try {
-      const { server, url } = await startDemoServer({
+      const { server, url, front } = await startDemoServer({
         nodeBin: this.options.nodeBin,
         serverMain: this.options.serverMain,
         port: await freeLoopbackPort(),
@@ -74,18 +77,20 @@ export class DemoWindows {
         logFile: this.options.logFile(name, 'server'),
         onSpawn: (child) => (spawned = child),
       });
+      opened = front;
       const context = await this.options.browser.newContext({ viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
       const log = fs.createWriteStream(this.options.logFile(name, 'workbench'));
       page.on('console', (message) => log.write(consoleLogLine(message.type(), message.text())));
       page.on('pageerror', (error) => log.write(`[pageerror] ${error.stack ?? error.message}\n`));
       page.on('dialog', (dialog) => void dialog.accept().catch(() => undefined));
-      this.demos.set(name, { server, context, page, url, log, demoDir });
+      this.demos.set(name, { server, front, context, page, url, log, demoDir });
       await page.goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs });
       return { url };
     } catch (error) {
       if (spawned?.pid !== undefined && !this.demos.has(name)) {
         await killProcessGroup(spawned.pid);
+        await opened?.close();
       }
       throw error;
     }
@@ -112,6 +117,7 @@ export class DemoWindows {
     if (demo.server.pid !== undefined) {
       await killProcessGroup(demo.server.pid);
     }
+    await demo.front.close();
     // The extension's log in that window says what it did (the demo folder goes with the session).
     const logs = path.join(demo.demoDir, 'user-data', 'logs');
     if (fs.existsSync(logs)) {

@@ -18,6 +18,8 @@ import {
   type Api,
   clearNotifications,
   closeQuickInput,
+  notificationsText,
+  quickInputText,
   crewRow,
   pickInQuickInput,
   pressInQuickInput,
@@ -31,6 +33,7 @@ import {
   waitForNotification,
   waitForQuickInput,
 } from './support/kit';
+import { MessageSpy } from './support/monitoring';
 
 const PAT = 'pat-PLATFORMcanary-5e2f9a7c31';
 const ORG_A = '4a1f0e2c-0000-4000-8000-00000000000a';
@@ -49,7 +52,7 @@ describe('Platform: the organization’s crews', function () {
   let broken: string | undefined;
   let api: Api;
   let sim: Simulator;
-  const [research, review, flow] = demoCrews();
+  const [research, review, flow, , interview] = demoCrews();
   const url = (id: string) => sim.crewUrl(id);
   const orgToken = (id: string) => sim.crews.find((c) => c.id === id)!.orgToken;
   const platformRequests = () => sim.requestLog.entries.filter((e) => e.path.startsWith('/crewai_plus/'));
@@ -62,7 +65,7 @@ describe('Platform: the organization’s crews', function () {
     await removeAllCrews(api);
     sim = await startSimulator({
       timeScale: 0.01,
-      crews: [research, review, flow],
+      crews: [research, review, flow, interview],
       platform: {
         token: PAT,
         organizations: [
@@ -78,6 +81,10 @@ describe('Platform: the organization’s crews', function () {
           { uuid: 'dep-review', organization: ORG_A, crewId: review.id, name: 'Review deployment', shape: 'urlOnly', statusWithoutId: true },
           { uuid: 'dep-flow', organization: ORG_A, crewId: flow.id, name: 'Flow deployment', shape: 'full' },
           { uuid: 'dep-elsewhere', organization: ORG_B, crewId: research.id, name: 'Elsewhere deployment', shape: 'full' },
+          // Named as the platform names a deployment made from a project folder (#51: imported as "Interview Crew").
+          { uuid: 'dep-interview', organization: ORG_B, crewId: interview.id, name: 'interview-crew', shape: 'full' },
+          // Its provisioning failed: no URL, and the platform's words say so (#51).
+          { uuid: 'dep-broken', organization: ORG_B, name: 'Broken deployment', status: 'Provisioning Failed, try again.' },
         ],
       },
     });
@@ -127,6 +134,7 @@ describe('Platform: the organization’s crews', function () {
   });
 
   it('signs in with a personal access token (a wrong one is refused and asked again) and picks the organization', async () => {
+    const spy = new MessageSpy();
     const done = executeCommand<boolean>('crewRuns.platform.signIn');
     await waitForQuickInput('Paste a personal access token');
     await typeInQuickInput('not-the-token', { enter: true });
@@ -139,7 +147,11 @@ describe('Platform: the organization’s crews', function () {
     assert.match(pick, /Other Org/);
     await pressInQuickInput('Enter', { activeItem: 'Acme Research' });
     assert.strictEqual(await done, true);
+    spy.dispose();
     assert.deepStrictEqual(await api.platform.signedIn(), { baseUrl: sim.origin, organizationId: ORG_A, organizationName: 'Acme Research' });
+    // What comes next is one click away (#51).
+    const notice = spy.matching(/^Signed in to /);
+    assert.deepStrictEqual(notice.map((m) => [m.message, m.items]), [[`Signed in to ${sim.origin} (Acme Research).`, ['Import Crews…']]]);
     const organizations = platformRequests().filter((e) => e.path.endsWith('/me/organizations'));
     assert.deepStrictEqual(organizations.map((e) => [e.status, e.tokenKind]), [[401, 'invalid'], [200, 'org']], 'the wrong token was refused, the right one accepted');
     const settings = JSON.stringify(vscode.workspace.getConfiguration('crewRuns'));
@@ -178,12 +190,12 @@ describe('Platform: the organization’s crews', function () {
     ]);
     assert.strictEqual(platformRequests().filter((e) => e.path.endsWith('/deploy')).length, 0, 'importing never redeploys');
 
-    // Imported ones are marked and not chosen again.
+    // Nothing left to import: said so, without a picker of rows that are all imported already (#51; a picker marks
+    // the imported ones among others: the test of organization B below).
     const again = executeCommand<number>('crewRuns.platform.importCrews');
-    const second = await waitForQuickInput('Import Crews from Acme Research');
-    assert.strictEqual((second.match(/imported/g) ?? []).length, 3, second);
-    await closeQuickInput();
-    assert.strictEqual(await settled(again, 'Import Crews to return after Escape'), 0);
+    await waitForNotification('All 3 deployments are already your crews.');
+    assert.strictEqual(await settled(again, 'Import Crews to return'), 0);
+    assert.strictEqual(await quickInputText(), undefined, 'no picker');
   });
 
   it('kicks off an imported crew, and the tree shows each imported crew’s deployment health', async () => {
@@ -341,7 +353,7 @@ describe('Platform: the organization’s crews', function () {
       declined.dispose();
     }
     assert.strictEqual(declined.calls.length, 1);
-    assert.match(declined.calls[0].message, /Review deployment is not online: its deployment says "Provisioning Failed, try again\."/);
+    assert.match(declined.calls[0].message, /Review deployment is not online: its deployment says "Provisioning failed, try again\."/, 'the platform’s words, in sentence case (#51)');
     assert.deepStrictEqual(declined.calls[0].items, ['Kick Off Anyway', 'Show Deployment Logs']);
     assert.strictEqual(kickoffs(), before, 'nothing was sent');
     const accepted = answerModal('Kick Off Anyway');
@@ -387,6 +399,46 @@ describe('Platform: the organization’s crews', function () {
     const log = await readLog();
     assert.match(log, /Imported deployment Research deployment/, 'the log was read');
     assert.ok(!log.includes(PAT), 'the personal token is in no log line');
+  });
+
+  it('signs in with a token whose organization list is refused, going on with the organization id typed (#51)', async () => {
+    sim.platform.refuseOrganizations(401);
+    const before = platformRequests().length;
+    try {
+      const done = executeCommand<boolean>('crewRuns.platform.signIn');
+      await waitForQuickInput('Paste a personal access token');
+      await typeInQuickInput(PAT, { enter: true });
+      // The token works (the deployments route takes it): only the list was refused, so the id is asked for.
+      const asked = await waitForQuickInput('did not list your organizations');
+      assert.doesNotMatch(asked, /wrong|expired/, asked);
+      await typeInQuickInput(ORG_B, { enter: true });
+      assert.strictEqual(await settled(done, 'the sign-in to end'), true);
+      assert.deepStrictEqual(await api.platform.signedIn(), { baseUrl: sim.origin, organizationId: ORG_B, organizationName: ORG_B });
+      const asks = platformRequests().slice(before).map((e) => [e.path.replace(/^.*\/v1\//, ''), e.status]);
+      // The list refused; the deployments route takes the token (so it is not called wrong); then it is checked with the id typed.
+      assert.deepStrictEqual(asks.slice(0, 3), [['me/organizations', 401], ['crews', 200], ['crews', 200]], JSON.stringify(asks));
+    } finally {
+      sim.platform.refuseOrganizations(undefined);
+      await api.signOut();
+    }
+  });
+
+  it('imports a deployment under a readable name; one whose provisioning failed is said to have failed, in the platform’s words (#51)', async () => {
+    await api.platform.signInWithToken(PAT, ORG_B, 'Other Org');
+    try {
+      const done = executeCommand<number>('crewRuns.platform.importCrews');
+      const pick = await waitForQuickInput('Import Crews from Other Org');
+      assert.match(pick, /Elsewhere deployment\s*imported · Crew is online/, `an imported one is marked, the status in sentence case: ${pick}`);
+      assert.match(pick, /Interview Crew/, pick);
+      assert.match(pick, /Broken deployment\s*Provisioning failed, try again\./, pick);
+      await pressInQuickInput('Enter');
+      assert.strictEqual(await settled(done, 'Import Crews to return', SLOW.timeoutMs), 1);
+      assert.deepStrictEqual(api.crews.list().filter((c) => c.url === url(interview.id)).map((c) => c.name), ['Interview Crew'], 'named as Add Crew would name it');
+      await waitForNotification('Imported 1 of 2 crews. Not imported: Broken deployment (its deployment failed: Provisioning failed, try again.)');
+      assert.ok(!(await notificationsText()).includes('no usable https URL'));
+    } finally {
+      await api.signOut();
+    }
   });
 
   it('signs in with the CrewAI CLI’s sign-in when chosen (its organization, no question), and says when it has expired', async () => {

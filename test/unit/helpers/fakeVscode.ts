@@ -83,3 +83,63 @@ export function requireWithFakeVscode<T>(modulePath: string): T {
     loader._load = load;
   }
 }
+
+/** VS Code's EventEmitter as listeners see it: `event` subscribes, `fire` calls each listener in order. */
+export class FakeEventEmitter<T> {
+  private readonly listeners = new Set<(e: T) => unknown>();
+  readonly event = (listener: (e: T) => unknown) => {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  };
+  fire(e: T): void {
+    for (const listener of [...this.listeners]) {
+      listener(e);
+    }
+  }
+  dispose(): void {
+    this.listeners.clear();
+  }
+}
+
+/**
+ * Requires each of `modulePaths` with `vscode` as their `vscode`, as one program: a module they share is one
+ * instance. The modules of src/platform, src/ui and src/crews are taken out of the cache meanwhile, so they are
+ * loaded afresh with these (another test may have loaded them with another fake), and the cache is put back as it
+ * was afterwards: other tests keep the instances they have.
+ */
+export function requireFreshWith(modulePaths: string[], vscode: unknown): unknown[] {
+  const fresh = /[\\/]out[\\/]src[\\/](platform|ui|crews)[\\/]/;
+  const matching = () => Object.keys(require.cache).filter((file) => fresh.test(file));
+  const before = new Map(matching().map((file) => [file, require.cache[file]]));
+  before.forEach((_module, file) => delete require.cache[file]);
+  const loader = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
+  const load = loader._load;
+  loader._load = function (request: string, ...rest: unknown[]) {
+    return request === 'vscode' ? vscode : load.call(this, request, ...rest);
+  };
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return modulePaths.map((modulePath) => require(modulePath) as unknown);
+  } finally {
+    loader._load = load;
+    matching().forEach((file) => delete require.cache[file]);
+    before.forEach((module, file) => (require.cache[file] = module));
+  }
+}
+
+/** Serves `exports` as the module `file` (a resolved path) to whatever requires it, until the returned function is called. */
+export function stubModule(file: string, exports: unknown): () => void {
+  const previous = require.cache[file];
+  const stub = new Module(file);
+  stub.filename = file;
+  stub.loaded = true;
+  stub.exports = exports;
+  require.cache[file] = stub;
+  return () => {
+    if (previous) {
+      require.cache[file] = previous;
+    } else {
+      delete require.cache[file];
+    }
+  };
+}
