@@ -33,6 +33,7 @@ const EXPECTED = [
   'extension/dist/crewFiles.js',
   'extension/dist/jsonProblem.js',
   'extension/dist/batchTables.js',
+  'extension/dist/suites.js',
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',
