@@ -1,11 +1,24 @@
 // A suite's items (a case per repeat) and a suite run's record: the results of its items, and what they add up to.
+import * as l10n from '@vscode/l10n';
 import type { CaseOutcome, Suite, SuiteItem, SuiteItemResult, SuiteRunRecord } from './types';
+
+/** The id of a case's `repeat`-th run (1-based) among `of`: the case's name when it runs once. */
+export function suiteItemId(caseName: string, repeat: number, of: number): string {
+  return of > 1 ? `${caseName} #${repeat}` : caseName;
+}
 
 /** The runs a suite (or the chosen cases of it) makes, in file order: one per case and repeat. */
 export function suiteItems(suite: Suite, caseNames?: ReadonlySet<string>): SuiteItem[] {
-  void suite;
-  void caseNames;
-  throw new Error('suiteItems: not written yet');
+  const items: SuiteItem[] = [];
+  for (const suiteCase of suite.cases) {
+    if (caseNames && !caseNames.has(suiteCase.name)) {
+      continue;
+    }
+    for (let repeat = 1; repeat <= suiteCase.repeat; repeat++) {
+      items.push({ id: suiteItemId(suiteCase.name, repeat, suiteCase.repeat), caseName: suiteCase.name, repeat });
+    }
+  }
+  return items;
 }
 
 export interface SuiteTally {
@@ -21,20 +34,33 @@ export interface SuiteTally {
 }
 
 export function tallySuiteRun(record: SuiteRunRecord): SuiteTally {
-  void record;
-  throw new Error('tallySuiteRun: not written yet');
+  const tally: SuiteTally = { passed: 0, failed: 0, skipped: 0, error: 0, total: record.items.length, durationSeconds: 0, totalTokens: 0 };
+  for (const item of record.items) {
+    tally[item.outcome]++;
+    tally.durationSeconds += item.durationSeconds ?? 0;
+    tally.totalTokens += item.totalTokens ?? 0;
+    if (item.estimatedCostUsd !== undefined) {
+      tally.estimatedCostUsd = (tally.estimatedCostUsd ?? 0) + item.estimatedCostUsd;
+    }
+  }
+  return tally;
 }
 
 /** Whether a suite run should fail a CI step: any item failed or could not be evaluated. */
 export function suiteRunFailed(record: SuiteRunRecord): boolean {
-  void record;
-  throw new Error('suiteRunFailed: not written yet');
+  return record.items.some((item) => item.outcome === 'failed' || item.outcome === 'error');
 }
 
-/** Counts of outcomes as a short line, `3 passed, 1 failed, 2 skipped`. */
+/** Counts of outcomes as a short line, `3 passed, 1 failed, 2 skipped` (zero counts but passed and failed left out). */
 export function outcomeLine(counts: Readonly<Record<CaseOutcome, number>>): string {
-  void counts;
-  throw new Error('outcomeLine: not written yet');
+  const parts = [l10n.t('{0} passed', counts.passed), l10n.t('{0} failed', counts.failed)];
+  if (counts.error > 0) {
+    parts.push(l10n.t('{0} errors', counts.error));
+  }
+  if (counts.skipped > 0) {
+    parts.push(l10n.t('{0} skipped', counts.skipped));
+  }
+  return parts.join(', ');
 }
 
 export type { SuiteItemResult };
