@@ -79,9 +79,10 @@ export function markdownSummary(record: SuiteRunRecord, comparison?: SuiteRunCom
   if (tally.estimatedCostUsd !== undefined) {
     measures.push(l10n.t('about ${0}', tally.estimatedCostUsd.toFixed(4)));
   }
-  lines.push(`**${markdownLine(measures.join(' · '))}** — ${markdownLine(l10n.t('against {0}', record.crewUrl))}`, '');
+  // Our own words and figures as they are; the crew's URL, case names and messages escaped.
+  lines.push(`**${measures.join(' · ')}** — ${l10n.t('against {0}', `\`${record.crewUrl.replace(/`/g, '')}\``)}`, '');
   if (comparison) {
-    lines.push(`${markdownLine(l10n.t('Compared with the run of {0}:', new Date(comparison.baselineStartedAt).toISOString()))} ${markdownLine(comparisonSummary(comparison))}`, '');
+    lines.push(`${l10n.t('Compared with the run of {0}:', new Date(comparison.baselineStartedAt).toISOString())} ${markdownLine(comparisonSummary(comparison))}`, '');
   }
   const notPassed = record.items.filter((item) => item.outcome !== 'passed');
   if (notPassed.length > 0) {

@@ -161,8 +161,8 @@ class SuiteReader {
     if (items.length > SUITE_LIMITS.cases) {
       this.problem(items[SUITE_LIMITS.cases], 'warning', l10n.t('Only the first {0} cases are read: the {1} after them are left out.', SUITE_LIMITS.cases.toLocaleString('en-US'), (items.length - SUITE_LIMITS.cases).toLocaleString('en-US')));
     }
-    for (const item of items.slice(0, SUITE_LIMITS.cases)) {
-      const suiteCase = this.suiteCase(this.deref(item), cases.length);
+    for (const [index, item] of items.slice(0, SUITE_LIMITS.cases).entries()) {
+      const suiteCase = this.suiteCase(this.deref(item), index);
       if (!suiteCase) {
         continue;
       }
