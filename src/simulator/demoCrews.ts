@@ -241,7 +241,29 @@ const supportChatFlow: CrewConfig = {
   chat: { tokenIntervalMs: 60 },
 };
 
+/**
+ * A quick crew whose output follows its inputs and nothing else, so a test suite of it gives the same verdicts every
+ * time (the demo workspace's example suite, suites.crew-suite.yaml, runs against it): #fail in the topic fails the run.
+ */
+const echoCrew: CrewConfig = {
+  id: 'echo-crew',
+  name: 'Echo Crew',
+  kind: 'crew',
+  inputs: ['topic', 'tone'],
+  failWhenInputContains: '#fail',
+  failureMessage: 'ValueError: the topic asked the crew to fail (#fail).',
+  tasks: [
+    { name: 'outline_task', agent: 'Outliner', durationMs: 1500, output: 'Outline of a {tone} note about {topic}.' },
+    {
+      name: 'summary_task',
+      agent: 'Summarizer',
+      durationMs: 1500,
+      output: { json: { topic: '{topic}', tone: '{tone}', summary: 'A {tone} note about {topic}.' } },
+    },
+  ],
+};
+
 /** Fresh copies, so a caller may change them freely. */
 export function demoCrews(): CrewConfig[] {
-  return structuredClone([researchCrew, reviewCrew, ideaFlow, selfHostedCrew, interviewCrew, supportChatFlow]);
+  return structuredClone([researchCrew, reviewCrew, ideaFlow, selfHostedCrew, interviewCrew, supportChatFlow, echoCrew]);
 }

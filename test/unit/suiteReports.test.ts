@@ -97,7 +97,10 @@ describe('suite runs, baseline and reports', () => {
     assert.match(text, /<error message="Error: the judge&apos;s answer was not a score \(asked 3 times\)\." type="judge">/);
     assert.match(text, /<skipped message="Skipped: no language model\."\/>/);
     assert.ok(!/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uD800]/.test(text), 'no character XML 1.0 cannot hold');
-    assert.ok(text.includes('-a&#10;+b'), 'the diff is in the failure text');
+    assert.ok(text.includes('\n-a\n+b\nrun: k-1</failure>'), 'the diff is in the failure text');
+    assert.equal(xml('a\nb "c"', true), 'a\nb "c"');
+    assert.equal(xml('\uD83D\uDE00 \uDE00\uD83D x', true), '\uD83D\uDE00  x', 'pairs kept, lone surrogates dropped');
+    assert.equal(xml('a\nb "c"'), 'a&#10;b &quot;c&quot;');
     // Well-formed enough for a strict reader: every element opened is closed.
     const opened = [...text.matchAll(/<(testsuites|testsuite|testcase|failure|error|system-out|properties)\b/g)].length;
     const closed = [...text.matchAll(/<\/(testsuites|testsuite|testcase|failure|error|system-out|properties)>/g)].length;

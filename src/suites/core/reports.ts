@@ -26,26 +26,29 @@ export function junitXml(record: SuiteRunRecord): string {
     const details = itemDetails(item);
     if (item.outcome === 'failed') {
       const failed = item.checks.filter((c) => c.status === 'failed');
-      lines.push(`      <failure message="${xml(firstLine(failed[0]?.message ?? item.error ?? ''))}" type="${xml(failed[0]?.type ?? 'run')}">${xml(details)}</failure>`);
+      lines.push(`      <failure message="${xml(firstLine(failed[0]?.message ?? item.error ?? ''))}" type="${xml(failed[0]?.type ?? 'run')}">${xml(details, true)}</failure>`);
     } else if (item.outcome === 'error') {
       const errored = item.checks.find((c) => c.status === 'error');
-      lines.push(`      <error message="${xml(firstLine(errored?.message ?? item.error ?? ''))}" type="${xml(errored?.type ?? 'run')}">${xml(details)}</error>`);
+      lines.push(`      <error message="${xml(firstLine(errored?.message ?? item.error ?? ''))}" type="${xml(errored?.type ?? 'run')}">${xml(details, true)}</error>`);
     } else if (item.outcome === 'skipped') {
       lines.push(`      <skipped message="${xml(firstLine(item.checks.find((c) => c.status === 'skipped')?.message ?? ''))}"/>`);
     }
-    lines.push(`      <system-out>${xml(details)}</system-out>`);
+    lines.push(`      <system-out>${xml(details, true)}</system-out>`);
     lines.push('    </testcase>');
   }
   lines.push('  </testsuite>', '</testsuites>', '');
   return lines.join('\n');
 }
 
-/** Text as XML character data or an attribute value: escaped, and the characters XML 1.0 cannot hold dropped. */
-export function xml(text: string): string {
+/**
+ * Text as an XML attribute value (or, `body`, as character data, where line breaks stay as they are): escaped, and
+ * the characters XML 1.0 cannot hold dropped.
+ */
+export function xml(text: string, body = false): string {
   const bounded = text.length > XML_TEXT_CHARS ? `${text.slice(0, XML_TEXT_CHARS)}…` : text;
   return bounded
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\uD800-\uDBFF\uDC00-\uDFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '')
-    .replace(/[&<>"'\n\r\t]/g, (c) => XML_ESCAPES[c]);
+    .replace(/[^\t\n\r\u{20}-\u{D7FF}\u{E000}-\u{FFFD}\u{10000}-\u{10FFFF}]/gu, '')
+    .replace(body ? /[&<>]/g : /[&<>"'\n\r\t]/g, (c) => XML_ESCAPES[c]);
 }
 
 const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\n': '&#10;', '\r': '&#13;', '\t': '&#9;' };
