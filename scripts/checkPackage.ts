@@ -146,6 +146,10 @@ const checks: [string, () => void][] = [
     const transport = fs.readFileSync(path.join(repoRoot, 'dist', 'transport.js'), 'utf8');
     assert.ok(!/require\((["'`])vscode\1\)/.test(transport), 'dist/transport.js requires vscode (an import of @vscode/l10n, or of vscode, reached from src/api/transport.ts?)');
   }],
+  ["its suites bundle loads without vscode: it is also the suite reader's worker (src/suites/core/parseThread.ts)", () => {
+    const suites = fs.readFileSync(path.join(repoRoot, 'dist', 'suites.js'), 'utf8');
+    assert.ok(!/require\((["'`])vscode\1\)/.test(suites), 'dist/suites.js requires vscode (an import of vscode reached from src/suites/core/lazy.ts?)');
+  }],
   ['its manifest points at the bundle and has no eager activation', () => {
     const manifest = packagedManifest();
     assert.equal(manifest.main, './dist/extension.js');
