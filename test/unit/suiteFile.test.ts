@@ -167,4 +167,24 @@ describe('suite files', () => {
     assert.ok(parsed.problems.some((p) => /cannot be read|alias/i.test(p.message)), JSON.stringify(problems(parsed)));
     assert.deepEqual(parsed.suite.cases, []);
   });
+
+  it('two cases may use different schemas with the same $id', () => {
+    const text = [
+      'cases:',
+      '  - name: a',
+      '    checks: { jsonSchema: { $id: "https://example.com/out", type: object } }',
+      '  - name: b',
+      '    checks: { jsonSchema: { $id: "https://example.com/out", type: array } }',
+    ].join('\n');
+    const parsed = parseSuite(text, 'x');
+    assert.deepEqual(problems(parsed), []);
+    assert.deepEqual(parsed.suite.cases.map((c) => c.checks.map((check) => check.type)), [['jsonSchema'], ['jsonSchema']]);
+  });
+
+  it('values nested 20,000 deep are problems, never a thrown stack overflow', () => {
+    const deep = `cases:\n  - name: a\n    inputs: { v: ${'['.repeat(20_000)}${']'.repeat(20_000)} }\n  - name: b\n`;
+    const parsed = parseSuite(deep, 'x');
+    assert.ok(parsed.problems.some((p) => p.severity === 'error'));
+    assert.deepEqual(parsed.suite.cases.map((c) => c.name), ['b']);
+  });
 });
