@@ -96,7 +96,7 @@ describe('suite files', () => {
       '3:1 warning Unknown field "colour" is ignored (known: name, description, crew, concurrency, cases).',
       '7:7 error Unknown check type "smells": the checks are state, contains, notContains, equals, jsonSchema, maxSeconds, maxTokens, judge.',
       '8:19 error "maxSeconds" must be a number of at least 0.',
-      '9:18 error The pattern repeats a group that itself repeats (at character 5): it could backtrack for ever. Rewrite it without nested quantifiers.',
+      '9:18 error The pattern repeats a group that can end in a repeat (at character 5): it could backtrack for ever. End each repetition in something fixed: (\\w+,)* rather than (\\w+)*.',
       '10:14 error "state" is "succeeded" or "failed", not "maybe".',
       '12:13 error "inputs" must be a mapping of input names to values.',
       '11:5 error The case "bad inputs" is left out until its problems are fixed.',
