@@ -3,7 +3,8 @@
 //
 //   util ← api ← runs/core ← batches/core                     plain Node: the model, its files, the poller
 //   util ← api ← ui                                            the shared VS Code toolkit
-//   crews ← runs ← runView ← kickoff, feedback, batches ← flowChat ← chat     the features, lowest first
+//   crews ← runs ← runView ← kickoff, feedback, batches ← suites ← flowChat ← chat     the features, lowest first
+//   util ← api ← runs/core ← suites/core ← suites/terminal      plain Node: a suite file, its checks, reports; the CI runner
 //   crews ← platform                                           (reached by the others only through services.ts)
 //   extension.ts, registerCommands.ts, testApi.ts              the composition root, above everything
 //   entry.ts                                                   what VS Code loads: the root, through V8's code cache
@@ -13,11 +14,11 @@
 // Type-only imports count too: a type that points upward is a design that points upward.
 
 /** The feature folders, lowest first: a feature may import the ones before it, never those after it. */
-const FEATURES = ['crews', 'runs', 'runView', ['kickoff', 'feedback', 'batches'], 'flowChat', 'chat'];
+const FEATURES = ['crews', 'runs', 'runView', ['kickoff', 'feedback', 'batches'], 'suites', 'flowChat', 'chat'];
 
 const ROOT_FILES = '^src/(entry|extension|registerCommands|testApi)\\.ts$';
 /** A feature folder's own files, not its plain-Node core or its webview page. */
-const featureFiles = (names) => `^src/(${names.join('|')})/(?!core/|page/)`;
+const featureFiles = (names) => `^src/(${names.join('|')})/(?!core/|page/|terminal/)`;
 
 function featureRules() {
   const levels = FEATURES.map((level) => (Array.isArray(level) ? level : [level]));
@@ -114,6 +115,36 @@ module.exports = {
         'src/batches/core/ (model, tables, store, runner) is plain Node: the run core, api/, util/ and the remembered inputs it maps.',
       from: { path: '^src/batches/core/' },
       to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(batches/core|runs/core|api|util)/|^src/crews/inputPresets\\.ts$' },
+    },
+    {
+      name: 'suite-core-is-plain-node',
+      severity: 'error',
+      comment:
+        'src/suites/core/ (the suite file, checks, judge prompt, baseline, reports) is plain Node: the run core, api/ and util/ only; the terminal runner uses it without vscode.',
+      from: { path: '^src/suites/core/' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(suites/core|runs/core|api|util)/' },
+    },
+    {
+      name: 'suite-terminal-is-plain-node',
+      severity: 'error',
+      comment: 'src/suites/terminal/ is `node dist/suite-cli.js` for CI: the suite core, the crew client and util/, never vscode.',
+      from: { path: '^src/suites/terminal/' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(suites/core|suites/terminal|api|util)/' },
+    },
+    {
+      name: 'suite-core-is-lazy',
+      severity: 'error',
+      comment:
+        'The suite core brings yaml and ajv: the extension loads it on first use (dist/suites.js, import()), so the main bundle never carries it. Types may be imported.',
+      from: { path: '^src/', pathNot: '^src/suites/(core|terminal)/' },
+      to: { path: '^src/suites/core/', dependencyTypesNot: ['type-only', 'dynamic-import'] },
+    },
+    {
+      name: 'yaml-and-ajv-stay-in-the-suite-core',
+      severity: 'error',
+      comment: 'yaml and ajv are for suites only, in their lazy bundle (dist/suites.js).',
+      from: { path: '^src/', pathNot: '^src/suites/core/' },
+      to: { path: '(^|/)node_modules/(yaml|ajv)/' },
     },
     {
       name: 'ui-is-a-toolkit',

@@ -44,6 +44,9 @@ const lazyModules = {
   'src/platform/redeploySend': 'deployActions',
   // The platform sign-in flow and the CrewAI CLI's sign-in (Fernet), on the first sign-in (src/platform/authProvider.ts).
   'src/platform/signIn': 'signIn',
+  // A suite file's reader (and its worker thread), its checks, judge prompt, baseline and reports, with yaml and ajv
+  // (src/suites/core/lazy.ts).
+  'src/suites/core/lazy': 'suites',
   // What activate() returns to the integration tests (CREW_RUNS_TEST_HOOKS=1); not packaged.
   'src/testApi': 'testApi',
 };
@@ -171,6 +174,11 @@ function makeBuilds(production) {
     // …and its command line (`npm run simulator`).
     // (plain Node: no `vscode` to translate with)
     { ...nodeOptions, entryPoints: { 'simulator-cli': 'src/simulator/main.ts' }, outdir: 'dist', plugins: nodeOptions.plugins.filter((p) => p !== vscodeL10nPlugin) },
+    // The suites' core, also the script of its reader's worker thread (src/suites/core/parseThread.ts): a thread has no
+    // `vscode`, so the plain l10n package, given the extension's translations (src/suites/core/lazy.ts useTranslations).
+    { ...nodeOptions, entryPoints: { suites: 'src/suites/core/lazy.ts' }, outdir: 'dist', plugins: nodeOptions.plugins.filter((p) => p !== vscodeL10nPlugin) },
+    // The suite runner for CI (`npm run suite`), plain Node like the simulator's.
+    { ...nodeOptions, entryPoints: { 'suite-cli': 'src/suites/terminal/main.ts' }, outdir: 'dist', plugins: nodeOptions.plugins.filter((p) => p !== vscodeL10nPlugin) },
     {
       bundle: true,
       format: 'iife',

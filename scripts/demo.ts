@@ -61,9 +61,9 @@ Crew Runs demo is ready. Open this URL in a browser on this machine:
 
   ${demo.url}
 
-The six demo crews (Research Crew, Review Crew with a human-feedback step, Idea Flow, Self-hosted Crew,
-Interview Crew with a structured input, Support Chat Flow to chat with) run inside the extension on this
-machine; nothing is sent anywhere. Open the Crew Runs view in the activity bar, kick off a crew, watch the
+The seven demo crews (Research Crew, Review Crew with a human-feedback step, Idea Flow, Self-hosted Crew,
+Interview Crew with a structured input, Support Chat Flow to chat with, Echo Crew that suites.crew-suite.yaml
+tests) run inside the extension on this machine; nothing is sent anywhere. Open the Crew Runs view in the activity bar, kick off a crew, watch the
 run, give feedback when the Review Crew asks for it, and chat with the Support Chat Flow.
 The demo serves a CrewAI platform too: Sign In to CrewAI Platform… offers it (nothing is signed in by itself),
 and Import Crews… then finds its deployment that is not a crew yet.

@@ -269,6 +269,28 @@ const inboxTriageCrew: CrewConfig = {
   ],
 };
 
+/**
+ * A quick crew whose output follows its inputs and nothing else, so a test suite of it gives the same verdicts every
+ * time (the demo workspace's example suite, suites.crew-suite.yaml, runs against it): #fail in the topic fails the run.
+ */
+const echoCrew: CrewConfig = {
+  id: 'echo-crew',
+  name: 'Echo Crew',
+  kind: 'crew',
+  inputs: ['topic', 'tone'],
+  failWhenInputContains: '#fail',
+  failureMessage: 'ValueError: the topic asked the crew to fail (#fail).',
+  tasks: [
+    { name: 'outline_task', agent: 'Outliner', durationMs: 1500, output: 'Outline of a {tone} note about {topic}.' },
+    {
+      name: 'summary_task',
+      agent: 'Summarizer',
+      durationMs: 1500,
+      output: { json: { topic: '{topic}', tone: '{tone}', summary: 'A {tone} note about {topic}.' } },
+    },
+  ],
+};
+
 /** A fresh copy of the crew a trigger starts (not among demoCrews(): the demo's platform deploys it). */
 export function triggerDemoCrew(): CrewConfig {
   return structuredClone(inboxTriageCrew);
@@ -276,7 +298,7 @@ export function triggerDemoCrew(): CrewConfig {
 
 /** Fresh copies, so a caller may change them freely. */
 export function demoCrews(): CrewConfig[] {
-  return structuredClone([researchCrew, reviewCrew, ideaFlow, selfHostedCrew, interviewCrew, supportChatFlow]);
+  return structuredClone([researchCrew, reviewCrew, ideaFlow, selfHostedCrew, interviewCrew, supportChatFlow, echoCrew]);
 }
 
 /** The crews the demo serves that are deployments on its platform only, not demo crews (fresh copies). */

@@ -105,6 +105,8 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
   }
   // Something to try "From the JSON in the active editor" with.
   fs.writeFileSync(path.join(workspace, 'inputs.json'), JSON.stringify({ topic: 'AI agents in code editors', audience: 'developers' }, null, 2) + '\n');
+  // An example test suite of the demo's Echo Crew, one case failing on purpose (the Testing view, `npm run suite`).
+  fs.copyFileSync(path.join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'suites', 'demo.crew-suite.yaml'), path.join(workspace, 'suites.crew-suite.yaml'));
   installExtensionFolder(extensionsDir, options.extensionDir);
 
   const serverPort = await freeLoopbackPort();

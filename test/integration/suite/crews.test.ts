@@ -333,7 +333,7 @@ describe('Crews and tokens', function () {
 
   it('Try the Demo Crew adds demo crews that are ready', async () => {
     const urls = await executeCommand<string[]>('crewRuns.tryDemoCrew');
-    assert.strictEqual(urls.length, 6);
+    assert.strictEqual(urls.length, 7);
     for (const demoUrl of urls) {
       assert.match(demoUrl, /^http:\/\/127\.0\.0\.1:\d+\/[\w-]+$/);
     }
@@ -341,8 +341,8 @@ describe('Crews and tokens', function () {
     // The tree asks each crew's GET /inspect as it draws it: the chat flow's row then offers Chat with Flow.
     const rows = await waitFor(async () => {
       const all = (await crewRows(api)).filter((r) => urls.includes(r.url));
-      return all.length === 6 && all.every((r) => r.description === 'ready · demo') && all.some((r) => / chats\b/.test(r.contextValue)) ? all : undefined;
-    }, { message: 'six ready demo crews, the chat flow offering chat', ...SLOW }).catch(async (error: Error) => {
+      return all.length === 7 && all.every((r) => r.description === 'ready · demo') && all.some((r) => / chats\b/.test(r.contextValue)) ? all : undefined;
+    }, { message: 'seven ready demo crews, the chat flow offering chat', ...SLOW }).catch(async (error: Error) => {
       throw new Error(`${error.message}: ${JSON.stringify((await crewRows(api)).filter((r) => urls.includes(r.url)))}`);
     });
     assert.deepStrictEqual(rows.map((r) => [r.label, r.contextValue]), [
@@ -352,6 +352,7 @@ describe('Crews and tokens', function () {
       ['Self-hosted Crew', 'crew source-demo health-ready hasToken'],
       ['Interview Crew', 'crew source-demo health-ready hasToken'],
       ['Support Chat Flow', 'crew source-demo health-ready hasToken chats'],
+      ['Echo Crew', 'crew source-demo health-ready hasToken'],
     ]);
     assert.strictEqual(await executeCommand('crewRuns.checkConnection', urls[0]), true, 'a demo crew answers with its token');
     await ui.screenshot('crews-demo-crews', { selector: selectors.sideBar });
