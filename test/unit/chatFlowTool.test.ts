@@ -58,7 +58,7 @@ describe('chat tool: confirmation and refusals', () => {
       [{ crew: 'Support Flow', message: '   ' }, /The message is empty/, /^Nothing was sent: "message" is empty/],
       [{ crew: 'Support Flow', message: 'x'.repeat(MAX_MESSAGE_CHARS + 1) }, /32001 characters long/, /^Nothing was sent: the message is 32,001 characters long; a flow takes at most 32,000/],
       [{ crew: 'Support Flow', message: 'hi', sessionId: '../../kickoff' }, /session id/, /^Nothing was sent: "sessionId" must be/],
-      [{ crew: 'Plain Crew', message: 'hi' }, /does not chat/, /^Nothing was sent: crew "Plain Crew" is not a conversational flow/],
+      [{ crew: 'Plain Crew', message: 'hi' }, /did not answer as a chat flow/, /^Nothing was sent: crew "Plain Crew" is not a conversational flow/],
     ];
     for (const [input, reason, text] of cases) {
       const { d, calls } = deps(new FakeChat(['hi']));
