@@ -148,9 +148,13 @@ describe('Batches', function () {
       const notice = `Batch cases.csv on ${crews.table.name} ended: 26 succeeded, 2 failed.`;
       await waitFor(() => spy.shown.some((m) => m.message === notice), { message: () => `the batch's end notice; shown: ${JSON.stringify(spy.shown.map((m) => m.message))}` });
       assert.deepStrictEqual(spy.shown.map((m) => [m.level, m.message, m.items]), [['warning', notice, ['Open Results']]], 'the only notification of the batch');
-      // In the crew's history each run says which row it is: after its state, where it is cut before the name (#52).
+      // In the crew's history each run says which row it is: after its state where the whole name fits with it, and
+      // in its tooltip (#52: what would be cut is left out).
       const first = done.rows.find((r) => r.status === 'sent')!;
-      assert.match(String((await runItem(api, first.runId!)).description), new RegExp(` · row ${first.index + 1}( · |$)`));
+      const firstItem = await runItem(api, first.runId!);
+      const firstTooltip = (await api.tree.resolveTreeItem(firstItem, api.tree.runNode(first.runId!))).tooltip;
+      const said = `${String(firstItem.description)}\n${typeof firstTooltip === 'string' ? firstTooltip : (firstTooltip?.value ?? '')}`;
+      assert.match(said, new RegExp(`( · row ${first.index + 1}( · |$))|Row ${first.index + 1} of cases`, 'm'));
     } finally {
       watch.dispose();
       spy.dispose();
