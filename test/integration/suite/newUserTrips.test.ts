@@ -145,6 +145,27 @@ describe('New user trips (#52)', function () {
     await executeCommand('workbench.action.closeAllEditors');
   });
 
+  it('a second run of the same topic is "#2" in its run view\'s title, as in the tree', async () => {
+    const url = crews['research-crew-t52'].url;
+    const topic = 'Twice told';
+    const first = await kickOff(url, { topic, audience: 'readers' });
+    runIds.add(first);
+    const second = await kickOff(url, { topic, audience: 'readers' });
+    runIds.add(second);
+    const titleOf = async (runId: string) => {
+      await executeCommand('workbench.action.closeAllEditors');
+      await executeCommand('crewRuns.openRun', { runId });
+      await waitFor(() => (api.panels.inspect(runId)?.visible ? true : undefined), { message: `the run view of ${runId} shown`, ...SLOW });
+      const views = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview);
+      const [view] = await waitFor(() => (views().length === 1 ? views() : undefined), { message: () => `one run view's tab (tabs: ${JSON.stringify(views().map((t) => t.label))})`, ...SLOW });
+      return view.label;
+    };
+    const crewName = api.runs.get(first)!.crewName;
+    assert.strictEqual(await titleOf(second), `${crewName}: ${topic} #2`, 'the second run\'s view says "#2", as its row does');
+    assert.strictEqual(await titleOf(first), `${crewName}: ${topic}`, 'the oldest keeps its label');
+    await executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('a kickoff step says what Enter does once (in VS Code\'s own words), and an integer step speaks of numbers only', async () => {
     const research = executeCommand<string | undefined>('crewRuns.kickOff', { url: crews['research-crew-t52'].url });
     const step1 = await waitForQuickInput(/Kick Off .*Research: topic[\s\S]*Escape/); // Its message drawn.
