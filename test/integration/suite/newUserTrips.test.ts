@@ -241,7 +241,7 @@ describe('New user trips (#52)', function () {
     const demo = (await getExtensionApi<{ demo: DemoCrews }>()).demo;
     const view = (await fullTestApi()).treeView;
     const hello = /^The demo crews run on this machine/;
-    const startOnce = (demoStart: string) => (demo.start as (options: { welcome: 'once'; demoStart: string }) => Promise<string[]>).call(demo, { welcome: 'once', demoStart });
+    const startOnce = (demoStart: string) => demo.start({ welcome: 'once', demoStart });
     try {
       await startOnce('trips-1');
       const toasts = spy.matching(hello).length;
