@@ -147,27 +147,6 @@ describe('New user trips (#52)', function () {
     await executeCommand('workbench.action.closeAllEditors');
   });
 
-  it('a second run of the same topic is "#2" in its run view\'s title, as in the tree', async () => {
-    const url = crews['research-crew-t52'].url;
-    const topic = 'Twice told';
-    const first = await kickOff(url, { topic, audience: 'readers' });
-    runIds.add(first);
-    const second = await kickOff(url, { topic, audience: 'readers' });
-    runIds.add(second);
-    const titleOf = async (runId: string) => {
-      await executeCommand('workbench.action.closeAllEditors');
-      await executeCommand('crewRuns.openRun', { runId });
-      await waitFor(() => (api.panels.inspect(runId)?.visible ? true : undefined), { message: `the run view of ${runId} shown`, ...SLOW });
-      const views = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview);
-      const [view] = await waitFor(() => (views().length === 1 ? views() : undefined), { message: () => `one run view's tab (tabs: ${JSON.stringify(views().map((t) => t.label))})`, ...SLOW });
-      return view.label;
-    };
-    const crewName = api.runs.get(first)!.crewName;
-    assert.strictEqual(await titleOf(second), `${crewName}: ${topic} #2`, 'the second run\'s view says "#2", as its row does');
-    assert.strictEqual(await titleOf(first), `${crewName}: ${topic}`, 'the oldest keeps its label');
-    await executeCommand('workbench.action.closeAllEditors');
-  });
-
   it('a kickoff step says what Enter does once (in VS Code\'s own words), and an integer step speaks of numbers only', async () => {
     const research = executeCommand<string | undefined>('crewRuns.kickOff', { url: crews['research-crew-t52'].url });
     const step1 = await waitForQuickInput(/Kick Off .*Research: topic[\s\S]*Escape/); // Its message drawn.
@@ -220,6 +199,29 @@ describe('New user trips (#52)', function () {
     }
   });
 
+  // After the kickoff steps' test: its runs' inputs would be offered there as "Last used inputs" first.
+  it('a second run of the same topic is "#2" in its run view\'s title, as in the tree', async () => {
+    const url = crews['research-crew-t52'].url;
+    const topic = 'Twice told';
+    const first = await kickOff(url, { topic, audience: 'readers' });
+    runIds.add(first);
+    const second = await kickOff(url, { topic, audience: 'readers' });
+    runIds.add(second);
+    const titleOf = async (runId: string) => {
+      await executeCommand('workbench.action.closeAllEditors');
+      await executeCommand('crewRuns.openRun', { runId });
+      await waitFor(() => (api.panels.inspect(runId)?.visible ? true : undefined), { message: `the run view of ${runId} shown`, ...SLOW });
+      const views = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview);
+      const [view] = await waitFor(() => (views().length === 1 ? views() : undefined), { message: () => `one run view's tab (tabs: ${JSON.stringify(views().map((t) => t.label))})`, ...SLOW });
+      return view.label;
+    };
+    const crewName = api.runs.get(first)!.crewName;
+    assert.strictEqual(await titleOf(second), `${crewName}: ${topic} #2`, 'the second run\'s view says "#2", as its row does');
+    await pictures('run-view-title', async () => ui.text('.part.editor .tabs-container'), '.part.editor');
+    assert.strictEqual(await titleOf(first), `${crewName}: ${topic}`, 'the oldest keeps its label');
+    await executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('a run whose view is in front ends with no "succeeded" toast offering Open Run', async () => {
     const url = crews['research-crew-t52'].url;
     const inFront = await kickOff(url, { topic: 'In front', audience: 'readers' });
@@ -247,6 +249,7 @@ describe('New user trips (#52)', function () {
       const toasts = spy.matching(hello).length;
       assert.match(view.message ?? '', hello, 'said where it stays: atop the Crew Runs view, not in a toast that goes by itself');
       await waitFor(async () => ((await ui.text(selectors.sideBar)).includes('The demo crews run on this machine') ? true : undefined), { message: 'the hello drawn in the view', ...SLOW });
+      await pictures('demo-hello', async () => ui.text(selectors.sideBar), selectors.sideBar);
       view.message = undefined; // As a kickoff clears it.
       await startOnce('trips-1'); // A reload: the same demo start.
       assert.strictEqual(view.message, undefined, 'not again after a reload of the same demo');
