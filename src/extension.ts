@@ -125,7 +125,7 @@ export function activate(context: vscode.ExtensionContext) {
   const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded, observer: probe, traceSettings: readTraceSettings });
   const reviews = new FeedbackReviews();
   const documents = new RunOutputDocuments(runs);
-  const demo = new DemoCrews(services);
+  const demo = new DemoCrews(services, (text) => (treeView.message = text));
   platform.auth.offerDemoPlatform(() => demo.platform());
 
   context.subscriptions.push(

@@ -4,7 +4,9 @@
 // textContent, so CSV cells and crew output stay text.
 import * as vscode from 'vscode';
 import { inputLine } from '../api/inputValues';
+import { stripControls } from '../util/inertText';
 import { pageHtml } from '../ui/webviewPage';
+import { widestColumn } from '../ui/editorLayout';
 import type { BatchStore } from './core/batchStore';
 import { type Batch, rowFailed, unfinishedRerunOf } from './core/model';
 import type { Logger } from '../runs/core/model';
@@ -72,12 +74,26 @@ export function buildBatchTable(batch: Batch, runs: RunStore, others: Batch[] = 
         durationMs: row.result?.durationMs,
         tokens: row.result?.totalTokens,
         costUsd: costOf(row.result?.usageByModel)?.usd,
-        output: row.result?.outputPreview ?? row.result?.error,
+        output: row.result?.outputPreview,
+        error: reasonOf(row),
         note: row.note,
         hasRun: run !== undefined,
       };
     }),
   };
+}
+
+/** The most of a row's error the page is given: a traceback's start says what went wrong. */
+const ERROR_CHARS = 4000;
+
+/** Why a row did not succeed, lines kept: its run's error, else why it was skipped, not sent or is unknown. */
+function reasonOf(row: Batch['rows'][number]): string | undefined {
+  const text = row.result?.error ?? (row.result?.state === 'succeeded' ? undefined : row.note);
+  if (!text?.trim()) {
+    return undefined;
+  }
+  const clean = stripControls(text).replace(/\r\n?/g, '\n').trim();
+  return clean.length > ERROR_CHARS ? `${clean.slice(0, ERROR_CHARS - 1)}…` : clean;
 }
 
 export class BatchResultsPanels implements vscode.Disposable {
@@ -105,9 +121,9 @@ export class BatchResultsPanels implements vscode.Disposable {
     });
   }
 
-  open(batchId: string): boolean {
-    const batch = this.deps.store.get(batchId);
-    if (!batch) {
+  /** Opens a batch's results, in the widest editor group: the table needs the room. */
+  async open(batchId: string): Promise<boolean> {
+    if (!this.deps.store.get(batchId)) {
       return false;
     }
     const existing = this.entries.get(batchId);
@@ -115,7 +131,12 @@ export class BatchResultsPanels implements vscode.Disposable {
       existing.panel.reveal();
       return true;
     }
-    const panel = vscode.window.createWebviewPanel(BATCH_VIEW_TYPE, batchTitle(batch), vscode.ViewColumn.Active, {
+    const column = await widestColumn();
+    const batch = this.deps.store.get(batchId);
+    if (!batch || this.entries.has(batchId)) {
+      return this.open(batchId); // Removed, or opened by another call, meanwhile.
+    }
+    const panel = vscode.window.createWebviewPanel(BATCH_VIEW_TYPE, batchTitle(batch), column, {
       enableScripts: true,
       enableCommandUris: false,
       localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, 'media')],
@@ -222,7 +243,7 @@ export class BatchResultsPanels implements vscode.Disposable {
 
 function pageStrings(): BatchPageStrings {
   return {
-    filter: vscode.l10n.t('Filter rows (inputs, state, output)'),
+    filter: vscode.l10n.t('Filter rows (inputs, state, error, output)'),
     allStates: vscode.l10n.t('All states'),
     row: vscode.l10n.t('Row'),
     state: vscode.l10n.t('State'),
@@ -233,6 +254,8 @@ function pageStrings(): BatchPageStrings {
     totalsCost: vscode.l10n.t('≈ {0} (estimate)'),
     costPartial: vscode.l10n.t('at least: some calls have no price'),
     output: vscode.l10n.t('Output'),
+    error: vscode.l10n.t('Error'),
+    errorExpand: vscode.l10n.t('Click to show all of it'),
     exportJsonl: vscode.l10n.t('Export JSON Lines…'),
     exportCsv: vscode.l10n.t('Export CSV…'),
     rerunFailed: vscode.l10n.t('Re-run Failed Rows'),

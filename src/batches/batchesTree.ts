@@ -6,7 +6,8 @@ import type { BatchStore } from './core/batchStore';
 import { type Batch, type BatchRow, batchProgress, progressLabel, rowFailed } from './core/model';
 import type { RunStore } from '../runs/core/runStore';
 import { oneLine } from '../util/inertText';
-import { formatRelative, labelBeforeState, stateLabel } from '../ui/format';
+import { formatRelative, shortStateLabel, stateLabel } from '../ui/format';
+import { fitRow } from '../ui/rowFit';
 
 export type BatchesTreeNode = { type: 'batch'; batchId: string } | { type: 'row'; batchId: string; index: number };
 
@@ -40,6 +41,24 @@ export function rowStateText(row: BatchRow, runs: RunStore): string {
   }
 }
 
+/** A row's state in a word, for the tree (its tooltip says it in full, with what to do). */
+function rowStateWord(row: BatchRow, runs: RunStore): string {
+  switch (row.status) {
+    case 'skipped':
+      return vscode.l10n.t('skipped');
+    case 'unknown':
+      return vscode.l10n.t('unknown');
+    case 'cancelled':
+      return vscode.l10n.t('cancelled');
+    case 'sent': {
+      const state = row.result?.state ?? (row.runId ? runs.get(row.runId)?.state : undefined);
+      return state ? shortStateLabel(state) : vscode.l10n.t('sent');
+    }
+    default:
+      return rowStateText(row, runs);
+  }
+}
+
 export function rowLabel(row: BatchRow): string {
   const first = Object.values(row.inputs).find(hasValue);
   return `${row.index + 1}. ${first !== undefined ? oneLine(inputLine(first), 50) : vscode.l10n.t('(no inputs)')}`;
@@ -48,14 +67,24 @@ export function rowLabel(row: BatchRow): string {
 
 const rowNodeKey = (batchId: string, index: number) => `${batchId}\n${index}`;
 
-/** A batch's own row: its progress (`37/120 · 2 failed`), opening its results. */
+/**
+ * A batch's own row: its progress (`37/120 · 2 failed`), opening its results. The progress and the failures
+ * stay whole, the title gives way; unknown and cancelled counts follow where there is room (the tooltip has all).
+ */
 function batchItem(batch: Batch): vscode.TreeItem {
   const progress = batchProgress(batch);
-  const item = new vscode.TreeItem(batchTitle(batch), vscode.TreeItemCollapsibleState.Collapsed);
-  item.id = `batch:${batch.id}`;
   const paused = batch.paused !== undefined && !progress.finished && !batch.cancelled;
-  item.description = paused ? `${vscode.l10n.t('paused')} · ${batchProgressText(batch)}` : batchProgressText(batch);
-  item.tooltip = `${batchTitle(batch)}\n${formatRelative(batch.createdAt)} · ${item.description}${paused ? `\n${oneLine(batch.paused ?? '', 300)}` : ''}`;
+  const counts = (n: number, word: string) => (n ? [`${n} ${word}`] : []);
+  const state = [...(paused ? [vscode.l10n.t('paused')] : []), `${progress.done}/${progress.total}`, ...counts(progress.failed, vscode.l10n.t('failed'))].join(' · ');
+  const more = [...counts(progress.unknown, vscode.l10n.t('unknown')), ...counts(progress.cancelled, vscode.l10n.t('cancelled'))].map((part) => ` · ${part}`);
+  const running = !progress.finished && !batch.cancelled;
+  // Inline: Cancel Batch while it runs, and Resume while paused.
+  const { label, description } = fitRow({ name: batchTitle(batch), state, suffixes: more }, { depth: 1, actions: (running ? 1 : 0) + (paused ? 1 : 0) });
+  const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Collapsed);
+  item.id = `batch:${batch.id}`;
+  item.description = description;
+  const full = paused ? `${vscode.l10n.t('paused')} · ${batchProgressText(batch)}` : batchProgressText(batch);
+  item.tooltip = `${batchTitle(batch)}\n${formatRelative(batch.createdAt)} · ${full}${paused ? `\n${oneLine(batch.paused ?? '', 300)}` : ''}`;
   item.iconPath = new vscode.ThemeIcon(progress.finished ? (progress.failed || progress.unknown ? 'warning' : 'pass') : batch.cancelled ? 'circle-slash' : paused ? 'debug-pause' : 'sync~spin');
   item.contextValue = ['batch', progress.finished ? 'finished' : batch.cancelled ? 'cancelling' : 'running', paused ? 'paused' : '', progress.failed ? 'hasFailed' : ''].filter(Boolean).join(' ');
   item.command = { command: 'crewRuns.openBatchResults', title: vscode.l10n.t('Open Batch Results'), arguments: [{ batchId: batch.id }] };
@@ -191,12 +220,12 @@ export class BatchesTreeProvider implements vscode.TreeDataProvider<BatchesTreeN
   }
 
   private rowItem(batch: Batch, row: BatchRow): vscode.TreeItem {
-    // The row's state stays in sight: the label gives way (the tooltip has it whole).
-    const state = rowStateText(row, this.runs);
-    const item = new vscode.TreeItem(labelBeforeState(rowLabel(row), state, 0, 12), vscode.TreeItemCollapsibleState.None);
+    // The row's state stays in sight, in a word: the label gives way (the tooltip has both whole).
+    const { label, description } = fitRow({ name: rowLabel(row), state: rowStateWord(row, this.runs) }, { minName: 8 });
+    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     item.id = `batch:${batch.id}:${row.index}`;
-    item.description = state;
-    item.tooltip = [rowLabel(row), item.description, row.note ? oneLine(row.note, 300) : '', oneLine(row.result?.outputPreview ?? '', 300)].filter(Boolean).join('\n');
+    item.description = description;
+    item.tooltip = [rowLabel(row), rowStateText(row, this.runs), row.note ? oneLine(row.note, 300) : '', oneLine(row.result?.outputPreview ?? '', 300)].filter(Boolean).join('\n');
     item.iconPath = new vscode.ThemeIcon(rowFailed(row) ? 'error' : row.status === 'skipped' || row.status === 'unknown' ? 'warning' : row.result ? 'pass' : 'circle-outline');
     item.contextValue = ['batchRow', row.runId ? 'hasRun' : ''].filter(Boolean).join(' ');
     if (row.runId && this.runs.get(row.runId)) {

@@ -12,13 +12,26 @@ import { errorText } from '../util/errorText';
  * same port after a reload and its runs are found again under their crews.
  */
 const DEMO_PORT_KEY = 'crewRuns.demoPort';
-/** Whether the demo's hello was shown on this machine: said once, not after every reload. */
+/** The demo start whose hello was shown: said once per `npm run demo`, not after every reload. */
 const DEMO_WELCOMED_KEY = 'crewRuns.demoWelcomed';
 
 /** What the demo runs: the simulator, and which of its crews are demo crews (the others are platform deployments only). */
 interface RunningDemo {
   simulator: Simulator;
   demoCrewIds: ReadonlySet<string>;
+}
+
+/**
+ * Where the demo crews listen. VS Code running remotely (code-server, Remote-SSH, WSL, Codespaces) forwards
+ * every new port a process there listens on at 127.0.0.1, the extension host included, and counts it in the
+ * Ports view as an app to open in a browser. On Linux, where it looks (/proc), all of 127.0.0.0/8 is this
+ * machine, and VS Code takes only 127.0.0.1 and localhost for it: the demo crews listen on 127.0.0.2 there.
+ */
+const DEMO_HOSTS = process.platform === 'linux' ? ['127.0.0.2', '127.0.0.1'] : ['127.0.0.1'];
+
+/** This run of `npm run demo` (its server, which outlives reloads), or of the VS Code server otherwise. */
+function demoStartId(): string {
+  return process.env.CREW_RUNS_DEMO_START ?? `server-${process.ppid}`;
 }
 
 /** The built-in simulator, started on demand inside the extension host and stopped on deactivate. */
@@ -29,17 +42,25 @@ export class DemoCrews implements vscode.Disposable {
   private fallbackPort = false;
   private endedEarlier = false;
 
-  constructor(private readonly services: Services) {}
+  private helloShown?: vscode.Disposable;
+
+  /** `hello`: says a text atop the Crew Runs view, where it stays (undefined takes it away). */
+  constructor(
+    private readonly services: Services,
+    private readonly hello: (text: string | undefined) => void = () => undefined,
+  ) {}
 
   register(): vscode.Disposable[] {
     return [vscode.commands.registerCommand('crewRuns.tryDemoCrew', () => this.start({ welcome: 'always' }))];
   }
 
   /**
-   * Starts the simulator (once) and adds its crews as demo crews; returns their URLs. The hello is said when
-   * the user asked for the demo, and once per machine when it starts by itself (`npm run demo`, every reload).
+   * Starts the simulator (once) and adds its crews as demo crews; returns their URLs. Asked for (Try the
+   * Demo Crews), the hello is a notification, the command's answer. Started by itself (`npm run demo`, and
+   * again at each reload), it is said once per demo start (`demoStart`, by default this one), atop the Crew
+   * Runs view, where it stays until a run is kicked off: a notification would go by itself within seconds.
    */
-  async start(options: { welcome: 'always' | 'once' } = { welcome: 'once' }): Promise<string[]> {
+  async start(options: { welcome: 'always' | 'once'; demoStart?: string } = { welcome: 'once' }): Promise<string[]> {
     const { simulator, demoCrewIds } = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting the demo crews on this machine…') },
       () => this.ensureStarted(),
@@ -62,9 +83,13 @@ export class DemoCrews implements vscode.Disposable {
     // Crews imported from it earlier are asked about now that it answers (the refresh at activation came too early).
     void this.services.platform.health.refresh();
     await vscode.commands.executeCommand('crewRuns.crews.focus');
-    if (await this.shouldWelcome(options.welcome)) {
+    const text = vscode.l10n.t('The demo crews run on this machine; nothing leaves it. Kick one off to see a run.');
+    if (options.welcome === 'always') {
+      this.sayHello(undefined); // Said now, as the command's answer: once is enough.
       const kickOff = vscode.l10n.t('Kick Off…');
-      void showInfo(vscode.l10n.t('The demo crews run on this machine; nothing leaves it. Kick one off to see a run.'), kickOff).then((choice) => choice === kickOff && vscode.commands.executeCommand('crewRuns.kickOff'));
+      void showInfo(text, kickOff).then((choice) => choice === kickOff && vscode.commands.executeCommand('crewRuns.kickOff'));
+    } else if (await this.firstOfThisDemo(options.demoStart ?? demoStartId())) {
+      this.sayHello(text);
     }
     return demoCrews.map((c) => c.url);
   }
@@ -74,15 +99,27 @@ export class DemoCrews implements vscode.Disposable {
     return this.running;
   }
 
-  private async shouldWelcome(welcome: 'always' | 'once'): Promise<boolean> {
+  private sayHello(text: string | undefined): void {
+    this.helloShown?.dispose();
+    this.helloShown = undefined;
+    this.hello(text);
+    if (text !== undefined) {
+      // Its work is done once a run is kicked off.
+      this.helloShown = this.services.runs.onDidAdd(() => this.sayHello(undefined));
+    }
+  }
+
+  /** Whether this demo start has not said hello yet (and notes that it now has). */
+  private async firstOfThisDemo(demoStart: string): Promise<boolean> {
     let first = false;
     await this.services.shared
-      .change<boolean>(DEMO_WELCOMED_KEY, (welcomed) => ((first = !welcomed), true))
+      .change<string | boolean>(DEMO_WELCOMED_KEY, (welcomed) => ((first = welcomed !== demoStart), demoStart))
       .catch((e: unknown) => this.services.log.warn(`Demo: could not note the welcome (${errorText(e)})`));
-    return welcome === 'always' || first;
+    return first;
   }
 
   async dispose(): Promise<void> {
+    this.sayHello(undefined);
     const simulator = this.simulator;
     this.simulator = undefined;
     this.running = undefined;
@@ -126,10 +163,19 @@ export class DemoCrews implements vscode.Disposable {
         const demoCrewIds = new Set(local.map((c) => c.id));
         // Its platform lists every crew it serves: the demo crews, and deployments that are no crew here yet.
         const served = [...local, ...demoPlatformOnlyCrews()];
-        const start = async (port: number): Promise<RunningDemo> => ({
-          simulator: await startSimulator({ host: '127.0.0.1', port, crews: served.map((crew) => ({ ...crew, orgToken: tokenFor(), userToken: tokenFor() })) }),
-          demoCrewIds,
-        });
+        const start = async (port: number): Promise<RunningDemo> => {
+          for (const [i, host] of DEMO_HOSTS.entries()) {
+            try {
+              return { simulator: await startSimulator({ host, port, crews: served.map((crew) => ({ ...crew, orgToken: tokenFor(), userToken: tokenFor() })) }), demoCrewIds };
+            } catch (error) {
+              // A system without that loopback address: the next one.
+              if ((error as NodeJS.ErrnoException).code !== 'EADDRNOTAVAIL' || i === DEMO_HOSTS.length - 1) {
+                throw error;
+              }
+            }
+          }
+          throw new Error('No host to listen on.');
+        };
         const remembered = this.services.shared.get<number>(DEMO_PORT_KEY);
         if (remembered) {
           try {

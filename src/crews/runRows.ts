@@ -9,7 +9,8 @@ import { isFinished, type RunRecord } from '../runs/core/model';
 import { inertLine, oneLine } from '../util/inertText';
 import { markdownLine, markdownText } from '../util/markdownText';
 import { type Inputs, inputLine } from '../api/inputValues';
-import { elapsedCalmChangesAt, formatElapsed, labelBeforeState, formatElapsedCalm, formatRelative, relativeChangesAt, shortStateLabel, stateLabel } from '../ui/format';
+import { elapsedCalmChangesAt, formatElapsed, formatElapsedCalm, formatRelative, relativeChangesAt, shortStateLabel, stateLabel } from '../ui/format';
+import { fitRow } from '../ui/rowFit';
 import { runRowActionCount } from './runRowActions';
 import { sentenceCase } from '../util/sentenceCase';
 
@@ -29,19 +30,21 @@ export interface RunRow {
  * second such run is "#2", and so on (the first keeps its label), so runs of the same inputs differ.
  * A batch's row says which row it is instead.
  *
- * VS Code cuts a row from its end, the description first; the row reads name, state, then what may go:
- * the label is the run's name, cut so that the state after it stays whole even while the row's action
- * icons show (selected or hovered). "#2" ends the label, short, so look-alikes differ as drawn; a batch
- * row's number and the time follow the state, and are cut first.
+ * VS Code cuts a row from its end, the description first, the more so while the row's action icons show
+ * (selected or under the pointer). So the row reads name, then state, whole; "#2" ends the label, short,
+ * so look-alikes differ as drawn; what would follow the state (the progress, a batch row's number, the
+ * time) is shown only where the whole name fits with it, and is in the tooltip anyway: nothing is cut.
  */
 export function runRow(run: RunRecord, options: { stopHidden: boolean; ordinal?: number }, now = Date.now()): RunRow {
   const ordinal = run.batch ? '' : ordinalSuffix(options.ordinal);
-  const suffix = run.batch ? ` · ${vscode.l10n.t('row {0}', run.batch.row)}` : '';
-  const { state, rest, changesAt } = runDescription(run, now);
+  const { state, suffixes, changesAt } = runDescription(run, now);
   const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
   const contextValue = `run state-${run.state} ${watchingState}${run.needsFeedback ? ' needsFeedback' : ''}${options.stopHidden ? ' noStop' : ''}`;
-  const label = labelBeforeState(inertLine(run.label), `${ordinal}${state}`, runRowActionCount(contextValue)) + ordinal;
-  const description = `${state}${suffix}${rest}`;
+  const batchRow = run.batch ? [` · ${vscode.l10n.t('row {0}', run.batch.row)}`] : [];
+  const { label, description } = fitRow(
+    { name: inertLine(run.label), nameEnd: ordinal, state, suffixes: [...suffixes.slice(0, -1), ...batchRow, ...suffixes.slice(-1)] },
+    { actions: runRowActionCount(contextValue) },
+  );
   const icon = runIcon(run);
   // The tooltip (resolved once per drawing) and the task children count too: what they show is in the key.
   const key = `${label}\n${description}\n${icon.id}\n${contextValue}\n${run.message}\n${run.warning}\n${run.currentTask}\n${run.progress?.completed}`;
@@ -138,27 +141,37 @@ const STATE_ICONS: Record<RunState, [string, string?]> = {
   notFound: ['question'],
 };
 
-/** The state first (with progress), then ` · ` and a time (elapsed to the minute, or how long ago it ended). */
-function runDescription(run: RunRecord, now: number): { state: string; rest: string; changesAt?: number } {
+/**
+ * The state in a word or two, then what may follow it: the progress (` 1/3`) and a time (` · 4m` elapsed,
+ * ` · 5 min ago` since it ended), the time last. A run no longer watched says why instead of a state it
+ * last saw, which may be long over (the tooltip has that).
+ */
+function runDescription(run: RunRecord, now: number): { state: string; suffixes: string[]; changesAt?: number } {
   const word = run.needsFeedback ? vscode.l10n.t('needs feedback') : shortStateLabel(run.state);
   if (isFinished(run)) {
     const at = run.finishedAt ?? run.updatedAt;
-    return { state: word, rest: ` · ${formatRelative(at, now)}`, changesAt: relativeChangesAt(at, now) };
+    return { state: word, suffixes: [` · ${formatRelative(at, now)}`], changesAt: relativeChangesAt(at, now) };
   }
   if (!run.watching) {
-    const why = run.stopReason === 'noToken' ? vscode.l10n.t('no token') : run.stopReason === 'unauthorized' ? vscode.l10n.t('token refused') : vscode.l10n.t('not watching');
-    return { state: word, rest: ` · ${why}` };
+    return { state: notWatchedWhy(run), suffixes: [] };
   }
   // A run waiting for feedback says so alone: its progress would take the room of its name.
-  const progress = run.progress?.total && !run.needsFeedback ? ` ${run.progress.completed ?? 0}/${run.progress.total}` : '';
-  return { state: `${word}${progress}`, rest: ` · ${formatElapsedCalm(now - run.startedAt)}`, changesAt: elapsedCalmChangesAt(run.startedAt, now) };
+  const progress = run.progress?.total && !run.needsFeedback ? [` ${run.progress.completed ?? 0}/${run.progress.total}`] : [];
+  return { state: word, suffixes: [...progress, ` · ${formatElapsedCalm(now - run.startedAt)}`], changesAt: elapsedCalmChangesAt(run.startedAt, now) };
+}
+
+function notWatchedWhy(run: RunRecord): string {
+  return run.stopReason === 'noToken' ? vscode.l10n.t('no token') : run.stopReason === 'unauthorized' ? vscode.l10n.t('token refused') : vscode.l10n.t('not watching');
 }
 
 /** Built when the row is hovered (resolveTreeItem): the whole label, the message, inputs and times. */
-export function runTooltip(run: RunRecord, inputs: Inputs): vscode.MarkdownString {
+export function runTooltip(run: RunRecord, inputs: Inputs, now = Date.now()): vscode.MarkdownString {
   // Theme icons for ours; the crew's text goes through markdownText, which breaks its `$(…)` and every link.
   const tooltip = new vscode.MarkdownString(undefined, true);
-  tooltip.appendMarkdown(`**${markdownLine(run.crewName)}** — ${markdownLine(stateLabel(run.state))}\n\n`);
+  // All the row may leave out: the state in full, why it is not watched, the progress, the time.
+  const { suffixes } = runDescription(run, now);
+  const why = !isFinished(run) && !run.watching ? ` · ${notWatchedWhy(run)}` : '';
+  tooltip.appendMarkdown(`**${markdownLine(run.crewName)}** — ${markdownLine(`${stateLabel(run.state)}${why}${suffixes.join('')}`)}\n\n`);
   tooltip.appendMarkdown(`${markdownLine(run.label)}\n\n`);
   if (run.batch) {
     tooltip.appendMarkdown(`$(list-flat) ${markdownLine(vscode.l10n.t('Row {0} of {1}', run.batch.row, run.batch.source))}\n\n`);

@@ -8,6 +8,7 @@ import { inertLine } from '../util/inertText';
 import type { Logger, RunDetails, RunRecord } from '../runs/core/model';
 import type { RunStore } from '../runs/core/runStore';
 import { stateLabel } from '../ui/format';
+import { distinctRunLabel } from '../crews/runRows';
 import { renderMarkdown } from './hostMarkdown';
 import { showStatusMessage } from '../ui/notify';
 import { escapeHtml, pageHtml } from '../ui/webviewPage';
@@ -120,6 +121,7 @@ export class RunPanelManager implements vscode.Disposable {
             this.schedule(entry);
           }
         }
+        this.retitle(runIds);
       }),
     );
   }
@@ -135,7 +137,7 @@ export class RunPanelManager implements vscode.Disposable {
     if (!record) {
       return false;
     }
-    const panel = vscode.window.createWebviewPanel(RUN_VIEW_TYPE, panelTitle(record), { viewColumn: column, preserveFocus }, {
+    const panel = vscode.window.createWebviewPanel(RUN_VIEW_TYPE, this.title(record), { viewColumn: column, preserveFocus }, {
       ...this.webviewOptions(),
       retainContextWhenHidden: false,
       enableFindWidget: true,
@@ -197,6 +199,32 @@ export class RunPanelManager implements vscode.Disposable {
 
   // ---- internals ----
 
+  /** The tab's title: the crew and the run's label with its "#2", as the crews tree tells look-alikes apart. */
+  private title(record: RunRecord): string {
+    return panelTitle({ crewName: record.crewName, label: distinctRunLabel(record, this.deps.runs.list(record.crewUrl)) });
+  }
+
+  /**
+   * A run that came or went may change the "#2" of open views of its crew's runs (a removed oldest run makes
+   * the next one the first): their titles are set again. Crews are known only for runs still in the store.
+   */
+  private retitle(changed: readonly string[]): void {
+    if (this.entries.size === 0) {
+      return;
+    }
+    const records = changed.map((id) => this.deps.runs.get(id));
+    const crews = records.some((r) => r === undefined) ? undefined : new Set(records.map((r) => r!.crewUrl));
+    for (const entry of this.entries.values()) {
+      const record = this.deps.runs.get(entry.runId);
+      if (record && (!crews || crews.has(record.crewUrl))) {
+        const title = this.title(record);
+        if (entry.panel.title !== title) {
+          entry.panel.title = title;
+        }
+      }
+    }
+  }
+
   private webviewOptions(): vscode.WebviewOptions {
     return {
       enableScripts: true,
@@ -211,7 +239,7 @@ export class RunPanelManager implements vscode.Disposable {
     this.entries.set(runId, entry);
     panel.webview.options = this.webviewOptions();
     if (record) {
-      panel.title = panelTitle(record);
+      panel.title = this.title(record);
     }
     entry.disposables.push(
       panel.webview.onDidReceiveMessage((message: unknown) => this.onMessage(entry, message)),
@@ -231,7 +259,7 @@ export class RunPanelManager implements vscode.Disposable {
     );
     this.observer?.attached(runId, { panel, ready: () => entry.ready && !entry.needInit, send: (m) => this.post(entry, m) });
     this.visibleRunsEmitter.fire();
-    panel.webview.html = this.html(panel.webview, runId, record ? panelTitle(record) : runId);
+    panel.webview.html = this.html(panel.webview, runId, record ? this.title(record) : runId);
     // While the page loads, not after its `ready`: reading a 5 MB output's file and cutting its text into
     // segments then delays nothing the user sees.
     entry.prepared = this.prepare(runId);
@@ -334,12 +362,12 @@ export class RunPanelManager implements vscode.Disposable {
       entry.details = early.details;
       next = early.view;
       previewHtml = early.previewHtml;
-      entry.panel.title = panelTitle(record);
+      entry.panel.title = this.title(record);
     } else if (record) {
       const details = await this.readDetails(entry.runId);
       entry.details = details;
       next = buildView(record, details, this.segments);
-      entry.panel.title = panelTitle(record);
+      entry.panel.title = this.title(record);
     } else if (entry.view) {
       next = { ...entry.view, summary: { ...entry.view.summary, exists: false } };
     }

@@ -92,21 +92,3 @@ export function relativeChangesAt(at: number, now = Date.now()): number {
 export function elapsedCalmChangesAt(startedAt: number, now = Date.now()): number {
   return startedAt + (Math.floor(Math.max(0, now - startedAt) / MINUTE) + 1) * MINUTE;
 }
-
-/**
- * Room of a tree row in a default-width (300 px) sidebar, in characters of its label (measured in the real
- * page: treeLabels.test.ts). The description is drawn smaller (0.9 em) after a half-character margin.
- */
-const ROW_CHARS = 27;
-/** Characters an inline action icon (22 px) covers while the row is selected or hovered. */
-const ACTION_CHARS = 2;
-
-/**
- * A tree row's label cut so that `state`, leading its description, stays whole at the default width even
- * with `actions` inline icons showing: VS Code cuts a row from its end, the description first, so whatever
- * follows the state there (a row number, an age) gives way before the label does. Never under `min` characters.
- */
-export function labelBeforeState(label: string, state: string, actions = 0, min = 6): string {
-  const room = Math.max(min, ROW_CHARS - ACTION_CHARS * actions - Math.ceil(0.9 * (state.length + 0.5)));
-  return label.length > room ? `${label.slice(0, room - 1).trimEnd()}…` : label;
-}

@@ -2,7 +2,11 @@ import * as assert from 'node:assert/strict';
 import { exportedRows, resultsAsCsv, resultsAsJsonl } from '../../src/batches/core/export';
 import { type Batch, outputPreview, unfinishedRerunOf } from '../../src/batches/core/model';
 import { parseTable } from '../../src/batches/core/tableReader';
-import { filterRows, parseBatchPageMessage, type ResultRow, sortRows } from '../../src/batches/page/batchProtocol';
+import { filterRows, firstLine, parseBatchPageMessage, type ResultRow, sortRows } from '../../src/batches/page/batchProtocol';
+import type * as BatchResultsPanelModule from '../../src/batches/batchResultsPanel';
+import type { RunStore } from '../../src/runs/core/runStore';
+import type { TraceSettings } from '../../src/runView/traceFeed';
+import { requireWithFakeVscode } from './helpers/fakeVscode';
 
 describe('Batch results', () => {
   it('accepts only well-formed page messages and ignores the rest', () => {
@@ -40,6 +44,17 @@ describe('Batch results', () => {
     assert.deepEqual(filterRows(rows, 'VALUEerror', '').map((r) => r.index), [1]);
     assert.deepEqual(filterRows(rows, 'missing', '').map((r) => r.index), [2]);
     assert.deepEqual(filterRows(rows, '', 'succeeded').map((r) => r.index), [0]);
+  });
+
+  it('finds a failed row by its error, sorts by it, and draws the error\'s first line that says something (#52)', () => {
+    const failed: ResultRow = { index: 7, inputs: { topic: 'z' }, stateKey: 'failed', state: 'failed', error: '\n  ValueError: the importer broke\nTraceback (most recent call last):', hasRun: false };
+    const all = [...rows, failed];
+    assert.deepEqual(filterRows(all, 'importer BROKE', '').map((r) => r.index), [7]);
+    assert.deepEqual(filterRows(all, 'traceback', '').map((r) => r.index), [7], 'the whole error, not just its first line');
+    assert.equal(sortRows(all, 'error', true)[0].index, 7);
+    assert.equal(firstLine(failed.error!), 'ValueError: the importer broke');
+    assert.equal(firstLine('one line'), 'one line');
+    assert.equal(firstLine('\n \n'), '');
   });
 
   it('exports JSON Lines and CSV that read back the same, outputs with commas, quotes and line breaks included', async () => {
@@ -116,5 +131,36 @@ describe('Batch results', () => {
   it('an output preview is one line with no control or bidi characters', () => {
     assert.equal(outputPreview('a\u202Eevil\u2066x\u2069\u200F\n\tb\u0007c'), 'aevilx bc');
     assert.equal(outputPreview(undefined), undefined);
+  });
+});
+
+describe('Batch results table (#52, finding 9)', () => {
+  it('gives the page a row\'s reason apart from its output: the run\'s error (lines kept, controls out, capped) or why it was not sent', () => {
+    const { buildBatchTable } = requireWithFakeVscode<typeof BatchResultsPanelModule>(require.resolve('../../src/batches/batchResultsPanel'));
+    const long = `ValueError: the importer broke\u202E\nTraceback (most recent call last):\n${'  File "x.py", line 1\n'.repeat(400)}`;
+    const batch: Batch = {
+      version: 1,
+      id: 'b',
+      crewUrl: 'https://crew.example',
+      crewName: 'Crew',
+      source: 'rows.csv',
+      createdAt: 0,
+      concurrency: 1,
+      cancelled: false,
+      rows: [
+        { index: 0, inputs: { topic: 'a' }, status: 'sent', result: { state: 'succeeded', outputPreview: '# Notes' } },
+        { index: 1, inputs: { topic: 'b' }, status: 'sent', result: { state: 'failed', error: long } },
+        { index: 2, inputs: { topic: '' }, status: 'skipped', note: 'Missing: topic' },
+      ],
+    };
+    const runs = { get: () => undefined } as unknown as RunStore;
+    const table = buildBatchTable(batch, runs, [], { prices: {}, modelFor: () => undefined } as unknown as TraceSettings);
+    assert.deepEqual(table.rows.map((r) => r.output), ['# Notes', undefined, undefined], 'no error in the output');
+    assert.equal(table.rows[0].error, undefined);
+    const error = table.rows[1].error!;
+    assert.ok(error.startsWith('ValueError: the importer broke\nTraceback'), 'lines kept, the bidi override gone');
+    assert.equal(error.length, 4000);
+    assert.ok(error.endsWith('…'));
+    assert.equal(table.rows[2].error, 'Missing: topic');
   });
 });

@@ -14,23 +14,47 @@ const LONG = 'Crew Runs onboarding research for the s…';
 const NOW = Date.UTC(2026, 0, 1, 12);
 
 describe('tree rows (#52)', () => {
-  it('a batch row\'s number follows the state; "#2" ends the label, short', () => {
+  it('a batch row\'s number and the time follow the state where the whole name fits with them; "#2" ends the label, short', () => {
+    const short = runRows.runRow(makeRun({ label: 'Edge', state: 'succeeded', finishedAt: NOW, batch: { source: 'edge.csv', row: 1 } }), { stopHidden: false }, NOW);
+    assert.equal(short.label, 'Edge');
+    assert.equal(short.description, 'succeeded · row 1', 'the row\'s number before the time, which has no room left');
     const batch = runRows.runRow(makeRun({ label: 'Edge cases of the importer', state: 'succeeded', finishedAt: NOW, batch: { source: 'edge.csv', row: 1 } }), { stopHidden: false }, NOW);
     assert.match(batch.label, /^Edge cases of t/, `the name keeps its room: ${batch.label}`);
-    assert.equal(batch.description, 'succeeded · row 1 · just now');
+    assert.equal(batch.description, 'succeeded', 'a longer name: the number and the time give way whole, to the tooltip');
     const second = runRows.runRow(makeRun({ label: LONG, state: 'succeeded', finishedAt: NOW }), { stopHidden: false, ordinal: 2 }, NOW);
     assert.match(second.label, /^Crew Runs on…/, `the name keeps its room: ${second.label}`);
     assert.match(second.label, /… #2$/, 'the ordinal ends the label, so look-alikes differ as drawn');
-    assert.equal(second.description, 'succeeded · just now');
+    assert.equal(second.description, 'succeeded');
+    const aged = runRows.runRow(makeRun({ label: 'Aged', state: 'succeeded', finishedAt: NOW - 12 * 60_000 }), { stopHidden: false }, NOW);
+    assert.equal(aged.description, 'succeeded · 12 min ago', 'a short name leaves room for the time');
   });
 
   it('the label gives way to the whole state, also with two action icons; a waiting run\'s progress is left out', () => {
     const waiting = runRows.runRow(makeRun({ label: LONG, needsFeedback: true, state: 'awaitingFeedback', progress: { completed: 1, total: 2, unit: 'task' } }), { stopHidden: false }, NOW);
-    assert.ok(waiting.description.startsWith('needs feedback · '), waiting.description);
+    assert.equal(waiting.description, 'needs feedback');
     assert.ok(waiting.label.length >= 8 && waiting.label.endsWith('…'), waiting.label);
     const running = runRows.runRow(makeRun({ label: LONG, progress: { completed: 0, total: 1, unit: 'task' } }), { stopHidden: false }, NOW);
-    assert.ok(running.description.startsWith('running 0/1 · '), running.description);
+    assert.equal(running.description, 'running', 'the progress and the time give way before the name');
     assert.ok(running.label.length > waiting.label.length, 'one icon fewer: more of the name');
+    const shortRunning = runRows.runRow(makeRun({ label: 'Short', startedAt: NOW, progress: { completed: 0, total: 1, unit: 'task' } }), { stopHidden: false }, NOW);
+    assert.equal(shortRunning.description, 'running 0/1 · <1m', 'a short name keeps them');
+  });
+
+  it('a run no longer watched says why instead of the state it last saw, which its tooltip keeps', () => {
+    const stopped = makeRun({ label: 'Stopped in window A while it ran', state: 'running', watching: false, stopReason: 'user' });
+    const row = runRows.runRow(stopped, { stopHidden: false }, NOW);
+    assert.equal(row.description, 'not watching');
+    assert.match(row.label, /^Stopped in/);
+    assert.match(runRows.runTooltip(stopped, {}, NOW).value, /running · not watching/);
+    const noToken = runRows.runRow(makeRun({ state: 'running', watching: false, stopReason: 'noToken' }), { stopHidden: false }, NOW);
+    assert.equal(noToken.description, 'no token');
+  });
+
+  it('the tooltip has what the row leaves out: the row\'s number, the progress, the time', () => {
+    const run = makeRun({ label: 'Edge cases of the importer', state: 'succeeded', finishedAt: NOW - 5 * 60_000, batch: { source: 'edge.csv', row: 3 } });
+    const tooltip = runRows.runTooltip(run, {}, NOW).value;
+    assert.match(tooltip, /succeeded · 5 min ago/);
+    assert.match(tooltip, /Row 3 of edge/);
   });
 
   it('says when its text next changes: the next minute, hour, day…', () => {

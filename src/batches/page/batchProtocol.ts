@@ -15,7 +15,10 @@ export interface ResultRow {
   tokens?: number;
   /** Estimated cost in US dollars (prices from the settings); undefined when nothing could be priced. */
   costUsd?: number;
+  /** The start of the run's output, one line. */
   output?: string;
+  /** Why the row did not succeed: its run's error, or why it was not sent (lines kept, capped). */
+  error?: string;
   note?: string;
   hasRun: boolean;
 }
@@ -45,6 +48,9 @@ export interface BatchPageStrings {
   totalsCost: string;
   costPartial: string;
   output: string;
+  error: string;
+  /** The Error cell's tooltip: what a click does. */
+  errorExpand: string;
   exportJsonl: string;
   exportCsv: string;
   rerunFailed: string;
@@ -99,15 +105,20 @@ export function parseBatchPageMessage(value: unknown): BatchPageMessage | undefi
   }
 }
 
-export type SortKey = 'row' | 'state' | 'duration' | 'tokens' | 'cost' | 'output' | `input:${string}`;
+export type SortKey = 'row' | 'state' | 'error' | 'duration' | 'tokens' | 'cost' | 'output' | `input:${string}`;
 
-/** Rows matching the filter (any input, the state or the output contains it, case-insensitive) and the state. */
+/** The Error cell's text: the reason's first line that says something (the rest is a click or a hover away). */
+export function firstLine(text: string): string {
+  return text.split('\n').map((line) => line.trim()).find(Boolean) ?? '';
+}
+
+/** Rows matching the filter (any input, the state, the error or the output contains it, case-insensitive) and the state. */
 export function filterRows(rows: ResultRow[], text: string, stateKey: string): ResultRow[] {
   const needle = text.trim().toLowerCase();
   return rows.filter(
     (r) =>
       (!stateKey || r.stateKey === stateKey) &&
-      (!needle || [r.state, r.output ?? '', r.note ?? '', ...Object.values(r.inputs)].some((v) => v.toLowerCase().includes(needle))),
+      (!needle || [r.state, r.output ?? '', r.error ?? '', r.note ?? '', ...Object.values(r.inputs)].some((v) => v.toLowerCase().includes(needle))),
   );
 }
 
@@ -124,6 +135,8 @@ export function sortRows(rows: ResultRow[], key: SortKey, descending: boolean): 
         return r.tokens ?? -1;
       case 'cost':
         return r.costUsd ?? -1;
+      case 'error':
+        return r.error ?? '';
       case 'output':
         return r.output ?? '';
       default:

@@ -6,6 +6,7 @@ import {
   type BatchPageStrings,
   type BatchTable,
   filterRows,
+  firstLine,
   type ResultRow,
   type SortKey,
   sortRows,
@@ -99,10 +100,12 @@ function render(): void {
 
   const grid = el('table');
   const head = el('tr');
+  // What a user looks for first leads: the row, its state and, when some row has one, why it failed.
   const columns: [SortKey, string][] = [
     ['row', s.row],
-    ...t.inputColumns.map((c): [SortKey, string] => [`input:${c}`, c]),
     ['state', s.state],
+    ...(hasErrors(t) ? [['error', s.error] as [SortKey, string]] : []),
+    ...t.inputColumns.map((c): [SortKey, string] => [`input:${c}`, c]),
     ['duration', s.duration],
     ['tokens', s.tokens],
     ['cost', s.cost],
@@ -148,8 +151,9 @@ function renderBody(): void {
   }
   const rows = sortRows(filterRows(t.rows, filterText, stateFilter), sortKey, descending);
   const fragment = document.createDocumentFragment();
+  const errors = hasErrors(t);
   for (const row of rows) {
-    fragment.append(rowElement(row, t.inputColumns));
+    fragment.append(rowElement(row, t.inputColumns, errors));
   }
   body.replaceChildren(fragment);
   const shown = root.querySelector('.shown');
@@ -159,26 +163,62 @@ function renderBody(): void {
   report(performance.now() - started);
 }
 
-function rowElement(row: ResultRow, inputColumns: string[]): HTMLTableRowElement {
+function hasErrors(t: BatchTable): boolean {
+  return t.rows.some((r) => r.error !== undefined);
+}
+
+/**
+ * A row's reason: its first line, the whole of it on hover, and shown whole in place on a click or Enter
+ * (which do not open the row's run, as they do elsewhere in the row).
+ */
+function errorCell(text: string | undefined): HTMLTableCellElement {
+  const cell = el('td', text === undefined ? '' : firstLine(text), 'error');
+  if (text === undefined) {
+    return cell;
+  }
+  cell.title = text;
+  if (text.trim() === firstLine(text) && text.length <= 80) {
+    return cell;
+  }
+  cell.tabIndex = 0;
+  cell.classList.add('expands');
+  cell.setAttribute('aria-expanded', 'false');
+  cell.setAttribute('aria-description', strings?.errorExpand ?? '');
+  const toggle = (e: Event) => {
+    e.stopPropagation();
+    const open = cell.getAttribute('aria-expanded') !== 'true';
+    cell.setAttribute('aria-expanded', String(open));
+    cell.classList.toggle('expanded', open);
+    cell.textContent = open ? text : firstLine(text);
+  };
+  cell.addEventListener('click', toggle);
+  cell.addEventListener('keydown', (e) => (e.key === 'Enter' || e.key === ' ') && toggle(e));
+  return cell;
+}
+
+function rowElement(row: ResultRow, inputColumns: string[], errors: boolean): HTMLTableRowElement {
   const tr = el('tr');
   tr.dataset.index = String(row.index);
   tr.dataset.state = row.stateKey;
   tr.append(el('td', String(row.index + 1)));
+  const state = el('td', row.state, `state state-${row.stateKey}`);
+  if (row.note) {
+    state.title = row.note;
+  }
+  tr.append(state);
+  if (errors) {
+    tr.append(errorCell(row.error));
+  }
   for (const column of inputColumns) {
     const cell = el('td', row.inputs[column] ?? '', 'input');
     cell.title = row.inputs[column] ?? '';
     tr.append(cell);
   }
-  const state = el('td', row.state, `state state-${row.stateKey}`);
-  if (row.note) {
-    state.title = row.note;
-  }
   tr.append(
-    state,
     el('td', seconds(row.durationMs), 'number'),
     el('td', row.tokens === undefined ? '' : row.tokens.toLocaleString(), 'number'),
     el('td', row.costUsd === undefined ? '' : usd(row.costUsd), 'number'),
-    el('td', row.output ?? row.note ?? '', 'output'),
+    el('td', row.output ?? '', 'output'),
   );
   if (row.hasRun) {
     tr.classList.add('opens');

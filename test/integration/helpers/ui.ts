@@ -81,8 +81,8 @@ export const ui = {
   },
 
   /** innerText of the first element matching a CSS selector, e.g. '.quick-input-widget'. */
-  async text(selector: string, options: { timeoutMs?: number; window?: string; visibleOnly?: boolean } = {}): Promise<string> {
-    const result: TextResult = await request<'text'>({ type: 'text', selector, timeoutMs: options.timeoutMs, window: options.window, visibleOnly: options.visibleOnly }, options.timeoutMs ?? 5000);
+  async text(selector: string, options: { timeoutMs?: number; window?: string; visibleOnly?: boolean; hover?: boolean } = {}): Promise<string> {
+    const result: TextResult = await request<'text'>({ type: 'text', selector, timeoutMs: options.timeoutMs, window: options.window, visibleOnly: options.visibleOnly, hover: options.hover }, options.timeoutMs ?? 5000);
     return result.text;
   },
 

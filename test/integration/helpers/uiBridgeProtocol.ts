@@ -150,6 +150,8 @@ export interface TextRequest {
    * ellipsis covers the last ones). What innerText cannot tell: a tree row's state cut by its icons.
    */
   visibleOnly?: boolean;
+  /** Moves the pointer over the element first, as a user does: a tree row then shows its inline actions. */
+  hover?: boolean;
 }
 
 export interface FramesRequest {

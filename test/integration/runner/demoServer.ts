@@ -8,6 +8,7 @@
 // how VS Code records an installed extension; no .vsix needs to be built. In front of the server, the key half the
 // workbench seals its secrets with (demoKeyServer.ts: without it a reload lost every secret).
 import type { ChildProcess } from 'child_process';
+import { randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'jsonc-parser';
@@ -87,10 +88,13 @@ export function installExtensionFolder(extensionsDir: string, extensionDir: stri
   fs.writeFileSync(file, JSON.stringify(entries));
 }
 
-/** The environment a demo server gets: the caller's, without test hooks or runner variables, and CREW_RUNS_DEMO=1. */
+/**
+ * The environment a demo server gets: the caller's, without test hooks or runner variables, CREW_RUNS_DEMO=1
+ * and this start's id (its extension hosts, one after each reload, say the demo's hello once per start).
+ */
 export function demoEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const clean = Object.fromEntries(Object.entries(env).filter(([key]) => !key.startsWith('CREW_RUNS_TEST') && !key.startsWith('CREW_RUNS_UI')));
-  return { ...clean, CREW_RUNS_DEMO: '1' };
+  return { ...clean, CREW_RUNS_DEMO: '1', CREW_RUNS_DEMO_START: randomUUID() };
 }
 
 export async function startDemoServer(options: DemoServerOptions): Promise<DemoServer> {

@@ -21,6 +21,8 @@ export const QUIET_USER_SETTINGS: Readonly<Record<string, unknown>> = {
   'extensions.autoUpdate': false,
   'update.mode': 'none',
   'git.enabled': false,
+  // The server runs beside the browser: nothing to forward, and the Ports counter would count every test's crews.
+  'remote.autoForwardPorts': false,
 };
 
 export interface VsCodeServerOptions {

@@ -405,6 +405,12 @@ export class UiBridge {
     }
     const locator = this.page.locator(request.selector).first();
     await locator.waitFor({ state: 'attached', timeout: request.timeoutMs ?? DEFAULT_WAIT_MS });
+    if (request.hover) {
+      // A hover left open by an earlier one would cover the element: the pointer leaves first, and it goes.
+      await this.page.mouse.move(0, 0);
+      await this.page.locator('.workbench-hover-container:visible, .monaco-hover:visible').first().waitFor({ state: 'hidden', timeout: DEFAULT_WAIT_MS }).catch(() => undefined);
+      await locator.hover({ timeout: request.timeoutMs ?? DEFAULT_WAIT_MS });
+    }
     if (!request.visibleOnly) {
       return { text: await locator.innerText() };
     }

@@ -13,7 +13,7 @@ import { exportedRows } from '../../../src/batches/core/export';
 import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import { addCrewWithToken, executeCommand, showCrewRunsView, ui, waitFor } from '../helpers';
-import { type Api, answerModal, closeQuickInput, pressInQuickInput, testApi, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
+import { type Api, answerModal, closeQuickInput, inLightAndDark, pressInQuickInput, testApi, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
 import { addSimulatorCrews, cleanUp, MessageSpy, runItem } from './support/monitoring';
 
 const crew = (id: string, name: string, taskMs: number, extra: Partial<CrewConfig> = {}): CrewConfig => ({
@@ -148,9 +148,13 @@ describe('Batches', function () {
       const notice = `Batch cases.csv on ${crews.table.name} ended: 26 succeeded, 2 failed.`;
       await waitFor(() => spy.shown.some((m) => m.message === notice), { message: () => `the batch's end notice; shown: ${JSON.stringify(spy.shown.map((m) => m.message))}` });
       assert.deepStrictEqual(spy.shown.map((m) => [m.level, m.message, m.items]), [['warning', notice, ['Open Results']]], 'the only notification of the batch');
-      // In the crew's history each run says which row it is: after its state, where it is cut before the name (#52).
+      // In the crew's history each run says which row it is: after its state where the whole name fits with it, and
+      // in its tooltip (#52: what would be cut is left out).
       const first = done.rows.find((r) => r.status === 'sent')!;
-      assert.match(String((await runItem(api, first.runId!)).description), new RegExp(` · row ${first.index + 1}( · |$)`));
+      const firstItem = await runItem(api, first.runId!);
+      const firstTooltip = (await api.tree.resolveTreeItem(firstItem, api.tree.runNode(first.runId!))).tooltip;
+      const said = `${String(firstItem.description)}\n${typeof firstTooltip === 'string' ? firstTooltip : (firstTooltip?.value ?? '')}`;
+      assert.match(said, new RegExp(`( · row ${first.index + 1}( · |$))|Row ${first.index + 1} of cases`, 'm'));
     } finally {
       watch.dispose();
       spy.dispose();
@@ -200,6 +204,81 @@ describe('Batches', function () {
     console.log(`      results view: 500 rows rendered in ${report.renderMs.toFixed(1)} ms (bench target < 300 ms)`);
     await executeCommand('workbench.action.closeActiveEditor');
     await api.batches.store.remove(big.id);
+  });
+
+  /** A finished batch of three rows: one succeeded, one failed with a traceback, one skipped. */
+  async function endedBatch(source: string): Promise<Batch> {
+    const now = Date.now();
+    return api.batches.store.create({
+      crewUrl: crews.table.url,
+      crewName: crews.table.name,
+      source,
+      inputNames: ['topic', 'audience'],
+      concurrency: 1,
+      rows: [
+        { index: 0, inputs: { topic: 'Importer basics', audience: 'developers' }, status: 'sent', kickoffId: 'e-0', result: { state: 'succeeded', finishedAt: now, durationMs: 1200, totalTokens: 900, outputPreview: '# Importer basics For developers.' } },
+        {
+          index: 1,
+          inputs: { topic: 'Importer edge cases', audience: 'developers' },
+          status: 'sent',
+          kickoffId: 'e-1',
+          result: { state: 'failed', finishedAt: now, durationMs: 800, error: 'ValueError: the importer broke on row 2\nTraceback (most recent call last):\n  File "importer.py", line 3, in run' },
+        },
+        { index: 2, inputs: { topic: 'Importer limits', audience: '' }, status: 'skipped', note: 'Missing: audience' },
+      ],
+    });
+  }
+
+  // Issue 52, finding 9: from a narrow group beside another (Give Feedback leaves one), the table went there.
+  it('opens the results in the widest editor group, not in a narrow one beside it', async () => {
+    const b = await endedBatch('wide.csv');
+    try {
+      await executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('vscode.setEditorLayout', { orientation: 0, groups: [{ size: 0.7 }, { size: 0.3 }] });
+      const narrow = await vscode.workspace.openTextDocument({ content: 'the narrow group' });
+      await vscode.window.showTextDocument(narrow, vscode.ViewColumn.Two);
+      assert.strictEqual(vscode.window.tabGroups.activeTabGroup.viewColumn, vscode.ViewColumn.Two, 'the narrow group is the active one');
+      assert.strictEqual(await executeCommand('crewRuns.openBatchResults', { batchId: b.id }), true);
+      await waitFor(() => api.inspection.batchPanels.panel(b.id)?.report, { message: 'the results view rendering', timeoutMs: 30_000 });
+      const groups = vscode.window.tabGroups.all.filter((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.label === `${crews.table.name}: wide.csv`));
+      assert.deepStrictEqual(groups.map((g) => g.viewColumn), [vscode.ViewColumn.One], 'the results are in the wide group');
+    } finally {
+      await executeCommand('workbench.action.closeAllEditors');
+      await executeCommand('workbench.action.editorLayoutSingle');
+      await api.batches.store.remove(b.id);
+    }
+  });
+
+  it('puts State right after Row, and a failed row\'s reason in an Error column: its first line, not in Output (light and dark)', async function () {
+    if (!ui.available()) {
+      this.skip(); // Reads the drawn page.
+    }
+    const b = await endedBatch('errors.csv');
+    try {
+      await executeCommand('workbench.action.closeAllEditors');
+      await executeCommand('crewRuns.openBatchResults', { batchId: b.id });
+      await waitFor(() => api.inspection.batchPanels.panel(b.id)?.report?.rowsRendered === 3 || undefined, { message: 'the results view rendering 3 rows', timeoutMs: 30_000 });
+      const frame = await ui.frameText('Importer edge cases', { timeoutMs: 15_000 });
+      const lines = frame.text.split('\n');
+      const header = lines.find((l) => l.startsWith('Row'))?.split('\t').map((c) => c.replace(/[▲▼]/g, '').trim());
+      assert.ok(header, `the table's header: ${frame.text}`);
+      assert.deepStrictEqual(header.slice(0, 2), ['Row', 'State'], `the state right after the row: ${JSON.stringify(header)}`);
+      assert.ok(header.includes('Error'), `an Error column: ${JSON.stringify(header)}`);
+      const failed = lines.find((l) => l.includes('Importer edge cases')) ?? '';
+      const cells = failed.split('\t').map((c) => c.trim());
+      assert.strictEqual(cells[header.indexOf('Error')], 'ValueError: the importer broke on row 2', `the reason's first line in the Error column: ${JSON.stringify(cells)}`);
+      assert.ok(!frame.text.includes('Traceback'), 'only the first line is drawn (all of it on hover)');
+      assert.strictEqual(cells[header.indexOf('Output')] ?? '', '', 'the Output column has no error in it');
+      const skipped = (lines.find((l) => l.includes('Importer limits')) ?? '').split('\t').map((c) => c.trim());
+      assert.strictEqual(skipped[header.indexOf('Error')], 'Missing: audience', 'why a row was not sent is in the Error column too');
+      await inLightAndDark(async (kind) => {
+        const shot = await ui.screenshot(`batch-results-errors-${kind}`, { selector: '.part.editor' });
+        assert.ok(shot.distinctColours > 10, `the ${kind} picture shows the table`);
+      });
+    } finally {
+      await executeCommand('workbench.action.closeAllEditors');
+      await api.batches.store.remove(b.id);
+    }
   });
 
   it('exports the results as JSON Lines and CSV that read back the same', async () => {

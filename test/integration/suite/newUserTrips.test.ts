@@ -1,10 +1,12 @@
 // Issue #52 ("What a new user still trips over"), findings 2, 13 and part of 12, in a real VS Code: the
 // review without the Comments panel over it, a second run's "#2" in its review, answered reviews closed,
 // the words (plurals, one colon, the step help, the integer hint, the feedback placeholder), and the
-// notices that are noise (a "succeeded" toast for the run in front, the demo's hello after every start).
+// notices that are noise (a "succeeded" toast for the run in front, the demo's hello after every start, its
+// port forwarded as an app). A second run's "#2" in its run view's title too.
 // Pictures in both themes: test-results/trips-*-light.png and -dark.png.
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -12,8 +14,8 @@ import type { CrewConfig, Simulator } from '../../../src/simulator/server';
 import { demoCrews, startSimulator } from '../../../src/simulator/server';
 import type { DemoCrews } from '../../../src/crews/demoCommands';
 import type { BatchFeature } from '../../../src/batches/batchFeature';
-import { executeCommand, getExtensionApi, showCrewRunsView, ui, waitFor } from '../helpers';
-import { closeQuickInput, inLightAndDark, pressInQuickInput, replaceValue, typeInQuickInput, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
+import { executeCommand, getExtensionApi, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
+import { closeQuickInput, testApi as fullTestApi, inLightAndDark, pressInQuickInput, replaceValue, typeInQuickInput, waitForQuickInput, waitForQuickInputClosed } from './support/kit';
 import { type Api, MessageSpy, addSimulatorCrews, cleanUp, kickOff, runLogLines, testApi, waitForRun } from './support/monitoring';
 
 const SLOW = { timeoutMs: 30_000 } as const;
@@ -197,6 +199,29 @@ describe('New user trips (#52)', function () {
     }
   });
 
+  // After the kickoff steps' test: its runs' inputs would be offered there as "Last used inputs" first.
+  it('a second run of the same topic is "#2" in its run view\'s title, as in the tree', async () => {
+    const url = crews['research-crew-t52'].url;
+    const topic = 'Twice told';
+    const first = await kickOff(url, { topic, audience: 'readers' });
+    runIds.add(first);
+    const second = await kickOff(url, { topic, audience: 'readers' });
+    runIds.add(second);
+    const titleOf = async (runId: string) => {
+      await executeCommand('workbench.action.closeAllEditors');
+      await executeCommand('crewRuns.openRun', { runId });
+      await waitFor(() => (api.panels.inspect(runId)?.visible ? true : undefined), { message: `the run view of ${runId} shown`, ...SLOW });
+      const views = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview);
+      const [view] = await waitFor(() => (views().length === 1 ? views() : undefined), { message: () => `one run view's tab (tabs: ${JSON.stringify(views().map((t) => t.label))})`, ...SLOW });
+      return view.label;
+    };
+    const crewName = api.runs.get(first)!.crewName;
+    assert.strictEqual(await titleOf(second), `${crewName}: ${topic} #2`, 'the second run\'s view says "#2", as its row does');
+    await pictures('run-view-title', async () => ui.text('.part.editor .tabs-container'), '.part.editor');
+    assert.strictEqual(await titleOf(first), `${crewName}: ${topic}`, 'the oldest keeps its label');
+    await executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('a run whose view is in front ends with no "succeeded" toast offering Open Run', async () => {
     const url = crews['research-crew-t52'].url;
     const inFront = await kickOff(url, { topic: 'In front', audience: 'readers' });
@@ -214,18 +239,59 @@ describe('New user trips (#52)', function () {
     assert.deepStrictEqual(spy.shown.find((m) => m.message.startsWith('Behind on '))?.items, ['Open Run', 'Show Output'], 'a run not in front still offers Open Run');
   });
 
-  it('the demo says hello once, not at every start (a reload of `npm run demo`), and whenever the user asks for it', async () => {
+  it('the demo says hello once per demo start, not at every reload, and whenever the user asks for it', async () => {
     const demo = (await getExtensionApi<{ demo: DemoCrews }>()).demo;
+    const view = (await fullTestApi()).treeView;
     const hello = /^The demo crews run on this machine/;
+    const startOnce = (demoStart: string) => demo.start({ welcome: 'once', demoStart });
     try {
-      await demo.start();
-      await demo.start();
-      assert.ok(spy.matching(hello).length <= 1, `said at most once by the demo starting itself: ${spy.matching(hello).length}`);
-      const before = spy.matching(hello).length;
+      await startOnce('trips-1');
+      const toasts = spy.matching(hello).length;
+      assert.match(view.message ?? '', hello, 'said where it stays: atop the Crew Runs view, not in a toast that goes by itself');
+      await waitFor(async () => ((await ui.text(selectors.sideBar)).includes('The demo crews run on this machine') ? true : undefined), { message: 'the hello drawn in the view', ...SLOW });
+      await pictures('demo-hello', async () => ui.text(selectors.sideBar), selectors.sideBar);
+      view.message = undefined; // As a kickoff clears it.
+      await startOnce('trips-1'); // A reload: the same demo start.
+      assert.strictEqual(view.message, undefined, 'not again after a reload of the same demo');
+      await startOnce('trips-2'); // `npm run demo` again.
+      assert.match(view.message ?? '', hello, 'said again when the demo starts anew');
+      assert.strictEqual(spy.matching(hello).length, toasts, 'and not in a toast besides');
       await executeCommand('crewRuns.tryDemoCrew');
-      assert.strictEqual(spy.matching(hello).length, before + 1, 'Try the Demo Crews, asked for, says it');
+      assert.strictEqual(spy.matching(hello).length, toasts + 1, 'Try the Demo Crews, asked for, says it');
     } finally {
       await demo.dispose();
+    }
+    assert.strictEqual(view.message, undefined, 'gone with the demo crews');
+  });
+
+  // Where VS Code runs remotely (code-server, Remote-SSH, Codespaces), it forwards every new port a process
+  // listens on at localhost, the extension host included: the demo crews' port is not an app to open.
+  it('the demo crews\' port is not forwarded as an app (the Ports counter does not climb)', async () => {
+    const demo = (await getExtensionApi<{ demo: DemoCrews }>()).demo;
+    const remote = vscode.workspace.getConfiguration('remote');
+    const before = remote.inspect<boolean>('autoForwardPorts')?.globalValue;
+    await remote.update('autoForwardPorts', true, vscode.ConfigurationTarget.Global);
+    const control = net.createServer();
+    try {
+      const [url] = await demo.start({ welcome: 'always' });
+      const demoPort = new URL(url).port;
+      // A port VS Code does forward, opened after the demo's: once it is listed, the demo's was looked at too.
+      await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+      const controlPort = String((control.address() as net.AddressInfo).port);
+      await executeCommand('~remote.forwardedPorts.focus');
+      let listed = '';
+      await waitFor(async () => ((listed = (await ui.textIfPresent(selectors.panel)) ?? '').includes(controlPort) ? true : undefined), {
+        message: () => `port ${controlPort} forwarded (the Ports view: ${JSON.stringify(listed.slice(0, 300))})`,
+        timeoutMs: 60_000,
+        intervalMs: 500,
+      });
+      const forwarded = listed.split('\n').filter((line) => /^\d+$/.test(line.trim()));
+      assert.ok(!forwarded.includes(demoPort), `the demo's port ${demoPort} is not forwarded: ${JSON.stringify(forwarded)}`);
+    } finally {
+      control.close();
+      await demo.dispose();
+      await remote.update('autoForwardPorts', before, vscode.ConfigurationTarget.Global);
+      await executeCommand('workbench.action.closePanel');
     }
   });
 });
