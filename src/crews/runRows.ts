@@ -35,7 +35,7 @@ export interface RunRow {
  */
 export function runRow(run: RunRecord, options: { stopHidden: boolean; ordinal?: number }, now = Date.now()): RunRow {
   const ordinal = run.batch ? '' : ordinalSuffix(options.ordinal);
-  const suffix = run.batch ? ` · ${vscode.l10n.t('row {0}', run.batch.row)}` : '';
+  const suffix = run.batch ? ` · ${run.batch.suite ? vscode.l10n.t('eval') : vscode.l10n.t('row {0}', run.batch.row)}` : '';
   const { state, rest, changesAt } = runDescription(run, now);
   const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
   const contextValue = `run state-${run.state} ${watchingState}${run.needsFeedback ? ' needsFeedback' : ''}${options.stopHidden ? ' noStop' : ''}`;
@@ -160,7 +160,8 @@ export function runTooltip(run: RunRecord, inputs: Inputs): vscode.MarkdownStrin
   tooltip.appendMarkdown(`**${markdownLine(run.crewName)}** — ${markdownLine(stateLabel(run.state))}\n\n`);
   tooltip.appendMarkdown(`${markdownLine(run.label)}\n\n`);
   if (run.batch) {
-    tooltip.appendMarkdown(`$(list-flat) ${markdownLine(vscode.l10n.t('Row {0} of {1}', run.batch.row, run.batch.source))}\n\n`);
+    const origin = run.batch.suite ? `$(beaker) ${markdownLine(vscode.l10n.t('Eval: {0}', run.batch.source))}` : `$(list-flat) ${markdownLine(vscode.l10n.t('Row {0} of {1}', run.batch.row, run.batch.source))}`;
+    tooltip.appendMarkdown(`${origin}\n\n`);
   }
   if (run.message) {
     tooltip.appendMarkdown(`${markdownText(run.message.slice(0, 300))}\n\n`);
