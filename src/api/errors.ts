@@ -38,7 +38,16 @@ export interface CrewApiErrorDetails {
   urlProblem?: CrewUrlProblem;
 }
 
+/** Marks a CrewApiError of any copy of this module: the lazy bundles (esbuild.js) each carry one. */
+const CREW_API_ERROR = Symbol.for('crewRuns.CrewApiError');
+
 export class CrewApiError extends Error {
+  /** One made by another bundle's copy of this class is one too: the client that throws is in the main bundle. */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[CREW_API_ERROR] === true;
+  }
+
+  readonly [CREW_API_ERROR] = true;
   readonly kind: CrewApiErrorKind;
   readonly status?: number;
   readonly missingInputs?: string[];
