@@ -31,6 +31,8 @@ const lazyModules = {
   'src/batches/core/source': 'batchTables',
   // A suite file's reader, its checks, judge prompt, baseline and reports, with yaml and ajv (src/suites/core/lazy.ts).
   'src/suites/core/lazy': 'suites',
+  // The suites in the Testing view, where a workspace has a suite file (src/suites/suiteActivation.ts).
+  'src/suites/suiteFeature': 'suiteExplorer',
   // What activate() returns to the integration tests (CREW_RUNS_TEST_HOOKS=1); not packaged.
   'src/testApi': 'testApi',
 };
@@ -152,7 +154,7 @@ function makeBuilds(production) {
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { markdown: 'src/runView/page/markdown.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts', suites: 'src/suites/core/lazy.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts', suites: 'src/suites/core/lazy.ts', suiteExplorer: 'src/suites/suiteFeature.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).

@@ -34,6 +34,7 @@ const EXPECTED = [
   'extension/dist/jsonProblem.js',
   'extension/dist/batchTables.js',
   'extension/dist/suites.js',
+  'extension/dist/suiteExplorer.js',
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',

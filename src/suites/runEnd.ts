@@ -75,9 +75,9 @@ export function factsOfRun(run: RunRecord, details: RunDetails, fromSnapshot: (s
     finalOutput: details.finalOutput ?? details.lastSnapshot?.finalOutput,
     error: details.error ?? details.lastSnapshot?.error,
   };
-  if (!snapshot.usage && details.events?.byModel) {
-    const total = Object.values(details.events.byModel).reduce((sum, usage) => sum + (usage.totalTokens ?? (usage.promptTokens ?? 0) + (usage.completionTokens ?? 0)), 0);
-    if (total > 0) {
+  if (!snapshot.usage) {
+    const total = modelCallTokens(details);
+    if (total !== undefined) {
       snapshot.usage = { total_tokens: total };
     }
   }
@@ -86,4 +86,41 @@ export function factsOfRun(run: RunRecord, details: RunDetails, fromSnapshot: (s
     facts.error = run.message;
   }
   return facts;
+}
+
+/** The tokens of a run's model calls as its events tallied them; undefined when none were seen. */
+function modelCallTokens(details: RunDetails): number | undefined {
+  const total = Object.values(details.events?.byModel ?? {}).reduce((sum, usage) => sum + (usage.totalTokens ?? (usage.promptTokens ?? 0) + (usage.completionTokens ?? 0)), 0);
+  return total > 0 ? total : undefined;
+}
+
+/** How many tokens a run used: its status's usage (total, else prompt + completion), else its model calls' tally. */
+export function runTokens(details: RunDetails): number | undefined {
+  const usage = details.lastSnapshot?.usage;
+  const total = usage?.['total_tokens'];
+  if (total !== undefined) {
+    return total;
+  }
+  const prompt = usage?.['prompt_tokens'];
+  const completion = usage?.['completion_tokens'];
+  return prompt !== undefined || completion !== undefined ? (prompt ?? 0) + (completion ?? 0) : modelCallTokens(details);
+}
+
+/** Runs a token estimate is made from: the crew's newest finished runs. */
+export const ESTIMATE_SAMPLE_RUNS = 10;
+
+/**
+ * Tokens per run, from the crew's newest finished runs that say how many they used (their average, rounded);
+ * undefined when none says.
+ */
+export async function recentTokensPerRun(runs: Pick<RunStore, 'list' | 'readDetails'>, crewUrl: string): Promise<number | undefined> {
+  const finished = runs.list(crewUrl).filter((run) => run.state === 'succeeded' || run.state === 'failed').slice(0, ESTIMATE_SAMPLE_RUNS);
+  const counts: number[] = [];
+  for (const run of finished) {
+    const tokens = runTokens(await runs.readDetails(run.id).catch(() => ({ tasks: [], history: [], feedbackRounds: [] })));
+    if (tokens !== undefined) {
+      counts.push(tokens);
+    }
+  }
+  return counts.length > 0 ? Math.round(counts.reduce((a, b) => a + b, 0) / counts.length) : undefined;
 }
