@@ -29,7 +29,8 @@ const lazyModules = {
   'src/crews/jsonProblem': 'jsonProblem',
   // The batch sources' table readers (CSV, JSON Lines, JSON arrays), for Run Batch from File (src/batches/batchCommands.ts).
   'src/batches/core/source': 'batchTables',
-  // A suite file's reader, its checks, judge prompt, baseline and reports, with yaml and ajv (src/suites/core/lazy.ts).
+  // A suite file's reader (and its worker thread), its checks, judge prompt, baseline and reports, with yaml and ajv
+  // (src/suites/core/lazy.ts).
   'src/suites/core/lazy': 'suites',
   // The suites in the Testing view, where a workspace has a suite file (src/suites/suiteActivation.ts).
   'src/suites/suiteFeature': 'suiteExplorer',
@@ -154,12 +155,15 @@ function makeBuilds(production) {
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { markdown: 'src/runView/page/markdown.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts', suites: 'src/suites/core/lazy.ts', suiteExplorer: 'src/suites/suiteFeature.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts', suiteExplorer: 'src/suites/suiteFeature.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).
     // (plain Node: no `vscode` to translate with)
     { ...nodeOptions, entryPoints: { 'simulator-cli': 'src/simulator/main.ts' }, outdir: 'dist', plugins: nodeOptions.plugins.filter((p) => p !== vscodeL10nPlugin) },
+    // The suites' core, also the script of its reader's worker thread (src/suites/core/parseThread.ts): a thread has no
+    // `vscode`, so the plain l10n package, given the extension's translations (src/suites/core/lazy.ts useTranslations).
+    { ...nodeOptions, entryPoints: { suites: 'src/suites/core/lazy.ts' }, outdir: 'dist', plugins: nodeOptions.plugins.filter((p) => p !== vscodeL10nPlugin) },
     // The suite runner for CI (`npm run suite`), plain Node like the simulator's.
     { ...nodeOptions, entryPoints: { 'suite-cli': 'src/suites/terminal/main.ts' }, outdir: 'dist', plugins: nodeOptions.plugins.filter((p) => p !== vscodeL10nPlugin) },
     {

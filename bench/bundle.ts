@@ -30,7 +30,8 @@ export interface BundleReport {
 export async function buildProduction(outRoot: string): Promise<BundleReport> {
   const dist = path.join(outRoot, 'dist');
   const builds = makeBuilds(true)
-    .filter((b) => !('simulator-cli' in (b.entryPoints as Record<string, string>)))
+    // The command lines (the simulator's, the suite runner's) are not the extension's.
+    .filter((b) => !('simulator-cli' in (b.entryPoints as Record<string, string>)) && !('suite-cli' in (b.entryPoints as Record<string, string>)))
     .map((b) => ({ ...b, absWorkingDir: repoRoot, outdir: path.join(outRoot, b.outdir!), metafile: true }));
   const results = await Promise.all(builds.map((b) => esbuild.build(b)));
   // What activation loads: the entry and the composition root it reads (src/entry.ts).

@@ -11,7 +11,8 @@
 // runview (the run view's Open Run and Show All rows only, when vscode does not run: one VS Code host, no activation
 // rounds), trace (item 10, issue 49: a poll of a 10,000-event status in plain Node, the crew on its own thread; the
 // trace's open and a poll's bytes in the vscode host, or in a host of its own, shared with runview, when vscode does
-// not run). All three measure the run view in CREW_RUNS_BENCH_ROUNDS rounds (default 7).
+// not run). All three measure the run view in CREW_RUNS_BENCH_ROUNDS rounds (default 7). suites (item 11, issue 50:
+// discovering 50 suite files of 200 cases against reading and parsing them; plain Node).
 import { execFile, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -31,6 +32,7 @@ import { platformBenchRows, type PlatformBenchResult } from './platform';
 import { runViewTargetRows, viewBenchRows } from './views';
 import { chatBenchRows, chatStreamBench } from './chatStream';
 import { traceHostRows, tracePollRows, type TracePollResult } from './trace';
+import { suiteDiscoveryRows, type SuiteDiscoveryResult } from './suites';
 
 interface Row {
   item: string;
@@ -494,6 +496,17 @@ async function main(): Promise<number> {
       if (tracePoll) {
         raw.tracePoll = tracePoll;
         rows.push(...tracePollRows(tracePoll));
+      }
+    }
+
+    if (want('suites')) {
+      const suites = await step('11 suites: discovering 50 suite files of 200 cases (plain Node)', async () => {
+        const { stdout } = await promisify(execFile)(process.execPath, [path.join(__dirname, 'suites.js')], { encoding: 'utf8' });
+        return JSON.parse(stdout.trim().split('\n').pop()!) as SuiteDiscoveryResult;
+      });
+      if (suites) {
+        raw.suites = suites;
+        rows.push(...suiteDiscoveryRows(suites));
       }
     }
 

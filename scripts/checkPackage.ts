@@ -35,6 +35,7 @@ const EXPECTED = [
   'extension/dist/batchTables.js',
   'extension/dist/suites.js',
   'extension/dist/suiteExplorer.js',
+  'extension/schemas/crew-suite.schema.json',
   'extension/media/icon.png',
   'extension/media/runView.css',
   'extension/media/dist/runView.js',
@@ -145,6 +146,10 @@ const checks: [string, () => void][] = [
   ["its transport bundle loads without vscode: it is also the status reader's worker (src/api/statusReader.ts), a thread with no vscode", () => {
     const transport = fs.readFileSync(path.join(repoRoot, 'dist', 'transport.js'), 'utf8');
     assert.ok(!/require\((["'`])vscode\1\)/.test(transport), 'dist/transport.js requires vscode (an import of @vscode/l10n, or of vscode, reached from src/api/transport.ts?)');
+  }],
+  ["its suites bundle loads without vscode: it is also the suite reader's worker (src/suites/core/parseThread.ts)", () => {
+    const suites = fs.readFileSync(path.join(repoRoot, 'dist', 'suites.js'), 'utf8');
+    assert.ok(!/require\((["'`])vscode\1\)/.test(suites), 'dist/suites.js requires vscode (an import of vscode reached from src/suites/core/lazy.ts?)');
   }],
   ['its manifest points at the bundle and has no eager activation', () => {
     const manifest = packagedManifest();

@@ -174,7 +174,7 @@ describe('crew simulator', function () {
       try {
         assert.deepEqual(
           first.crews.map((crew) => crew.id),
-          ['research-crew', 'review-crew', 'idea-flow', 'selfhosted-crew', 'interview-crew', 'support-chat-flow'],
+          ['research-crew', 'review-crew', 'idea-flow', 'selfhosted-crew', 'interview-crew', 'support-chat-flow', 'echo-crew'],
         );
         const tokens = [...first.crews, ...second.crews].flatMap((crew) => [crew.orgToken, crew.userToken]);
         assert.equal(new Set(tokens).size, tokens.length);

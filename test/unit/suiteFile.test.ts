@@ -96,7 +96,7 @@ describe('suite files', () => {
       '3:1 warning Unknown field "colour" is ignored (known: name, description, crew, concurrency, cases).',
       '7:7 error Unknown check type "smells": the checks are state, contains, notContains, equals, jsonSchema, maxSeconds, maxTokens, judge.',
       '8:19 error "maxSeconds" must be a number of at least 0.',
-      '9:18 error The pattern repeats a group that itself repeats (at character 5): it could backtrack for ever. Rewrite it without nested quantifiers.',
+      '9:18 error The pattern repeats a group that can end in a repeat (at character 5): it could backtrack for ever. End each repetition in something fixed: (\\w+,)* rather than (\\w+)*.',
       '10:14 error "state" is "succeeded" or "failed", not "maybe".',
       '12:13 error "inputs" must be a mapping of input names to values.',
       '11:5 error The case "bad inputs" is left out until its problems are fixed.',
@@ -166,5 +166,25 @@ describe('suite files', () => {
     const parsed = parseSuite(lines.join('\n'), 'x');
     assert.ok(parsed.problems.some((p) => /cannot be read|alias/i.test(p.message)), JSON.stringify(problems(parsed)));
     assert.deepEqual(parsed.suite.cases, []);
+  });
+
+  it('two cases may use different schemas with the same $id', () => {
+    const text = [
+      'cases:',
+      '  - name: a',
+      '    checks: { jsonSchema: { $id: "https://example.com/out", type: object } }',
+      '  - name: b',
+      '    checks: { jsonSchema: { $id: "https://example.com/out", type: array } }',
+    ].join('\n');
+    const parsed = parseSuite(text, 'x');
+    assert.deepEqual(problems(parsed), []);
+    assert.deepEqual(parsed.suite.cases.map((c) => c.checks.map((check) => check.type)), [['jsonSchema'], ['jsonSchema']]);
+  });
+
+  it('values nested 20,000 deep are problems, never a thrown stack overflow', () => {
+    const deep = `cases:\n  - name: a\n    inputs: { v: ${'['.repeat(20_000)}${']'.repeat(20_000)} }\n  - name: b\n`;
+    const parsed = parseSuite(deep, 'x');
+    assert.ok(parsed.problems.some((p) => p.severity === 'error'));
+    assert.deepEqual(parsed.suite.cases.map((c) => c.name), ['b']);
   });
 });

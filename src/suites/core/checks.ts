@@ -59,7 +59,7 @@ export function evaluateDeterministic(check: DeterministicCheck, facts: RunFacts
       return result(
         'failed',
         (wanted ? l10n.t('Expected the output to contain {0}; it does not.', label) : l10n.t('Expected the output not to contain {0}; it does.', label)) + cutNote,
-        { expected: (wanted ? '' : '¬ ') + label, actual: shown(text) },
+        { expected: wanted ? label : l10n.t('not {0}', label), actual: shown(text) },
       );
     }
     case 'equals':

@@ -4,7 +4,7 @@
 import * as l10n from '@vscode/l10n';
 import { fenceFor } from '../../util/markdownText';
 import { isPlainObject } from '../../util/objects';
-import { JUDGE_LIMITS } from './limits';
+import { JUDGE_LIMITS, SUITE_LIMITS } from './limits';
 import type { CheckResult, JudgeCheck, RunFacts } from './types';
 
 /** What the model is sent: instructions (a system-like first message) and the material to judge. */
@@ -32,7 +32,7 @@ const INSTRUCTIONS = [
 
 /** The prompt for one judge check of one run's output. */
 export function buildJudgePrompt(criteria: string, output: string, inputs?: unknown): JudgePrompt {
-  const parts = ['Criteria:', clip(criteria, JUDGE_LIMITS.outputChars).text, ''];
+  const parts = ['Criteria:', clip(criteria, SUITE_LIMITS.criteriaChars).text, ''];
   if (inputs !== undefined) {
     let inputsText: string;
     try {

@@ -1,6 +1,6 @@
 // Text and `/pattern/flags` checks, run so that no pattern can freeze the host. Two guards, both always on:
-// 1. Before a pattern is ever run, a static look refuses nested unbounded quantifiers (`(a+)+`, `(\w*)*`…), the
-//    shape of exponential backtracking; the suite file shows the problem at the pattern.
+// 1. Before a pattern is ever run, a static look refuses a repeated group that can end in a repeat (`(a+)+`,
+//    `(\w+\s?)*`…), the shape of exponential backtracking; the suite file shows the problem at the pattern.
 // 2. Every match runs in a `node:vm` script with a timeout (CHECK_LIMITS.patternTimeoutMs), on at most
 //    CHECK_LIMITS.matchInputChars of output: V8 interrupts a backtracking regular expression there, and a pattern that
 //    ran out of time once is refused from then on (the runner remembers it), so a suite of 10,000 cases costs the host
@@ -26,7 +26,7 @@ export function matcherLabel(matcher: TextMatcher): string {
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 
-/** Why a pattern is refused before it is run (bad syntax, `g`/`y` flags, too long, nested quantifiers); undefined when it may run. */
+/** Why a pattern is refused before it is run (bad syntax, `g`/`y` flags, too long, nestedQuantifier); undefined when it may run. */
 export function patternProblem(source: string, flags: string): string | undefined {
   if (source.length > SUITE_LIMITS.patternChars) {
     return l10n.t('The pattern is longer than {0} characters.', SUITE_LIMITS.patternChars);
@@ -42,63 +42,79 @@ export function patternProblem(source: string, flags: string): string | undefine
   const nested = nestedQuantifier(source);
   return nested === undefined
     ? undefined
-    : l10n.t('The pattern repeats a group that itself repeats (at character {0}): it could backtrack for ever. Rewrite it without nested quantifiers.', nested + 1);
+    : l10n.t('The pattern repeats a group that can end in a repeat (at character {0}): it could backtrack for ever. End each repetition in something fixed: (\\w+,)* rather than (\\w+)*.', nested + 1);
 }
 
 /**
- * The index of an unbounded quantifier applied to a group that holds an unbounded quantifier (`(a+)+`, `(?:x*y)*`,
- * `((a)+){2,}`), the shape that backtracks exponentially; undefined when there is none. One pass, no recursion.
+ * The index of an unbounded quantifier applied to a group whose content can end in an unbounded repeat (`(a+)+`,
+ * `(?:\w+\s?)*`, `((ab)+)*`, `(a|b+)*`): where one repetition of the group ends and the next begins is then ambiguous,
+ * the shape that backtracks exponentially. `(\d+,)*` is not refused: its `,` fixes where each repetition ends. One
+ * pass, no recursion; undefined when there is none.
  */
 export function nestedQuantifier(source: string): number | undefined {
-  /** Per open group: whether it holds an unbounded quantifier. */
-  const groups: boolean[] = [];
-  /** What the next quantifier applies to: a group (and whether it held an unbounded quantifier), or a single atom. */
-  let last: { group: boolean; holdsRepeat: boolean } | undefined;
+  /** Per open group: whether an alternative already closed ended in a repeat, and the state of the one being read. */
+  interface Level {
+    anyEnds: boolean;
+    ends: boolean;
+    /** `ends` before the last atom, and what the last atom is, for the quantifier that may follow it. */
+    before: boolean;
+    atom?: { group: boolean; ends: boolean };
+  }
+  const levels: Level[] = [{ anyEnds: false, ends: false, before: false }];
+  const top = (): Level => levels[levels.length - 1];
+  const addAtom = (group: boolean, ends: boolean): void => {
+    const level = top();
+    level.before = level.ends;
+    level.ends = ends;
+    level.atom = { group, ends };
+  };
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
     if (c === '\\') {
       i++;
-      last = { group: false, holdsRepeat: false };
+      addAtom(false, false);
     } else if (c === '[') {
       i = classEnd(source, i);
-      last = { group: false, holdsRepeat: false };
+      addAtom(false, false);
     } else if (c === '(') {
-      groups.push(false);
-      last = undefined;
+      levels.push({ anyEnds: false, ends: false, before: false });
       if (source[i + 1] === '?') {
         // (?: (?= (?! (?<= (?<! (?<name>: skip to the group's body.
         const named = /^\?<[A-Za-z_$][\w$]*>/.exec(source.slice(i + 1, i + 1 + 64));
         i += named ? named[0].length : source[i + 2] === '<' ? 3 : 2;
       }
-    } else if (c === ')') {
-      const holdsRepeat = groups.pop() ?? false;
-      if (holdsRepeat && groups.length > 0) {
-        groups[groups.length - 1] = true;
-      }
-      last = { group: true, holdsRepeat };
+    } else if (c === ')' && levels.length > 1) {
+      const closed = levels.pop()!;
+      addAtom(true, closed.anyEnds || closed.ends);
     } else if (c === '|') {
-      last = undefined;
+      const level = top();
+      level.anyEnds ||= level.ends;
+      level.ends = false;
+      level.atom = undefined;
     } else if (c === '*' || c === '+' || c === '?' || (c === '{' && /^\{\d+(,\d*)?\}/.test(source.slice(i, i + 24)))) {
+      let min = c === '+' ? 1 : 0;
       let unbounded = c === '*' || c === '+';
       if (c === '{') {
         const brace = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i, i + 24))!;
+        min = Number(brace[1]);
         unbounded = brace[2] !== undefined && (brace[3] === '' || Number(brace[3]) > 32);
         i += brace[0].length - 1;
       }
       if (source[i + 1] === '?') {
         i++;
       }
-      if (unbounded) {
-        if (last?.group && last.holdsRepeat) {
+      const level = top();
+      const atom = level.atom;
+      if (atom) {
+        if (unbounded && atom.group && atom.ends) {
           return i;
         }
-        if (groups.length > 0) {
-          groups[groups.length - 1] = true;
-        }
+        // A repeat ends the alternative in a repeat; an atom that may be absent leaves the ending before it in force.
+        level.ends = unbounded || atom.ends || (min === 0 && level.before);
+        level.atom = undefined;
       }
-      last = undefined;
     } else {
-      last = { group: false, holdsRepeat: false };
+      addAtom(false, false);
     }
   }
   return undefined;

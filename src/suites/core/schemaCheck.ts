@@ -20,6 +20,8 @@ function validator(): Ajv {
     allErrors: false,
     validateFormats: false,
     logger: false,
+    // Each check's schema stands alone: two cases may give different schemas the same $id.
+    addUsedSchema: false,
     code: {
       regExp: Object.assign(
         (source: string, flags: string) => {
@@ -64,6 +66,7 @@ export function compileSchema(schema: unknown): ValidateFunction | { error: stri
     }
     if (compiled.size >= COMPILED_KEPT) {
       compiled.clear();
+      validator().removeSchema(); // ajv's own cache of compiled schemas too, or it grows for as long as the host runs
     }
     compiled.set(text, found);
   }

@@ -54,7 +54,16 @@ const MAX_ALIAS_COUNT = 1000;
  * (the file's name, without its extension).
  */
 export function parseSuite(text: string, fallbackName: string): ParsedSuite {
-  return new SuiteReader(text, fallbackName).read();
+  try {
+    return new SuiteReader(text, fallbackName).read();
+  } catch (error) {
+    // The reader catches what it knows; this is the net for what it does not (a stack overflow in a library).
+    const start = { line: 0, character: 0 };
+    return {
+      suite: { name: fallbackName, concurrency: SUITE_LIMITS.defaultConcurrency, cases: [], range: { start, end: start } },
+      problems: [{ range: { start, end: { line: 0, character: 1 } }, severity: 'error', message: l10n.t('The suite file could not be read: {0}', error instanceof Error ? firstLine(error.message) : String(error)) }],
+    };
+  }
 }
 
 class SuiteReader {

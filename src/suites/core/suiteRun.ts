@@ -1,6 +1,7 @@
 // A suite's items (a case per repeat) and a suite run's record: the results of its items, and what they add up to.
 import * as l10n from '@vscode/l10n';
-import type { CaseOutcome, Suite, SuiteItem, SuiteItemResult, SuiteRunRecord } from './types';
+import { caseOutcome } from './checks';
+import type { CaseOutcome, CheckResult, RunFacts, Suite, SuiteItem, SuiteItemResult, SuiteRunRecord } from './types';
 
 /** The id of a case's `repeat`-th run (1-based) among `of`: the case's name when it runs once. */
 export function suiteItemId(caseName: string, repeat: number, of: number): string {
@@ -19,6 +20,29 @@ export function suiteItems(suite: Suite, caseNames?: ReadonlySet<string>): Suite
     }
   }
   return items;
+}
+
+/** An item's result from its run's facts and its checks' results (the outcome decided by caseOutcome). */
+export function suiteItemResult(item: SuiteItem, checks: CheckResult[], facts: RunFacts, runId?: string, estimatedCostUsd?: number): SuiteItemResult {
+  const result: SuiteItemResult = { itemId: item.id, caseName: item.caseName, repeat: item.repeat, outcome: caseOutcome(checks, facts), checks };
+  if (facts.durationSeconds !== undefined) {
+    result.durationSeconds = facts.durationSeconds;
+  }
+  if (facts.totalTokens !== undefined) {
+    result.totalTokens = facts.totalTokens;
+  }
+  if (estimatedCostUsd !== undefined) {
+    result.estimatedCostUsd = estimatedCostUsd;
+  }
+  if (runId !== undefined) {
+    result.runId = runId;
+  }
+  return result;
+}
+
+/** An item that has no run to check (its kickoff failed, the crew went away): an error, with why. */
+export function suiteItemError(item: SuiteItem, error: string, runId?: string): SuiteItemResult {
+  return { itemId: item.id, caseName: item.caseName, repeat: item.repeat, outcome: 'error', checks: [], error, ...(runId !== undefined ? { runId } : {}) };
 }
 
 export interface SuiteTally {

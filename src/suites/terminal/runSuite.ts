@@ -5,10 +5,10 @@ import * as l10n from '@vscode/l10n';
 import type { CrewApi } from '../../api/client';
 import { isCrewApiError } from '../../api/errors';
 import type { StatusSnapshot } from '../../api/types';
-import { caseOutcome, evaluateChecks } from '../core/checks';
+import { evaluateChecks } from '../core/checks';
 import { factsFromSnapshot } from '../core/facts';
 import { PatternRunner } from '../core/pattern';
-import { suiteItems } from '../core/suiteRun';
+import { suiteItemError, suiteItemResult, suiteItems } from '../core/suiteRun';
 import type { RunFacts, Suite, SuiteCase, SuiteItem, SuiteItemResult, SuiteRunRecord } from '../core/types';
 
 export interface TerminalRunOptions {
@@ -61,28 +61,19 @@ interface ItemContext extends TerminalRunOptions {
 }
 
 async function runItem(item: SuiteItem, suiteCase: SuiteCase, context: ItemContext): Promise<SuiteItemResult> {
-  const base = { itemId: item.id, caseName: item.caseName, repeat: item.repeat };
   const sentAt = context.now();
   let kickoffId: string;
   try {
     kickoffId = await context.client.kickoff(context.crewUrl, { inputs: suiteCase.inputs });
   } catch (error) {
-    return { ...base, outcome: 'error', checks: [], error: l10n.t('The kickoff failed: {0}', errorMessage(error)) };
+    return suiteItemError(item, l10n.t('The kickoff failed: {0}', errorMessage(error)));
   }
   const ended = await pollToEnd(context, kickoffId, sentAt);
   if ('error' in ended) {
-    return { ...base, outcome: 'error', checks: [], runId: kickoffId, error: ended.error };
+    return suiteItemError(item, ended.error, kickoffId);
   }
-  const { facts } = ended;
-  const checks = await evaluateChecks(suiteCase.checks, facts, { patterns: context.patterns, inputs: suiteCase.inputs });
-  const result: SuiteItemResult = { ...base, outcome: caseOutcome(checks, facts), checks, runId: kickoffId };
-  if (facts.durationSeconds !== undefined) {
-    result.durationSeconds = facts.durationSeconds;
-  }
-  if (facts.totalTokens !== undefined) {
-    result.totalTokens = facts.totalTokens;
-  }
-  return result;
+  const checks = await evaluateChecks(suiteCase.checks, ended.facts, { patterns: context.patterns, inputs: suiteCase.inputs });
+  return suiteItemResult(item, checks, ended.facts, kickoffId);
 }
 
 /** Reads the run's status until it ends, the crew forgets it, it waits for a human, or the deadline passes. */

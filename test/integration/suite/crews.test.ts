@@ -352,6 +352,7 @@ describe('Crews and tokens', function () {
       ['Self-hosted Crew', 'crew source-demo health-ready hasToken'],
       ['Interview Crew', 'crew source-demo health-ready hasToken'],
       ['Support Chat Flow', 'crew source-demo health-ready hasToken chats'],
+      ['Echo Crew', 'crew source-demo health-ready hasToken'],
     ]);
     assert.strictEqual(await executeCommand('crewRuns.checkConnection', urls[0]), true, 'a demo crew answers with its token');
     await ui.screenshot('crews-demo-crews', { selector: selectors.sideBar });
