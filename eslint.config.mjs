@@ -47,7 +47,7 @@ export default tseslint.config(
     // renderer, the simulator, the trace's commands and AI text, and the test API (integration tests only). Anything else is an import.
     files: ['src/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-require-imports': ['error', { allow: ['/api/transport$', '^\\./transport$', '/page/markdown$', '/simulator/server$', '^\\./testApi$', '^\\./traceViews$', '^\\./traceText$'] }],
+      '@typescript-eslint/no-require-imports': ['error', { allow: ['/api/transport$', '^\\./transport$', '/page/markdown$', '/simulator/server$', '^\\./testApi$', '^\\./traceViews$', '^\\./traceText$', '^\\./suiteFeature$'] }],
     },
   },
   // The allowed imports between src/'s folders are checked by dependency-cruiser (.dependency-cruiser.cjs).

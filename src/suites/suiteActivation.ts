@@ -18,7 +18,9 @@ export function registerSuites(services: Services, inspect?: (inspection: Suites
   let feature: Promise<Feature.SuiteFeature> | undefined;
   const load = () => {
     if (!feature) {
-      feature = import('./suiteFeature').then((module) => module.createSuiteFeature(services, inspect));
+      // require, not import(): the main bundle is compiled through V8's code cache (util/codeCache.ts), where a
+      // dynamic import() has no loader to call.
+      feature = Promise.resolve().then(() => (require('./suiteFeature') as typeof Feature).createSuiteFeature(services, inspect));
       feature.catch((error: unknown) => services.log.error(`The test suites could not load: ${errorText(error)}`));
     }
     return feature;

@@ -24,7 +24,10 @@ const ABANDONED_AFTER_MS = 10 * 60_000;
 
 export async function createSuiteFeature(services: Services, inspect?: (inspection: SuitesInspection) => void): Promise<SuiteFeature> {
   const core = await import('./core/lazy');
-  const explorer = new SuiteExplorer(core);
+  // The core's bundle has no vscode (it is also its reader's worker thread): its words get the extension's translations.
+  core.useTranslations(vscode.l10n.bundle);
+  const parser = new core.SuiteParser({ l10nContents: vscode.l10n.bundle });
+  const explorer = new SuiteExplorer(core, parser);
   const history = new SuiteHistory(path.join(services.context.globalStorageUri.fsPath, 'suites'));
   const summaries = new SuiteSummaries();
   const last = new Map<string, LastRun>();
@@ -50,13 +53,23 @@ export async function createSuiteFeature(services: Services, inspect?: (inspecti
     recorder: inspect && { result: (result) => results.push(result), output: (line) => runOutput.push(line) },
   };
   const profile = explorer.controller.createRunProfile(vscode.l10n.t('Run'), vscode.TestRunProfileKind.Run, (request, token) => runSuiteTests(context, request, token), true);
+  const running = new Set<vscode.CancellationTokenSource>();
   const runItems = async (items: vscode.TestItem[]) => {
     const cancel = new vscode.CancellationTokenSource();
+    running.add(cancel);
     try {
       await runSuiteTests(context, new vscode.TestRunRequest(items, [], profile), cancel.token);
     } finally {
+      running.delete(cancel);
       cancel.dispose();
     }
+  };
+  const itemAt = (ids: string[]) => {
+    let item = explorer.controller.items.get(ids[0]);
+    for (const id of ids.slice(1)) {
+      item = item?.children.get(id);
+    }
+    return item;
   };
   // The suite commands are in the palette while the workspace has a suite.
   const hasSuites = () => void vscode.commands.executeCommand('setContext', 'crewRuns.hasSuites', explorer.list().length > 0);
@@ -93,13 +106,11 @@ export async function createSuiteFeature(services: Services, inspect?: (inspecti
     },
     results: () => [...results],
     runOutput: () => [...runOutput],
+    item: itemAt,
     run: async (paths) => {
       await explorer.settled();
       const items = paths.map((ids) => {
-        let item = explorer.controller.items.get(ids[0]);
-        for (const id of ids.slice(1)) {
-          item = item?.children.get(id);
-        }
+        const item = itemAt(ids);
         if (!item) {
           throw new Error(`No test item at ${ids.join(' › ')}`);
         }
@@ -107,6 +118,7 @@ export async function createSuiteFeature(services: Services, inspect?: (inspecti
       });
       await runItems(items);
     },
+    cancel: () => running.forEach((source) => source.cancel()),
     setJudge: (model) => (judge = model),
     lastSummary: () => lastSummary,
     suiteRunIds: () => [...keptIds],
@@ -119,6 +131,7 @@ export async function createSuiteFeature(services: Services, inspect?: (inspecti
       profile.dispose();
       explorer.dispose();
       summaries.dispose();
+      void parser.dispose();
     },
   };
 }

@@ -1,5 +1,6 @@
 // What the integration tests may see of the suites in the Test Explorer (CREW_RUNS_TEST_HOOKS=1 only, through the
 // test API): the items as drawn, the results as reported, and a way to run items as the ▶ does. Types only.
+import type * as vscode from 'vscode';
 import type { JudgeModel } from './core/judge';
 
 export interface InspectedTestItem {
@@ -39,8 +40,12 @@ export interface SuitesInspection {
   results(): InspectedResult[];
   /** Lines written to the test runs' output that belong to no one test (pauses, summaries). */
   runOutput(): string[];
+  /** The test item at an id path (from a suite down), as the Test Explorer's menus hand it to a command. */
+  item(path: string[]): vscode.TestItem | undefined;
   /** Runs the items at these id paths (each from a suite down) as the ▶ does; resolves when the test run ended. */
   run(paths: string[][]): Promise<void>;
+  /** Stops the test runs `run` started, as the Testing view's Stop does. */
+  cancel(): void;
   /** The judge of later test runs: a stand-in model, none (undefined), or the editor's own ('editor', the default). */
   setJudge(model: JudgeModel | undefined | 'editor'): void;
   /** The Markdown of the last summary made (a suite run compared with its baseline). */

@@ -30,6 +30,8 @@ export const RESULT_MESSAGE_CONTEXT = 'crewRuns.suiteResult';
 /** A paused suite (the crew unreachable) tries again after this long, doubling up to PAUSE_MAX_MS. */
 const PAUSE_FIRST_MS = 15_000;
 const PAUSE_MAX_MS = 120_000;
+/** The start of the output a failed check's message shows (the whole is in the run). */
+const SHOWN_OUTPUT_CHARS = 2000;
 
 export interface SuiteRunContext {
   readonly services: Services;
@@ -313,18 +315,7 @@ async function finishItem(context: SuiteRunContext, crew: Crew, suiteCase: Suite
         const details = await services.runs.readDetails(runId);
         const facts = factsOfRun(end.run, details, core.factsFromSnapshot);
         const checks = await core.evaluateChecks(suiteCase.checks, facts, { patterns: evaluation.patterns, judge: evaluation.judge, inputs: suiteCase.inputs, signal: evaluation.signal });
-        const result: SuiteItemResult = { ...base, outcome: core.caseOutcome(checks, facts), checks };
-        if (facts.durationSeconds !== undefined) {
-          result.durationSeconds = facts.durationSeconds;
-        }
-        if (facts.totalTokens !== undefined) {
-          result.totalTokens = facts.totalTokens;
-        }
-        const cost = costOf(details, crew);
-        if (cost !== undefined) {
-          result.estimatedCostUsd = cost;
-        }
-        return result;
+        return core.suiteItemResult(item, checks, facts, runId, costOf(details, crew));
       }
     }
   } catch (error) {
@@ -374,9 +365,9 @@ function report(context: SuiteRunContext, run: vscode.TestRun, file: SuiteFile, 
       run.skipped(test);
       break;
   }
-  const location = new vscode.Location(file.uri, toRange(suiteCase.range));
+  // With the test, not at a place: output with a place is drawn in the editor beside the case, over its verdict.
   for (const line of lines) {
-    run.appendOutput(`${line}\r\n`, location, test);
+    run.appendOutput(`${line}\r\n`, undefined, test);
   }
   context.recorder?.result({
     path: pathOf(file, test),
@@ -404,7 +395,20 @@ function resultMessages(file: SuiteFile, suiteCase: SuiteCase, result: SuiteItem
       continue;
     }
     const text = stripControls(`${check.type}: ${check.message}`);
-    add(check.expected !== undefined && check.actual !== undefined ? vscode.TestMessage.diff(text, stripControls(check.expected), stripControls(check.actual)) : new vscode.TestMessage(check.diff ? `${text}\n\n${stripControls(check.diff)}` : text), check);
+    // A diff view where the two sides are values to compare (equals); elsewhere the words say it better.
+    if (check.type === 'equals' && check.expected !== undefined && check.actual !== undefined) {
+      add(vscode.TestMessage.diff(text, stripControls(check.expected), stripControls(check.actual)), check);
+      continue;
+    }
+    const parts = [text];
+    if (check.diff) {
+      parts.push(stripControls(check.diff));
+    }
+    if (check.actual !== undefined && check.type !== 'judge') {
+      const shown = check.actual.length > SHOWN_OUTPUT_CHARS ? `${check.actual.slice(0, SHOWN_OUTPUT_CHARS)}…` : check.actual;
+      parts.push(`${vscode.l10n.t('The output:')}\n${stripControls(shown)}`);
+    }
+    add(new vscode.TestMessage(parts.join('\n\n')), check);
   }
   return messages;
 }

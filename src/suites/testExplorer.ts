@@ -37,12 +37,21 @@ export class SuiteExplorer implements vscode.Disposable {
   private readonly problems: vscode.DiagnosticCollection;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly rereads = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly inFlight = new Set<Promise<ParsedSuite>>();
+  private disposed = false;
   private discovery: Promise<void>;
+  /** Each file's newest reading asked for: an older one that comes back later is dropped. */
+  private readonly readings = new Map<string, number>();
+  private readingCount = 0;
   private readonly changed = new vscode.EventEmitter<void>();
   /** A suite was read (again), added or removed. */
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly core: SuiteCore) {
+  constructor(
+    private readonly core: SuiteCore,
+    /** Reads suite files off the extension host's thread (the core's SuiteParser). */
+    private readonly parser: { parse(text: string, fallbackName: string): Promise<ParsedSuite> },
+  ) {
     this.controller = vscode.tests.createTestController(SUITES_CONTROLLER_ID, vscode.l10n.t('Crew Suites'));
     this.problems = vscode.languages.createDiagnosticCollection('crewSuites');
     this.controller.resolveHandler = async (item) => {
@@ -65,7 +74,7 @@ export class SuiteExplorer implements vscode.Disposable {
         }
       }),
       watcher.onDidDelete((uri) => this.remove(uri)),
-      vscode.workspace.onDidOpenTextDocument((document) => this.isSuite(document.uri) && this.readDocument(document)),
+      vscode.workspace.onDidOpenTextDocument((document) => this.isSuite(document.uri) && void this.readDocument(document)),
       vscode.workspace.onDidChangeTextDocument((e) => this.isSuite(e.document.uri) && this.rereadSoon(e.document)),
       // Closed without saving: the file on disk is the suite again (or none, if it never was saved).
       vscode.workspace.onDidCloseTextDocument((document) => this.isSuite(document.uri) && void this.readFromDisk(document.uri)),
@@ -77,11 +86,8 @@ export class SuiteExplorer implements vscode.Disposable {
   /** Resolves once the workspace's suites are read (and any edit waiting to be read is). */
   async settled(): Promise<void> {
     await this.discovery;
-    for (const document of vscode.workspace.textDocuments) {
-      if (this.rereads.has(document.uri.toString())) {
-        this.readDocument(document);
-      }
-    }
+    const edited = vscode.workspace.textDocuments.filter((document) => this.rereads.has(document.uri.toString()));
+    await Promise.all([...edited.map((document) => this.readDocument(document)), ...this.inFlight]);
   }
 
   list(): SuiteFile[] {
@@ -139,7 +145,7 @@ export class SuiteExplorer implements vscode.Disposable {
     }
     for (const document of vscode.workspace.textDocuments) {
       if (this.isSuite(document.uri)) {
-        this.readDocument(document);
+        await this.readDocument(document);
       }
     }
   }
@@ -158,23 +164,40 @@ export class SuiteExplorer implements vscode.Disposable {
     clearTimeout(this.rereads.get(key));
     this.rereads.set(
       key,
-      setTimeout(() => this.readDocument(document), REREAD_MS),
+      setTimeout(() => void this.readDocument(document), REREAD_MS),
     );
   }
 
-  private readDocument(document: vscode.TextDocument): void {
+  private async readDocument(document: vscode.TextDocument): Promise<void> {
     const key = document.uri.toString();
     clearTimeout(this.rereads.get(key));
     this.rereads.delete(key);
     if (!document.isClosed) {
-      this.apply(document.uri, this.core.parseSuite(document.getText(), fallbackName(document.uri)));
+      await this.read(document.uri, document.getText());
+    }
+  }
+
+  /** Parses a suite's text off the host's thread; applies it unless a newer reading of the file was asked for meanwhile. */
+  private async read(uri: vscode.Uri, text: string): Promise<void> {
+    const key = uri.toString();
+    const reading = ++this.readingCount;
+    this.readings.set(key, reading);
+    const parsing = this.parser.parse(text, fallbackName(uri));
+    this.inFlight.add(parsing);
+    try {
+      const parsed = await parsing;
+      if (this.readings.get(key) === reading && !this.disposed) {
+        this.apply(uri, parsed);
+      }
+    } finally {
+      this.inFlight.delete(parsing);
     }
   }
 
   private async readFromDisk(uri: vscode.Uri): Promise<void> {
     const document = this.openDocument(uri);
     if (document && !document.isClosed) {
-      this.readDocument(document);
+      await this.readDocument(document);
       return;
     }
     let bytes: Uint8Array;
@@ -182,6 +205,7 @@ export class SuiteExplorer implements vscode.Disposable {
       const stat = await vscode.workspace.fs.stat(uri);
       if (stat.size > this.core.SUITE_LIMITS.fileBytes) {
         const start = { line: 0, character: 0 };
+        this.readings.set(uri.toString(), ++this.readingCount);
         this.apply(uri, {
           suite: { name: fallbackName(uri), concurrency: this.core.SUITE_LIMITS.defaultConcurrency, cases: [], range: { start, end: start } },
           problems: [{ range: { start, end: start }, severity: 'error', message: vscode.l10n.t('The suite file is larger than {0} MB: it is not read.', this.core.SUITE_LIMITS.fileBytes / 1024 / 1024) }],
@@ -193,7 +217,7 @@ export class SuiteExplorer implements vscode.Disposable {
       this.remove(uri); // Gone (or unreadable) meanwhile.
       return;
     }
-    this.apply(uri, this.core.parseSuite(new TextDecoder().decode(bytes), fallbackName(uri)));
+    await this.read(uri, new TextDecoder().decode(bytes));
   }
 
   private apply(uri: vscode.Uri, parsed: ParsedSuite): void {
@@ -246,6 +270,7 @@ export class SuiteExplorer implements vscode.Disposable {
 
   private remove(uri: vscode.Uri): void {
     const key = uri.toString();
+    this.readings.set(key, ++this.readingCount); // A reading still under way is of a file that is gone.
     if (this.files.delete(key)) {
       this.controller.items.delete(key);
       this.problems.delete(uri);
@@ -254,6 +279,7 @@ export class SuiteExplorer implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.disposed = true;
     for (const timer of this.rereads.values()) {
       clearTimeout(timer);
     }
