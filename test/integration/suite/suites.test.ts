@@ -248,6 +248,9 @@ describe('Test suites in the Test Explorer (#50)', function () {
         await executeCommand('vscode.revealTestInExplorer', suites.item(id ? [key, 'judged twice', id] : [key, 'a broken check']));
       }
       await waitFor(() => ui.textIfPresent(selectors.sideBar).then((t) => t?.includes('judged twice')), { message: 'the Testing view lists the cases' });
+      // The README's picture, the Testing view alone (npm run screenshots copies it to docs/images/: the package has a
+      // size limit); the whole window, with the suite's gutter, beside it in test-results/.
+      await ui.screenshot('readme-test-suites', { selector: selectors.sideBar });
       await ui.screenshot('suites-test-explorer');
     }
   });
@@ -286,7 +289,7 @@ describe('Test suites in the Test Explorer (#50)', function () {
     fs.rmSync(stranger);
   });
 
-  it('exports the last run as JUnit XML and its Markdown summary; offers to run a redeployed crew\'s suite', async () => {
+  it('exports the last run as JUnit XML and its Markdown summary; Open Run opens a case\'s run; offers to run a redeployed crew\'s suite', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'suite-report-'));
     const target = vscode.Uri.file(path.join(out, 'echo.junit.xml'));
     const window = vscode.window as unknown as Record<string, unknown>;
@@ -304,6 +307,13 @@ describe('Test suites in the Test Explorer (#50)', function () {
     assert.match(markdown, /^## Suite Echo checks/);
     fs.rmSync(out, { recursive: true, force: true });
     await clearNotifications();
+
+    // Open Run, as the result message's button hands it the test: the case's run of the last suite run, in its view.
+    const newest = api.runs.list(crew.url).find((run) => run.batch?.suite && run.batch.source === 'Echo checks › writes about its topic');
+    assert.ok(newest, 'the case\'s newest run');
+    await executeCommand('crewRuns.suites.openRun', { test: suites.item([key, 'writes about its topic']), message: {} });
+    await waitFor(() => api.panels.inspect(newest.id), { message: 'the case\'s run opens in its view' });
+    await executeCommand('workbench.action.closeAllEditors');
 
     assert.equal(await executeCommand('crewRuns.suites.runForCrew', crew.url), true);
     await waitForNotification(/Suite Echo was redeployed\. Run its test suite "Echo checks" \(7 runs\)/);
