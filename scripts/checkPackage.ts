@@ -53,6 +53,7 @@ const EXPECTED = [
   'extension/docs/images/kickoff-step.png',
   'extension/docs/images/organization-crews.png',
   'extension/docs/images/run-view.png',
+  'extension/docs/images/test-suites.png',
   'extension/docs/images/trace.png',
   'extension/media/walkthrough/add-crew.md',
   'extension/media/walkthrough/feedback.md',
