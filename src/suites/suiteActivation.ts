@@ -33,12 +33,20 @@ export function registerSuites(services: Services, inspect?: (inspection: Suites
   const watcher = vscode.workspace.createFileSystemWatcher(SUITE_GLOB, false, true, true);
   const spotting = vscode.Disposable.from(watcher, watcher.onDidCreate(spot), vscode.workspace.onDidOpenTextDocument((document) => spot(document.uri)));
   vscode.workspace.textDocuments.forEach((document) => spot(document.uri));
-  if (!feature) {
-    void vscode.workspace.findFiles(SUITE_GLOB, '{**/node_modules/**,**/.git/**}', 1).then(
-      (found) => found.forEach(spot),
-      () => undefined,
-    );
-  }
-  const commands = COMMANDS.map((name) => vscode.commands.registerCommand(`crewRuns.suites.${name}`, async (arg?: unknown) => (await load()).commands[name](arg)));
+  const search = feature
+    ? Promise.resolve()
+    : Promise.resolve(vscode.workspace.findFiles(SUITE_GLOB, '{**/node_modules/**,**/.git/**}', 1)).then(
+        (found) => found.forEach(spot),
+        () => undefined,
+      );
+  const commands = COMMANDS.map((name) =>
+    vscode.commands.registerCommand(`crewRuns.suites.${name}`, async (arg?: unknown) => {
+      // After a redeploy, in a workspace without suites: nothing to offer, and nothing to load.
+      if (name === 'runForCrew' && !feature && !(await search.then(() => feature))) {
+        return false;
+      }
+      return (await load()).commands[name](arg);
+    }),
+  );
   return { disposables: [spotting, ...commands, { dispose: () => void feature?.then((f) => f.dispose(), () => undefined) }], load };
 }
