@@ -20,6 +20,7 @@ import { resolveSuiteCrew } from './suiteCrew';
 import { newSuiteRunId, type SuiteHistory } from './suiteHistory';
 import type { InspectedResult } from './suiteInspection';
 import { runSuiteItems } from './suiteRunner';
+import { chooseItems, type ItemChoice } from './suiteSelection';
 import { sendSuiteItem } from './suiteSending';
 import { type SuiteCore, type SuiteExplorer, type SuiteFile, toRange } from './testExplorer';
 
@@ -133,40 +134,15 @@ export async function runSuiteTests(context: SuiteRunContext, request: vscode.Te
 /** The items a request chose, per suite, in file order; excluded ones left out. */
 function select(context: SuiteRunContext, request: vscode.TestRunRequest): Selection[] {
   const { explorer, core } = context;
-  const chosen = new Map<string, { file: SuiteFile; all: boolean; cases: Set<string>; items: Set<string> }>();
-  for (const item of request.include ?? explorer.list().map((file) => file.item)) {
-    const ref = explorer.refOf(item);
-    if (!ref) {
-      continue;
-    }
-    let entry = chosen.get(ref.file.key);
-    if (!entry) {
-      entry = { file: explorer.get(ref.file.key) ?? ref.file, all: false, cases: new Set(), items: new Set() };
-      chosen.set(ref.file.key, entry);
-    }
-    if (ref.caseName === undefined) {
-      entry.all = true;
-    } else if (ref.itemId !== undefined && ref.itemId !== ref.caseName) {
-      entry.items.add(ref.itemId);
-    } else {
-      entry.cases.add(ref.caseName);
-    }
-  }
-  // What the request leaves out: a suite, a case (all of its runs), or one run of a case.
-  const excluded = new Set<string>();
-  for (const item of request.exclude ?? []) {
-    const ref = explorer.refOf(item);
-    if (ref) {
-      excluded.add([ref.file.key, ref.caseName, ref.itemId !== ref.caseName ? ref.itemId : undefined].filter((part) => part !== undefined).join('\n'));
-    }
-  }
-  const isExcluded = (key: string, item: SuiteItem) => excluded.has(key) || excluded.has(`${key}\n${item.caseName}`) || excluded.has(`${key}\n${item.caseName}\n${item.id}`);
-  return [...chosen.values()]
-    .map(({ file, all, cases, items }) => ({
-      file,
-      items: core.suiteItems(file.parsed.suite).filter((item) => (all || cases.has(item.caseName) || items.has(item.id)) && !isExcluded(file.key, item)),
-    }))
-    .filter((selection) => selection.items.length > 0);
+  const choices = (items: readonly vscode.TestItem[]): ItemChoice[] =>
+    items.map((item) => explorer.refOf(item)).filter((ref) => ref !== undefined).map((ref) => ({ suiteKey: ref.file.key, caseName: ref.caseName, itemId: ref.itemId }));
+  const files = explorer.list();
+  const chosen = chooseItems(
+    files.map((file) => ({ key: file.key, items: core.suiteItems(file.parsed.suite) })),
+    request.include && choices(request.include),
+    choices(request.exclude ?? []),
+  );
+  return files.filter((file) => chosen.has(file.key)).map((file) => ({ file, items: chosen.get(file.key)! }));
 }
 
 async function confirmCostly(context: SuiteRunContext, runnable: { selection: Selection; crew: Crew }[], total: number): Promise<boolean> {

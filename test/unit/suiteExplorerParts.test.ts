@@ -7,6 +7,7 @@ import { SUITE_FILE_GLOB } from '../../src/suites/core/suiteFile';
 import { ESTIMATE_SAMPLE_RUNS, recentTokensPerRun } from '../../src/suites/runEnd';
 import type * as SuiteActivation from '../../src/suites/suiteActivation';
 import { resolveSuiteCrew } from '../../src/suites/suiteCrew';
+import { chooseItems } from '../../src/suites/suiteSelection';
 import { requireWithFakeVscode } from './helpers/fakeVscode';
 import { makeRun } from './chatTools.test';
 
@@ -59,5 +60,29 @@ describe('suites in the Test Explorer: small decisions', () => {
     reads = 0;
     await recentTokensPerRun(store, echo.url);
     assert.equal(reads, ESTIMATE_SAMPLE_RUNS, 'a long history is sampled, not read whole');
+  });
+});
+
+describe('suites in the Test Explorer: what a test run chose', () => {
+  const item = (caseName: string, repeat = 1, of = 1) => ({ id: of > 1 ? `${caseName} #${repeat}` : caseName, caseName, repeat });
+  const suites = [
+    { key: 'a', items: [item('one'), item('two', 1, 2), item('two', 2, 2), item('three')] },
+    { key: 'b', items: [item('x')] },
+  ];
+  const ids = (chosen: Map<string, { id: string }[]>) => Object.fromEntries([...chosen].map(([key, items]) => [key, items.map((i) => i.id)]));
+
+  it('Run All: every item of every suite, in order', () => {
+    assert.deepEqual(ids(chooseItems(suites, undefined)), { a: ['one', 'two #1', 'two #2', 'three'], b: ['x'] });
+  });
+
+  it('a case is every repeat of it; a repeat is itself; the order is the file\'s, whatever the order chosen', () => {
+    assert.deepEqual(ids(chooseItems(suites, [{ suiteKey: 'a', caseName: 'three' }, { suiteKey: 'a', caseName: 'two' }])), { a: ['two #1', 'two #2', 'three'] });
+    assert.deepEqual(ids(chooseItems(suites, [{ suiteKey: 'a', caseName: 'two', itemId: 'two #2' }, { suiteKey: 'a', caseName: 'one', itemId: 'one' }])), { a: ['one', 'two #2'] });
+  });
+
+  it('what is excluded stays out at every level; a suite left with nothing is not run', () => {
+    assert.deepEqual(ids(chooseItems(suites, undefined, [{ suiteKey: 'a', caseName: 'two' }, { suiteKey: 'b' }])), { a: ['one', 'three'] });
+    assert.deepEqual(ids(chooseItems(suites, [{ suiteKey: 'a' }], [{ suiteKey: 'a', caseName: 'two', itemId: 'two #1' }])), { a: ['one', 'two #2', 'three'] });
+    assert.deepEqual(ids(chooseItems(suites, [{ suiteKey: 'b' }, { suiteKey: 'gone' }], [{ suiteKey: 'b', caseName: 'x', itemId: 'x' }])), {});
   });
 });
