@@ -101,6 +101,17 @@ describe('suite checks', () => {
     assert.equal(caseOutcome(failedRun, { state: 'failed' }), 'failed');
   });
 
+  it('a case whose only checks were skipped is skipped, not passed by its implicit state check', async () => {
+    const judgeOnly: Check[] = [{ type: 'judge', criteria: 'Friendly', threshold: 0.5, range: at }];
+    const results = await evaluateChecks(judgeOnly, ok, { patterns: new PatternRunner() });
+    assert.deepEqual(results.map((r) => [r.type, r.status]), [['state', 'passed'], ['judge', 'skipped']]);
+    assert.equal(caseOutcome(results, ok), 'skipped');
+    // Its run failing still fails it.
+    assert.equal(caseOutcome(await evaluateChecks(judgeOnly, { state: 'failed' }, { patterns: new PatternRunner() }), { state: 'failed' }), 'failed');
+    // A case without any check passes on its run's success alone.
+    assert.equal(caseOutcome(await evaluateChecks([], ok, { patterns: new PatternRunner() }), ok), 'passed');
+  });
+
   it('caseOutcome: failed beats error beats skipped; all skipped is skipped', () => {
     const r = (status: 'passed' | 'failed' | 'skipped' | 'error') => ({ type: 'maxTokens' as const, status, message: '' });
     assert.equal(caseOutcome([r('passed'), r('error'), r('failed')], ok), 'failed');

@@ -70,12 +70,14 @@ describe('suite runner for CI (dist/suite-cli.js) against the simulator', functi
     assert.equal(sim.listRuns().length, 4, 'one run per case, each sent once');
   });
 
-  it('exit code 0 when every case passes; the suite\'s own crew URL is used without --crew-url', async () => {
+  it('exit code 0 when every case passes; the suite\'s own crew URL is used without --crew-url; a Markdown summary', async () => {
     const file = path.join(dir, 'passing.crew-suite.yaml');
     fs.writeFileSync(file, `crew: ${url}\ncases:\n  - name: ok\n    inputs: { topic: tea, tone: calm }\n    checks: { contains: tea }\n`);
-    const { code, stdout, stderr } = await runCli([file], env({ CREW_RUNS_TOKEN: token }));
+    const markdown = path.join(dir, 'summary.md');
+    const { code, stdout, stderr } = await runCli([file, '--markdown', markdown], env({ CREW_RUNS_TOKEN: token }));
     assert.equal(code, 0, stdout + stderr);
     assert.match(stdout, /Suite "passing": 1 passed, 0 failed/);
+    assert.match(fs.readFileSync(markdown, 'utf8'), /^## Suite passing\n\n\*\*1 passed, 0 failed · /);
   });
 
   it('exit code 2, and why, without a token, for a crew named only by name, and for wrong arguments; nothing sent', async () => {

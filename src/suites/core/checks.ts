@@ -107,7 +107,7 @@ export async function evaluateChecks(checks: readonly Check[], facts: RunFacts, 
     const implicit: StateCheck = { type: 'state', expected: 'succeeded', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } };
     const result = evaluateDeterministic(implicit, facts, env.patterns);
     delete result.range; // Not written in the file.
-    results.push(result);
+    results.push({ ...result, implicit: true });
   }
   for (const check of checks) {
     try {
@@ -121,7 +121,8 @@ export async function evaluateChecks(checks: readonly Check[], facts: RunFacts, 
 
 /**
  * A case run's verdict from its checks: failed if any failed, else error if any could not be evaluated, else skipped
- * if none passed, else passed. Without results, passed when its run succeeded.
+ * if every check written in the file was skipped (the implicit state check does not pass a case on its own then),
+ * else passed. Without results, passed when its run succeeded.
  */
 export function caseOutcome(results: readonly CheckResult[], facts: RunFacts): CaseOutcome {
   if (results.length === 0) {
@@ -132,6 +133,10 @@ export function caseOutcome(results: readonly CheckResult[], facts: RunFacts): C
   }
   if (results.some((r) => r.status === 'error')) {
     return 'error';
+  }
+  const written = results.filter((r) => !r.implicit);
+  if (written.length > 0 && written.every((r) => r.status === 'skipped')) {
+    return 'skipped';
   }
   return results.some((r) => r.status === 'passed') ? 'passed' : 'skipped';
 }

@@ -145,6 +145,8 @@ export interface CheckResult {
   /** The judge's score, 0–1. */
   score?: number;
   range?: SourceRange;
+  /** The `state: succeeded` a case without a state check gets: not written in the file. */
+  implicit?: true;
 }
 
 /** A case run's verdict: failed if any check failed; error if one could not be evaluated; skipped if all were. */
