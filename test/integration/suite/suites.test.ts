@@ -134,21 +134,23 @@ describe('Test suites in the Test Explorer (#50)', function () {
     await waitFor(async () => (await suites.items()).find((item) => item.id === key)?.children.length === 6, { message: 'the unsaved case goes with the edit' });
   });
 
-  it('runs cases as eval runs: passed, failed with expected and actual at the check\'s line, the judge skipped without a model', async () => {
+  it('runs cases as eval runs: passed, failed with why at the check\'s line, skipped when only a judge and no model', async () => {
     suites.setJudge(undefined);
     const from = suites.results().length;
     await suites.run([
       [key, 'writes about its topic'],
       [key, 'answers in JSON'],
-      [key, 'fails when asked to'],
       [key, 'sounds cheerful'],
+      [key, 'judged twice'],
     ]);
     const results = resultsSince(from);
     assert.deepEqual(
-      ['writes about its topic', 'answers in JSON', 'fails when asked to', 'sounds cheerful'].map((id) => results.get(id)?.state),
-      ['passed', 'passed', 'passed', 'failed'],
+      ['writes about its topic', 'answers in JSON', 'sounds cheerful', 'judged twice #1', 'judged twice #2'].map((id) => results.get(id)?.state),
+      ['passed', 'passed', 'failed', 'skipped', 'skipped'],
       JSON.stringify([...results.values()], null, 1),
     );
+    assert.ok(results.get('judged twice #2')!.output.some((line) => /^– judged twice #2 — skipped/.test(line)));
+    assert.ok(results.get('judged twice #2')!.output.some((line) => /\[skipped\] judge: Skipped: no language model\./.test(line)));
     const cheerful = results.get('sounds cheerful')!;
     const contains = cheerful.messages.find((m) => m.text.startsWith('contains:'));
     assert.ok(contains, JSON.stringify(cheerful.messages));
@@ -162,10 +164,10 @@ describe('Test suites in the Test Explorer (#50)', function () {
 
     // The runs are the extension's own: in the crews tree, marked as eval, their end read (the history cap may take them).
     const evalRuns = api.runs.list(crew.url).filter((run) => run.batch?.suite);
-    assert.equal(evalRuns.length, 4);
+    assert.equal(evalRuns.length, 5);
     assert.ok(evalRuns.every((run) => !run.batch?.awaitingEnd));
     const rows = flatRows(await treeRows(api)).filter((row) => row.type === 'run' && evalRuns.some((run) => run.id === row.id));
-    assert.equal(rows.length, 4);
+    assert.equal(rows.length, 5);
     assert.ok(rows.every((row) => / · eval · /.test(row.description)), rows.map((row) => row.description).join(' | '));
   });
 
