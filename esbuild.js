@@ -47,6 +47,8 @@ const lazyModules = {
   // A suite file's reader (and its worker thread), its checks, judge prompt, baseline and reports, with yaml and ajv
   // (src/suites/core/lazy.ts).
   'src/suites/core/lazy': 'suites',
+  // The suites in the Testing view, where a workspace has a suite file (src/suites/suiteActivation.ts).
+  'src/suites/suiteFeature': 'suiteExplorer',
   // What activate() returns to the integration tests (CREW_RUNS_TEST_HOOKS=1); not packaged.
   'src/testApi': 'testApi',
 };
@@ -168,7 +170,7 @@ function makeBuilds(production) {
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { markdown: 'src/runView/page/markdown.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', chat: 'src/chat/chatHandlers.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts', triggerKickoff: 'src/platform/triggerKickoff.ts', chatPicker: 'src/flowChat/pickChatFlow.ts', chatWords: 'src/flowChat/chatWords.ts', deployActions: 'src/platform/deployActions.ts', signIn: 'src/platform/signIn.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', chat: 'src/chat/chatHandlers.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts', triggerKickoff: 'src/platform/triggerKickoff.ts', chatPicker: 'src/flowChat/pickChatFlow.ts', chatWords: 'src/flowChat/chatWords.ts', deployActions: 'src/platform/deployActions.ts', signIn: 'src/platform/signIn.ts', suiteExplorer: 'src/suites/suiteFeature.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).

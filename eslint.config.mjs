@@ -48,7 +48,7 @@ export default tseslint.config(
     // Anything else is an import.
     files: ['src/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-require-imports': ['error', { allow: ['/api/transport$', '^\\./transport$', '/page/markdown$', '/simulator/server$', '^\\./testApi$', '^\\./traceViews$', '^\\./traceText$', '^\\./signIn$'] }],
+      '@typescript-eslint/no-require-imports': ['error', { allow: ['/api/transport$', '^\\./transport$', '/page/markdown$', '/simulator/server$', '^\\./testApi$', '^\\./traceViews$', '^\\./traceText$', '^\\./signIn$', '^\\./suiteFeature$'] }],
     },
   },
   // The allowed imports between src/'s folders are checked by dependency-cruiser (.dependency-cruiser.cjs).

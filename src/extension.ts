@@ -51,6 +51,7 @@ import { kickOffWithoutReview } from './kickoff/kickoffCommands';
 import { batchActionsWithoutAsking, BatchFeature } from './batches/batchFeature';
 import { inspectChats } from './flowChat/chatApi';
 import { participantHandler, registerChat } from './chat/registerChat';
+import { registerSuites } from './suites/suiteActivation';
 import { registerCommands } from './registerCommands';
 import type { PlatformServices, Services } from './services';
 import type * as TestApiModule from './testApi';
@@ -127,6 +128,8 @@ export function activate(context: vscode.ExtensionContext) {
   const documents = new RunOutputDocuments(runs);
   const demo = new DemoCrews(services, (text) => (treeView.message = text));
   platform.auth.offerDemoPlatform(() => demo.platform());
+  // Test suites in the Testing view: the rest loads only where a workspace has a suite file (src/suites/).
+  const suites = registerSuites(services, inspection && ((part) => (inspection.suites = part)));
 
   context.subscriptions.push(
     tokens,
@@ -153,6 +156,7 @@ export function activate(context: vscode.ExtensionContext) {
     followViewedRuns({ treeView, panels }, poller),
     ...registerCommands(services, { panels, reviews, documents, batches, demo, inspectChats: inspection && ((part) => (inspection.flowChats = part)), treeSession: (arg) => tree.chatSessionOfRow(arg) }),
     ...registerChat(services, context.extensionUri, log),
+    ...suites.disposables,
     { dispose: () => poller.dispose() },
     { dispose: () => void leases.dispose() },
     { dispose: () => runs.dispose() },
@@ -223,7 +227,7 @@ export function activate(context: vscode.ExtensionContext) {
   // Integration tests only: dist/testApi.js, never loaded (nor packaged) otherwise.
   const { createTestApi } = require('./testApi') as typeof TestApiModule;
   return createTestApi(services, {
-    ...{ tree, treeView, reporter, settings: numbers, batches, inspection, panels: probe, reviews, demo },
+    ...{ tree, treeView, reporter, settings: numbers, batches, inspection, panels: probe, reviews, demo, loadSuites: suites.load },
     unprompted: {
       addCrew: (args) => addCrewDirectly(services, args),
       kickOff: (args) => kickOffWithoutReview(services, args),

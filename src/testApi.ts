@@ -17,6 +17,7 @@ import type { PollerInspection } from './runs/core/poller';
 import type { BatchPanelsInspection } from './batches/batchResultsPanel';
 import type { RevealInspection } from './crews/revealRuns';
 import type { StatusBarInspection } from './runs/statusBar';
+import type { SuitesInspection } from './suites/suiteInspection';
 
 /**
  * What tests may see inside production objects: each part is handed over by its owner when it is made, and only
@@ -28,6 +29,7 @@ export interface Inspection {
   batchPanels?: BatchPanelsInspection;
   revealer?: RevealInspection;
   flowChats?: FlowChatInspection;
+  suites?: SuitesInspection;
 }
 
 /** What the composition root hands the test API besides the services. */
@@ -42,6 +44,8 @@ export interface TestApiParts {
   panels: RunPanelProbe;
   reviews: FeedbackReviews;
   demo: DemoCrews;
+  /** Loads the test suites (as a suite file in the workspace does): their inspection is made then. */
+  loadSuites(): Promise<unknown>;
   /**
    * What the commands always ask first, without asking. Functions of the main bundle: this bundle's own copies
    * of the commands would not recognise the main bundle's error classes.
@@ -124,6 +128,14 @@ export function createTestApi(services: Services, parts: TestApiParts) {
         await services.platform.account.save({ baseUrl, token, organizationId, organizationName });
       },
       signOut: () => services.platform.auth.removeSession(),
+    },
+    /**
+     * The test suites in the Testing view (loaded first, as a suite file in the workspace does): their items, the
+     * results reported, a way to run items as the ▶ does, and the judge's model for later runs.
+     */
+    suites: async (): Promise<SuitesInspection> => {
+      await parts.loadSuites();
+      return required(parts.inspection.suites, 'suites');
     },
     /** The @crews request handler as registered (the chat view needs a language model to call it). */
     chatHandler: async () => parts.unprompted.chatHandler(),

@@ -40,7 +40,7 @@ export function runRow(run: RunRecord, options: { stopHidden: boolean; ordinal?:
   const { state, suffixes, changesAt } = runDescription(run, now);
   const watchingState = isFinished(run) ? 'finished' : run.watching ? 'watching' : 'stopped';
   const contextValue = `run state-${run.state} ${watchingState}${run.needsFeedback ? ' needsFeedback' : ''}${options.stopHidden ? ' noStop' : ''}`;
-  const batchRow = run.batch ? [` · ${vscode.l10n.t('row {0}', run.batch.row)}`] : [];
+  const batchRow = run.batch ? [` · ${run.batch.suite ? vscode.l10n.t('eval') : vscode.l10n.t('row {0}', run.batch.row)}`] : [];
   const { label, description } = fitRow(
     { name: inertLine(run.label), nameEnd: ordinal, state, suffixes: [...suffixes.slice(0, -1), ...batchRow, ...suffixes.slice(-1)] },
     { actions: runRowActionCount(contextValue) },
@@ -174,7 +174,8 @@ export function runTooltip(run: RunRecord, inputs: Inputs, now = Date.now()): vs
   tooltip.appendMarkdown(`**${markdownLine(run.crewName)}** — ${markdownLine(`${stateLabel(run.state)}${why}${suffixes.join('')}`)}\n\n`);
   tooltip.appendMarkdown(`${markdownLine(run.label)}\n\n`);
   if (run.batch) {
-    tooltip.appendMarkdown(`$(list-flat) ${markdownLine(vscode.l10n.t('Row {0} of {1}', run.batch.row, run.batch.source))}\n\n`);
+    const origin = run.batch.suite ? `$(beaker) ${markdownLine(vscode.l10n.t('Eval: {0}', run.batch.source))}` : `$(list-flat) ${markdownLine(vscode.l10n.t('Row {0} of {1}', run.batch.row, run.batch.source))}`;
+    tooltip.appendMarkdown(`${origin}\n\n`);
   }
   if (run.message) {
     tooltip.appendMarkdown(`${markdownText(run.message.slice(0, 300))}\n\n`);

@@ -248,6 +248,16 @@ describe('RunStore', () => {
     assert.deepEqual(store.list(CREW).map((r) => r.kickoffId), ['b3', 'b2'], 'then b0 goes at the next check');
   });
 
+  it('a suite case\'s run is kept over the cap until its suite has read its end, and stays marked as a suite\'s (#50)', async () => {
+    store = await openStore(1);
+    const run = await store.add({ crewUrl: CREW, crewName: 'Writers', kickoffId: 's1', inputs: { topic: 'cats' }, batch: { source: 'Echo › writes', row: 1, suite: true } });
+    await finish(run.id);
+    await add('s2');
+    assert.deepEqual(store.get(run.id)?.batch, { source: 'Echo › writes', row: 1, suite: true, awaitingEnd: true }, 'kept, awaited, a suite\'s');
+    await store.batchEndRecorded(run.id);
+    assert.deepEqual(store.get(run.id)?.batch, { source: 'Echo › writes', row: 1, suite: true }, 'still a suite\'s once its end is read');
+  });
+
   it('feedback answered under a new kickoff id keeps the run and remembers the old kickoff id', async () => {
     const run = await add('old');
     await store.applyPolled(run.id, undefined, snap('awaitingFeedback', { feedback: { taskId: 'task-1' } }));
@@ -679,6 +689,9 @@ describe('run index format', () => {
       return decodeRun(stored, JSON.parse(JSON.stringify(crews)) as [string, string][]);
     };
     assert.deepEqual(roundTrip(record), record);
+    for (const batch of [{ source: 'Echo › writes', row: 3, suite: true }, { source: 'Echo › writes', row: 3, suite: true, awaitingEnd: true }, { source: 'rows.csv', row: 2, awaitingEnd: true }]) {
+      assert.deepEqual(roundTrip({ ...record, batch })?.batch, batch, 'a batch row or a suite case, awaited or not (#50)');
+    }
     const long = { ...record, message: 'm'.repeat(10_000) };
     assert.ok(canonical(long).message!.length <= 160);
     assert.ok(sameRun(long, roundTrip(long)));

@@ -29,6 +29,14 @@ describe('tree rows (#52)', () => {
     assert.equal(aged.description, 'succeeded · 12 min ago', 'a short name leaves room for the time');
   });
 
+  it('a suite case\'s run says "eval" after its state, and its tooltip which suite and case (#50)', () => {
+    const run = makeRun({ label: 'cats, friendly', state: 'succeeded', finishedAt: NOW, batch: { source: 'Echo Crew › writes about its topic', row: 1, suite: true } });
+    assert.equal(runRows.runRow(run, { stopHidden: false }, NOW).description, 'succeeded · eval', 'as a batch row\'s number: after the state (the time has no room left at the default width)');
+    const tooltip = runRows.runTooltip(run, {}) as unknown as { value: string };
+    assert.match(tooltip.value, /\$\(beaker\) Eval\\: Echo Crew › writes about its topic/);
+    assert.doesNotMatch(tooltip.value, /Row 1/);
+  });
+
   it('the label gives way to the whole state, also with two action icons; a waiting run\'s progress is left out', () => {
     const waiting = runRows.runRow(makeRun({ label: LONG, needsFeedback: true, state: 'awaitingFeedback', progress: { completed: 1, total: 2, unit: 'task' } }), { stopHidden: false }, NOW);
     assert.equal(waiting.description, 'needs feedback');

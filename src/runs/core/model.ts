@@ -156,6 +156,8 @@ export interface BatchOrigin {
    * window, however stale that window's copy of the batch (RunStore.batchEndRecorded clears it).
    */
   awaitingEnd?: boolean;
+  /** A case of a test suite (src/suites/): `source` names the suite and the case, `row` its place in the suite's run. */
+  suite?: boolean;
 }
 
 export interface NewRun {

@@ -48,7 +48,7 @@ export interface StoredRun {
   /** current task */ ct?: string;
   /** progress */ g?: Progress;
   /** task id for /resume */ ti?: string;
-  /** batch source and row, and 1 while the batch awaits the run's end */ b?: [string, number] | [string, number, 1];
+  /** batch source and row, 1 while the batch awaits the run's end, and 1 for a suite's case (#50) */ b?: [string, number] | [string, number, 0 | 1] | [string, number, 0 | 1, 1];
 }
 
 export interface IndexView {
@@ -130,9 +130,14 @@ export function encodeRun(r: RunRecord, crews: [string, string][]): StoredRun {
     ct: clip(r.currentTask, L.currentTask),
     g: r.progress && { unit: r.progress.unit, completed: r.progress.completed, total: r.progress.total, current: clip(r.progress.current, L.currentTask) },
     ti: clip(r.taskId, L.taskId),
-    b: r.batch && (r.batch.awaitingEnd ? [clip(r.batch.source, L.batchSource) ?? '', r.batch.row, 1] : [clip(r.batch.source, L.batchSource) ?? '', r.batch.row]),
+    b: r.batch && batchEntry(clip(r.batch.source, L.batchSource) ?? '', r.batch),
   };
   return JSON.parse(JSON.stringify(entry)) as StoredRun; // Drops the undefined fields.
+}
+
+function batchEntry(source: string, batch: NonNullable<RunRecord['batch']>): NonNullable<StoredRun['b']> {
+  const awaiting = batch.awaitingEnd ? 1 : 0;
+  return batch.suite ? [source, batch.row, awaiting, 1] : awaiting ? [source, batch.row, 1] : [source, batch.row];
 }
 
 export function decodeRun(value: unknown, crews: [string, string][]): RunRecord | undefined {
@@ -188,7 +193,13 @@ export function decodeRun(value: unknown, crews: [string, string][]): RunRecord 
     record.notFoundSince = t + e.nf;
   }
   if (Array.isArray(e.b) && typeof e.b[0] === 'string' && Number.isSafeInteger(e.b[1])) {
-    record.batch = e.b[2] === 1 ? { source: e.b[0], row: e.b[1], awaitingEnd: true } : { source: e.b[0], row: e.b[1] };
+    record.batch = { source: e.b[0], row: e.b[1] };
+    if (e.b[2] === 1) {
+      record.batch.awaitingEnd = true;
+    }
+    if (e.b[3] === 1) {
+      record.batch.suite = true;
+    }
   }
   return record;
 }

@@ -442,7 +442,7 @@ export class RunStore {
   /** The batch has recorded the run's end: the history cap may take it from now on, in every window. */
   async batchEndRecorded(id: string): Promise<void> {
     if (this.records.get(id)?.batch?.awaitingEnd) {
-      await this.update(id, (r) => (r.batch ? { ...r, batch: { source: r.batch.source, row: r.batch.row } } : r));
+      await this.update(id, (r) => (r.batch ? { ...r, batch: { source: r.batch.source, row: r.batch.row, ...(r.batch.suite ? { suite: true } : {}) } } : r));
     }
   }
 

@@ -29,7 +29,7 @@ export function newRun(id: string, run: NewRun, now: number): { record: RunRecor
     seenBySource: false,
   };
   if (run.batch) {
-    record.batch = { source: run.batch.source, row: run.batch.row, awaitingEnd: true };
+    record.batch = { source: run.batch.source, row: run.batch.row, awaitingEnd: true, ...(run.batch.suite ? { suite: true } : {}) };
   }
   const details: RunDetails = { ...emptyDetails(), inputs: { ...run.inputs } };
   details.history.push({ state: 'queued', at: now });

@@ -35,6 +35,7 @@ export const MAIN_FILE_SECONDS: Readonly<Record<string, number>> = {
   'spoofing.test.js': 17,
   'palette.test.js': 8,
   'stop.test.js': 7,
+  'suites.test.js': 45,
   'trace.test.js': 60,
   'treeLabels.test.js': 70,
   'triggerPayload.test.js': 15,

@@ -403,6 +403,31 @@ describe('Security: tokens', function () {
     }
   });
 
+  it('in an untrusted window, a workspace suite is listed but never run: each case skipped, saying why, nothing sent (#50)', async function () {
+    if (vscode.workspace.isTrusted) {
+      console.log('      skipped: this window is trusted (the untrusted session runs it).');
+      this.skip();
+    }
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    assert.ok(root, 'a workspace folder is open');
+    const file = path.join(root, 'untrusted.crew-suite.yaml');
+    fs.writeFileSync(file, `name: Untrusted\ncrew: ${recorder.url}/suite\ncases:\n  - name: one\n    inputs: { topic: t }\n  - name: two\n    inputs: { topic: u }\n`);
+    try {
+      const suites = await api.suites();
+      const key = vscode.Uri.file(file).toString();
+      await waitFor(async () => (await suites.items()).find((item) => item.id === key)?.children.length === 2, { message: 'the suite is listed', ...SLOW });
+      const from = suites.results().length;
+      await suites.run([[key]]);
+      const results = suites.results().slice(from);
+      assert.deepStrictEqual(results.map((r) => [r.path.at(-1), r.state]), [['one', 'skipped'], ['two', 'skipped']]);
+      assert.ok(results.every((r) => /Suites run only in a trusted workspace/.test(r.output[0])), JSON.stringify(results));
+      assert.deepStrictEqual(recorder.requests.filter((r) => r.path.startsWith('/suite')), []);
+    } finally {
+      fs.rmSync(file, { force: true });
+      await executeCommand('notifications.clearAll');
+    }
+  });
+
   it('a workspace with hostile crewRuns.* numbers changes neither the history nor the polling pace', async () => {
     const url = sim.crewUrl('sec-history');
     await addCrewWithToken({ url, name: 'Sec History', token: CANARY_HISTORY });
