@@ -1,7 +1,6 @@
 // What the batch runner needs from the rest of the extension: each row kicked off through the same
 // path as Kick Off (startRecordedRun; the runner holds the row's send-once mark), and a finished run's result in brief.
-import { CrewApiError } from '../api/errors';
-import { classifySendFailure } from '../runs/core/sendOnce';
+import { queuedKickoffFailure } from '../runs/core/sendOnce';
 import { batchRowKey, type RunEnd, type SendOutcome } from './core/batchRunner';
 import type { Batch, BatchRow } from './core/model';
 import { isFinished } from '../runs/core/model';
@@ -10,9 +9,6 @@ import { describeError } from '../ui/errorMessages';
 import { startRecordedRun } from '../runs/core/startRecordedRun';
 import { errorText } from '../util/errorText';
 import { withoutUndefined } from '../util/objects';
-
-/** Retry-After of a 429 without one. */
-const DEFAULT_RETRY_MS = 2_000;
 
 export async function sendBatchRow(services: Services, batch: Batch, row: BatchRow): Promise<SendOutcome> {
   const crew = services.crews.get(batch.crewUrl);
@@ -30,30 +26,8 @@ export async function sendBatchRow(services: Services, batch: Batch, row: BatchR
   } catch (error) {
     const message = describeError(error, crew.name);
     services.log.warn(`[${crew.name}] Batch ${batch.source}, row ${row.index + 1}: ${errorText(error)}`);
-    // The one rule for "it may have reached the crew" (runs/core/sendOnce.ts): such a row is never sent again by itself.
-    if (!(error instanceof CrewApiError) || classifySendFailure(error) === 'mayHaveActed') {
-      return { kind: 'uncertain', message };
-    }
-    switch (error.kind) {
-      case 'rateLimited':
-        return { kind: 'retryLater', delayMs: error.retryAfterMs ?? DEFAULT_RETRY_MS, message };
-      // The crew cannot take any row until the user acts: the rows wait in the queue, not marked failed.
-      case 'noToken':
-      case 'unauthorized':
-        return { kind: 'crewUnavailable', message, final: true };
-      case 'network':
-      case 'timeout':
-        // Not reached before anything was written (refused, no such host, a certificate): nothing started.
-        return { kind: 'crewUnavailable', message, final: false };
-      case 'missingInputs':
-      case 'badRequest':
-      case 'notFound':
-      case 'refused':
-        return { kind: 'refused', message };
-      default:
-        // Network, timeout, 5xx, an unreadable answer: the run may have started. Never sent again by itself.
-        return { kind: 'uncertain', message };
-    }
+    // The one reading of a queued kickoff's failure (runs/core/sendOnce.ts): a row that may have reached the crew is never sent again by itself.
+    return { ...queuedKickoffFailure(error), message };
   }
 }
 

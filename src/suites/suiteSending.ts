@@ -1,19 +1,15 @@
 // A suite item's kickoff through the one kickoff path (startRecordedRun: recorded at once, watched by the poller,
 // shown in the crews tree as an eval run), and what a failure means for the suite run, by the send-once rule
-// (runs/core/sendOnce.ts classifySendFailure): a kickoff that may have reached the crew is never sent again.
+// (runs/core/sendOnce.ts queuedKickoffFailure): a kickoff that may have reached the crew is never sent again.
 import * as l10n from '@vscode/l10n';
-import { CrewApiError } from '../api/errors';
 import type { Crew } from '../crews/crewConfig';
-import { classifySendFailure } from '../runs/core/sendOnce';
+import { queuedKickoffFailure } from '../runs/core/sendOnce';
 import { startRecordedRun } from '../runs/core/startRecordedRun';
 import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';
 import { errorText } from '../util/errorText';
 import type { SuiteCase, SuiteItem } from './core/types';
 import type { ItemSendOutcome } from './suiteRunner';
-
-/** Retry-After of a 429 without one. */
-const DEFAULT_RETRY_MS = 2_000;
 
 export async function sendSuiteItem(services: Services, crew: Crew, suiteName: string, suiteCase: SuiteCase, item: SuiteItem, place: number): Promise<ItemSendOutcome> {
   try {
@@ -26,26 +22,14 @@ export async function sendSuiteItem(services: Services, crew: Crew, suiteName: s
   } catch (error) {
     const message = describeError(error, crew.name);
     services.log.warn(`[${crew.name}] Suite ${suiteName}, ${item.id}: ${errorText(error)}`);
-    if (!(error instanceof CrewApiError) || classifySendFailure(error) === 'mayHaveActed') {
-      return { kind: 'uncertain', message: l10n.t('{0} The run may or may not have started: it is not sent again. If it did, it is in the Crew Runs view or the crew\'s dashboard.', message) };
-    }
-    switch (error.kind) {
-      case 'rateLimited':
-        return { kind: 'retryLater', delayMs: error.retryAfterMs ?? DEFAULT_RETRY_MS, message };
-      case 'noToken':
-      case 'unauthorized':
-        return { kind: 'crewUnavailable', message, final: true };
-      case 'network':
-      case 'timeout':
-        // Not sent at all (classifySendFailure said so): nothing started.
-        return { kind: 'crewUnavailable', message, final: false };
-      case 'missingInputs':
-      case 'badRequest':
-      case 'notFound':
+    const failure = queuedKickoffFailure(error);
+    switch (failure.kind) {
+      case 'uncertain':
+        return { kind: 'uncertain', message: l10n.t('{0} The run may or may not have started: it is not sent again. If it did, it is in the Crew Runs view or the crew\'s dashboard.', message) };
       case 'refused':
         return { kind: 'refused', message: l10n.t('The crew refused the kickoff: {0}', message) };
       default:
-        return { kind: 'uncertain', message: l10n.t('{0} The run may or may not have started: it is not sent again. If it did, it is in the Crew Runs view or the crew\'s dashboard.', message) };
+        return { ...failure, message };
     }
   }
 }

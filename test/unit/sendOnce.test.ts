@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { CrewApiError } from '../../src/api/errors';
 import type { ResumeResult, StatusSnapshot } from '../../src/api/types';
 import { RunStore } from '../../src/runs/core/runStore';
-import { classifySendFailure, SendOnce } from '../../src/runs/core/sendOnce';
+import { classifySendFailure, queuedKickoffFailure, SendOnce } from '../../src/runs/core/sendOnce';
 import { draftOfRound, isAnswerAlreadyGiven, isAnswerUncertain, type RunResuming } from '../../src/runs/core/sendResume';
 import type * as SendResumeModule from '../../src/runs/core/sendResume';
 import { FakeClock } from './helpers/fakeClock';
@@ -214,5 +214,17 @@ describe('Send once: an answer to a paused run, across windows (#46)', () => {
     assert.equal(classifySendFailure(new CrewApiError('network', 'reset')), 'mayHaveActed');
     assert.equal(classifySendFailure(new CrewApiError('server', 'boom', { status: 500 })), 'mayHaveActed');
     assert.equal(classifySendFailure(new Error('anything else')), 'mayHaveActed');
+  });
+});
+
+describe('a queued kickoff that failed (a batch row, a suite case): the one reading', () => {
+  it('waits on a 429, pauses the queue without a token or before anything left, refuses bad inputs, and never resends a maybe', () => {
+    assert.deepEqual(queuedKickoffFailure(new CrewApiError('rateLimited', 'slow down', { status: 429, retryAfterMs: 5_000 })), { kind: 'retryLater', delayMs: 5_000 });
+    assert.deepEqual(queuedKickoffFailure(new CrewApiError('rateLimited', 'slow down', { status: 429 })), { kind: 'retryLater', delayMs: 2_000 });
+    assert.deepEqual(queuedKickoffFailure(new CrewApiError('unauthorized', 'no', { status: 401 })), { kind: 'crewUnavailable', final: true });
+    assert.deepEqual(queuedKickoffFailure(new CrewApiError('network', 'refused', { notSent: true })), { kind: 'crewUnavailable', final: false });
+    assert.deepEqual(queuedKickoffFailure(new CrewApiError('missingInputs', 'topic', { status: 422 })), { kind: 'refused' });
+    assert.deepEqual(queuedKickoffFailure(new CrewApiError('network', 'reset')), { kind: 'uncertain' }, 'a reset after sending may have acted');
+    assert.deepEqual(queuedKickoffFailure(new Error('anything else')), { kind: 'uncertain' });
   });
 });

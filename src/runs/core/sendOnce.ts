@@ -30,6 +30,45 @@ export function classifySendFailure(error: unknown): SendFailure {
   return error instanceof CrewApiError ? 'refused' : 'mayHaveActed';
 }
 
+/** What a failed kickoff of a queued item (a batch row, a suite case) means for the queue it waits in. */
+export type QueuedKickoffFailure =
+  /** It may have reached the crew: never sent again by itself. */
+  | { kind: 'uncertain' }
+  /** The crew asked to wait (429): the same item goes again after `delayMs`. */
+  | { kind: 'retryLater'; delayMs: number }
+  /** The crew cannot take any item until the user acts (`final`: no token, or it was refused) or it is reachable again. */
+  | { kind: 'crewUnavailable'; final: boolean }
+  /** The crew refused this item (its inputs, its route): nothing started; the others may go. */
+  | { kind: 'refused' };
+
+/** Retry-After of a 429 without one. */
+const DEFAULT_RETRY_MS = 2_000;
+
+/** The one reading of a queued kickoff's failure, on top of classifySendFailure. */
+export function queuedKickoffFailure(error: unknown): QueuedKickoffFailure {
+  if (!(error instanceof CrewApiError) || classifySendFailure(error) === 'mayHaveActed') {
+    return { kind: 'uncertain' };
+  }
+  switch (error.kind) {
+    case 'rateLimited':
+      return { kind: 'retryLater', delayMs: error.retryAfterMs ?? DEFAULT_RETRY_MS };
+    case 'noToken':
+    case 'unauthorized':
+      return { kind: 'crewUnavailable', final: true };
+    case 'network':
+    case 'timeout':
+      // Not sent at all (classifySendFailure said so: refused, no such host, a certificate): nothing started.
+      return { kind: 'crewUnavailable', final: false };
+    case 'missingInputs':
+    case 'badRequest':
+    case 'notFound':
+    case 'refused':
+      return { kind: 'refused' };
+    default:
+      return { kind: 'uncertain' };
+  }
+}
+
 type MarkState = 'sending' | 'sent' | 'uncertain';
 
 /** What a send that went made, kept with its mark: a window that finds the mark knows the run it started. */
