@@ -204,6 +204,11 @@ export class RunPanelManager implements vscode.Disposable {
     return panelTitle({ crewName: record.crewName, label: distinctRunLabel(record, this.deps.runs.list(record.crewUrl)) });
   }
 
+  /** What the page shows: its heading names the run as the title does, with its "#2". */
+  private viewOf(record: RunRecord, details: RunDetails): RunView {
+    return buildView({ ...record, label: distinctRunLabel(record, this.deps.runs.list(record.crewUrl)) }, details, this.segments);
+  }
+
   /**
    * A run that came or went may change the "#2" of open views of its crew's runs (a removed oldest run makes
    * the next one the first): their titles are set again. Crews are known only for runs still in the store.
@@ -292,7 +297,7 @@ export class RunPanelManager implements vscode.Disposable {
       if (!record) {
         return undefined;
       }
-      const view = buildView(record, details, this.segments);
+      const view = this.viewOf(record, details);
       return { details, view, previewHtml: finalPreviewHtml(view) };
     } catch {
       return undefined; // The first sync reads again, and says why it fails.
@@ -366,7 +371,7 @@ export class RunPanelManager implements vscode.Disposable {
     } else if (record) {
       const details = await this.readDetails(entry.runId);
       entry.details = details;
-      next = buildView(record, details, this.segments);
+      next = this.viewOf(record, details);
       entry.panel.title = this.title(record);
     } else if (entry.view) {
       next = { ...entry.view, summary: { ...entry.view.summary, exists: false } };

@@ -217,6 +217,8 @@ describe('New user trips (#52)', function () {
     };
     const crewName = api.runs.get(first)!.crewName;
     assert.strictEqual(await titleOf(second), `${crewName}: ${topic} #2`, 'the second run\'s view says "#2", as its row does');
+    const heading = await waitFor(async () => (await ui.frameText(`${crewName}: ${topic}`, { timeoutMs: 2000 }).catch(() => undefined))?.text, { message: 'the run view page drawn', ...SLOW });
+    assert.ok(heading.startsWith(`${crewName}: ${topic} #2`), `the page's heading says "#2" too: ${heading.slice(0, 120)}`);
     await pictures('run-view-title', async () => ui.text('.part.editor .tabs-container'), '.part.editor');
     assert.strictEqual(await titleOf(first), `${crewName}: ${topic}`, 'the oldest keeps its label');
     await executeCommand('workbench.action.closeAllEditors');
