@@ -51,6 +51,7 @@ const EXPECTED = [
   'extension/media/flowChat.css',
   'extension/media/dist/codicons/codicon.css',
   'extension/media/dist/codicons/codicon.ttf',
+  'extension/docs/images/ci-redeploy-step.png',
   'extension/docs/images/crews-tree.png',
   'extension/docs/images/feedback.png',
   'extension/docs/images/flow-chat.png',

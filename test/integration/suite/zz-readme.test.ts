@@ -6,7 +6,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { DEMO_PLATFORM_TOKEN, demoCrews, startSimulator, type Simulator } from '../../../src/simulator/server';
 import { addCrewWithToken, executeCommand, selectors, ui, waitFor, kickOffWithoutReview } from '../helpers';
-import { type Api, closeQuickInput, pressInQuickInput, removeAllCrews, removeRunsOf, replaceValue, testApi, typeInQuickInput, waitForNotification, waitForQuickInput } from './support/kit';
+import { type Api, closeQuickInput, pickInQuickInput, pressInQuickInput, settled, removeAllCrews, removeRunsOf, replaceValue, testApi, typeInQuickInput, waitForNotification, waitForQuickInput } from './support/kit';
 
 const PLATFORM_URL = 'crewRuns.platform.url';
 
@@ -185,5 +185,19 @@ describe('README pictures', function () {
     assert.ok(shot.distinctColours > 10);
     await closeQuickInput();
     assert.strictEqual(await done, undefined, 'cancelled: no run started');
+  });
+
+  it('a redeploy step for CI, written for an imported crew', async () => {
+    await executeCommand('workbench.action.closeAllEditors');
+    await executeCommand('notifications.clearAll');
+    const step = executeCommand<string>('crewRuns.platform.copyCiRedeployStep', crewUrl('research-crew'));
+    await waitForQuickInput('Copy CI Redeploy Step');
+    await pickInQuickInput('GitHub Actions step');
+    const yaml = await settled(step, 'the step written');
+    await waitFor(async () => (await ui.text('.part.editor')).includes('CREWAI_PAT') || undefined, { timeoutMs: 10_000, message: 'the step in its editor' });
+    await executeCommand('notifications.clearAll');
+    const shot = await ui.screenshot('readme-ci-redeploy-step', { selector: '.part.editor' });
+    assert.ok(shot.distinctColours > 10 && yaml.includes('secrets.CREWAI_PAT'));
+    await executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 });
