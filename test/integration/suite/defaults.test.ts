@@ -103,6 +103,8 @@ describe('Defaults a new user meets', function () {
     await executeCommand('workbench.action.closeAllEditors');
     await fromPalette('Crew Runs: Give Feedback…');
     await waitFor(() => api.reviews.openReviewOf(waiting), { message: 'the review open', ...SLOW });
+    // Give Feedback also opens the run view beside the review: closed before it came, it would come over the walkthrough.
+    await waitFor(() => api.panels.isOpen(waiting) || undefined, { message: 'the run view beside the review', ...SLOW });
     const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).length;
     await waitFor(async () => { await executeCommand('workbench.action.closeAllEditors'); return tabs() === 0 || undefined; }, { message: () => `every editor closed (${tabs()} open)`, ...SLOW });
     await executeCommand('workbench.action.openWalkthrough', WALKTHROUGH, false);
