@@ -152,6 +152,10 @@ function announce(deployment: FollowedDeployment, outcome: Outcome, elapsedMs: n
   switch (outcome.end) {
     case 'online':
       void showInfo(vscode.l10n.t('{0} is online again.', name), ...logsAction).then(open);
+      if (crewUrl) {
+        // Whether it still does what it should: its test suites in this workspace, if any, are offered (never run unasked).
+        void vscode.commands.executeCommand('crewRuns.suites.runForCrew', crewUrl).then(undefined, () => undefined);
+      }
       return;
     case 'failed': {
       const words = sentenceCase(outcome.words) || vscode.l10n.t('failed');

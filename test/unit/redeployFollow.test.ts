@@ -18,7 +18,7 @@ interface Notice {
   message: string;
 }
 
-function fakeVscode(notices: Notice[]) {
+function fakeVscode(notices: Notice[], commands: unknown[][] = []) {
   class Emitter {
     private listeners: (() => void)[] = [];
     event = (l: () => void) => (this.listeners.push(l), { dispose: () => undefined });
@@ -35,7 +35,7 @@ function fakeVscode(notices: Notice[]) {
       showErrorMessage: async (message: string) => (notices.push({ kind: 'error', message }), undefined),
       showWarningMessage: async () => undefined,
     },
-    commands: { executeCommand: async () => undefined },
+    commands: { executeCommand: async (...args: unknown[]) => void commands.push(args) },
     l10n: { t },
   };
 }
@@ -68,12 +68,13 @@ describe('following a redeploy (#51)', function () {
   const loader = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
   const load = loader._load;
   const notices: Notice[] = [];
+  const commands: unknown[][] = [];
   let DeploymentHealth: typeof HealthModule.DeploymentHealth;
   let PlatformError: typeof ClientModule.PlatformError;
   let dir: string;
 
   before(() => {
-    const vscode = fakeVscode(notices);
+    const vscode = fakeVscode(notices, commands);
     loader._load = function (request: string, ...rest: unknown[]) {
       return request === 'vscode' ? vscode : load.call(this, request, ...rest);
     };
@@ -92,6 +93,7 @@ describe('following a redeploy (#51)', function () {
   });
   beforeEach(async () => {
     notices.splice(0);
+    commands.splice(0);
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'redeploy-'));
   });
   afterEach(async () => {
@@ -180,6 +182,8 @@ describe('following a redeploy (#51)', function () {
     assert.deepEqual(notices, [{ kind: 'info', message: 'Research is online again.' }]);
     assert.deepEqual(health.get(CREW), { state: 'online', words: 'Crew is Online' });
     assert.equal(released, 1);
+    // Back online, a crew with a test suite in the workspace is offered its suite (#50; it asks, never runs by itself).
+    assert.deepEqual(commands.filter(([id]) => id === 'crewRuns.suites.runForCrew'), [['crewRuns.suites.runForCrew', CREW]]);
   });
 
   it('a new deployment time counts as the start, even when the words stay the same', async () => {
