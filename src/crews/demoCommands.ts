@@ -82,13 +82,16 @@ export class DemoCrews implements vscode.Disposable {
     this.services.log.info(`The demo also serves the CrewAI platform routes at ${simulator.origin}: Sign In to CrewAI Platform… offers them.`);
     // Crews imported from it earlier are asked about now that it answers (the refresh at activation came too early).
     void this.services.platform.health.refresh();
-    await vscode.commands.executeCommand('crewRuns.crews.focus');
     const text = vscode.l10n.t('The demo crews run on this machine; nothing leaves it. Kick one off to see a run.');
+    // The Crew Runs view comes to the front with the hello only: after a reload the user is already at work
+    // (moving the focus then closed a command palette they had just opened).
     if (options.welcome === 'always') {
+      await vscode.commands.executeCommand('crewRuns.crews.focus');
       this.sayHello(undefined); // Said now, as the command's answer: once is enough.
       const kickOff = vscode.l10n.t('Kick Off…');
       void showInfo(text, kickOff).then((choice) => choice === kickOff && vscode.commands.executeCommand('crewRuns.kickOff'));
     } else if (await this.firstOfThisDemo(options.demoStart ?? demoStartId())) {
+      await vscode.commands.executeCommand('crewRuns.crews.focus');
       this.sayHello(text);
     }
     return demoCrews.map((c) => c.url);
