@@ -1,4 +1,4 @@
-// Test hooks only (CREW_RUNS_TEST_HOOKS): what each run panel sent and what its page reported, for the
+// Test hooks only (built where extension.ts made an inspection): what each run panel sent and what its page reported, for the
 // integration tests and the bench. Given to the RunPanelManager when the test API is made; users' windows
 // never build one, so their pages neither scan nor report.
 import type { HostMessage, PageReport } from './page/messages';

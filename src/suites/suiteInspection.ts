@@ -1,4 +1,4 @@
-// What the integration tests may see of the suites in the Test Explorer (CREW_RUNS_TEST_HOOKS=1 only, through the
+// What the integration tests may see of the suites in the Test Explorer (only where extension.ts made an inspection, through the
 // test API): the items as drawn, the results as reported, and a way to run items as the ▶ does. Types only.
 import type * as vscode from 'vscode';
 import type { JudgeModel } from './core/judge';

@@ -11,7 +11,7 @@ import type { ViewPatch } from './viewPatch';
 /** Host → page. */
 export type HostMessage =
   /**
-   * `probe`: tests are asking: report after every render (CREW_RUNS_TEST_HOOKS); `scan`: with the DOM security
+   * `probe`: tests are asking: report after every render (the test API is there); `scan`: with the DOM security
    * scan of every piece of output (the bench leaves it out: users' pages never scan).
    */
   | { type: 'init'; strings: PageStrings; view: RunView; now: number; probe: boolean; scan: boolean }
