@@ -10,6 +10,7 @@ import { BatchStore } from '../src/batches/core/batchStore';
 import { batchProgress, type Batch, type BatchRow } from '../src/batches/core/model';
 import { isFinished } from '../src/runs/core/model';
 import { POLLER_DEFAULTS, RunPoller } from '../src/runs/core/poller';
+import { SendOnce } from '../src/runs/core/sendOnce';
 import { systemClock } from '../src/util/clock';
 import { BENCH_TOKEN, crewConfig, openStore, quietLogger, tempDir } from './lib/fixtures';
 import { SimProcess } from './lib/simProcess';
@@ -66,6 +67,8 @@ export async function batchScenario(rows = 500, concurrency = 10, rateLimitPerSe
     clock: systemClock,
     logger: quietLogger,
     maxPerCrew: POLLER_DEFAULTS.maxConcurrentPerCrew,
+    // Real marks on disk, as the extension keeps them: their cost is part of a row's send.
+    sends: new SendOnce(path.join(dir, 'sending'), 'bench'),
   });
   let peak = 0;
   const subscriptions = [
