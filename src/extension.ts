@@ -144,7 +144,7 @@ export function activate(context: vscode.ExtensionContext) {
     ...batches.register(),
     tree,
     treeView,
-    new RunRevealer(tree, treeView, runs, () => batches.activeCount() > 0, inspection && ((part) => (inspection.revealer = part))),
+    new RunRevealer(tree, treeView, runs, inspection && ((part) => (inspection.revealer = part))),
     statusBar,
     reporter,
     panels,

@@ -1,6 +1,7 @@
-// Takes the user to a run in the crews tree: a run this window kicks off (or starts tracking) is
-// revealed and selected, its crew expanded; and `crewRuns.revealRun` (the status bar's click) does
-// the same for any run, with the focus.
+// Takes the user to a run in the crews tree: a run this window kicks off (or starts tracking) is revealed and
+// selected, its crew expanded. Not a batch row or a suite case: they come many at a time, and the user watches them
+// where they started them (the batch's results, the Testing view). `crewRuns.revealRun` (the status bar's click)
+// does the same for any run, with the focus.
 import * as vscode from 'vscode';
 import type { RunRecord } from '../runs/core/model';
 import type { CrewsTreeNode, CrewsTreeProvider } from './crewsTree';
@@ -24,15 +25,13 @@ export class RunRevealer implements vscode.Disposable {
     private readonly tree: CrewsTreeProvider,
     private readonly view: vscode.TreeView<CrewsTreeNode>,
     runs: { onDidAdd(listener: (run: RunRecord) => unknown): { dispose(): void } },
-    /** True while a batch sends its rows: they come through the same kickoff, and must not pull the selection along. */
-    private readonly batchSending: () => boolean,
     /** Tests only: given the revealer's inspection once. */
     inspect?: (inspection: RevealInspection) => void,
   ) {
     inspect?.({ whenIdle: async () => void (await this.revealing) });
     this.disposables = [
       runs.onDidAdd((run) => {
-        if (!this.batchSending()) {
+        if (!run.batch) {
           void this.reveal(run.id, false);
         }
       }),

@@ -235,12 +235,23 @@ describe('Test suites in the Test Explorer (#50)', function () {
     assert.equal(skipped.length, 7);
     assert.ok(skipped.every((r) => r.state === 'skipped' && r.output[0] === 'Not run: you chose not to start 7 runs.'), JSON.stringify(skipped));
 
+    // The Testing view in front while the suite runs: its runs must not pull the side bar to the Crew Runs view.
+    await executeCommand('workbench.view.testing.focus');
+    const testingTitle = '.part.sidebar .composite.title';
+    if (ui.available()) {
+      await waitFor(() => ui.textIfPresent(testingTitle).then((t) => t?.toUpperCase().includes('TESTING')), { message: 'the Testing view in the side bar' });
+    }
     const accepted = answerModal('Start 7 Runs');
     from = suites.results().length;
     try {
       await suites.run([[key]]);
     } finally {
       accepted.dispose();
+    }
+    await api.inspection.revealer.whenIdle();
+    if (ui.available()) {
+      const title = await ui.textIfPresent(testingTitle);
+      assert.ok(title?.toUpperCase().includes('TESTING'), `the side bar shows ${JSON.stringify(title)}`);
     }
     const states = [...resultsSince(from).entries()].map(([id, r]) => `${id}: ${r.state}`);
     assert.deepEqual(states.sort(), ['a broken check: passed', 'answers in JSON: passed', 'fails when asked to: passed', 'judged twice #1: passed', 'judged twice #2: passed', 'sounds cheerful: failed', 'writes about its topic: passed']);
