@@ -12,7 +12,8 @@
 // rounds), trace (item 10, issue 49: a poll of a 10,000-event status in plain Node, the crew on its own thread; the
 // trace's open and a poll's bytes in the vscode host, or in a host of its own, shared with runview, when vscode does
 // not run). All three measure the run view in CREW_RUNS_BENCH_ROUNDS rounds (default 7). suites (item 11, issue 50:
-// discovering 50 suite files of 200 cases against reading and parsing them; plain Node).
+// discovering 50 suite files of 200 cases against reading and parsing them; a suite of 200 cases against a batch of the
+// same 200 rows, the simulator in a process of its own; plain Node).
 import { execFile, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -33,6 +34,7 @@ import { runViewTargetRows, viewBenchRows } from './views';
 import { chatBenchRows, chatStreamBench } from './chatStream';
 import { traceHostRows, tracePollRows, type TracePollResult } from './trace';
 import { suiteDiscoveryRows, type SuiteDiscoveryResult } from './suites';
+import { suiteRunRows, type SuiteRunBenchResult } from './suiteRun';
 
 interface Row {
   item: string;
@@ -507,6 +509,14 @@ async function main(): Promise<number> {
       if (suites) {
         raw.suites = suites;
         rows.push(...suiteDiscoveryRows(suites));
+      }
+      const suiteRun = await step('11 suites: a suite of 200 cases against a batch of the same 200 rows (plain Node, 3 rounds)', async () => {
+        const { stdout } = await promisify(execFile)(process.execPath, [path.join(__dirname, 'suiteRun.js')], { encoding: 'utf8' });
+        return JSON.parse(stdout.trim().split('\n').pop()!) as SuiteRunBenchResult;
+      });
+      if (suiteRun) {
+        raw.suiteRun = suiteRun;
+        rows.push(...suiteRunRows(suiteRun));
       }
     }
 

@@ -29,7 +29,7 @@ export const quietLogger = {
 
 /** A crew whose runs last `durationMs` simulated ms in all: `pendingMs` PENDING, then three equal tasks. */
 export function crewConfig(id: string, durationMs: number, extra: Partial<CrewConfig> = {}): CrewConfig {
-  const pendingMs = 1500;
+  const pendingMs = extra.pendingMs ?? 1500;
   const taskMs = (durationMs - pendingMs) / 3;
   return {
     id,
