@@ -3,18 +3,19 @@
 //
 //   util ← api ← runs/core ← batches/core                     plain Node: the model, its files, the poller
 //   util ← api ← ui                                            the shared VS Code toolkit
-//   crews ← runs ← runView ← kickoff, feedback, batches ← suites ← flowChat ← chat     the features, lowest first
+//   crews ← platform ← runs ← runView ← kickoff, feedback, batches ← suites ← flowChat ← chat     the features, lowest first
 //   util ← api ← runs/core ← suites/core ← suites/terminal      plain Node: a suite file, its checks, reports; the CI runner
-//   crews ← platform                                           (reached by the others only through services.ts)
+//   (platform is reached by the features above it only through services.ts, which the composition builds)
 //   extension.ts, registerCommands.ts, testApi.ts              the composition root, above everything
 //   entry.ts                                                   what VS Code loads: the root, through V8's code cache
 //   util ← simulator                                           a stand-alone server: it never imports the extension
 //   */page/                                                    webview pages (browser code): data types only
 //
-// Type-only imports count too: a type that points upward is a design that points upward.
+// Type-only imports count too: a type that points upward is a design that points upward. So does a climb through a
+// shared file: a feature never *reaches* a higher one, by any chain of imports (services.ts included).
 
 /** The feature folders, lowest first: a feature may import the ones before it, never those after it. */
-const FEATURES = ['crews', 'runs', 'runView', ['kickoff', 'feedback', 'batches'], 'suites', 'flowChat', 'chat'];
+const FEATURES = ['crews', 'platform', 'runs', 'runView', ['kickoff', 'feedback', 'batches'], 'suites', 'flowChat', 'chat'];
 
 const ROOT_FILES = '^src/(entry|extension|registerCommands|testApi)\\.ts$';
 /** A feature folder's own files, not its plain-Node core or its webview page. */
@@ -41,6 +42,15 @@ function featureRules() {
         comment: `${level.join(', ')} are features side by side: what they share lives lower.`,
         from: { path: featureFiles(level) },
         to: { path: featureFiles(level), pathNot: '^src/$1/' },
+      });
+    }
+    if (above.length > 0) {
+      rules.push({
+        name: `${level.join('-')}-never-reach-${above[0]}`,
+        severity: 'error',
+        comment: `Not even through a shared file (services.ts) or a type: ${level.join(', ')} never reach ${above.join(', ')}.`,
+        from: { path: featureFiles(level) },
+        to: { path: featureFiles(above), reachable: true },
       });
     }
     return rules;
@@ -175,13 +185,6 @@ module.exports = {
       comment: 'The platform feature is wired in by the composition alone; the others reach it through services.platform.',
       from: { path: '^src/', pathNot: `^src/platform/|${ROOT_FILES}|^src/services\\.ts$` },
       to: { path: '^src/platform/' },
-    },
-    {
-      name: 'platform-builds-on-crews',
-      severity: 'error',
-      comment: 'src/platform/ (sign-in, import, health, logs, redeploy) uses crews/ and the layers below, no other feature.',
-      from: { path: '^src/platform/' },
-      to: { path: featureFiles(FEATURES.flat().filter((f) => f !== 'crews')) },
     },
     {
       name: 'nothing-imports-the-root',

@@ -126,7 +126,7 @@ export function activate(context: vscode.ExtensionContext) {
   const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded, observer: probe, traceSettings: readTraceSettings });
   const reviews = new FeedbackReviews();
   const documents = new RunOutputDocuments(runs);
-  const demo = new DemoCrews(services, (text) => (treeView.message = text));
+  const demo = new DemoCrews(services, (text) => (treeView.message = text), () => void platform.health.refresh());
   platform.auth.offerDemoPlatform(() => demo.platform());
   // Test suites in the Testing view: the rest loads only where a workspace has a suite file (src/suites/).
   const suites = registerSuites(services, inspection && ((part) => (inspection.suites = part)));

@@ -1,10 +1,7 @@
 import type * as vscode from 'vscode';
-import type { CrewApi } from './api/client';
 import type { ChatSupport } from './crews/chatSupport';
-import type { CrewRegistry } from './crews/crewRegistry';
+import type { CrewServices } from './crews/crewServices';
 import type { InputPresets } from './crews/inputPresets';
-import type { StopSupport } from './crews/stopSupport';
-import type { TokenStore } from './crews/tokenStore';
 import type { ChatSessionStore } from './crews/chatSessions';
 import type { PlatformAccount } from './platform/account';
 import type { CrewAIAuthenticationProvider } from './platform/authProvider';
@@ -14,29 +11,19 @@ import type { PlatformClient } from './platform/platformClient';
 import type { RunPoller } from './runs/core/poller';
 import type { RunStore } from './runs/core/runStore';
 import type { SendOnce } from './runs/core/sendOnce';
-import type { SharedValues } from './util/sharedValues';
 
-/** What the command and view modules share; built once in activate(). */
-export interface Services {
+/** What the command and view modules share; built once in activate(). The crews folder's part is CrewServices. */
+export interface Services extends CrewServices {
   readonly context: vscode.ExtensionContext;
-  readonly log: vscode.LogOutputChannel;
-  readonly tokens: TokenStore;
-  readonly crews: CrewRegistry;
-  /** The crew API client. */
-  readonly client: CrewApi;
   readonly runs: RunStore;
   readonly poller: RunPoller;
   readonly presets: InputPresets;
-  /** Crews known not to offer Stop Run. */
-  readonly stops: StopSupport;
   /** Which crews chat (GET /inspect), asked when the tree first draws them. */
   readonly chats: ChatSupport;
   /** Each crew's recent chat sessions, shared by every window (files in global storage). */
   readonly chatSessions: ChatSessionStore;
   /** The send-once marks every window shares: a costly request for one item goes out once (runs/core/sendOnce.ts). */
   readonly sends: SendOnce;
-  /** Small values every window shares (one file per key, changed under its lock); never globalState. */
-  readonly shared: SharedValues;
   /** The organization's platform: sign-in, imported crews and their deployment health (src/platform/). */
   readonly platform: PlatformServices;
 }

@@ -4,7 +4,7 @@ import type { CrewInputs } from '../api/types';
 import { defaultCrewName, normaliseCrewUrl, originOf } from '../api/url';
 import type { Crew } from './crewConfig';
 import { checkToken, type TokenKind } from '../api/tokenRules';
-import type { Services } from '../services';
+import type { CrewServices } from './crewServices';
 import { askPick, askText } from '../ui/quickInput';
 import { describeError, describeTokenProblem, describeUrlProblemLocalized } from '../ui/errorMessages';
 import { pickCrew } from './pickCrew';
@@ -21,7 +21,7 @@ export interface AddCrewArguments {
   tokenKind?: TokenKind;
 }
 
-export function registerCrewCommands(services: Services): vscode.Disposable[] {
+export function registerCrewCommands(services: CrewServices): vscode.Disposable[] {
   const { crews } = services;
   return [
     // Always interactive: no command argument carries a token (tests add crews through the test API).
@@ -115,7 +115,7 @@ function describeInputs(inputs: CrewInputs): string {
 }
 
 /** GET /inputs under a progress indicator (with the saved token, or `token` being tried); the crew's health in the tree follows the answer. */
-export async function checkConnection(services: Services, crew: Crew, token?: string): Promise<ConnectionCheck> {
+export async function checkConnection(services: CrewServices, crew: Crew, token?: string): Promise<ConnectionCheck> {
   const { crews, client, log } = services;
   if (!token && !(await crews.hasToken(crew.url))) {
     crews.setHealth(crew.url, 'noToken');
@@ -160,7 +160,7 @@ function healthAfter(error: unknown): 'tokenRejected' | 'noToken' | 'unreachable
 }
 
 /** After a failed check: say what happened and offer the one thing that fixes it. */
-export async function offerFix(services: Services, crew: Crew, error: unknown): Promise<void> {
+export async function offerFix(services: CrewServices, crew: Crew, error: unknown): Promise<void> {
   const message = describeError(error, crew.name);
   if (error instanceof CrewApiError && (error.kind === 'unauthorized' || error.kind === 'noToken')) {
     const setToken = vscode.l10n.t('Set Token…');
@@ -175,7 +175,7 @@ export async function offerFix(services: Services, crew: Crew, error: unknown): 
   }
 }
 
-export async function setTokenInteractively(services: Services, crew: Crew): Promise<boolean> {
+export async function setTokenInteractively(services: CrewServices, crew: Crew): Promise<boolean> {
   // The URL in every token prompt: a workspace crew may be named like the user's own at another address.
   const title = vscode.l10n.t('Set Token for {0} ({1})', crew.name, crew.url);
   const kind = await askTokenKind(title, undefined, undefined, (await services.tokens.kind(crew.url)) ?? 'organization');
@@ -209,12 +209,12 @@ export async function setTokenInteractively(services: Services, crew: Crew): Pro
 }
 
 /** Deletes the crew's token (after the question; the test API calls it without one). */
-export async function forgetToken(services: Services, crew: Crew): Promise<void> {
+export async function forgetToken(services: CrewServices, crew: Crew): Promise<void> {
   await services.tokens.delete(crew.url);
   services.crews.setHealth(crew.url, 'noToken');
 }
 
-async function addCrewInteractively(services: Services): Promise<Crew | undefined> {
+async function addCrewInteractively(services: CrewServices): Promise<Crew | undefined> {
   const title = vscode.l10n.t('Add Crew');
   const totalSteps = 4;
   let url = '';
@@ -326,7 +326,7 @@ async function addCrewInteractively(services: Services): Promise<Crew | undefine
 }
 
 /** A crew with its token, without asking (the environment import; the test API). */
-export async function addCrewDirectly(services: Services, args: AddCrewArguments): Promise<Crew | undefined> {
+export async function addCrewDirectly(services: CrewServices, args: AddCrewArguments): Promise<Crew | undefined> {
   const normalised = normaliseCrewUrl(args.url);
   if (!normalised.ok) {
     void showError(describeUrlProblemLocalized(normalised.problem));
@@ -342,7 +342,7 @@ export async function addCrewDirectly(services: Services, args: AddCrewArguments
   return crew;
 }
 
-async function saveCrew(services: Services, crew: Crew, token: string, kind: TokenKind, checked: boolean): Promise<void> {
+async function saveCrew(services: CrewServices, crew: Crew, token: string, kind: TokenKind, checked: boolean): Promise<void> {
   // Token first: a crew without its token would show as "token missing" for a moment.
   await services.tokens.set(crew.url, token, kind);
   await services.crews.addUserCrew(crew.name, crew.url);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type * as SimulatorModule from '../simulator/server';
 import type { Simulator } from '../simulator/server';
 import { isFinished } from '../runs/core/model';
-import type { Services } from '../services';
+import type { DemoServices } from './crewServices';
 import { showInfo } from '../ui/notify';
 import { errorText } from '../util/errorText';
 
@@ -44,10 +44,14 @@ export class DemoCrews implements vscode.Disposable {
 
   private helloShown?: vscode.Disposable;
 
-  /** `hello`: says a text atop the Crew Runs view, where it stays (undefined takes it away). */
+  /**
+   * `hello`: says a text atop the Crew Runs view, where it stays (undefined takes it away). `demoAnswers`: told once
+   * the demo's server answers (the platform asks again about the crews imported from it).
+   */
   constructor(
-    private readonly services: Services,
+    private readonly services: DemoServices,
     private readonly hello: (text: string | undefined) => void = () => undefined,
+    private readonly demoAnswers: () => void = () => undefined,
   ) {}
 
   register(): vscode.Disposable[] {
@@ -81,7 +85,7 @@ export class DemoCrews implements vscode.Disposable {
     this.services.log.info(`Demo crews running at ${simulator.origin}: ${demoCrews.map((c) => c.name).join(', ')}.`);
     this.services.log.info(`The demo also serves the CrewAI platform routes at ${simulator.origin}: Sign In to CrewAI Platform… offers them.`);
     // Crews imported from it earlier are asked about now that it answers (the refresh at activation came too early).
-    void this.services.platform.health.refresh();
+    this.demoAnswers();
     const text = vscode.l10n.t('The demo crews run on this machine; nothing leaves it. Kick one off to see a run.');
     // The Crew Runs view comes to the front with the hello only: after a reload the user is already at work
     // (moving the focus then closed a command palette they had just opened).

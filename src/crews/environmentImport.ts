@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { defaultCrewName, normaliseCrewUrl } from '../api/url';
 import { checkToken } from '../api/tokenRules';
-import type { Services } from '../services';
+import type { CrewServices } from './crewServices';
 import { showInfo } from '../ui/notify';
 import { addCrewDirectly } from './crewCommands';
 
@@ -11,7 +11,7 @@ const OFFERED_KEY = 'crewRuns.environmentImportOffered';
  * CrewAI's own tools read CREWAI_API_URL and CREWAI_BEARER_TOKEN. When they are set for a crew
  * we do not know yet, offer once to import it.
  */
-export async function offerEnvironmentImport(services: Services, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function offerEnvironmentImport(services: CrewServices, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const url = env.CREWAI_API_URL;
   const token = env.CREWAI_BEARER_TOKEN;
   if (!url || !token) {
