@@ -1,7 +1,8 @@
 // The allowed directions between the folders of src/, checked by `npm run lint` (dependency-cruiser).
 // Lower layers never import higher ones, so each can be read, tested and bundled without what sits above it:
 //
-//   util ← api ← runs/core ← batches/core                     plain Node: the model, its files, the poller
+//   util ← storage ← runs/core ← batches/core                 plain Node: files every window shares; the run model, the poller
+//   util ← api ← runs/core
 //   util ← api ← ui                                            the shared VS Code toolkit
 //   crews ← platform ← runs ← runView ← kickoff, feedback, batches ← suites ← flowChat ← chat     the features, lowest first
 //   util ← api ← runs/core ← suites/core ← suites/terminal      plain Node: a suite file, its checks, reports; the CI runner
@@ -82,6 +83,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(api|util)/' },
     },
     {
+      name: 'storage-is-the-machine-kit',
+      severity: 'error',
+      comment:
+        'src/storage/ is how every window on the machine shares files (atomic writes, locks, liveness, shared values): plain Node over util/, no feature, no HTTP.',
+      from: { path: '^src/storage/' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(storage|util)/' },
+    },
+    {
       name: 'status-reader-is-the-transport',
       severity: 'error',
       comment:
@@ -106,9 +115,9 @@ module.exports = {
     {
       name: 'run-core-is-plain-node',
       severity: 'error',
-      comment: 'src/runs/core/ (model, record files, poller, leases, shared run operations) is plain Node: api/ and util/ only.',
+      comment: 'src/runs/core/ (model, record files, poller, leases, shared run operations) is plain Node: storage/, api/ and util/ only.',
       from: { path: '^src/runs/core/' },
-      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(runs/core|api|util)/' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(runs/core|storage|api|util)/' },
     },
     {
       name: 'trace-runs-in-pages',
@@ -122,9 +131,9 @@ module.exports = {
       name: 'batch-core-is-plain-node',
       severity: 'error',
       comment:
-        'src/batches/core/ (model, tables, store, runner) is plain Node: the run core, api/, util/ and the remembered inputs it maps.',
+        'src/batches/core/ (model, tables, store, runner) is plain Node: the run core, storage/, api/, util/ and the remembered inputs it maps.',
       from: { path: '^src/batches/core/' },
-      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(batches/core|runs/core|api|util)/|^src/crews/inputPresets\\.ts$' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(batches/core|runs/core|storage|api|util)/|^src/crews/inputPresets\\.ts$' },
     },
     {
       name: 'suite-core-is-plain-node',

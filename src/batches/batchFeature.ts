@@ -8,7 +8,7 @@ import { BatchStore } from './core/batchStore';
 import { type Batch, batchProgress } from './core/model';
 import { LeaseManager } from '../runs/core/lease';
 import { POLLER_DEFAULTS } from '../runs/core/poller';
-import type { Liveness } from '../runs/core/windowLiveness';
+import type { Liveness } from '../storage/windowLiveness';
 import type { Services } from '../services';
 import { systemClock } from '../util/clock';
 import { errorText } from '../util/errorText';

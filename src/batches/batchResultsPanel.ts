@@ -9,7 +9,7 @@ import { pageHtml } from '../ui/webviewPage';
 import { widestColumn } from '../ui/editorLayout';
 import type { BatchStore } from './core/batchStore';
 import { type Batch, rowFailed, unfinishedRerunOf } from './core/model';
-import type { Logger } from '../runs/core/model';
+import type { Logger } from '../util/logger';
 import type { RunStore } from '../runs/core/runStore';
 import type { EventUsage } from '../api/types';
 import { estimateCost } from '../runs/core/trace/cost';

@@ -1,18 +1,17 @@
 // Each crew's recent Chat with Flow sessions (session id, first message, last activity), shared by every
-// window as run records are: one small file per crew, `chat-sessions/<hash of the crew URL>.json`, changed
-// read-modify-write under the crew's lock (runs/core/fileLock.ts) and written atomically (temp + rename), so two
+// window as run records are: one small file per crew, `chat-sessions/<hash of the crew URL>.json`, one of the
+// machine's shared files (storage/sharedFiles.ts: changed from what is saved, under its lock, atomically), so two
 // windows never lose each other's session nor list one twice. Other windows learn through a watcher on the
 // folder, with a periodic reload() as the backstop. Never in globalState (a stale window's copy would win).
 // A session is recorded when its first message is sent; at most MAX_SESSIONS_PER_CREW per crew, newest first.
 // Ids and messages come from a flow and a user: bounded here, made inert where they are drawn.
 // Plain Node (no `vscode`): unit-tested with two stores on one folder as two windows.
 
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
-import { errorCode, removeStaleTempFiles, TEMP_SUFFIX, writeFileAtomic } from '../runs/core/atomicFile';
-import { FileLock } from '../runs/core/fileLock';
-import type { Logger } from '../runs/core/model';
+import { errorCode, removeStaleTempFiles, TEMP_SUFFIX } from '../storage/atomicFile';
+import { SharedFiles } from '../storage/sharedFiles';
+import type { Logger } from '../util/logger';
 import { systemClock, type Clock } from '../util/clock';
 import { Emitter, type Event } from '../util/event';
 import { watchFolder } from '../util/watchFolder';
@@ -45,7 +44,7 @@ export class ChatSessionStore {
   private readonly byCrew = new Map<string, ChatSession[]>();
   /** The crew each file holds, for a file that is gone (removed by another window). */
   private readonly crewOfFile = new Map<string, string>();
-  private readonly lock: FileLock;
+  private readonly files: SharedFiles;
   private readonly changeEmitter = new Emitter<string>();
   private readonly max: number;
   private readonly clock: Clock;
@@ -60,7 +59,7 @@ export class ChatSessionStore {
   ) {
     this.clock = options.clock ?? systemClock;
     this.max = options.max ?? MAX_SESSIONS_PER_CREW;
-    this.lock = new FileLock(path.join(dir, 'locks'), randomUUID(), logger, this.clock, 10_000);
+    this.files = new SharedFiles(dir, logger, (name) => `chat-${name}`, this.clock);
   }
 
   /** A crew's sessions, newest activity first. */
@@ -142,14 +141,13 @@ export class ChatSessionStore {
   }
 
   private async change(crewUrl: string, update: (sessions: ChatSession[]) => ChatSession[]): Promise<void> {
-    await fs.mkdir(this.dir, { recursive: true });
     const name = fileNameOf(crewUrl);
-    await this.lock.run(`chat-${name}`, async () => {
-      const current = (await this.read(name))?.sessions ?? [];
-      const next = normalize(update(current), this.max);
-      await writeFileAtomic(path.join(this.dir, name), JSON.stringify({ version: 1, crewUrl, sessions: next } satisfies SessionsFile));
-      this.apply(name, crewUrl, next);
+    let next: ChatSession[] = [];
+    await this.files.change(name, (saved) => {
+      next = normalize(update(this.parse(name, saved)?.sessions ?? []), this.max);
+      return JSON.stringify({ version: 1, crewUrl, sessions: next } satisfies SessionsFile);
     });
+    this.apply(name, crewUrl, next);
   }
 
   /** Re-reads one crew's file (a watcher event): fires onDidChange when what it lists changed. */
@@ -177,13 +175,11 @@ export class ChatSessionStore {
 
   /** The file as written, its sessions checked and bounded; undefined when absent or unreadable. */
   private async read(name: string): Promise<SessionsFile | undefined> {
-    let text: string;
-    try {
-      text = await fs.readFile(path.join(this.dir, name), 'utf8');
-    } catch (e) {
-      if (errorCode(e) !== 'ENOENT') {
-        this.logger.warn(`Chat sessions: cannot read ${name} (${String(e)}).`);
-      }
+    return this.parse(name, await this.files.read(name));
+  }
+
+  private parse(name: string, text: string | undefined): SessionsFile | undefined {
+    if (text === undefined) {
       return undefined;
     }
     try {

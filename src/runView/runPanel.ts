@@ -5,7 +5,8 @@
 import * as vscode from 'vscode';
 import { deflateRawSync } from 'node:zlib';
 import { inertLine } from '../util/inertText';
-import type { Logger, RunDetails, RunRecord } from '../runs/core/model';
+import type { RunDetails, RunRecord } from '../runs/core/model';
+import type { Logger } from '../util/logger';
 import type { RunStore } from '../runs/core/runStore';
 import { stateLabel } from '../ui/format';
 import { distinctRunLabel } from '../crews/runRows';

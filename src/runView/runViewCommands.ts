@@ -2,7 +2,8 @@
 // save, compare outputs or traces of two runs, export a trace.
 
 import * as vscode from 'vscode';
-import type { Logger, RunDetails, RunRecord } from '../runs/core/model';
+import type { RunDetails, RunRecord } from '../runs/core/model';
+import type { Logger } from '../util/logger';
 import type { RunStore } from '../runs/core/runStore';
 import { formatRelative, stateLabel } from '../ui/format';
 import { finalAsMarkdown, finalAsText, type RunOutputDocuments } from './outputDocuments';

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { errorCode, writeFileAtomic } from '../runs/core/atomicFile';
+import { errorCode, writeFileAtomic } from '../storage/atomicFile';
 import { isPlainObject } from '../util/objects';
 import type { SuiteRunRecord } from './core/types';
 

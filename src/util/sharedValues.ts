@@ -1,4 +1,4 @@
-/** Small values every window shares, each changed as a whole under its lock (runs/core/sharedState.ts keeps them). */
+/** Small values every window shares, each changed as a whole under its lock (storage/sharedState.ts keeps them). */
 export interface SharedValues {
   get<T>(key: string): T | undefined;
   /** Stores `update(current)`, with `current` read under the key's lock: no other window's change is lost. */

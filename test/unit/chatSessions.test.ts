@@ -7,7 +7,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ChatSessionStore, FIRST_MESSAGE_MAX, fileNameOf } from '../../src/crews/chatSessions';
-import type { Logger } from '../../src/runs/core/model';
+import type { Logger } from '../../src/util/logger';
 import type { Clock } from '../../src/util/clock';
 
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };

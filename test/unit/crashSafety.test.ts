@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Logger } from '../../src/runs/core/model';
+import type { Logger } from '../../src/util/logger';
 import { RunStore, type StoredDetails } from '../../src/runs/core/runStore';
 import { fileKv, outputFor, parseMessage } from './helpers/crashWriter';
 

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BUSY, FileLock } from '../../src/runs/core/fileLock';
+import { BUSY, FileLock } from '../../src/storage/fileLock';
 import { FakeClock } from './helpers/fakeClock';
 
 const STALE_MS = 10_000;

@@ -6,8 +6,8 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type * as ImportedModule from '../../src/platform/importedCrews';
-import type { Logger } from '../../src/runs/core/model';
-import { SharedState } from '../../src/runs/core/sharedState';
+import type { Logger } from '../../src/util/logger';
+import { SharedState } from '../../src/storage/sharedState';
 import type { SharedValues } from '../../src/util/sharedValues';
 import { FakeEventEmitter, fakeVscode, requireFreshWith } from './helpers/fakeVscode';
 

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { LeaseManager } from '../../src/runs/core/lease';
-import type { Logger } from '../../src/runs/core/model';
+import type { Logger } from '../../src/util/logger';
 import { FakeClock } from './helpers/fakeClock';
 
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };

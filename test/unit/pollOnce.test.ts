@@ -6,7 +6,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CrewClient } from '../../src/api/client';
-import type { Logger } from '../../src/runs/core/model';
+import type { Logger } from '../../src/util/logger';
 import { type PollerInspection, type PollResult, RunPoller } from '../../src/runs/core/poller';
 import { type KeyValueStore, RunStore } from '../../src/runs/core/runStore';
 import { startSimulator, type Simulator } from '../../src/simulator/server';

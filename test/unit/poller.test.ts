@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { CrewApiError, type CrewApiErrorKind } from '../../src/api/errors';
 import type { RunState, StatusSnapshot, StatusSource } from '../../src/api/types';
 import type { RunChange } from '../../src/runs/core/model';
-import type { Logger } from '../../src/runs/core/model';
+import type { Logger } from '../../src/util/logger';
 import { type PollerInspection, type PollerOptions, type PollResult, type RunOwnership, RunPoller } from '../../src/runs/core/poller';
 import { type KeyValueStore, RunStore } from '../../src/runs/core/runStore';
 import { Emitter } from '../../src/util/event';

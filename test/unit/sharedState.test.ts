@@ -8,8 +8,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { InputPresets } from '../../src/crews/inputPresets';
 import { StopSupport } from '../../src/crews/stopSupport';
-import type { Logger } from '../../src/runs/core/model';
-import { SharedState } from '../../src/runs/core/sharedState';
+import type { Logger } from '../../src/util/logger';
+import { SharedState } from '../../src/storage/sharedState';
 import { MementoHub } from './helpers/laggingMemento';
 
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };

@@ -3,8 +3,8 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LeaseManager } from '../../src/runs/core/lease';
-import type { Logger } from '../../src/runs/core/model';
-import { WindowLiveness } from '../../src/runs/core/windowLiveness';
+import type { Logger } from '../../src/util/logger';
+import { WindowLiveness } from '../../src/storage/windowLiveness';
 import { FakeClock } from './helpers/fakeClock';
 
 const TIMEOUT = 10_000;

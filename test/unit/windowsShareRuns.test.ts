@@ -6,7 +6,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunState, StatusSnapshot } from '../../src/api/types';
-import type { Logger } from '../../src/runs/core/model';
+import type { Logger } from '../../src/util/logger';
 import { watchRecords } from '../../src/runs/core/recordWatcher';
 import { RunStore } from '../../src/runs/core/runStore';
 import { FakeClock } from './helpers/fakeClock';

@@ -9,7 +9,7 @@
 import * as l10n from '@vscode/l10n';
 import type { Clock } from '../../util/clock';
 import { Emitter, type Event } from '../../util/event';
-import type { Logger } from '../../runs/core/model';
+import type { Logger } from '../../util/logger';
 import { isBlocked, type SendMark, type SendOnce } from '../../runs/core/sendOnce';
 import type { BatchStore } from './batchStore';
 import { type Batch, type BatchRow, type RowResult, batchProgress, outputPreview, rowEnded } from './model';

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { errorCode, writeFileAtomic } from '../../runs/core/atomicFile';
-import type { Logger } from '../../runs/core/model';
+import { errorCode, writeFileAtomic } from '../../storage/atomicFile';
+import type { Logger } from '../../util/logger';
 import { Emitter, type Event } from '../../util/event';
 import type { Batch, BatchRow } from './model';
 import { errorText } from '../../util/errorText';

@@ -6,8 +6,8 @@
 import { appendFileSync, statSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { errorCode } from './atomicFile';
-import type { Logger } from './model';
+import { errorCode } from '../../storage/atomicFile';
+import type { Logger } from '../../util/logger';
 import { eventKeyHash } from '../../api/statusEvents';
 import type { KnownEvents, RunEvent } from '../../api/types';
 import { errorText } from '../../util/errorText';

@@ -23,13 +23,6 @@ export type RunChange =
   | { kind: 'working'; task: string; agent?: string }
   | { kind: 'error'; text: string };
 
-/** Matches VS Code's LogOutputChannel, so the extension can pass its channel straight in. */
-export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
-
 /** Why a run that has not ended is no longer watched. */
 export type StopReason =
   /** The watch deadline passed: the run may still be going. */

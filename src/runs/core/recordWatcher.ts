@@ -4,7 +4,7 @@
 
 import { watchFolder } from '../../util/watchFolder';
 import { RecordFiles } from './recordFiles';
-import type { Logger } from './model';
+import type { Logger } from '../../util/logger';
 
 export function watchRecords(dir: string, changed: (runId: string) => Promise<unknown>, logger: Logger): { dispose(): void } {
   return watchFolder(dir, {

@@ -11,7 +11,7 @@
 // names the run's generation before, so the parent can tell "the old one" from "the new one".
 import * as fs from 'node:fs';
 import type { StatusSnapshot } from '../../../src/api/types';
-import { writeFileAtomic } from '../../../src/runs/core/atomicFile';
+import { writeFileAtomic } from '../../../src/storage/atomicFile';
 import { RunStore, type KeyValueStore } from '../../../src/runs/core/runStore';
 
 /** The final output of a generation: exactly `bytes` characters, different for every generation. */

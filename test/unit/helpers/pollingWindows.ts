@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { StatusSource } from '../../../src/api/types';
 import { LeaseManager } from '../../../src/runs/core/lease';
-import type { Logger } from '../../../src/runs/core/model';
+import type { Logger } from '../../../src/util/logger';
 import { RunPoller } from '../../../src/runs/core/poller';
 import type { PollerInspection, PollerOptions } from '../../../src/runs/core/pollTimes';
 import { RunStore } from '../../../src/runs/core/runStore';

@@ -6,14 +6,10 @@
 // What older versions kept in globalState is read from there until the key's file is first written.
 
 import { readFileSync, statSync } from 'node:fs';
-import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { systemClock } from '../../util/clock';
-import type { SharedValues } from '../../util/sharedValues';
-import { errorCode, stampOf, writeFileAtomic } from './atomicFile';
-import { FileLock } from './fileLock';
-import type { Logger } from './model';
+import type { SharedValues } from '../util/sharedValues';
+import { errorCode, stampOf } from './atomicFile';
+import { SharedFiles } from './sharedFiles';
+import type { Logger } from '../util/logger';
 
 interface ValueFile {
   version: 1;
@@ -23,15 +19,15 @@ interface ValueFile {
 export class SharedState implements SharedValues {
   /** Last parse of each key's file, by the file's identity: a read that finds it unchanged parses nothing. */
   private readonly parsed = new Map<string, { stamp: string; value: unknown }>();
-  private readonly lock: FileLock;
+  private readonly files: SharedFiles;
 
-  /** `dir` holds the values, `dir`/locks their locks (held for milliseconds: stale after 10 s). */
+  /** `dir` holds the values, `dir`/locks their locks. */
   constructor(
-    private readonly dir: string,
+    dir: string,
     logger: Logger,
     private readonly legacy?: { get<T>(key: string): T | undefined },
   ) {
-    this.lock = new FileLock(path.join(dir, 'locks'), randomUUID(), logger, systemClock, 10_000);
+    this.files = new SharedFiles(dir, logger, (name) => `shared-${name.replace(/\.json$/, '')}`);
   }
 
   get<T>(key: string): T | undefined {
@@ -61,14 +57,15 @@ export class SharedState implements SharedValues {
   }
 
   async change<T>(key: string, update: (current: T | undefined) => T | undefined): Promise<void> {
-    await fs.mkdir(this.dir, { recursive: true });
-    await this.lock.run(`shared-${key}`, async () => {
-      const value = update(this.get<T>(key));
-      await writeFileAtomic(this.pathOf(key), JSON.stringify({ version: 1, value } satisfies ValueFile));
-    });
+    // get() reads the file as saved now (its identity says whether the last parse still holds), under the lock.
+    await this.files.change(fileNameOf(key), () => JSON.stringify({ version: 1, value: update(this.get<T>(key)) } satisfies ValueFile));
   }
 
   private pathOf(key: string): string {
-    return path.join(this.dir, `${key.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`);
+    return this.files.pathOf(fileNameOf(key));
   }
+}
+
+function fileNameOf(key: string): string {
+  return `${key.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`;
 }

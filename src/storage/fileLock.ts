@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Clock } from '../../util/clock';
+import type { Clock } from '../util/clock';
 import { createFileExclusive, errorCode, removeQuietly } from './atomicFile';
-import type { Logger } from './model';
+import type { Logger } from '../util/logger';
 
 interface LockFile {
   owner: string;

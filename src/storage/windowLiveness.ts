@@ -7,7 +7,7 @@
 // shared state is written through the window). So leases are renewed and taken only while the window
 // answers a ping; when it answers again (the connection came back), they are taken again.
 
-import { type Clock, systemClock } from '../../util/clock';
+import { type Clock, systemClock } from '../util/clock';
 
 /** Longer than any busy moment of a healthy window; well under a lease's 30 s. */
 export const DEFAULT_ANSWER_TIMEOUT_MS = 10_000;
