@@ -3,8 +3,10 @@
 //
 //   util ← storage ← runs/core ← batches/core                 plain Node: files every window shares; the run model, the poller
 //   util ← api ← runs/core
+//   util ← api ← kickoff/core ← batches/core                   plain Node: what a kickoff sends (inputs, presets, steps)
+//   util ← storage ← flowChat/core                             plain Node: which crews chat, their recent sessions
 //   util ← api ← ui                                            the shared VS Code toolkit
-//   crews ← platform ← runs ← runView ← kickoff, feedback, batches ← suites ← flowChat ← chat     the features, lowest first
+//   crews ← platform ← sidebar ← runs ← runView ← kickoff, feedback, batches ← suites ← flowChat ← chat   the features, lowest first
 //   util ← api ← runs/core ← suites/core ← suites/terminal      plain Node: a suite file, its checks, reports; the CI runner
 //   (platform is reached by the features above it only through services.ts, which the composition builds)
 //   extension.ts, registerCommands.ts, testApi.ts              the composition root, above everything
@@ -16,7 +18,7 @@
 // shared file: a feature never *reaches* a higher one, by any chain of imports (services.ts included).
 
 /** The feature folders, lowest first: a feature may import the ones before it, never those after it. */
-const FEATURES = ['crews', 'platform', 'runs', 'runView', ['kickoff', 'feedback', 'batches'], 'suites', 'flowChat', 'chat'];
+const FEATURES = ['crews', 'platform', 'sidebar', 'runs', 'runView', ['kickoff', 'feedback', 'batches'], 'suites', 'flowChat', 'chat'];
 
 const ROOT_FILES = '^src/(entry|extension|registerCommands|testApi)\\.ts$';
 /** A feature folder's own files, not its plain-Node core or its webview page. */
@@ -131,9 +133,23 @@ module.exports = {
       name: 'batch-core-is-plain-node',
       severity: 'error',
       comment:
-        'src/batches/core/ (model, tables, store, runner) is plain Node: the run core, storage/, api/, util/ and the remembered inputs it maps.',
+        'src/batches/core/ (model, tables, store, runner) is plain Node: the run core, the kickoff core (a row is a kickoff\'s inputs), storage/, api/ and util/.',
       from: { path: '^src/batches/core/' },
-      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(batches/core|runs/core|storage|api|util)/|^src/crews/inputPresets\\.ts$' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(batches/core|kickoff/core|runs/core|storage|api|util)/' },
+    },
+    {
+      name: 'kickoff-core-is-plain-node',
+      severity: 'error',
+      comment: "src/kickoff/core/ (a kickoff's inputs: which are asked and in which order, presets and the last used) is plain Node: api/ and util/ only.",
+      from: { path: '^src/kickoff/core/' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(kickoff/core|api|util)/' },
+    },
+    {
+      name: 'flow-chat-core-is-plain-node',
+      severity: 'error',
+      comment: "src/flowChat/core/ (which crews chat, each crew's recent sessions shared by every window) is plain Node: storage/ and util/ only.",
+      from: { path: '^src/flowChat/core/' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(flowChat/core|storage|util)/' },
     },
     {
       name: 'suite-core-is-plain-node',

@@ -28,7 +28,7 @@ const lazyModules = {
   // jsonc-parser, counting the crews of workspace settings files in an untrusted window (src/crews/crewRegistry.ts).
   'src/crews/crewFileCount': 'crewFiles',
   // jsonc-parser naming what a kickoff step's JSON lacks (src/kickoff/kickoffSteps.ts).
-  'src/crews/jsonProblem': 'jsonProblem',
+  'src/kickoff/jsonProblem': 'jsonProblem',
   // The batch sources' table readers (CSV, JSON Lines, JSON arrays), for Run Batch from File (src/batches/batchCommands.ts).
   'src/batches/core/source': 'batchTables',
   // Kick Off with a Trigger Payload…: the platform's trigger apps and payloads (src/platform/triggerCommand.ts).
@@ -170,7 +170,7 @@ function makeBuilds(production) {
     { ...nodeOptions, entryPoints: { transport: 'src/api/transport.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { markdown: 'src/runView/page/markdown.ts' }, outdir: 'dist' },
     { ...nodeOptions, entryPoints: { testApi: 'src/testApi.ts' }, outdir: 'dist' },
-    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', chat: 'src/chat/chatHandlers.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/crews/jsonProblem.ts', batchTables: 'src/batches/core/source.ts', triggerKickoff: 'src/platform/triggerKickoff.ts', chatPicker: 'src/flowChat/pickChatFlow.ts', chatWords: 'src/flowChat/chatWords.ts', deployActions: 'src/platform/deployActions.ts', signIn: 'src/platform/signIn.ts', suiteExplorer: 'src/suites/suiteFeature.ts' }, outdir: 'dist' },
+    { ...nodeOptions, entryPoints: { traceViews: 'src/runView/traceViews.ts', chatTrace: 'src/chat/traceText.ts', chat: 'src/chat/chatHandlers.ts', crewFiles: 'src/crews/crewFileCount.ts', jsonProblem: 'src/kickoff/jsonProblem.ts', batchTables: 'src/batches/core/source.ts', triggerKickoff: 'src/platform/triggerKickoff.ts', chatPicker: 'src/flowChat/pickChatFlow.ts', chatWords: 'src/flowChat/chatWords.ts', deployActions: 'src/platform/deployActions.ts', signIn: 'src/platform/signIn.ts', suiteExplorer: 'src/suites/suiteFeature.ts' }, outdir: 'dist' },
     // The simulator library, loaded lazily by the extension for the demo crews…
     { ...nodeOptions, entryPoints: { simulator: 'src/simulator/server.ts' }, outdir: 'dist' },
     // …and its command line (`npm run simulator`).

@@ -125,7 +125,7 @@ const OPENING_ROUNDS = 7;
 async function main(): Promise<void> {
   installVscodeStub();
   // Loaded after the stub is in place.
-  const { CrewsTreeProvider } = await import('../src/crews/crewsTree');
+  const { CrewsTreeProvider } = await import('../src/sidebar/crewsTree');
   const count = Number(process.argv[2] ?? 2000);
   const dir = tempDir('history');
   try {

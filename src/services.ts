@@ -1,8 +1,8 @@
 import type * as vscode from 'vscode';
-import type { ChatSupport } from './crews/chatSupport';
+import type { ChatSupport } from './flowChat/core/chatSupport';
 import type { CrewServices } from './crews/crewServices';
-import type { InputPresets } from './crews/inputPresets';
-import type { ChatSessionStore } from './crews/chatSessions';
+import type { InputPresets } from './kickoff/core/inputPresets';
+import type { ChatSessionStore } from './flowChat/core/chatSessions';
 import type { PlatformAccount } from './platform/account';
 import type { CrewAIAuthenticationProvider } from './platform/authProvider';
 import type { DeploymentHealth } from './platform/deploymentHealth';

@@ -9,13 +9,13 @@ import type { KickOffArguments } from './kickoff/kickoffCommands';
 import type { StopOutcome } from './runs/stopCommands';
 import type { Services } from './services';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
-import type { CrewsTreeNode, CrewsTreeProvider } from './crews/crewsTree';
+import type { CrewsTreeNode, CrewsTreeProvider } from './sidebar/crewsTree';
 import type { FeedbackReviews } from './feedback/feedbackReview';
 import type { RunPanelProbe } from './runView/runPanelProbe';
 import type { RunReporter } from './runs/runReporter';
 import type { PollerInspection } from './runs/core/poller';
 import type { BatchPanelsInspection } from './batches/batchResultsPanel';
-import type { RevealInspection } from './crews/revealRuns';
+import type { RevealInspection } from './sidebar/revealRuns';
 import type { StatusBarInspection } from './runs/statusBar';
 import type { SuitesInspection } from './suites/suiteInspection';
 

@@ -21,7 +21,7 @@ import type { Services } from '../services';
 import { batchTitle } from './batchesTree';
 import { askPick } from '../ui/quickInput';
 import { pickCrew } from '../crews/pickCrew';
-import { inputsCapNotice } from '../crews/inputSteps';
+import { inputsCapNotice } from '../kickoff/core/inputSteps';
 import { canOfferStop, stopRun } from '../runs/stopCommands';
 import { describeError } from '../ui/errorMessages';
 import { errorText } from '../util/errorText';

@@ -12,7 +12,7 @@ import { isAnswerAlreadyGiven, isAnswerUncertain, sendResume } from '../runs/cor
 import type { Crew } from '../crews/crewConfig';
 import type { CrewHealth } from '../crews/crewRegistry';
 import { hasValue, type Inputs, inputsProblem } from '../api/inputValues';
-import { isRequiredInput } from '../crews/inputPresets';
+import { isRequiredInput } from '../kickoff/core/inputPresets';
 import { isFinished, type RunDetails, type RunRecord } from '../runs/core/model';
 import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';

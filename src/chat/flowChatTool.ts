@@ -41,7 +41,7 @@ export interface ChatToolDeps {
   /** One line per turn for the output channel: the session, the crew's URL and how the turn ended (never a token). */
   log?(line: string): void;
   /**
-   * Lists the session under the crew (crews/chatSessions.ts) once the flow took a message in it, so that the user
+   * Lists the session under the crew (flowChat/core/chatSessions.ts) once the flow took a message in it, so that the user
    * can reopen it from the Crew Runs view; `message`: the one sent (kept as the first message of a new listing).
    */
   recordSession?(crew: Crew, sessionId: string, message: string): Promise<void>;

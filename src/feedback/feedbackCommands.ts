@@ -7,7 +7,7 @@ import { describeError } from '../ui/errorMessages';
 import { type FeedbackReviews, type ReviewRound, type ReviewThread } from './feedbackReview';
 import type { RunPanelManager } from '../runView/runPanel';
 import { setTokenInteractively } from '../crews/crewCommands';
-import { distinctRunLabel } from '../crews/runRows';
+import { distinctRunLabel } from '../sidebar/runRows';
 import { pickRun, runFromArgument } from '../runs/pickRun';
 import { draftOfRound, forgetUncertainAnswer, isAnswerAlreadyGiven, isAnswerUncertain, roundOf, sendResume } from '../runs/core/sendResume';
 import { showError, showInfo, showStatusMessage, showWarning } from '../ui/notify';

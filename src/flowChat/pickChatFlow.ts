@@ -1,8 +1,8 @@
 // Chat with Flow's crew picker (a lazy bundle: loaded on the command's first use): the crews that chat first;
 // those that did not answer as chat flows under a line that says so; those not asked yet asked while the picker
-// is open (crews/chatSupport.ts, one at a time) and moved to their group as each answers.
+// is open (flowChat/core/chatSupport.ts, one at a time) and moved to their group as each answers.
 import * as vscode from 'vscode';
-import type { ChatSupport } from '../crews/chatSupport';
+import type { ChatSupport } from './core/chatSupport';
 import type { Crew } from '../crews/crewConfig';
 import type { CrewRegistry } from '../crews/crewRegistry';
 import { crewFromArgument, pickCrew, sourceLabel } from '../crews/pickCrew';

@@ -6,7 +6,7 @@ import { CrewApiError } from '../api/errors';
 import type { Crew } from '../crews/crewConfig';
 import { inputsProblem } from '../api/inputValues';
 import { isPlainObject } from '../util/objects';
-import type { Draft } from '../crews/inputSteps';
+import type { Draft } from './core/inputSteps';
 import type { RunRecord } from '../runs/core/model';
 import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';

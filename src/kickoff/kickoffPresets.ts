@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { inputLine } from '../api/inputValues';
 import type { Crew } from '../crews/crewConfig';
-import type { Draft } from '../crews/inputSteps';
+import type { Draft } from './core/inputSteps';
 import type { RunRecord } from '../runs/core/model';
 import type { Services } from '../services';
 import { showInfo, showStatusMessage } from '../ui/notify';

@@ -15,7 +15,7 @@ import { showError, showStatusMessage, showWarning } from '../ui/notify';
 import { inertLine } from '../util/inertText';
 import { setTokenInteractively } from '../crews/crewCommands';
 import { isKickoffNotSent, type KickoffNotSent, newRunId, startRecordedRun } from '../runs/core/startRecordedRun';
-import type { Draft } from '../crews/inputSteps';
+import type { Draft } from './core/inputSteps';
 import { trackKickoffId } from './kickoffTrack';
 import { errorText } from '../util/errorText';
 

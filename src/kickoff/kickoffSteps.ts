@@ -5,15 +5,15 @@
 import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
 import { hasValue, inputLine, type InputValue, MAX_INPUT_VALUE_LENGTH, parseInputValue } from '../api/inputValues';
-import { inputsFromJson, isRequiredInput } from '../crews/inputPresets';
-import { type Draft, inputKind, stepOf, typedFromText, typeProblem } from '../crews/inputSteps';
-import type * as JsonProblem from '../crews/jsonProblem';
+import { inputsFromJson, isRequiredInput } from './core/inputPresets';
+import { type Draft, inputKind, stepOf, typedFromText, typeProblem } from './core/inputSteps';
+import type * as JsonProblem from './jsonProblem';
 import type { InputSpec } from '../api/types';
 import type { StepInput } from '../ui/quickInput';
 import { inertLine, oneLine } from '../util/inertText';
 import { editInEditor, offerEditInEditor } from './valueEditor';
 
-export type { Draft } from '../crews/inputSteps';
+export type { Draft } from './core/inputSteps';
 
 /** The input steps' buttons, made when the first step shows rather than when the bundle loads. */
 let stepButtons: { editInEditor: vscode.QuickInputButton; toJson: vscode.QuickInputButton; toText: vscode.QuickInputButton } | undefined;
@@ -318,7 +318,7 @@ async function askJson(input: StepInput, step: Step, draft: Draft, choices: Json
 /** What a JSON text lacks: jsonc-parser loads with it, on the first JSON that does not parse (dist/jsonProblem.js). */
 function jsonProblemOf(name: string, text: string): string | undefined {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require('../crews/jsonProblem') as typeof JsonProblem).jsonProblem(name, text);
+  return (require('./jsonProblem') as typeof JsonProblem).jsonProblem(name, text);
 }
 
 /** A JSON error followed by the crew's description of the input (its example), else the value's skeleton. */

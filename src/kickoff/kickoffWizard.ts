@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { CrewApiError } from '../api/errors';
 import type { CrewInputs, InputSpec } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
-import { type Draft, inputsCapNotice, inputsToAsk, inputsToSend, isFlowId, isWorthKeeping, missingInputs, withInputs } from '../crews/inputSteps';
+import { type Draft, inputsCapNotice, inputsToAsk, inputsToSend, isFlowId, isWorthKeeping, missingInputs, withInputs } from './core/inputSteps';
 import type { RunRecord } from '../runs/core/model';
 import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';

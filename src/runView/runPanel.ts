@@ -9,7 +9,7 @@ import type { RunDetails, RunRecord } from '../runs/core/model';
 import type { Logger } from '../util/logger';
 import type { RunStore } from '../runs/core/runStore';
 import { stateLabel } from '../ui/format';
-import { distinctRunLabel } from '../crews/runRows';
+import { distinctRunLabel } from '../sidebar/runRows';
 import { renderMarkdown } from './hostMarkdown';
 import { showStatusMessage } from '../ui/notify';
 import { escapeHtml, pageHtml } from '../ui/webviewPage';

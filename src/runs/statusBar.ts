@@ -3,7 +3,7 @@ import { isFinished, type RunRecord } from './core/model';
 import type { RunStore } from './core/runStore';
 import { markdownLine } from '../util/markdownText';
 
-/** Takes the user to a run in the crews tree; registered by the run revealer (crews/revealRuns.ts). */
+/** Takes the user to a run in the crews tree; registered by the run revealer (sidebar/revealRuns.ts). */
 const REVEAL_RUN_COMMAND = 'crewRuns.revealRun';
 
 /** Runs listed by name in the tooltip, per kind; the rest are counted. */

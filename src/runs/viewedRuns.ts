@@ -2,7 +2,7 @@
 // the visible Crew Runs view. The poller checks those at the fast pace (RunPoller.setViewed).
 import * as vscode from 'vscode';
 
-/** A node of the crews tree (crews/crewsTree.ts), as far as this needs it: runs and tasks name their run. */
+/** A node of the crews tree (sidebar/crewsTree.ts), as far as this needs it: runs and tasks name their run. */
 interface TreeNode {
   readonly type: string;
   readonly runId?: string;

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ChatSessionStore, FIRST_MESSAGE_MAX, fileNameOf } from '../../src/crews/chatSessions';
+import { ChatSessionStore, FIRST_MESSAGE_MAX, fileNameOf } from '../../src/flowChat/core/chatSessions';
 import type { Logger } from '../../src/util/logger';
 import type { Clock } from '../../src/util/clock';
 

@@ -1,7 +1,7 @@
-// Which crews chat (src/crews/chatSupport.ts): asked lazily, one crew at a time with a gap, remembered until
+// Which crews chat (src/flowChat/core/chatSupport.ts): asked lazily, one crew at a time with a gap, remembered until
 // forgotten; a crew that cannot be asked is not offered chat; an answer older than a forget is not believed.
 import * as assert from 'node:assert/strict';
-import { ChatSupport } from '../../src/crews/chatSupport';
+import { ChatSupport } from '../../src/flowChat/core/chatSupport';
 
 /** A probe whose answers the test gives, one call at a time. */
 class Probe {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { readCrews, renamed, withCrew, withoutCrew } from '../../src/crews/crewConfig';
 import { checkToken } from '../../src/api/tokenRules';
-import { InputPresets, inputsFromJson } from '../../src/crews/inputPresets';
+import { InputPresets, inputsFromJson } from '../../src/kickoff/core/inputPresets';
 import type { SharedValues } from '../../src/util/sharedValues';
 
 describe('crewRuns.crews setting', () => {

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { inputsLeftOut, MAX_INPUTS, parseInputsBody } from '../../src/api/inputsBody';
 import { mapColumns } from '../../src/batches/core/mapping';
-import { inputsCapNotice, inputsToAsk, withInputs } from '../../src/crews/inputSteps';
+import { inputsCapNotice, inputsToAsk, withInputs } from '../../src/kickoff/core/inputSteps';
 import type { InputSpec } from '../../src/api/types';
 import { manyInputsBody } from '../fixtures/hostileTables';
 

@@ -4,8 +4,8 @@ import { resultsAsCsv, resultsAsJsonl, type ExportedRow } from '../../src/batche
 import { mapColumns } from '../../src/batches/core/mapping';
 import { parseTable } from '../../src/batches/core/tableReader';
 import { kickoffConfirmation } from '../../src/chat/confirmations';
-import { inputsToSend, isWorthKeeping, missingInputs } from '../../src/crews/inputSteps';
-import { InputPresets } from '../../src/crews/inputPresets';
+import { inputsToSend, isWorthKeeping, missingInputs } from '../../src/kickoff/core/inputSteps';
+import { InputPresets } from '../../src/kickoff/core/inputPresets';
 import { runLabel } from '../../src/runs/core/model';
 import type { SharedValues } from '../../src/util/sharedValues';
 import { SegmentCache } from '../../src/runView/page/segments';

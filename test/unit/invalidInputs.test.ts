@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { extractMissingInputs } from '../../src/api/bodies';
 import { extractInvalidInputs } from '../../src/api/invalidInputs';
 import { parseInputsBody } from '../../src/api/inputsBody';
-import { inputKind } from '../../src/crews/inputSteps';
+import { inputKind } from '../../src/kickoff/core/inputSteps';
 
 describe('422 bodies that explain a type', () => {
   it('reads Pydantic v2 errors per input, with the field inside it and what the crew expects', () => {

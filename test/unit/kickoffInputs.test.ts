@@ -1,7 +1,7 @@
 // Pure rules of Kick Off and the pickers: which inputs are asked and in which order, the one step counter,
 // what Escape keeps, a bare host as a crew URL, and what tells look-alike runs apart.
 import * as assert from 'node:assert/strict';
-import { inputsToAsk, inputsToSend, isFlowId, isWorthKeeping, missingInputs, stepOf } from '../../src/crews/inputSteps';
+import { inputsToAsk, inputsToSend, isFlowId, isWorthKeeping, missingInputs, stepOf } from '../../src/kickoff/core/inputSteps';
 import { differingInputs, lookAlikes } from '../../src/runs/runDifferences';
 import { withDefaultScheme } from '../../src/crews/urlInput';
 import { normaliseCrewUrl } from '../../src/api/url';

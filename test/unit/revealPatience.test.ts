@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { revealPatiently } from '../../src/crews/revealPatience';
+import { revealPatiently } from '../../src/sidebar/revealPatience';
 import { FakeClock } from './helpers/fakeClock';
 
 describe('revealPatiently (the crews tree showing a new run)', () => {

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { runRowActionCount } from '../../src/crews/runRowActions';
+import { runRowActionCount } from '../../src/sidebar/runRowActions';
 
 interface MenuItem {
   command: string;

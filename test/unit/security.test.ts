@@ -12,7 +12,7 @@ import { createTransport } from '../../src/api/transport';
 import { DEFAULT_NETWORK_SETTINGS, type HttpResponse } from '../../src/api/transportTypes';
 import { normaliseCrewUrl } from '../../src/api/url';
 import { readCrews } from '../../src/crews/crewConfig';
-import { inputsFromJson } from '../../src/crews/inputPresets';
+import { inputsFromJson } from '../../src/kickoff/core/inputPresets';
 import { checkToken } from '../../src/api/tokenRules';
 import { safeFileName } from '../../src/util/fileName';
 import { inert, stripControls } from '../../src/util/inertText';

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InputPresets } from '../../src/crews/inputPresets';
+import { InputPresets } from '../../src/kickoff/core/inputPresets';
 import { StopSupport } from '../../src/crews/stopSupport';
 import type { Logger } from '../../src/util/logger';
 import { SharedState } from '../../src/storage/sharedState';

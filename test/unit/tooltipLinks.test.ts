@@ -3,8 +3,8 @@
 // tooltips are built as the extension builds them (a `vscode` whose MarkdownString appends exactly as VS Code's),
 // then rendered by markdown-it with linkify and raw HTML on: stricter than VS Code's hover, which links less.
 import * as assert from 'node:assert/strict';
-import type * as RunRowsModule from '../../src/crews/runRows';
-import type * as ChatRowsModule from '../../src/crews/chatRows';
+import type * as RunRowsModule from '../../src/sidebar/runRows';
+import type * as ChatRowsModule from '../../src/sidebar/chatRows';
 import type * as StatusBarModule from '../../src/runs/statusBar';
 import { markdownText } from '../../src/util/markdownText';
 import { makeRun } from './chatTools.test';
@@ -13,8 +13,8 @@ import { requireWithFakeVscode, type FakeMarkdownString } from './helpers/fakeVs
 import { assertInert, HOSTILE, renderer } from './helpers/inertMarkdown';
 
 describe('tooltips show crew and user text as text (#47)', () => {
-  const runRows = requireWithFakeVscode<typeof RunRowsModule>(require.resolve('../../src/crews/runRows'));
-  const chatRows = requireWithFakeVscode<typeof ChatRowsModule>(require.resolve('../../src/crews/chatRows'));
+  const runRows = requireWithFakeVscode<typeof RunRowsModule>(require.resolve('../../src/sidebar/runRows'));
+  const chatRows = requireWithFakeVscode<typeof ChatRowsModule>(require.resolve('../../src/sidebar/chatRows'));
   const statusBar = requireWithFakeVscode<typeof StatusBarModule>(require.resolve('../../src/runs/statusBar'));
 
   it('markdownText: 11 hostile texts, one line or many, render with no link, image or formatting', () => {

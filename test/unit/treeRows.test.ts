@@ -2,12 +2,12 @@
 // then what may be cut), and when its text next moves on with time alone (so the tree wakes for that row
 // only then). The drawn page is checked by the integration suite "Tree labels at the default width".
 import * as assert from 'node:assert/strict';
-import type * as RunRowsModule from '../../src/crews/runRows';
+import type * as RunRowsModule from '../../src/sidebar/runRows';
 import type * as FormatModule from '../../src/ui/format';
 import { makeRun } from './chatTools.test';
 import { requireWithFakeVscode } from './helpers/fakeVscode';
 
-const runRows = requireWithFakeVscode<typeof RunRowsModule>(require.resolve('../../src/crews/runRows'));
+const runRows = requireWithFakeVscode<typeof RunRowsModule>(require.resolve('../../src/sidebar/runRows'));
 const format = requireWithFakeVscode<typeof FormatModule>(require.resolve('../../src/ui/format'));
 
 const LONG = 'Crew Runs onboarding research for the s…';

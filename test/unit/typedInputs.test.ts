@@ -1,8 +1,8 @@
 // Issue #52, finding 4, the pure part: a value checked against the type the crew declared, in words for
 // that type, and a JSON text's first error said as what is missing and where, for a one-line box.
 import * as assert from 'node:assert/strict';
-import { typedFromText, typeProblem } from '../../src/crews/inputSteps';
-import { jsonProblem } from '../../src/crews/jsonProblem';
+import { typedFromText, typeProblem } from '../../src/kickoff/core/inputSteps';
+import { jsonProblem } from '../../src/kickoff/jsonProblem';
 
 describe('typed inputs (#52)', () => {
   const score = { name: 'max_score', type: 'integer', default: '10' };

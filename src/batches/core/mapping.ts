@@ -2,7 +2,7 @@
 // Pure: no `vscode` here.
 import type { InputSpec } from '../../api/types';
 import { hasValue, type Inputs, type InputValue, valueProblem } from '../../api/inputValues';
-import { isRequiredInput } from '../../crews/inputPresets';
+import { isRequiredInput } from '../../kickoff/core/inputPresets';
 
 export interface RowProblem {
   /** 0-based index in the table. */

@@ -6,8 +6,8 @@
 // removes the row only.
 import * as assert from 'assert';
 import type { ChatPageReport, ChatPanelInspection } from '../../../src/flowChat/chatPanel';
-import type { ChatSessionNode } from '../../../src/crews/chatRows';
-import type { CrewsTreeNode } from '../../../src/crews/crewsTree';
+import type { ChatSessionNode } from '../../../src/sidebar/chatRows';
+import type { CrewsTreeNode } from '../../../src/sidebar/crewsTree';
 import { executeCommand, reload, reloadSuite, showCrewRunsView, ui, waitFor } from '../helpers';
 import { type Api, removeAllCrews, testApi } from './support/kit';
 import { phaseSimulator, type RemoteSimulator } from './support/reloadSim';

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { Simulator } from '../../../src/simulator/server';
 import { demoCrews, startSimulator } from '../../../src/simulator/server';
 import type { ChatPageReport, ChatPanelInspection } from '../../../src/flowChat/chatPanel';
-import type { ChatSessionNode } from '../../../src/crews/chatRows';
+import type { ChatSessionNode } from '../../../src/sidebar/chatRows';
 import { addCrewWithToken, executeCommand, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import {
   type Api,

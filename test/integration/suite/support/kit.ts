@@ -7,7 +7,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { RunRecord } from '../../../../src/runs/core/model';
 import type { CrewRunsTestApi } from '../../../../src/testApi';
-import type { CrewsTreeNode } from '../../../../src/crews/crewsTree';
+import type { CrewsTreeNode } from '../../../../src/sidebar/crewsTree';
 import { executeCommand, getExtensionApi, selectors, ui, waitFor } from '../../helpers';
 import type { QuickInputGuard } from '../../helpers/uiBridgeProtocol';
 

@@ -7,7 +7,7 @@ import type { RunRecord, StateChange } from '../../../../src/runs/core/model';
 import type { PollerInspection, RunPoller } from '../../../../src/runs/core/poller';
 import type { RunStore } from '../../../../src/runs/core/runStore';
 import type { Simulator } from '../../../../src/simulator/server';
-import type { CrewsTreeNode, CrewsTreeProvider } from '../../../../src/crews/crewsTree';
+import type { CrewsTreeNode, CrewsTreeProvider } from '../../../../src/sidebar/crewsTree';
 import type { FeedbackReviews } from '../../../../src/feedback/feedbackReview';
 import type { RunPanelProbe } from '../../../../src/runView/runPanelProbe';
 import { addCrewWithToken, executeCommand, getExtensionApi, readLog, selectors, ui, waitFor, kickOffWithoutReview } from '../../helpers';

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { TaskOutput } from '../api/types';
-import type { Crew } from './crewConfig';
-import type { CrewRegistry } from './crewRegistry';
-import type { ChatSessionStore } from './chatSessions';
+import type { Crew } from '../crews/crewConfig';
+import type { CrewRegistry } from '../crews/crewRegistry';
+import type { ChatSessionStore } from '../flowChat/core/chatSessions';
 import { type ChatSessionNode, type ChatsNode, chatSessionAge, chatSessionTreeItem, chatsTreeItem } from './chatRows';
 import { isFinished, type RunRecord } from '../runs/core/model';
 import type { RunStore } from '../runs/core/runStore';

@@ -1,12 +1,12 @@
 // What a crew's "Chats" group and its chat session rows look like in the crews tree: a session's first
 // message on one line, how long ago it was last active, and the session in the tooltip.
 import * as vscode from 'vscode';
-import type { ChatSession } from './chatSessions';
+import type { ChatSession } from '../flowChat/core/chatSessions';
 import { oneLine } from '../util/inertText';
 import { markdownLine } from '../util/markdownText';
 import { formatRelative } from '../ui/format';
 
-/** "Chats": a crew's recent chat sessions (crews/chatSessions.ts), newest first, above its runs. */
+/** "Chats": a crew's recent chat sessions (flowChat/core/chatSessions.ts), newest first, above its runs. */
 export interface ChatsNode {
   readonly type: 'chats';
   readonly crewUrl: string;

@@ -1,8 +1,8 @@
 // Which inputs Kick Off asks for, in which order, and what it sends: pure rules, tested in plain Node.
 import * as l10n from '@vscode/l10n';
-import { inputsLeftOut, MAX_INPUTS } from '../api/inputsBody';
-import type { InputSpec } from '../api/types';
-import { hasValue, inputLine, type InputValue, type Inputs, sameValue } from '../api/inputValues';
+import { inputsLeftOut, MAX_INPUTS } from '../../api/inputsBody';
+import type { InputSpec } from '../../api/types';
+import { hasValue, inputLine, type InputValue, type Inputs, sameValue } from '../../api/inputValues';
 import { isRequiredInput } from './inputPresets';
 
 /** The values so far: any JSON value per input (text typed in a text step is a string). */

@@ -1,8 +1,8 @@
 // Remembered inputs per crew: the last used values and named presets. Plain values, never tokens.
-import type { InputSpec } from '../api/types';
-import type { SharedValues } from '../util/sharedValues';
-import { isPlainObject } from '../util/objects';
-import { type Inputs, type InputValue, inputsProblem, isInputs, inputLine } from '../api/inputValues';
+import type { InputSpec } from '../../api/types';
+import type { SharedValues } from '../../util/sharedValues';
+import { isPlainObject } from '../../util/objects';
+import { type Inputs, type InputValue, inputsProblem, isInputs, inputLine } from '../../api/inputValues';
 
 export interface InputPreset {
   name: string;

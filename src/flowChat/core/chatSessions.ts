@@ -9,12 +9,12 @@
 
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
-import { errorCode, removeStaleTempFiles, TEMP_SUFFIX } from '../storage/atomicFile';
-import { SharedFiles } from '../storage/sharedFiles';
-import type { Logger } from '../util/logger';
-import { systemClock, type Clock } from '../util/clock';
-import { Emitter, type Event } from '../util/event';
-import { watchFolder } from '../util/watchFolder';
+import { errorCode, removeStaleTempFiles, TEMP_SUFFIX } from '../../storage/atomicFile';
+import { SharedFiles } from '../../storage/sharedFiles';
+import type { Logger } from '../../util/logger';
+import { systemClock, type Clock } from '../../util/clock';
+import { Emitter, type Event } from '../../util/event';
+import { watchFolder } from '../../util/watchFolder';
 
 export const MAX_SESSIONS_PER_CREW = 20;
 /** Characters of the first message kept (the tree shows a line of it; the flow's history has the rest). */

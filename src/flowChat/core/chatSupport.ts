@@ -3,7 +3,7 @@
 // activation), one crew at a time with a gap between asks, and remembered for this window until the crew's
 // token changes or the tree is refreshed. A crew that cannot be asked (no token, 401, network) is not offered
 // chat; the palette command asks again itself.
-import { Emitter, type Event } from '../util/event';
+import { Emitter, type Event } from '../../util/event';
 
 export interface ChatSupportOptions {
   /** Whether the crew's deployment chats; throws when it cannot be told. */

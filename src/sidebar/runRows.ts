@@ -3,8 +3,8 @@
 import * as vscode from 'vscode';
 import type { RunState, TaskOutput } from '../api/types';
 import { taskNameText } from '../api/taskName';
-import type { Crew } from './crewConfig';
-import type { CrewHealth } from './crewRegistry';
+import type { Crew } from '../crews/crewConfig';
+import type { CrewHealth } from '../crews/crewRegistry';
 import { isFinished, type RunRecord } from '../runs/core/model';
 import { inertLine, oneLine } from '../util/inertText';
 import { markdownLine, markdownText } from '../util/markdownText';
