@@ -6,7 +6,8 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
-import type { ChatPageReport, ChatPanelInspection } from '../../../src/flowChat/chatPanel';
+import type { ChatPanelInspection } from '../../../src/flowChat/chatCommands';
+import type { ChatPageReport } from '../../../src/flowChat/chatProtocol';
 import { addCrewWithToken, executeCommand, kickOffWithoutReview, selectors, ui, waitFor } from '../helpers';
 import {
   acceptNotification,
