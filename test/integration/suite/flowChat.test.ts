@@ -260,6 +260,27 @@ describe('Flow chat', function () {
     console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
   });
 
+  it('the same message sent again after its send was uncertain (issue 46): not posted again; said that it may have reached the flow, and Check offered', async () => {
+    await idle();
+    const text = 'Close the ticket #500';
+    const before = messagePosts().length;
+    chat.submitFromPage(text);
+    await turnOver(text, /may have reached the flow/, 'the uncertain send said');
+    const notes = report()!.notes.length;
+    // Typed again and sent, as a user who did not see it arrive would.
+    chat.submitFromPage(text);
+    const shown = await waitFor(
+      () => (report() && !report()!.busy && report()!.transcript.filter((line) => line === `user: ${text}`).length === 2 && report()!.notes.length > notes ? report() : undefined),
+      { message: 'the second send said' },
+    );
+    assert.match(shown.notes.at(-1)!, /may have reached the flow/);
+    assert.match(shown.notes.at(-1)!, /not sent again/);
+    assert.doesNotMatch(shown.notes.at(-1)!, /was not sent:|message box/, 'never a resend invited');
+    assert.ok(shown.checkOffered, 'Check offered');
+    assert.strictEqual(shown.composer, '');
+    assert.deepStrictEqual(messagePosts().slice(before).map((e) => e.status), [500], 'posted once');
+  });
+
   it('a send whose reply was lost while the flow took it, listed late and trimmed (issue 46): never put back, never resent; Check shows its answer in its place', async () => {
     const text = 'Book the room for Friday #late ';
     const before = messagePosts().length;
