@@ -10,6 +10,7 @@ import { pageHtml } from '../ui/webviewPage';
 import { sendFeedback, sessionApi } from './chatApi';
 import type { ChatHostMessage, ChatPageMessage, ChatPageReport } from './chatProtocol';
 import type * as ChatWords from './chatWords';
+import { chatMessageKey, runTurnOnce } from './messageOnce';
 import { transcriptMarkdown, type TranscriptEntry } from './transcriptMarkdown';
 import {
   ChatSendError,
@@ -20,7 +21,6 @@ import {
   followDelivery,
   followTurn,
   MAX_MESSAGE_CHARS,
-  runTurn,
   type TurnApi,
   type TurnOutcome,
   type TurnUpdate,
@@ -52,9 +52,9 @@ export class FlowChatPanel {
   private historyPending: boolean;
   /**
    * The last message whose send was uncertain, until Check finds it: its text, the history's length before it, and
-   * its answer's entry in the transcript (filled in place once found).
+   * its answer's entry in the transcript (filled in place once found), and its send-once mark (freed once found).
    */
-  private unsure?: { message: string; knownMessages?: number; entry: number };
+  private unsure?: { message: string; knownMessages?: number; entry: number; key: string };
 
   constructor(
     private readonly services: Services,
@@ -173,16 +173,20 @@ export class FlowChatPanel {
         this.list(text);
       }
     };
-    const outcome = await this.follow((api, onUpdate, options) => runTurn(api, text, (update) => (list(), onUpdate(update)), options, this.abort.signal));
-    if (outcome.kind !== 'busy' && outcome.kind !== 'notSent') {
+    // Sent once machine-wide (messageOnce.ts): the same words to this session whose earlier send may have arrived
+    // (here, before a reload, in another window, from the chat tool) do not go again.
+    const key = chatMessageKey(this.crewUrl, this.sessionId, text);
+    const outcome = await this.follow((api, onUpdate, options) => runTurnOnce(this.services.sends, key, api, text, (update) => (list(), onUpdate(update)), options, this.abort.signal));
+    const sentNow = outcome.kind !== 'busy' && outcome.kind !== 'notSent' && !(outcome.kind === 'uncertain' && outcome.earlier);
+    if (sentNow) {
       list();
     }
     // Only a message the flow did not take goes back in the composer: one that may have arrived is never offered
-    // to send again (the flow would answer it twice); Check reads the history for it instead.
-    const taken = outcome.kind !== 'busy' && outcome.kind !== 'notSent';
+    // to send again (the flow would answer it twice), nor one being sent already; Check reads the history instead.
+    const taken = outcome.kind !== 'notSent' && (outcome.kind !== 'busy' || outcome.sending === true);
     this.endTurn(outcome, taken ? undefined : text);
     if (outcome.kind === 'uncertain') {
-      this.unsure = { message: text, knownMessages: outcome.knownMessages, entry: this.transcript.length - 1 };
+      this.unsure = { message: text, knownMessages: outcome.knownMessages, entry: this.transcript.length - 1, key };
     }
   }
 
@@ -220,6 +224,7 @@ export class FlowChatPanel {
       return;
     }
     this.unsure = undefined;
+    void this.services.sends.forget(unsure.key).catch(() => undefined); // It arrived: the same words may go again as a new message.
     this.services.log.info(`Chat ${this.sessionId} with ${this.crewUrl}: the message whose send was uncertain is in the history.`);
     const found = delivery;
     const outcome = await this.follow((turnApi, onUpdate, options) => followDelivery(turnApi, found, onUpdate, options, this.abort.signal), true);
@@ -400,10 +405,18 @@ function noteFor(outcome: TurnOutcome): string | undefined {
     case 'failed':
       return vscode.l10n.t('The flow could not answer: {0}', outcome.error);
     case 'busy':
+      if (outcome.sending) {
+        return vscode.l10n.t('This message is being sent already (from this window or another); it was not sent again.');
+      }
       return vscode.l10n.t('The flow is still answering an earlier message; your message was not sent. Send it again when that turn is over.');
     case 'notSent':
       return outcome.error ? vscode.l10n.t('The message was not sent: {0} It is back in the message box.', asSentence(outcome.error)) : undefined;
     case 'uncertain':
+      if (outcome.earlier) {
+        return vscode.l10n.t(
+          'This message was sent before, and that send may have reached the flow. It was not sent again, so that it is never answered twice. Check reads the conversation\'s history for it.',
+        );
+      }
       return vscode.l10n.t(
         'Your message may have reached the flow: the send failed in a way that does not say ({0}). It was not sent again, so that it is never answered twice. Check reads the conversation\'s history for it.',
         outcome.error,

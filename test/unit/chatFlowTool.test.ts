@@ -11,6 +11,7 @@ import { ChatSendError, MAX_MESSAGE_CHARS } from '../../src/flowChat/turn';
 import { SendOnce } from '../../src/runs/core/sendOnce';
 import { oneLine } from '../../src/util/inertText';
 import { FakeChat, frame } from './flowChat.test';
+import { tempSends } from './helpers/tempSends';
 
 const flow: Crew = { name: 'Support Flow', url: 'https://flow.example', source: 'user' };
 const plain: Crew = { name: 'Plain Crew', url: 'https://plain.example', source: 'user' };
@@ -30,6 +31,7 @@ function deps(chat: FakeChat, patch: Partial<ChatToolDeps> & { crews?: Crew[]; t
     chats: async (crew) => (calls.inspect++, crew.url === flow.url),
     startSession: async () => (calls.start++, 'sess-1'),
     turnApi: (_crew, sessionId) => (calls.turns.push(sessionId), chat),
+    sends: tempSends(),
     describe: (e) => (e instanceof Error ? e.message : String(e)),
     sleep: async () => undefined,
     log: (line) => logged.push(line),

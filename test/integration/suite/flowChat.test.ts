@@ -279,6 +279,8 @@ describe('Flow chat', function () {
     assert.ok(shown.checkOffered, 'Check offered');
     assert.strictEqual(shown.composer, '');
     assert.deepStrictEqual(messagePosts().slice(before).map((e) => e.status), [500], 'posted once');
+    const shot = await ui.screenshot('flow-chat-sent-again');
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
   });
 
   it('a send whose reply was lost while the flow took it, listed late and trimmed (issue 46): never put back, never resent; Check shows its answer in its place', async () => {
