@@ -33,7 +33,7 @@ const lazyModules = {
   'src/batches/core/source': 'batchTables',
   // Kick Off with a Trigger Payload…: the platform's trigger apps and payloads (src/platform/triggerCommand.ts).
   'src/platform/triggerKickoff': 'triggerKickoff',
-  // Chat with Flow's crew picker: the crews that chat first, the others asked while it is open (src/flowChat/chatPanel.ts).
+  // Chat with Flow's crew picker: the crews that chat first, the others asked while it is open (src/flowChat/chatCommands.ts).
   'src/flowChat/pickChatFlow': 'chatPicker',
   // The chat page's words, sent when a chat page is ready (src/flowChat/chatPanel.ts).
   'src/flowChat/chatWords': 'chatWords',

@@ -17,7 +17,7 @@ import { editInEditor } from './kickoff/valueEditor';
 import { registerBatchCommands } from './batches/batchCommands';
 import type { BatchFeature } from './batches/batchFeature';
 import { registerBatchResultsCommands } from './batches/batchResultsCommands';
-import { type FlowChatInspection, registerFlowChat } from './flowChat/chatPanel';
+import { type FlowChatInspection, registerFlowChat } from './flowChat/chatCommands';
 import type { Services } from './services';
 import { StepInput } from './ui/quickInput';
 

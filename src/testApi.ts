@@ -1,6 +1,6 @@
 // What activate() returns when CREW_RUNS_TEST_HOOKS=1: the integration tests' way in. Its own bundle
 // (dist/testApi.js), never loaded otherwise and never packaged.
-import type { FlowChatInspection } from './flowChat/chatPanel';
+import type { FlowChatInspection } from './flowChat/chatCommands';
 import type * as vscode from 'vscode';
 import type { BatchFeature, batchActionsWithoutAsking } from './batches/batchFeature';
 import type { AddCrewArguments, addCrewDirectly } from './crews/crewCommands';

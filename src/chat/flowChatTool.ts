@@ -6,7 +6,8 @@
 // Pure (@vscode/l10n, no `vscode`; the crew client is handed in): unit-tested in plain Node.
 import * as l10n from '@vscode/l10n';
 import type { Crew } from '../crews/crewConfig';
-import { MAX_MESSAGE_CHARS, runTurn, type TurnApi, type TurnOutcome } from '../flowChat/turn';
+import { chatMessageKey, type ChatSends, runTurnOnce } from '../flowChat/messageOnce';
+import { MAX_MESSAGE_CHARS, type TurnApi, type TurnOutcome } from '../flowChat/turn';
 import { oneLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
 import { fenceUntrusted, joinCapped, moreNote, pageOf } from './chatText';
@@ -35,6 +36,8 @@ export interface ChatToolDeps {
   /** POST /chat/start: the new session's id; throws when none was started. */
   startSession(crew: Crew, signal?: AbortSignal): Promise<string>;
   turnApi(crew: Crew, sessionId: string): TurnApi;
+  /** The machine-wide send-once marks (Services.sends): a message whose send may have arrived is never sent again. */
+  sends: ChatSends;
   /** An error in plain words (describeError): never a token. */
   describe(error: unknown, crewName: string): string;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
@@ -160,7 +163,9 @@ export async function chatConfirmed(deps: ChatToolDeps, plan: ChatPlan | undefin
     const steps: string[] = [];
     let outcome: TurnOutcome;
     try {
-      outcome = await runTurn(
+      outcome = await runTurnOnce(
+        deps.sends,
+        chatMessageKey(crew.url, sessionId, plan.message),
         deps.turnApi(crew, sessionId),
         plan.message,
         (update) => {
@@ -178,7 +183,7 @@ export async function chatConfirmed(deps: ChatToolDeps, plan: ChatPlan | undefin
       outcome = { kind: 'uncertain', error: deps.describe(error, crew.name) };
     }
     deps.log?.(`Chat tool: session ${sessionId} with ${crew.url}: turn ${outcome.kind}${stop ? ` (${stop.kind})` : ''}.`);
-    if (outcome.kind !== 'notSent' && outcome.kind !== 'busy') {
+    if (outcome.kind !== 'notSent' && outcome.kind !== 'busy' && !(outcome.kind === 'uncertain' && outcome.earlier)) {
       // The flow has (or may have) the message: the user can reopen the conversation from the crew's Chats.
       await deps.recordSession?.(crew, sessionId, plan.message).catch(() => undefined);
     }
@@ -225,10 +230,16 @@ export function chatTurnText(crewName: string, result: ChatTurnResult): string {
     case 'failed':
       return joinCapped([`The turn failed: ${crew} could not answer this message (${session}). ${cont}`, fenceUntrusted(oneLine(outcome.error, 2000), 'What the flow said'), stepsFenced(result.steps), partial]);
     case 'busy':
+      if (outcome.sending) {
+        return `Nothing was sent: this same message is being sent to ${crew} in ${session} already (another window or call). Do NOT send it again; call ${TOOL.chatWithFlow} with a new message once its turn is over.`;
+      }
       return `Nothing was sent: ${crew} is still answering an earlier message in ${session} (one turn at a time). Wait, then call ${TOOL.chatWithFlow} again with the same sessionId.`;
     case 'notSent':
       return `Nothing was sent: ${crew} did not take the message (${session}).${outcome.needsToken ? ' Tell the user to set its token with "Crew Runs: Set Token…".' : ''}\n${problemFenced(outcome.error)}`;
     case 'uncertain':
+      if (outcome.earlier) {
+        return `The message may have been sent to ${crew} (${session}) already: an earlier send of this same message could not tell whether ${crew} received it. It was NOT sent again. Do NOT send it again, in this session or a new one: the flow would answer it twice. Tell the user that it may have arrived; they can reopen the conversation from the crew's "Chats" in the Crew Runs view, where Check reads its history.`;
+      }
       return `The message may have been sent to ${crew} (${session}): Crew Runs could not tell whether ${crew} received the message, and the conversation's history does not show it so far (a flow may list it late). It was NOT sent again. Do NOT send it again, in this session or a new one: the flow would answer it twice. Tell the user that it may have arrived; they can reopen the conversation from the crew's "Chats" in the Crew Runs view, where Check reads its history.\n${problemFenced(outcome.error)}`;
     case 'cancelled':
       if (stop?.kind === 'timeout') {

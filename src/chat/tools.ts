@@ -156,6 +156,7 @@ export function createTools(services: Services): Record<ToolName, Tool> {
     },
     startSession: (crew) => startSession(services.client, crew.url),
     turnApi: (crew, sessionId) => sessionApi(services.client, crew.url, crew.name, sessionId),
+    sends: services.sends,
     describe: (error, crewName) => describeError(error, crewName),
     log: (line) => services.log.info(line),
     recordSession: (crew, sessionId, message) => services.chatSessions.record(crew.url, sessionId, message),

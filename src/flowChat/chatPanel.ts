@@ -1,16 +1,16 @@
-// Chat with Flow: the command and its panel (a webview with the run view's CSP: scripts by nonce only, text
-// only — crew words never become HTML). The page gets the answer's new text only, as it comes.
+// Chat with Flow: the panel (a webview with the run view's CSP: scripts by nonce only, text only — crew words never
+// become HTML). The page gets the answer's new text only, as it comes.
 
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import type { Crew } from '../crews/crewConfig';
 import { CrewApiError } from '../api/errors';
 import { describeError } from '../ui/errorMessages';
-import { showError, showInfo } from '../ui/notify';
+import { showError } from '../ui/notify';
 import { pageHtml } from '../ui/webviewPage';
-import { inspectChats, sendFeedback, sessionApi, startSession } from './chatApi';
+import { sendFeedback, sessionApi } from './chatApi';
+import type { ChatHostMessage, ChatPageMessage, ChatPageReport } from './chatProtocol';
 import type * as ChatWords from './chatWords';
-import type * as PickChatFlow from './pickChatFlow';
+import { chatMessageKey, runTurnOnce } from './messageOnce';
 import { transcriptMarkdown, type TranscriptEntry } from './transcriptMarkdown';
 import {
   ChatSendError,
@@ -21,91 +21,10 @@ import {
   followDelivery,
   followTurn,
   MAX_MESSAGE_CHARS,
-  runTurn,
   type TurnApi,
   type TurnOutcome,
   type TurnUpdate,
 } from './turn';
-
-export const CHAT_VIEW_TYPE = 'crewRuns.flowChat';
-
-/** What the host sends the page. */
-export type ChatHostMessage =
-  | { type: 'strings'; strings: Record<string, string> }
-  | { type: 'user'; text: string }
-  /** A reopened session's conversation so far (GET /chat/{id}/history), before anything else. */
-  | { type: 'history'; messages: { role: 'user' | 'assistant'; text: string; notShown?: number }[]; note?: string }
-  /** `again`: the answer of the message whose send was uncertain, found by Check: in that message's place. */
-  | { type: 'answerStart'; again?: boolean }
-  | { type: 'update'; update: TurnUpdate }
-  /**
-   * `restore`: the message the flow did not take, back in the composer to send again or not. `check`: the send is
-   * uncertain: the page offers Check (the history read for it), never the text back.
-   */
-  | { type: 'answerEnd'; outcome: TurnOutcome; note?: string; restore?: string; check?: boolean }
-  /** What Check found where it did not find the message: said under it, Check offered again. */
-  | { type: 'checkResult'; note: string }
-  /** Tests only: as if the user pressed Check. */
-  | { type: 'check' }
-  | { type: 'busy'; reason?: string }
-  | { type: 'submit'; text: string }
-  /**
-   * The answer to a flow's question was sent; or refused (`note` says why; it can be answered again); or its
-   * delivery is uncertain (not sent again: the stream shows whether it arrived).
-   */
-  | { type: 'feedbackResult'; questionId: string; state: 'sent' | 'refused' | 'uncertain'; note?: string }
-  /**
-   * The flow no longer knows this session (it restarted, or was redeployed): the page says so, closes the
-   * composer for good, and offers Start a New Chat and Forget This Chat.
-   */
-  | { type: 'gone' }
-  /** A message to put in the composer (one the chat this one replaces could not send). */
-  | { type: 'draft'; text: string };
-
-/** What the page sends the host. */
-export type ChatPageMessage =
-  | { type: 'ready' }
-  | { type: 'send'; text: string }
-  | { type: 'copy'; text: string }
-  /** Approve (`approved`) or feedback text for the flow's question `questionId`. */
-  | { type: 'feedback'; questionId: string; feedback: string }
-  | { type: 'openMarkdown' }
-  /** Check: read the history for the message whose send was uncertain. */
-  | { type: 'check' }
-  /** Start a New Chat with the same flow, `draft` (the composer's text) in its composer. */
-  | { type: 'newChat'; draft: string }
-  /** Forget This Chat: off the crew's list, the panel closed. */
-  | { type: 'forget' }
-  | { type: 'report'; report: ChatPageReport };
-
-/** What the page shows: reported after every render only where the test API is (see FlowChatInspection). */
-export interface ChatPageReport {
-  transcript: string[];
-  busy: boolean;
-  busyReason: string;
-  steps: number;
-  /** The flow's questions: their text and state (`open`, `sending`, `answered`), as shown. */
-  questions: { text: string; state: string }[];
-  /** The notes shown in plain words (a failed turn, a message not sent), oldest first. */
-  notes: string[];
-  /** Every status the page showed about the stream (reconnecting, following the history), oldest first. */
-  connectionShown: string[];
-  /** What the composer holds. */
-  composer: string;
-  /** Check is offered (and not under way) for a message whose send was uncertain. */
-  checkOffered: boolean;
-  /** The class of the focused element of the page. */
-  focused: string;
-  /** The titles of the steps shown, oldest first. */
-  stepTitles: string[];
-  /** The words shown where the flow no longer knows this chat ('' when not), and the buttons under them. */
-  gone: string;
-  goneActions: string[];
-  /** The last question's Send Feedback button as drawn (computed colours), and the background behind it. */
-  feedbackButton?: { background: string; border: string; behind: string };
-  /** The name of the theme the page is drawn in ("Dark Modern"). */
-  theme: string;
-}
 
 /** How a panel opens, and what it may ask of the chats around it. */
 export interface ChatPanelOptions {
@@ -133,9 +52,9 @@ export class FlowChatPanel {
   private historyPending: boolean;
   /**
    * The last message whose send was uncertain, until Check finds it: its text, the history's length before it, and
-   * its answer's entry in the transcript (filled in place once found).
+   * its answer's entry in the transcript (filled in place once found), and its send-once mark (freed once found).
    */
-  private unsure?: { message: string; knownMessages?: number; entry: number };
+  private unsure?: { message: string; knownMessages?: number; entry: number; key: string };
 
   constructor(
     private readonly services: Services,
@@ -254,16 +173,20 @@ export class FlowChatPanel {
         this.list(text);
       }
     };
-    const outcome = await this.follow((api, onUpdate, options) => runTurn(api, text, (update) => (list(), onUpdate(update)), options, this.abort.signal));
-    if (outcome.kind !== 'busy' && outcome.kind !== 'notSent') {
+    // Sent once machine-wide (messageOnce.ts): the same words to this session whose earlier send may have arrived
+    // (here, before a reload, in another window, from the chat tool) do not go again.
+    const key = chatMessageKey(this.crewUrl, this.sessionId, text);
+    const outcome = await this.follow((api, onUpdate, options) => runTurnOnce(this.services.sends, key, api, text, (update) => (list(), onUpdate(update)), options, this.abort.signal));
+    const sentNow = outcome.kind !== 'busy' && outcome.kind !== 'notSent' && !(outcome.kind === 'uncertain' && outcome.earlier);
+    if (sentNow) {
       list();
     }
     // Only a message the flow did not take goes back in the composer: one that may have arrived is never offered
-    // to send again (the flow would answer it twice); Check reads the history for it instead.
-    const taken = outcome.kind !== 'busy' && outcome.kind !== 'notSent';
+    // to send again (the flow would answer it twice), nor one being sent already; Check reads the history instead.
+    const taken = outcome.kind !== 'notSent' && (outcome.kind !== 'busy' || outcome.sending === true);
     this.endTurn(outcome, taken ? undefined : text);
     if (outcome.kind === 'uncertain') {
-      this.unsure = { message: text, knownMessages: outcome.knownMessages, entry: this.transcript.length - 1 };
+      this.unsure = { message: text, knownMessages: outcome.knownMessages, entry: this.transcript.length - 1, key };
     }
   }
 
@@ -301,6 +224,7 @@ export class FlowChatPanel {
       return;
     }
     this.unsure = undefined;
+    void this.services.sends.forget(unsure.key).catch(() => undefined); // It arrived: the same words may go again as a new message.
     this.services.log.info(`Chat ${this.sessionId} with ${this.crewUrl}: the message whose send was uncertain is in the history.`);
     const found = delivery;
     const outcome = await this.follow((turnApi, onUpdate, options) => followDelivery(turnApi, found, onUpdate, options, this.abort.signal), true);
@@ -457,10 +381,10 @@ export class FlowChatPanel {
 
 /** The longer words (dist/chatWords.js), loaded with the first chat page or picked crew that does not chat. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const chatWords = () => require('./chatWords') as typeof ChatWords;
+export const chatWords = () => require('./chatWords') as typeof ChatWords;
 
 /** The crew refused its token (or has none): says so, with Set Token…. */
-async function offerSetToken(words: string, crewUrl: string): Promise<void> {
+export async function offerSetToken(words: string, crewUrl: string): Promise<void> {
   const setToken = vscode.l10n.t('Set Token…');
   if ((await showError(words, setToken)) === setToken) {
     await vscode.commands.executeCommand('crewRuns.setToken', crewUrl);
@@ -481,10 +405,18 @@ function noteFor(outcome: TurnOutcome): string | undefined {
     case 'failed':
       return vscode.l10n.t('The flow could not answer: {0}', outcome.error);
     case 'busy':
+      if (outcome.sending) {
+        return vscode.l10n.t('This message is being sent already (from this window or another); it was not sent again.');
+      }
       return vscode.l10n.t('The flow is still answering an earlier message; your message was not sent. Send it again when that turn is over.');
     case 'notSent':
       return outcome.error ? vscode.l10n.t('The message was not sent: {0} It is back in the message box.', asSentence(outcome.error)) : undefined;
     case 'uncertain':
+      if (outcome.earlier) {
+        return vscode.l10n.t(
+          'This message was sent before, and that send may have reached the flow. It was not sent again, so that it is never answered twice. Check reads the conversation\'s history for it.',
+        );
+      }
       return vscode.l10n.t(
         'Your message may have reached the flow: the send failed in a way that does not say ({0}). It was not sent again, so that it is never answered twice. Check reads the conversation\'s history for it.',
         outcome.error,
@@ -500,162 +432,3 @@ export interface ChatPanelObserver {
   attached(chat: FlowChatPanel, submit: (text: string) => void, check: () => void): void;
   reported(chat: FlowChatPanel, report: ChatPageReport): void;
 }
-
-/** An open chat as tests see it. */
-export interface ChatPanelInspection {
-  readonly sessionId: string;
-  readonly crewUrl: string;
-  readonly panel: vscode.WebviewPanel;
-  /** What the page last reported. */
-  lastReport(): ChatPageReport | undefined;
-  /** As if the user typed `text` and pressed Enter. */
-  submitFromPage(text: string): void;
-  /** As if the user pressed Check under a message whose send was uncertain. */
-  checkFromPage(): void;
-}
-
-/** What tests may see of the chats: the open panels, each with what its page reports. */
-export interface FlowChatInspection {
-  panels(): ChatPanelInspection[];
-}
-
-/**
- * `activeRunCrew`: the crew of the run whose view is active, for the run view's Chat with Flow. `inspect` (tests
- * only) is given the chats' inspection, and makes every page report what it shows.
- */
-export function registerFlowChat(
-  services: Services,
-  activeRunCrew: () => string | undefined,
-  inspect?: (inspection: FlowChatInspection) => void,
-  /** The chat session a row of the crews tree stands for (the very node it drew), for Forget Chat. */
-  treeSession?: (arg: unknown) => { crewUrl: string; sessionId: string } | undefined,
-): vscode.Disposable[] {
-  const openChats: FlowChatPanel[] = [];
-  const observed = new Map<FlowChatPanel, { submit(text: string): void; check(): void; report?: ChatPageReport }>();
-  const observer: ChatPanelObserver | undefined = inspect && {
-    attached: (chat, submit, check) => observed.set(chat, { submit, check }),
-    reported: (chat, report) => {
-      const entry = observed.get(chat);
-      if (entry) {
-        entry.report = report;
-      }
-    },
-  };
-  inspect?.({
-    panels: () =>
-      openChats.map((chat) => ({
-        sessionId: chat.sessionId,
-        crewUrl: chat.crewUrl,
-        panel: chat.panel,
-        lastReport: () => observed.get(chat)?.report,
-        submitFromPage: (text: string) => observed.get(chat)?.submit(text),
-        checkFromPage: () => observed.get(chat)?.check(),
-      })),
-  });
-  // The run view's title bar offers chat where the run's crew chats (as far as this window has asked it).
-  const updateContext = () => {
-    const crewUrl = activeRunCrew();
-    void vscode.commands.executeCommand('setContext', 'crewRuns.activeRunChats', crewUrl !== undefined && services.chats.chats(crewUrl) === true);
-  };
-  /** A tab title no open chat has: "Chat: Support Flow", then "Chat: Support Flow #2" beside it, as runs are numbered. */
-  const titleFor = (crewName: string): string => {
-    const taken = new Set(openChats.map((c) => c.panel.title));
-    let title = vscode.l10n.t('Chat: {0}', crewName);
-    for (let n = 2; taken.has(title); n++) {
-      title = vscode.l10n.t('Chat: {0} #{1}', crewName, n);
-    }
-    return title;
-  };
-  const openPanel = (crew: Crew, sessionId: string, options: { reopened?: boolean; draft?: string } = {}): FlowChatPanel => {
-    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, titleFor(crew.name), vscode.ViewColumn.Active, {
-      retainContextWhenHidden: true,
-      enableFindWidget: true,
-    });
-    const newChat = (draft: string) => void start(crew, draft);
-    const chat = new FlowChatPanel(services, crew.url, crew.name, sessionId, panel, { observer, newChat, ...options });
-    openChats.push(chat);
-    panel.onDidDispose(() => {
-      openChats.splice(openChats.indexOf(chat), 1);
-      observed.delete(chat);
-    });
-    return chat;
-  };
-  /** A listed session (a row of the tree, or its crew URL and session id): reopened, or its open panel revealed. */
-  const reopen = (arg: unknown): string | undefined => {
-    const crewUrl = isObject(arg) && typeof arg.crewUrl === 'string' ? arg.crewUrl : undefined;
-    const sessionId = isObject(arg) && typeof arg.sessionId === 'string' ? arg.sessionId : undefined;
-    const crew = crewUrl === undefined ? undefined : services.crews.get(crewUrl);
-    // Only sessions listed under a configured crew: a command link cannot aim the panel at anything else.
-    if (!crew || sessionId === undefined || !services.chatSessions.get(crew.url, sessionId)) {
-      void showInfo(vscode.l10n.t('That chat is no longer listed. Start a new one with Chat with Flow.'));
-      return undefined;
-    }
-    const open = openChats.find((c) => c.crewUrl === crew.url && c.sessionId === sessionId);
-    if (open) {
-      open.panel.reveal();
-    } else {
-      openPanel(crew, sessionId, { reopened: true });
-    }
-    return sessionId;
-  };
-  /** A new session with the crew in a new panel (`draft` in its composer); undefined, said, where it cannot start. */
-  const start = async (crew: Crew, draft?: string, askFirst = false): Promise<string | undefined> => {
-    try {
-      if (askFirst) {
-        const chats = await inspectChats(services.client, crew.url);
-        services.chats.set(crew.url, chats);
-        if (!chats) {
-          void showInfo(chatWords().notAChatFlow(crew.name));
-          return undefined;
-        }
-      }
-      const sessionId = await startSession(services.client, crew.url);
-      openPanel(crew, sessionId, draft ? { draft } : {});
-      return sessionId;
-    } catch (e) {
-      const words = vscode.l10n.t('Could not start a chat with {0}: {1}', crew.name, describeError(e, crew.name));
-      if (e instanceof CrewApiError && (e.kind === 'unauthorized' || e.kind === 'noToken')) {
-        void offerSetToken(words, crew.url);
-      } else {
-        void showError(words);
-      }
-      return undefined;
-    }
-  };
-  const chatWith = async (arg: unknown): Promise<string | undefined> => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { pickChatFlow } = require('./pickChatFlow') as typeof PickChatFlow;
-    const crew = await pickChatFlow(services.crews, services.chats, arg, vscode.l10n.t('Chat with which flow?'));
-    return crew && start(crew, undefined, true);
-  };
-  return [
-    vscode.commands.registerCommand('crewRuns.chatWithFlow', (arg?: unknown) => chatWith(arg)),
-    // From the run view's title bar: the crew of the run on screen.
-    vscode.commands.registerCommand('crewRuns.chatWithRunFlow', () => {
-      const crewUrl = activeRunCrew();
-      return crewUrl === undefined ? chatWith(undefined) : chatWith(crewUrl);
-    }),
-    // A row of the Chats group under a crew (its click, or the inline action).
-    vscode.commands.registerCommand('crewRuns.openChatSession', (arg?: unknown) => reopen(arg)),
-    // Removes the row only: the flow keeps the conversation. Only from the tree's own row (never a command link).
-    vscode.commands.registerCommand('crewRuns.forgetChatSession', async (arg?: unknown) => {
-      const session = treeSession?.(arg);
-      if (session) {
-        await services.chatSessions.forget(session.crewUrl, session.sessionId);
-      }
-    }),
-    vscode.window.tabGroups.onDidChangeTabs(updateContext),
-    services.chats.onDidChange(updateContext),
-    vscode.commands.registerCommand('crewRuns.openChatAsMarkdown', async () => {
-      const chat = openChats.find((c) => c.panel.active) ?? openChats.at(-1);
-      if (!chat) {
-        void showInfo(vscode.l10n.t('No chat is open. Chat with a flow first.'));
-        return;
-      }
-      await chat.openAsMarkdown();
-    }),
-  ];
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-

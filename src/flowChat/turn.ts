@@ -73,11 +73,15 @@ export type TurnOutcome =
   | { kind: 'completed'; answer: string }
   /** `sessionGone`: the flow forgot the session while the turn ran (ChatSessionGone). */
   | { kind: 'failed'; error: string; answer: string; sessionGone?: boolean }
-  | { kind: 'busy'; error: string }
+  /** `sending`: the same message is being sent already (another window, another call: messageOnce.ts). */
+  | { kind: 'busy'; error: string; sending?: boolean }
   /** `sessionGone`: the flow no longer knows the session (ChatSessionGone). */
   | { kind: 'notSent'; error: string; needsToken?: boolean; sessionGone?: boolean }
-  /** It may have reached the flow: never sent again. `knownMessages`: the history's length before it, for Check. */
-  | { kind: 'uncertain'; error: string; knownMessages?: number }
+  /**
+   * It may have reached the flow: never sent again. `knownMessages`: the history's length before it, for Check.
+   * `earlier`: not sent now, as an earlier send of the same message may have reached the flow (messageOnce.ts).
+   */
+  | { kind: 'uncertain'; error: string; knownMessages?: number; earlier?: boolean }
   | { kind: 'cancelled'; answer: string };
 
 export interface TurnOptions {

@@ -1,12 +1,17 @@
 // The chat tool (crewRuns_chatWithFlow): what it confirms, when it refuses (nothing sent), and what the model
 // reads back: the flow's answer fenced as untrusted and capped, the session id, failures in plain words.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { CHAT_ANSWER_MAX, chatConfirmed, chatTurnText, prepareChat, type ChatToolDeps } from '../../src/chat/flowChatTool';
 import type { CrewLookup } from '../../src/chat/crewActions';
 import type { Crew } from '../../src/crews/crewConfig';
 import { ChatSendError, MAX_MESSAGE_CHARS } from '../../src/flowChat/turn';
+import { SendOnce } from '../../src/runs/core/sendOnce';
 import { oneLine } from '../../src/util/inertText';
 import { FakeChat, frame } from './flowChat.test';
+import { tempSends } from './helpers/tempSends';
 
 const flow: Crew = { name: 'Support Flow', url: 'https://flow.example', source: 'user' };
 const plain: Crew = { name: 'Plain Crew', url: 'https://plain.example', source: 'user' };
@@ -26,6 +31,7 @@ function deps(chat: FakeChat, patch: Partial<ChatToolDeps> & { crews?: Crew[]; t
     chats: async (crew) => (calls.inspect++, crew.url === flow.url),
     startSession: async () => (calls.start++, 'sess-1'),
     turnApi: (_crew, sessionId) => (calls.turns.push(sessionId), chat),
+    sends: tempSends(),
     describe: (e) => (e instanceof Error ? e.message : String(e)),
     sleep: async () => undefined,
     log: (line) => logged.push(line),
@@ -147,5 +153,38 @@ describe('chat tool: the answer for the model', () => {
     assert.match(result, /```text\nApply it\?\n```/);
     assert.deepEqual(a.recorded, [['https://flow.example', 'sess-1', 'Apply #approve']]);
     assert.deepEqual(b.recorded, [], 'nothing sent: not listed');
+  });
+
+  it('called again for a message whose send was uncertain (issue 46): not sent again, in this window or another; said that it may have arrived, and where to check', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'chat-sends-'));
+    try {
+      /** Every POST of a message counted; each fails in a way that does not say whether the flow got it. */
+      class Unsure extends FakeChat {
+        posts = 0;
+        override async send(message: string): Promise<{ kickoffId?: string }> {
+          this.posts++;
+          return super.send(message);
+        }
+      }
+      const chat = new Unsure(['x']);
+      chat.sendError = new ChatSendError('uncertain', 'socket hang up');
+      // Two windows: each its own marks over the same folder (Services.sends), as VS Code windows share it.
+      const first = deps(chat, { sends: new SendOnce(dir, 'window-1'), sleep: async () => undefined } as Partial<ChatToolDeps>);
+      const second = deps(chat, { sends: new SendOnce(dir, 'window-2'), sleep: async () => undefined } as Partial<ChatToolDeps>);
+      const ask = async (t: typeof first, message: string, sessionId = 'sess-4') => chatConfirmed(t.d, (await prepareChat(t.d, { crew: 'Support Flow', message, sessionId })).plan);
+      assert.match(await ask(first, 'Refund order 77'), /may have been sent[\s\S]*NOT sent again/);
+      assert.equal(chat.posts, 1);
+      const again = await ask(first, 'Refund order 77');
+      assert.equal(chat.posts, 1, 'the same message to the same session is not posted again');
+      assert.match(again, /may have been sent to "Support Flow" \(session id sess-4\)[\s\S]*Do NOT send it again[\s\S]*Check reads its history/);
+      assert.match(await ask(second, 'Refund order 77'), /NOT sent again/);
+      assert.equal(chat.posts, 1, 'nor from another window');
+      // Another message, or the same words in another session, is a message of its own.
+      await ask(first, 'Refund order 78');
+      await ask(first, 'Refund order 77', 'sess-5');
+      assert.equal(chat.posts, 3);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });

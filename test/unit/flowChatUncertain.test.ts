@@ -10,6 +10,7 @@ import type { Crew } from '../../src/crews/crewConfig';
 import { sessionApi } from '../../src/flowChat/chatApi';
 import { ChatSendError, type ChatHistory, findDelivery, followDelivery, runTurn, type TurnApi, type TurnUpdate } from '../../src/flowChat/turn';
 import { FakeChat } from './flowChat.test';
+import { tempSends } from './helpers/tempSends';
 
 const options = { sleep: async () => undefined, streamRetries: 1, retryDelayMs: 1, pollIntervalMs: 1, maxWaitMs: 1000 };
 const signal = new AbortController().signal;
@@ -166,6 +167,7 @@ describe('chat tool: an uncertain send (issue 46)', () => {
     chats: async () => true,
     startSession: async () => 'sess-1',
     turnApi: () => api,
+    sends: tempSends(),
     describe: (e) => (e instanceof Error ? e.message : String(e)),
     sleep: async () => undefined,
   });

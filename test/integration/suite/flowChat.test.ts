@@ -6,7 +6,8 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
-import type { ChatPageReport, ChatPanelInspection } from '../../../src/flowChat/chatPanel';
+import type { ChatPanelInspection } from '../../../src/flowChat/chatCommands';
+import type { ChatPageReport } from '../../../src/flowChat/chatProtocol';
 import { addCrewWithToken, executeCommand, kickOffWithoutReview, selectors, ui, waitFor } from '../helpers';
 import {
   acceptNotification,
@@ -256,6 +257,29 @@ describe('Flow chat', function () {
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.deepStrictEqual(messagePosts().slice(before).map((e) => e.status), [500], 'posted once, never again');
     const shot = await ui.screenshot('flow-chat-send-500');
+    console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
+  });
+
+  it('the same message sent again after its send was uncertain (issue 46): not posted again; said that it may have reached the flow, and Check offered', async () => {
+    await idle();
+    const text = 'Close the ticket #500';
+    const before = messagePosts().length;
+    chat.submitFromPage(text);
+    await turnOver(text, /may have reached the flow/, 'the uncertain send said');
+    const notes = report()!.notes.length;
+    // Typed again and sent, as a user who did not see it arrive would.
+    chat.submitFromPage(text);
+    const shown = await waitFor(
+      () => (report() && !report()!.busy && report()!.transcript.filter((line) => line === `user: ${text}`).length === 2 && report()!.notes.length > notes ? report() : undefined),
+      { message: 'the second send said' },
+    );
+    assert.match(shown.notes.at(-1)!, /may have reached the flow/);
+    assert.match(shown.notes.at(-1)!, /not sent again/);
+    assert.doesNotMatch(shown.notes.at(-1)!, /was not sent:|message box/, 'never a resend invited');
+    assert.ok(shown.checkOffered, 'Check offered');
+    assert.strictEqual(shown.composer, '');
+    assert.deepStrictEqual(messagePosts().slice(before).map((e) => e.status), [500], 'posted once');
+    const shot = await ui.screenshot('flow-chat-sent-again');
     console.log(`      screenshot: ${shot.path} (${shot.width}x${shot.height}, ${shot.distinctColours} colours)`);
   });
 

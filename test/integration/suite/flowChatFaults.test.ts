@@ -9,7 +9,8 @@ import * as vscode from 'vscode';
 import type { Simulator } from '../../../src/simulator/server';
 import { startSimulator } from '../../../src/simulator/server';
 import { DEFAULT_CHAT_ANSWER } from '../../../src/simulator/chatFlow';
-import type { ChatPageReport, ChatPanelInspection } from '../../../src/flowChat/chatPanel';
+import type { ChatPanelInspection } from '../../../src/flowChat/chatCommands';
+import type { ChatPageReport } from '../../../src/flowChat/chatProtocol';
 import { addCrewWithToken, executeCommand, waitFor } from '../helpers';
 import { type Api, removeAllCrews, testApi } from './support/kit';
 

@@ -5,7 +5,8 @@
 // approval) followed again, its question answerable. Reopening an open session reveals its panel; Forget Chat
 // removes the row only.
 import * as assert from 'assert';
-import type { ChatPageReport, ChatPanelInspection } from '../../../src/flowChat/chatPanel';
+import type { ChatPanelInspection } from '../../../src/flowChat/chatCommands';
+import type { ChatPageReport } from '../../../src/flowChat/chatProtocol';
 import type { ChatSessionNode } from '../../../src/sidebar/chatRows';
 import type { CrewsTreeNode } from '../../../src/sidebar/crewsTree';
 import { executeCommand, reload, reloadSuite, showCrewRunsView, ui, waitFor } from '../helpers';

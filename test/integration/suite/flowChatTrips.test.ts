@@ -8,7 +8,8 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Simulator } from '../../../src/simulator/server';
 import { demoCrews, startSimulator } from '../../../src/simulator/server';
-import type { ChatPageReport, ChatPanelInspection } from '../../../src/flowChat/chatPanel';
+import type { ChatPanelInspection } from '../../../src/flowChat/chatCommands';
+import type { ChatPageReport } from '../../../src/flowChat/chatProtocol';
 import type { ChatSessionNode } from '../../../src/sidebar/chatRows';
 import { addCrewWithToken, executeCommand, selectors, showCrewRunsView, ui, waitFor } from '../helpers';
 import {
