@@ -1,6 +1,6 @@
 // Item "Suites" (issue #50), the run: a suite of 200 cases against a fast simulated crew finishes within 1.2× of a
 // batch of the same 200 rows. Both go through the same machinery, as in the extension: each item kicked off by
-// startRecordedRun (send-once mark, record, watch) into one RunStore, one RunPoller polling the crew, at the same
+// startRun (send-once mark, record, watch) into one RunStore, one RunPoller polling the crew, at the same
 // concurrency (the per-crew cap). The batch is driven by its BatchRunner; the suite by runSuiteItems, each item's
 // end awaited on the store's changes and its checks evaluated (finishItem's non-UI part). Plain Node, the simulator
 // in a process of its own; rounds alternate which goes first.
@@ -14,7 +14,7 @@ import { batchProgress } from '../src/batches/core/model';
 import { isFinished } from '../src/runs/core/model';
 import { POLLER_DEFAULTS, RunPoller } from '../src/runs/core/poller';
 import { SendOnce } from '../src/runs/core/sendOnce';
-import { startRecordedRun, type RunStarting } from '../src/runs/core/startRecordedRun';
+import { startRun, type RunStarting } from '../src/runs/core/startRun';
 import { evaluateChecks } from '../src/suites/core/checks';
 import { factsFromSnapshot } from '../src/suites/core/facts';
 import { PatternRunner } from '../src/suites/core/pattern';
@@ -80,7 +80,7 @@ async function batchOf(crew: { url: string; name: string }, dir: string): Promis
     store,
     send: async (batch, row): Promise<SendOutcome> => {
       try {
-        const run = await startRecordedRun(m.starting, crew, row.inputs, undefined, { rememberInputs: false, batch: { source: batch.source, row: row.index + 1 }, heldMark: batchRowKey(batch.id, row.index) });
+        const run = await startRun(m.starting, crew, row.inputs, undefined, { rememberInputs: false, batch: { source: batch.source, row: row.index + 1 }, heldMark: batchRowKey(batch.id, row.index) });
         return { kind: 'sent', runId: run.id, kickoffId: run.kickoffId };
       } catch (error) {
         return refusal(error);
@@ -138,7 +138,7 @@ async function suiteOf(crew: { url: string; name: string }, dir: string): Promis
     const outcome = await runSuiteItems(items, suite.concurrency, {
       send: async (item) => {
         try {
-          const run = await startRecordedRun(m.starting, crew, cases.get(item.caseName)!.inputs, undefined, { rememberInputs: false, batch: { source: `${suite.name} › ${item.id}`, row: 0, suite: true } });
+          const run = await startRun(m.starting, crew, cases.get(item.caseName)!.inputs, undefined, { rememberInputs: false, batch: { source: `${suite.name} › ${item.id}`, row: 0, suite: true } });
           return { kind: 'sent', runId: run.id };
         } catch (error) {
           return refusal(error);

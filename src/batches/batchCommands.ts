@@ -1,5 +1,5 @@
 // Kick Off Batch… (pick a crew and a table, preview, confirm), Cancel Batch, Re-run Failed Rows and
-// Remove Batch. The rows go out through the batch runner, each through startRecordedRun like Kick Off.
+// Remove Batch. The rows go out through the batch runner, each through startRun like Kick Off.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type Inputs, inputLine } from '../api/inputValues';

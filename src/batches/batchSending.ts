@@ -1,12 +1,12 @@
 // What the batch runner needs from the rest of the extension: each row kicked off through the same
-// path as Kick Off (startRecordedRun; the runner holds the row's send-once mark), and a finished run's result in brief.
+// path as Kick Off (startRun; the runner holds the row's send-once mark), and a finished run's result in brief.
 import { queuedKickoffFailure } from '../runs/core/sendOnce';
 import { batchRowKey, type RunEnd, type SendOutcome } from './core/batchRunner';
 import type { Batch, BatchRow } from './core/model';
 import { isFinished } from '../runs/core/model';
 import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';
-import { startRecordedRun } from '../runs/core/startRecordedRun';
+import { startRun } from '../runs/core/startRun';
 import { errorText } from '../util/errorText';
 import { withoutUndefined } from '../util/objects';
 
@@ -16,7 +16,7 @@ export async function sendBatchRow(services: Services, batch: Batch, row: BatchR
     return { kind: 'refused', message: `${batch.crewName} is no longer in your crews.` };
   }
   try {
-    const run = await startRecordedRun(services, crew, row.inputs, undefined, {
+    const run = await startRun(services, crew, row.inputs, undefined, {
       rememberInputs: false,
       logContext: `(batch ${batch.source}, row ${row.index + 1})`,
       batch: { source: batch.source, row: row.index + 1 },

@@ -1,13 +1,13 @@
 // What the chat tools and the @crews participant can do, over the extension's own services: find
 // crews and runs, read inputs, kick off, wait, give feedback. Structured results, no UI and no
 // text for the model (toolResults.ts and participant.ts word them). Runs go through the same
-// recording path as the palette (startRecordedRun, sendResume), so they show in the tree and are polled.
+// recording path as the palette (startRun, sendResume), so they show in the tree and are polled.
 import * as l10n from '@vscode/l10n';
 import { classifySendFailure } from '../runs/core/sendOnce';
 import { CrewApiError } from '../api/errors';
 import type { CrewInputs, InputSpec, RunEvent } from '../api/types';
 import { normaliseCrewUrl } from '../api/url';
-import { startRecordedRun } from '../runs/core/startRecordedRun';
+import { startRun } from '../runs/core/startRun';
 import { isAnswerAlreadyGiven, isAnswerUncertain, sendResume } from '../runs/core/sendResume';
 import type { Crew } from '../crews/crewConfig';
 import type { CrewHealth } from '../crews/crewRegistry';
@@ -165,7 +165,7 @@ export class CrewActions {
     const optional = (n: string) => !isRequiredInput(inputs.specs.find((spec) => spec.name === n) ?? { name: n });
     const toSend = Object.fromEntries(Object.entries(given).filter(([n, v]) => !(optional(n) && !hasValue(v))));
     try {
-      return { kind: 'started', run: await startRecordedRun(this.services, crew, toSend) };
+      return { kind: 'started', run: await startRun(this.services, crew, toSend) };
     } catch (error) {
       this.services.log.warn(`Kickoff of ${crew.name} from the chat failed: ${errorText(error)}`);
       const apiError = this.apiError(error);

@@ -11,7 +11,7 @@ import type { RunRecord } from '../runs/core/model';
 import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';
 import { showError, showInfo } from '../ui/notify';
-import { startRun } from './kickoffSend';
+import { kickOffWithProgress } from './kickoffSend';
 import { crewsWithPresets, inputsOf, managePresets, savePreset } from './kickoffPresets';
 import { trackKickoffId } from './kickoffTrack';
 import { kickOffInteractively } from './kickoffWizard';
@@ -102,7 +102,7 @@ export function registerKickoffCommands(services: Services, front: FrontRun = { 
 /** Kicks off with no review (the test API only: no command reaches this). */
 export async function kickOffWithoutReview(services: Services, arg: KickOffArguments): Promise<string | undefined> {
   const given = checkedArguments(services, arg);
-  return given ? (await kickOffDirectly(services, given.crew, given.inputs))?.id : undefined;
+  return given ? (await kickOffUnreviewed(services, given.crew, given.inputs))?.id : undefined;
 }
 
 /** The crew and inputs named, or undefined after saying what is wrong with them. */
@@ -139,12 +139,12 @@ function crewOfRun(services: Services, run: RunRecord): Crew | undefined {
 }
 
 /** Runs Again (a run's own inputs, from the tree or the run view) and the test API's unreviewed kickoff. */
-async function kickOffDirectly(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord | undefined> {
+async function kickOffUnreviewed(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord | undefined> {
   if (!(await deploymentAllowsKickoff(services, crew))) {
     return undefined;
   }
   try {
-    return await startRun(services, crew, inputs);
+    return await kickOffWithProgress(services, crew, inputs);
   } catch (error) {
     services.log.warn(`Kickoff of ${crew.name} failed: ${errorText(error)}`);
     if (error instanceof CrewApiError && error.kind === 'missingInputs') {

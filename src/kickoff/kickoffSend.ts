@@ -1,4 +1,4 @@
-// Kick Off's UI around the one kickoff path (startRecordedRun): progress, what a failure means for the
+// Kick Off's UI around the one kickoff path (startRun): progress, what a failure means for the
 // wizard (never retried). Whether a kickoff may go again is the send-once rule's: the wizard's pending run
 // holds its mark, and a kickoff that may have started a run is sent again only as a new pending run, after
 // the user was told (Kick Off Again).
@@ -14,7 +14,7 @@ import { describeError } from '../ui/errorMessages';
 import { showError, showStatusMessage, showWarning } from '../ui/notify';
 import { inertLine } from '../util/inertText';
 import { setTokenInteractively } from '../crews/crewCommands';
-import { isKickoffNotSent, type KickoffNotSent, newRunId, startRecordedRun } from '../runs/core/startRecordedRun';
+import { isKickoffNotSent, type KickoffNotSent, newRunId, startRun } from '../runs/core/startRun';
 import type { Draft } from './core/inputSteps';
 import { trackKickoffId } from './kickoffTrack';
 import { errorText } from '../util/errorText';
@@ -38,12 +38,12 @@ export function pendingRun(): PendingRun {
 }
 
 /** POST /kickoff from the wizard: what went wrong decides where the wizard goes next. */
-export async function sendKickoff(services: Services, crew: Crew, inputs: Draft, pending: PendingRun = pendingRun()): Promise<KickoffOutcome> {
+export async function sendFromReview(services: Services, crew: Crew, inputs: Draft, pending: PendingRun = pendingRun()): Promise<KickoffOutcome> {
   if (!(await deploymentAllowsKickoff(services, crew))) {
     return { kind: 'review' };
   }
   try {
-    const run = await startRun(services, crew, inputs, pending.id);
+    const run = await kickOffWithProgress(services, crew, inputs, pending.id);
     return { kind: 'started', run };
   } catch (error) {
     if (isKickoffNotSent(error)) {
@@ -132,7 +132,7 @@ async function kickOffAgainIfAsked(services: Services, crew: Crew, inputs: Draft
   );
   if (choice === again) {
     pending.id = newRunId(); // A send of its own, which the user chose knowing the first may have gone.
-    return sendKickoff(services, crew, inputs, pending);
+    return sendFromReview(services, crew, inputs, pending);
   }
   if (choice === track) {
     await trackKickoffId(services, crew);
@@ -141,14 +141,14 @@ async function kickOffAgainIfAsked(services: Services, crew: Crew, inputs: Draft
   return { kind: 'review' };
 }
 
-/** POST /kickoff under progress through the one kickoff path (startRecordedRun), then say it started. */
-export async function startRun(services: Services, crew: Crew, inputs: Draft, runId = newRunId()): Promise<RunRecord> {
+/** POST /kickoff under progress through the one kickoff path (startRun), then say it started. */
+export async function kickOffWithProgress(services: Services, crew: Crew, inputs: Draft, runId = newRunId()): Promise<RunRecord> {
   const run = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Kicking off {0}…', crew.name)), cancellable: true },
     (_progress, cancel) => {
       const abort = new AbortController();
       cancel.onCancellationRequested(() => abort.abort());
-      return startRecordedRun(services, crew, inputs, abort.signal, { runId });
+      return startRun(services, crew, inputs, abort.signal, { runId });
     },
   );
   if (run.warning) {

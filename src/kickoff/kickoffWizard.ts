@@ -14,7 +14,7 @@ import { StepInput } from '../ui/quickInput';
 import { inertLine } from '../util/inertText';
 import { setTokenInteractively } from '../crews/crewCommands';
 import { chooseStartingPoint, reviewStep } from './kickoffReview';
-import { pendingRun, sendKickoff } from './kickoffSend';
+import { pendingRun, sendFromReview } from './kickoffSend';
 import { askInputName, askInputs, askInputsJson, JsonChoices } from './kickoffSteps';
 import { errorText } from '../util/errorText';
 
@@ -71,7 +71,7 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
   const json = new JsonChoices(() => draft, services.presets.jsonChoices(crew.url));
   // The crew's words on inputs it refused, shown in their steps when they are asked again.
   let problems = new Map<string, string>();
-  // The run this wizard starts: a kickoff that may have reached the crew is not sent again for it (sendKickoff).
+  // The run this wizard starts: a kickoff that may have reached the crew is not sent again for it (sendFromReview).
   const pending = pendingRun();
   const keep = async (left: Draft) => {
     if (isWorthKeeping(left, start.draft)) {
@@ -130,7 +130,7 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
       }
     }
     await input.hide();
-    const outcome = await sendKickoff(services, crew, inputsToSend(specs, draft), pending);
+    const outcome = await sendFromReview(services, crew, inputsToSend(specs, draft), pending);
     if (outcome.kind === 'started') {
       await services.presets.forgetUnfinished(crew.url).catch((e: unknown) => services.log.warn(`[${crew.name}] ${errorText(e)}`));
       await services.presets.rememberJsonChoices(crew.url, json.changes()).catch((e: unknown) => services.log.warn(`[${crew.name}] ${errorText(e)}`));

@@ -1,10 +1,10 @@
-// A suite item's kickoff through the one kickoff path (startRecordedRun: recorded at once, watched by the poller,
+// A suite item's kickoff through the one kickoff path (startRun: recorded at once, watched by the poller,
 // shown in the crews tree as an eval run), and what a failure means for the suite run, by the send-once rule
 // (runs/core/sendOnce.ts queuedKickoffFailure): a kickoff that may have reached the crew is never sent again.
 import * as l10n from '@vscode/l10n';
 import type { Crew } from '../crews/crewConfig';
 import { queuedKickoffFailure } from '../runs/core/sendOnce';
-import { startRecordedRun } from '../runs/core/startRecordedRun';
+import { startRun } from '../runs/core/startRun';
 import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';
 import { errorText } from '../util/errorText';
@@ -13,7 +13,7 @@ import type { ItemSendOutcome } from './suiteRunner';
 
 export async function sendSuiteItem(services: Services, crew: Crew, suiteName: string, suiteCase: SuiteCase, item: SuiteItem, place: number): Promise<ItemSendOutcome> {
   try {
-    const run = await startRecordedRun(services, crew, suiteCase.inputs, undefined, {
+    const run = await startRun(services, crew, suiteCase.inputs, undefined, {
       rememberInputs: false,
       logContext: `(suite ${suiteName}, ${item.id})`,
       batch: { source: `${suiteName} › ${item.id}`, row: place, suite: true },

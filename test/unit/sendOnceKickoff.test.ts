@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { CrewApiError } from '../../src/api/errors';
 import type { NewRun, RunRecord } from '../../src/runs/core/model';
 import { SendOnce } from '../../src/runs/core/sendOnce';
-import * as started from '../../src/runs/core/startRecordedRun';
+import * as started from '../../src/runs/core/startRun';
 
 const CREW = { url: 'https://crew.example.com', name: 'Writers' };
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -62,7 +62,7 @@ describe('Send once: a pending run\u2019s kickoff (#46)', () => {
     const runId = started.newRunId();
     let refused: unknown;
     const both = Promise.all(
-      [a, b].map((w) => started.startRecordedRun(w.services, CREW, { topic: 'x' }, undefined, { runId }).catch((e: unknown) => void (refused = e))),
+      [a, b].map((w) => started.startRun(w.services, CREW, { topic: 'x' }, undefined, { runId }).catch((e: unknown) => void (refused = e))),
     );
     // One window's kickoff is at the crew, which has not answered yet; the other's was refused here.
     for (let i = 0; i < 500 && !(crew.calls === 1 && refused !== undefined); i++) {
@@ -75,7 +75,7 @@ describe('Send once: a pending run\u2019s kickoff (#46)', () => {
     assert.equal(refused.blocked.kind, 'inFlight');
     assert.equal(run?.id, runId, 'recorded under its pending id');
     // Once it went, it is never sent again either.
-    const again = await started.startRecordedRun(b.services, CREW, { topic: 'x' }, undefined, { runId }).then(() => undefined, (e: unknown) => e);
+    const again = await started.startRun(b.services, CREW, { topic: 'x' }, undefined, { runId }).then(() => undefined, (e: unknown) => e);
     assert.ok(started.isKickoffNotSent(again) && again.blocked.kind === 'sent', String(again));
     assert.deepEqual(again.blocked.mark.ref, { runId, kickoffId: 'k1' }, 'the mark names the run it started');
     assert.equal(crew.calls, 1);
@@ -87,13 +87,13 @@ describe('Send once: a pending run\u2019s kickoff (#46)', () => {
     });
     const a = windowOf('a', crew);
     const runId = started.newRunId();
-    const first = await started.startRecordedRun(a.services, CREW, { topic: 'x' }, undefined, { runId }).then(() => undefined, (e: unknown) => e);
+    const first = await started.startRun(a.services, CREW, { topic: 'x' }, undefined, { runId }).then(() => undefined, (e: unknown) => e);
     assert.ok(first instanceof CrewApiError, 'the failure itself is the caller\u2019s to tell');
-    const retry = await started.startRecordedRun(a.services, CREW, { topic: 'x' }, undefined, { runId }).then(() => undefined, (e: unknown) => e);
+    const retry = await started.startRun(a.services, CREW, { topic: 'x' }, undefined, { runId }).then(() => undefined, (e: unknown) => e);
     assert.ok(started.isKickoffNotSent(retry) && retry.blocked.kind === 'uncertain', String(retry));
     assert.equal(crew.calls, 1, 'the uncertain pending run was not sent again');
     crew.answerWith(() => 'k-new');
-    const run = await started.startRecordedRun(a.services, CREW, { topic: 'x' }, undefined, { runId: started.newRunId() });
+    const run = await started.startRun(a.services, CREW, { topic: 'x' }, undefined, { runId: started.newRunId() });
     assert.equal(run.kickoffId, 'k-new');
     assert.equal(crew.calls, 2);
   });
@@ -106,10 +106,10 @@ describe('Send once: a pending run\u2019s kickoff (#46)', () => {
     const a = windowOf('a', crew);
     const runId = started.newRunId();
     for (let i = 0; i < 3; i++) {
-      assert.ok((await started.startRecordedRun(a.services, CREW, {}, undefined, { runId }).then(() => undefined, (e: unknown) => e)) instanceof CrewApiError);
+      assert.ok((await started.startRun(a.services, CREW, {}, undefined, { runId }).then(() => undefined, (e: unknown) => e)) instanceof CrewApiError);
     }
     crew.answerWith(() => 'k-ok');
-    assert.equal((await started.startRecordedRun(a.services, CREW, {}, undefined, { runId })).id, runId);
+    assert.equal((await started.startRun(a.services, CREW, {}, undefined, { runId })).id, runId);
     assert.equal(crew.calls, 4);
   });
 
@@ -117,7 +117,7 @@ describe('Send once: a pending run\u2019s kickoff (#46)', () => {
     const crew = new Crew();
     const a = windowOf('a', crew);
     const runId = started.newRunId();
-    await started.startRecordedRun(a.services, CREW, {}, undefined, { runId, heldMark: 'batchRow:b1:0' });
+    await started.startRun(a.services, CREW, {}, undefined, { runId, heldMark: 'batchRow:b1:0' });
     assert.equal(await a.sends.peek(`kickoff:${runId}`), undefined);
     assert.equal(crew.calls, 1);
   });

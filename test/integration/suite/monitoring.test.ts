@@ -14,7 +14,7 @@ import {
   cleanUp,
   iconId,
   kickOff,
-  kickOffDirectly,
+  kickOffUnreviewed,
   runItem,
   runLogLines,
   testApi,
@@ -302,7 +302,7 @@ describe('Monitoring', function () {
       this.skip();
     }
     const served = sim.crews.find((c) => c.id === 'alpha')!;
-    const kickoffId = await kickOffDirectly(served.url, served.orgToken, { topic: 'Elsewhere' });
+    const kickoffId = await kickOffUnreviewed(served.url, served.orgToken, { topic: 'Elsewhere' });
     const tracked = executeCommand<string | undefined>('crewRuns.trackKickoffId', { url: served.url });
     await waitForQuickInput('Track a Kickoff ID on Mon Alpha', 'the kickoff id input box');
     await typeInQuickInput(kickoffId, { when: 'Track a Kickoff ID on Mon Alpha', enter: true });

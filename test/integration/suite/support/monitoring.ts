@@ -205,7 +205,7 @@ export class MessageSpy implements vscode.Disposable {
 }
 
 /** POST /kickoff straight to the simulator (a run started outside VS Code). */
-export async function kickOffDirectly(url: string, token: string, inputs: Record<string, string>): Promise<string> {
+export async function kickOffUnreviewed(url: string, token: string, inputs: Record<string, string>): Promise<string> {
   const response = await fetch(`${url}/kickoff`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

@@ -60,7 +60,7 @@ export interface StartOptions {
  * send-once rule's (sendOnce.ts): throws KickoffNotSent, having sent nothing, when the pending run's mark
  * says it went or may have.
  */
-export async function startRecordedRun(services: RunStarting, crew: { readonly url: string; readonly name: string }, inputs: Inputs, signal?: AbortSignal, options: StartOptions = {}): Promise<RunRecord> {
+export async function startRun(services: RunStarting, crew: { readonly url: string; readonly name: string }, inputs: Inputs, signal?: AbortSignal, options: StartOptions = {}): Promise<RunRecord> {
   const runId = options.runId ?? newRunId();
   const claim = options.heldMark === undefined ? await services.sends.claim(kickoffKey(runId)) : undefined;
   if (claim && isBlocked(claim)) {
