@@ -1,6 +1,7 @@
-// The composition root: activate() builds the whole object graph, in the order the product reads —
-// tokens → crews → client → runs → poller → batches → views → commands → chat — and registers every
-// disposable. Nothing here touches the network; the run history is read from disk just after.
+// The composition root: activate() builds the whole object graph, in the order the product reads — the core
+// (tokens → crews → client → runs → poller → platform), batches, the views, commands, chat, suites — and registers
+// every disposable; the functions below it are its chapters. Nothing here touches the network; the run history is
+// read from disk just after, and what waits for it starts then (startAfterHistory).
 import * as vscode from 'vscode';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
@@ -41,6 +42,7 @@ import { RunReporter } from './runs/runReporter';
 import { RunsStatusBar } from './runs/statusBar';
 import { removeRun } from './runs/runCommands';
 import { stopRunWithoutAsking } from './runs/stopCommands';
+import { followOtherWindows } from './runs/otherWindows';
 import { followViewedRuns } from './runs/viewedRuns';
 import { RunOutputDocuments } from './runView/outputDocuments';
 import { RUN_VIEW_TYPE, RunPanelManager } from './runView/runPanel';
@@ -66,12 +68,43 @@ let release: (() => Promise<void>) | undefined;
 export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel('Crew Runs', { log: true });
   context.subscriptions.push(log, setListenerErrorSink((error) => log.error(`An event listener failed: ${errorText(error)}`)));
+  // Integration tests and the bench only (CREW_RUNS_TEST_HOOKS=1): what the test API may see inside.
+  const inspection: Inspection | undefined = process.env.CREW_RUNS_TEST_HOOKS === '1' ? {} : undefined;
+
+  const core = createCore(context, log, inspection);
+  const { services, runs, poller } = core;
+  const batches = new BatchFeature(services, core.storageDir, { id: core.windowId, liveness: core.liveness }, inspection && ((part) => (inspection.batchPanels = part)));
+  const views = createViews(core, batches, inspection);
+  const suites = registerSuites(services, inspection && ((part) => (inspection.suites = part)));
+  context.subscriptions.push(
+    ...core.disposables,
+    ...batches.register(),
+    ...views.disposables,
+    ...registerCommands(services, { panels: views.panels, reviews: views.reviews, documents: views.documents, demo: views.demo, batches, inspectChats: inspection && ((part) => (inspection.flowChats = part)), treeSession: (arg) => views.tree.chatSessionOfRow(arg) }),
+    ...registerChat(services, context.extensionUri, log),
+    ...suites.disposables,
+    ...core.closing,
+    followOtherWindows({ poller, notices: views.notices, onFocus: [() => runs.reload(), () => core.chatSessions.reload()], backstop: [() => runs.reload(), () => batches.refresh(), () => core.chatSessions.reload()] }),
+    followSettings(core, views.panels),
+  );
+  void core.loaded.then(
+    () => startAfterHistory(core, batches, views.demo),
+    (error) => log.error(`Could not load the run history: ${errorText(error)}`),
+  );
+  release = async () => {
+    poller.dispose();
+    await Promise.all([views.demo.dispose(), core.leases.dispose(), batches.release(), views.notices.setFocused(false)]);
+  };
+  performance.mark(CORE_STARTED_MARK);
+  return inspection && views.probe ? testApiOf(core, batches, views, suites, inspection, views.probe) : undefined;
+}
+
+/** The crews, their tokens and client, the runs every window shares and their poller, the platform: what features are handed. */
+function createCore(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, inspection: Inspection | undefined) {
   const userAgent = `crew-runs/${context.extension.packageJSON.version ?? 'dev'}`;
   // Clamped, and user-only where a workspace must not decide (history size; every number when untrusted).
   const numbers = () => readCrewRunsNumbers(vscode.workspace.getConfiguration('crewRuns'), vscode.workspace.isTrusted);
   const atStart = numbers();
-  // Integration tests and the bench only (CREW_RUNS_TEST_HOOKS=1): what the test API may see inside.
-  const inspection: Inspection | undefined = process.env.CREW_RUNS_TEST_HOOKS === '1' ? {} : undefined;
 
   // Crews and their tokens; the client that reaches them.
   const tokens = new TokenStore(context.secrets);
@@ -103,35 +136,12 @@ export function activate(context: vscode.ExtensionContext) {
   const chats = new ChatSupport({ probe: (crewUrl) => inspectChats(client, crewUrl), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
   // Each crew's recent chat sessions: one file per crew beside the runs, shared by every window.
   const chatSessions = new ChatSessionStore(path.join(storageDir, 'chat-sessions'), log);
-  const services: Services = { context, log, tokens, crews, client, runs, poller, sends, presets: new InputPresets(shared), stops: new StopSupport(shared), chats, chatSessions, shared, platform };
-  const batches = new BatchFeature(services, storageDir, { id: windowId, liveness }, inspection && ((part) => (inspection.batchPanels = part)));
-
-  // Views: the crews tree, the status bar, the log and notices, the run views and documents.
-  const tree = new CrewsTreeProvider(crews, runs, chatSessions);
-  tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);
-  tree.setDeployments((crewUrl) => (platform.imported.get(crewUrl) ? (platform.health.get(crewUrl) ?? { state: 'unknown' }) : undefined), (listener) =>
-    vscode.Disposable.from(platform.health.onDidChange(listener), platform.imported.onDidChange(listener)),
-  );
-  tree.setChatSupport((crewUrl) => chats.chats(crewUrl), chats.onDidChange);
-  const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
-  const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) }, inspection && ((part) => (inspection.statusBar = part)));
-  // Run notices are shown in the focused window, whichever window polled the run.
-  const notices = new NoticeRelay(path.join(storageDir, 'notices'), windowId, log);
-  const reporter = new RunReporter(services, notices, () => panels.activeRunId());
+  const stops = new StopSupport(shared);
+  const services: Services = { context, log, tokens, crews, client, runs, poller, sends, presets: new InputPresets(shared), stops, chats, chatSessions, shared, platform };
   // Reading the run history is I/O: it goes on after activate() returns; restored run views wait for it.
   const loaded = runs.load();
   void chatSessions.start().catch((error: unknown) => log.error(`Could not read the chat sessions: ${errorText(error)}`));
-  // Made before any run view, so every run view of a test session reports to it.
-  const probe = inspection && new RunPanelProbe();
-  const panels = new RunPanelManager({ extensionUri: context.extensionUri, runs, log, ready: loaded, observer: probe, traceSettings: readTraceSettings });
-  const reviews = new FeedbackReviews();
-  const documents = new RunOutputDocuments(runs);
-  const demo = new DemoCrews(services, (text) => (treeView.message = text), () => void platform.health.refresh());
-  platform.auth.offerDemoPlatform(() => demo.platform());
-  // Test suites in the Testing view: the rest loads only where a workspace has a suite file (src/suites/).
-  const suites = registerSuites(services, inspection && ((part) => (inspection.suites = part)));
-
-  context.subscriptions.push(
+  const disposables: vscode.Disposable[] = [
     tokens,
     crews,
     platform.account,
@@ -141,7 +151,44 @@ export function activate(context: vscode.ExtensionContext) {
     { dispose: () => void platform.client.dispose() },
     platform.imported.followCrews(crews, log),
     registerAccount(platform.auth, log),
-    ...batches.register(),
+  ];
+  // Let go after the views and commands that use them (the subscriptions are disposed in order).
+  const closing: vscode.Disposable[] = [
+    { dispose: () => poller.dispose() },
+    { dispose: () => void leases.dispose() },
+    { dispose: () => runs.dispose() },
+    { dispose: () => void client.dispose() },
+    stops,
+    chats,
+    chatSessions,
+    tokens.onDidChange((crewUrl) => chats.forget(crewUrl)),
+  ];
+  return { services, runs, poller, leases, sends, platform, chatSessions, client, storageDir, windowId, liveness, numbers, loaded, disposables, closing };
+}
+type Core = ReturnType<typeof createCore>;
+
+/** The crews tree, the status bar, the log and notices, the run views and documents, feedback reviews, the demo. */
+function createViews(core: Core, batches: BatchFeature, inspection: Inspection | undefined) {
+  const { services, runs, platform } = core;
+  const tree = new CrewsTreeProvider(services.crews, runs, core.chatSessions);
+  tree.setStopHidden((crewUrl) => !services.stops.offersStop(crewUrl), services.stops.onDidChange);
+  tree.setDeployments((crewUrl) => (platform.imported.get(crewUrl) ? (platform.health.get(crewUrl) ?? { state: 'unknown' }) : undefined), (listener) =>
+    vscode.Disposable.from(platform.health.onDidChange(listener), platform.imported.onDidChange(listener)),
+  );
+  tree.setChatSupport((crewUrl) => services.chats.chats(crewUrl), services.chats.onDidChange);
+  const treeView = vscode.window.createTreeView('crewRuns.crews', { treeDataProvider: tree, showCollapseAll: true });
+  const statusBar = new RunsStatusBar(runs, { activeCount: () => batches.activeCount(), onDidChange: (listener) => batches.store.onDidChange(listener) }, inspection && ((part) => (inspection.statusBar = part)));
+  // Run notices are shown in the focused window, whichever window polled the run.
+  const notices = new NoticeRelay(path.join(core.storageDir, 'notices'), core.windowId, services.log);
+  const reporter = new RunReporter(services, notices, () => panels.activeRunId());
+  // Made before any run view, so every run view of a test session reports to it.
+  const probe = inspection && new RunPanelProbe();
+  const panels = new RunPanelManager({ extensionUri: services.context.extensionUri, runs, log: services.log, ready: core.loaded, observer: probe, traceSettings: readTraceSettings });
+  const reviews = new FeedbackReviews();
+  const documents = new RunOutputDocuments(runs);
+  const demo = new DemoCrews(services, (text) => (treeView.message = text), () => void platform.health.refresh());
+  platform.auth.offerDemoPlatform(() => demo.platform());
+  const disposables: vscode.Disposable[] = [
     tree,
     treeView,
     new RunRevealer(tree, treeView, runs, inspection && ((part) => (inspection.revealer = part))),
@@ -153,81 +200,50 @@ export function activate(context: vscode.ExtensionContext) {
     reviews.register(),
     documents,
     documents.register(),
-    followViewedRuns({ treeView, panels }, poller),
-    ...registerCommands(services, { panels, reviews, documents, batches, demo, inspectChats: inspection && ((part) => (inspection.flowChats = part)), treeSession: (arg) => tree.chatSessionOfRow(arg) }),
-    ...registerChat(services, context.extensionUri, log),
-    ...suites.disposables,
-    { dispose: () => poller.dispose() },
-    { dispose: () => void leases.dispose() },
-    { dispose: () => runs.dispose() },
-    { dispose: () => void client.dispose() },
-    services.stops,
-    chats,
-    chatSessions,
-    tokens.onDidChange((crewUrl) => chats.forget(crewUrl)),
-    vscode.window.onDidChangeWindowState((state) => {
-      poller.setFocused(state.focused);
-      void notices.setFocused(state.focused);
-      if (state.focused) {
-        void runs.reload(); // The watcher may have missed another window's change.
-        void chatSessions.reload();
-      }
-    }),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (affectsNetworkSettings(e)) {
-        void client.resetTransport();
-      }
-      if (e.affectsConfiguration('crewRuns.maxRunsPerCrew')) {
-        void runs.setMaxRunsPerCrew(numbers().maxRunsPerCrew);
-      }
-      if (e.affectsConfiguration(TRACE_SETTINGS)) {
-        panels.refreshTraces();
-      }
-    }),
-  );
-  poller.setFocused(vscode.window.state.focused);
-  void notices.setFocused(vscode.window.state.focused);
-  // Runs and batches another window started show up here even if this window is never focused, and this
-  // window can take them over should that one close.
-  const otherWindows = setInterval(() => {
-    void runs.reload(); // The backstop: runs' changes come through the watcher (below) within moments.
-    void batches.refresh();
-    void chatSessions.reload(); // The backstop of its watcher.
-  }, 30_000);
-  context.subscriptions.push({ dispose: () => clearInterval(otherWindows) });
+    followViewedRuns({ treeView, panels }, core.poller),
+  ];
+  return { tree, treeView, notices, reporter, probe, panels, reviews, documents, demo, disposables };
+}
+type Views = ReturnType<typeof createViews>;
 
-  // Once the history is read, runs in flight are picked up again.
-  void loaded.then(
-    () => {
-      context.subscriptions.push(watchRecords(runs.recordsDir, (id) => runs.refresh(id), log));
-      leases.startRenewing();
-      poller.start();
-      void sends.prune(SETTLED_SENDS_KEPT_MS).catch((error: unknown) => log.warn(`Could not tidy the send marks: ${errorText(error)}`));
-      void platform.health.refresh();
-      batches.start();
-      if (process.env.CREWAI_API_URL && process.env.CREWAI_BEARER_TOKEN) {
-        void offerEnvironmentImport(services);
-      }
-      if (process.env.CREW_RUNS_DEMO === '1') {
-        void demo.start(); // `npm run demo`: the demo crews are ready without a click.
-      }
-    },
-    (error) => log.error(`Could not load the run history: ${errorText(error)}`),
-  );
+/** Settings that apply at once: the network's (a new transport), the history's size, the trace's prices. */
+function followSettings(core: Core, panels: RunPanelManager): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration((e) => {
+    if (affectsNetworkSettings(e)) {
+      void core.client.resetTransport();
+    }
+    if (e.affectsConfiguration('crewRuns.maxRunsPerCrew')) {
+      void core.runs.setMaxRunsPerCrew(core.numbers().maxRunsPerCrew);
+    }
+    if (e.affectsConfiguration(TRACE_SETTINGS)) {
+      panels.refreshTraces();
+    }
+  });
+}
 
-  release = async () => {
-    poller.dispose();
-    await Promise.all([demo.dispose(), leases.dispose(), batches.release(), notices.setFocused(false)]);
-  };
-  performance.mark(CORE_STARTED_MARK);
-
-  if (!inspection || !probe) {
-    return undefined;
+/** Once the history is read: runs in flight are picked up again, batches go on, imported crews are asked about. */
+function startAfterHistory(core: Core, batches: BatchFeature, demo: DemoCrews): void {
+  const { services, runs, platform } = core;
+  services.context.subscriptions.push(watchRecords(runs.recordsDir, (id) => runs.refresh(id), services.log));
+  core.leases.startRenewing();
+  core.poller.start();
+  void core.sends.prune(SETTLED_SENDS_KEPT_MS).catch((error: unknown) => services.log.warn(`Could not tidy the send marks: ${errorText(error)}`));
+  void platform.health.refresh();
+  batches.start();
+  if (process.env.CREWAI_API_URL && process.env.CREWAI_BEARER_TOKEN) {
+    void offerEnvironmentImport(services);
   }
-  // Integration tests only: dist/testApi.js, never loaded (nor packaged) otherwise.
+  if (process.env.CREW_RUNS_DEMO === '1') {
+    void demo.start(); // `npm run demo`: the demo crews are ready without a click.
+  }
+}
+
+/** Integration tests only: dist/testApi.js, never loaded (nor packaged) otherwise. */
+function testApiOf(core: Core, batches: BatchFeature, views: Views, suites: ReturnType<typeof registerSuites>, inspection: Inspection, probe: RunPanelProbe) {
+  const { services, runs, poller, platform } = core;
   const { createTestApi } = require('./testApi') as typeof TestApiModule;
   return createTestApi(services, {
-    ...{ tree, treeView, reporter, settings: numbers, batches, inspection, panels: probe, reviews, demo, loadSuites: suites.load },
+    ...{ tree: views.tree, treeView: views.treeView, reporter: views.reporter, settings: core.numbers, batches, inspection, panels: probe, reviews: views.reviews, demo: views.demo, loadSuites: suites.load },
     unprompted: {
       addCrew: (args) => addCrewDirectly(services, args),
       kickOff: (args) => kickOffWithoutReview(services, args),
@@ -238,7 +254,7 @@ export function activate(context: vscode.ExtensionContext) {
         return run && removeRun(services, run);
       },
       forgetToken: async (crewUrl) => {
-        const crew = crews.get(crewUrl);
+        const crew = services.crews.get(crewUrl);
         return crew && forgetToken(services, crew);
       },
       signOut: () => platform.auth.removeSession(),
