@@ -38,6 +38,8 @@ interface ChatSession {
   turnMessage: string;
   /** Set while the turn waits for POST /resume_feedback. */
   awaitingFeedback?: (feedback: string) => void;
+  /** Set while a cut turn waits for a stream to attach again (dropWaitsForReattach). */
+  awaitingStream?: () => void;
 }
 
 const sessionsOf = new WeakMap<CrewState, Map<string, ChatSession>>();
@@ -201,6 +203,7 @@ export async function handleChat(pipeline: Pipeline, req: IncomingMessage, res: 
     }
     if (!stalled) {
       session.streams.add(res);
+      session.awaitingStream?.();
     }
     const keepalive = setInterval(() => res.write(': keepalive\n\n'), Math.max(50, (config.keepaliveMs ?? 15_000) * pipeline.world.timeScale));
     res.on('close', () => {
@@ -352,8 +355,15 @@ async function runTurn(pipeline: Pipeline, config: ChatFlowConfig, session: Chat
       return;
     }
     if (drop && i === Math.floor(tokens.length / 2)) {
+      const streamAttaches = () => new Promise<void>((resolve) => (session.awaitingStream = resolve)).finally(() => (session.awaitingStream = undefined));
+      if (config.dropWaitsForReattach && session.streams.size === 0) {
+        await streamAttaches(); // A stream to cut.
+      }
       for (const stream of session.streams) {
         stream.socket?.destroy();
+      }
+      if (config.dropWaitsForReattach) {
+        await streamAttaches();
       }
     }
     said += tokens[i];

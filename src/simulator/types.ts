@@ -187,6 +187,11 @@ export interface ChatFlowConfig {
   failKeyword?: string;
   /** Every open stream is cut once, half way through the answer (the turn goes on); default `#drop`. */
   dropKeyword?: string;
+  /**
+   * The cut waits for a stream to cut, and the turn goes on only once one attaches again: it is still running when
+   * the client comes back, however slow the client (tests of the reattach). Default: cut what is open, go on at once.
+   */
+  dropWaitsForReattach?: boolean;
   /** POST /chat/{id}/message answers 500 and does not take the message; default `#500`. */
   messageErrorKeyword?: string;
   /** The turn pauses for a human's approval (POST /resume_feedback continues it); default `#approve`. */

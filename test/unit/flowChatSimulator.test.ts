@@ -109,13 +109,13 @@ describe('Simulator: conversational flow', function () {
   });
 
   /** One turn through the extension's own crew client and chat routes (flowChat/chatApi.ts). */
-  const clientTurn = async (message: string) => {
+  const clientTurn = async (message: string, crewUrl = base) => {
     const client = new CrewClient({ getToken: async () => TOKEN });
     try {
-      const sessionId = await startSession(client, base);
+      const sessionId = await startSession(client, crewUrl);
       const updates: TurnUpdate[] = [];
       const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.min(ms, 5)));
-      const outcome = await runTurn(sessionApi(client, base, 'Chat', sessionId), message, (u) => updates.push(u), { sleep, retryDelayMs: 5, pollIntervalMs: 5 }, new AbortController().signal);
+      const outcome = await runTurn(sessionApi(client, crewUrl, 'Chat', sessionId), message, (u) => updates.push(u), { sleep, retryDelayMs: 5, pollIntervalMs: 5 }, new AbortController().signal);
       const text = updates.flatMap((u) => (u.kind === 'text' ? [u.text] : [])).join('');
       return { outcome, updates, text };
     } finally {
@@ -124,7 +124,12 @@ describe('Simulator: conversational flow', function () {
   };
 
   it('#noids #drop (issue 47): a stream without ids, cut half way, replays the turn on the reattach; the client takes it once', async () => {
-    const { outcome, updates, text } = await clientTurn('please #noids #drop');
+    // A flow whose turn is still running when the client reattaches, however slow the client: with no pause between
+    // tokens, a flow that went on at once would be done before the reattach, and its answer would come from /history.
+    const slowClient = await startSimulator({
+      crews: [{ id: 'chat', name: 'Chat', kind: 'flow', inputs: [], orgToken: TOKEN, tasks: [], chat: { tokenIntervalMs: 0, dropWaitsForReattach: true, answer: 'one two three four five six seven eight nine ten' } }],
+    });
+    const { outcome, updates, text } = await clientTurn('please #noids #drop', slowClient.crewUrl('chat')).finally(() => slowClient.close());
     const answer = 'one two three four five six seven eight nine ten';
     assert.equal(text, answer, 'no text twice');
     assert.equal(updates.filter((u) => u.kind === 'step').length, 1, 'the tool step once');
