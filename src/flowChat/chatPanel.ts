@@ -7,13 +7,13 @@ import { CrewApiError } from '../api/errors';
 import { describeError } from '../ui/errorMessages';
 import { showError } from '../ui/notify';
 import { pageHtml } from '../ui/webviewPage';
+import { errorText } from '../util/errorText';
 import { sendFeedback, sessionApi } from './chatApi';
 import type { ChatHostMessage, ChatPageMessage, ChatPageReport } from './chatProtocol';
 import type * as ChatWords from './chatWords';
-import { chatMessageKey, runTurnOnce } from './messageOnce';
+import { answerOnce, chatAnswerKey, chatMessageKey, runTurnOnce } from './messageOnce';
 import { transcriptMarkdown, type TranscriptEntry } from './transcriptMarkdown';
 import {
-  ChatSendError,
   ChatSessionGone,
   clipAnswer,
   type Delivery,
@@ -349,33 +349,48 @@ export class FlowChatPanel {
     return vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside });
   }
 
-  /** Sends the human's answer to a question once: a second click, or one after it was answered, does nothing. */
+  /**
+   * Sends the human's answer to a question once: a second click, or one after it was answered, does nothing here, and
+   * its mark (messageOnce.ts answerOnce) keeps another window showing the same question from sending one too.
+   */
   private async answer(questionId: string, feedback: string): Promise<void> {
     const question = this.questions.get(questionId);
     if (!question || question.state !== 'open' || feedback.trim() === '' || feedback.length > MAX_MESSAGE_CHARS) {
       return;
     }
     question.state = 'sending';
-    try {
-      await sendFeedback(this.services.client, this.crewUrl, question.flowId, feedback, this.abort.signal);
-      question.state = 'answered';
-      this.post({ type: 'feedbackResult', questionId, state: 'sent' });
-    } catch (e) {
-      const words = e instanceof Error ? e.message : String(e);
-      if (e instanceof ChatSendError && e.kind === 'notSent') {
+    const key = chatAnswerKey(this.crewUrl, this.sessionId, question.flowId, questionId);
+    const outcome = await answerOnce(this.services.sends, key, () => sendFeedback(this.services.client, this.crewUrl, question.flowId, feedback, this.abort.signal));
+    switch (outcome.kind) {
+      case 'sent':
+        question.state = 'answered';
+        this.post({ type: 'feedbackResult', questionId, state: 'sent' });
+        break;
+      case 'refused':
         question.state = 'open'; // Refused (a 4xx, or never sent): it can be answered again.
-        this.post({ type: 'feedbackResult', questionId, state: 'refused', note: vscode.l10n.t('The flow did not take your answer: {0}', words) });
-      } else {
+        this.post({ type: 'feedbackResult', questionId, state: 'refused', note: vscode.l10n.t('The flow did not take your answer: {0}', errorText(outcome.error)) });
+        break;
+      case 'uncertain':
         // It may have arrived: never sent twice. The stream (or the history) shows whether the flow goes on.
         this.post({
           type: 'feedbackResult',
           questionId,
           state: 'uncertain',
-          note: vscode.l10n.t('It is not known whether the flow got your answer ({0}); it was not sent again. The answer continues here if it did.', words),
+          note: vscode.l10n.t('It is not known whether the flow got your answer ({0}); it was not sent again. The answer continues here if it did.', errorText(outcome.error)),
         });
-      }
+        break;
+      case 'answeredElsewhere':
+        this.post({
+          type: 'feedbackResult',
+          questionId,
+          state: 'uncertain',
+          note: outcome.uncertain
+            ? vscode.l10n.t('An answer to this question may already have reached the flow (from another window, or before a reload); this one was not sent. The answer continues here if it did.')
+            : vscode.l10n.t('This question was answered already (in another window, or before a reload); your answer was not sent. The flow goes on here.'),
+        });
+        break;
     }
-    this.services.log.info(`Chat ${this.sessionId} with ${this.crewUrl}: answer to a question ${question.state === 'answered' ? 'sent' : 'not sent'}.`);
+    this.services.log.info(`Chat ${this.sessionId} with ${this.crewUrl}: answer to a question ${outcome.kind === 'sent' ? 'sent' : `not sent (${outcome.kind})`}.`);
   }
 }
 

@@ -2,7 +2,8 @@
 // `chatMessage:<id>` is claimed before POST /chat/{id}/message and settled by what that POST did. A message's id is
 // its crew, session and words (hashed: no words in the shared marks), so the same pending message is known wherever
 // it would go again: typed again in the panel, in a session reopened after a reload, from another window, or the
-// chat tool called again. Plain Node: the panel and the chat tool share it.
+// chat tool called again. Plain Node: the panel and the chat tool share it. The answer to a flow's question
+// (POST /resume_feedback) holds a mark of its own, `chatAnswer:<id>`: one answer per question, whichever window sends.
 
 import { createHash } from 'node:crypto';
 import * as l10n from '@vscode/l10n';
@@ -80,4 +81,35 @@ export async function runTurnOnce(
       await settle('notSent'); // Never posted (the turn threw first).
     }
   }
+}
+
+/** A flow's question (its flow id and the question's id in the turn) of a crew's session: answered once, machine-wide. */
+export function chatAnswerKey(crewUrl: string, sessionId: string, flowId: string, questionId: string): string {
+  return `chatAnswer:${createHash('sha256').update(`${crewUrl}\n${sessionId}\n${flowId}\n${questionId}`).digest('hex').slice(0, 32)}`;
+}
+
+export type AnswerOutcome =
+  | { kind: 'sent' }
+  /** The flow refused it (a 4xx, or never sent): it can be answered again. */
+  | { kind: 'refused'; error: unknown }
+  /** It may have arrived: never sent again. */
+  | { kind: 'uncertain'; error: unknown }
+  /** Answered, or being answered, elsewhere (another window, or a panel before a reload): nothing sent. */
+  | { kind: 'answeredElsewhere'; uncertain: boolean };
+
+/** Sends the answer under the question's mark: once, whichever windows show the question. */
+export async function answerOnce(sends: Pick<SendOnce, 'claim'>, key: string, send: () => Promise<void>): Promise<AnswerOutcome> {
+  const claim = await sends.claim(key);
+  if (isBlocked(claim)) {
+    return { kind: 'answeredElsewhere', uncertain: claim.kind === 'uncertain' };
+  }
+  try {
+    await send();
+  } catch (error) {
+    const refused = error instanceof ChatSessionGone || (error instanceof ChatSendError && error.kind === 'notSent');
+    await claim.settle(refused ? 'notSent' : 'uncertain').catch(() => undefined);
+    return refused ? { kind: 'refused', error } : { kind: 'uncertain', error };
+  }
+  await claim.settle('sent').catch(() => undefined);
+  return { kind: 'sent' };
 }

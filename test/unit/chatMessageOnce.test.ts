@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chatMessageKey, runTurnOnce } from '../../src/flowChat/messageOnce';
+import { answerOnce, chatAnswerKey, chatMessageKey, runTurnOnce } from '../../src/flowChat/messageOnce';
 import { ChatSendError, ChatSessionGone } from '../../src/flowChat/turn';
 import { SendOnce } from '../../src/runs/core/sendOnce';
 import { FakeChat } from './flowChat.test';
@@ -99,5 +99,36 @@ describe('Flow chat: a message sent once (issue 46)', () => {
     assert.equal((await sends.peek(chatMessageKey('https://flow.example', 'sess-1', 'Cancel order 78')))?.state, 'uncertain');
     assert.equal((await turn(sends, unsure, 'Cancel order 78')).kind, 'uncertain');
     assert.equal(unsure.posts, 1, 'never posted twice');
+  });
+});
+
+describe('Flow chat: the answer to a flow\'s question sent once (issue 46)', () => {
+  let dir: string;
+  beforeEach(async () => (dir = await fs.mkdtemp(path.join(os.tmpdir(), 'chat-answer-once-'))));
+  afterEach(() => fs.rm(dir, { recursive: true, force: true }));
+  const question = chatAnswerKey('https://flow.example', 'sess-1', 'flow-9', 'q-1');
+
+  it('two windows showing the same question: the first answer goes, the second is not sent and is told it was answered', async () => {
+    let posts = 0;
+    const send = async () => void posts++;
+    assert.deepEqual(await answerOnce(new SendOnce(dir, 'window-a'), question, send), { kind: 'sent' });
+    assert.deepEqual(await answerOnce(new SendOnce(dir, 'window-b'), question, send), { kind: 'answeredElsewhere', uncertain: false });
+    assert.equal(posts, 1);
+    assert.notEqual(chatAnswerKey('https://flow.example', 'sess-1', 'flow-9', 'q-2'), question, 'the next question is a new item');
+  });
+
+  it('refused: free to answer again; uncertain: never sent again, from this window or another', async () => {
+    const a = new SendOnce(dir, 'window-a');
+    const refused = await answerOnce(a, question, async () => {
+      throw new ChatSendError('notSent', 'The flow answered 422.');
+    });
+    assert.equal(refused.kind, 'refused');
+    const uncertain = await answerOnce(a, question, async () => {
+      throw new ChatSendError('uncertain', 'The connection was reset.');
+    });
+    assert.equal(uncertain.kind, 'uncertain');
+    let posts = 0;
+    assert.deepEqual(await answerOnce(new SendOnce(dir, 'window-b'), question, async () => void posts++), { kind: 'answeredElsewhere', uncertain: true });
+    assert.equal(posts, 0);
   });
 });
