@@ -15,7 +15,7 @@ import { isFinished } from '../src/runs/core/model';
 import { POLLER_DEFAULTS, RunPoller } from '../src/runs/core/poller';
 import { SendOnce } from '../src/runs/core/sendOnce';
 import { startRun, type RunStarting } from '../src/runs/core/startRun';
-import { evaluateChecks } from '../src/suites/core/checks';
+import { evaluateCase } from '../src/suites/core/checks';
 import { factsFromSnapshot } from '../src/suites/core/facts';
 import { PatternRunner } from '../src/suites/core/pattern';
 import { parseSuite } from '../src/suites/core/suiteFile';
@@ -153,7 +153,7 @@ async function suiteOf(crew: { url: string; name: string }, dir: string): Promis
           const details = await m.runs.readDetails(runId);
           const facts = factsOfRun(end.run, details, factsFromSnapshot);
           const suiteCase = cases.get(item.caseName)!;
-          return suiteItemResult(item, await evaluateChecks(suiteCase.checks, facts, { patterns, inputs: suiteCase.inputs }), facts, runId);
+          return suiteItemResult(item, await evaluateCase(suiteCase, facts, { patterns }), facts, runId);
         } finally {
           await m.runs.batchEndRecorded(runId);
         }

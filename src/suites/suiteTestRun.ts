@@ -290,7 +290,7 @@ async function finishItem(context: SuiteRunContext, crew: Crew, suiteCase: Suite
       case 'ended': {
         const details = await services.runs.readDetails(runId);
         const facts = factsOfRun(end.run, details, core.factsFromSnapshot);
-        const checks = await core.evaluateChecks(suiteCase.checks, facts, { patterns: evaluation.patterns, judge: evaluation.judge, inputs: suiteCase.inputs, signal: evaluation.signal });
+        const checks = await core.evaluateCase(suiteCase, facts, { patterns: evaluation.patterns, judge: evaluation.judge, signal: evaluation.signal });
         return core.suiteItemResult(item, checks, facts, runId, costOf(details, crew));
       }
     }

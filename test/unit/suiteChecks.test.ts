@@ -1,7 +1,8 @@
 // A case's checks on a finished run's facts (src/suites/core/checks.ts): pass, fail, skipped or error, each with
 // expected vs actual and, for equals, a short diff.
 import * as assert from 'node:assert/strict';
-import { caseOutcome, evaluateChecks, evaluateDeterministic } from '../../src/suites/core/checks';
+import { caseOutcome, evaluateCase, evaluateChecks, evaluateDeterministic } from '../../src/suites/core/checks';
+import { parseSuite } from '../../src/suites/core/suiteFile';
 import { shortDiff } from '../../src/suites/core/diff';
 import { factsFromSnapshot } from '../../src/suites/core/facts';
 import { PatternRunner } from '../../src/suites/core/pattern';
@@ -141,5 +142,22 @@ describe('suite checks', () => {
     assert.deepEqual(factsFromSnapshot(snapshot, 4), { state: 'succeeded', output: '{\n  "a": 1\n}', outputJson: { a: 1 }, durationSeconds: 4, totalTokens: 15 });
     const failed = { state: 'failed', tasks: [], raw: {}, message: 'Tool failed', executionTime: 3, usage: { total_tokens: 99 } } as StatusSnapshot;
     assert.deepEqual(factsFromSnapshot(failed, 10), { state: 'failed', durationSeconds: 3, totalTokens: 99, error: 'Tool failed' });
+  });
+});
+
+describe('suite checks: a check the file wrote but could not be read', () => {
+  it('makes the case an error, never a pass, and says which check and why', async () => {
+    const { suite } = parseSuite('cases:\n  - name: a broken check\n    checks:\n      smells: nice\n', 'x');
+    const results = await evaluateCase(suite.cases[0], { state: 'succeeded', output: 'fresh bread' }, { patterns: new PatternRunner() });
+    assert.deepEqual(
+      results.map((r) => [r.type, r.status]),
+      [
+        ['unreadable', 'error'],
+        ['state', 'passed'],
+      ],
+    );
+    assert.match(results[0].message, /^The check "smells" was not run: Unknown check type "smells"/);
+    assert.equal(results[0].range?.start.line, 3);
+    assert.equal(caseOutcome(results, { state: 'succeeded' }), 'error');
   });
 });

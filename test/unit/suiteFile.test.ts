@@ -112,6 +112,14 @@ describe('suite files', () => {
       ],
     );
     assert.equal(parsed.suite.concurrency, 16);
+    // What was left out stays on the case, so its result can say so (a case never passes with a check left out unseen).
+    assert.deepEqual(
+      parsed.suite.cases.map((c) => [c.name, (c.leftOut ?? []).map((l) => `${l.range.start.line + 1} ${l.written}`)]),
+      [
+        ['keeps its good checks', ['7 smells', '8 maxSeconds', '9 contains', '10 state']],
+        ['fine', ['16 judge']],
+      ],
+    );
   });
 
   it('YAML syntax errors are problems at their place; a file that is no mapping is an empty suite', () => {

@@ -9,7 +9,7 @@ import { runJudge, type JudgeModel } from './judge';
 import { CHECK_LIMITS } from './limits';
 import { matcherLabel, type PatternRunner } from './pattern';
 import { validateAgainstSchema } from './schemaCheck';
-import type { CaseOutcome, Check, CheckResult, RunFacts, StateCheck } from './types';
+import type { CaseOutcome, Check, CheckResult, RunFacts, StateCheck, SuiteCase } from './types';
 
 export interface CheckEnvironment {
   patterns: PatternRunner;
@@ -98,6 +98,17 @@ export function evaluateDeterministic(check: DeterministicCheck, facts: RunFacts
             actual: String(facts.totalTokens),
           });
   }
+}
+
+/**
+ * A case's results: each check the file wrote but could not be read is an error (the case never passes with it left
+ * out unseen), then its checks evaluated. Never throws.
+ */
+export async function evaluateCase(suiteCase: Pick<SuiteCase, 'checks' | 'leftOut' | 'inputs'>, facts: RunFacts, env: Omit<CheckEnvironment, 'inputs'>): Promise<CheckResult[]> {
+  const unreadable = (suiteCase.leftOut ?? []).map(
+    (check): CheckResult => ({ type: 'unreadable', status: 'error', message: l10n.t('The check "{0}" was not run: {1}', check.written, check.message), range: check.range }),
+  );
+  return [...unreadable, ...(await evaluateChecks(suiteCase.checks, facts, { ...env, inputs: suiteCase.inputs }))];
 }
 
 /** Every check of a case, in order; judge checks ask the model (or are skipped without one). Never throws. */

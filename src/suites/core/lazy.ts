@@ -10,7 +10,7 @@
 //   const { suite, problems } = await parser.parse(text, name);                     // problems → diagnostics
 //   for (const item of suites.suiteItems(suite, chosenCaseNames)) { … kick off item's case, wait for its end …
 //     const facts = suites.factsFromSnapshot(lastStatus, seconds);                    // or from the run's record
-//     const checks = await suites.evaluateChecks(suiteCase.checks, facts, { patterns, judge, inputs: suiteCase.inputs });
+//     const checks = await suites.evaluateCase(suiteCase, facts, { patterns, judge });
 //     results.push(suites.suiteItemResult(item, checks, facts, runId, estimatedCostUsd)); }
 //   record → compareSuiteRuns(record, baseline), junitXml(record), markdownSummary(record, comparison)
 // One PatternRunner per suite run (it remembers patterns that ran out of time); judge: a JudgeModel or undefined.
@@ -26,7 +26,7 @@ export function useTranslations(contents: Record<string, string> | undefined): v
 export { CHECK_TYPES, isSuiteFileName, parseSuite, SUITE_FILE_GLOB } from './suiteFile';
 export { SuiteParser } from './parseThread';
 export { matcherLabel, parseTextMatcher, patternProblem, PatternRunner } from './pattern';
-export { caseOutcome, evaluateChecks, evaluateDeterministic, outputJson } from './checks';
+export { caseOutcome, evaluateCase, evaluateChecks, evaluateDeterministic, outputJson } from './checks';
 export { buildJudgePrompt, parseJudgeAnswer, runJudge } from './judge';
 export { outcomeLine, suiteItemError, suiteItemId, suiteItemResult, suiteItems, suiteRunFailed, tallySuiteRun } from './suiteRun';
 export { compareSuiteRuns, comparisonSummary, DEFAULT_THRESHOLDS, hasRegressions } from './baseline';

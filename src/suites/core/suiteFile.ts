@@ -24,7 +24,7 @@ import { valueProblem, type Inputs, type InputValue } from '../../api/inputValue
 import { SUITE_LIMITS } from './limits';
 import { parseTextMatcher, patternProblem } from './pattern';
 import { compileSchema } from './schemaCheck';
-import type { Check, CheckType, CrewReference, ParsedSuite, SourceRange, Suite, SuiteCase, SuiteProblem } from './types';
+import type { Check, CheckType, CrewReference, LeftOutCheck, ParsedSuite, SourceRange, Suite, SuiteCase, SuiteProblem } from './types';
 
 /**
  * Where suites live: files named `*.crew-suite.yaml` (or `.yml`) anywhere in the workspace. The schema
@@ -228,9 +228,14 @@ class SuiteReader {
           }
           break;
         }
-        case 'checks':
-          suiteCase.checks = this.checks(value);
+        case 'checks': {
+          const { checks, leftOut } = this.checks(value);
+          suiteCase.checks = checks;
+          if (leftOut.length > 0) {
+            suiteCase.leftOut = leftOut;
+          }
           break;
+        }
         case 'description':
           break;
         default:
@@ -274,26 +279,34 @@ class SuiteReader {
     return inputs as Record<string, InputValue>;
   }
 
-  private checks(node: Node | null): Check[] {
+  /** The case's checks, and those written that could not be read (each also a problem at its place). */
+  private checks(node: Node | null): { checks: Check[]; leftOut: LeftOutCheck[] } {
+    const checks: Check[] = [];
+    const leftOut: LeftOutCheck[] = [];
     if (node === null || (isScalar(node) && node.value === null)) {
-      return [];
+      return { checks, leftOut };
     }
     if (!isMap(node)) {
       this.problem(node, 'error', l10n.t('"checks" must be a mapping of check types to what they expect ("contains: cats").'));
-      return [];
+      leftOut.push({ written: 'checks', message: this.problems[this.problems.length - 1].message, range: this.range(node) });
+      return { checks, leftOut };
     }
-    const checks: Check[] = [];
     for (const pair of node.items) {
       const key = this.keyOf(pair);
       this.at = pair.key as Node;
       const value = this.deref(pair.value as Node | null);
+      const problemsBefore = this.problems.length;
       if (!(CHECK_TYPES as readonly string[]).includes(key)) {
         this.problem(pair.key as Node, 'error', l10n.t('Unknown check type "{0}": the checks are {1}.', key, CHECK_TYPES.join(', ')));
-        continue;
+      } else {
+        checks.push(...this.check(key as CheckType, value));
       }
-      checks.push(...this.check(key as CheckType, value));
+      const error = this.problems.slice(problemsBefore).find((problem) => problem.severity === 'error');
+      if (error) {
+        leftOut.push({ written: key, message: error.message, range: error.range });
+      }
     }
-    return checks;
+    return { checks, leftOut };
   }
 
   private check(type: CheckType, node: Node | null): Check[] {

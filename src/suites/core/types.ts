@@ -85,7 +85,20 @@ export interface SuiteCase {
   /** How many runs the case makes (1 unless said); each is a result of its own. */
   repeat: number;
   checks: Check[];
+  /**
+   * Checks written for the case that could not be read (an unknown type, a wrong value, a bad pattern or schema):
+   * each is an error in the case's result, so a case whose checks were left out never passes unseen.
+   */
+  leftOut?: LeftOutCheck[];
   /** The case's item in the file (its `- name: …` mapping), for the gutter's ▶ and results. */
+  range: SourceRange;
+}
+
+export interface LeftOutCheck {
+  /** The check's key as written ("contains", or an unknown "smells"). */
+  written: string;
+  /** Why it was left out: the problem the Problems panel shows. */
+  message: string;
   range: SourceRange;
 }
 
@@ -133,7 +146,8 @@ export interface RunFacts {
 export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'error';
 
 export interface CheckResult {
-  type: CheckType;
+  /** The check's type; `unreadable` for a check left out of the case (SuiteCase.leftOut). */
+  type: CheckType | 'unreadable';
   status: CheckStatus;
   /** One line for a person: what was expected and what came (or why it was skipped, or what went wrong). */
   message: string;

@@ -5,7 +5,7 @@ import * as l10n from '@vscode/l10n';
 import type { CrewApi } from '../../api/client';
 import { isCrewApiError } from '../../api/errors';
 import type { StatusSnapshot } from '../../api/types';
-import { evaluateChecks } from '../core/checks';
+import { evaluateCase } from '../core/checks';
 import { factsFromSnapshot } from '../core/facts';
 import { PatternRunner } from '../core/pattern';
 import { suiteItemError, suiteItemResult, suiteItems } from '../core/suiteRun';
@@ -72,7 +72,7 @@ async function runItem(item: SuiteItem, suiteCase: SuiteCase, context: ItemConte
   if ('error' in ended) {
     return suiteItemError(item, ended.error, kickoffId);
   }
-  const checks = await evaluateChecks(suiteCase.checks, ended.facts, { patterns: context.patterns, inputs: suiteCase.inputs });
+  const checks = await evaluateCase(suiteCase, ended.facts, { patterns: context.patterns });
   return suiteItemResult(item, checks, ended.facts, kickoffId);
 }
 

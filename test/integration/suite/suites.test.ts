@@ -254,7 +254,10 @@ describe('Test suites in the Test Explorer (#50)', function () {
       assert.ok(title?.toUpperCase().includes('TESTING'), `the side bar shows ${JSON.stringify(title)}`);
     }
     const states = [...resultsSince(from).entries()].map(([id, r]) => `${id}: ${r.state}`);
-    assert.deepEqual(states.sort(), ['a broken check: passed', 'answers in JSON: passed', 'fails when asked to: passed', 'judged twice #1: passed', 'judged twice #2: passed', 'sounds cheerful: failed', 'writes about its topic: passed']);
+    assert.deepEqual(states.sort(), ['a broken check: errored', 'answers in JSON: passed', 'fails when asked to: passed', 'judged twice #1: passed', 'judged twice #2: passed', 'sounds cheerful: failed', 'writes about its topic: passed']);
+    // Its only check could not be read: an error that says which and why, never a pass on the implicit state check.
+    const broken = resultsSince(from).get('a broken check');
+    assert.match(broken?.messages.map((m) => m.text).join('\n') ?? '', /The check "smells" was not run: Unknown check type "smells"/);
 
     if (ui.available()) {
       await vscode.window.showTextDocument(file);
