@@ -114,7 +114,7 @@ describe('suite runs, baseline and reports', () => {
     const text = markdownSummary(record, compareSuiteRuns(record, baseline));
     assert.match(text, /^## Suite Demo\n/);
     assert.ok(text.includes('**1 passed, 1 failed · 3 s · 40 tokens** — against `http://127.0.0.1:1/c`'), text);
-    assert.ok(text.includes('Compared with the run of 2026-01-02T00:00:00.000Z: 1 went from pass to fail\\: \\"bad\\"\\.'), text);
+    assert.ok(text.includes('Compared with the run of 2026-01-02 00:00 UTC: 1 went from pass to fail\\: \\"bad\\"\\.'), text);
     assert.ok(text.includes('| bad | failed | See \\[here\\]\u2060\\(command\\:evil\\) \\<img src\\=x\\> |'), text);
     assert.ok(!text.includes('](command:'));
   });

@@ -85,7 +85,7 @@ export function markdownSummary(record: SuiteRunRecord, comparison?: SuiteRunCom
   // Our own words and figures as they are; the crew's URL, case names and messages escaped.
   lines.push(`**${measures.join(' · ')}** — ${l10n.t('against {0}', `\`${record.crewUrl.replace(/`/g, '')}\``)}`, '');
   if (comparison) {
-    lines.push(`${l10n.t('Compared with the run of {0}:', new Date(comparison.baselineStartedAt).toISOString())} ${markdownLine(comparisonSummary(comparison))}`, '');
+    lines.push(`${l10n.t('Compared with the run of {0}:', readableTime(comparison.baselineStartedAt))} ${markdownLine(comparisonSummary(comparison))}`, '');
   }
   const notPassed = record.items.filter((item) => item.outcome !== 'passed');
   if (notPassed.length > 0) {
@@ -104,4 +104,10 @@ export function markdownSummary(record: SuiteRunRecord, comparison?: SuiteRunCom
 function cell(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return markdownLine(line.length > 300 ? `${line.slice(0, 299)}…` : line);
+}
+
+/** "2026-01-02 00:00 UTC": read at a glance, the same wherever the summary is made (an editor, CI). */
+function readableTime(epochMs: number): string {
+  const iso = new Date(epochMs).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
