@@ -1,10 +1,11 @@
-// The long-value editor: one input's value in an untitled Markdown editor, with controls that last as long
+// The long-value editor: one input's value in an untitled editor named after the input ("topic.md"), with controls that last as long
 // as the document (a CodeLens "Use This Text | Discard" on its first line and the same two as editor title
 // actions), not a notification's button that VS Code hides after a few seconds. Kick Off waits until the
 // user decides; closing the editor keeps the text when it was changed (what was typed is never lost).
 import * as vscode from 'vscode';
 import { parseInputValue } from '../api/inputValues';
 import { showStatusMessage } from '../ui/notify';
+import { safeFileName } from '../util/fileName';
 
 interface Pending {
   document: vscode.TextDocument;
@@ -12,6 +13,8 @@ interface Pending {
   decide(text: string | undefined): void;
   /** A JSON value's input name: its text is checked as it changes, the error shown where it is. */
   jsonInput?: string;
+  /** The status bar's hint, gone once the value is decided. */
+  hint?: vscode.Disposable;
 }
 
 const pending = new Map<string, Pending>();
@@ -101,7 +104,7 @@ export function offerEditInEditor(handler: () => void, toggleJson?: () => void):
 
 /** Opens the value in an editor and waits for Use This Text (its text), Discard or closing unchanged (undefined). */
 export async function editInEditor(name: string, value: string, language: 'markdown' | 'json' = 'markdown'): Promise<string | undefined> {
-  const document = await vscode.workspace.openTextDocument({ content: value, language });
+  const document = await openNamed(name, value, language);
   const { lensesChanged } = startWatching();
   const decided = new Promise<string | undefined>((resolve) => {
     const entry: Pending = { document, original: value, decide: resolve, jsonInput: language === 'json' ? name : undefined };
@@ -111,8 +114,29 @@ export async function editInEditor(name: string, value: string, language: 'markd
   lensesChanged.fire();
   await vscode.window.showTextDocument(document, { preview: false });
   updateContext();
-  showStatusMessage(vscode.l10n.t('Editing the value of "{0}": Use This Text or Discard above the text.', name), 10_000);
+  const entry = pending.get(document.uri.toString());
+  if (entry) {
+    entry.hint = showStatusMessage(vscode.l10n.t('Editing the value of "{0}": Use This Text or Discard above the text.', name), 10_000);
+  }
   return decided;
+}
+
+/** An untitled document named after the input (its tab says whose value it is), holding `value`. */
+async function openNamed(name: string, value: string, language: 'markdown' | 'json'): Promise<vscode.TextDocument> {
+  const base = safeFileName(name);
+  const extension = language === 'json' ? 'json' : 'md';
+  const open = new Set(vscode.workspace.textDocuments.map((document) => document.uri.toString()));
+  let uri = vscode.Uri.from({ scheme: 'untitled', path: `${base}.${extension}` });
+  for (let n = 2; open.has(uri.toString()); n++) {
+    uri = vscode.Uri.from({ scheme: 'untitled', path: `${base} (${n}).${extension}` });
+  }
+  const document = await vscode.languages.setTextDocumentLanguage(await vscode.workspace.openTextDocument(uri), language);
+  if (value !== '') {
+    const edit = new vscode.WorkspaceEdit();
+    edit.insert(uri, new vscode.Position(0, 0), value);
+    await vscode.workspace.applyEdit(edit);
+  }
+  return document;
 }
 
 async function decide(arg: unknown, choice: 'use' | 'discard'): Promise<void> {
@@ -151,6 +175,7 @@ function checkJson(entry: Pending | undefined): void {
 }
 
 function forget(entry: Pending): void {
+  entry.hint?.dispose();
   watch?.problems.delete(entry.document.uri);
   pending.delete(entry.document.uri.toString());
   watch?.lensesChanged.fire();

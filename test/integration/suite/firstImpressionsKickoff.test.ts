@@ -24,6 +24,7 @@ import {
   waitForQuickInput,
   waitForQuickInputClosed,
 } from './support/kit';
+import { statusBarText } from './support/monitoring';
 
 const NAMES: Record<string, string> = { flow: 'Flow (fi)', research: 'Research (fi)', long: 'Long (fi)', track: 'Track (fi)', presets: 'Presets (fi)' };
 
@@ -138,6 +139,11 @@ describe('First impressions › kickoff', function () {
     // before VS Code has told the extension the last character typed (it saw "draf").
     await pressInQuickInput('Control+Alt+e');
     const editor = await waitFor(() => vscode.window.visibleTextEditors.find((e) => e.document.isUntitled && e.document.getText() === 'draft'), { message: 'the value in an editor', ...SLOW });
+    // Its tab says whose value it is (not "Untitled-1").
+    assert.strictEqual(editor.document.uri.path.split('/').pop(), 'topic.md');
+    if (ui.available()) {
+      await waitFor(() => statusBarText().then((t) => t.includes('Editing the value of "topic"')), { message: 'the hint in the status bar' });
+    }
     const lenses = await waitFor(async () => {
       const found = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri);
       return found.filter((l) => l.command).length >= 2 ? found : undefined;
@@ -158,6 +164,11 @@ describe('First impressions › kickoff', function () {
     await vscode.workspace.applyEdit(edit);
     await vscode.commands.executeCommand(use.command, ...(use.arguments ?? []));
     await waitForQuickInput('This value has several lines'); // Back at the topic step with the editor's text.
+    if (ui.available()) {
+      // The value is decided: its hint went with it (it lingered for 10 s).
+      const status = await statusBarText();
+      assert.ok(!status.includes('Editing the value of'), status);
+    }
     await pressInQuickInput('Enter');
     await step('long', 'audience', 2, 3);
     await typeInQuickInput('readers', { enter: true });
