@@ -299,11 +299,13 @@ export function crewTreeItem(
   return item;
 }
 
-/** A task of a run: done (opens its output), or the one in progress. */
+/** A task of a run: done (opens its output), or the one in progress. Its agent follows where all of it fits. */
 export function taskTreeItem(node: { runId: string; task: TaskOutput; index: number; current?: boolean }): vscode.TreeItem {
-  const item = new vscode.TreeItem(inertLine(taskNameText(node.task.name)), vscode.TreeItemCollapsibleState.None);
+  const agent = !node.current && node.task.agent !== undefined ? [inertLine(node.task.agent)] : [];
+  const { label, description } = fitRow({ name: inertLine(taskNameText(node.task.name)), state: node.current ? vscode.l10n.t('in progress') : '', suffixes: agent }, { depth: 3 });
+  const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
   item.id = `task:${node.runId}:${node.index}`;
-  item.description = node.current ? vscode.l10n.t('in progress') : node.task.agent === undefined ? undefined : inertLine(node.task.agent);
+  item.description = description || undefined;
   item.iconPath = node.current ? new vscode.ThemeIcon('loading~spin') : new vscode.ThemeIcon('check', new vscode.ThemeColor('testing.iconPassed'));
   item.contextValue = node.current ? 'task current' : 'task';
   if (!node.current) {

@@ -48,6 +48,15 @@ describe('tree rows (#52)', () => {
     assert.equal(shortRunning.description, 'running 0/1 · <1m', 'a short name keeps them');
   });
 
+  it('a task row keeps its name whole: its agent follows only where all of it fits (the tooltip has it anyway)', () => {
+    const task = (name: string, agent: string, current = false) => runRows.taskTreeItem({ runId: 'r', task: { name, agent, output: '' }, index: 0, current });
+    assert.equal(task('review_task', 'Editor').description, 'Editor', 'a short agent fits');
+    const long = task('research_task', 'Senior Research Analyst');
+    assert.equal(long.label, 'research_task');
+    assert.ok(!long.description, `the agent would be cut at the default width: ${String(long.description)}`);
+    assert.equal(task('research_task', 'Senior Research Analyst', true).description, 'in progress', 'the task under way says so');
+  });
+
   it('a run no longer watched says why instead of the state it last saw, which its tooltip keeps', () => {
     const stopped = makeRun({ label: 'Stopped in window A while it ran', state: 'running', watching: false, stopReason: 'user' });
     const row = runRows.runRow(stopped, { stopHidden: false }, NOW);

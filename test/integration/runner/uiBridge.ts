@@ -366,6 +366,9 @@ export class UiBridge {
     }
     fs.mkdirSync(this.resultsDir, { recursive: true });
     const file = path.join(this.resultsDir, `${request.name}.png`);
+    // A pointer left over a row by an earlier click draws its tooltip over what the picture shows: it leaves first.
+    await this.page.mouse.move(0, 0);
+    await this.page.locator('.workbench-hover-container:visible, .monaco-hover:visible').first().waitFor({ state: 'hidden', timeout: DEFAULT_WAIT_MS }).catch(() => undefined);
     const png = request.selector
       ? await this.page.locator(request.selector).first().screenshot({ path: file, timeout: DEFAULT_WAIT_MS })
       : await this.page.screenshot({ path: file, fullPage: true });
