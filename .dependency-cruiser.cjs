@@ -1,15 +1,15 @@
 // The allowed directions between the folders of src/, checked by `npm run lint` (dependency-cruiser).
 // Lower layers never import higher ones, so each can be read, tested and bundled without what sits above it:
 //
-//   util ← storage ← runs/core ← batches/core                 plain Node: files every window shares; the run model, the poller
-//   util ← api ← runs/core
+//   util ← storage                                             plain Node: files every window shares (locks, leases, notices)
+//   util ← storage, api ← runTracking ← batches/core           plain Node: the run model, its files, the poller, starting a run
 //   util ← api ← kickoff/core ← batches/core                   plain Node: what a kickoff sends (inputs, presets, steps)
 //   util ← storage ← flowChat/core                             plain Node: which crews chat, their recent sessions
 //   util ← api ← ui                                            the shared VS Code toolkit
 //   crews ← platform ← sidebar ← runs ← runView ← kickoff, feedback, batches ← suites ← flowChat ← chat   the features, lowest first
-//   util ← api ← runs/core ← suites/core ← suites/terminal      plain Node: a suite file, its checks, reports; the CI runner
-//   (platform is reached by the features above it only through services.ts, which the composition builds)
-//   extension.ts, registerCommands.ts, testApi.ts              the composition root, above everything
+//   util ← api ← runTracking ← suites/core ← suites/terminal   plain Node: a suite file, its checks, reports; the CI runner
+//   services.ts: what every feature is handed (crews, runs, poller, marks); a feature needing more declares its own
+//   extension.ts, registerCommands.ts, testApi.ts, appServices.ts  the composition root, above everything
 //   entry.ts                                                   what VS Code loads: the root, through V8's code cache
 //   util ← simulator                                           a stand-alone server: it never imports the extension
 //   */page/                                                    webview pages (browser code): data types only
@@ -20,7 +20,7 @@
 /** The feature folders, lowest first: a feature may import the ones before it, never those after it. */
 const FEATURES = ['crews', 'platform', 'sidebar', 'runs', 'runView', ['kickoff', 'feedback', 'batches'], 'suites', 'flowChat', 'chat'];
 
-const ROOT_FILES = '^src/(entry|extension|registerCommands|testApi)\\.ts$';
+const ROOT_FILES = '^src/(entry|extension|registerCommands|testApi|appServices)\\.ts$';
 /** A feature folder's own files, not its plain-Node core or its webview page. */
 const featureFiles = (names) => `^src/(${names.join('|')})/(?!core/|page/|terminal/)`;
 
@@ -115,19 +115,19 @@ module.exports = {
       to: { path: '^src/simulator/' },
     },
     {
-      name: 'run-core-is-plain-node',
+      name: 'run-tracking-is-plain-node',
       severity: 'error',
-      comment: 'src/runs/core/ (model, record files, poller, leases, shared run operations) is plain Node: storage/, api/ and util/ only.',
-      from: { path: '^src/runs/core/' },
-      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(runs/core|storage|api|util)/' },
+      comment: 'src/runTracking/ (the run model, record files, poller, starting and resuming a run, the trace) is plain Node: storage/, api/ and util/ only.',
+      from: { path: '^src/runTracking/' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(runTracking|storage|api|util)/' },
     },
     {
       name: 'trace-runs-in-pages',
       severity: 'error',
       comment:
-        "src/runs/core/trace/ (a run's span tree, summary and cost) is meant for the run view's page too: no vscode, no Node, only itself, the API's types, util/ and @vscode/l10n.",
-      from: { path: '^src/runs/core/trace/' },
-      to: { pathNot: '^src/(runs/core/trace/|api/types\\.ts$|util/)|(^|/)node_modules/@vscode/l10n/' },
+        "src/runTracking/trace/ (a run's span tree, summary and cost) is meant for the run view's page too: no vscode, no Node, only itself, the API's types, util/ and @vscode/l10n.",
+      from: { path: '^src/runTracking/trace/' },
+      to: { pathNot: '^src/(runTracking/trace/|api/types\\.ts$|util/)|(^|/)node_modules/@vscode/l10n/' },
     },
     {
       name: 'batch-core-is-plain-node',
@@ -135,7 +135,7 @@ module.exports = {
       comment:
         'src/batches/core/ (model, tables, store, runner) is plain Node: the run core, the kickoff core (a row is a kickoff\'s inputs), storage/, api/ and util/.',
       from: { path: '^src/batches/core/' },
-      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(batches/core|kickoff/core|runs/core|storage|api|util)/' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(batches/core|kickoff/core|runTracking|storage|api|util)/' },
     },
     {
       name: 'kickoff-core-is-plain-node',
@@ -157,7 +157,7 @@ module.exports = {
       comment:
         'src/suites/core/ (the suite file, checks, judge prompt, baseline, reports) is plain Node: the run core, api/ and util/ only; the terminal runner uses it without vscode.',
       from: { path: '^src/suites/core/' },
-      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(suites/core|runs/core|api|util)/' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/(suites/core|runTracking|api|util)/' },
     },
     {
       name: 'suite-terminal-is-plain-node',
@@ -193,7 +193,7 @@ module.exports = {
       severity: 'error',
       comment: 'A */page/ folder runs in a webview (and its worker): no vscode, no Node, nothing of the host but data types.',
       from: { path: '^src/([^/]+)/page/' },
-      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/($1/page|api|runs/core/model\\.ts|runs/core/trace/|util)' },
+      to: { path: '^src/|^node_modules/@types/vscode/', pathNot: '^src/($1/page|api|runTracking/model\\.ts|runTracking/trace/|util)' },
     },
     {
       name: 'hosts-use-pages-for-types',
@@ -207,16 +207,24 @@ module.exports = {
     {
       name: 'only-the-composition-uses-platform',
       severity: 'error',
-      comment: 'The platform feature is wired in by the composition alone; the others reach it through services.platform.',
-      from: { path: '^src/', pathNot: `^src/platform/|${ROOT_FILES}|^src/services\\.ts$` },
-      to: { path: '^src/platform/' },
+      comment:
+        "The platform feature is wired in by the composition alone; the others reach it through services.platform, named by the platform's own interface.",
+      from: { path: '^src/', pathNot: `^src/platform/|${ROOT_FILES}` },
+      to: { path: '^src/platform/', pathNot: '^src/platform/platformServices\\.ts$' },
     },
     {
       name: 'nothing-imports-the-root',
       severity: 'error',
       comment: 'extension.ts, registerCommands.ts and testApi.ts are the top: nothing imports them back.',
       from: { path: '^src/', pathNot: '^src/(extension|entry)\\.ts$' },
-      to: { path: ROOT_FILES },
+      to: { path: '^src/(entry|extension|registerCommands|testApi)\\.ts$' },
+    },
+    {
+      name: 'only-the-composition-has-every-service',
+      severity: 'error',
+      comment: 'appServices.ts is everything activate() builds: a feature is handed it as the narrow interface it declares.',
+      from: { path: '^src/', pathNot: ROOT_FILES },
+      to: { path: '^src/appServices\\.ts$' },
     },
     {
       name: 'the-entry-only-loads-the-root',

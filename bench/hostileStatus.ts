@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { CrewClient } from '../src/api/client';
 import { createTransport } from '../src/api/transport';
 import { DEFAULT_NETWORK_SETTINGS } from '../src/api/transportTypes';
-import type { RunStore } from '../src/runs/core/runStore';
+import type { RunStore } from '../src/runTracking/runStore';
 import { BENCH_TOKEN, openStore, tempDir } from './lib/fixtures';
 import { median } from './lib/stats';
 

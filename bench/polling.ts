@@ -4,9 +4,9 @@
 import * as fs from 'node:fs';
 import { CrewClient } from '../src/api/client';
 import type { StatusSnapshot, StatusSource } from '../src/api/types';
-import { isFinished } from '../src/runs/core/model';
-import { type PollerInspection, RunPoller } from '../src/runs/core/poller';
-import type { RunStore } from '../src/runs/core/runStore';
+import { isFinished } from '../src/runTracking/model';
+import { type PollerInspection, RunPoller } from '../src/runTracking/poller';
+import type { RunStore } from '../src/runTracking/runStore';
 import type { CrewConfig } from '../src/simulator/types';
 import { BENCH_TOKEN, crewConfig, openStore, quietLogger, tempDir } from './lib/fixtures';
 import { ScaledClock } from './lib/scaledClock';

@@ -14,12 +14,12 @@ import { errorText } from './util/errorText';
 import { setListenerErrorSink } from './util/event';
 import { CORE_STARTED_MARK } from './util/marks';
 import type { SharedValues } from './util/sharedValues';
-import { LeaseManager } from './runs/core/lease';
-import { NoticeRelay } from './runs/core/noticeRelay';
-import { RunPoller } from './runs/core/poller';
-import { watchRecords } from './runs/core/recordWatcher';
-import { RunStore } from './runs/core/runStore';
-import { SendOnce } from './runs/core/sendOnce';
+import { LeaseManager } from './storage/lease';
+import { NoticeRelay } from './storage/noticeRelay';
+import { RunPoller } from './runTracking/poller';
+import { watchRecords } from './runTracking/recordWatcher';
+import { RunStore } from './runTracking/runStore';
+import { SendOnce } from './runTracking/sendOnce';
 import { SharedState } from './storage/sharedState';
 import { WindowLiveness } from './storage/windowLiveness';
 import { ChatSessionStore } from './flowChat/core/chatSessions';
@@ -55,7 +55,8 @@ import { inspectChats } from './flowChat/chatApi';
 import { participantHandler, registerChat } from './chat/registerChat';
 import { registerSuites } from './suites/suiteActivation';
 import { registerCommands } from './registerCommands';
-import type { PlatformServices, Services } from './services';
+import type { AppServices } from './appServices';
+import type { PlatformServices } from './platform/platformServices';
 import type * as TestApiModule from './testApi';
 import type { Inspection } from './testApi';
 
@@ -137,7 +138,7 @@ function createCore(context: vscode.ExtensionContext, log: vscode.LogOutputChann
   // Each crew's recent chat sessions: one file per crew beside the runs, shared by every window.
   const chatSessions = new ChatSessionStore(path.join(storageDir, 'chat-sessions'), log);
   const stops = new StopSupport(shared);
-  const services: Services = { context, log, tokens, crews, client, runs, poller, sends, presets: new InputPresets(shared), stops, chats, chatSessions, shared, platform };
+  const services: AppServices = { context, log, tokens, crews, client, runs, poller, sends, presets: new InputPresets(shared), stops, chats, chatSessions, shared, platform };
   // Reading the run history is I/O: it goes on after activate() returns; restored run views wait for it.
   const loaded = runs.load();
   void chatSessions.start().catch((error: unknown) => log.error(`Could not read the chat sessions: ${errorText(error)}`));

@@ -18,7 +18,7 @@ import { registerBatchCommands } from './batches/batchCommands';
 import type { BatchFeature } from './batches/batchFeature';
 import { registerBatchResultsCommands } from './batches/batchResultsCommands';
 import { type FlowChatInspection, registerFlowChat } from './flowChat/chatCommands';
-import type { Services } from './services';
+import type { AppServices } from './appServices';
 import { StepInput } from './ui/quickInput';
 
 /** What the commands act on besides the services: the run views, documents, batches and the demo crews. */
@@ -34,7 +34,7 @@ export interface CommandTargets {
   treeSession?: (arg: unknown) => { crewUrl: string; sessionId: string } | undefined;
 }
 
-export function registerCommands(services: Services, targets: CommandTargets): vscode.Disposable[] {
+export function registerCommands(services: AppServices, targets: CommandTargets): vscode.Disposable[] {
   const { panels, reviews, documents, batches, demo, inspectChats, treeSession } = targets;
   return [
     ...registerCrewCommands(services),

@@ -7,13 +7,13 @@ import type { AddCrewArguments, addCrewDirectly } from './crews/crewCommands';
 import type { DemoCrews } from './crews/demoCommands';
 import type { KickOffArguments } from './kickoff/kickoffCommands';
 import type { StopOutcome } from './runs/stopCommands';
-import type { Services } from './services';
+import type { AppServices } from './appServices';
 import type { CrewRunsNumbers } from './util/crewRunsSettings';
 import type { CrewsTreeNode, CrewsTreeProvider } from './sidebar/crewsTree';
 import type { FeedbackReviews } from './feedback/feedbackReview';
 import type { RunPanelProbe } from './runView/runPanelProbe';
 import type { RunReporter } from './runs/runReporter';
-import type { PollerInspection } from './runs/core/poller';
+import type { PollerInspection } from './runTracking/poller';
 import type { BatchPanelsInspection } from './batches/batchResultsPanel';
 import type { RevealInspection } from './sidebar/revealRuns';
 import type { StatusBarInspection } from './runs/statusBar';
@@ -64,7 +64,7 @@ export interface TestApiParts {
 }
 
 /** It gives the models, never a token: the token store is deliberately not part of it. */
-export function createTestApi(services: Services, parts: TestApiParts) {
+export function createTestApi(services: AppServices, parts: TestApiParts) {
   return {
     runs: services.runs,
     crews: services.crews,

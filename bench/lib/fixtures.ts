@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Clock } from '../../src/util/clock';
-import type { KeyValueStore } from '../../src/runs/core/runStore';
-import { RunStore } from '../../src/runs/core/runStore';
+import type { KeyValueStore } from '../../src/runTracking/runStore';
+import { RunStore } from '../../src/runTracking/runStore';
 import type { CrewConfig } from '../../src/simulator/types';
 
 export const BENCH_TOKEN = 'bench-org-token';

@@ -1,6 +1,6 @@
 // The one retry policy for reads a person waits on (GET /inputs from the wizard, the chat tools): a
 // few quick attempts on a transient failure. Status polls are never retried here: the poller reads
-// once and owns its backoff (runs/core/pollPace.ts), Retry-After included.
+// once and owns its backoff (runTracking/pollPace.ts), Retry-After included.
 import { CrewApiError } from './errors';
 
 export interface ReadRetryPolicy {

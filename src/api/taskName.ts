@@ -1,5 +1,5 @@
 // The name given to a task the service did not name. The sentinel stays English: it is saved in run files and
-// compared when tasks merge (runs/core/taskMerge.ts); only what is shown is translated.
+// compared when tasks merge (runTracking/taskMerge.ts); only what is shown is translated.
 import * as l10n from '@vscode/l10n';
 import { UNNAMED_TASK } from './types';
 

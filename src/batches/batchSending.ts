@@ -1,12 +1,12 @@
 // What the batch runner needs from the rest of the extension: each row kicked off through the same
 // path as Kick Off (startRun; the runner holds the row's send-once mark), and a finished run's result in brief.
-import { queuedKickoffFailure } from '../runs/core/sendOnce';
+import { queuedKickoffFailure } from '../runTracking/sendOnce';
 import { batchRowKey, type RunEnd, type SendOutcome } from './core/batchRunner';
 import type { Batch, BatchRow } from './core/model';
-import { isFinished } from '../runs/core/model';
+import { isFinished } from '../runTracking/model';
 import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';
-import { startRun } from '../runs/core/startRun';
+import { startRun } from '../runTracking/startRun';
 import { errorText } from '../util/errorText';
 import { withoutUndefined } from '../util/objects';
 
@@ -26,7 +26,7 @@ export async function sendBatchRow(services: Services, batch: Batch, row: BatchR
   } catch (error) {
     const message = describeError(error, crew.name);
     services.log.warn(`[${crew.name}] Batch ${batch.source}, row ${row.index + 1}: ${errorText(error)}`);
-    // The one reading of a queued kickoff's failure (runs/core/sendOnce.ts): a row that may have reached the crew is never sent again by itself.
+    // The one reading of a queued kickoff's failure (runTracking/sendOnce.ts): a row that may have reached the crew is never sent again by itself.
     return { ...queuedKickoffFailure(error), message };
   }
 }

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { hasValue, inputLine } from '../api/inputValues';
 import type { BatchStore } from './core/batchStore';
 import { type Batch, type BatchRow, batchProgress, progressLabel, rowFailed } from './core/model';
-import type { RunStore } from '../runs/core/runStore';
+import type { RunStore } from '../runTracking/runStore';
 import { oneLine } from '../util/inertText';
 import { formatRelative, shortStateLabel, stateLabel } from '../ui/format';
 import { fitRow } from '../ui/rowFit';

@@ -3,18 +3,18 @@
 // text for the model (toolResults.ts and participant.ts word them). Runs go through the same
 // recording path as the palette (startRun, sendResume), so they show in the tree and are polled.
 import * as l10n from '@vscode/l10n';
-import { classifySendFailure } from '../runs/core/sendOnce';
+import { classifySendFailure } from '../runTracking/sendOnce';
 import { CrewApiError } from '../api/errors';
 import type { CrewInputs, InputSpec, RunEvent } from '../api/types';
 import { normaliseCrewUrl } from '../api/url';
-import { startRun } from '../runs/core/startRun';
-import { isAnswerAlreadyGiven, isAnswerUncertain, sendResume } from '../runs/core/sendResume';
+import { startRun } from '../runTracking/startRun';
+import { isAnswerAlreadyGiven, isAnswerUncertain, sendResume } from '../runTracking/sendResume';
 import type { Crew } from '../crews/crewConfig';
 import type { CrewHealth } from '../crews/crewRegistry';
 import { hasValue, type Inputs, inputsProblem } from '../api/inputValues';
 import { isRequiredInput } from '../kickoff/core/inputPresets';
-import { isFinished, type RunDetails, type RunRecord } from '../runs/core/model';
-import type { Services } from '../services';
+import { isFinished, type RunDetails, type RunRecord } from '../runTracking/model';
+import type { ChatServices } from './chatServices';
 import { describeError } from '../ui/errorMessages';
 import { TOOL } from './toolNames';
 import { errorText } from '../util/errorText';
@@ -59,10 +59,10 @@ export interface Cancellation {
 
 export type FeedbackOutcome = { kind: 'sent'; run: RunRecord } | { kind: 'problem'; message: string; sent: boolean; mayHaveActed?: boolean };
 
-const instances = new WeakMap<Services, CrewActions>();
+const instances = new WeakMap<ChatServices, CrewActions>();
 
 /** One per window, shared by the tools and the participant (they share what /inputs answered). */
-export function crewActionsFor(services: Services): CrewActions {
+export function crewActionsFor(services: ChatServices): CrewActions {
   let actions = instances.get(services);
   if (!actions) {
     actions = new CrewActions(services);
@@ -75,7 +75,7 @@ export class CrewActions {
   /** Inputs per crew URL, as GET /inputs last answered in this window. */
   private readonly knownInputs = new Map<string, CrewInputs>();
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: ChatServices) {}
 
   private apiError(error: unknown): CrewApiError | undefined {
     return error instanceof CrewApiError ? error : undefined;

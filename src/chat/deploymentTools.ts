@@ -3,7 +3,7 @@
 // sign-in the user made ("Crew Runs: Sign In to CrewAI Platform…") and never ask for one: a model cannot start a
 // sign-in. The personal token stays in the platform client's requests; no result, message or log carries it.
 import * as l10n from '@vscode/l10n';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 import { errorText } from '../util/errorText';
 import { oneLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
@@ -24,7 +24,7 @@ import {
 } from './deploymentText';
 import { TOOL } from './toolNames';
 
-type Platform = Services['platform'];
+type Platform = ChatServices['platform'];
 type SignIn = NonNullable<Awaited<ReturnType<Platform['account']['current']>>>;
 
 type Found = { kind: 'found'; signIn: SignIn; deployment: DeploymentInfo } | { kind: 'problem'; text: string };
@@ -39,9 +39,9 @@ export interface DeploymentTools {
   redeployConfirmed(input: ToolInput): Promise<string>;
 }
 
-type DeploymentList = Awaited<ReturnType<Services['platform']['client']['deployments']>>['deployments'];
+type DeploymentList = Awaited<ReturnType<ChatServices['platform']['client']['deployments']>>['deployments'];
 
-export function deploymentToolsFor(services: Services): DeploymentTools {
+export function deploymentToolsFor(services: ChatServices): DeploymentTools {
   const platform = services.platform;
   const plans = new ConfirmedPlans<RedeployPlan>();
 

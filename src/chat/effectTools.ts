@@ -5,7 +5,7 @@
 import * as l10n from '@vscode/l10n';
 import { type Inputs, isInputs } from '../api/inputValues';
 import type { Crew } from '../crews/crewConfig';
-import type { RunRecord } from '../runs/core/model';
+import type { RunRecord } from '../runTracking/model';
 import { oneLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';
 import { feedbackConfirmation, kickoffConfirmation, nothingToSendConfirmation, type Confirmation } from './confirmations';

@@ -5,7 +5,7 @@
 // `vscode` runtime (it talks to a ChatSink and CrewActions), so the handler is unit-tested in Node
 // against a recording sink; participantHost.ts adapts it to VS Code's response stream.
 import * as l10n from '@vscode/l10n';
-import { isFinished, type RunRecord } from '../runs/core/model';
+import { isFinished, type RunRecord } from '../runTracking/model';
 import { escapeMarkdown } from '../util/markdownText';
 import { pageOf, parseInputsText } from './chatText';
 import { oneLine } from '../util/inertText';

@@ -2,7 +2,7 @@
 // untrusted), l10n, the state labels of the tree, the trace's price settings, free-form questions sent
 // to the request's model with the crew tools, and /why's explanation by that model.
 import * as vscode from 'vscode';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 import { stateLabel } from '../ui/format';
 import { safeCrewMarkdown } from './crewMarkdown';
 import { crewActionsFor } from './crewActions';
@@ -21,7 +21,7 @@ export function untrustedMarkdown(text: string): vscode.MarkdownString {
   return markdown;
 }
 
-export function createParticipantHandler(services: Services): vscode.ChatRequestHandler {
+export function createParticipantHandler(services: ChatServices): vscode.ChatRequestHandler {
   const actions = crewActionsFor(services);
   return async (request, _context, stream, token) => {
     const sink: ChatSink = {

@@ -6,7 +6,7 @@
 // chat lists a crew tool or @crews that nobody answers. The tools and the handler are made on first use, from a
 // bundle of their own (chatHandlers.ts): an editor without chat never loads it.
 import * as vscode from 'vscode';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 import { errorText } from '../util/errorText';
 import type * as ChatHandlers from './chatHandlers';
 import { TOOL, type ToolName } from './toolNames';
@@ -24,7 +24,7 @@ const CHAT_CONTEXT = {
 const chatHandlers = () => require('./chatHandlers') as typeof ChatHandlers;
 
 /** @crews' handler: its code loads with the first request. */
-export function participantHandler(services: Services): vscode.ChatRequestHandler {
+export function participantHandler(services: ChatServices): vscode.ChatRequestHandler {
   let handler: vscode.ChatRequestHandler | undefined;
   return (request, context, stream, token) => {
     handler ??= chatHandlers().createParticipantHandler(services);
@@ -38,7 +38,7 @@ export interface ChatRegistrationLog {
   warn(message: string): void;
 }
 
-export function registerChat(services: Services, extensionUri: vscode.Uri, log: ChatRegistrationLog): vscode.Disposable[] {
+export function registerChat(services: ChatServices, extensionUri: vscode.Uri, log: ChatRegistrationLog): vscode.Disposable[] {
   const disposables: vscode.Disposable[] = [];
   let tools: Record<ToolName, Tool> | undefined;
   const loadTools = () => (tools ??= chatHandlers().createTools(services));

@@ -5,7 +5,7 @@
 // it enters, and the result says what was left out ("… 99,900 more inputs"); joinCapped caps the whole.
 // Tokens never get here: nothing below reads the token store. Pure (type imports only): unit-tested in plain Node.
 import type { InputSpec } from '../api/types';
-import type { RunDetails, RunRecord } from '../runs/core/model';
+import type { RunDetails, RunRecord } from '../runTracking/model';
 import { capped, fenceUntrusted, joinCapped, LISTED_CREWS_MAX, LISTED_INPUTS_MAX, LISTED_TASKS_MAX, LISTED_VALUES_MAX, moreNote, OUTPUT_BUDGET, pageOf, TASK_EXCERPT } from './chatText';
 import { oneLine } from '../util/inertText';
 import type { CrewInfo, InputsOutcome, KickoffOutcome } from './crewActions';

@@ -2,7 +2,7 @@
 // confirmations for the tools with effects, and their results as text.
 // Results (the text below and toolResults.ts) are read by the model: plain English on purpose.
 import * as vscode from 'vscode';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 import { inspectChats, sessionApi, startSession } from '../flowChat/chatApi';
 import { describeError } from '../ui/errorMessages';
 import { MAX_OUTPUT_BUDGET } from './chatText';
@@ -38,7 +38,7 @@ function prepared({ invocationMessage, confirmation }: Prepared<unknown>): vscod
   return { invocationMessage, confirmationMessages: { title: confirmation.title, message: new vscode.MarkdownString(confirmationMarkdown(confirmation)) } };
 }
 
-export function createTools(services: Services): Record<ToolName, Tool> {
+export function createTools(services: ChatServices): Record<ToolName, Tool> {
   const actions = crewActionsFor(services);
 
   const listCrews: Tool = {

@@ -1,4 +1,4 @@
-// A run's trace (runs/core/trace/) in a few lines for the editor's AI and @crews /why: duration, counts, tokens and
+// A run's trace (runTracking/trace/) in a few lines for the editor's AI and @crews /why: duration, counts, tokens and
 // an estimated cost, the step that failed and its error, the slowest steps, the model calls that used the most
 // tokens, and what the event log missed. One builder (traceFacts) and two renderings: traceSummaryText, plain English
 // for a model (the #crewRun tool and /why's question), and traceSummaryMarkdown, the user's words for /why without a
@@ -7,11 +7,11 @@
 // nothing here reads a token or makes a URL. Pure (no `vscode`): unit-tested in plain Node.
 import * as l10n from '@vscode/l10n';
 import type { RunEvent } from '../api/types';
-import { isFinished, type RunDetails, type RunRecord } from '../runs/core/model';
-import { estimateCost, type CostEstimate, type PriceTable } from '../runs/core/trace/cost';
-import type { Span, SpanKind } from '../runs/core/trace/span';
-import { buildTrace } from '../runs/core/trace/traceModel';
-import { spanDuration, summarise, usageTokens, type TraceSummary } from '../runs/core/trace/traceSummary';
+import { isFinished, type RunDetails, type RunRecord } from '../runTracking/model';
+import { estimateCost, type CostEstimate, type PriceTable } from '../runTracking/trace/cost';
+import type { Span, SpanKind } from '../runTracking/trace/span';
+import { buildTrace } from '../runTracking/trace/traceModel';
+import { spanDuration, summarise, usageTokens, type TraceSummary } from '../runTracking/trace/traceSummary';
 import { formatDuration } from '../util/duration';
 import { oneLine, stripControls } from '../util/inertText';
 import { escapeMarkdown, fenceFor } from '../util/markdownText';

@@ -2,7 +2,7 @@
 // Narrow on purpose: crews/ sits at the bottom of the features, so what it is handed names nothing above it.
 import type * as vscode from 'vscode';
 import type { CrewApi } from '../api/client';
-import type { RunStore } from '../runs/core/runStore';
+import type { RunStore } from '../runTracking/runStore';
 import type { SharedValues } from '../util/sharedValues';
 import type { CrewRegistry } from './crewRegistry';
 import type { StopSupport } from './stopSupport';

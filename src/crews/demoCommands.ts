@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 import type * as SimulatorModule from '../simulator/server';
 import type { Simulator } from '../simulator/server';
-import { isFinished } from '../runs/core/model';
+import { isFinished } from '../runTracking/model';
 import type { DemoServices } from './crewServices';
 import { showInfo } from '../ui/notify';
 import { errorText } from '../util/errorText';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { classifySendFailure } from '../runs/core/sendOnce';
+import { classifySendFailure } from '../runTracking/sendOnce';
 import { CrewApiError } from '../api/errors';
-import { isFinished, type RunRecord } from '../runs/core/model';
+import { isFinished, type RunRecord } from '../runTracking/model';
 import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';
 import { type FeedbackReviews, type ReviewRound, type ReviewThread } from './feedbackReview';
@@ -9,7 +9,7 @@ import type { RunPanelManager } from '../runView/runPanel';
 import { setTokenInteractively } from '../crews/crewCommands';
 import { distinctRunLabel } from '../sidebar/runRows';
 import { pickRun, runFromArgument } from '../runs/pickRun';
-import { draftOfRound, forgetUncertainAnswer, isAnswerAlreadyGiven, isAnswerUncertain, roundOf, sendResume } from '../runs/core/sendResume';
+import { draftOfRound, forgetUncertainAnswer, isAnswerAlreadyGiven, isAnswerUncertain, roundOf, sendResume } from '../runTracking/sendResume';
 import { showError, showInfo, showStatusMessage, showWarning } from '../ui/notify';
 import { inertLine } from '../util/inertText';
 import { errorText } from '../util/errorText';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { RunRecord } from '../runs/core/model';
+import type { RunRecord } from '../runTracking/model';
 import { runDocumentName } from '../util/fileName';
 import { inertLine } from '../util/inertText';
 import { escapeMarkdown, markdownText } from '../util/markdownText';

@@ -2,7 +2,7 @@
 // the turn state machine needs them; errors turned into what a chat must tell apart (busy, not sent, uncertain).
 
 import { CrewApiError } from '../api/errors';
-import { classifySendFailure } from '../runs/core/sendOnce';
+import { classifySendFailure } from '../runTracking/sendOnce';
 import { describeError } from '../ui/errorMessages';
 import type { CrewApi } from '../api/client';
 import { ChatSendError, ChatSessionGone, readTurnError, type ChatHistory, type TurnApi } from './turn';

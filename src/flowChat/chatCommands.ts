@@ -2,7 +2,7 @@
 // Markdown, and what tests may see of the open panels.
 
 import * as vscode from 'vscode';
-import type { Services } from '../services';
+import type { FlowChatServices } from './flowChatServices';
 import type { Crew } from '../crews/crewConfig';
 import { CrewApiError } from '../api/errors';
 import { describeError } from '../ui/errorMessages';
@@ -37,7 +37,7 @@ export interface FlowChatInspection {
  * only) is given the chats' inspection, and makes every page report what it shows.
  */
 export function registerFlowChat(
-  services: Services,
+  services: FlowChatServices,
   activeRunCrew: () => string | undefined,
   inspect?: (inspection: FlowChatInspection) => void,
   /** The chat session a row of the crews tree stands for (the very node it drew), for Forget Chat. */

@@ -2,7 +2,7 @@
 // become HTML). The page gets the answer's new text only, as it comes.
 
 import * as vscode from 'vscode';
-import type { Services } from '../services';
+import type { FlowChatServices } from './flowChatServices';
 import { CrewApiError } from '../api/errors';
 import { describeError } from '../ui/errorMessages';
 import { showError } from '../ui/notify';
@@ -57,7 +57,7 @@ export class FlowChatPanel {
   private unsure?: { message: string; knownMessages?: number; entry: number; key: string };
 
   constructor(
-    private readonly services: Services,
+    private readonly services: FlowChatServices,
     readonly crewUrl: string,
     private readonly crewName: string,
     readonly sessionId: string,

@@ -1,4 +1,4 @@
-// A flow-chat message sent once, machine-wide (runs/core/sendOnce.ts; ARCHITECTURE.md "Sending once"): its mark
+// A flow-chat message sent once, machine-wide (runTracking/sendOnce.ts; ARCHITECTURE.md "Sending once"): its mark
 // `chatMessage:<id>` is claimed before POST /chat/{id}/message and settled by what that POST did. A message's id is
 // its crew, session and words (hashed: no words in the shared marks), so the same pending message is known wherever
 // it would go again: typed again in the panel, in a session reopened after a reload, from another window, or the
@@ -7,7 +7,7 @@
 
 import { createHash } from 'node:crypto';
 import * as l10n from '@vscode/l10n';
-import { isBlocked, type SendOnce } from '../runs/core/sendOnce';
+import { isBlocked, type SendOnce } from '../runTracking/sendOnce';
 import { ChatSendError, ChatSessionGone, runTurn, type TurnApi, type TurnOptions, type TurnOutcome, type TurnUpdate } from './turn';
 
 /** The machine-wide marks (Services.sends). */

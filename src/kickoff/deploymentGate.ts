@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
-import type { Services } from '../services';
+import type { KickoffServices } from './kickoffServices';
 import { showWarning } from '../ui/notify';
 import { sentenceCase } from '../util/sentenceCase';
 
@@ -8,8 +8,8 @@ import { sentenceCase } from '../util/sentenceCase';
  * Before a kickoff of a crew imported from the platform whose deployment is known not to be online (deploying,
  * failed): says so, and goes on only when the user chooses to. Other crews (and unknown states) go straight on.
  */
-export async function deploymentAllowsKickoff(services: Services, crew: Crew): Promise<boolean> {
-  const platform = services.platform as Services['platform'] | undefined;
+export async function deploymentAllowsKickoff(services: KickoffServices, crew: Crew): Promise<boolean> {
+  const platform = services.platform as KickoffServices['platform'] | undefined;
   const deployment = platform?.imported.get(crew.url) ? platform.health.get(crew.url) : undefined;
   if (!deployment || (deployment.state !== 'deploying' && deployment.state !== 'failed')) {
     return true;

@@ -7,8 +7,8 @@ import type { Crew } from '../crews/crewConfig';
 import { inputsProblem } from '../api/inputValues';
 import { isPlainObject } from '../util/objects';
 import type { Draft } from './core/inputSteps';
-import type { RunRecord } from '../runs/core/model';
-import type { Services } from '../services';
+import type { RunRecord } from '../runTracking/model';
+import type { KickoffServices } from './kickoffServices';
 import { describeError } from '../ui/errorMessages';
 import { showError, showInfo } from '../ui/notify';
 import { kickOffWithProgress } from './kickoffSend';
@@ -36,12 +36,12 @@ export interface KickOffArguments {
  * The run a command without an argument means: the one in the front run view, else one the user picks
  * (a run view in front already says which run; asking again would be a question with an obvious answer).
  */
-async function runMeant(services: Services, front: FrontRun, arg: unknown, placeholder: string): Promise<RunRecord | undefined> {
+async function runMeant(services: KickoffServices, front: FrontRun, arg: unknown, placeholder: string): Promise<RunRecord | undefined> {
   const frontId = arg === undefined ? front.activeRunId() : undefined;
   return runFromArgument(services, frontId !== undefined && services.runs.get(frontId) ? { runId: frontId } : arg, placeholder);
 }
 
-export function registerKickoffCommands(services: Services, front: FrontRun = { activeRunId: () => undefined }): vscode.Disposable[] {
+export function registerKickoffCommands(services: KickoffServices, front: FrontRun = { activeRunId: () => undefined }): vscode.Disposable[] {
   return [
     ...registerValueEditor(),
     // The walkthrough's first step is done once there is a crew (added, imported or the demo's).
@@ -100,13 +100,13 @@ export function registerKickoffCommands(services: Services, front: FrontRun = { 
 }
 
 /** Kicks off with no review (the test API only: no command reaches this). */
-export async function kickOffWithoutReview(services: Services, arg: KickOffArguments): Promise<string | undefined> {
+export async function kickOffWithoutReview(services: KickoffServices, arg: KickOffArguments): Promise<string | undefined> {
   const given = checkedArguments(services, arg);
   return given ? (await kickOffUnreviewed(services, given.crew, given.inputs))?.id : undefined;
 }
 
 /** The crew and inputs named, or undefined after saying what is wrong with them. */
-function checkedArguments(services: Services, arg: KickOffArguments): { crew: Crew; inputs: Draft } | undefined {
+function checkedArguments(services: KickoffServices, arg: KickOffArguments): { crew: Crew; inputs: Draft } | undefined {
   const crew = services.crews.get(arg.crew) ?? pickCrewByUrl(services, arg.crew);
   if (!crew) {
     void showError(vscode.l10n.t('No crew at {0}. Add it first.', arg.crew));
@@ -126,11 +126,11 @@ function checkedArguments(services: Services, arg: KickOffArguments): { crew: Cr
   return { crew, inputs: inputs as Draft };
 }
 
-function pickCrewByUrl(services: Services, url: string): Crew | undefined {
+function pickCrewByUrl(services: KickoffServices, url: string): Crew | undefined {
   return services.crews.list().find((c) => c.url === url.replace(/\/+$/, ''));
 }
 
-function crewOfRun(services: Services, run: RunRecord): Crew | undefined {
+function crewOfRun(services: KickoffServices, run: RunRecord): Crew | undefined {
   const crew = services.crews.get(run.crewUrl);
   if (!crew) {
     void showError(vscode.l10n.t('{0} is no longer in your crews; add it again to run it.', run.crewName));
@@ -139,7 +139,7 @@ function crewOfRun(services: Services, run: RunRecord): Crew | undefined {
 }
 
 /** Runs Again (a run's own inputs, from the tree or the run view) and the test API's unreviewed kickoff. */
-async function kickOffUnreviewed(services: Services, crew: Crew, inputs: Draft): Promise<RunRecord | undefined> {
+async function kickOffUnreviewed(services: KickoffServices, crew: Crew, inputs: Draft): Promise<RunRecord | undefined> {
   if (!(await deploymentAllowsKickoff(services, crew))) {
     return undefined;
   }

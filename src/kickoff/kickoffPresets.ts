@@ -3,18 +3,18 @@ import * as vscode from 'vscode';
 import { inputLine } from '../api/inputValues';
 import type { Crew } from '../crews/crewConfig';
 import type { Draft } from './core/inputSteps';
-import type { RunRecord } from '../runs/core/model';
-import type { Services } from '../services';
+import type { RunRecord } from '../runTracking/model';
+import type { KickoffServices } from './kickoffServices';
 import { showInfo, showStatusMessage } from '../ui/notify';
 import { inertLine, oneLine } from '../util/inertText';
 
 /** A run's inputs live in its details file, not its record. */
-export async function inputsOf(services: Services, run: RunRecord): Promise<Draft> {
+export async function inputsOf(services: KickoffServices, run: RunRecord): Promise<Draft> {
   return (await services.runs.readDetails(run.id)).inputs ?? {};
 }
 
 /** Saves the inputs as a named preset of the crew (a preset with the same name is replaced). */
-export async function savePreset(services: Services, crewUrl: string, inputs: Draft): Promise<void> {
+export async function savePreset(services: KickoffServices, crewUrl: string, inputs: Draft): Promise<void> {
   const name = await vscode.window.showInputBox({
     title: vscode.l10n.t('Save Inputs as Preset'),
     prompt: vscode.l10n.t('A name for these inputs. A preset with the same name is replaced.'),
@@ -27,12 +27,12 @@ export async function savePreset(services: Services, crewUrl: string, inputs: Dr
 }
 
 /** The crews Manage Presets offers: those with presets (the only one is not asked for). */
-export function crewsWithPresets(services: Services): Crew[] {
+export function crewsWithPresets(services: KickoffServices): Crew[] {
   return services.crews.list().filter((crew) => services.presets.presets(crew.url).length > 0);
 }
 
 /** The presets of a crew, with rename and delete buttons; Enter kicks off with one (through `kickOff`). */
-export async function managePresets(services: Services, crew: Crew, kickOff: (inputs: Draft) => Promise<unknown>): Promise<void> {
+export async function managePresets(services: KickoffServices, crew: Crew, kickOff: (inputs: Draft) => Promise<unknown>): Promise<void> {
   const deleteButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: vscode.l10n.t('Delete Preset') };
   const renameButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('edit'), tooltip: vscode.l10n.t('Rename Preset') };
   for (;;) {

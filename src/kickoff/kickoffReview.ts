@@ -6,7 +6,7 @@ import type { CrewInputs, InputSpec } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
 import { inputsFromJson, isRequiredInput } from './core/inputPresets';
 import { type Draft, inputsToSend, isFlowId, missingInputs } from './core/inputSteps';
-import type { Services } from '../services';
+import type { KickoffServices } from './kickoffServices';
 import { showError } from '../ui/notify';
 import type { StepInput } from '../ui/quickInput';
 import { inertLine, oneLine } from '../util/inertText';
@@ -19,7 +19,7 @@ import { savePreset } from './kickoffPresets';
  */
 export type StartingPoint = { draft: Draft; unfinished?: boolean; withTrigger?: boolean };
 
-export async function chooseStartingPoint(input: StepInput, services: Services, crew: Crew, inputs: CrewInputs): Promise<StartingPoint | undefined> {
+export async function chooseStartingPoint(input: StepInput, services: KickoffServices, crew: Crew, inputs: CrewInputs): Promise<StartingPoint | undefined> {
   const names = inputs.described ? inputs.inputs.map((spec) => spec.name) : undefined;
   type Item = vscode.QuickPickItem & { draft?: Draft; fromEditor?: boolean; unfinished?: boolean; withTrigger?: boolean };
   const items: Item[] = [];
@@ -42,7 +42,7 @@ export async function chooseStartingPoint(input: StepInput, services: Services, 
     items.push({ label: `$(json) ${vscode.l10n.t('From the JSON in the active editor')}`, fromEditor: true });
   }
   // Signed in to the platform: a trigger's payload, where this step shows anyway and for the crews imported from it.
-  const platform = services.platform as Services['platform'] | undefined;
+  const platform = services.platform as KickoffServices['platform'] | undefined;
   const shows = names?.length !== 0 && items.length > 1;
   const withTrigger = (shows || platform?.imported.get(crew.url) !== undefined) && (await platform?.account.current().catch(() => undefined)) !== undefined;
   if (withTrigger) {
@@ -97,7 +97,7 @@ export type ReviewChoice = { kind: 'kickoff' } | { kind: 'edit'; name: string } 
  * `id` not among them is offered as "Add "id"". `undescribed` (the crew's words on why it lists no inputs)
  * adds the ways to name inputs by hand.
  */
-export async function reviewStep(input: StepInput, services: Services, crew: Crew, specs: InputSpec[], steps: InputSpec[], draft: Draft, undescribed?: string): Promise<ReviewChoice> {
+export async function reviewStep(input: StepInput, services: KickoffServices, crew: Crew, specs: InputSpec[], steps: InputSpec[], draft: Draft, undescribed?: string): Promise<ReviewChoice> {
   for (;;) {
     type Item = vscode.QuickPickItem & { action: 'kickoff' | 'edit' | 'preset' | 'cancel' | 'add' | 'json'; name?: string };
     const missing = missingInputs(specs, draft);

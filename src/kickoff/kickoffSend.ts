@@ -3,18 +3,18 @@
 // holds its mark, and a kickoff that may have started a run is sent again only as a new pending run, after
 // the user was told (Kick Off Again).
 import * as vscode from 'vscode';
-import { classifySendFailure } from '../runs/core/sendOnce';
+import { classifySendFailure } from '../runTracking/sendOnce';
 import { deploymentAllowsKickoff } from './deploymentGate';
 import { CrewApiError } from '../api/errors';
 import type { InvalidInput } from '../api/invalidInputs';
 import type { Crew } from '../crews/crewConfig';
-import { isFinished, type RunRecord } from '../runs/core/model';
-import type { Services } from '../services';
+import { isFinished, type RunRecord } from '../runTracking/model';
+import type { KickoffServices } from './kickoffServices';
 import { describeError } from '../ui/errorMessages';
 import { showError, showStatusMessage, showWarning } from '../ui/notify';
 import { inertLine } from '../util/inertText';
 import { setTokenInteractively } from '../crews/crewCommands';
-import { isKickoffNotSent, type KickoffNotSent, newRunId, startRun } from '../runs/core/startRun';
+import { isKickoffNotSent, type KickoffNotSent, newRunId, startRun } from '../runTracking/startRun';
 import type { Draft } from './core/inputSteps';
 import { trackKickoffId } from './kickoffTrack';
 import { errorText } from '../util/errorText';
@@ -38,7 +38,7 @@ export function pendingRun(): PendingRun {
 }
 
 /** POST /kickoff from the wizard: what went wrong decides where the wizard goes next. */
-export async function sendFromReview(services: Services, crew: Crew, inputs: Draft, pending: PendingRun = pendingRun()): Promise<KickoffOutcome> {
+export async function sendFromReview(services: KickoffServices, crew: Crew, inputs: Draft, pending: PendingRun = pendingRun()): Promise<KickoffOutcome> {
   if (!(await deploymentAllowsKickoff(services, crew))) {
     return { kind: 'review' };
   }
@@ -111,7 +111,7 @@ export async function sendFromReview(services: Services, crew: Crew, inputs: Dra
  * This pending run's kickoff may have started a run (or went, or is on its way): the send-once rule sent nothing.
  * Only the user, told so, starts another: a new pending run, a kickoff of its own.
  */
-async function kickOffAgainIfAsked(services: Services, crew: Crew, inputs: Draft, pending: PendingRun, error: KickoffNotSent): Promise<KickoffOutcome> {
+async function kickOffAgainIfAsked(services: KickoffServices, crew: Crew, inputs: Draft, pending: PendingRun, error: KickoffNotSent): Promise<KickoffOutcome> {
   const { blocked } = error;
   services.log.warn(`Kickoff of ${crew.name} not sent: ${error.message}`);
   if (blocked.kind !== 'uncertain') {
@@ -142,7 +142,7 @@ async function kickOffAgainIfAsked(services: Services, crew: Crew, inputs: Draft
 }
 
 /** POST /kickoff under progress through the one kickoff path (startRun), then say it started. */
-export async function kickOffWithProgress(services: Services, crew: Crew, inputs: Draft, runId = newRunId()): Promise<RunRecord> {
+export async function kickOffWithProgress(services: KickoffServices, crew: Crew, inputs: Draft, runId = newRunId()): Promise<RunRecord> {
   const run = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Kicking off {0}…', crew.name)), cancellable: true },
     (_progress, cancel) => {
@@ -172,7 +172,7 @@ const STARTED_MESSAGE_MS = 8000;
  * "Started …" passes in the status bar, not as a toast: a toast cannot be taken back, and stayed under the run's
  * own end notice ("… failed") when the run ended quickly. The message goes as soon as the run ends.
  */
-function sayStarted(services: Services, run: RunRecord, crew: Crew): void {
+function sayStarted(services: KickoffServices, run: RunRecord, crew: Crew): void {
   const message = showStatusMessage(vscode.l10n.t('Started {0} on {1}.', run.label, crew.name), STARTED_MESSAGE_MS);
   const done = () => {
     message.dispose();

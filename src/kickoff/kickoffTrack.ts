@@ -2,15 +2,15 @@
 // does not know is said so (and tracked only if the user says so), never shown as a run frozen in "queued".
 import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
-import type { RunRecord } from '../runs/core/model';
-import type { Services } from '../services';
+import type { RunRecord } from '../runTracking/model';
+import type { KickoffServices } from './kickoffServices';
 import { isPlausibleKickoffId } from '../api/url';
 import { describeError } from '../ui/errorMessages';
 import { showWarning } from '../ui/notify';
 import { inertLine } from '../util/inertText';
 import { errorText } from '../util/errorText';
 
-export async function trackKickoffId(services: Services, crew: Crew): Promise<RunRecord | undefined> {
+export async function trackKickoffId(services: KickoffServices, crew: Crew): Promise<RunRecord | undefined> {
   const typed = await vscode.window.showInputBox({
     title: inertLine(vscode.l10n.t('Track a Kickoff ID on {0}', crew.name)),
     prompt: vscode.l10n.t('The kickoff ID of a run started elsewhere (the crew\'s dashboard, an API call).'),
@@ -46,7 +46,7 @@ export async function trackKickoffId(services: Services, crew: Crew): Promise<Ru
 }
 
 /** GET /status once: undefined when the crew knows the id, else the question to ask. */
-async function checkKickoffId(services: Services, crew: Crew, id: string): Promise<string | undefined> {
+async function checkKickoffId(services: KickoffServices, crew: Crew, id: string): Promise<string | undefined> {
   try {
     const snapshot = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Asking {0} about kickoff id {1}…', crew.name, id)), cancellable: true },

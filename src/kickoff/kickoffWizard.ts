@@ -6,8 +6,8 @@ import { CrewApiError } from '../api/errors';
 import type { CrewInputs, InputSpec } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
 import { type Draft, inputsCapNotice, inputsToAsk, inputsToSend, isFlowId, isWorthKeeping, missingInputs, withInputs } from './core/inputSteps';
-import type { RunRecord } from '../runs/core/model';
-import type { Services } from '../services';
+import type { RunRecord } from '../runTracking/model';
+import type { KickoffServices } from './kickoffServices';
 import { describeError } from '../ui/errorMessages';
 import { showError, showWarning } from '../ui/notify';
 import { StepInput } from '../ui/quickInput';
@@ -26,7 +26,7 @@ const TRIGGER_PAYLOAD = 'crewai_trigger_payload';
  * Every error path comes back to the review with the values typed so far. A crew that does not
  * describe its inputs gets them named by hand (one by one, or as JSON) from the review.
  */
-export async function kickOffInteractively(services: Services, crew: Crew, startFrom?: Draft, extra: InputSpec[] = []): Promise<RunRecord | undefined> {
+export async function kickOffInteractively(services: KickoffServices, crew: Crew, startFrom?: Draft, extra: InputSpec[] = []): Promise<RunRecord | undefined> {
   const described = await fetchInputs(services, crew);
   if (!described) {
     return undefined;
@@ -47,7 +47,7 @@ export async function kickOffInteractively(services: Services, crew: Crew, start
 }
 
 /** `extra`: inputs the crew does not list that the kickoff carries (a trigger's payload), listed after the crew's. */
-async function wizard(input: StepInput, services: Services, crew: Crew, described: CrewInputs, startFrom: Draft | undefined, extra: InputSpec[]): Promise<RunRecord | 'withTrigger' | undefined> {
+async function wizard(input: StepInput, services: KickoffServices, crew: Crew, described: CrewInputs, startFrom: Draft | undefined, extra: InputSpec[]): Promise<RunRecord | 'withTrigger' | undefined> {
   const start = startFrom ? { draft: { ...startFrom } } : await chooseStartingPoint(input, services, crew, described);
   if (!start || start.withTrigger) {
     return start?.withTrigger ? 'withTrigger' : undefined;
@@ -169,7 +169,7 @@ async function wizard(input: StepInput, services: Services, crew: Crew, describe
 }
 
 /** GET /inputs under progress; undefined (after telling the user) when it fails. */
-async function fetchInputs(services: Services, crew: Crew): Promise<CrewInputs | undefined> {
+async function fetchInputs(services: KickoffServices, crew: Crew): Promise<CrewInputs | undefined> {
   for (;;) {
     try {
       const inputs = await vscode.window.withProgress(

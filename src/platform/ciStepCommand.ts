@@ -4,7 +4,7 @@
 // is signed in there, else the user types it. Nothing here sends anything, and the user's own token never appears.
 import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
-import type { Services } from '../services';
+import type { ServicesWithPlatform } from './platformServices';
 import { errorText } from '../util/errorText';
 import { showInfo } from '../ui/notify';
 import { type CiStepFormat, type CiSuiteStep, ciRedeployStep, DEFAULT_CI_SECRET, isDeploymentId } from './ciRedeployStep';
@@ -12,7 +12,7 @@ import type { ImportedCrew } from './importedCrews';
 import { dashboardUrl, tokenSettingsUrl } from './platformUrl';
 
 /** The deployment's numeric id from its status, when this window is signed in to its platform; else undefined. */
-async function knownDeploymentId(services: Services, imported: ImportedCrew): Promise<string | undefined> {
+async function knownDeploymentId(services: ServicesWithPlatform, imported: ImportedCrew): Promise<string | undefined> {
   const signIn = await services.platform.account.current();
   if (!signIn || signIn.baseUrl !== imported.platformUrl) {
     return undefined;
@@ -61,7 +61,7 @@ async function pickFormat(): Promise<CiStepFormat | undefined> {
  * Copy CI Redeploy Step: the text, or undefined when the user gave up. `suite` is the crew's test suite step, run
  * after the redeploy: the suites' feature hands it in (none exists yet, so the command passes none).
  */
-export async function copyCiRedeployStep(services: Services, crew: Crew, imported: ImportedCrew, suite?: CiSuiteStep): Promise<string | undefined> {
+export async function copyCiRedeployStep(services: ServicesWithPlatform, crew: Crew, imported: ImportedCrew, suite?: CiSuiteStep): Promise<string | undefined> {
   const deploymentId = (await knownDeploymentId(services, imported)) ?? (await askDeploymentId(crew, imported));
   if (!deploymentId) {
     return undefined;

@@ -2,7 +2,7 @@
 // words), refreshed when the window gains focus and on a slow timer, with at most MAX_IN_FLIGHT requests in flight and
 // MAX_PER_SECOND started a second (a refresh has no hurry; a 429 costs a crew its status), Retry-After honoured.
 import * as vscode from 'vscode';
-import type { SendOnce } from '../runs/core/sendOnce';
+import type { SendOnce } from '../runTracking/sendOnce';
 import { errorText } from '../util/errorText';
 import type { PlatformAccount, PlatformSignIn } from './account';
 import { eachBounded, Pacer, type PaceClock, systemPaceClock } from './bounded';
@@ -43,7 +43,7 @@ export class DeploymentHealth implements vscode.Disposable {
     private readonly client: PlatformClient,
     private readonly log: vscode.LogOutputChannel,
     private readonly paceClock?: PaceClock,
-    /** The machine-wide send-once marks (runs/core/sendOnce.ts): a redeploy goes out once. */
+    /** The machine-wide send-once marks (runTracking/sendOnce.ts): a redeploy goes out once. */
     private readonly sends?: Pick<SendOnce, 'claim' | 'peek' | 'forget'>,
   ) {
     this.timer = setInterval(() => void this.refresh(), TIMER_MS);

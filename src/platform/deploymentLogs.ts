@@ -2,7 +2,7 @@
 // its last MAX_LOG_LINES lines, one line each: timestamp, level, message. Followed while a redeploy runs;
 // Filter Deployment Log keeps the lines that contain a text (a level, an error's words).
 import * as vscode from 'vscode';
-import type { Services } from '../services';
+import type { ServicesWithPlatform } from './platformServices';
 import { errorText } from '../util/errorText';
 import { PlatformError } from './platformClient';
 import type { LogLine } from './parse';
@@ -35,7 +35,7 @@ export class DeploymentLogDocuments implements vscode.TextDocumentContentProvide
   /** Per open log document: the text its lines must contain. */
   private readonly filters = new Map<string, string>();
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: ServicesWithPlatform) {}
 
   uriOf(crewUrl: string, name: string): vscode.Uri {
     const file = `${name.replace(/[^\w.-]+/g, '-').slice(0, 60) || 'deployment'}.log`;

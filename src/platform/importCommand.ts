@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { originOf, readableName } from '../api/url';
 import { checkToken } from '../api/tokenRules';
-import type { Services } from '../services';
+import type { ServicesWithPlatform } from './platformServices';
 import { errorText } from '../util/errorText';
 import { inertLine } from '../util/inertText';
 import { revealInvisibles } from '../util/invisibleText';
@@ -36,7 +36,7 @@ export interface DeploymentItem extends vscode.QuickPickItem {
   deployment: Deployment;
 }
 
-export async function importCrews(services: Services): Promise<number> {
+export async function importCrews(services: ServicesWithPlatform): Promise<number> {
   const signIn = await signedIn(services);
   if (!signIn) {
     return 0;
@@ -179,7 +179,7 @@ async function pickDeployments(signIn: PlatformSignIn, deployments: Deployment[]
  * true when imported; a reason when not; undefined when the user cancelled. Nothing is saved unless all is; a
  * failure to save throws SaveFailed.
  */
-async function importOne(services: Services, signIn: PlatformSignIn, deployment: Deployment): Promise<true | string | undefined> {
+async function importOne(services: ServicesWithPlatform, signIn: PlatformSignIn, deployment: Deployment): Promise<true | string | undefined> {
   const { platform } = services;
   let status;
   try {

@@ -9,7 +9,7 @@ import { parseRetryAfter } from '../api/retry';
 import type * as TransportModule from '../api/transport';
 import { DEFAULT_NETWORK_SETTINGS, isTransportFailure, type HttpResponse, type NetworkSettings, type Transport } from '../api/transportTypes';
 import { normaliseCrewUrl, originOf } from '../api/url';
-import { classifySendFailure, type SendFailure } from '../runs/core/sendOnce';
+import { classifySendFailure, type SendFailure } from '../runTracking/sendOnce';
 import { type Deployment, type DeploymentStatus, type LogLine, type Organization, MAX_LOG_LINES, parseDeployments, parseDeploymentStatus, parseLogs, parseOrganizations, parseRedeploy, platformErrorWords } from './parse';
 
 /**
@@ -136,7 +136,7 @@ export class PlatformClient {
 }
 
 /**
- * What a failed redeploy means for sending it again (runs/core/sendOnce.ts): the platform's refusals (4xx) and a
+ * What a failed redeploy means for sending it again (runTracking/sendOnce.ts): the platform's refusals (4xx) and a
  * request that never left free it, a 429 may go later, anything else may have started a rebuild.
  */
 export function redeploySendFailure(error: unknown): SendFailure {

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { originOf } from '../api/url';
 import type { Crew } from '../crews/crewConfig';
-import type { Services } from '../services';
+import type { ServicesWithPlatform } from './platformServices';
 import { errorText } from '../util/errorText';
 import { confirmAction, showError, showInfo } from '../ui/notify';
 import { addCrewDirectly } from '../crews/crewCommands';
@@ -17,7 +17,7 @@ import type * as SignInModule from './signIn';
 import { dashboardUrl } from './platformUrl';
 import { describePlatformError, signedIn, signInNow } from './platformSession';
 
-export function registerPlatformCommands(services: Services): vscode.Disposable[] {
+export function registerPlatformCommands(services: ServicesWithPlatform): vscode.Disposable[] {
   const { platform } = services;
   const logs = new DeploymentLogDocuments(services);
 

@@ -1,7 +1,7 @@
 // The sign-in a platform command works with (asking for one through the "CrewAI" account when there is none),
 // and the platform's faults in words, with the one action that fixes each.
 import * as vscode from 'vscode';
-import type { Services } from '../services';
+import type { ServicesWithPlatform } from './platformServices';
 import { errorText } from '../util/errorText';
 import { showError } from '../ui/notify';
 import type { PlatformSignIn } from './account';
@@ -9,7 +9,7 @@ import { SignInEnded } from './authProvider';
 import { PlatformError } from './platformClient';
 
 /** The current sign-in, or the one the user makes now; undefined when they did not. */
-export async function signedIn(services: Services): Promise<PlatformSignIn | undefined> {
+export async function signedIn(services: ServicesWithPlatform): Promise<PlatformSignIn | undefined> {
   const current = await services.platform.account.current();
   if (current) {
     return current;
@@ -25,7 +25,7 @@ export async function signedIn(services: Services): Promise<PlatformSignIn | und
 }
 
 /** The sign-in flow of the "CrewAI" account; false when the user gave up. */
-export async function signInNow(services: Services): Promise<boolean> {
+export async function signInNow(services: ServicesWithPlatform): Promise<boolean> {
   try {
     await services.platform.auth.createSession();
     return true;

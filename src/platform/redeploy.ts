@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
 import type { addCrewDirectly } from '../crews/crewCommands';
-import type { Services } from '../services';
+import type { ServicesWithPlatform } from './platformServices';
 import { errorText } from '../util/errorText';
 import { inertLine } from '../util/inertText';
 import { showInfo, showWarning } from '../ui/notify';
@@ -16,7 +16,7 @@ import { type RedeploySend, redeployUnderWay, sendRedeploy } from './redeploySen
 
 /** What the Redeploy command needs of the main bundle. */
 export interface RedeployHost {
-  readonly services: Services;
+  readonly services: ServicesWithPlatform;
   readonly logs: DeploymentLogDocuments;
   describeError(error: unknown, what: string): Promise<void>;
   readonly addCrewDirectly: typeof addCrewDirectly;

@@ -1,11 +1,11 @@
 // Sending a redeploy once machine-wide (lazy: dist/deployActions.js): the send-once mark `redeploy:<uuid>`
-// (runs/core/sendOnce.ts) means two windows, a double click or the chat tool never redeploy twice. A mark stands
+// (runTracking/sendOnce.ts) means two windows, a double click or the chat tool never redeploy twice. A mark stands
 // for a redeploy still going on while the platform says it deploys, or for START_WAIT_MS after it was sent; the
 // follow frees it once the redeploy ended.
 import * as vscode from 'vscode';
 import { errorText } from '../util/errorText';
 import { formatDuration } from '../util/duration';
-import { isBlocked, type SendFailure, type SendMark, type SendOnce } from '../runs/core/sendOnce';
+import { isBlocked, type SendFailure, type SendMark, type SendOnce } from '../runTracking/sendOnce';
 import type { PlatformSignIn } from './account';
 import type { DeploymentStatus } from './parse';
 import type { PlatformClient } from './platformClient';

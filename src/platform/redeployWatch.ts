@@ -27,7 +27,7 @@ export interface StatusSeen {
   deployedAt?: string;
 }
 
-/** The send-once mark of a deployment's redeploy (runs/core/sendOnce.ts). */
+/** The send-once mark of a deployment's redeploy (runTracking/sendOnce.ts). */
 export function redeployKey(uuid: string): string {
   return `redeploy:${uuid}`;
 }

@@ -9,8 +9,8 @@ import type { InputSpec } from '../api/types';
 import { type Inputs, MAX_INPUT_VALUE_LENGTH, parseInputValue } from '../api/inputValues';
 import type { Crew } from '../crews/crewConfig';
 import { pickCrew } from '../crews/pickCrew';
-import type { RunRecord } from '../runs/core/model';
-import type { Services } from '../services';
+import type { RunRecord } from '../runTracking/model';
+import type { ServicesWithPlatform } from './platformServices';
 import { showError, showInfo, showWarning } from '../ui/notify';
 import type { StepInput } from '../ui/quickInput';
 import { errorText } from '../util/errorText';
@@ -23,7 +23,7 @@ import { latestTrigger, rememberedPayload, rememberPayload } from './triggerPayl
 
 /** What the flow is handed by the main bundle (platform/triggerCommand.ts, registerCommands.ts). */
 export interface TriggerKickoffHost {
-  services: Services;
+  services: ServicesWithPlatform;
   /** Kick Off's review, after the steps of inputs still missing, from `draft`; `extra` is listed with the crew's inputs. */
   kickOff(crew: Crew, draft: Inputs, extra: InputSpec[]): Promise<RunRecord | undefined>;
   /** The kickoff's JSON value editor (Use This Text / Discard): the text used, or undefined. */

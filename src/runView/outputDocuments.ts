@@ -8,8 +8,8 @@
 
 import * as vscode from 'vscode';
 import type { FinalOutput } from '../api/types';
-import type { RunDetails, RunRecord } from '../runs/core/model';
-import type { RunStore } from '../runs/core/runStore';
+import type { RunDetails, RunRecord } from '../runTracking/model';
+import type { RunStore } from '../runTracking/runStore';
 import { stateLabel } from '../ui/format';
 import { runDocumentName } from '../util/fileName';
 

@@ -5,9 +5,9 @@
 import * as vscode from 'vscode';
 import { deflateRawSync } from 'node:zlib';
 import { inertLine } from '../util/inertText';
-import type { RunDetails, RunRecord } from '../runs/core/model';
+import type { RunDetails, RunRecord } from '../runTracking/model';
 import type { Logger } from '../util/logger';
-import type { RunStore } from '../runs/core/runStore';
+import type { RunStore } from '../runTracking/runStore';
 import { stateLabel } from '../ui/format';
 import { distinctRunLabel } from '../sidebar/runRows';
 import { renderMarkdown } from './hostMarkdown';

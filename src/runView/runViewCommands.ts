@@ -2,9 +2,9 @@
 // save, compare outputs or traces of two runs, export a trace.
 
 import * as vscode from 'vscode';
-import type { RunDetails, RunRecord } from '../runs/core/model';
+import type { RunDetails, RunRecord } from '../runTracking/model';
 import type { Logger } from '../util/logger';
-import type { RunStore } from '../runs/core/runStore';
+import type { RunStore } from '../runTracking/runStore';
 import { formatRelative, stateLabel } from '../ui/format';
 import { finalAsMarkdown, finalAsText, type RunOutputDocuments } from './outputDocuments';
 import type { RunPanelManager } from './runPanel';

@@ -1,9 +1,9 @@
-// Compare Trace with Another Run…: two runs' traces step by step (runs/core/trace/traceCompare.ts) in a read-only
+// Compare Trace with Another Run…: two runs' traces step by step (runTracking/trace/traceCompare.ts) in a read-only
 // Markdown document, `crew-trace-compare:/<runA>/<runB>/<A ↔ B> · trace.md`, shown in the Markdown preview. The ids
 // find the runs, so the text is built from their kept events whenever VS Code asks, and follows them while they run.
 import * as vscode from 'vscode';
-import type { RunRecord } from '../runs/core/model';
-import type { RunStore } from '../runs/core/runStore';
+import type { RunRecord } from '../runTracking/model';
+import type { RunStore } from '../runTracking/runStore';
 import { COMPARISON_SCHEME, comparisonUri, parseComparisonUri } from './traceComparisonUri';
 import type * as TraceViews from './traceViews';
 

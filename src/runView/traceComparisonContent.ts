@@ -1,11 +1,11 @@
 // The text of a trace comparison document (traceComparison.ts): both runs' kept events built into span trees,
 // compared step by step, written as Markdown. Loaded on first use with the rest of traceViews.ts.
 import * as vscode from 'vscode';
-import { isFinished, type RunRecord } from '../runs/core/model';
-import type { RunStore } from '../runs/core/runStore';
-import type { Span } from '../runs/core/trace/span';
-import { compareTraces } from '../runs/core/trace/traceCompare';
-import { buildTrace } from '../runs/core/trace/traceModel';
+import { isFinished, type RunRecord } from '../runTracking/model';
+import type { RunStore } from '../runTracking/runStore';
+import type { Span } from '../runTracking/trace/span';
+import { compareTraces } from '../runTracking/trace/traceCompare';
+import { buildTrace } from '../runTracking/trace/traceModel';
 import { formatRelative, stateLabel } from '../ui/format';
 import { parseComparisonUri } from './traceComparisonUri';
 import { type ComparedRun, comparisonMarkdown } from './traceComparisonMarkdown';

@@ -3,8 +3,8 @@
 // or embeds (no HTML, no entity, no autolink); the only Markdown here is ours. Pure: no `vscode` (l10n through
 // `@vscode/l10n`), so plain-Node tests can read it.
 import * as l10n from '@vscode/l10n';
-import type { SpanKind } from '../runs/core/trace/span';
-import { COMPARE_LIMIT, type ComparedStep, SLOWER_MIN_MS, SLOWER_RATIO, type StepSide, type StepVerdict, type TraceComparison, type TraceTotals } from '../runs/core/trace/traceCompare';
+import type { SpanKind } from '../runTracking/trace/span';
+import { COMPARE_LIMIT, type ComparedStep, SLOWER_MIN_MS, SLOWER_RATIO, type StepSide, type StepVerdict, type TraceComparison, type TraceTotals } from '../runTracking/trace/traceCompare';
 import { formatDuration } from '../util/duration';
 import { oneLine } from '../util/inertText';
 import { escapeMarkdown } from '../util/markdownText';

@@ -1,7 +1,7 @@
 // The address of a trace comparison document: `crew-trace-compare:/<runA>/<runB>/<A ↔ B> · trace.md`. The ids find
 // the runs; the name is the tab's title.
 import * as vscode from 'vscode';
-import type { RunRecord } from '../runs/core/model';
+import type { RunRecord } from '../runTracking/model';
 import { safeFileName } from '../util/fileName';
 
 export const COMPARISON_SCHEME = 'crew-trace-compare';

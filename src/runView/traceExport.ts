@@ -3,10 +3,10 @@
 // like. The events were redacted when read: no token is in either.
 
 import * as vscode from 'vscode';
-import { isFinished, type RunRecord } from '../runs/core/model';
-import type { RunStore } from '../runs/core/runStore';
-import { toOtlp } from '../runs/core/trace/otlp';
-import { buildTrace } from '../runs/core/trace/traceModel';
+import { isFinished, type RunRecord } from '../runTracking/model';
+import type { RunStore } from '../runTracking/runStore';
+import { toOtlp } from '../runTracking/trace/otlp';
+import { buildTrace } from '../runTracking/trace/traceModel';
 import { showInfo } from '../ui/notify';
 
 type Format = 'otlp' | 'json';

@@ -4,11 +4,11 @@
 // and what the trace needs beside them (TraceInfo), only when that changed.
 // A poll that adds 50 events to a 10,000-event run sends 50 events, not the trace.
 
-import type { RunDetails, RunRecord } from '../runs/core/model';
-import { isFinished } from '../runs/core/model';
-import type { RunStore } from '../runs/core/runStore';
+import type { RunDetails, RunRecord } from '../runTracking/model';
+import { isFinished } from '../runTracking/model';
+import type { RunStore } from '../runTracking/runStore';
 import type { HostMessage, TraceInfo } from './page/messages';
-import type { PriceTable } from '../runs/core/trace/cost';
+import type { PriceTable } from '../runTracking/trace/cost';
 
 /** What the user set for estimating cost (settings: crewRuns.trace.*). */
 export interface TraceSettings {

@@ -2,7 +2,7 @@
 // the user's prices over the built-in, dated table; a crew's model by its URL or its name.
 
 import * as vscode from 'vscode';
-import { DEFAULT_PRICES, type PriceTable } from '../runs/core/trace/cost';
+import { DEFAULT_PRICES, type PriceTable } from '../runTracking/trace/cost';
 import { isPlainObject } from '../util/objects';
 import type { TraceSettings } from './traceFeed';
 

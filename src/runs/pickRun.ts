@@ -2,8 +2,8 @@
 // Runs that look alike (the same inputs from a preset or Run Again) are told apart by their start time, a
 // differing input and their kickoff id.
 import * as vscode from 'vscode';
-import type { RunRecord } from './core/model';
-import type { RunStore } from './core/runStore';
+import type { RunRecord } from '../runTracking/model';
+import type { RunStore } from '../runTracking/runStore';
 import { stateLabel } from '../ui/format';
 import { showInfo } from '../ui/notify';
 import { inertLine, oneLine } from '../util/inertText';

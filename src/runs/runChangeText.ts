@@ -1,8 +1,8 @@
-// The log's words for a run's change events (runs/core/changes.ts). Pure: @vscode/l10n (configured at activation)
+// The log's words for a run's change events (runTracking/changes.ts). Pure: @vscode/l10n (configured at activation)
 // rather than vscode.l10n, so the wording is unit-tested in plain Node.
 
 import * as l10n from '@vscode/l10n';
-import type { RunChange } from './core/model';
+import type { RunChange } from '../runTracking/model';
 
 /** One log line; `error`: worth the error level (the run's own error text). */
 export interface ChangeLine {

@@ -1,11 +1,16 @@
 import * as vscode from 'vscode';
-import { isFinished, type RunRecord } from './core/model';
+import { isFinished, type RunRecord } from '../runTracking/model';
 import type { Services } from '../services';
 import { runFromArgument } from './pickRun';
 import { followContext } from '../ui/contextKey';
 import { confirmAction, showStatusMessage } from '../ui/notify';
 
-export function registerRunCommands(services: Services): vscode.Disposable[] {
+/** Refresh also forgets which crews chat (flowChat/core/chatSupport.ts), so it is asked again as they are drawn. */
+export interface RunCommandServices extends Services {
+  readonly chats: { forget(): void };
+}
+
+export function registerRunCommands(services: RunCommandServices): vscode.Disposable[] {
   const { runs, poller } = services;
   return [
     // The commands on a run are in the palette once there is a run to act on.

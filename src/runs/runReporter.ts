@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { RunDetails, RunRecord } from './core/model';
+import type { RunDetails, RunRecord } from '../runTracking/model';
 import { oneLine } from '../util/inertText';
-import type { NoticeRelay, RelayedNotice } from './core/noticeRelay';
-import type { PollResult, TokenNeed } from './core/poller';
+import type { NoticeRelay, RelayedNotice } from '../storage/noticeRelay';
+import type { PollResult, TokenNeed } from '../runTracking/poller';
 import type { Services } from '../services';
 import { showError, showInfo, showWarning } from '../ui/notify';
 import { changeLines } from './runChangeText';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { isFinished, type RunRecord } from './core/model';
-import type { RunStore } from './core/runStore';
+import { isFinished, type RunRecord } from '../runTracking/model';
+import type { RunStore } from '../runTracking/runStore';
 import { markdownLine } from '../util/markdownText';
 
 /** Takes the user to a run in the crews tree; registered by the run revealer (sidebar/revealRuns.ts). */

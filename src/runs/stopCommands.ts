@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { showError, showInfo, showWarning } from '../ui/notify';
 import type { StopResult } from '../api/client';
-import { isFinished, type RunRecord } from './core/model';
+import { isFinished, type RunRecord } from '../runTracking/model';
 import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';
 import { runFromArgument } from './pickRun';

@@ -4,8 +4,8 @@ import type { Crew } from '../crews/crewConfig';
 import type { CrewRegistry } from '../crews/crewRegistry';
 import type { ChatSessionStore } from '../flowChat/core/chatSessions';
 import { type ChatSessionNode, type ChatsNode, chatSessionAge, chatSessionTreeItem, chatsTreeItem } from './chatRows';
-import { isFinished, type RunRecord } from '../runs/core/model';
-import type { RunStore } from '../runs/core/runStore';
+import { isFinished, type RunRecord } from '../runTracking/model';
+import type { RunStore } from '../runTracking/runStore';
 import { type CrewDeployment, crewActivity, crewTreeItem, labelOrdinals, runRow, runTooltip, taskTooltip, taskTreeItem } from './runRows';
 
 export type CrewsTreeNode = CrewNode | RemovedCrewsNode | OlderRunsNode | RunNode | TaskNode | ChatsNode | ChatSessionNode;

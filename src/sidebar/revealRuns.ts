@@ -3,7 +3,7 @@
 // where they started them (the batch's results, the Testing view). `crewRuns.revealRun` (the status bar's click)
 // does the same for any run, with the focus.
 import * as vscode from 'vscode';
-import type { RunRecord } from '../runs/core/model';
+import type { RunRecord } from '../runTracking/model';
 import type { CrewsTreeNode, CrewsTreeProvider } from './crewsTree';
 import { revealPatiently } from './revealPatience';
 import { systemClock } from '../util/clock';

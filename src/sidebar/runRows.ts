@@ -5,7 +5,7 @@ import type { RunState, TaskOutput } from '../api/types';
 import { taskNameText } from '../api/taskName';
 import type { Crew } from '../crews/crewConfig';
 import type { CrewHealth } from '../crews/crewRegistry';
-import { isFinished, type RunRecord } from '../runs/core/model';
+import { isFinished, type RunRecord } from '../runTracking/model';
 import { inertLine, oneLine } from '../util/inertText';
 import { markdownLine, markdownText } from '../util/markdownText';
 import { type Inputs, inputLine } from '../api/inputValues';

@@ -1,7 +1,7 @@
 // A folder of small files every window on the machine shares: each changed read-modify-write from what is saved now,
 // under the file's own lock, and written atomically (temp + rename), so two windows never undo each other's change
 // and a reader never meets half a file. Shared values (sharedState.ts) and each crew's chat sessions keep their files
-// here; run records (runs/core/recordFiles.ts) add a revision to this for compare-and-set. Plain Node.
+// here; run records (runTracking/recordFiles.ts) add a revision to this for compare-and-set. Plain Node.
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';

@@ -2,8 +2,8 @@
 // here polls), and what the checks read of it: its facts, from its record and details. Plain Node.
 import * as l10n from '@vscode/l10n';
 import type { StatusSnapshot } from '../api/types';
-import { isFinished, type RunDetails, type RunRecord } from '../runs/core/model';
-import type { RunStore } from '../runs/core/runStore';
+import { isFinished, type RunDetails, type RunRecord } from '../runTracking/model';
+import type { RunStore } from '../runTracking/runStore';
 import type { RunFacts } from './core/types';
 
 export type RunEnd =

@@ -3,7 +3,7 @@
 // suiteActivation.ts, in the main bundle, decides when.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isFinished } from '../runs/core/model';
+import { isFinished } from '../runTracking/model';
 import type { Services } from '../services';
 import { errorText } from '../util/errorText';
 import type { JudgeModel } from './core/judge';

@@ -1,10 +1,10 @@
 // A suite item's kickoff through the one kickoff path (startRun: recorded at once, watched by the poller,
 // shown in the crews tree as an eval run), and what a failure means for the suite run, by the send-once rule
-// (runs/core/sendOnce.ts queuedKickoffFailure): a kickoff that may have reached the crew is never sent again.
+// (runTracking/sendOnce.ts queuedKickoffFailure): a kickoff that may have reached the crew is never sent again.
 import * as l10n from '@vscode/l10n';
 import type { Crew } from '../crews/crewConfig';
-import { queuedKickoffFailure } from '../runs/core/sendOnce';
-import { startRun } from '../runs/core/startRun';
+import { queuedKickoffFailure } from '../runTracking/sendOnce';
+import { startRun } from '../runTracking/startRun';
 import type { Services } from '../services';
 import { describeError } from '../ui/errorMessages';
 import { errorText } from '../util/errorText';

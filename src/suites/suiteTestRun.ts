@@ -5,8 +5,8 @@
 // previous run or the pinned baseline.
 import * as vscode from 'vscode';
 import type { Crew } from '../crews/crewConfig';
-import { estimateCost, type CostItem } from '../runs/core/trace/cost';
-import type { RunDetails } from '../runs/core/model';
+import { estimateCost, type CostItem } from '../runTracking/trace/cost';
+import type { RunDetails } from '../runTracking/model';
 import { readTraceSettings } from '../runView/traceSettings';
 import type { Services } from '../services';
 import { confirmAction, showError, showWarning } from '../ui/notify';

@@ -36,26 +36,26 @@ async function violationsOf(files: Record<string, string>): Promise<Violation[]>
 }
 
 const platformAccount = 'export interface PlatformAccount { signedIn: boolean }\n';
-const sharedServices = "import type { PlatformAccount } from './platform/account';\nexport interface Services { account: PlatformAccount }\n";
+const sharedServices = "import type { PlatformAccount } from './platform/platformServices';\nexport interface Services { account: PlatformAccount }\n";
 
 describe('architecture rules (npm run lint)', function () {
   this.timeout(60_000);
 
   it('fail a type-only import that climbs through a shared file: crews/ reaching platform/ by way of services.ts', async () => {
     const violations = await violationsOf({
-      'src/platform/account.ts': platformAccount,
+      'src/platform/platformServices.ts': platformAccount,
       'src/services.ts': sharedServices,
       'src/crews/crewCommands.ts': "import type { Services } from '../services';\nexport const ready = (s: Services) => s.account.signedIn;\n",
     });
     assert.deepEqual(
       violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`),
-      ['crews-never-reach-platform: src/crews/crewCommands.ts → src/platform/account.ts'],
+      ['crews-never-reach-platform: src/crews/crewCommands.ts → src/platform/platformServices.ts'],
     );
   });
 
   it('pass the same tree when the lower feature is handed a narrow interface of its own instead', async () => {
     const violations = await violationsOf({
-      'src/platform/account.ts': platformAccount,
+      'src/platform/platformServices.ts': platformAccount,
       'src/services.ts': sharedServices,
       'src/crews/crewServices.ts': 'export interface CrewServices { crewCount: number }\n',
       'src/crews/crewCommands.ts': "import type { CrewServices } from './crewServices';\nexport const some = (s: CrewServices) => s.crewCount > 0;\n",

@@ -4,7 +4,7 @@ import { type Batch, outputPreview, unfinishedRerunOf } from '../../src/batches/
 import { parseTable } from '../../src/batches/core/tableReader';
 import { filterRows, firstLine, parseBatchPageMessage, type ResultRow, sortRows } from '../../src/batches/page/batchProtocol';
 import type * as BatchResultsPanelModule from '../../src/batches/batchResultsPanel';
-import type { RunStore } from '../../src/runs/core/runStore';
+import type { RunStore } from '../../src/runTracking/runStore';
 import type { TraceSettings } from '../../src/runView/traceFeed';
 import { requireWithFakeVscode } from './helpers/fakeVscode';
 

@@ -7,7 +7,7 @@ import { deploymentsText, logsText, LOG_LINES_DEFAULT, LOG_LINES_MAX, redeployed
 import { RESULT_MAX_CHARS } from '../../src/chat/chatText';
 import { readJsonBounded } from '../../src/api/boundedJson';
 import { parseDeployments } from '../../src/platform/parse';
-import type { Services } from '../../src/services';
+import type { ChatServices } from '../../src/chat/chatServices';
 
 const PAT = 'pat-CHATcanary-93f1';
 const BASE = 'https://app.example';
@@ -66,7 +66,7 @@ function world(options: { signedIn?: boolean; fail?: { kind: string; message: st
         },
       },
     },
-  } as unknown as Services;
+  } as unknown as ChatServices;
   return { services, calls, health, tokens, signOut: () => (signIn = undefined), switchOrg: () => signIn && (signIn = { ...signIn, organizationId: 'org-b' }) };
 }
 

@@ -5,12 +5,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SendOnce } from '../../src/runs/core/sendOnce';
+import { SendOnce } from '../../src/runTracking/sendOnce';
 import { CrewActions } from '../../src/chat/crewActions';
 import { ConfirmedPlans, giveConfirmedFeedback, kickOffConfirmed, prepareFeedback, prepareKickoff, type FeedbackPlan } from '../../src/chat/effectTools';
 import type { Crew } from '../../src/crews/crewConfig';
-import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/core/model';
-import type { Services } from '../../src/services';
+import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runTracking/model';
+import type { ChatServices } from '../../src/chat/chatServices';
 import { makeRun } from './chatTools.test';
 
 
@@ -40,7 +40,7 @@ function world(runs: RunRecord[], details: Record<string, RunDetails> = {}) {
     poller: { pokeRun: () => undefined },
     log: { info: () => undefined, warn: () => undefined, error: () => undefined },
     sends: new SendOnce(fs.mkdtempSync(path.join(os.tmpdir(), 'effect-tools-')), 'window'),
-  } as unknown as Services;
+  } as unknown as ChatServices;
   return {
     actions: new CrewActions(services),
     resumes,

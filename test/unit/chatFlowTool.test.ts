@@ -8,7 +8,7 @@ import { CHAT_ANSWER_MAX, chatConfirmed, chatTurnText, prepareChat, type ChatToo
 import type { CrewLookup } from '../../src/chat/crewActions';
 import type { Crew } from '../../src/crews/crewConfig';
 import { ChatSendError, MAX_MESSAGE_CHARS } from '../../src/flowChat/turn';
-import { SendOnce } from '../../src/runs/core/sendOnce';
+import { SendOnce } from '../../src/runTracking/sendOnce';
 import { oneLine } from '../../src/util/inertText';
 import { FakeChat, frame } from './flowChat.test';
 import { tempSends } from './helpers/tempSends';

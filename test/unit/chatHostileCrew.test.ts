@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { fenceUntrusted, joinCapped, RESULT_MAX_CHARS } from '../../src/chat/chatText';
 import { ambiguousCrewText, crewsText, idText, inputsText, kickoffText, runsText, runText, unknownCrewText } from '../../src/chat/toolResults';
-import { emptyDetails, type RunDetails } from '../../src/runs/core/model';
+import { emptyDetails, type RunDetails } from '../../src/runTracking/model';
 import { makeRun } from './chatTools.test';
 
 /** In every string the crew controls; must never show outside a fence. */

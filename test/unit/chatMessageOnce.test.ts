@@ -1,4 +1,4 @@
-// Issue 46: a flow-chat message goes out once, machine-wide (src/flowChat/messageOnce.ts over runs/core/sendOnce.ts).
+// Issue 46: a flow-chat message goes out once, machine-wide (src/flowChat/messageOnce.ts over runTracking/sendOnce.ts).
 // Two windows share the marks' folder, as VS Code windows share the extension's global storage.
 
 import * as assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { answerOnce, chatAnswerKey, chatMessageKey, runTurnOnce } from '../../src/flowChat/messageOnce';
 import { ChatSendError, ChatSessionGone } from '../../src/flowChat/turn';
-import { SendOnce } from '../../src/runs/core/sendOnce';
+import { SendOnce } from '../../src/runTracking/sendOnce';
 import { FakeChat } from './flowChat.test';
 
 const options = { sleep: async () => undefined, streamRetries: 1, retryDelayMs: 1, pollIntervalMs: 1, maxWaitMs: 1000 };

@@ -4,10 +4,10 @@ import { safeCrewMarkdown } from '../../src/chat/crewMarkdown';
 import type { CrewInfo, InputsOutcome, KickoffOutcome, RunQuery } from '../../src/chat/crewActions';
 import { handleChatRequest, type ChatSink, type ParticipantDeps } from '../../src/chat/participant';
 import type { Crew } from '../../src/crews/crewConfig';
-import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/core/model';
+import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runTracking/model';
 import { makeRun } from './chatTools.test';
 import type { RunEvent } from '../../src/api/types';
-import { DEFAULT_PRICES } from '../../src/runs/core/trace/cost';
+import { DEFAULT_PRICES } from '../../src/runTracking/trace/cost';
 import { failedRunEvents } from './chatTraceText.test';
 
 type Part = ['markdown' | 'crewMarkdown' | 'progress', string] | ['button', string, string, unknown[]];

@@ -5,7 +5,7 @@ import { oneLine } from '../../src/util/inertText';
 import { escapeMarkdown } from '../../src/util/markdownText';
 import { chatConfirmation, feedbackConfirmation, kickoffConfirmation } from '../../src/chat/confirmations';
 import { crewsText, inputsText, kickoffText, runText } from '../../src/chat/toolResults';
-import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/core/model';
+import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runTracking/model';
 
 
 export function makeRun(patch: Partial<RunRecord> = {}): RunRecord {

@@ -6,8 +6,8 @@ import { readEvent } from '../../src/api/statusEvents';
 import type { RunEvent } from '../../src/api/types';
 import { runText } from '../../src/chat/toolResults';
 import { TRACE_TEXT_MAX_CHARS, traceFacts, traceSummaryMarkdown, traceSummaryText, whyData } from '../../src/chat/traceText';
-import { emptyDetails, type RunDetails } from '../../src/runs/core/model';
-import { DEFAULT_PRICES } from '../../src/runs/core/trace/cost';
+import { emptyDetails, type RunDetails } from '../../src/runTracking/model';
+import { DEFAULT_PRICES } from '../../src/runTracking/trace/cost';
 import { outsideFences } from './chatHostileCrew.test';
 import { makeRun } from './chatTools.test';
 

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Logger } from '../../src/util/logger';
-import { RunStore, type StoredDetails } from '../../src/runs/core/runStore';
+import { RunStore, type StoredDetails } from '../../src/runTracking/runStore';
 import { fileKv, outputFor, parseMessage } from './helpers/crashWriter';
 
 const WRITER = path.join(__dirname, 'helpers', 'crashWriter.js');

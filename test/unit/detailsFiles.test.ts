@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DetailsFiles } from '../../src/runs/core/detailsFiles';
-import type { RunDetails } from '../../src/runs/core/model';
+import { DetailsFiles } from '../../src/runTracking/detailsFiles';
+import type { RunDetails } from '../../src/runTracking/model';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 

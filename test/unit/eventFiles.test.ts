@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import type { RunEvent } from '../../src/api/types';
 import { normaliseStatus } from '../../src/api/normalize';
 import { eventKeyHash } from '../../src/api/statusEvents';
-import { EventFiles, MAX_EVENTS_KEPT } from '../../src/runs/core/eventFiles';
-import { RunStore } from '../../src/runs/core/runStore';
+import { EventFiles, MAX_EVENTS_KEPT } from '../../src/runTracking/eventFiles';
+import { RunStore } from '../../src/runTracking/runStore';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const event = (i: number): RunEvent => ({ key: `id:e-${i}`, type: 'task_started', id: `e-${i}`, seq: i });

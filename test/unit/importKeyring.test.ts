@@ -2,7 +2,7 @@
 // for the first crew fails for the rest too, so one error per crew (and a summary after them) told nothing more.
 import * as assert from 'node:assert/strict';
 import type * as ImportModule from '../../src/platform/importCommand';
-import type { Services } from '../../src/services';
+import type { ServicesWithPlatform } from '../../src/platform/platformServices';
 import { FakeEventEmitter, fakeVscode, requireFreshWith } from './helpers/fakeVscode';
 
 const BASE = 'https://platform.example.com';
@@ -60,7 +60,7 @@ describe('Import Crews with a keyring that refuses (issue #51)', () => {
         imported: { byDeployment: () => undefined, set: async () => undefined },
         health: { refresh: async () => undefined },
       },
-    } as unknown as Services;
+    } as unknown as ServicesWithPlatform;
 
     assert.equal(await importCrews(services), 0);
     assert.deepEqual(tokenWrites, ['https://alpha-crew.example.com'], 'stopped at the first crew');

@@ -6,7 +6,7 @@ import { parseTable } from '../../src/batches/core/tableReader';
 import { kickoffConfirmation } from '../../src/chat/confirmations';
 import { inputsToSend, isWorthKeeping, missingInputs } from '../../src/kickoff/core/inputSteps';
 import { InputPresets } from '../../src/kickoff/core/inputPresets';
-import { runLabel } from '../../src/runs/core/model';
+import { runLabel } from '../../src/runTracking/model';
 import type { SharedValues } from '../../src/util/sharedValues';
 import { SegmentCache } from '../../src/runView/page/segments';
 import { buildView } from '../../src/runView/page/viewModel';

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { CrewClient } from '../../src/api/client';
 import { normaliseStatus } from '../../src/api/normalize';
 import { eventKeyHash } from '../../src/api/statusEvents';
-import { RunStore } from '../../src/runs/core/runStore';
+import { RunStore } from '../../src/runTracking/runStore';
 import { startSimulator, type Simulator } from '../../src/simulator/server';
 import type { CrewConfig } from '../../src/simulator/types';
 

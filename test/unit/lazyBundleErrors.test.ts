@@ -3,11 +3,11 @@
 // CrewApiError to the other, or a kickoff the crew refused reads as one that may have started (#45).
 import * as assert from 'node:assert/strict';
 import * as MainErrors from '../../src/api/errors';
-import type * as SendOnceModule from '../../src/runs/core/sendOnce';
+import type * as SendOnceModule from '../../src/runTracking/sendOnce';
 
-/** src/runs/core/sendOnce.ts with a copy of src/api/errors.ts of its own, as another bundle has. */
+/** src/runTracking/sendOnce.ts with a copy of src/api/errors.ts of its own, as another bundle has. */
 function sendOnceOfAnotherBundle(): typeof SendOnceModule {
-  const own = ['../../src/api/errors', '../../src/runs/core/sendOnce'].map((module) => require.resolve(module));
+  const own = ['../../src/api/errors', '../../src/runTracking/sendOnce'].map((module) => require.resolve(module));
   const kept = own.map((file) => require.cache[file]);
   own.forEach((file) => delete require.cache[file]);
   try {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { LeaseManager } from '../../src/runs/core/lease';
+import { LeaseManager } from '../../src/storage/lease';
 import type { Logger } from '../../src/util/logger';
 import { FakeClock } from './helpers/fakeClock';
 

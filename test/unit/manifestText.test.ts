@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { POLLER_DEFAULTS } from '../../src/runs/core/pollTimes';
+import { POLLER_DEFAULTS } from '../../src/runTracking/pollTimes';
 
 const root = path.join(__dirname, '..', '..', '..');
 /** The integration tests' workbench window, in which the pictures are taken. */

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { runLabel } from '../../src/runs/core/model';
+import { runLabel } from '../../src/runTracking/model';
 
 describe('run labels', () => {
   it('come from the first non-blank input, on one line, without control characters', () => {

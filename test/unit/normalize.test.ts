@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { interpretOutputText } from '../../src/api/finalOutput';
 import { normaliseStateWord, normaliseStatus, UNNAMED_TASK } from '../../src/api/normalize';
 import type { RunState, StatusSnapshot, TaskOutput } from '../../src/api/types';
-import { mergeTaskOutputs } from '../../src/runs/core/taskMerge';
+import { mergeTaskOutputs } from '../../src/runTracking/taskMerge';
 import { type Reply, statusBodies } from '../fixtures/crewApiBodies';
 
 const parse = (reply: Reply): StatusSnapshot => normaliseStatus(reply.body, reply.httpStatus);

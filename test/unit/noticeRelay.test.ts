@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs/promises';
 import * as os from 'os';
 import * as path from 'path';
-import { NoticeRelay, type RelayedNotice } from '../../src/runs/core/noticeRelay';
+import { NoticeRelay, type RelayedNotice } from '../../src/storage/noticeRelay';
 import type { Clock } from '../../src/util/clock';
 import { quiet } from './helpers/pollingWindows';
 

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import type * as AccountModule from '../../src/platform/account';
 import type * as AuthModule from '../../src/platform/authProvider';
 import type * as SessionModule from '../../src/platform/platformSession';
-import type { Services } from '../../src/services';
+import type { ServicesWithPlatform } from '../../src/platform/platformServices';
 import { FakeEventEmitter, fakeVscode, requireFreshWith, stubModule } from './helpers/fakeVscode';
 
 const BASE = 'https://platform.example.com';
@@ -54,7 +54,7 @@ function load() {
   const secrets = new FailingSecrets();
   const platformAccount = new account.PlatformAccount(secrets as never);
   const provider = new auth.CrewAIAuthenticationProvider(platformAccount, {} as never);
-  const services = { platform: { account: platformAccount, auth: provider } } as unknown as Services;
+  const services = { platform: { account: platformAccount, auth: provider } } as unknown as ServicesWithPlatform;
   return { errors, asked, secrets, account: platformAccount, provider, session, services };
 }
 

@@ -1,7 +1,7 @@
-// The poller's interval policy as pure arithmetic (src/runs/core/pollPace.ts).
+// The poller's interval policy as pure arithmetic (src/runTracking/pollPace.ts).
 import * as assert from 'node:assert/strict';
-import { capOf, effectiveDelay, grow, intervalAfterCheck, intervalAfterFailure, jitterFactor, type Pace } from '../../src/runs/core/pollPace';
-import { POLLER_DEFAULTS } from '../../src/runs/core/pollTimes';
+import { capOf, effectiveDelay, grow, intervalAfterCheck, intervalAfterFailure, jitterFactor, type Pace } from '../../src/runTracking/pollPace';
+import { POLLER_DEFAULTS } from '../../src/runTracking/pollTimes';
 
 const pace: Pace = POLLER_DEFAULTS;
 const quiet = { changed: false, fastPhase: false, awaitingFeedback: false };

@@ -7,7 +7,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { normaliseStatus } from '../../src/api/normalize';
-import { RunStore } from '../../src/runs/core/runStore';
+import { RunStore } from '../../src/runTracking/runStore';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 /** The requests Node's file system makes through its thread pool (callbacks, promises, file handles). */

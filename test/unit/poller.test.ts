@@ -4,10 +4,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CrewApiError, type CrewApiErrorKind } from '../../src/api/errors';
 import type { RunState, StatusSnapshot, StatusSource } from '../../src/api/types';
-import type { RunChange } from '../../src/runs/core/model';
+import type { RunChange } from '../../src/runTracking/model';
 import type { Logger } from '../../src/util/logger';
-import { type PollerInspection, type PollerOptions, type PollResult, type RunOwnership, RunPoller } from '../../src/runs/core/poller';
-import { type KeyValueStore, RunStore } from '../../src/runs/core/runStore';
+import { type PollerInspection, type PollerOptions, type PollResult, type RunOwnership, RunPoller } from '../../src/runTracking/poller';
+import { type KeyValueStore, RunStore } from '../../src/runTracking/runStore';
 import { Emitter } from '../../src/util/event';
 import { FakeClock } from './helpers/fakeClock';
 

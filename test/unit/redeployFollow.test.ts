@@ -11,7 +11,7 @@ import type { PaceClock } from '../../src/platform/bounded';
 import type * as HealthModule from '../../src/platform/deploymentHealth';
 import type { DeploymentStatus, LogLine } from '../../src/platform/parse';
 import type * as ClientModule from '../../src/platform/platformClient';
-import { SendOnce } from '../../src/runs/core/sendOnce';
+import { SendOnce } from '../../src/runTracking/sendOnce';
 
 interface Notice {
   kind: 'info' | 'error';

@@ -1,14 +1,14 @@
-// A run's change events (runs/core/changes.ts) and the log's words for them (runs/runChangeText.ts).
+// A run's change events (runTracking/changes.ts) and the log's words for them (runs/runChangeText.ts).
 // Issue 20, item 12: the log wrote "Task research_task finished" twice and some lines out of order. A run's
 // changes are worked out from what the run had accumulated, not from the previous body alone.
 import * as assert from 'node:assert/strict';
 import { normaliseStatus } from '../../src/api/normalize';
 import type { StatusSnapshot } from '../../src/api/types';
-import { describeChanges } from '../../src/runs/core/changes';
-import type { RunChange } from '../../src/runs/core/model';
-import { mergeTaskOutputs } from '../../src/runs/core/taskMerge';
-import { foldSnapshot } from '../../src/runs/core/snapshotFold';
-import { feedbackAnswered, newRun } from '../../src/runs/core/transitions';
+import { describeChanges } from '../../src/runTracking/changes';
+import type { RunChange } from '../../src/runTracking/model';
+import { mergeTaskOutputs } from '../../src/runTracking/taskMerge';
+import { foldSnapshot } from '../../src/runTracking/snapshotFold';
+import { feedbackAnswered, newRun } from '../../src/runTracking/transitions';
 import { changeLine, changeLines } from '../../src/runs/runChangeText';
 
 import { type Reply, statusBodies } from '../fixtures/crewApiBodies';

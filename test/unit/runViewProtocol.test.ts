@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import type { RunDetails, RunRecord } from '../../src/runs/core/model';
+import type { RunDetails, RunRecord } from '../../src/runTracking/model';
 import { isSafeLink, parsePageMessage } from '../../src/runView/page/messages';
 import { FIRST_SEGMENT_TARGET, SEGMENT_TARGET, SegmentCache, segmentContent, segmentText, textKey } from '../../src/runView/page/segments';
 import { buildView, FIELD_MAX, FINAL_PREVIEW, MAX_SHOWN_TASKS, MAX_SHOWN_USAGE, outputView, type RunView } from '../../src/runView/page/viewModel';

@@ -7,10 +7,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CrewApiError } from '../../src/api/errors';
 import type { ResumeResult, StatusSnapshot } from '../../src/api/types';
-import { RunStore } from '../../src/runs/core/runStore';
-import { classifySendFailure, queuedKickoffFailure, SendOnce } from '../../src/runs/core/sendOnce';
-import { draftOfRound, isAnswerAlreadyGiven, isAnswerUncertain, type RunResuming } from '../../src/runs/core/sendResume';
-import type * as SendResumeModule from '../../src/runs/core/sendResume';
+import { RunStore } from '../../src/runTracking/runStore';
+import { classifySendFailure, queuedKickoffFailure, SendOnce } from '../../src/runTracking/sendOnce';
+import { draftOfRound, isAnswerAlreadyGiven, isAnswerUncertain, type RunResuming } from '../../src/runTracking/sendResume';
+import type * as SendResumeModule from '../../src/runTracking/sendResume';
 import { FakeClock } from './helpers/fakeClock';
 import { MementoHub } from './helpers/laggingMemento';
 import { quiet } from './helpers/pollingWindows';
@@ -80,7 +80,7 @@ describe('Send once: an answer to a paused run, across windows (#46)', () => {
   function sendResume(w: RunResuming, ...rest: Parameters<typeof SendResumeModule.sendResume> extends [unknown, ...infer R] ? R : never) {
     let copy = copies.get(w);
     if (!copy) {
-      const file = require.resolve('../../src/runs/core/sendResume');
+      const file = require.resolve('../../src/runTracking/sendResume');
       delete require.cache[file];
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh copy per window, as each host has
       copy = require(file) as typeof SendResumeModule;

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { BatchRunner, type SendOutcome } from '../../src/batches/core/batchRunner';
 import { BatchStore } from '../../src/batches/core/batchStore';
 import { batchProgress, type Batch } from '../../src/batches/core/model';
-import type { SendOnce } from '../../src/runs/core/sendOnce';
+import type { SendOnce } from '../../src/runTracking/sendOnce';
 import { systemClock } from '../../src/util/clock';
 import { FakeCrew, FakeLeases, marksOf, quiet, rows, until } from './helpers/batchFakes';
 

@@ -5,9 +5,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CrewApiError } from '../../src/api/errors';
-import type { NewRun, RunRecord } from '../../src/runs/core/model';
-import { SendOnce } from '../../src/runs/core/sendOnce';
-import * as started from '../../src/runs/core/startRun';
+import type { NewRun, RunRecord } from '../../src/runTracking/model';
+import { SendOnce } from '../../src/runTracking/sendOnce';
+import * as started from '../../src/runTracking/startRun';
 
 const CREW = { url: 'https://crew.example.com', name: 'Writers' };
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };

@@ -9,12 +9,12 @@ import { DEEP_NOTE, omittedEntries, RAW_BUDGET, READ_LIMITS, readJsonBounded } f
 import { normaliseStatus, STATUS_LIMITS } from '../../src/api/normalize';
 import { parseJson } from '../../src/api/responses';
 import type { StatusSnapshot } from '../../src/api/types';
-import { describeChanges } from '../../src/runs/core/changes';
-import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runs/core/model';
-import { intervalAfterCheck, madeProgress } from '../../src/runs/core/pollPace';
-import { POLLER_DEFAULTS } from '../../src/runs/core/pollTimes';
-import { RunStore } from '../../src/runs/core/runStore';
-import { foldSnapshot, MAX_HISTORY } from '../../src/runs/core/snapshotFold';
+import { describeChanges } from '../../src/runTracking/changes';
+import { emptyDetails, type RunDetails, type RunRecord } from '../../src/runTracking/model';
+import { intervalAfterCheck, madeProgress } from '../../src/runTracking/pollPace';
+import { POLLER_DEFAULTS } from '../../src/runTracking/pollTimes';
+import { RunStore } from '../../src/runTracking/runStore';
+import { foldSnapshot, MAX_HISTORY } from '../../src/runTracking/snapshotFold';
 import { buildView } from '../../src/runView/page/viewModel';
 import { SegmentCache } from '../../src/runView/page/segments';
 import { deepArrayText, deepJsonText } from '../fixtures/hostileCorpus';

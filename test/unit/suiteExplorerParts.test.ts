@@ -1,7 +1,7 @@
 // The Test Explorer's small decisions in plain Node: which crew a suite runs against (never one that is not
 // configured), the token estimate before a costly run, and the main bundle's suite glob kept equal to the core's.
 import * as assert from 'node:assert/strict';
-import type { RunDetails, RunRecord } from '../../src/runs/core/model';
+import type { RunDetails, RunRecord } from '../../src/runTracking/model';
 import type { Crew } from '../../src/crews/crewConfig';
 import { SUITE_FILE_GLOB } from '../../src/suites/core/suiteFile';
 import { ESTIMATE_SAMPLE_RUNS, recentTokensPerRun } from '../../src/suites/runEnd';

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { RunDetails, RunRecord } from '../../src/runs/core/model';
+import type { RunDetails, RunRecord } from '../../src/runTracking/model';
 import { factsFromSnapshot } from '../../src/suites/core/facts';
 import type { SuiteItemResult, SuiteRunRecord } from '../../src/suites/core/types';
 import { factsOfRun, type RunEnd, runEndOf, waitForRunEnd } from '../../src/suites/runEnd';

@@ -3,8 +3,8 @@
 import * as assert from 'node:assert/strict';
 import { normaliseStatus } from '../../src/api/normalize';
 import type { StatusSnapshot, TaskOutput } from '../../src/api/types';
-import { describeChanges } from '../../src/runs/core/changes';
-import { MAX_TASK_OUTPUTS, mergeTaskOutputs } from '../../src/runs/core/taskMerge';
+import { describeChanges } from '../../src/runTracking/changes';
+import { MAX_TASK_OUTPUTS, mergeTaskOutputs } from '../../src/runTracking/taskMerge';
 import { changeLine } from '../../src/runs/runChangeText';
 
 import { manyTasksStatusBody } from '../fixtures/hostileCorpus';

@@ -2,9 +2,9 @@
 // failed and fixed steps; duration and token deltas; linear in the spans, counted in work, never timed.
 import * as assert from 'node:assert/strict';
 import type { RunEvent } from '../../src/api/types';
-import type { Span } from '../../src/runs/core/trace/span';
-import { COMPARE_LIMIT, type ComparedStep, compareTraces, SLOWER_MIN_MS, SLOWER_RATIO } from '../../src/runs/core/trace/traceCompare';
-import { buildTrace } from '../../src/runs/core/trace/traceModel';
+import type { Span } from '../../src/runTracking/trace/span';
+import { COMPARE_LIMIT, type ComparedStep, compareTraces, SLOWER_MIN_MS, SLOWER_RATIO } from '../../src/runTracking/trace/traceCompare';
+import { buildTrace } from '../../src/runTracking/trace/traceModel';
 
 /** A step of an agent: a model call (its model optional) or a tool call, `ms` long. */
 type Step = { llm: number; tokens?: number; model?: string; fail?: boolean } | { tool: string; ms: number; fail?: boolean };

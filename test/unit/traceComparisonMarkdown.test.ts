@@ -3,8 +3,8 @@
 import * as assert from 'node:assert/strict';
 import MarkdownIt from 'markdown-it';
 import type { RunEvent } from '../../src/api/types';
-import { compareTraces } from '../../src/runs/core/trace/traceCompare';
-import { buildTrace } from '../../src/runs/core/trace/traceModel';
+import { compareTraces } from '../../src/runTracking/trace/traceCompare';
+import { buildTrace } from '../../src/runTracking/trace/traceModel';
 import { type ComparedRun, comparisonMarkdown } from '../../src/runView/traceComparisonMarkdown';
 
 /** Crew text that would format, link, embed or add rows and headings if it were Markdown (each under the 80 characters shown). */

@@ -1,8 +1,8 @@
 // Issue 49: an estimated cost of a run's model calls, from a price table keyed by model name.
 import * as assert from 'node:assert/strict';
 import type { RunEvent } from '../../src/api/types';
-import { DEFAULT_PRICES, estimateCost, findPrice, type PriceTable } from '../../src/runs/core/trace/cost';
-import { Trace } from '../../src/runs/core/trace/traceModel';
+import { DEFAULT_PRICES, estimateCost, findPrice, type PriceTable } from '../../src/runTracking/trace/cost';
+import { Trace } from '../../src/runTracking/trace/traceModel';
 
 const TABLE: PriceTable = {
   'gpt-4o': { input: 2.5, output: 10, cachedInput: 1.25 },

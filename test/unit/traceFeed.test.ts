@@ -5,9 +5,9 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunEvent } from '../../src/api/types';
-import { emptyDetails, type RunRecord } from '../../src/runs/core/model';
-import { EventFiles } from '../../src/runs/core/eventFiles';
-import type { RunStore } from '../../src/runs/core/runStore';
+import { emptyDetails, type RunRecord } from '../../src/runTracking/model';
+import { EventFiles } from '../../src/runTracking/eventFiles';
+import type { RunStore } from '../../src/runTracking/runStore';
 import { TraceFeed, type TraceSettings } from '../../src/runView/traceFeed';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };

@@ -2,8 +2,8 @@
 // events. The log is the crew's: broken or hostile logs must still make a bounded tree, without looping or throwing.
 import * as assert from 'node:assert/strict';
 import type { RunEvent } from '../../src/api/types';
-import type { Span } from '../../src/runs/core/trace/span';
-import { Trace } from '../../src/runs/core/trace/traceModel';
+import type { Span } from '../../src/runTracking/trace/span';
+import { Trace } from '../../src/runTracking/trace/traceModel';
 
 /** Events with ids e1, e2, … one millisecond apart, unless the fields say otherwise. */
 function events() {

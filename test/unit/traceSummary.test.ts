@@ -1,9 +1,9 @@
 // Issue 49: what a run's trace adds up to — counts, tokens, the failure to jump to, the slow and the costly calls.
 import * as assert from 'node:assert/strict';
 import type { RunEvent } from '../../src/api/types';
-import type { Span } from '../../src/runs/core/trace/span';
-import { Trace } from '../../src/runs/core/trace/traceModel';
-import { summarise } from '../../src/runs/core/trace/traceSummary';
+import type { Span } from '../../src/runTracking/trace/span';
+import { Trace } from '../../src/runTracking/trace/traceModel';
+import { summarise } from '../../src/runTracking/trace/traceSummary';
 
 function events() {
   let n = 0;

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LeaseManager } from '../../src/runs/core/lease';
+import { LeaseManager } from '../../src/storage/lease';
 import type { Logger } from '../../src/util/logger';
 import { WindowLiveness } from '../../src/storage/windowLiveness';
 import { FakeClock } from './helpers/fakeClock';

@@ -7,8 +7,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunState, StatusSnapshot } from '../../src/api/types';
 import type { Logger } from '../../src/util/logger';
-import { watchRecords } from '../../src/runs/core/recordWatcher';
-import { RunStore } from '../../src/runs/core/runStore';
+import { watchRecords } from '../../src/runTracking/recordWatcher';
+import { RunStore } from '../../src/runTracking/runStore';
 import { FakeClock } from './helpers/fakeClock';
 import { type LaggingMemento, MementoHub } from './helpers/laggingMemento';
 

@@ -1,6 +1,6 @@
 // Sends a batch's rows, a few runs at a time, and never a row twice. One window sends a batch's rows: the one
 // holding its lease (the same LeaseManager the poller uses). Whether a row may go is the send-once rule's
-// (runs/core/sendOnce.ts): its kickoff holds the mark `batchRow:<batch>:<row>` in the folder every window shares,
+// (runTracking/sendOnce.ts): its kickoff holds the mark `batchRow:<batch>:<row>` in the folder every window shares,
 // so a row goes out once whatever a window's copy of the batch says (an old copy written back, a lease that
 // lapsed). A row is marked "sending" on disk before its mark is taken; a window taking the batch over reads a
 // row left "sending" from its mark: it went (its run is kept with the mark), it never left, or it is "unknown —
@@ -10,7 +10,7 @@ import * as l10n from '@vscode/l10n';
 import type { Clock } from '../../util/clock';
 import { Emitter, type Event } from '../../util/event';
 import type { Logger } from '../../util/logger';
-import { isBlocked, type SendMark, type SendOnce } from '../../runs/core/sendOnce';
+import { isBlocked, type SendMark, type SendOnce } from '../../runTracking/sendOnce';
 import type { BatchStore } from './batchStore';
 import { type Batch, type BatchRow, type RowResult, batchProgress, outputPreview, rowEnded } from './model';
 import { errorText } from '../../util/errorText';

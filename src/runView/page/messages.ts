@@ -2,7 +2,7 @@
 // validation of what the page sends. Pure.
 
 import type { EventUsage } from '../../api/types';
-import type { PriceTable } from '../../runs/core/trace/cost';
+import type { PriceTable } from '../../runTracking/trace/cost';
 import { isPlainObject } from '../../util/objects';
 import type { PageStrings } from './pageStrings';
 import type { OutputTarget, RunView } from './viewModel';

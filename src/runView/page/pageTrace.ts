@@ -1,13 +1,13 @@
 // The run view's trace: a waterfall of the run's tasks, agents, model and tool calls on one time axis, built in
-// the page from the events the host sends (traceFeed.ts) with the plain trace model (runs/core/trace/). Only the
+// the page from the events the host sends (traceFeed.ts) with the plain trace model (runTracking/trace/). Only the
 // rows in sight are drawn, so a 10,000-event run opens as fast as a short one. A tree grid: arrow keys move and
 // fold, Enter shows a row's details. Text only: every name and error is the crew's, put in as text.
 
-import type { Span } from '../../runs/core/trace/span';
-import { parseLines } from '../../runs/core/trace/eventLines';
-import { Trace } from '../../runs/core/trace/traceModel';
-import { summarise, type TraceSummary } from '../../runs/core/trace/traceSummary';
-import { estimateCost } from '../../runs/core/trace/cost';
+import type { Span } from '../../runTracking/trace/span';
+import { parseLines } from '../../runTracking/trace/eventLines';
+import { Trace } from '../../runTracking/trace/traceModel';
+import { summarise, type TraceSummary } from '../../runTracking/trace/traceSummary';
+import { estimateCost } from '../../runTracking/trace/cost';
 import { type HostMessage, MAX_REPORT_STRING, type TraceInfo } from './messages';
 import { button, byId, h, icon, page, post, show, t } from './page';
 import { formatDuration, type PageStringKey } from './pageStrings';

@@ -5,7 +5,7 @@ import { messageRepeatsState } from '../../api/stateWords';
 import { type Inputs, inputText } from '../../api/inputValues';
 import { taskNameText } from '../../api/taskName';
 import type { AgentStep, Progress, RunState } from '../../api/types';
-import type { FeedbackRound, RunDetails, RunRecord, StateChange, StopReason } from '../../runs/core/model';
+import type { FeedbackRound, RunDetails, RunRecord, StateChange, StopReason } from '../../runTracking/model';
 import { withoutUndefined } from '../../util/objects';
 import { type SegmentCache, segmentContent } from './segments';
 

@@ -1,7 +1,7 @@
 // What changed between two run views (host: diffViews) and applying it (page: applyPatch), so after the
 // first `init` only small `update` messages travel. Pure.
 
-import type { StateChange } from '../../runs/core/model';
+import type { StateChange } from '../../runTracking/model';
 import type { FeedbackRoundView, OutputView, RunSummary, RunView, TaskView } from './viewModel';
 
 /** A list change: drop everything from `from` on, then append `items`. */

@@ -8,7 +8,7 @@
 // without flooding. CREW_RUNS_SOAK=1: three times the runs and a 40% fault rate.
 import * as assert from 'assert';
 import * as vscode from 'vscode';
-import type { RunRecord } from '../../../src/runs/core/model';
+import type { RunRecord } from '../../../src/runTracking/model';
 import type { CrewConfig, ReadFaultKind, Scenario } from '../../../src/simulator/server';
 import { EXTENSION_ID, getExtension, readAllLogs, readExtensionHostLogs, reload, reloadSuite, showCrewRunsView, waitFor, kickOffWithoutReview } from '../helpers';
 import { extensionProblems } from '../helpers/logEntries';

@@ -16,7 +16,7 @@ import { type Api, testApi } from './support/kit';
 import { phaseSimulator, type RemoteSimulator } from './support/reloadSim';
 
 const SIM = 'cut-off';
-/** The lease a window holds on a run lasts 30 s unless renewed (runs/core/lease.ts). */
+/** The lease a window holds on a run lasts 30 s unless renewed (storage/lease.ts). */
 const LEASE_TTL_MS = 30_000;
 
 const slowCrew: CrewConfig = {

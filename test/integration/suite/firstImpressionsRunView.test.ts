@@ -5,7 +5,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { normaliseStatus } from '../../../src/api/normalize';
-import type { RunRecord } from '../../../src/runs/core/model';
+import type { RunRecord } from '../../../src/runTracking/model';
 import { executeCommand, ui, waitFor } from '../helpers';
 import { closeQuickInput, inLightAndDark, pickInQuickInput, SLOW, testApi, typeInQuickInput, waitForQuickInput, type Api } from './support/kit';
 

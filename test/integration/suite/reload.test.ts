@@ -7,7 +7,7 @@
 // crew's token survived. The simulator runs in a process of its own (support/reloadSim.ts).
 import * as assert from 'assert';
 import * as vscode from 'vscode';
-import type { RunRecord } from '../../../src/runs/core/model';
+import type { RunRecord } from '../../../src/runTracking/model';
 import type { CrewConfig } from '../../../src/simulator/server';
 import { executeCommand, reload, reloadSuite, selectors, showCrewRunsView, ui, waitFor, kickOffWithoutReview } from '../helpers';
 import { type Api, crewRow, testApi } from './support/kit';

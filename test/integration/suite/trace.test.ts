@@ -6,7 +6,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { normaliseStatus } from '../../../src/api/normalize';
-import type { RunRecord } from '../../../src/runs/core/model';
+import type { RunRecord } from '../../../src/runTracking/model';
 import type { PageReport } from '../../../src/runView/page/messages';
 import { type CrewConfig, type Simulator, startSimulator } from '../../../src/simulator/server';
 import { executeCommand, ui, waitFor } from '../helpers';

@@ -4,7 +4,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { normaliseStatus } from '../../../src/api/normalize';
-import type { RunRecord } from '../../../src/runs/core/model';
+import type { RunRecord } from '../../../src/runTracking/model';
 import { executeCommand, ui, waitFor } from '../helpers';
 import { type Api, SLOW, pickInQuickInput, testApi, waitForQuickInput } from './support/kit';
 

@@ -15,7 +15,7 @@ import { answerModal, type Api, flatRows, runSummaries, testApi, treeRows, type 
 import { MessageSpy, type ShownMessage } from './support/monitoring';
 import { PeerWindow } from './support/windows';
 
-/** A run's lease lasts this long without renewal (src/runs/core/lease.ts, DEFAULT_LEASE_TTL_MS). */
+/** A run's lease lasts this long without renewal (src/storage/lease.ts, DEFAULT_LEASE_TTL_MS). */
 const LEASE_PERIOD_MS = 30_000;
 /** A poll started just before a stop or removal may still arrive after it. */
 const IN_FLIGHT_MS = 3_000;

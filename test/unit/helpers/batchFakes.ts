@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { RunEnd, SendOutcome } from '../../../src/batches/core/batchRunner';
 import type { Batch, BatchRow } from '../../../src/batches/core/model';
-import { type SendMark, SendOnce } from '../../../src/runs/core/sendOnce';
+import { type SendMark, SendOnce } from '../../../src/runTracking/sendOnce';
 
 export const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 

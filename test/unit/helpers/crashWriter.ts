@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import type { StatusSnapshot } from '../../../src/api/types';
 import { writeFileAtomic } from '../../../src/storage/atomicFile';
-import { RunStore, type KeyValueStore } from '../../../src/runs/core/runStore';
+import { RunStore, type KeyValueStore } from '../../../src/runTracking/runStore';
 
 /** The final output of a generation: exactly `bytes` characters, different for every generation. */
 export function outputFor(generation: number, bytes: number): string {

@@ -3,7 +3,7 @@
 // storage (the last write wins), and other windows receive it later, in whatever order the test says.
 // (The instantly consistent fake used elsewhere hides every cross-window race: see issue #31.)
 
-import type { KeyValueStore } from '../../../src/runs/core/runStore';
+import type { KeyValueStore } from '../../../src/runTracking/runStore';
 
 type Whole = Record<string, unknown>;
 

@@ -7,11 +7,11 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { StatusSource } from '../../../src/api/types';
-import { LeaseManager } from '../../../src/runs/core/lease';
+import { LeaseManager } from '../../../src/storage/lease';
 import type { Logger } from '../../../src/util/logger';
-import { RunPoller } from '../../../src/runs/core/poller';
-import type { PollerInspection, PollerOptions } from '../../../src/runs/core/pollTimes';
-import { RunStore } from '../../../src/runs/core/runStore';
+import { RunPoller } from '../../../src/runTracking/poller';
+import type { PollerInspection, PollerOptions } from '../../../src/runTracking/pollTimes';
+import { RunStore } from '../../../src/runTracking/runStore';
 import { FakeClock } from './fakeClock';
 import { MementoHub } from './laggingMemento';
 

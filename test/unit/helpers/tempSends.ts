@@ -1,8 +1,8 @@
-// Send-once marks (runs/core/sendOnce.ts) in a folder of their own, removed when the test process ends.
+// Send-once marks (runTracking/sendOnce.ts) in a folder of their own, removed when the test process ends.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SendOnce } from '../../../src/runs/core/sendOnce';
+import { SendOnce } from '../../../src/runTracking/sendOnce';
 
 const folders: string[] = [];
 process.once('exit', () => folders.forEach((folder) => fs.rmSync(folder, { recursive: true, force: true })));

@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { RunRecord } from '../../../../src/runs/core/model';
+import type { RunRecord } from '../../../../src/runTracking/model';
 import type { CrewRunsTestApi } from '../../../../src/testApi';
 import type { CrewsTreeNode } from '../../../../src/sidebar/crewsTree';
 import { executeCommand, getExtensionApi, selectors, ui, waitFor } from '../../helpers';

@@ -3,9 +3,9 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { CrewRegistry } from '../../../../src/crews/crewRegistry';
-import type { RunRecord, StateChange } from '../../../../src/runs/core/model';
-import type { PollerInspection, RunPoller } from '../../../../src/runs/core/poller';
-import type { RunStore } from '../../../../src/runs/core/runStore';
+import type { RunRecord, StateChange } from '../../../../src/runTracking/model';
+import type { PollerInspection, RunPoller } from '../../../../src/runTracking/poller';
+import type { RunStore } from '../../../../src/runTracking/runStore';
 import type { Simulator } from '../../../../src/simulator/server';
 import type { CrewsTreeNode, CrewsTreeProvider } from '../../../../src/sidebar/crewsTree';
 import type { FeedbackReviews } from '../../../../src/feedback/feedbackReview';

@@ -2,11 +2,11 @@
 // details (outputs, raw body, history) kept in one details file per run and read only when opened.
 
 import * as l10n from '@vscode/l10n';
-import type { EventUsage, FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from '../../api/types';
-import { FINAL_STATES } from '../../api/types';
-import { type Inputs, inputLine } from '../../api/inputValues';
+import type { EventUsage, FinalOutput, Progress, RunState, StatusSnapshot, TaskOutput } from '../api/types';
+import { FINAL_STATES } from '../api/types';
+import { type Inputs, inputLine } from '../api/inputValues';
 
-/** What meaningfully changed in a run between two polls (runs/core/changes.ts finds them; the reporter words them). */
+/** What meaningfully changed in a run between two polls (runTracking/changes.ts finds them; the reporter words them). */
 export type RunChange =
   /** A task output the run had not seen; `retried`: a new output of a task seen before (feedback sent it back). */
   | { kind: 'taskFinished'; task: string; agent?: string; retried: boolean }

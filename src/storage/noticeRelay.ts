@@ -10,11 +10,11 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { type Clock, systemClock } from '../../util/clock';
-import { errorText } from '../../util/errorText';
-import { errorCode, writeFileAtomic } from '../../storage/atomicFile';
-import type { Logger } from '../../util/logger';
-import { watchFolder } from '../../util/watchFolder';
+import { type Clock, systemClock } from '../util/clock';
+import { errorText } from '../util/errorText';
+import { errorCode, writeFileAtomic } from './atomicFile';
+import type { Logger } from '../util/logger';
+import { watchFolder } from '../util/watchFolder';
 
 /** What the focused window needs to say it: the run's record is read from its file there. */
 export interface RelayedNotice {

@@ -1,19 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import type { Inputs } from '../../api/inputValues';
-import type { CrewApi } from '../../api/client';
-import { errorText } from '../../util/errorText';
+import type { Inputs } from '../api/inputValues';
+import type { CrewApi } from '../api/client';
+import { errorText } from '../util/errorText';
 import type { BatchOrigin, RunRecord } from './model';
-import type { Logger } from '../../util/logger';
+import type { Logger } from '../util/logger';
 import type { RunPoller } from './poller';
 import type { RunStore } from './runStore';
 import { type Blocked, classifySendFailure, isBlocked, type SendOnce } from './sendOnce';
 
 /** What starting a run takes from the extension's services (structural: runs/ sits below the composition). */
+/** The inputs last used per crew, which every start remembers (kept by kickoff/core/inputPresets.ts). */
+export interface LastUsedInputs {
+  lastUsed(crewUrl: string): Inputs | undefined;
+  rememberLastUsed(crewUrl: string, inputs: Inputs): Promise<void>;
+}
+
 export interface RunStarting {
   readonly client: Pick<CrewApi, 'kickoff'>;
   readonly runs: Pick<RunStore, 'add'>;
   readonly poller: Pick<RunPoller, 'watch'>;
-  readonly presets: { rememberLastUsed(crewUrl: string, inputs: Inputs): Promise<void> };
+  readonly presets: Pick<LastUsedInputs, 'rememberLastUsed'>;
   readonly log: Logger;
   /** The machine-wide send-once marks: the kickoff of one pending run goes out once, whichever window sends it. */
   readonly sends: Pick<SendOnce, 'claim'>;

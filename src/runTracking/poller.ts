@@ -3,15 +3,15 @@
 // crew's runs while it has no working token.
 
 import * as l10n from '@vscode/l10n';
-import type { StatusSource } from '../../api/types';
-import type { Clock } from '../../util/clock';
-import { type Disposable, Emitter, type Event } from '../../util/event';
+import type { StatusSource } from '../api/types';
+import type { Clock } from '../util/clock';
+import { type Disposable, Emitter, type Event } from '../util/event';
 import { isActive, isFinished, type RunRecord } from './model';
-import type { Logger } from '../../util/logger';
+import type { Logger } from '../util/logger';
 import { DueTimes, POLLER_DEFAULTS, type PollerOptions, type Schedule, stripUndefined, type Timings } from './pollTimes';
 import type { RunStore } from './runStore';
 import { type CheckHost, checkRun, type PollResult, type RunOwnership, type TokenNeed } from './statusCheck';
-import { errorText } from '../../util/errorText';
+import { errorText } from '../util/errorText';
 
 export { POLLER_DEFAULTS, type PollerInspection, type PollerOptions } from './pollTimes';
 export type { PollResult, RunOwnership, TokenNeed } from './statusCheck';

@@ -1,7 +1,7 @@
 // A run's events as JSON Lines (eventFiles.ts writes them; the run view's page is sent them as this text), read
 // back. Pure: the host and the page share it.
 
-import type { RunEvent } from '../../../api/types';
+import type { RunEvent } from '../../api/types';
 
 /** Every line that parses as an event; a line cut by a crash, or anything else, is skipped. */
 export function parseLines(text: string): RunEvent[] {

@@ -1,10 +1,10 @@
 // Accumulating per-task outputs across polls (rule 5 of the API notes). It runs on every poll and a hostile or broken
 // crew may list tens of thousands of tasks: lookups go through maps, so a merge takes time linear in the tasks, and
 // at most MAX_TASK_OUTPUTS are kept.
-import { STATUS_LIMITS, UNNAMED_TASK } from '../../api/normalize';
-import type { StatusSnapshot, TaskOutput } from '../../api/types';
+import { STATUS_LIMITS, UNNAMED_TASK } from '../api/normalize';
+import type { StatusSnapshot, TaskOutput } from '../api/types';
 import type { RunChange } from './model';
-import { withoutUndefined } from '../../util/objects';
+import { withoutUndefined } from '../util/objects';
 
 /** Tasks kept per run, the first ones (as many as one status may carry); describeChanges says so when a crew lists more. */
 export const MAX_TASK_OUTPUTS = STATUS_LIMITS.tasks;

@@ -2,7 +2,7 @@
 // (recordFiles.ts), and the index older versions kept in globalState, read once to move it to those
 // files (RunStore.load). Pure functions, no I/O.
 
-import type { Progress } from '../../api/types';
+import type { Progress } from '../api/types';
 import type { RunRecord } from './model';
 
 /** A run removed while the index was in globalState. */

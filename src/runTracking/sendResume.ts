@@ -1,7 +1,7 @@
-import type { CrewApi } from '../../api/client';
-import { errorText } from '../../util/errorText';
+import type { CrewApi } from '../api/client';
+import { errorText } from '../util/errorText';
 import type { FeedbackDraft, RunDetails, RunRecord } from './model';
-import type { Logger } from '../../util/logger';
+import type { Logger } from '../util/logger';
 import type { RunPoller } from './poller';
 import type { RunStore } from './runStore';
 import { classifySendFailure, isBlocked, type SendOnce } from './sendOnce';

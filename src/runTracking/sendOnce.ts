@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CrewApiError, mayHaveActed } from '../../api/errors';
-import { createFileExclusive, errorCode, writeFileAtomic } from '../../storage/atomicFile';
+import { CrewApiError, mayHaveActed } from '../api/errors';
+import { createFileExclusive, errorCode, writeFileAtomic } from '../storage/atomicFile';
 
 /** What a failed send means for sending it again. */
 export type SendFailure =

@@ -1,6 +1,6 @@
 // What a trace adds up to: counts, tokens, where it failed, where the time and the tokens went. One pass over the
 // spans (plus a few top-N lists), so a page may recompute it after every poll.
-import type { EventUsage } from '../../../api/types';
+import type { EventUsage } from '../../api/types';
 import type { Span } from './span';
 
 export interface TokenTotals {

@@ -16,12 +16,12 @@
 
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { type Clock, systemClock } from '../../util/clock';
-import { errorCode, writeFileAtomic } from '../../storage/atomicFile';
-import { FileLock, safeName } from '../../storage/fileLock';
-import { KeyedQueue } from '../../storage/keyedQueue';
-import type { Logger } from '../../util/logger';
-import type { Liveness } from '../../storage/windowLiveness';
+import { type Clock, systemClock } from '../util/clock';
+import { errorCode, writeFileAtomic } from './atomicFile';
+import { FileLock, safeName } from './fileLock';
+import { KeyedQueue } from './keyedQueue';
+import type { Logger } from '../util/logger';
+import type { Liveness } from './windowLiveness';
 
 export interface LeaseOptions {
   clock?: Clock;

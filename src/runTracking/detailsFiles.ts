@@ -4,12 +4,12 @@
 import { statSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { errorCode, removeStaleTempFiles, writeFileAtomic } from '../../storage/atomicFile';
+import { errorCode, removeStaleTempFiles, writeFileAtomic } from '../storage/atomicFile';
 import { emptyDetails, type EventCounts, type RunDetails } from './model';
-import type { Logger } from '../../util/logger';
-import { isPlainObject } from '../../util/objects';
-import { type Inputs, isInputs } from '../../api/inputValues';
-import { errorText } from '../../util/errorText';
+import type { Logger } from '../util/logger';
+import { isPlainObject } from '../util/objects';
+import { type Inputs, isInputs } from '../api/inputValues';
+import { errorText } from '../util/errorText';
 
 /** Persisted as `runs/<id>.json`. */
 export interface StoredDetails extends RunDetails {

@@ -3,18 +3,18 @@
 // the store, and set the next due time (pollPace.ts) or back off, pause the crew, or stop watching.
 
 import * as l10n from '@vscode/l10n';
-import { isCrewApiError } from '../../api/errors';
-import type { StatusSnapshot, StatusSource } from '../../api/types';
-import type { Clock } from '../../util/clock';
+import { isCrewApiError } from '../api/errors';
+import type { StatusSnapshot, StatusSource } from '../api/types';
+import type { Clock } from '../util/clock';
 import type { RunChange } from './model';
 import { isActive, type RunRecord } from './model';
-import type { Logger } from '../../util/logger';
+import type { Logger } from '../util/logger';
 import { isForgotten, notFoundWatchOver } from './notFound';
 import { intervalAfterCheck, madeProgress } from './pollPace';
 import type { DueTimes, Schedule, Timings } from './pollTimes';
 import type { RunStore } from './runStore';
 import type { RunNotice } from './transitions';
-import { errorText } from '../../util/errorText';
+import { errorText } from '../util/errorText';
 
 /** Says whether this window may poll a run (see LeaseManager); `release` when it stops polling it. */
 export interface RunOwnership {

@@ -4,7 +4,7 @@
 // the crew's, so nothing in it is trusted: repeated or missing ids, parents that name each other, times out of order
 // or in the future all make a tree, bounded in size, without looping or throwing.
 import * as l10n from '@vscode/l10n';
-import type { RunEvent } from '../../../api/types';
+import type { RunEvent } from '../../api/types';
 import { classify, type EventClass, KIND_RANK } from './eventKinds';
 import { comparePlaces, type EventPlace, FIRST_PLACE, placeEvents } from './eventOrder';
 import { LiveList } from './liveList';

@@ -1,6 +1,6 @@
 // One row of a run's trace: what the page draws and the summary and the cost estimate read. Data only, so it can
 // be posted to the run view's page as it is.
-import type { EventUsage } from '../../../api/types';
+import type { EventUsage } from '../../api/types';
 
 export type SpanKind = 'crew' | 'flow' | 'task' | 'agent' | 'llm' | 'tool' | 'method' | 'event';
 

@@ -6,11 +6,11 @@
 import { appendFileSync, statSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { errorCode } from '../../storage/atomicFile';
-import type { Logger } from '../../util/logger';
-import { eventKeyHash } from '../../api/statusEvents';
-import type { KnownEvents, RunEvent } from '../../api/types';
-import { errorText } from '../../util/errorText';
+import { errorCode } from '../storage/atomicFile';
+import type { Logger } from '../util/logger';
+import { eventKeyHash } from '../api/statusEvents';
+import type { KnownEvents, RunEvent } from '../api/types';
+import { errorText } from '../util/errorText';
 import { parseLines } from './trace/eventLines';
 
 /** Events a run keeps; later ones are counted, not kept (a run's file stays a few MB at most). */

@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { createFileExclusive, errorCode, removeStaleTempFiles, stampOf, TEMP_SUFFIX, writeFileAtomic } from '../../storage/atomicFile';
+import { createFileExclusive, errorCode, removeStaleTempFiles, stampOf, TEMP_SUFFIX, writeFileAtomic } from '../storage/atomicFile';
 import type { RunRecord } from './model';
 import { decodeRun, encodeRun } from './runIndex';
 

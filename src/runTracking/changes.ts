@@ -1,7 +1,7 @@
 // What meaningfully changed in a run between two polls, as structured events: the reporter words them
 // (runs/runChangeText.ts), the poller only counts them. Pure.
 
-import type { Progress, RunState, StatusSnapshot, TaskOutput } from '../../api/types';
+import type { Progress, RunState, StatusSnapshot, TaskOutput } from '../api/types';
 import type { RunChange } from './model';
 import { MAX_TASK_OUTPUTS, newTaskChanges } from './taskMerge';
 

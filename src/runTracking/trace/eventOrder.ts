@@ -1,7 +1,7 @@
 // Where a run's events sort: by time, then emission sequence, then arrival (status-events.md, "Rules that
 // follow"). An event without a time goes right after the one it arrived after. Pure; the trace model places each
 // add's events with it, sorting only when a batch arrives out of order.
-import type { RunEvent } from '../../../api/types';
+import type { RunEvent } from '../../api/types';
 
 /** Where an event sorts: its time, then its emission sequence. Arrival order breaks the remaining ties. */
 export interface EventPlace {

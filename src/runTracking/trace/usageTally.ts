@@ -2,7 +2,7 @@
 // copy is returned, the input is never changed. At most MAX_MODELS names: a crew that names a new model in every
 // event must not grow a run's details without end.
 
-import type { EventUsage } from '../../../api/types';
+import type { EventUsage } from '../../api/types';
 
 export const MAX_MODELS = 50;
 /** Where the tokens of models past MAX_MODELS go. */

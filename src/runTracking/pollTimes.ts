@@ -2,10 +2,10 @@
 // crews' caps, the runs being viewed, and one timer for the earliest due time. What a poll does is
 // the poller's (poller.ts).
 
-import type { CrewApiError } from '../../api/errors';
-import type { RunState } from '../../api/types';
-import type { Clock } from '../../util/clock';
-import type { Event } from '../../util/event';
+import type { CrewApiError } from '../api/errors';
+import type { RunState } from '../api/types';
+import type { Clock } from '../util/clock';
+import type { Event } from '../util/event';
 import { capOf, effectiveDelay, intervalAfterFailure, jitterFactor } from './pollPace';
 
 export interface PollerOptions {
@@ -258,4 +258,4 @@ export class DueTimes {
   }
 }
 
-export { withoutUndefined as stripUndefined } from '../../util/objects';
+export { withoutUndefined as stripUndefined } from '../util/objects';

@@ -6,7 +6,7 @@
 // seen is kept, and watching stops after the short grace period. Pure.
 
 import * as l10n from '@vscode/l10n';
-import type { StatusSnapshot } from '../../api/types';
+import type { StatusSnapshot } from '../api/types';
 import type { RunRecord } from './model';
 
 /** The message of a run the server forgot, quoting what it said. */

@@ -1,6 +1,6 @@
 // An estimate of what a run's model calls cost, from token counts and a price table. Only an estimate: providers
 // change prices, bill tiers and batch discounts this cannot see, and a crew may name a model by a deployment alias.
-import type { EventUsage } from '../../../api/types';
+import type { EventUsage } from '../../api/types';
 
 /** USD per 1M tokens; `cachedInput` for prompt tokens read from the provider's cache (else they cost `input`). */
 export interface ModelPrice {

@@ -2,8 +2,8 @@
 // Pure, like transitions.ts; the store applies it under the run's lock (RunStore.applyPolled).
 
 import * as l10n from '@vscode/l10n';
-import { clip } from '../../api/normalize';
-import type { StatusSnapshot, TaskOutput } from '../../api/types';
+import { clip } from '../api/normalize';
+import type { StatusSnapshot, TaskOutput } from '../api/types';
 import { describeChanges } from './changes';
 import type { RunChange } from './model';
 import { type FeedbackRound, isFinished, type RunDetails, type RunRecord, type StateChange } from './model';
@@ -21,7 +21,7 @@ const HISTORY_MESSAGE_CHARS = 2048;
 
 /**
  * Folds a status into the run (both are copies the caller owns). Returns what meaningfully changed
- * (runs/core/changes.ts). A NOT FOUND for a run the service has reported before is read as "probably waiting for
+ * (runTracking/changes.ts). A NOT FOUND for a run the service has reported before is read as "probably waiting for
  * feedback", unless it is a bare HTTP 404 (the server forgot the run, see notFound.ts); before that (just after kickoff) it changes nothing but starts the NOT FOUND clock.
  */
 export function foldSnapshot(record: RunRecord, details: RunDetails, snapshot: StatusSnapshot, now: number): RunChange[] {

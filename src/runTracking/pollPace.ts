@@ -2,7 +2,7 @@
 // its caps (a run someone is looking at has a lower one), jitter, the unfocused factor, and the
 // backoff after failures. pollTimes.ts keeps the due times and the timer; poller.ts what a poll does.
 
-import type { RunState } from '../../api/types';
+import type { RunState } from '../api/types';
 import type { RunChange } from './model';
 
 export interface Pace {
