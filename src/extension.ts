@@ -50,7 +50,11 @@ import { RunPanelProbe } from './runView/runPanelProbe';
 import { readTraceSettings, TRACE_SETTINGS } from './runView/traceSettings';
 import { FeedbackReviews } from './feedback/feedbackReview';
 import { kickOffWithoutReview } from './kickoff/kickoffCommands';
-import { batchActionsWithoutAsking, BatchFeature } from './batches/batchFeature';
+import { batchActionsWithoutAsking, BatchFeature, batchRunnerDeps } from './batches/batchFeature';
+import { BatchRunner } from './batches/core/batchRunner';
+import { BatchStore } from './batches/core/batchStore';
+import { BatchesTreeProvider } from './batches/batchesTree';
+import { BatchResultsPanels } from './batches/batchResultsPanel';
 import { inspectChats } from './flowChat/chatApi';
 import { participantHandler, registerChat } from './chat/registerChat';
 import { registerSuites } from './suites/suiteActivation';
@@ -74,7 +78,7 @@ export function activate(context: vscode.ExtensionContext) {
 
   const core = createCore(context, log, inspection);
   const { services, runs, poller } = core;
-  const batches = new BatchFeature(services, core.storageDir, { id: core.windowId, liveness: core.liveness }, inspection && ((part) => (inspection.batchPanels = part)));
+  const batches = createBatches(core, inspection);
   const views = createViews(core, batches, inspection);
   const suites = registerSuites(services, inspection && ((part) => (inspection.suites = part)));
   context.subscriptions.push(
@@ -278,6 +282,20 @@ function createPlatform(context: vscode.ExtensionContext, log: vscode.LogOutputC
   const client = new PlatformClient({ getNetworkSettings: () => readNetworkSettings(log), userAgent });
   const imported = new ImportedCrews(shared);
   return { account, client, imported, auth: new CrewAIAuthenticationProvider(account, client), health: new DeploymentHealth(account, imported, client, log, undefined, sends) };
+}
+
+/** Batches: their store, the window that sends each (leases), the runner, the view and the results panels. */
+function createBatches(core: Core, inspection: Inspection | undefined): BatchFeature {
+  const { services, storageDir } = core;
+  const leases = new LeaseManager(path.join(storageDir, 'leases', 'batches'), core.windowId, services.log, { liveness: core.liveness });
+  const store = new BatchStore(path.join(storageDir, 'batches'), services.log);
+  return new BatchFeature(services, {
+    store,
+    leases,
+    runner: new BatchRunner(batchRunnerDeps(services, store, leases)),
+    tree: new BatchesTreeProvider(store, services.runs),
+    panels: new BatchResultsPanels({ extensionUri: services.context.extensionUri, store, runs: services.runs, log: services.log, inspect: inspection && ((part) => (inspection.batchPanels = part)) }),
+  });
 }
 
 /** The "CrewAI" account; an id another extension took already must not keep the crews from starting. */

@@ -1,56 +1,61 @@
 // Batches, wired: their store and runner, the view, the results panels and the CodeLens (their commands are
-// registered with the others, registerCommands.ts).
-// activate() builds one, `start`s it once the runs are loaded and `release`s it on the way out.
-import * as path from 'node:path';
+// registered with the others, registerCommands.ts). activate() builds the parts (extension.ts createBatches), hands
+// them to one BatchFeature, `start`s it once the runs are loaded and `release`s it on the way out.
 import * as vscode from 'vscode';
-import { BatchRunner } from './core/batchRunner';
-import { BatchStore } from './core/batchStore';
+import type { BatchRunner, BatchRunnerDeps } from './core/batchRunner';
+import type { BatchStore } from './core/batchStore';
 import { type Batch, batchProgress } from './core/model';
-import { LeaseManager } from '../storage/lease';
+import type { LeaseManager } from '../storage/lease';
 import { POLLER_DEFAULTS } from '../runTracking/poller';
-import type { Liveness } from '../storage/windowLiveness';
 import type { Services } from '../services';
 import { systemClock } from '../util/clock';
 import { errorText } from '../util/errorText';
 import { BATCH_SOURCE_SELECTOR, BatchCodeLensProvider } from './batchCodeLens';
-import { BatchesTreeProvider } from './batchesTree';
+import type { BatchesTreeProvider } from './batchesTree';
 import { announceBatchEnd, announceBatchPaused } from './batchNotice';
-import { type BatchPanelsInspection, BatchResultsPanels } from './batchResultsPanel';
+import type { BatchResultsPanels } from './batchResultsPanel';
 import { cancelBatchAs, removeBatch, rerunFailed } from './batchCommands';
 import { batchRunEnd, sendBatchRow } from './batchSending';
 import { exportResults } from './batchResultsCommands';
 import { followContext } from '../ui/contextKey';
 
-export class BatchFeature {
+/** The parts of the batches feature, built by the composition root (extension.ts createBatches). */
+export interface BatchParts {
   readonly store: BatchStore;
   readonly tree: BatchesTreeProvider;
   readonly runner: BatchRunner;
   readonly panels: BatchResultsPanels;
-  private readonly leases: LeaseManager;
+  /** Which window sends a batch's rows: the lease mechanism the poller uses, in a folder of its own. */
+  readonly leases: LeaseManager;
+}
+
+/** How a batch row is sent and its run's end awaited: through the one kickoff path and the run store. */
+export function batchRunnerDeps(services: Services, store: BatchStore, leases: LeaseManager): BatchRunnerDeps {
+  return {
+    store,
+    send: (batch, row) => sendBatchRow(services, batch, row),
+    runEnd: (runId) => batchRunEnd(services, runId),
+    endRecorded: (runId) => services.runs.batchEndRecorded(runId),
+    lease: leases,
+    clock: systemClock,
+    logger: services.log,
+    maxPerCrew: POLLER_DEFAULTS.maxConcurrentPerCrew,
+    sends: services.sends,
+  };
+}
+
+export class BatchFeature implements BatchParts {
+  readonly store: BatchStore;
+  readonly tree: BatchesTreeProvider;
+  readonly runner: BatchRunner;
+  readonly panels: BatchResultsPanels;
+  readonly leases: LeaseManager;
 
   constructor(
     private readonly services: Services,
-    storageDir: string,
-    window: { id: string; liveness: Liveness },
-    /** Tests only: given the results panels' inspection once. */
-    inspectPanels?: (inspection: BatchPanelsInspection) => void,
+    parts: BatchParts,
   ) {
-    // The lease mechanism the poller uses decides which window sends a batch's rows.
-    this.leases = new LeaseManager(path.join(storageDir, 'leases', 'batches'), window.id, services.log, { liveness: window.liveness });
-    this.store = new BatchStore(path.join(storageDir, 'batches'), services.log);
-    this.tree = new BatchesTreeProvider(this.store, services.runs);
-    this.runner = new BatchRunner({
-      store: this.store,
-      send: (batch, row) => sendBatchRow(services, batch, row),
-      runEnd: (runId) => batchRunEnd(services, runId),
-      endRecorded: (runId) => services.runs.batchEndRecorded(runId),
-      lease: this.leases,
-      clock: systemClock,
-      logger: services.log,
-      maxPerCrew: POLLER_DEFAULTS.maxConcurrentPerCrew,
-      sends: services.sends,
-    });
-    this.panels = new BatchResultsPanels({ extensionUri: services.context.extensionUri, store: this.store, runs: services.runs, log: services.log, inspect: inspectPanels });
+    ({ store: this.store, tree: this.tree, runner: this.runner, panels: this.panels, leases: this.leases } = parts);
     // Listens as long as the runner lives (stop() ends its events).
     this.runner.onDidFinish((id) => {
       const batch = this.store.get(id);
