@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Crew } from './crewConfig';
 import type { CrewRegistry } from './crewRegistry';
 import { showInfo } from '../ui/notify';
+import type { StepInput } from '../ui/quickInput';
 import { inertLine } from '../util/inertText';
 
 /** Anything a command can receive from the tree or another command that names a crew. */
@@ -15,9 +16,10 @@ export function crewFromArgument(crews: CrewRegistry, arg: unknown): Crew | unde
 
 /**
  * The crew a command acts on: from its argument, the only crew, or a quick pick. `among`: the crews the
- * command can act on (when they are fewer than all; the only one of them is not asked for).
+ * command can act on (when they are fewer than all; the only one of them is not asked for). `input`: the pick is
+ * the first step of that multi-step input, which stays open for the command's next steps.
  */
-export async function pickCrew(crews: CrewRegistry, arg: unknown, placeholder: string, among?: readonly Crew[]): Promise<Crew | undefined> {
+export async function pickCrew(crews: CrewRegistry, arg: unknown, placeholder: string, among?: readonly Crew[], input?: StepInput): Promise<Crew | undefined> {
   const given = crewFromArgument(crews, arg);
   if (given) {
     return given;
@@ -37,10 +39,12 @@ export async function pickCrew(crews: CrewRegistry, arg: unknown, placeholder: s
   if (all.length === 1) {
     return all[0];
   }
-  const picked = await vscode.window.showQuickPick(
-    all.map((crew) => ({ label: inertLine(crew.name), description: inertLine(crew.url), detail: sourceLabel(crew), crew })),
-    { placeHolder: placeholder, matchOnDescription: true },
-  );
+  const items = all.map((crew) => ({ label: inertLine(crew.name), description: inertLine(crew.url), detail: sourceLabel(crew), crew }));
+  if (input) {
+    const picked = await input.choose({ title: placeholder, placeholder: vscode.l10n.t('Type to filter by name or URL'), items });
+    return picked.kind === 'value' ? picked.value.crew : undefined;
+  }
+  const picked = await vscode.window.showQuickPick(items, { placeHolder: placeholder, matchOnDescription: true });
   return picked?.crew;
 }
 

@@ -16,6 +16,7 @@ import { crewsWithPresets, inputsOf, managePresets, savePreset } from './kickoff
 import { trackKickoffId } from './kickoffTrack';
 import { kickOffInteractively } from './kickoffWizard';
 import { pickCrew } from '../crews/pickCrew';
+import { StepInput } from '../ui/quickInput';
 import { runFromArgument } from '../runs/pickRun';
 import type { FrontRun } from '../runs/stopCommands';
 import { followContext } from '../ui/contextKey';
@@ -51,8 +52,14 @@ export function registerKickoffCommands(services: KickoffServices, front: FrontR
         const given = checkedArguments(services, arg);
         return given ? (await kickOffInteractively(services, given.crew, given.inputs))?.id : undefined;
       }
-      const crew = await pickCrew(services.crews, arg, vscode.l10n.t('Kick off which crew?'));
-      return crew ? (await kickOffInteractively(services, crew))?.id : undefined;
+      // The crew pick is the wizard's first step, in its quick input: the keyboard stays there from pick to review.
+      const input = new StepInput();
+      try {
+        const crew = await pickCrew(services.crews, arg, vscode.l10n.t('Kick off which crew?'), undefined, input);
+        return crew ? (await kickOffInteractively(services, crew, undefined, [], input))?.id : undefined;
+      } finally {
+        input.dispose();
+      }
     }),
     vscode.commands.registerCommand('crewRuns.runAgain', async (arg?: unknown) => {
       const run = await runMeant(services, front, arg, vscode.l10n.t('Run which run again?'));

@@ -26,15 +26,18 @@ const TRIGGER_PAYLOAD = 'crewai_trigger_payload';
  * Every error path comes back to the review with the values typed so far. A crew that does not
  * describe its inputs gets them named by hand (one by one, or as JSON) from the review.
  */
-export async function kickOffInteractively(services: KickoffServices, crew: Crew, startFrom?: Draft, extra: InputSpec[] = []): Promise<RunRecord | undefined> {
-  const described = await fetchInputs(services, crew);
-  if (!described) {
-    return undefined;
-  }
-  const input = new StepInput();
+export async function kickOffInteractively(
+  services: KickoffServices,
+  crew: Crew,
+  startFrom?: Draft,
+  extra: InputSpec[] = [],
+  /** The quick input of a step before (the crew pick), kept open while /inputs is read; disposed here. */
+  input = new StepInput(),
+): Promise<RunRecord | undefined> {
   let result: RunRecord | 'withTrigger' | undefined;
   try {
-    result = await wizard(input, services, crew, described, startFrom, extra);
+    const described = await fetchInputs(services, crew, input);
+    result = described && (await wizard(input, services, crew, described, startFrom, extra));
   } finally {
     input.dispose();
   }
@@ -168,17 +171,20 @@ async function wizard(input: StepInput, services: KickoffServices, crew: Crew, d
   }
 }
 
-/** GET /inputs under progress; undefined (after telling the user) when it fails. */
-async function fetchInputs(services: KickoffServices, crew: Crew): Promise<CrewInputs | undefined> {
+/** GET /inputs under progress (the step before, if any, busy meanwhile); undefined (after telling the user) when it fails. */
+async function fetchInputs(services: KickoffServices, crew: Crew, input: StepInput): Promise<CrewInputs | undefined> {
   for (;;) {
     try {
-      const inputs = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Asking {0} which inputs it needs…', crew.name)), cancellable: true },
-        (_p, cancellation) => {
-          const abort = new AbortController();
-          cancellation.onCancellationRequested(() => abort.abort());
-          return services.client.getInputs(crew.url, { signal: abort.signal });
-        },
+      const inputs = await input.busyUntil((escaped) =>
+        vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: inertLine(vscode.l10n.t('Asking {0} which inputs it needs…', crew.name)), cancellable: true },
+          (_p, cancellation) => {
+            const abort = new AbortController();
+            cancellation.onCancellationRequested(() => abort.abort());
+            escaped.addEventListener('abort', () => abort.abort());
+            return services.client.getInputs(crew.url, { signal: abort.signal });
+          },
+        ),
       );
       services.crews.setHealth(crew.url, 'ready');
       if (!inputs.described) {
@@ -195,6 +201,7 @@ async function fetchInputs(services: KickoffServices, crew: Crew): Promise<CrewI
         return undefined;
       }
       services.log.warn(`GET /inputs of ${crew.name} failed: ${errorText(error)}`);
+      await input.hide(); // The error's notification has the choices now.
       if (error instanceof CrewApiError && (error.kind === 'unauthorized' || error.kind === 'noToken')) {
         services.crews.setHealth(crew.url, error.kind === 'noToken' ? 'noToken' : 'tokenRejected');
         const setToken = vscode.l10n.t('Set Token…');

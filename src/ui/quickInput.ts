@@ -134,6 +134,8 @@ export class StepInput implements vscode.Disposable {
     pick.placeholder = options.placeholder === undefined ? undefined : inertLine(options.placeholder);
     pick.items = options.items;
     pick.ignoreFocusOut = true;
+    pick.busy = false;
+    pick.enabled = true;
     pick.matchOnDescription = options.matchOnDescription ?? true;
     // Set every step: a reused pick would otherwise keep no active item (Enter would do nothing) or an old one.
     const active = options.activeItem ?? options.items.find((item) => item.kind !== vscode.QuickPickItemKind.Separator);
@@ -150,6 +152,31 @@ export class StepInput implements vscode.Disposable {
         finish(button === vscode.QuickInputButtons.Back ? { kind: 'back' } : { kind: 'button', button, value: pick.value });
       }),
     ]);
+  }
+
+  /**
+   * Keeps the step just answered on screen, busy, while the flow waits for `work` (a request before the next step),
+   * so the keyboard stays in the quick input from one step to the next. Escape there aborts `work`'s signal.
+   */
+  async busyUntil<T>(work: (signal: AbortSignal) => PromiseLike<T>): Promise<T> {
+    const abort = new AbortController();
+    const shown = this.shown;
+    if (!shown) {
+      return work(abort.signal);
+    }
+    shown.busy = true;
+    shown.enabled = false;
+    const hidden = (input: vscode.QuickInput) => input === shown && abort.abort();
+    this.hiddenInStep = hidden;
+    try {
+      return await work(abort.signal);
+    } finally {
+      if (this.hiddenInStep === hidden) {
+        this.hiddenInStep = undefined;
+      }
+      shown.busy = false;
+      shown.enabled = true;
+    }
   }
 
   /** Hides the input (for an editor, a notification, a request) until the next step shows it again. */
