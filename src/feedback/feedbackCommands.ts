@@ -49,7 +49,7 @@ export function registerFeedbackCommands(services: Services, reviews: FeedbackRe
       const asked = await roundAndDraft(services, run);
       const feedback = await vscode.window.showInputBox({
         title: inertLine(vscode.l10n.t('Approve and Continue: {0}', run.label)),
-        prompt: vscode.l10n.t('Optional feedback for the crew. Enter to approve.'),
+        prompt: vscode.l10n.t('Optional feedback for the crew, sent with the approval.'),
         value: asked.draft,
         ignoreFocusOut: true,
       });
