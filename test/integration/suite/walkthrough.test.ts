@@ -63,7 +63,7 @@ async function palette(title: string): Promise<void> {
  * Answers Kick Off's steps by keyboard: the starting point (new values), each input asked (`values`, else Enter on
  * what the step holds), then Enter on the review's Kick Off. Answers with the step texts seen, in order.
  */
-async function answerKickoff(crew: string, values: Record<string, string>, reviewPicture?: string): Promise<string[]> {
+async function answerKickoff(crew: string, values: Record<string, string>, reviewPicture?: string, stepPictures: Record<string, string> = {}): Promise<string[]> {
   const seen: string[] = [];
   let last = '';
   for (let step = 0; ; step++) {
@@ -81,6 +81,9 @@ async function answerKickoff(crew: string, values: Record<string, string>, revie
       }
       await pressInQuickInput('Enter', { when: `Kick Off ${crew}: review`, activeItem: 'Kick Off' });
       return seen;
+    }
+    if (input && stepPictures[input]) {
+      await picture(stepPictures[input], selectors.openQuickInput);
     }
     if (!input) {
       await pressInQuickInput('Enter', { when: 'Enter new values', activeItem: 'Enter new values' });
@@ -416,8 +419,10 @@ describe('Walkthrough of the README (#52)', function () {
     await palette('Crew Runs: Use This Text');
     await waitForQuickInput(/Kick Off Inbox Triage Crew: team/);
     await picture('trigger-team-step', selectors.openQuickInput);
-    const steps = await answerKickoff('Inbox Triage Crew', { team: 'Payments' }, 'trigger-review');
+    const steps = await answerKickoff('Inbox Triage Crew', { team: 'Payments' }, 'trigger-review', { crewai_trigger_payload: 'trigger-payload-step' });
     assert.match(steps[steps.length - 1], /crewai_trigger_payload/, 'the review shows the payload');
+    // Edited in its own editor and taken with Use This Text: not asked again as one line of JSON in a box.
+    assert.ok(!steps.some((step) => /Kick Off Inbox Triage Crew: crewai_trigger_payload/.test(step)), `the payload not asked again: ${JSON.stringify(steps.map((step) => step.split('\n')[0]))}`);
     await waitForQuickInputClosed();
     await waitFor(() => api.runs.list(url('inbox-triage-crew')).find((r) => r.state === 'succeeded'), { message: 'the triggered run succeeded', timeoutMs: 60_000 });
     await assertNothingCut('a triggered run');
