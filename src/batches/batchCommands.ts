@@ -116,6 +116,10 @@ export async function pickBatch(store: BatchStore, arg: unknown, placeHolder: st
     void showInfo(vscode.l10n.t('No batches to choose from.'));
     return undefined;
   }
+  if (candidates.length === 1) {
+    // A picker of one row asks nothing: each command that acts on the batch says what it will do first.
+    return candidates[0];
+  }
   const picked = await vscode.window.showQuickPick(
     candidates.map((b) => ({ label: batchTitle(b), description: new Date(b.createdAt).toLocaleString(), batch: b })),
     { placeHolder },

@@ -71,7 +71,7 @@ const rowNodeKey = (batchId: string, index: number) => `${batchId}\n${index}`;
  * A batch's own row: its progress (`37/120 · 2 failed`), opening its results. The progress and the failures
  * stay whole, the title gives way; unknown and cancelled counts follow where there is room (the tooltip has all).
  */
-function batchItem(batch: Batch): vscode.TreeItem {
+export function batchItem(batch: Batch): vscode.TreeItem {
   const progress = batchProgress(batch);
   const paused = batch.paused !== undefined && !progress.finished && !batch.cancelled;
   const counts = (n: number, word: string) => (n ? [`${n} ${word}`] : []);
@@ -79,7 +79,9 @@ function batchItem(batch: Batch): vscode.TreeItem {
   const more = [...counts(progress.unknown, vscode.l10n.t('unknown')), ...counts(progress.cancelled, vscode.l10n.t('cancelled'))].map((part) => ` · ${part}`);
   const running = !progress.finished && !batch.cancelled;
   // Inline: Cancel Batch while it runs, and Resume while paused.
-  const { label, description } = fitRow({ name: batchTitle(batch), state, suffixes: more }, { depth: 1, actions: (running ? 1 : 0) + (paused ? 1 : 0) });
+  // Its file first: what tells two batches apart stays in sight, the crew's name gives way (the tooltip has both).
+  const name = vscode.l10n.t('{0} on {1}', oneLine(batch.source, 60), oneLine(batch.crewName, 60));
+  const { label, description } = fitRow({ name, state, suffixes: more }, { depth: 1, actions: (running ? 1 : 0) + (paused ? 1 : 0) });
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Collapsed);
   item.id = `batch:${batch.id}`;
   item.description = description;

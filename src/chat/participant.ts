@@ -75,6 +75,10 @@ export async function handleChatRequest(request: ChatRequestLike, sink: ChatSink
         await deps.askModel(prompt, sink, token);
       } else {
         sink.markdown(help());
+        if (prompt) {
+          // VS Code calls no participant without a model, but one may come without a usable model: say why.
+          sink.markdown(`\n\n${l10n.t('A question in your own words needs a language model in the chat; none could be used for this request. The commands above work without one.')}`);
+        }
       }
       return { metadata: { command } };
   }

@@ -16,6 +16,12 @@ import { errorText } from '../util/errorText';
 
 const waiting = (run: RunRecord) => run.needsFeedback;
 
+/** The run named, else the one waiting for feedback (no question when only one waits: the box that follows names it). */
+function waitingRun(services: Services, arg: unknown, placeholder: string): Promise<RunRecord | undefined> {
+  const runId = (arg as { runId?: unknown } | undefined)?.runId;
+  return typeof runId === 'string' ? runFromArgument(services, arg, placeholder, waiting) : pickRun(services.runs, placeholder, { filter: waiting, skipWhenOne: true });
+}
+
 export function registerFeedbackCommands(services: Services, reviews: FeedbackReviews, panels: RunPanelManager): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('crewRuns.giveFeedback', async (arg?: unknown) => {
@@ -36,21 +42,21 @@ export function registerFeedbackCommands(services: Services, reviews: FeedbackRe
     vscode.commands.registerCommand('crewRuns.feedback.approve', (reply: vscode.CommentReply | vscode.CommentThread) => sendFromThread(services, reviews, reply, true)),
     vscode.commands.registerCommand('crewRuns.feedback.requestChanges', (reply: vscode.CommentReply | vscode.CommentThread) => sendFromThread(services, reviews, reply, false)),
     vscode.commands.registerCommand('crewRuns.approveRun', async (arg?: unknown) => {
-      const run = await runFromArgument(services, arg, vscode.l10n.t('Approve which run?'), waiting);
+      const run = await waitingRun(services, arg, vscode.l10n.t('Approve which run?'));
       if (!run) {
         return false;
       }
       const asked = await roundAndDraft(services, run);
       const feedback = await vscode.window.showInputBox({
         title: inertLine(vscode.l10n.t('Approve and Continue: {0}', run.label)),
-        prompt: vscode.l10n.t('Optional feedback for the crew. Enter to approve.'),
+        prompt: vscode.l10n.t('Optional feedback for the crew, sent with the approval.'),
         value: asked.draft,
         ignoreFocusOut: true,
       });
       return feedback === undefined ? false : send(services, run, asked.round, true, feedback);
     }),
     vscode.commands.registerCommand('crewRuns.requestChanges', async (arg?: unknown) => {
-      const run = await runFromArgument(services, arg, vscode.l10n.t('Request changes to which run?'), waiting);
+      const run = await waitingRun(services, arg, vscode.l10n.t('Request changes to which run?'));
       if (!run) {
         return false;
       }

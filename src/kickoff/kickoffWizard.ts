@@ -3,6 +3,7 @@
 // so far for "Continue where you left off"; a kickoff that starts forgets them.
 import * as vscode from 'vscode';
 import { CrewApiError } from '../api/errors';
+import { hasValue } from '../api/inputValues';
 import type { CrewInputs, InputSpec } from '../api/types';
 import type { Crew } from '../crews/crewConfig';
 import { type Draft, inputsCapNotice, inputsToAsk, inputsToSend, isFlowId, isWorthKeeping, missingInputs, withInputs } from './core/inputSteps';
@@ -63,8 +64,11 @@ async function wizard(input: StepInput, services: KickoffServices, crew: Crew, d
     ? [...described.inputs, ...carried.filter((e) => !described.inputs.some((spec) => spec.name === e.name))]
     : Object.keys(start.draft).map((name) => extra.find((e) => e.name === name) ?? { name });
   let draft: Draft = Object.fromEntries(specs.map((spec) => [spec.name, start.draft[spec.name] ?? '']));
+  // An input carried in with its value (a trigger's payload, just edited in an editor of its own) is not asked again
+  // as one line of JSON: the review lists it, and picking it there edits it.
+  const carriedIn = (spec: InputSpec) => carried.some((e) => e.name === spec.name) && hasValue(draft[spec.name]);
   // Required inputs first; a flow's `id` only when the starting point has one (else "Add "id"" in the review).
-  let steps = [...inputsToAsk(specs), ...specs.filter((spec) => isFlowId(spec) && draft[spec.name])];
+  let steps = [...inputsToAsk(specs).filter((spec) => !carriedIn(spec)), ...specs.filter((spec) => isFlowId(spec) && draft[spec.name])];
   // A complete starting point (last used, a preset, a run's inputs) goes straight to the review.
   const missing = missingInputs(specs, draft);
   let toAsk: InputSpec[] = missing.length > 0 ? steps : [];

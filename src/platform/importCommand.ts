@@ -149,8 +149,16 @@ export function deploymentItems(deployments: readonly Deployment[], isImported: 
   });
 }
 
+/**
+ * The picker's order: the deployments to import (chosen) first, then those already crews, each in the platform's
+ * order. Otherwise the few chosen can sit below the fold under rows marked "imported", "1 Selected" naming none in sight.
+ */
+export function importOrder(items: readonly DeploymentItem[]): DeploymentItem[] {
+  return [...items.filter((item) => item.picked), ...items.filter((item) => !item.picked)];
+}
+
 async function pickDeployments(signIn: PlatformSignIn, deployments: Deployment[], overCap: number, isImported: (d: Deployment) => boolean): Promise<Deployment[] | undefined> {
-  const items = deploymentItems(deployments, isImported);
+  const items = importOrder(deploymentItems(deployments, isImported));
   const pick = vscode.window.createQuickPick<DeploymentItem>();
   pick.title = vscode.l10n.t('Import Crews from {0}', shown(signIn.organizationName ?? originOf(signIn.baseUrl)));
   pick.placeholder = overCap

@@ -209,6 +209,18 @@ describe('@crews participant', () => {
     await handleChatRequest({ prompt: 'run the writer on agents' }, new RecordingSink(), notCancelled, deps(actions, async (prompt) => void asked.push(prompt)));
     assert.deepEqual(asked, ['run the writer on agents']);
   });
+
+  // #52: a question in words without a model got the list of commands, and nothing said why.
+  it('a question in words without a model says plainly that it needs one, after the commands that work without', async () => {
+    const actions = new FakeActions({ [writer.url]: ['topic'] }, []);
+    const asked = new RecordingSink();
+    await handleChatRequest({ prompt: 'why did my last run fail?' }, asked, notCancelled, deps(actions));
+    assert.match(asked.of('markdown')[0], /^Crew Runs answers these commands:/);
+    assert.match(asked.text(), /A question in your own words needs a language model in the chat; none could be used for this request\. The commands above work without one\./);
+    const bare = new RecordingSink();
+    await handleChatRequest({ prompt: '' }, bare, notCancelled, deps(actions));
+    assert.doesNotMatch(bare.text(), /language model/, 'nothing asked in words: only the commands');
+  });
 });
 
 describe('@crews /why', () => {

@@ -32,6 +32,15 @@ describe('Import Crews picker (#47)', () => {
     assert.equal(items[1].detail?.split(WORD_JOINER).join(''), 'https://crew.example/a/$(check)', 'the URL reads as itself');
   });
 
+  // #52 (the walkthrough): the demo's one deployment to import was the eighth row, below the fold, under seven
+  // marked "imported"; "1 Selected" named a row the user could not see.
+  it('lists the deployments not imported yet first, chosen, then those already crews, each in the platform\'s order', () => {
+    const { deploymentItems, importOrder } = requireWithFakeVscode<typeof ImportModule>(require.resolve('../../src/platform/importCommand'));
+    const { deployments } = parseDeployments(['a', 'b', 'c', 'd', 'e'].map((id) => ({ uuid: id, name: `crew ${id}`, status: 'Online', public_url: `https://${id}.example` })));
+    const items = importOrder(deploymentItems(deployments, (d) => d.uuid !== 'b' && d.uuid !== 'd'));
+    assert.deepEqual(items.map((i) => [i.deployment.uuid, i.picked]), [['b', true], ['d', true], ['a', false], ['c', false], ['e', false]]);
+  });
+
   it('two deployments whose names differ only by characters that draw nothing never look the same (#46)', () => {
     const { deployments } = parseDeployments([
       { uuid: 'd-1', name: 'Sales Crew', status: 'Online', public_url: 'https://sales.example' },

@@ -4,6 +4,8 @@
 import * as assert from 'node:assert/strict';
 import type * as RunRowsModule from '../../src/sidebar/runRows';
 import type * as FormatModule from '../../src/ui/format';
+import type * as BatchesTreeModule from '../../src/batches/batchesTree';
+import type { Batch } from '../../src/batches/core/model';
 import { makeRun } from './chatTools.test';
 import { requireWithFakeVscode } from './helpers/fakeVscode';
 
@@ -108,5 +110,17 @@ describe('tree rows (#52)', () => {
     assert.match(tooltip, /crewai\\-tools\\=\\=0\\.0\\.0\\-missing$/, "the whole line");
     const online = runRows.crewTreeItem({ name: 'Research', url: 'https://research.example', source: 'user' } as never, { hasChildren: false, activity: undefined, hasToken: true, health: 'ready', deployment: { state: 'online', words: 'Crew is Online', firstError: error } });
     assert.equal(online.description, 'ready · online');
+  });
+});
+
+// #52 (the walkthrough): the Batches view's row read "Self-hosted Crew: t… 3/3 · 1 failed": the crew's name kept,
+// the file that tells two batches apart cut to one letter.
+describe('a batch\'s row (#52)', () => {
+  it('is named by its file first, then its crew: the file stays in sight at the default width', () => {
+    const { batchItem } = requireWithFakeVscode<typeof BatchesTreeModule>(require.resolve('../../src/batches/batchesTree'));
+    const rows = ['one', 'two', 'three'].map((topic, index) => ({ index, inputs: { topic }, status: 'sent' as const, kickoffId: `k-${index}`, result: { state: index === 1 ? ('failed' as const) : ('succeeded' as const), finishedAt: NOW } }));
+    const item = batchItem({ id: 'b-1', crewUrl: 'https://crew.example', crewName: 'Self-hosted Crew', source: 'topics.csv', inputNames: ['topic'], concurrency: 3, createdAt: NOW, rows } as unknown as Batch);
+    assert.match(String(item.label), /^topics\.csv on Self-h/, `the file first, whole: ${String(item.label)}`);
+    assert.equal(item.description, '3/3 · 1 failed');
   });
 });

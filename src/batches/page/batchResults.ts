@@ -67,6 +67,8 @@ function render(): void {
   const filter = el('input');
   filter.type = 'search';
   filter.placeholder = s.filter;
+  // Wide enough for its hint, in any language: the default width cut it ("Filter rows (inputs, state").
+  filter.size = s.filter.length + 2;
   filter.value = filterText;
   filter.id = 'filter';
   filter.addEventListener('input', () => {

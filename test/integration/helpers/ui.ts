@@ -92,6 +92,15 @@ export const ui = {
     return result.absent ? undefined : result.text;
   },
 
+  /**
+   * Every element matching a CSS selector as the page is now (no wait): its innerText (`text`) and the characters of
+   * it a user sees (`drawn`, as `visibleOnly` reads them), both read in one look.
+   */
+  async drawnTexts(selector: string, options: { window?: string } = {}): Promise<{ text: string; drawn: string }[]> {
+    const result: TextResult = await request<'text'>({ type: 'text', selector, all: true, visibleOnly: true, window: options.window });
+    return (result.texts ?? []).map((text, i) => ({ text, drawn: result.drawn?.[i] ?? '' }));
+  },
+
   /** Body text of the first frame (webviews live in nested iframes) whose text contains `contains`. */
   frameText(contains: string, options: { timeoutMs?: number; window?: string } = {}): Promise<FramesResult> {
     return request<'frames'>({ type: 'frames', contains, timeoutMs: options.timeoutMs, window: options.window }, options.timeoutMs ?? 5000);

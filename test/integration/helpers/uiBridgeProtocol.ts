@@ -152,6 +152,8 @@ export interface TextRequest {
   visibleOnly?: boolean;
   /** Moves the pointer over the element first, as a user does: a tree row then shows its inline actions. */
   hover?: boolean;
+  /** Every element matching `selector`, as the page is now (no wait): their texts in `texts`, in order. */
+  all?: boolean;
 }
 
 export interface FramesRequest {
@@ -284,6 +286,10 @@ export interface TextResult {
   text: string;
   /** A `now` request whose selector matched nothing (text is then empty). */
   absent?: boolean;
+  /** An `all` request: the text of each element matched, in the page's order … */
+  texts?: string[];
+  /** … and, `visibleOnly`, what of each is in sight, read in the same look. */
+  drawn?: string[];
 }
 
 export interface WindowResult {

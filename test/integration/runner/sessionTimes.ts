@@ -42,6 +42,7 @@ export const MAIN_FILE_SECONDS: Readonly<Record<string, number>> = {
   'typedInputs.test.js': 20,
   'traceCompare.test.js': 10,
   'viewedRuns.test.js': 5,
+  'walkthrough.test.js': 66,
   'zz-readme.test.js': 27,
 };
 

@@ -101,6 +101,45 @@ export function consoleLogLine(level: string, text: string): string {
   return `[${level}] ${line}\n`;
 }
 
+/**
+ * The characters of an element a user sees: those not cut off by an ancestor that hides its overflow (an ellipsis
+ * covers the last ones). Run in the page (self-contained: Playwright sends its source).
+ */
+function drawnText(drawn: unknown): { whole: string; drawn: string } {
+  const element = drawn as unknown as MeasuredNode & { innerText: string };
+  const document = (globalThis as unknown as { document: MeasuringDocument }).document;
+  // The nearest right edge that clips the element: its own box and every ancestor hiding overflow.
+  let clip = Infinity;
+  for (let node: MeasuredNode | null = element; node; node = node.parentElement) {
+    if (node === element || node.scrollWidth > node.clientWidth) {
+      clip = Math.min(clip, node.getBoundingClientRect().right);
+    }
+  }
+  const range = document.createRange();
+  const walker = document.createTreeWalker(element, 4 /* NodeFilter.SHOW_TEXT */);
+  const chars: { char: string; right: number }[] = [];
+  let cut = false;
+  for (let node = walker.nextNode(); node && !cut; node = walker.nextNode()) {
+    const value = node.textContent ?? '';
+    for (let i = 0; i < value.length; i++) {
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const box = range.getBoundingClientRect();
+      if (box.width > 0 && box.right > clip) {
+        cut = true;
+        break;
+      }
+      chars.push({ char: value[i], right: box.right });
+    }
+    chars.push({ char: ' ', right: 0 });
+  }
+  // Where the text is cut, its ellipsis (about 10 px) covers the characters just before the edge.
+  while (cut && chars.length && chars[chars.length - 1].right > clip - 10) {
+    chars.pop();
+  }
+  return { whole: element.innerText, drawn: chars.map((c) => c.char).join('').replace(/\s+/g, ' ').trim() };
+}
+
 export class UiBridge {
   /** Requests are served one at a time so keyboard input never interleaves. */
   private queue: Promise<void> = Promise.resolve();
@@ -401,6 +440,18 @@ export class UiBridge {
   }
 
   private async text(request: TextRequest): Promise<TextResult> {
+    if (request.all) {
+      const found = await this.page.locator(request.selector).all();
+      const texts: string[] = [];
+      const drawn: string[] = [];
+      for (const element of found) {
+        // Both read in one look, so a row redrawn between two reads cannot make them differ.
+        const read = request.visibleOnly ? await element.evaluate(drawnText) : { whole: await element.innerText(), drawn: '' };
+        texts.push(read.whole);
+        drawn.push(read.drawn);
+      }
+      return { text: texts.join('\n'), texts, drawn: request.visibleOnly ? drawn : undefined };
+    }
     if (request.now) {
       // evaluateAll does not wait for a match: one look at the page as it is.
       const text = await this.page.locator(request.selector).evaluateAll((found) => (found.length ? (found[0] as unknown as { innerText: string }).innerText : undefined));
@@ -417,41 +468,7 @@ export class UiBridge {
     if (!request.visibleOnly) {
       return { text: await locator.innerText() };
     }
-    const text = await locator.evaluate((drawn) => {
-      const element = drawn as unknown as MeasuredNode;
-      const document = (globalThis as unknown as { document: MeasuringDocument }).document;
-      // The nearest right edge that clips the element: its own box and every ancestor hiding overflow.
-      let clip = Infinity;
-      for (let node: MeasuredNode | null = element; node; node = node.parentElement) {
-        if (node === element || node.scrollWidth > node.clientWidth) {
-          clip = Math.min(clip, node.getBoundingClientRect().right);
-        }
-      }
-      const range = document.createRange();
-      const walker = document.createTreeWalker(element, 4 /* NodeFilter.SHOW_TEXT */);
-      const chars: { char: string; right: number }[] = [];
-      let cut = false;
-      for (let node = walker.nextNode(); node && !cut; node = walker.nextNode()) {
-        const value = node.textContent ?? '';
-        for (let i = 0; i < value.length; i++) {
-          range.setStart(node, i);
-          range.setEnd(node, i + 1);
-          const box = range.getBoundingClientRect();
-          if (box.width > 0 && box.right > clip) {
-            cut = true;
-            break;
-          }
-          chars.push({ char: value[i], right: box.right });
-        }
-        chars.push({ char: ' ', right: 0 });
-      }
-      // Where the text is cut, its ellipsis (about 10 px) covers the characters just before the edge.
-      while (cut && chars.length && chars[chars.length - 1].right > clip - 10) {
-        chars.pop();
-      }
-      return chars.map((c) => c.char).join('').replace(/\s+/g, ' ').trim();
-    });
-    return { text };
+    return { text: (await locator.evaluate(drawnText)).drawn };
   }
 
   private async frames(request: FramesRequest): Promise<FramesResult> {
