@@ -1,6 +1,8 @@
 // A long deployment log through the platform client: its end (where a failed build says why) must be read, not
 // the reader's first 10,000 entries of it.
 import * as assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PlatformClient } from '../../src/platform/platformClient';
 import { MAX_LOG_LINES } from '../../src/platform/parse';
 import { startSimulator, type Simulator } from '../../src/simulator/server';
@@ -43,5 +45,38 @@ describe('platform client: long deployment logs', function () {
     assert.deepEqual([dropped, unread], [10_000, 0]);
     assert.equal(lines[0].message.startsWith('Step 10001:'), true);
     assert.equal(lines.at(-1)?.message, 'Crew is Online');
+  });
+});
+
+describe('platform client: a long log of long lines', function () {
+  this.timeout(30_000);
+  let server: Server;
+  let baseUrl: string;
+  const client = new PlatformClient();
+  /** 50,000 lines of 250 characters: some 14 MB of JSON, more than a reply's JSON may hand the host (8 M characters). */
+  const body = JSON.stringify([
+    ...Array.from({ length: MAX_LOG_LINES - 1 }, (_, i) => ({ timestamp: '2026-01-02T00:00:00Z', level: 'info', message: `Step ${i + 1}: ${'x'.repeat(240)}` })),
+    { timestamp: '2026-01-02T00:00:01Z', level: 'error', message: 'pip install failed: the last line' },
+  ]);
+  before(async () => {
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await client.dispose();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('keeps its end, where the error is, and counts the earlier lines it leaves out', async () => {
+    const { lines, dropped } = await client.logs({ baseUrl, token: 'long-lines-token' }, 'dep-long');
+    assert.equal(lines.at(-1)?.message, 'pip install failed: the last line');
+    assert.equal(lines.at(-1)?.level, 'ERROR');
+    assert.equal(lines.length + dropped, MAX_LOG_LINES, 'every line is shown or counted');
+    assert.match(lines[0].message, new RegExp(`^Step ${dropped + 1}: x`));
   });
 });
