@@ -6,8 +6,24 @@ import type { AddressInfo } from 'node:net';
 import { PlatformClient } from '../../src/platform/platformClient';
 import { MAX_LOG_LINES } from '../../src/platform/parse';
 import { startSimulator, type Simulator } from '../../src/simulator/server';
+import type * as LogsModule from '../../src/platform/deploymentLogs';
+import { FakeEventEmitter, fakeVscode, requireFreshWith } from './helpers/fakeVscode';
 
 const ORG = '0b7c2a51-5d1e-4f7a-9c3e-1d2f3a4b5c6d';
+
+/** The log document's text, as Show Deployment Logs opens it, of `uuid` read with `client`. */
+async function logDocument(client: PlatformClient, credentials: { baseUrl: string; token: string }, uuid: string): Promise<string> {
+  const vscode = { ...fakeVscode, EventEmitter: FakeEventEmitter, workspace: { textDocuments: [] } };
+  const [{ DeploymentLogDocuments }] = requireFreshWith([require.resolve('../../src/platform/deploymentLogs')], vscode) as [typeof LogsModule];
+  const imported = { uuid, platformUrl: credentials.baseUrl, name: uuid };
+  const services = { platform: { imported: { get: () => imported }, account: { current: async () => credentials }, client } };
+  const documents = new DeploymentLogDocuments(services as never);
+  try {
+    return await documents.provideTextDocumentContent({ query: 'crew=x' } as never, { onCancellationRequested: () => ({ dispose: () => undefined }) } as never);
+  } finally {
+    documents.dispose();
+  }
+}
 
 describe('platform client: long deployment logs', function () {
   this.timeout(30_000);
@@ -37,6 +53,14 @@ describe('platform client: long deployment logs', function () {
     assert.deepEqual([dropped, unread], [0, 0]);
     assert.equal(lines[0].message.startsWith('Step 1:'), true);
     assert.equal(lines.at(-1)?.message, 'Crew is Online');
+  });
+
+  it('shows all 50,000 lines in the log document, up to its last, each as one line', async () => {
+    const lines = (await logDocument(client, creds(), 'dep-50k')).split('\n');
+    assert.equal(lines.pop(), '', 'the text ends with a line break');
+    assert.equal(lines.length, MAX_LOG_LINES);
+    assert.ok(/^\S+ {2}INFO {3}Step 1: pip install crewai-tools/.test(lines[0]), lines[0]);
+    assert.ok(/^\S+ {2}INFO {3}Crew is Online$/.test(lines.at(-1)!), lines.at(-1));
   });
 
   it('keeps the last 50,000 lines of a longer log and says how many earlier ones it left out', async () => {
@@ -78,5 +102,14 @@ describe('platform client: a long log of long lines', function () {
     assert.equal(lines.at(-1)?.level, 'ERROR');
     assert.equal(lines.length + dropped, MAX_LOG_LINES, 'every line is shown or counted');
     assert.match(lines[0].message, new RegExp(`^Step ${dropped + 1}: x`));
+  });
+
+  it('shows its end in the log document, under a line counting the earlier lines', async () => {
+    const lines = (await logDocument(client, { baseUrl, token: 'long-lines-token' }, 'dep-long')).split('\n');
+    assert.equal(lines.pop(), '');
+    const dropped = Number(/^… (\d+) earlier lines not shown$/.exec(lines[0])?.[1]);
+    assert.equal(lines.length - 1 + dropped, MAX_LOG_LINES, lines[0]);
+    assert.match(lines[1], new RegExp(`^2026-01-02T00:00:00Z  INFO   Step ${dropped + 1}: x`));
+    assert.equal(lines.at(-1), '2026-01-02T00:00:01Z  ERROR  pip install failed: the last line');
   });
 });
