@@ -22,11 +22,11 @@ const MAX_PARSED_CONTAINERS = 250_000;
 
 /** The body read (worker side), and the start of its redacted text for the words of a reply that is no JSON. */
 export function readJsonBody(bytes: Uint8Array, token: string, limits: ReadLimits = READ_LIMITS): { read: JsonBodyRead; head: string } {
-  // Invalid UTF-8 becomes U+FFFD rather than an exception, as in the transport.
-  const text = redact(new TextDecoder('utf-8', { fatal: false }).decode(bytes), token);
+  const text = redactedText(bytes, token);
   const head = text.slice(0, ERROR_BODY_BYTES);
   const trimmed = text.trim();
-  if (trimmed.length <= REPLY_VALUE_BUDGET && parsesWithin(trimmed, limits)) {
+  const whole = parsedWhole(trimmed);
+  if (whole && withinLimits(whole.value, limits)) {
     return { read: { json: trimmed, omitted: [] }, head };
   }
   const parsed = trimmed ? readJsonBounded(trimmed, limits) : { ok: false as const };
@@ -62,23 +62,32 @@ export function jsonOfRead(read: JsonBodyRead): unknown {
   return value;
 }
 
-/** Whether JSON.parse reads `text` (strict JSON: the bounded reader is lenient) into a value within `limits`. */
-function parsesWithin(text: string, limits: ReadLimits): boolean {
+/** A body's text: decoded (invalid UTF-8 becomes U+FFFD rather than an exception, as in the transport), the token out. */
+export function redactedText(bytes: Uint8Array, token: string): string {
+  return redact(new TextDecoder('utf-8', { fatal: false }).decode(bytes), token);
+}
+
+/**
+ * `text` (trimmed) read by JSON.parse (strict JSON: the bounded reader is lenient), when it is within the budget and
+ * opens few enough containers; undefined when it is not, or is no JSON.
+ */
+export function parsedWhole(text: string): { value: unknown } | undefined {
+  if (text.length > REPLY_VALUE_BUDGET) {
+    return undefined;
+  }
   let containers = 0;
   for (const open of ['{', '[']) {
     for (let at = text.indexOf(open); at !== -1; at = text.indexOf(open, at + 1)) {
       if (++containers > MAX_PARSED_CONTAINERS) {
-        return false;
+        return undefined;
       }
     }
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return { value: JSON.parse(text) as unknown };
   } catch {
-    return false;
+    return undefined;
   }
-  return withinLimits(value, limits);
 }
 
 /** Whether `value` prints within `budget` characters, about: stops counting once over. Iterative. */

@@ -25,6 +25,13 @@ const IDLE_MS = 60_000;
 /** The worker's heap: a body is at most maxResponseBytes (64 MB); one that needs more ends the worker, not the host. */
 const WORKER_HEAP_MB = 1024;
 
+/**
+ * Its young generation, twice V8's default here: what a large reply parses into (a 50,000-line log's 50,000 entries)
+ * then lives through the reading, and in the default one each scavenge copied it again (a fifth of that reading's
+ * time, bench/platform.ts). It grows to this only as replies that large are read, and goes with the idle worker.
+ */
+const WORKER_YOUNG_MB = 64;
+
 const ROLE = 'crew-runs-status-reader';
 
 interface WorkerData {
@@ -98,7 +105,7 @@ export class StatusReader {
     }
     const worker = new Worker(this.options.script, {
       workerData: { role: ROLE, settings: this.options.settings, env } satisfies WorkerData,
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
       // Nothing of the worker's goes to the host's output: it never writes, and a crash is reported below.
       stdout: true,
       stderr: true,

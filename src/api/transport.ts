@@ -6,6 +6,7 @@ import { rootCertificates } from 'node:tls';
 import { ERROR_BODY_BYTES, transportFailure, type HttpRequest, type HttpResponse, type NetworkSettings, type StreamingResponse, type Transport } from './transportTypes';
 import { isLoopbackHost, originOf } from './url';
 import { readJsonBody } from './jsonBody';
+import { readLogLines, readLogText } from './logBody';
 import { redact } from './redact';
 import { readStatusBody } from './statusBody';
 import { isStatusReaderThread, serveStatusRequests, StatusReader } from './statusReader';
@@ -75,8 +76,8 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
 
   return {
     async request(req: HttpRequest): Promise<HttpResponse> {
-      // Statuses and every reply the host reads as JSON: read on the reader's thread, whatever their size.
-      if ((req.readStatus || req.readJson) && statusReader) {
+      // Statuses, deployment logs and every reply the host reads as JSON: read on the reader's thread, whatever their size.
+      if ((req.readStatus || req.readJson || req.readLog) && statusReader) {
         return statusReader.request(req);
       }
       // A total deadline over headers and body: undici's timeouts only bound the gaps between bytes.
@@ -130,10 +131,16 @@ export function createTransport(settings: NetworkSettings, env: NodeJS.ProcessEn
         const { read, head } = readJsonBody(Buffer.concat(chunks, size), req.readJson.token, req.readJson.limits);
         return { status: response.statusCode, headers, bodyText: head, jsonRead: read, bodyRedacted: true };
       }
+      if (req.readLog && ok) {
+        // A deployment log: only its document's text, or its last lines, go back.
+        const bytes = Buffer.concat(chunks, size);
+        const read = req.readLog.as === 'text' ? { logText: readLogText(bytes, req.readLog.token) } : { logLines: readLogLines(bytes, req.readLog.token) };
+        return { status: response.statusCode, headers, bodyText: '', ...read, bodyRedacted: true };
+      }
       // Invalid UTF-8 becomes U+FFFD rather than an exception: crew output is untrusted text.
       const bodyText = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
       // An error's kept text is redacted here too, on the reader's thread: the host gets it done (bodyRedacted).
-      const token = req.readStatus?.token ?? req.readJson?.token;
+      const token = req.readStatus?.token ?? req.readJson?.token ?? req.readLog?.token;
       return token ? { status: response.statusCode, headers, bodyText: redact(bodyText, token), bodyRedacted: true } : { status: response.statusCode, headers, bodyText };
     },
     async stream(req: HttpRequest): Promise<StreamingResponse> {

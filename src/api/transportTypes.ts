@@ -1,6 +1,7 @@
 // Types shared by the client and the lazily loaded transport, kept apart so that importing them
 // does not load undici.
 import type { ReadLimits } from './boundedJson';
+import type { LogLines, LogText } from './logLines';
 import type { KnownEvents, StatusSnapshot } from './types';
 
 /** A 2xx status body read into a snapshot (statusBody.ts); not JSON is its own outcome (the client words it). */
@@ -70,6 +71,12 @@ export interface HttpRequest {
    * ERROR_BODY_BYTES of its text in `bodyText` (for the words of a reply that is no JSON).
    */
   readJson?: { token: string; limits?: ReadLimits };
+  /**
+   * A deployment log: made on the status reader's thread too, where a 2xx body is read (logBody.ts), this token taken
+   * out, into the text its document shows (`as: 'text'`, back as `logText`) or its last lines (`logLines`); the
+   * response's `bodyText` is then empty.
+   */
+  readLog?: { token: string; as: 'text' | 'lines' };
 }
 
 export interface HttpResponse {
@@ -81,8 +88,11 @@ export interface HttpResponse {
   statusRead?: StatusBodyRead;
   /** A 2xx body read on the status reader's thread (HttpRequest.readJson). */
   jsonRead?: JsonBodyRead;
+  /** A 2xx deployment log read on the status reader's thread (HttpRequest.readLog). */
+  logText?: LogText;
+  logLines?: LogLines;
   /**
-   * Set by the transport only: `bodyText` already has the request's token (readStatus, readJson) taken out, on the
+   * Set by the transport only: `bodyText` already has the request's token (readStatus, readJson, readLog) taken out, on the
    * thread that read it, so redactResponse leaves it as it is (64 KB of escapes cost a redactor 15-20 ms).
    */
   bodyRedacted?: boolean;

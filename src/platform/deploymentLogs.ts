@@ -3,21 +3,16 @@
 // Filter Deployment Log keeps the lines that contain a text (a level, an error's words).
 import * as vscode from 'vscode';
 import type { ServicesWithPlatform } from './platformServices';
+import type { LogText } from '../api/logLines';
 import { errorText } from '../util/errorText';
 import { PlatformError } from './platformClient';
-import type { LogLine } from './parse';
 
 export const LOG_SCHEME = 'crew-deployment-log';
 
-export function formatLogLines(lines: readonly LogLine[], dropped: number, unread = 0): string {
-  const head = dropped ? [vscode.l10n.t('… {0} earlier lines not shown', dropped)] : [];
-  const tail = unread ? [vscode.l10n.t('… {0} later lines not read (the log is longer than Crew Runs reads)', unread)] : [];
-  const out = head;
-  for (const l of lines) {
-    // Template strings, not a filtered array per line: 50,000 lines must read at once.
-    out.push(l.timestamp === undefined ? (l.level === undefined ? l.message : `${l.level.padEnd(5)}  ${l.message}`) : l.level === undefined ? `${l.timestamp}  ${l.message}` : `${l.timestamp}  ${l.level.padEnd(5)}  ${l.message}`);
-  }
-  return [...out, ...tail].join('\n') + '\n';
+/** The document's text: the log's lines (read on the status reader's thread), under a line saying how many earlier ones it left out. */
+export function logDocumentText(log: LogText): string {
+  const head = log.dropped ? `${vscode.l10n.t('… {0} earlier lines not shown', log.dropped)}\n` : '';
+  return `${head}${log.text}\n`;
 }
 
 /** The lines of `text` (formatted log lines) that contain `filter`, case-insensitively, under a line that says so. */
@@ -78,11 +73,11 @@ export class DeploymentLogDocuments implements vscode.TextDocumentContentProvide
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
     try {
-      const { lines, dropped, unread } = await this.services.platform.client.logs(signIn, imported.uuid, abort.signal);
-      if (!lines.length) {
+      const log = await this.services.platform.client.logText(signIn, imported.uuid, abort.signal);
+      if (!log.count) {
         return vscode.l10n.t('The platform has no deployment logs for {0} yet.', imported.name) + '\n';
       }
-      const text = formatLogLines(lines, dropped, unread);
+      const text = logDocumentText(log);
       const filter = this.filters.get(uri.toString());
       return filter ? filterLogText(text, filter) : text;
     } catch (error) {

@@ -2,16 +2,17 @@
 // undefined, one odd entry never fails a list, status prose is matched loosely, and every count is bounded.
 // Pure: no vscode, unit-tested.
 import { omittedEntries } from '../api/boundedJson';
+import { readLogLines, type LogLine } from '../api/logLines';
 import { normaliseCrewUrl } from '../api/url';
 import { inertLine } from '../util/inertText';
 import { isPlainObject } from '../util/objects';
 
+export { MAX_LOG_LINES, type LogLine } from '../api/logLines';
+
 export const MAX_ORGANIZATIONS = 200;
 export const MAX_DEPLOYMENTS = 2000;
-export const MAX_LOG_LINES = 50_000;
 const MAX_NAME = 200;
 const MAX_STATUS = 200;
-const MAX_MESSAGE = 4000;
 const MAX_TOKEN = 4096;
 
 export interface Organization {
@@ -44,12 +45,6 @@ export interface DeploymentStatus {
   deploymentId?: string;
   /** When the deployment was last (re)deployed, as the platform wrote it: a change shows a redeploy started. */
   deployedAt?: string;
-}
-
-export interface LogLine {
-  timestamp?: string;
-  level?: string;
-  message: string;
 }
 
 function text(value: unknown, max: number): string | undefined {
@@ -181,43 +176,11 @@ function numericId(value: unknown): string | undefined {
 }
 
 /**
- * A log line's message on one line, cut to MAX_MESSAGE with an ellipsis (never half a surrogate pair). Cut before
- * it is made inert: a 16 MiB line costs what a short one does, and still shows.
- */
-function logMessage(raw: string): string {
-  if (raw.length <= MAX_MESSAGE) {
-    return inertLine(raw);
-  }
-  let end = MAX_MESSAGE - 1;
-  if (/[\uD800-\uDBFF]/.test(raw[end - 1])) {
-    end -= 1;
-  }
-  return `${inertLine(raw.slice(0, end))}…`;
-}
-
-/**
  * At most MAX_LOG_LINES (the last ones read); `dropped` says how many earlier lines were left out, `unread` how many
- * later ones the bounded reader stepped over (a log longer than the client reads).
+ * the bounded reader stepped over (api/logLines.ts: the same lines the log document shows).
  */
 export function parseLogs(body: unknown): { lines: LogLine[]; dropped: number; unread: number } {
-  const list = listOf(body, ['logs', 'data', 'items', 'lines']);
-  const start = Math.max(0, list.length - MAX_LOG_LINES);
-  const lines: LogLine[] = [];
-  for (const entry of list.slice(start)) {
-    if (typeof entry === 'string') {
-      lines.push({ message: logMessage(entry) });
-      continue;
-    }
-    if (!isPlainObject(entry)) {
-      continue;
-    }
-    const message = typeof entry.message === 'string' ? entry.message : typeof entry.msg === 'string' ? entry.msg : undefined;
-    if (message === undefined) {
-      continue;
-    }
-    lines.push({ timestamp: text(entry.timestamp ?? entry.time, 64), level: text(entry.level ?? entry.severity, 16)?.toUpperCase(), message: logMessage(message) });
-  }
-  return { lines, dropped: start, unread: omittedEntries(list) };
+  return readLogLines(body);
 }
 
 /** The redeploy's reply: documented `{uuid, status, public_url, token}`. */

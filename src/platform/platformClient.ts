@@ -2,7 +2,8 @@
 // with the crew tokens' rules: the same transport (dist/transport.js, loaded on the first request: proxy
 // settings, http only for loopback, bounded bodies, a total deadline), no redirects followed, the token
 // redacted from everything read before anything else sees it, and never logged.
-import { READ_LIMITS, type ReadLimits } from '../api/boundedJson';
+import type { ReadLimits } from '../api/boundedJson';
+import { lastLogLines, LOG_READ_LIMITS, logText, type LogText } from '../api/logLines';
 import { parseJson } from '../api/responses';
 import { redact, redactResponse } from '../api/redact';
 import { parseRetryAfter } from '../api/retry';
@@ -10,13 +11,7 @@ import type * as TransportModule from '../api/transport';
 import { DEFAULT_NETWORK_SETTINGS, isTransportFailure, type HttpResponse, type NetworkSettings, type Transport } from '../api/transportTypes';
 import { normaliseCrewUrl, originOf } from '../api/url';
 import { classifySendFailure, type SendFailure } from '../runTracking/sendOnce';
-import { type Deployment, type DeploymentStatus, type LogLine, type Organization, MAX_LOG_LINES, parseDeployments, parseDeploymentStatus, parseLogs, parseOrganizations, parseRedeploy, platformErrorWords } from './parse';
-
-/**
- * A deployment log keeps its last MAX_LOG_LINES entries, however long (the crew replies' first 10,000 lost a long
- * log's end, where the error is); only those cross from the reader's thread to the host's (api/jsonBody.ts).
- */
-const LOG_READ_LIMITS: ReadLimits = { ...READ_LIMITS, maxEntries: MAX_LOG_LINES, tailKeys: new Set(['logs', 'data', 'items', 'lines']), tailRoot: true };
+import { type Deployment, type DeploymentStatus, type LogLine, type Organization, parseDeployments, parseDeploymentStatus, parseOrganizations, parseRedeploy, platformErrorWords } from './parse';
 
 export type PlatformErrorKind = 'unauthorized' | 'forbidden' | 'notFound' | 'invalid' | 'rateLimited' | 'server' | 'network' | 'refused' | 'badResponse' | 'aborted';
 
@@ -70,10 +65,22 @@ export class PlatformClient {
     return parseDeploymentStatus(await this.json(credentials, 'GET', ['crews', uuid, 'status'], signal));
   }
 
+  /**
+   * The deployment log's last lines, read on the status reader's thread (api/logBody.ts): those of its last
+   * MAX_LOG_LINES entries, however long the log (the crew replies' first 10,000 lost a long log's end, where the
+   * error is), that fit in MAX_LOG_TEXT_CHARS; `dropped` counts the earlier ones.
+   */
   async logs(credentials: PlatformCredentials, uuid: string, signal?: AbortSignal): Promise<{ lines: LogLine[]; dropped: number; unread: number }> {
-    const read = parseLogs(await this.json(credentials, 'GET', ['crews', uuid, 'logs', 'deployment'], signal, LOG_READ_LIMITS));
-    // The list kept its last entries: what the reader left out came before them.
-    return { lines: read.lines, dropped: read.dropped + read.unread, unread: 0 };
+    const response = await this.request(credentials, 'GET', ['crews', uuid, 'logs', 'deployment'], signal, { log: 'lines' });
+    // A transport that did not read it (none in the product: the reader's thread, or this one, does) is read here.
+    const { lines, dropped } = response.logLines ?? lastLogLines(parseJson(response, LOG_READ_LIMITS));
+    return { lines, dropped, unread: 0 };
+  }
+
+  /** The deployment log as its document shows it: the same lines as `logs`, made into that text on the reader's thread. */
+  async logText(credentials: PlatformCredentials, uuid: string, signal?: AbortSignal): Promise<LogText> {
+    const response = await this.request(credentials, 'GET', ['crews', uuid, 'logs', 'deployment'], signal, { log: 'text' });
+    return response.logText ?? logText(parseJson(response, LOG_READ_LIMITS));
   }
 
   /** Rebuilds a live service: only ever called after the user confirmed it. */
@@ -93,6 +100,11 @@ export class PlatformClient {
   }
 
   private async json(credentials: PlatformCredentials, method: 'GET' | 'POST', path: string[], signal?: AbortSignal, limits?: ReadLimits): Promise<unknown> {
+    return parseJson(await this.request(credentials, method, path, signal, { limits }), limits);
+  }
+
+  /** A 2xx reply, the token out of it, read on the reader's thread (as JSON within `limits`, or as a log's text); else the error. */
+  private async request(credentials: PlatformCredentials, method: 'GET' | 'POST', path: string[], signal: AbortSignal | undefined, read: { limits?: ReadLimits; log?: 'text' | 'lines' }): Promise<HttpResponse> {
     const base = normaliseCrewUrl(credentials.baseUrl);
     if (!base.ok) {
       throw new PlatformError('refused', `The platform URL is not usable (${base.problem}); nothing was sent.`, undefined, undefined, undefined, true);
@@ -108,14 +120,14 @@ export class PlatformClient {
     };
     let response: HttpResponse;
     try {
-      // The reply is read as JSON on the reader's thread (api/jsonBody.ts): the host gets its value, not its text.
-      const readJson = { token, ...(limits ? { limits } : {}) };
-      response = redactResponse(await this.getTransport().request({ method, url, headers, body: method === 'POST' ? '{}' : undefined, signal, readJson }), token);
+      // The reply is read on the reader's thread (api/jsonBody.ts, api/logBody.ts): the host gets its value or text.
+      const reading = read.log ? { readLog: { token, as: read.log } } : { readJson: { token, ...(read.limits ? { limits: read.limits } : {}) } };
+      response = redactResponse(await this.getTransport().request({ method, url, headers, body: method === 'POST' ? '{}' : undefined, signal, ...reading }), token);
     } catch (e) {
       throw fromFailure(e, token);
     }
     if (response.status >= 200 && response.status < 300) {
-      return parseJson(response, limits);
+      return response;
     }
     throw errorFor(response, originOf(url), token);
   }

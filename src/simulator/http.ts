@@ -66,7 +66,7 @@ export function parseJson(text: string): Parsed {
 
 function serialize(reply: Reply): { headers: Record<string, string>; payload: Buffer } {
   const isText = typeof reply.body === 'string';
-  const payload = Buffer.from(isText ? (reply.body as string) : JSON.stringify(reply.body), 'utf8');
+  const payload = Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(isText ? (reply.body as string) : JSON.stringify(reply.body), 'utf8');
   return {
     headers: {
       'Content-Type': isText ? 'text/plain; charset=utf-8' : 'application/json',

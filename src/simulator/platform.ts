@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { RateLimiter } from './faults';
 import { demoTriggerApps, triggerReply } from './platformTriggers';
-import { advanceLogs, deployedAtOf, deploymentsRoute, newDeployment, type SimDeployment, startDeploy, statusOf as deployStatusOf } from './platformDeploys';
+import { advanceLogs, deployedAtOf, deploymentsRoute, type LogLine, newDeployment, type SimDeployment, startDeploy, statusOf as deployStatusOf } from './platformDeploys';
 import type { PlatformConfig, PlatformDeploymentConfig, PlatformShape, PlatformStats, Reply } from './types';
 
 export const PLATFORM_PREFIX = 'crewai_plus';
@@ -41,6 +41,20 @@ export interface PlatformSimulator {
   /** The 429 reply when the presented token is over config.rateLimitPerSecond now, else undefined. */
   limit(req: IncomingMessage, now: number): Reply | undefined;
   handle(req: IncomingMessage, rest: string[]): Reply;
+}
+
+/**
+ * A log's JSON, made once per log (a redeploy's phases make a new list): as a platform serves a stored log, not
+ * 8 MB of it written anew on every read, which cost the simulator's process some 6× the client's JSON.parse of it.
+ */
+const logBytes = new WeakMap<readonly LogLine[], Buffer>();
+function logsJson(logs: readonly LogLine[]): Buffer {
+  let bytes = logBytes.get(logs);
+  if (!bytes) {
+    bytes = Buffer.from(JSON.stringify(logs), 'utf8');
+    logBytes.set(logs, bytes);
+  }
+  return bytes;
 }
 
 export function createPlatform(config: PlatformConfig | undefined, crewIds: string[], crews: PlatformCrews, timeScale: number): PlatformSimulator {
@@ -199,7 +213,7 @@ export function createPlatform(config: PlatformConfig | undefined, crewIds: stri
       }
       if (action === 'logs/deployment' && method === 'GET') {
         advanceLogs(deployment, now, clock);
-        return { status: 200, body: deployment.logs };
+        return { status: 200, body: logsJson(deployment.logs) };
       }
       if (action === 'deploy' && method === 'POST') {
         startDeploy(deployment, now, clock);

@@ -438,5 +438,6 @@ export interface PlatformStats {
 export interface Reply {
   status: number;
   headers?: Record<string, string>;
+  /** Text, a value sent as JSON, or JSON's bytes made beforehand (a Buffer). */
   body: string | object;
 }

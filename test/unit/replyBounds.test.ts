@@ -10,6 +10,7 @@ import { omittedEntries, READ_LIMITS, readJsonBounded } from '../../src/api/boun
 import { CrewClient } from '../../src/api/client';
 import { CrewApiError } from '../../src/api/errors';
 import { jsonOfRead, readJsonBody, REPLY_VALUE_BUDGET } from '../../src/api/jsonBody';
+import { MAX_LOG_TEXT_CHARS } from '../../src/api/logLines';
 import { redact, redactResponse } from '../../src/api/redact';
 import { createTransport } from '../../src/api/transport';
 import { DEFAULT_NETWORK_SETTINGS, ERROR_BODY_BYTES, type HttpResponse, type Transport } from '../../src/api/transportTypes';
@@ -170,14 +171,19 @@ describe('Reply bounds (#47)', function () {
     try {
       const logs = await platform.logs(credentials, 'd1');
       assert.equal(logs.lines.at(-1)?.message, 'last line');
-      assert.ok(seen[0].jsonRead, 'the log came back read');
+      assert.ok(seen[0].logLines, 'the log came back read');
       assert.ok(seen[0].bodyText.length <= ERROR_BODY_BYTES);
+      // The log's document: its text made there, within its budget, up to the last line.
+      const log = await platform.logText(credentials, 'd1');
+      assert.ok(log.text.endsWith('\nlast line') && log.text.length <= MAX_LOG_TEXT_CHARS, `${log.text.length} characters`);
+      assert.ok(seen[1].logText && !seen[1].jsonRead, 'the text came back made');
+      assert.ok(seen[1].bodyText.length <= ERROR_BODY_BYTES);
       await assert.rejects(platform.deployments(credentials), (e: unknown) => {
         assert.ok(e instanceof PlatformError && e.kind === 'server', String(e));
         assert.ok(!`${e.message} ${e.serverWords}`.includes(TOKEN));
         return true;
       });
-      assert.ok(seen[1].bodyText.length <= ERROR_BODY_BYTES, `the host got ${seen[1].bodyText.length} characters of a platform error`);
+      assert.ok(seen[2].bodyText.length <= ERROR_BODY_BYTES, `the host got ${seen[2].bodyText.length} characters of a platform error`);
     } finally {
       await platform.dispose();
     }
