@@ -75,6 +75,8 @@ const lazyModulesPlugin = {
  * `require`: esbuild keeps only the names the code uses, each read once at load, and a use is a plain variable.
  * `vscode`'s names are those its type declarations give values (its API object's properties), Node's those of
  * the module itself; a name the code uses that is not among them fails the build, never `undefined` at run time.
+ * So an API newer than @types/vscode is reached through `require('vscode')`, the module itself; `vscode` used as a
+ * value (`vscode as …`) is a namespace of the typed names only.
  */
 const VSCODE_TYPES = path.join(__dirname, 'node_modules', '@types', 'vscode', 'index.d.ts');
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
