@@ -68,22 +68,49 @@ const lazyModulesPlugin = {
 };
 
 /**
- * Modules import `vscode` and Node's built-in modules (`node:path`, `node:fs/promises`…) as namespaces; left
- * external, esbuild copies the whole module object onto a fresh namespace object once per importing module at
- * load time (`vscode`'s several hundred properties for each of some 60 modules; Node's modules 27 times). Here
- * each has one namespace, copied once and shared by every importer.
+ * Modules import `vscode` and Node's built-in modules (`node:path`, `node:fs/promises`…) as namespaces. Left
+ * external, each would be a copy of the whole module object made at load, a getter per property (`vscode`'s
+ * several hundred, `node:fs`'s hundred), for every importing module or, shared, once: a millisecond of every
+ * start. Here each is a module of named exports, one per property of the real module, read from it with
+ * `require`: esbuild keeps only the names the code uses, each read once at load, and a use is a plain variable.
+ * `vscode`'s names are those its type declarations give values (its API object's properties), Node's those of
+ * the module itself; a name the code uses that is not among them fails the build, never `undefined` at run time.
+ * So an API newer than @types/vscode is reached through `require('vscode')`, the module itself; `vscode` used as a
+ * value (`vscode as …`) is a namespace of the typed names only.
  */
-const oneNamespacePlugin = {
-  name: 'one-namespace',
+const VSCODE_TYPES = path.join(__dirname, 'node_modules', '@types', 'vscode', 'index.d.ts');
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+function exportedNames(moduleName) {
+  if (moduleName === 'vscode') {
+    // Inside `declare module 'vscode' {…}`, one tab in: every declaration there is exported, `export` or not.
+    const types = require('fs').readFileSync(VSCODE_TYPES, 'utf8');
+    return [...new Set([...types.matchAll(/^\t(?:export )?(?:namespace|class|enum|const|let|var|function) (\w+)/gm)].map((m) => m[1]))];
+  }
+  return Object.getOwnPropertyNames(require(moduleName)).filter((name) => IDENTIFIER.test(name) && name !== 'default');
+}
+
+const namedExportsPlugin = {
+  name: 'named-exports',
   setup(build) {
-    build.onResolve({ filter: /^(vscode|node:[\w/]+)$/ }, (args) => {
-      if (args.namespace === 'shared-namespace') {
-        return { path: args.path, external: true };
+    build.onResolve({ filter: /^(vscode|node:[\w/]+)$/ }, (args) =>
+      // Only `import` statements: a `require()` (undici's CJS, and the modules below) wants the module itself.
+      args.kind === 'import-statement' ? { path: args.path, namespace: 'named-exports' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'named-exports' }, (args) => ({
+      contents: [
+        `const m = require(${JSON.stringify(args.path)});`,
+        // Pure: a name nothing uses is dropped, and its property never read (a getter such as `fs.promises` stays unread).
+        ...exportedNames(args.path).map((name) => `export const ${name} = /* @__PURE__ */ (() => m.${name})();`),
+      ].join('\n'),
+      loader: 'js',
+    }));
+    build.onEnd((result) => {
+      const undefinedImports = result.warnings.filter((w) => w.id === 'import-is-undefined' && /"named-exports:/.test(w.text));
+      if (undefinedImports.length > 0) {
+        throw new Error(`not in the module: ${undefinedImports.map((w) => `${w.text} (${w.location?.file}:${w.location?.line})`).join('; ')}`);
       }
-      // Only `import` statements: a `require()` (undici's CJS) wants the module itself, e.g. a class as exports.
-      return args.kind === 'import-statement' ? { path: args.path, namespace: 'shared-namespace' } : undefined;
     });
-    build.onLoad({ filter: /.*/, namespace: 'shared-namespace' }, (args) => ({ contents: `export * from '${args.path}';`, loader: 'js' }));
   },
 };
 
@@ -161,7 +188,7 @@ function makeBuilds(production) {
     // jsonc-parser's UMD build requires its parts at run time, out of the bundle's sight: take the ESM build.
     mainFields: ['module', 'main'],
     logLevel: 'warning',
-    plugins: [lazyModulesPlugin, oneNamespacePlugin, vscodeL10nPlugin, problemMatcherPlugin],
+    plugins: [lazyModulesPlugin, namedExportsPlugin, vscodeL10nPlugin, problemMatcherPlugin],
   };
 
   return [

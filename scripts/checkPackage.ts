@@ -152,6 +152,11 @@ const checks: [string, () => void][] = [
     const sizes = ['extension.js', 'core.js'].map((file) => zipEntries(vsix).find((e) => e.name === `extension/dist/${file}`)?.size ?? Infinity);
     assert.ok(sizes[0] + sizes[1] < MAIN_BUNDLE_BUDGET_BYTES, `${sizes.join(' + ')} bytes`);
   }],
+  ['its composition root is ASCII: every start reads it one byte a character (src/util/codeCache.ts)', () => {
+    const core = fs.readFileSync(path.join(repoRoot, 'dist', 'core.js'));
+    const at = core.findIndex((byte) => byte > 0x7f);
+    assert.ok(at < 0, `dist/core.js has a non-ASCII character near "${core.subarray(Math.max(0, at - 40), at + 20).toString('utf8')}" (esbuild escapes strings, not regular expressions: write \\uXXXX there)`);
+  }],
   ["its transport bundle loads without vscode: it is also the status reader's worker (src/api/statusReader.ts), a thread with no vscode", () => {
     const transport = fs.readFileSync(path.join(repoRoot, 'dist', 'transport.js'), 'utf8');
     assert.ok(!/require\((["'`])vscode\1\)/.test(transport), 'dist/transport.js requires vscode (an import of @vscode/l10n, or of vscode, reached from src/api/transport.ts?)');

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { CrewClient } from './api/client';
 import { affectsNetworkSettings, readNetworkSettings } from './api/networkSettings';
 import { systemClock } from './util/clock';
-import { readCrewRunsNumbers } from './util/crewRunsSettings';
+import { type NumberSetting, readCrewRunsNumbers, readNumberSetting } from './util/crewRunsSettings';
 import { errorText } from './util/errorText';
 import { setListenerErrorSink } from './util/event';
 import { CORE_STARTED_MARK } from './util/marks';
@@ -109,7 +109,7 @@ function createCore(context: vscode.ExtensionContext, log: vscode.LogOutputChann
   const userAgent = `crew-runs/${context.extension.packageJSON.version ?? 'dev'}`;
   // Clamped, and user-only where a workspace must not decide (history size; every number when untrusted).
   const numbers = () => readCrewRunsNumbers(vscode.workspace.getConfiguration('crewRuns'), vscode.workspace.isTrusted);
-  const atStart = numbers();
+  const setting = (name: NumberSetting, settings = vscode.workspace.getConfiguration('crewRuns')) => readNumberSetting(settings, name, vscode.workspace.isTrusted);
 
   // Crews and their tokens; the client that reaches them.
   const tokens = new TokenStore(context.secrets);
@@ -119,7 +119,8 @@ function createCore(context: vscode.ExtensionContext, log: vscode.LogOutputChann
   // Runs, shared by every window through global storage; a lease per run decides which window polls it.
   const globalState = { get: <T>(key: string) => context.globalState.get<T>(key), update: async (key: string, value: unknown) => context.globalState.update(key, value) };
   const storageDir = context.globalStorageUri.fsPath;
-  const runs = new RunStore(globalState, storageDir, log, { maxRunsPerCrew: atStart.maxRunsPerCrew });
+  // The history's cap is read as the history is (a user-only setting: inspect(), a third of a millisecond).
+  const runs = new RunStore(globalState, storageDir, log, { maxRunsPerCrew: () => setting('maxRunsPerCrew') });
   // Small values every window shares; what older versions kept in globalState is read from there until first changed.
   const shared = new SharedState(path.join(storageDir, 'shared'), log, context.globalState);
   const windowId = randomUUID();
@@ -128,10 +129,11 @@ function createCore(context: vscode.ExtensionContext, log: vscode.LogOutputChann
   const leases = new LeaseManager(path.join(storageDir, 'leases'), windowId, log, { liveness });
   // The reporter writes the user-facing lines (deduplicated); the poller's own notes stay at debug level.
   const pollerLog = { info: (m: string) => log.debug(m), warn: (m: string) => log.debug(m), error: (m: string) => log.error(m) };
+  const settings = vscode.workspace.getConfiguration('crewRuns');
   const poller = new RunPoller(runs, client, systemClock, pollerLog, leases, {
-    maxIntervalMs: atStart.pollMaxIntervalSeconds * 1000,
-    unfocusedFactor: atStart.pollUnfocusedFactor,
-    watchDeadlineMs: atStart.watchDeadlineHours * 3_600_000,
+    maxIntervalMs: setting('pollMaxIntervalSeconds', settings) * 1000,
+    unfocusedFactor: setting('pollUnfocusedFactor', settings),
+    watchDeadlineMs: setting('watchDeadlineHours', settings) * 3_600_000,
     tokenChanges: tokens.onDidChange,
     inspect: inspection && ((part) => (inspection.poller = part)),
   });

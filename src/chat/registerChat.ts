@@ -44,8 +44,7 @@ export function registerChat(services: ChatServices, extensionUri: vscode.Uri, l
   const loadTools = () => (tools ??= chatHandlers().createTools(services));
 
   // `vscode.lm` and `vscode.chat` are typed as always present; another editor may lack them.
-  const api = vscode as Partial<typeof vscode>;
-  const lm = api.lm;
+  const lm = vscode.lm as typeof vscode.lm | undefined;
   if (typeof lm?.registerTool === 'function') {
     const registered: vscode.Disposable[] = [];
     try {
@@ -68,7 +67,7 @@ export function registerChat(services: ChatServices, extensionUri: vscode.Uri, l
     log.info("This editor has no language model tools API (vscode.lm): the crew tools for its AI are not offered.");
   }
 
-  const chat = api.chat;
+  const chat = vscode.chat as typeof vscode.chat | undefined;
   if (typeof chat?.createChatParticipant === 'function') {
     try {
       const participant = chat.createChatParticipant('crewRuns.crews', participantHandler(services));

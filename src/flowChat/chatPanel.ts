@@ -409,7 +409,7 @@ export async function offerSetToken(words: string, crewUrl: string): Promise<voi
 /** The server's words as a sentence of their own: a full stop added where they end without one. */
 function asSentence(words: string): string {
   const trimmed = words.trim();
-  return /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+  return /[.!?\u2026]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 function noteFor(outcome: TurnOutcome): string | undefined {

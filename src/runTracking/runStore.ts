@@ -45,7 +45,8 @@ export interface RunStoreOptions {
   clock?: Clock;
   /** Key under which older versions kept the index in the key-value store (moved to files on load). */
   indexKey?: string;
-  maxRunsPerCrew?: number;
+  /** The history cap, or how to read it: read when the cap first applies (the history read), not at construction. */
+  maxRunsPerCrew?: number | (() => number);
   /** How many detail files to keep parsed in memory. */
   detailsCacheSize?: number;
 }
@@ -75,7 +76,8 @@ export class RunStore {
   private readonly clock: Clock;
   private readonly files: DetailsFiles;
   private readonly events: EventFiles;
-  private maxRunsPerCrewValue: number;
+  private maxRunsPerCrewValue: number | undefined;
+  private readonly initialMaxRunsPerCrew: () => number;
   /** This window's copy of the stored records (and of runs not saved yet): what views show. */
   private records = new Map<string, RunRecord>();
   /** One queue per run: this window's writes to a run never contend for its lock. */
@@ -108,11 +110,12 @@ export class RunStore {
     this.lock = new FileLock(path.join(storageDir, 'locks'), randomUUID(), logger, this.clock, LOCK_STALE_MS);
     this.files = new DetailsFiles(path.join(storageDir, 'runs'), logger, options.detailsCacheSize);
     this.events = new EventFiles(path.join(storageDir, 'runs'), logger);
-    this.maxRunsPerCrewValue = options.maxRunsPerCrew ?? DEFAULT_MAX_RUNS_PER_CREW;
+    const max = options.maxRunsPerCrew;
+    this.initialMaxRunsPerCrew = typeof max === 'function' ? max : () => max ?? DEFAULT_MAX_RUNS_PER_CREW;
   }
 
   get maxRunsPerCrew(): number {
-    return this.maxRunsPerCrewValue;
+    return (this.maxRunsPerCrewValue ??= this.initialMaxRunsPerCrew());
   }
 
   /** Applies the history cap at once (may delete finished runs). */
@@ -449,7 +452,7 @@ export class RunStore {
 
   /** Drops the oldest finished runs of crews over the cap; never one still going or awaited by its batch. Returns the removed ids. */
   private async enforceCap(): Promise<string[]> {
-    const doomed = overCap([...this.records.values()], this.maxRunsPerCrewValue);
+    const doomed = overCap([...this.records.values()], this.maxRunsPerCrew);
     for (const id of doomed) {
       await this.queue.run(id, async () => {
         await this.lock.run(id, () => this.recordFiles.remove(id));
@@ -459,7 +462,7 @@ export class RunStore {
       });
     }
     if (doomed.length) {
-      this.logger.info(l10n.t('Run history: dropped {0} oldest finished run(s) over the cap of {1} per crew.', doomed.length, this.maxRunsPerCrewValue));
+      this.logger.info(l10n.t('Run history: dropped {0} oldest finished run(s) over the cap of {1} per crew.', doomed.length, this.maxRunsPerCrew));
     }
     return doomed;
   }

@@ -27,7 +27,7 @@ export function parseOutputUri(uri: vscode.Uri): OutputAddress | undefined {
   if (uri.scheme !== OUTPUT_SCHEME) {
     return undefined;
   }
-  const m = /^\/([^/]+)\/(?:[^/]* · )?(?:output\.(md|json)|task-(\d+)\.md)$/.exec(uri.path);
+  const m = /^\/([^/]+)\/(?:[^/]* \u00b7 )?(?:output\.(md|json)|task-(\d+)\.md)$/.exec(uri.path);
   if (!m) {
     return undefined;
   }

@@ -8,7 +8,7 @@ export const COMPARISON_SCHEME = 'crew-trace-compare';
 
 /** `labels` name the document's tab; the ids alone find the runs. */
 export function comparisonUri(a: RunRecord, b: RunRecord): vscode.Uri {
-  const name = `${safeFileName(`${a.label} ↔ ${b.label}`).replace(/ · /g, ' - ')} · trace.md`;
+  const name = `${safeFileName(`${a.label} ↔ ${b.label}`).replace(/ \u00b7 /g, ' - ')} · trace.md`;
   return vscode.Uri.from({ scheme: COMPARISON_SCHEME, path: `/${a.id}/${b.id}/${name}` });
 }
 

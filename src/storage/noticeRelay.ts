@@ -22,6 +22,13 @@ export interface RelayedNotice {
   kind: 'ended' | 'waiting';
 }
 
+/** Who shows the notices offered to this window (listen), and the watcher on the offers once it needs one. */
+interface OfferListener {
+  show: (notice: RelayedNotice) => void;
+  watcher?: { dispose(): void };
+  disposed: boolean;
+}
+
 const OFFER = '.offer';
 const TAKEN = '.taken';
 /** An offer nobody took back this long is left from windows that closed meanwhile. */
@@ -32,6 +39,9 @@ export class NoticeRelay {
   private focused = false;
   /** Serialises this window's focus file changes (a quick blur-focus must not end with no file). */
   private focusWrites: Promise<void> = Promise.resolve();
+  /** Whether this window's focus file was written once: only then can an offer be made to it. */
+  private focusWritten = false;
+  private readonly listeners = new Set<OfferListener>();
 
   constructor(
     private readonly dir: string,
@@ -51,6 +61,10 @@ export class NoticeRelay {
         if (focused) {
           await fs.mkdir(this.focusDir, { recursive: true });
           await fs.writeFile(file, '');
+          if (!this.focusWritten) {
+            this.focusWritten = true;
+            this.listeners.forEach((listener) => this.watchOffers(listener));
+          }
         } else {
           await fs.rm(file, { force: true });
         }
@@ -85,17 +99,39 @@ export class NoticeRelay {
     return (await this.take(offer)) ? 'here' : 'relayed';
   }
 
-  /** Shows, through `show`, the notices offered to this window; the offers' folder is watched. */
+  /**
+   * Shows, through `show`, the notices offered to this window. The offers' folder is watched from the moment its
+   * focus file is first written: no window offers a notice to one whose focus file it has not read.
+   */
   listen(show: (notice: RelayedNotice) => void): { dispose(): void } {
-    void fs.mkdir(this.dir, { recursive: true }).then(() => this.takeOffers(show), () => undefined);
+    const listener: OfferListener = { show, disposed: false };
+    this.listeners.add(listener);
+    if (this.focusWritten) {
+      this.watchOffers(listener);
+    }
+    return {
+      dispose: () => {
+        listener.disposed = true;
+        listener.watcher?.dispose();
+        this.listeners.delete(listener);
+      },
+    };
+  }
+
+  private watchOffers(listener: OfferListener): void {
+    if (listener.disposed || listener.watcher) {
+      return;
+    }
     // One key for the folder: a burst of offers is taken by one pass (and one queued behind it).
-    return watchFolder(this.dir, {
+    listener.watcher = watchFolder(this.dir, {
       keyOf: (name) => (name.endsWith(OFFER) ? 'offers' : undefined),
-      changed: () => this.takeOffers(show),
+      changed: () => this.takeOffers(listener.show),
       logger: this.logger,
       what: 'Notices',
       backstop: 'each window says its own',
     });
+    // Offers made before the watcher started (the focus file was already there to read).
+    void this.takeOffers(listener.show);
   }
 
   /** The window with the focus, if it is another one: the newest focus file (a closed window's may linger). */

@@ -7,8 +7,10 @@ import { errorText } from '../util/errorText';
 import type * as Feature from './suiteFeature';
 import type { SuitesInspection } from './suiteInspection';
 
-/** The suite core's SUITE_FILE_GLOB (test/unit/suiteActivation.test.ts keeps them equal): read without loading the core. */
+/** The suite core's SUITE_FILE_GLOB (test/unit/suiteExplorerParts.test.ts keeps them equal): read without loading the core. */
 export const SUITE_GLOB = '**/*.crew-suite.{yaml,yml}';
+/** The same files for the watcher, without braces: VS Code matches `**\/*.ext` without building a regular expression. */
+export const SUITE_WATCH_GLOBS = ['**/*.crew-suite.yaml', '**/*.crew-suite.yml'];
 const SUITE_FILE = /\.crew-suite\.ya?ml$/i;
 
 /** The commands' names after `crewRuns.suites.` (package.json contributes them). */
@@ -30,8 +32,8 @@ export function registerSuites(services: Services, inspect?: (inspection: Suites
       void load().then(() => spotting.dispose());
     }
   };
-  const watcher = vscode.workspace.createFileSystemWatcher(SUITE_GLOB, false, true, true);
-  const spotting = vscode.Disposable.from(watcher, watcher.onDidCreate(spot), vscode.workspace.onDidOpenTextDocument((document) => spot(document.uri)));
+  const watchers = SUITE_WATCH_GLOBS.map((glob) => vscode.workspace.createFileSystemWatcher(glob, false, true, true));
+  const spotting = vscode.Disposable.from(...watchers, ...watchers.map((watcher) => watcher.onDidCreate(spot)), vscode.workspace.onDidOpenTextDocument((document) => spot(document.uri)));
   vscode.workspace.textDocuments.forEach((document) => spot(document.uri));
   const search = feature
     ? Promise.resolve()

@@ -7,7 +7,7 @@ import type { JudgeModel, JudgePrompt } from './core/judge';
 
 /** The editor's language model as the judge, or undefined when there is none; answers read up to `answerChars` and one more. */
 export async function editorJudge(answerChars: number): Promise<JudgeModel | undefined> {
-  const lm = (vscode as { lm?: typeof vscode.lm }).lm;
+  const lm = vscode.lm as typeof vscode.lm | undefined;
   if (typeof lm?.selectChatModels !== 'function') {
     return undefined;
   }

@@ -8,5 +8,5 @@ export function safeFileName(name: string): string {
 
 /** A document name that says which run it belongs to, e.g. `AI agents · output.md` (tabs of several runs look alike otherwise). */
 export function runDocumentName(runLabel: string, name: string): string {
-  return `${safeFileName(runLabel).replace(/ · /g, ' - ')} · ${name}`;
+  return `${safeFileName(runLabel).replace(/ \u00b7 /g, ' - ')} · ${name}`;
 }

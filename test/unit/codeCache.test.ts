@@ -90,6 +90,21 @@ describe('code cache: a CommonJS file loaded through V8’s code cache', () => {
     assert.deepEqual(loadElsewhere(false), { fromCache: true, answer: 41 });
   });
 
+  it('a file that is not all ASCII is read as UTF-8, from the cache too', () => {
+    fs.writeFileSync(file, ["exports.text = 'Run · output… ↔ ✓';", 'exports.pattern = / · /.test(exports.text);'].join('\n'));
+    const read = () =>
+      JSON.parse(
+        execFileSync(process.execPath, [
+          '-e',
+          `const { loadWithCodeCache } = require(${JSON.stringify(require.resolve('../../src/util/codeCache'))});
+           const loaded = loadWithCodeCache(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)});
+           loaded.persist().then(() => console.log(JSON.stringify({ fromCache: loaded.fromCache, text: loaded.exports.text, pattern: loaded.exports.pattern })));`,
+        ]).toString(),
+      ) as { fromCache: boolean; text: string; pattern: boolean };
+    assert.deepEqual(read(), { fromCache: false, text: 'Run · output… ↔ ✓', pattern: true });
+    assert.deepEqual(read(), { fromCache: true, text: 'Run · output… ↔ ✓', pattern: true });
+  });
+
   it('a cache that cannot be saved leaves the module working and says so', async () => {
     fs.writeFileSync(cacheDir, 'a file where the folder should be');
     const loaded = loadWithCodeCache<Loaded>(file, cacheDir);

@@ -80,6 +80,19 @@ describe('NoticeRelay: a run notice is shown once, in the focused window', () =>
     assert.deepStrictEqual(await offers(), [], 'no offer left behind');
   });
 
+  it('a window listening since before its first focus (its start) takes the notices offered once it has the focus', async () => {
+    const background = relay('a');
+    const starting = relay('b');
+    const shown = listen(starting);
+    await starting.setFocused(true);
+    const where = background.deliver({ runId: 'run-3', kind: 'ended' });
+    await until(() => shown.length === 1, 'the window focused after it listened to show it');
+    await until(() => clock.pending === 1, 'the background window to wait for the take');
+    clock.fire();
+    assert.strictEqual(await where, 'relayed');
+    assert.deepStrictEqual(shown, [{ runId: 'run-3', kind: 'ended' }]);
+  });
+
   it('a focused window that does not take the notice in time (busy, cut off, gone) leaves it to the polling window, and never shows it late', async () => {
     const background = relay('a');
     const gone = relay('b');

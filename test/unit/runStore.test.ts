@@ -232,6 +232,23 @@ describe('RunStore', () => {
     assert.deepEqual(store.list(CREW).map((r) => r.kickoffId), ['k5', 'k2', 'k0']);
   });
 
+  it('a cap given as a setting to read is read when the history is, once, and applies to it', async () => {
+    for (let i = 0; i < 3; i++) {
+      await finish((await add(`k${i}`)).id);
+      await clock.advance(1_000);
+    }
+    await store.flush();
+    let reads = 0;
+    const later = new RunStore(kv, dir, logger, { clock, maxRunsPerCrew: () => (reads++, 2) });
+    opened.push(later);
+    assert.equal(reads, 0, 'not read at construction (activation)');
+    await later.load();
+    assert.equal(reads, 1);
+    assert.deepEqual(later.list(CREW).map((r) => r.kickoffId), ['k2', 'k1'], 'the cap applied as the history was read');
+    assert.equal(later.maxRunsPerCrew, 2);
+    assert.equal(reads, 1, 'read once');
+  });
+
   it('a finished run a batch has not recorded yet is kept over the cap until it has (a 100-row batch lost a row to "unknown")', async () => {
     store = await openStore(5);
     const ids: string[] = [];

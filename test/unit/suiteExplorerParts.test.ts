@@ -18,6 +18,8 @@ describe('suites in the Test Explorer: small decisions', () => {
   it('the main bundle looks for suite files as the core reads them (without loading the core)', () => {
     const activation = requireWithFakeVscode<typeof SuiteActivation>(require.resolve('../../src/suites/suiteActivation'));
     assert.equal(activation.SUITE_GLOB, SUITE_FILE_GLOB);
+    const [, head, alternatives] = /^(.*)\{(.*)\}$/.exec(SUITE_FILE_GLOB)!;
+    assert.deepEqual(activation.SUITE_WATCH_GLOBS, alternatives.split(',').map((extension) => head + extension), 'the watcher\'s globs: the same without braces');
   });
 
   it('a suite runs against one of your crews, by URL (normalised) or name (any case); any other is one clear problem', () => {

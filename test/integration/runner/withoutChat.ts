@@ -24,7 +24,7 @@ const path = require('path');
 const realDist = __DIST__ + path.sep;
 const hidden = new Set(__HIDDEN__);
 // The wrapper's own API (its path is inside this extension), minus the hidden namespaces. A copy,
-// not a Proxy: the bundles copy the module's own properties (esbuild's interop), so absent means absent.
+// not a Proxy: the bundles read the module's own properties (esbuild.js, named exports), so absent means absent.
 const real = require('vscode');
 const withoutChat = Object.create(Object.getPrototypeOf(real));
 for (const key of Reflect.ownKeys(real)) {
