@@ -4,7 +4,7 @@
 // (logBody.ts), so that only that text crosses to the host. Pure.
 import { omittedEntries, READ_LIMITS, type ReadLimits } from './boundedJson';
 import { inertLine } from '../util/inertText';
-import { isPlainObject } from '../util/objects';
+import { isPlainObject, listIn } from '../util/objects';
 
 /** The lines a log keeps: its last ones (where a failed build says why). */
 export const MAX_LOG_LINES = 50_000;
@@ -43,20 +43,7 @@ export interface LogLines {
 }
 
 /** The log's list: the body itself, or the first list under a usual wrapper key. */
-function logList(body: unknown): unknown[] {
-  if (Array.isArray(body)) {
-    return body;
-  }
-  if (isPlainObject(body)) {
-    for (const key of LIST_KEYS) {
-      const value = body[key];
-      if (Array.isArray(value)) {
-        return value;
-      }
-    }
-  }
-  return [];
-}
+const logList = (body: unknown): unknown[] => listIn(body, LIST_KEYS);
 
 /** A timestamp or level: a number's digits, or a string on one line, inert, cut to `max`; undefined when empty. */
 function field(value: unknown, max: number): string | undefined {

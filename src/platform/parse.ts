@@ -5,7 +5,7 @@ import { omittedEntries } from '../api/boundedJson';
 import { readLogLines, type LogLine } from '../api/logLines';
 import { normaliseCrewUrl } from '../api/url';
 import { inertLine } from '../util/inertText';
-import { isPlainObject } from '../util/objects';
+import { isPlainObject, listIn } from '../util/objects';
 
 export { MAX_LOG_LINES, type LogLine } from '../api/logLines';
 
@@ -64,22 +64,6 @@ function id(value: unknown): string | undefined {
   return s && s.length <= 200 && /^[A-Za-z0-9._~-]+$/.test(s) ? s : undefined;
 }
 
-/** A list body: the array itself, or the first array under a usual wrapper key. */
-function listOf(body: unknown, keys: string[]): unknown[] {
-  if (Array.isArray(body)) {
-    return body;
-  }
-  if (isPlainObject(body)) {
-    for (const key of keys) {
-      const value = body[key];
-      if (Array.isArray(value)) {
-        return value;
-      }
-    }
-  }
-  return [];
-}
-
 /** Online / enqueued-building-deploying / failed-error / anything else, from the server's prose. */
 export function classifyStatus(status: string | undefined): DeploymentState {
   const s = (status ?? '').toLowerCase();
@@ -109,7 +93,7 @@ function usableUrl(value: unknown): string | undefined {
 export function parseOrganizations(body: unknown): Organization[] {
   const result: Organization[] = [];
   const seen = new Set<string>();
-  for (const entry of listOf(body, ['organizations', 'data', 'items']).slice(0, MAX_ORGANIZATIONS * 2)) {
+  for (const entry of listIn(body, ['organizations', 'data', 'items']).slice(0, MAX_ORGANIZATIONS * 2)) {
     if (!isPlainObject(entry)) {
       continue;
     }
@@ -140,7 +124,7 @@ export function parseDeployments(body: unknown): { deployments: Deployment[]; sk
   const deployments: Deployment[] = [];
   const seen = new Set<string>();
   let skipped = 0;
-  const list = listOf(body, ['crews', 'deployments', 'data', 'items']);
+  const list = listIn(body, ['crews', 'deployments', 'data', 'items']);
   let over = omittedEntries(list);
   for (const entry of list) {
     if (deployments.length >= MAX_DEPLOYMENTS) {

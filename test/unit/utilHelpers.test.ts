@@ -2,12 +2,20 @@
 import * as assert from 'node:assert/strict';
 import { errorText } from '../../src/util/errorText';
 import { Emitter, setListenerErrorSink } from '../../src/util/event';
-import { isPlainObject, withoutUndefined } from '../../src/util/objects';
+import { isPlainObject, listIn, withoutUndefined } from '../../src/util/objects';
 
 describe('util helpers', () => {
   it('isPlainObject: JSON objects only, never null or arrays', () => {
     assert.deepEqual([{}, { a: 1 }, Object.create(null)].map(isPlainObject), [true, true, true]);
     assert.deepEqual([null, undefined, [], [1], 'x', 1, true].map(isPlainObject), [false, false, false, false, false, false, false]);
+  });
+
+  it('listIn: the array itself, else the first array under the keys in their order, else none', () => {
+    assert.deepEqual(listIn([1, 2], ['data']), [1, 2]);
+    assert.deepEqual(listIn({ items: [3], data: [4] }, ['data', 'items']), [4]);
+    assert.deepEqual(listIn({ data: 'not a list', items: [5] }, ['data', 'items']), [5]);
+    assert.deepEqual(listIn({ other: [6] }, ['data']), []);
+    assert.deepEqual(listIn(null, ['data']), []);
   });
 
   it('withoutUndefined: drops undefined keys (keeps null, false, 0), leaves its argument alone', () => {
