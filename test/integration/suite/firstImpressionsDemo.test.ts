@@ -88,7 +88,15 @@ describe('First impressions › demo and feedback', function () {
       // Then whatever the flow asks, as a user answers it: the start (new values), each input, the review's Kick Off.
       for (let step = 0; ; step++) {
         assert.ok(step < 8, 'the kickoff flow reached its review step');
-        const shown = await ui.text(selectors.openQuickInput, { window: DEMO, timeoutMs: SLOW_MS });
+        // Every step of the wizard is titled "Kick Off Research Crew…"; the crew pick, the same quick input, stays
+        // on screen (busy) until the crew's inputs are read.
+        const shown = await waitFor(
+          async () => {
+            const text = await ui.text(selectors.openQuickInput, { window: DEMO, timeoutMs: SLOW_MS });
+            return /Kick Off Research Crew/.test(text) ? text : undefined;
+          },
+          { message: 'a step of the kickoff flow', timeoutMs: SLOW_MS },
+        );
         const input = /Kick Off Research Crew: (\w+)/.exec(shown)?.[1];
         if (input === 'review') {
           await ui.press('Enter', { window: DEMO, quickInput: demoQuickInput('Kick Off Research Crew: review', 'Kick Off') });

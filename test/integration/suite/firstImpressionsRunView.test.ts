@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { normaliseStatus } from '../../../src/api/normalize';
 import type { RunRecord } from '../../../src/runTracking/model';
 import { executeCommand, ui, waitFor } from '../helpers';
-import { closeQuickInput, inLightAndDark, pickInQuickInput, SLOW, testApi, typeInQuickInput, waitForQuickInput, type Api } from './support/kit';
+import { closeQuickInput, inLightAndDark, pickInQuickInput, removeRunsOf, SLOW, testApi, typeInQuickInput, waitForQuickInput, type Api } from './support/kit';
 
 const CREW_URL = 'http://127.0.0.1:9';
 const CREW_NAME = 'First look crew';
@@ -53,6 +53,11 @@ describe('First impressions › run view', function () {
   afterEach(async () => {
     await closeQuickInput().catch(() => undefined);
     await executeCommand('workbench.action.closeAllEditors');
+  });
+
+  // Its runs go with it: one left waiting for feedback would be a second waiting run in the files after it.
+  after(async () => {
+    await removeRunsOf(api, [CREW_URL]);
   });
 
   it('shows a same-length edit of the output (not only edits the output identity samples)', async () => {
