@@ -3,7 +3,7 @@
 // host reads LogLines from a body (platform/parse.ts); the status reader's thread reads a log's whole text
 // (logBody.ts), so that only that text crosses to the host. Pure.
 import { omittedEntries, READ_LIMITS, type ReadLimits } from './boundedJson';
-import { inertLine } from '../util/inertText';
+import { inertLine, inertScalar } from '../util/inertText';
 import { isPlainObject, listIn } from '../util/objects';
 
 /** The lines a log keeps: its last ones (where a failed build says why). */
@@ -45,18 +45,6 @@ export interface LogLines {
 /** The log's list: the body itself, or the first list under a usual wrapper key. */
 const logList = (body: unknown): unknown[] => listIn(body, LIST_KEYS);
 
-/** A timestamp or level: a number's digits, or a string on one line, inert, cut to `max`; undefined when empty. */
-function field(value: unknown, max: number): string | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) {
-    return String(value);
-  }
-  if (typeof value !== 'string') {
-    return undefined;
-  }
-  const line = inertLine(value.trim()).slice(0, max);
-  return line || undefined;
-}
-
 /**
  * A message on one line, cut to MAX_MESSAGE with an ellipsis (never half a surrogate pair). Cut before it is made
  * inert: a 16 MiB line costs what a short one does, and still shows.
@@ -84,8 +72,8 @@ function rawMessage(entry: unknown): string | undefined {
   return typeof entry.message === 'string' ? entry.message : typeof entry.msg === 'string' ? entry.msg : undefined;
 }
 
-const timestampOf = (entry: Record<string, unknown>) => field(entry.timestamp ?? entry.time, MAX_TIMESTAMP);
-const levelOf = (entry: Record<string, unknown>) => field(entry.level ?? entry.severity, MAX_LEVEL)?.toUpperCase();
+const timestampOf = (entry: Record<string, unknown>) => inertScalar(entry.timestamp ?? entry.time, MAX_TIMESTAMP);
+const levelOf = (entry: Record<string, unknown>) => inertScalar(entry.level ?? entry.severity, MAX_LEVEL)?.toUpperCase();
 
 /** One entry as a line; undefined for an entry that is no line (no message). */
 export function readLogLine(entry: unknown): LogLine | undefined {

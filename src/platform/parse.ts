@@ -4,7 +4,7 @@
 import { omittedEntries } from '../api/boundedJson';
 import { readLogLines, type LogLine } from '../api/logLines';
 import { normaliseCrewUrl } from '../api/url';
-import { inertLine } from '../util/inertText';
+import { inertScalar } from '../util/inertText';
 import { isPlainObject, listIn } from '../util/objects';
 
 export { MAX_LOG_LINES, type LogLine } from '../api/logLines';
@@ -45,17 +45,6 @@ export interface DeploymentStatus {
   deploymentId?: string;
   /** When the deployment was last (re)deployed, as the platform wrote it: a change shows a redeploy started. */
   deployedAt?: string;
-}
-
-function text(value: unknown, max: number): string | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) {
-    return String(value);
-  }
-  if (typeof value !== 'string') {
-    return undefined;
-  }
-  const line = inertLine(value.trim()).slice(0, max);
-  return line || undefined;
 }
 
 /** An id the platform gave, usable as one path segment. */
@@ -102,7 +91,7 @@ export function parseOrganizations(body: unknown): Organization[] {
       continue;
     }
     seen.add(uuid);
-    result.push({ uuid, name: text(entry.name, MAX_NAME) ?? uuid });
+    result.push({ uuid, name: inertScalar(entry.name, MAX_NAME) ?? uuid });
     if (result.length >= MAX_ORGANIZATIONS) {
       break;
     }
@@ -137,20 +126,20 @@ export function parseDeployments(body: unknown): { deployments: Deployment[]; sk
       continue;
     }
     seen.add(uuid);
-    const status = text(entry.status, MAX_STATUS);
-    deployments.push({ uuid, name: text(entry.name, MAX_NAME) ?? uuid, status, state: classifyStatus(status), publicUrl: usableUrl(entry.public_url ?? entry.publicUrl ?? entry.url) });
+    const status = inertScalar(entry.status, MAX_STATUS);
+    deployments.push({ uuid, name: inertScalar(entry.name, MAX_NAME) ?? uuid, status, state: classifyStatus(status), publicUrl: usableUrl(entry.public_url ?? entry.publicUrl ?? entry.url) });
   }
   return { deployments, skipped: skipped + over, overCap: over };
 }
 
 export function parseDeploymentStatus(body: unknown): DeploymentStatus {
   const entry = isPlainObject(body) ? (isPlainObject(body.deployment) ? { ...body.deployment, ...body } : body) : {};
-  const status = text(entry.status, MAX_STATUS);
+  const status = inertScalar(entry.status, MAX_STATUS);
   const token = typeof entry.token === 'string' && entry.token.trim() && entry.token.length <= MAX_TOKEN && !/[\s\u0000-\u001f]/.test(entry.token.trim()) ? entry.token.trim() : undefined;
   const nested = isPlainObject(body) && isPlainObject(body.deployment) ? body.deployment : {};
   const deploymentId = [entry.deployment_id, entry.deploymentId, nested.id].map(numericId).find((v) => v !== undefined);
-  const deployedAt = text(entry.deployed_at ?? entry.deployedAt ?? entry.last_deployed_at ?? entry.updated_at ?? entry.updatedAt, 64);
-  return { name: text(entry.name, MAX_NAME), status, state: classifyStatus(status), publicUrl: usableUrl(entry.public_url ?? entry.publicUrl ?? entry.url), token, uuid: id(entry.uuid), deploymentId, deployedAt };
+  const deployedAt = inertScalar(entry.deployed_at ?? entry.deployedAt ?? entry.last_deployed_at ?? entry.updated_at ?? entry.updatedAt, 64);
+  return { name: inertScalar(entry.name, MAX_NAME), status, state: classifyStatus(status), publicUrl: usableUrl(entry.public_url ?? entry.publicUrl ?? entry.url), token, uuid: id(entry.uuid), deploymentId, deployedAt };
 }
 
 /** A numeric id (a number, or a string of digits). */
@@ -175,15 +164,15 @@ export function parseRedeploy(body: unknown): DeploymentStatus {
 /** The platform's words from an error body: `{error}`, `{message}` or 422 `{field: [messages]}`. */
 export function platformErrorWords(body: unknown): string | undefined {
   if (!isPlainObject(body)) {
-    return typeof body === 'string' ? text(body, 300) : undefined;
+    return typeof body === 'string' ? inertScalar(body, 300) : undefined;
   }
-  const direct = text(body.message, 300) ?? text(body.error, 300) ?? text(body.detail, 300);
+  const direct = inertScalar(body.message, 300) ?? inertScalar(body.error, 300) ?? inertScalar(body.detail, 300);
   if (direct) {
     return direct;
   }
   const fields = Object.entries(body)
     .filter(([, v]) => Array.isArray(v))
     .slice(0, 5)
-    .map(([k, v]) => `${text(k, 50)}: ${(v as unknown[]).map((m) => text(m, 200)).filter(Boolean).slice(0, 3).join('; ')}`);
+    .map(([k, v]) => `${inertScalar(k, 50)}: ${(v as unknown[]).map((m) => inertScalar(m, 200)).filter(Boolean).slice(0, 3).join('; ')}`);
   return fields.length ? fields.join(' · ') : undefined;
 }

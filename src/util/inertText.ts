@@ -58,3 +58,15 @@ export function oneLine(text: string, max: number): string {
   const line = inertLine(String(text)).replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, Math.max(0, max - 1)).trimEnd()}…` : line;
 }
+
+/** A server's scalar as one inert line: a number's digits, or a string trimmed and cut to `max`; undefined when empty or neither. */
+export function inertScalar(value: unknown, max: number): string | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    return String(value);
+  }
+  if (typeof value !== 'string') {
+    return undefined;
+  }
+  const line = inertLine(value.trim()).slice(0, max);
+  return line || undefined;
+}

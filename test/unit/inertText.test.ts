@@ -1,7 +1,7 @@
 // The inert-text rule for VS Code surfaces, checked against the patterns VS Code itself uses to find links
 // (vs/base/common/linkedText.ts) and icons (vs/base/browser/ui/iconLabel/iconLabels.ts).
 import * as assert from 'node:assert/strict';
-import { inert, inertLine, oneLine, stripControls, WORD_JOINER } from '../../src/util/inertText';
+import { inert, inertLine, inertScalar, oneLine, stripControls, WORD_JOINER } from '../../src/util/inertText';
 import { SPOOF_INPUT_NAME, UI_SPOOF_PAYLOADS, XSS_PAYLOADS } from '../fixtures/hostileCorpus';
 
 // Copies of VS Code's own patterns: what notifications, input prompts and quick input descriptions link, and what
@@ -34,6 +34,16 @@ describe('inertText', () => {
     assert.equal(inert('Research Crew: topic, audience (2 of 3) costs $5 [draft]'), 'Research Crew: topic, audience (2 of 3) costs $5 [draft]');
     assert.equal(inert('a\nb\tc'), 'a\nb\tc');
     assert.equal(inertLine('a\r\nb\nc\td'), 'a b c d');
+  });
+
+  it('inertScalar: a number as its digits, a string trimmed, inert and cut to its max, else nothing', () => {
+    assert.strictEqual(inertScalar(42, 10), '42');
+    assert.strictEqual(inertScalar(Number.NaN, 10), undefined);
+    assert.strictEqual(inertScalar('  ERROR  ', 10), 'ERROR');
+    assert.strictEqual(inertScalar('a\nb', 10), inertLine('a\nb'));
+    assert.strictEqual(inertScalar('abcdef', 3), 'abc');
+    assert.strictEqual(inertScalar('   ', 10), undefined);
+    assert.strictEqual(inertScalar({ toString: () => 'x' }, 10), undefined);
   });
 
   it('is idempotent', () => {
